@@ -1,0 +1,83 @@
+use serde::{Deserialize, Serialize};
+
+/// A success body: the contract puts `"error": null` beside every success payload.
+#[derive(Debug, Clone, Serialize)]
+pub struct Success<T> {
+    pub error: Option<()>,
+    #[serde(flatten)]
+    pub body: T,
+}
+
+impl<T> Success<T> {
+    pub fn new(body: T) -> Self {
+        Self { error: None, body }
+    }
+}
+
+/// The body of every failure: `error` is the human-readable message, `code` the stable
+/// machine-readable reason, `requestId` the id a user can quote.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    pub error: String,
+    pub code: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub request_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub details: Vec<FieldError>,
+    /// The existing card on a duplicate enrollment (409).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub card_id: Option<i64>,
+    /// The existing merchant on a second merchant enrollment (409).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub merchant_id: Option<i64>,
+    /// When a locked person can try again (403).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    pub locked_until: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// One rejected field of a request, named by its JSON path (`location.zip`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+/// Stable error codes of the contract.
+pub mod codes {
+    pub const INVALID_REQUEST: &str = "invalid_request";
+    pub const UNAUTHORIZED: &str = "unauthorized";
+    pub const TOKEN_EXPIRED: &str = "token_expired";
+    pub const INVALID_CREDENTIALS: &str = "invalid_credentials";
+    pub const FORBIDDEN: &str = "forbidden";
+    pub const PAN_NOT_ACCEPTED: &str = "pan_not_accepted";
+    pub const NOT_FOUND: &str = "not_found";
+    pub const METHOD_NOT_ALLOWED: &str = "method_not_allowed";
+    pub const CONFLICT: &str = "conflict";
+    pub const PAYLOAD_TOO_LARGE: &str = "payload_too_large";
+    pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
+    pub const RATE_LIMITED: &str = "rate_limited";
+    pub const TIMEOUT: &str = "timeout";
+    pub const INTERNAL: &str = "internal";
+}
+
+/// A page of a list: the contract's opaque cursor paging.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct PageQuery {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+}
+
+/// Where a listing stands: a `next_cursor` of `null` marks the last page.
+pub const DEFAULT_PAGE_LIMIT: u32 = 500;
+pub const MAX_PAGE_LIMIT: u32 = 5000;

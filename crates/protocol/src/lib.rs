@@ -1,0 +1,24 @@
+//! Wire types of the Subscriber Data API (`shared/spec/api-contract.md`).
+//!
+//! Field names follow the wire exactly, quirks included (`mechantId`, `client_id`,
+//! `validity_seconds`, `next_cursor`): the service serializes these types and the client
+//! deserializes them, so a rename here is a breaking change of the API.
+
+mod accounts;
+mod cards;
+mod discovery;
+mod envelope;
+mod merchants;
+mod persons;
+mod sandbox;
+mod subscriber;
+pub mod time;
+
+pub use accounts::*;
+pub use cards::*;
+pub use discovery::*;
+pub use envelope::*;
+pub use merchants::*;
+pub use persons::*;
+pub use sandbox::*;
+pub use subscriber::*;

@@ -1,0 +1,293 @@
+//! Cards: enrollment (test cards only in the sandbox, never a stored PAN), details, and the
+//! transaction list.
+
+pub mod history;
+pub mod test_cards;
+pub mod validation;
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use subscriber_protocol::{
+    CardList, CardRecord, CardTransaction, CardTransactionPage, CardTransactionQuery, EnrollCardRequest,
+    EnrollCardResponse, Environment, SandboxCard, SandboxCardList, Success,
+};
+
+use crate::error::{ApiError, Validation};
+use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
+use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::routes::Routes;
+use crate::paging::{self, Bound};
+use crate::reference::mcc;
+use crate::state::AppState;
+use crate::storage::cards::{CardRow, Inserted, NewCard};
+use crate::storage::transactions::{Filter, Owner, TransactionRow};
+use crate::storage::{self, StorageError};
+use validation::{CardInput, ValidCard};
+
+pub fn routes(routes: Routes) -> Routes {
+    routes
+        .post_creating("/card", enroll)
+        .post_creating("/card/link", enroll)
+        .get("/card", list)
+        .get("/card/{card_id}", details)
+        .get("/card/{card_id}/transactions", transactions)
+        .get("/sandbox/cards", sandbox_cards)
+}
+
+pub const CARD_LINKED: &str = "Card linked";
+
+/// Where a PAN may come from: the API (test cards only, in the sandbox) or the secure page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PanChannel {
+    Api,
+    SecurePage,
+}
+
+/// Applies every enrollment rule of the environment to what was typed.
+pub fn check_card(
+    environment: Environment,
+    channel: PanChannel,
+    input: &CardInput<'_>,
+) -> Result<(ValidCard, &'static str), ApiError> {
+    if channel == PanChannel::Api && environment != Environment::Sandbox {
+        return Err(ApiError::PanNotAccepted(
+            "card numbers are not accepted through the API: enroll the card on the secure page \
+             (POST /card/session returns its address)"
+                .to_owned(),
+        ));
+    }
+    let mut validation = Validation::new();
+    let card = validation::validate(input, &mut validation);
+    validation.finish(())?;
+    let card = card.ok_or_else(|| ApiError::invalid("the card is not valid"))?;
+    if environment == Environment::Sandbox {
+        let Some(test_card) = test_cards::find(&card.pan_digits) else {
+            let listed = test_cards::TEST_CARDS.iter().map(|card| card.pan).collect::<Vec<_>>().join(", ");
+            return Err(ApiError::invalid_field(
+                "pan",
+                format!("the sandbox accepts only its test cards: {listed}"),
+            ));
+        };
+        return Ok((card, test_card.brand));
+    }
+    Ok((card.pan_digits.clone(), card).1).map(|card| {
+        let brand = test_cards::brand_of(&card.pan_digits);
+        (card, brand)
+    })
+}
+
+/// Enrolls a checked card for a subscriber, with its sandbox history; a card the subscriber
+/// already has is a conflict naming it. Returns the new card id.
+pub async fn enroll_card(
+    state: &AppState,
+    subscriber_id: i64,
+    card: ValidCard,
+    brand: &'static str,
+    claim: Option<IdempotencyClaim>,
+) -> Result<i64, ApiError> {
+    let fingerprint = validation::fingerprint(&state.fingerprint_key, &card.pan_digits);
+    let enrolled_at = Utc::now().timestamp();
+    let history = if state.environment() == Environment::Sandbox {
+        let input = history::HistoryInput {
+            seed: state.config.sandbox_seed,
+            fingerprint: fingerprint.clone(),
+            last_four: card.last_four(),
+            country_code: card.country_code.clone(),
+            enrolled_at,
+        };
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || history::generate(&state, &input)).await.map_err(ApiError::internal)?
+    } else {
+        Vec::new()
+    };
+    let last_four = card.last_four();
+    let inserted = state
+        .db
+        .write(move |transaction| {
+            let new = NewCard {
+                subscriber_id,
+                fingerprint: &fingerprint,
+                last_four,
+                brand,
+                first_name: &card.first_name,
+                last_name: &card.last_name,
+                exp_month: card.exp_month,
+                exp_year: card.exp_year,
+                country_code: &card.country_code,
+                enrolled_at,
+            };
+            let inserted = storage::cards::insert(transaction, &new)?;
+            if let Inserted::Created(card_id) = inserted {
+                let rows: Vec<TransactionRow> =
+                    history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
+                storage::transactions::insert_many(transaction, &rows)?;
+                if let Some(claim) = &claim {
+                    let body = Success::new(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id });
+                    claim.store(transaction, StatusCode::CREATED, &body)?;
+                }
+            }
+            Ok::<_, StorageError>(inserted)
+        })
+        .await?;
+    match inserted {
+        Inserted::Created(card_id) => {
+            tracing::info!(card_id, last_four, "card enrolled");
+            Ok(card_id)
+        }
+        Inserted::Duplicate(card_id) => Err(ApiError::Conflict {
+            message: format!("this card is already enrolled as card {card_id}"),
+            card_id: Some(card_id),
+            merchant_id: None,
+        }),
+    }
+}
+
+async fn enroll(
+    State(state): State<AppState>,
+    auth: Auth,
+    claim: Option<Extension<IdempotencyClaim>>,
+    ApiJson(request): ApiJson<EnrollCardRequest>,
+) -> Result<Response, ApiError> {
+    let input = CardInput {
+        pan: request.pan.expose(),
+        first_name: &request.first_name,
+        last_name: &request.last_name,
+        exp_month: request.exp_month,
+        exp_year: request.exp_year,
+        country_code: &request.country_code,
+    };
+    let (card, brand) = check_card(state.environment(), PanChannel::Api, &input)?;
+    let stored_with_result = claim.is_some();
+    let card_id = enroll_card(&state, auth.subscriber_id, card, brand, claim.map(|Extension(claim)| claim)).await?;
+    let mut response = (
+        StatusCode::CREATED,
+        Json(Success::new(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id })),
+    )
+        .into_response();
+    if stored_with_result {
+        response.extensions_mut().insert(StoredWithResult);
+    }
+    Ok(response)
+}
+
+pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {
+    Ok(CardRecord {
+        card_id: row.id,
+        last_four: row.last_four,
+        first_name: row.first_name,
+        last_name: row.last_name,
+        exp_month: row.exp_month,
+        exp_year: row.exp_year,
+        enrolled_at: paging::checked_time(row.enrolled_at)?,
+        brand: row.brand,
+        country_code: row.country_code,
+    })
+}
+
+async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<CardList>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let rows = state.db.read(move |connection| storage::cards::list(connection, subscriber_id)).await?;
+    let cards = rows.into_iter().map(card_record).collect::<Result<_, _>>()?;
+    Ok(Json(Success::new(CardList { cards })))
+}
+
+/// The caller's card, or 404: another subscriber's card does not exist for this caller.
+pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<CardRow, ApiError> {
+    state
+        .db
+        .read(move |connection| storage::cards::get(connection, subscriber_id, card_id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no card {card_id} is enrolled by this subscriber")))
+}
+
+async fn details(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(card_id): IdPath,
+) -> Result<Json<Success<CardRecord>>, ApiError> {
+    let row = owned_card(&state, auth.subscriber_id, card_id).await?;
+    Ok(Json(Success::new(card_record(row)?)))
+}
+
+/// The filter a transaction query asks for, checked.
+pub fn transaction_filter(
+    limit: Option<u32>,
+    cursor: Option<&str>,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<(Filter, u32), ApiError> {
+    let mut validation = Validation::new();
+    let limit = paging::page_limit(limit, &mut validation);
+    let after = cursor.filter(|cursor| !cursor.is_empty()).and_then(|cursor| paging::decode_cursor(cursor, &mut validation));
+    let from = from.and_then(|text| paging::parse_time_bound("from", text, Bound::Start, &mut validation));
+    let to = to.and_then(|text| paging::parse_time_bound("to", text, Bound::End, &mut validation));
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        validation.reject("from", "must not be after to");
+    }
+    validation.finish(())?;
+    let oldest = paging::history_start(Utc::now());
+    let filter = Filter { from: Some(from.map_or(oldest, |from| from.max(oldest))), to, after, ..Filter::default() };
+    Ok((filter, limit))
+}
+
+pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError> {
+    Ok(CardTransaction {
+        transaction_id: row.id,
+        created_at: paging::checked_time(row.created_at)?,
+        pending: row.pending,
+        amount: paging::amount(row.amount_minor),
+        currency: row.currency,
+        merchant_name: row.merchant_name,
+        street: row.street,
+        street_no: row.street_no,
+        city: row.city,
+        country: row.country,
+        zip: row.zip,
+        category: mcc::label(&row.category),
+        descriptor: row.descriptor,
+        card_id: row.card_id.unwrap_or_default(),
+        merchant_id: row.merchant_id,
+        location_id: row.location_id,
+    })
+}
+
+async fn transactions(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(card_id): IdPath,
+    ApiQuery(query): ApiQuery<CardTransactionQuery>,
+) -> Result<Json<Success<CardTransactionPage>>, ApiError> {
+    let (mut filter, limit) =
+        transaction_filter(query.limit, query.cursor.as_deref(), query.from.as_deref(), query.to.as_deref())?;
+    filter.pending = query.pending;
+    owned_card(&state, auth.subscriber_id, card_id).await?;
+    let rows = state
+        .db
+        .read(move |connection| storage::transactions::page(connection, Owner::Card(card_id), &filter, limit + 1))
+        .await?;
+    let (rows, next_cursor) = paging::finish_page(rows, limit);
+    let transactions = rows.into_iter().map(card_transaction).collect::<Result<_, _>>()?;
+    Ok(Json(Success::new(CardTransactionPage { transactions, next_cursor })))
+}
+
+/// The test cards, for a dashboard's enrollment form. Sandbox only.
+async fn sandbox_cards(State(state): State<AppState>, _auth: Auth) -> Result<Json<Success<SandboxCardList>>, ApiError> {
+    if state.environment() != Environment::Sandbox {
+        return Err(ApiError::not_found("sandbox helpers exist only in the sandbox environment"));
+    }
+    let cards = test_cards::TEST_CARDS
+        .iter()
+        .map(|card| SandboxCard {
+            pan: card.pan.to_owned(),
+            brand: card.brand.to_owned(),
+            country_code: card.country_code.to_owned(),
+            description: card.description.to_owned(),
+        })
+        .collect();
+    Ok(Json(Success::new(SandboxCardList { cards })))
+}

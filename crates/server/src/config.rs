@@ -1,0 +1,82 @@
+//! Command-line flags of `subscriber-server`; each can also come from the environment.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::Parser;
+use subscriber_protocol::Environment;
+
+#[derive(Debug, Clone, Parser)]
+#[command(
+    name = "subscriber-server",
+    version,
+    about = "Subscriber Data: the payment-data API (cards, merchants, discovery, bank accounts, identity).",
+    long_about = "Subscriber Data: the payment-data API for subscribers.\n\n\
+        Serves the HTTP API over one SQLite file (created and migrated on start). In the sandbox \
+        environment it makes its own data: 36 months of history for enrolled test cards, a \
+        merchant directory, a simulated bank login, synthetic identities and live point-of-sale \
+        transactions. Every flag can also be set through the environment variable shown."
+)]
+pub struct Config {
+    /// Address and port to listen on (port 0 picks a free one).
+    #[arg(long, env = "SUBSCRIBER_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+
+    /// SQLite database file; created and migrated on start.
+    #[arg(long, env = "SUBSCRIBER_DATABASE", default_value = "subscriber-data.sqlite3")]
+    pub database: PathBuf,
+
+    /// sandbox (test data, test cards only), expansion (live credentials) or established
+    /// (production: requests are billed).
+    #[arg(long, env = "SUBSCRIBER_ENVIRONMENT", default_value = "sandbox")]
+    pub environment: Environment,
+
+    /// Lifetime of the tokens a login hands out, in seconds.
+    #[arg(long, env = "SUBSCRIBER_TOKEN_VALIDITY_SECONDS", default_value_t = 18_000,
+          value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
+    pub token_validity_seconds: u64,
+
+    /// Merchants generated into the sandbox merchant directory (once, on first start).
+    #[arg(long, env = "SUBSCRIBER_DIRECTORY_SIZE", default_value_t = 50_000,
+          value_parser = clap::value_parser!(u32).range(0..=2_000_000))]
+    pub directory_size: u32,
+
+    /// Sandbox point-of-sale transactions simulated per minute (0 = off).
+    #[arg(long, env = "SUBSCRIBER_SIMULATE_RATE", default_value_t = 0)]
+    pub simulate_rate: u32,
+
+    /// Seconds after which a sandbox point-of-sale transaction settles (stops being pending).
+    #[arg(long, env = "SUBSCRIBER_SETTLE_AFTER_SECONDS", default_value_t = 120)]
+    pub settle_after_seconds: u64,
+
+    /// Seed of everything the sandbox generates (directory, histories, identities).
+    #[arg(long, env = "SUBSCRIBER_SANDBOX_SEED", default_value_t = 20_261_122)]
+    pub sandbox_seed: u64,
+
+    /// Base URL of the service as a browser reaches it, for the hosted pages' links
+    /// (default: http://<listen address>).
+    #[arg(long, env = "SUBSCRIBER_PUBLIC_URL")]
+    pub public_url: Option<String>,
+
+    /// Log filter (tracing's EnvFilter syntax).
+    #[arg(long, env = "SUBSCRIBER_LOG", default_value = "info")]
+    pub log: String,
+}
+
+impl Config {
+    /// A sandbox configuration on a free loopback port, for tests and the embedded dashboard.
+    pub fn sandbox(database: PathBuf) -> Self {
+        Self {
+            listen: SocketAddr::from(([127, 0, 0, 1], 0)),
+            database,
+            environment: Environment::Sandbox,
+            token_validity_seconds: 18_000,
+            directory_size: 50_000,
+            simulate_rate: 0,
+            settle_after_seconds: 120,
+            sandbox_seed: 20_261_122,
+            public_url: None,
+            log: "info".to_owned(),
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! The one error type of the service. Every failure, from a handler, an extractor or the
+//! router itself, leaves as the contract's JSON: `{error, code, requestId, details?}`.
+
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
+use subscriber_protocol::{ErrorBody, FieldError, codes};
+
+use crate::http::context::current_request_id;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{message}")]
+    InvalidRequest { message: String, details: Vec<FieldError> },
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("the token has expired: log in again for a new one")]
+    TokenExpired,
+    #[error("the e-mail address or the API key is wrong")]
+    InvalidCredentials,
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{message}")]
+    Locked { message: String, until: DateTime<Utc> },
+    #[error("{0}")]
+    PanNotAccepted(String),
+    #[error("{0}")]
+    NotFound(String),
+    #[error("this method is not allowed on this path")]
+    MethodNotAllowed,
+    #[error("{message}")]
+    Conflict { message: String, card_id: Option<i64>, merchant_id: Option<i64> },
+    #[error("the request body is larger than 64 KiB")]
+    PayloadTooLarge,
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    #[error("too many requests: retry after {retry_after_seconds} s")]
+    RateLimited { retry_after_seconds: u64 },
+    #[error("the request took too long")]
+    Timeout,
+    /// Never shown: the cause is logged with the request id, the client sees a generic text.
+    #[error("internal error")]
+    Internal(#[source] anyhow::Error),
+}
+
+impl ApiError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Self::InvalidRequest { message: message.into(), details: Vec::new() }
+    }
+
+    pub fn invalid_field(field: impl Into<String>, message: impl Into<String>) -> Self {
+        let detail = FieldError { field: field.into(), message: message.into() };
+        Self::InvalidRequest { message: format!("{}: {}", detail.field, detail.message), details: vec![detail] }
+    }
+
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::NotFound(message.into())
+    }
+
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::Conflict { message: message.into(), card_id: None, merchant_id: None }
+    }
+
+    pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
+        Self::Internal(cause.into())
+    }
+
+    pub fn status(&self) -> StatusCode {
+        match self {
+            Self::InvalidRequest { .. } => StatusCode::BAD_REQUEST,
+            Self::Unauthorized(_) | Self::TokenExpired | Self::InvalidCredentials => StatusCode::UNAUTHORIZED,
+            Self::Forbidden(_) | Self::Locked { .. } | Self::PanNotAccepted(_) => StatusCode::FORBIDDEN,
+            Self::NotFound(_) => StatusCode::NOT_FOUND,
+            Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::Timeout => StatusCode::REQUEST_TIMEOUT,
+            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    pub fn code(&self) -> &'static str {
+        match self {
+            Self::InvalidRequest { .. } => codes::INVALID_REQUEST,
+            Self::Unauthorized(_) => codes::UNAUTHORIZED,
+            Self::TokenExpired => codes::TOKEN_EXPIRED,
+            Self::InvalidCredentials => codes::INVALID_CREDENTIALS,
+            Self::Forbidden(_) | Self::Locked { .. } => codes::FORBIDDEN,
+            Self::PanNotAccepted(_) => codes::PAN_NOT_ACCEPTED,
+            Self::NotFound(_) => codes::NOT_FOUND,
+            Self::MethodNotAllowed => codes::METHOD_NOT_ALLOWED,
+            Self::Conflict { .. } => codes::CONFLICT,
+            Self::PayloadTooLarge => codes::PAYLOAD_TOO_LARGE,
+            Self::UnsupportedMediaType(_) => codes::UNSUPPORTED_MEDIA_TYPE,
+            Self::RateLimited { .. } => codes::RATE_LIMITED,
+            Self::Timeout => codes::TIMEOUT,
+            Self::Internal(_) => codes::INTERNAL,
+        }
+    }
+
+    /// The body a client sees.
+    pub fn body(&self) -> ErrorBody {
+        let mut body = ErrorBody {
+            error: self.to_string(),
+            code: self.code().to_owned(),
+            request_id: current_request_id(),
+            details: Vec::new(),
+            card_id: None,
+            merchant_id: None,
+            locked_until: None,
+        };
+        match self {
+            Self::InvalidRequest { details, .. } => body.details = details.clone(),
+            Self::Conflict { card_id, merchant_id, .. } => {
+                body.card_id = *card_id;
+                body.merchant_id = *merchant_id;
+            }
+            Self::Locked { until, .. } => body.locked_until = Some(*until),
+            _ => {}
+        }
+        body
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        if let Self::Internal(cause) = &self {
+            tracing::error!(error = format!("{cause:#}"), "request failed");
+        }
+        let status = self.status();
+        let retry_after = match &self {
+            Self::RateLimited { retry_after_seconds } => Some(*retry_after_seconds),
+            _ => None,
+        };
+        let mut response = (status, axum::Json(self.body())).into_response();
+        if let Some(seconds) = retry_after
+            && let Ok(value) = HeaderValue::from_str(&seconds.to_string())
+        {
+            response.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        response.extensions_mut().insert(RenderedError);
+        response
+    }
+}
+
+/// Marks a response whose body is already the contract's error JSON, so the router-level
+/// fallback does not render it again.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderedError;
+
+impl From<crate::storage::StorageError> for ApiError {
+    fn from(error: crate::storage::StorageError) -> Self {
+        Self::Internal(error.into())
+    }
+}
+
+/// Collects every problem of a request body before answering, so a form can mark all its
+/// fields at once.
+#[derive(Debug, Default)]
+pub struct Validation {
+    details: Vec<FieldError>,
+}
+
+impl Validation {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn reject(&mut self, field: &str, message: impl Into<String>) {
+        self.details.push(FieldError { field: field.to_owned(), message: message.into() });
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.details.is_empty()
+    }
+
+    /// `Ok(value)` when nothing was rejected.
+    pub fn finish<T>(self, value: T) -> Result<T, ApiError> {
+        if self.details.is_empty() {
+            return Ok(value);
+        }
+        let message = self
+            .details
+            .iter()
+            .map(|detail| format!("{}: {}", detail.field, detail.message))
+            .collect::<Vec<_>>()
+            .join("; ");
+        Err(ApiError::InvalidRequest { message, details: self.details })
+    }
+}

@@ -1,0 +1,158 @@
+//! Per-request context: the request id every response and error body carries, the one log
+//! line per request, and the contract's JSON for failures that never reached a handler.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use parking_lot::Mutex;
+
+use crate::error::{ApiError, RenderedError};
+
+pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
+
+tokio::task_local! {
+    static REQUEST_ID: String;
+}
+
+/// The id of the request being served, for error bodies and logs.
+pub fn current_request_id() -> Option<String> {
+    REQUEST_ID.try_with(Clone::clone).ok()
+}
+
+/// Filled after routing with the matched route template, so the log line names the route
+/// (`/card/{card_id}`) instead of echoing whatever the client put in the path.
+#[derive(Clone, Default)]
+struct RouteSlot(Arc<Mutex<Option<String>>>);
+
+pub async fn request_context(mut request: Request, next: Next) -> Response {
+    let request_id = request
+        .headers()
+        .get(&REQUEST_ID_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .filter(|id| is_acceptable_request_id(id))
+        .map(str::to_owned)
+        .unwrap_or_else(|| format!("req_{}", uuid::Uuid::new_v4().simple()));
+    let method = request.method().clone();
+    let raw_path = request.uri().path().to_owned();
+    let slot = RouteSlot::default();
+    request.extensions_mut().insert(slot.clone());
+    let started = Instant::now();
+
+    let mut response = REQUEST_ID
+        .scope(request_id.clone(), async move { render_bare_failure(next.run(request).await) })
+        .await;
+
+    if let Ok(value) = HeaderValue::from_str(&request_id) {
+        response.headers_mut().insert(REQUEST_ID_HEADER, value);
+    }
+    let route = slot.0.lock().take().unwrap_or_else(|| mask_long_digit_runs(&raw_path));
+    let status = response.status().as_u16();
+    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    tracing::info!(
+        target: "http",
+        method = %method,
+        route = %route,
+        status,
+        latency_ms = format_args!("{latency_ms:.2}"),
+        request_id = %request_id,
+        "request"
+    );
+    response
+}
+
+/// Runs inside the router, where the matched route is known.
+pub async fn record_route(request: Request, next: Next) -> Response {
+    if let (Some(slot), Some(matched)) =
+        (request.extensions().get::<RouteSlot>(), request.extensions().get::<MatchedPath>())
+    {
+        *slot.0.lock() = Some(matched.as_str().to_owned());
+    }
+    next.run(request).await
+}
+
+fn is_acceptable_request_id(id: &str) -> bool {
+    (1..=64).contains(&id.len())
+        && id.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+}
+
+/// A path nobody routed may still carry a card number typed in the wrong place.
+fn mask_long_digit_runs(path: &str) -> String {
+    let mut masked = String::with_capacity(path.len());
+    let mut run = String::new();
+    let flush = |run: &mut String, masked: &mut String| {
+        if run.len() >= 12 {
+            masked.push_str(&"*".repeat(run.len()));
+        } else {
+            masked.push_str(run);
+        }
+        run.clear();
+    };
+    for character in path.chars() {
+        if character.is_ascii_digit() {
+            run.push(character);
+        } else {
+            flush(&mut run, &mut masked);
+            masked.push(character);
+        }
+    }
+    flush(&mut run, &mut masked);
+    masked
+}
+
+/// Failures produced by axum or tower (no route, wrong method, body limit, timeouts) come
+/// with an empty or plain-text body; give them the contract's JSON too.
+fn render_bare_failure(response: Response) -> Response {
+    let status = response.status();
+    if !(status.is_client_error() || status.is_server_error())
+        || response.extensions().get::<RenderedError>().is_some()
+    {
+        return response;
+    }
+    let error = match status {
+        StatusCode::NOT_FOUND => ApiError::not_found("no such path"),
+        StatusCode::METHOD_NOT_ALLOWED => ApiError::MethodNotAllowed,
+        StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+            ApiError::UnsupportedMediaType("send the body as application/json".to_owned())
+        }
+        StatusCode::REQUEST_TIMEOUT => ApiError::Timeout,
+        StatusCode::TOO_MANY_REQUESTS => ApiError::RateLimited {
+            retry_after_seconds: response
+                .headers()
+                .get(axum::http::header::RETRY_AFTER)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|text| text.parse().ok())
+                .unwrap_or(1),
+        },
+        StatusCode::UNAUTHORIZED => ApiError::Unauthorized("authentication required".to_owned()),
+        StatusCode::FORBIDDEN => ApiError::Forbidden("forbidden".to_owned()),
+        status if status.is_client_error() => ApiError::invalid("the request could not be understood"),
+        _ => ApiError::Internal(anyhow::anyhow!("unrendered failure with status {status}")),
+    };
+    let (mut parts, _) = response.into_parts();
+    let rendered = error.into_response();
+    let (rendered_parts, body) = rendered.into_parts();
+    parts.headers.insert(
+        axum::http::header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(axum::http::header::CONTENT_LENGTH);
+    parts.extensions.extend(rendered_parts.extensions);
+    // Keep the status axum chose (a 405 stays 405 with its Allow header).
+    Response::from_parts(parts, body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_digit_runs_are_masked_in_logged_paths() {
+        assert_eq!(mask_long_digit_runs("/card/4242424242424242/x"), "/card/****************/x");
+        assert_eq!(mask_long_digit_runs("/card/12/transactions"), "/card/12/transactions");
+    }
+}

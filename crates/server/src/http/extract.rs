@@ -1,0 +1,212 @@
+//! Extractors whose rejections are the contract's JSON errors.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
+use axum::http::request::Parts;
+use axum::http::{header, Method};
+use serde::de::DeserializeOwned;
+
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::subscriber::auth::Claims;
+
+/// The largest body the service reads (the contract's 64 KiB).
+pub const BODY_LIMIT: usize = 64 * 1024;
+
+/// A JSON body: 415 unless sent as JSON, 413 over the limit, 400 naming the JSON path that
+/// failed to parse.
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let is_json = request
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .map(is_json_content_type);
+        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+                ApiError::PayloadTooLarge
+            } else {
+                ApiError::invalid("the request body could not be read")
+            }
+        })?;
+        match is_json {
+            Some(true) => {}
+            Some(false) => {
+                return Err(ApiError::UnsupportedMediaType(
+                    "send the body with Content-Type: application/json".to_owned(),
+                ));
+            }
+            None if bytes.is_empty() => {}
+            None => {
+                return Err(ApiError::UnsupportedMediaType(
+                    "the body has no Content-Type: send it as application/json".to_owned(),
+                ));
+            }
+        }
+        parse_json(&bytes).map(ApiJson)
+    }
+}
+
+fn is_json_content_type(value: &str) -> bool {
+    let essence = value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase();
+    essence == "application/json" || (essence.starts_with("application/") && essence.ends_with("+json"))
+}
+
+/// Parses a JSON body, naming the field that failed.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::invalid("the request body is empty: send a JSON object"));
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+        let path = error.path().to_string();
+        let inner = error.into_inner();
+        let message = describe_json_error(&inner);
+        if inner.is_syntax() || inner.is_eof() || path == "." {
+            ApiError::invalid(format!("the body is not valid JSON for this request: {message}"))
+        } else {
+            ApiError::invalid_field(path, message)
+        }
+    })?;
+    deserializer
+        .end()
+        .map_err(|_| ApiError::invalid("the body has trailing characters after the JSON value"))?;
+    Ok(value)
+}
+
+/// serde's messages end in "at line 1 column 9"; the field path says more to a user.
+fn describe_json_error(error: &serde_json::Error) -> String {
+    let text = error.to_string();
+    match text.rfind(" at line ") {
+        Some(cut) if !error.is_syntax() && !error.is_eof() => text[..cut].to_owned(),
+        _ => text,
+    }
+}
+
+/// A query string: 400 naming the parameter that failed.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let query = parts.uri.query().unwrap_or_default();
+        let deserializer = serde_urlencoded::Deserializer::new(form_urlencoded::parse(query.as_bytes()));
+        serde_path_to_error::deserialize(deserializer).map(ApiQuery).map_err(|error| {
+            let path = error.path().to_string();
+            let message = error.into_inner().to_string();
+            if path == "." {
+                ApiError::invalid(format!("the query string is not valid: {message}"))
+            } else {
+                ApiError::invalid_field(path, message)
+            }
+        })
+    }
+}
+
+/// A numeric id from the path. An id that is not a number addresses nothing: 404.
+pub struct IdPath(pub i64);
+
+impl<S: Send + Sync> FromRequestParts<S> for IdPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let axum::extract::Path(raw) = axum::extract::Path::<String>::from_request_parts(parts, state)
+            .await
+            .map_err(|_| ApiError::not_found("no such path"))?;
+        raw.parse::<i64>()
+            .ok()
+            .filter(|id| *id > 0)
+            .map(IdPath)
+            .ok_or_else(|| ApiError::not_found(format!("no resource with id {raw:?}: ids are positive integers")))
+    }
+}
+
+/// The subscriber a bearer token speaks for.
+#[derive(Debug, Clone)]
+pub struct Auth {
+    pub subscriber_id: i64,
+    pub client_id: String,
+}
+
+impl FromRequestParts<AppState> for Auth {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        let header_value = parts
+            .headers
+            .get(header::AUTHORIZATION)
+            .ok_or_else(|| {
+                ApiError::Unauthorized("missing Authorization header: send Authorization: Bearer <token>".to_owned())
+            })?
+            .to_str()
+            .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".to_owned()))?;
+        let token = bearer_token(header_value).ok_or_else(|| {
+            ApiError::Unauthorized("the Authorization header must be Bearer <token>".to_owned())
+        })?;
+        let (sub, Claims { cid, .. }) = state.auth.verify_token(token)?;
+        if state.usage.is_billing() {
+            let endpoint = parts
+                .extensions
+                .get::<MatchedPath>()
+                .map(|matched| format!("{} {}", method_name(&parts.method), matched.as_str().trim_end_matches('/')))
+                .unwrap_or_else(|| format!("{} (unmatched)", method_name(&parts.method)));
+            state.usage.record(sub, endpoint);
+        }
+        Ok(Auth { subscriber_id: sub, client_id: cid })
+    }
+}
+
+fn method_name(method: &Method) -> &str {
+    method.as_str()
+}
+
+fn bearer_token(header_value: &str) -> Option<&str> {
+    let (scheme, token) = header_value.trim().split_once(' ')?;
+    let token = token.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !token.is_empty()).then_some(token)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bearer_scheme_is_case_insensitive() {
+        assert_eq!(bearer_token("Bearer abc"), Some("abc"));
+        assert_eq!(bearer_token("bearer  abc "), Some("abc"));
+        assert_eq!(bearer_token("Basic abc"), None);
+        assert_eq!(bearer_token("Bearer"), None);
+    }
+
+    #[test]
+    fn json_content_types() {
+        assert!(is_json_content_type("application/json"));
+        assert!(is_json_content_type("application/json; charset=utf-8"));
+        assert!(is_json_content_type("application/merge-patch+json"));
+        assert!(!is_json_content_type("text/plain"));
+    }
+
+    #[test]
+    fn parse_errors_name_the_field() {
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Body {
+            inner: Inner,
+        }
+        #[derive(serde::Deserialize, Debug)]
+        #[allow(dead_code)]
+        struct Inner {
+            count: u32,
+        }
+        let error = parse_json::<Body>(br#"{"inner": {"count": "x"}}"#).expect_err("wrong type");
+        match error {
+            ApiError::InvalidRequest { details, .. } => assert_eq!(details[0].field, "inner.count"),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+}

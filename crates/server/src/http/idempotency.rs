@@ -1,0 +1,181 @@
+//! `Idempotency-Key` on creating POSTs: a retry with the same key and body replays the first
+//! response and creates nothing; the same key with another body is 409.
+//!
+//! A handler that creates something stores its response in the same database transaction
+//! as the thing it creates (`IdempotencyClaim::store`), so a crash can never leave a
+//! created resource without its replayable response. Other outcomes (validation errors,
+//! handlers that do not store) are stored here after the handler returns.
+
+use std::collections::HashSet;
+
+use axum::body::{Body, to_bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use parking_lot::Mutex;
+use rusqlite::Transaction;
+use sha2::{Digest, Sha256};
+
+use super::extract::BODY_LIMIT;
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::storage::{self, StorageResult, idempotency::StoredResponse};
+
+pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
+pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
+
+/// Keys whose first request is still being served by this process.
+#[derive(Default)]
+pub struct InFlight(Mutex<HashSet<(String, String)>>);
+
+struct InFlightGuard<'a> {
+    set: &'a InFlight,
+    entry: (String, String),
+}
+
+impl Drop for InFlightGuard<'_> {
+    fn drop(&mut self) {
+        self.set.0.lock().remove(&self.entry);
+    }
+}
+
+/// Handed to the handler in the request's extensions.
+#[derive(Debug, Clone)]
+pub struct IdempotencyClaim {
+    scope: String,
+    key: String,
+    request_hash: Vec<u8>,
+}
+
+/// On a response whose replay was already stored with what it created.
+#[derive(Debug, Clone, Copy)]
+pub struct StoredWithResult;
+
+impl IdempotencyClaim {
+    /// Stores the response inside the transaction that creates the resource.
+    pub fn store(&self, transaction: &Transaction<'_>, status: StatusCode, body: &impl serde::Serialize) -> StorageResult<()> {
+        let body = serde_json::to_vec(body).map_err(|error| storage::StorageError::Corrupt(error.to_string()))?;
+        storage::idempotency::store(
+            transaction,
+            &self.scope,
+            &self.key,
+            &StoredResponse { request_hash: self.request_hash.clone(), status: status.as_u16(), body },
+            Utc::now().timestamp(),
+        )
+    }
+}
+
+pub async fn idempotent(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    match serve(state, request, next).await {
+        Ok(response) | Err(response) => response,
+    }
+}
+
+async fn serve(state: AppState, request: Request, next: Next) -> Result<Response, Response> {
+    let Some(key) = request.headers().get(&IDEMPOTENCY_KEY) else {
+        return Ok(next.run(request).await);
+    };
+    let key = key
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|key| (1..=255).contains(&key.len()) && key.bytes().all(|byte| byte.is_ascii_graphic()))
+        .ok_or_else(|| {
+            ApiError::invalid_field("Idempotency-Key", "must be 1 to 255 printable ASCII characters, e.g. a UUID")
+                .into_response()
+        })?
+        .to_owned();
+    let scope = match request.headers().get(header::AUTHORIZATION) {
+        None => "anonymous".to_owned(),
+        Some(value) => {
+            let claims = value
+                .to_str()
+                .ok()
+                .and_then(|text| text.trim().split_once(' '))
+                .and_then(|(_, token)| state.auth.verify_token(token.trim()).ok());
+            match claims {
+                Some((subscriber_id, _)) => format!("subscriber:{subscriber_id}"),
+                // The handler's own extractor answers with the precise 401.
+                None => return Ok(next.run(request).await),
+            }
+        }
+    };
+
+    let (mut parts, body) = request.into_parts();
+    let bytes = to_bytes(body, BODY_LIMIT).await.map_err(|_| ApiError::PayloadTooLarge.into_response())?;
+    let mut hasher = Sha256::new();
+    hasher.update(parts.method.as_str());
+    hasher.update(b" ");
+    hasher.update(parts.uri.path().trim_end_matches('/'));
+    hasher.update(b"\n");
+    hasher.update(&bytes);
+    let request_hash = hasher.finalize().to_vec();
+
+    let lookup = (scope.clone(), key.clone());
+    let stored = state
+        .db
+        .read(move |connection| storage::idempotency::find(connection, &lookup.0, &lookup.1))
+        .await
+        .map_err(|error| ApiError::from(error).into_response())?;
+    if let Some(stored) = stored {
+        return if stored.request_hash == request_hash {
+            Ok(replay(stored))
+        } else {
+            Err(ApiError::conflict(
+                "this Idempotency-Key was already used with a different request: use a new key for a new request",
+            )
+            .into_response())
+        };
+    }
+
+    let entry = (scope.clone(), key.clone());
+    if !state.idempotency.0.lock().insert(entry.clone()) {
+        return Err(ApiError::conflict(
+            "a request with this Idempotency-Key is still in progress: retry when it has finished",
+        )
+        .into_response());
+    }
+    let _guard = InFlightGuard { set: &state.idempotency, entry };
+
+    let claim = IdempotencyClaim { scope, key, request_hash };
+    parts.extensions.insert(claim.clone());
+    let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
+
+    let status = response.status();
+    if response.extensions().get::<StoredWithResult>().is_some() || !is_replayable(status) {
+        return Ok(response);
+    }
+    let (parts, body) = response.into_parts();
+    let body = to_bytes(body, usize::MAX).await.map_err(|error| ApiError::internal(error).into_response())?;
+    let stored = StoredResponse { request_hash: claim.request_hash.clone(), status: status.as_u16(), body: body.to_vec() };
+    let now = Utc::now().timestamp();
+    state
+        .db
+        .write(move |transaction| storage::idempotency::store(transaction, &claim.scope, &claim.key, &stored, now))
+        .await
+        .map_err(|error| ApiError::from(error).into_response())?;
+    Ok(Response::from_parts(parts, Body::from(body)))
+}
+
+/// Outcomes a retry should see again. Not: authentication failures, rate limits, conflicts
+/// of the moment and server errors, which a retry may get past.
+fn is_replayable(status: StatusCode) -> bool {
+    status.is_success()
+        || (status.is_client_error()
+            && !matches!(
+                status,
+                StatusCode::UNAUTHORIZED | StatusCode::REQUEST_TIMEOUT | StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS
+            ))
+}
+
+fn replay(stored: StoredResponse) -> Response {
+    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
+    let mut response = (status, stored.body).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
+    headers.insert(REPLAYED, HeaderValue::from_static("true"));
+    response.extensions_mut().insert(crate::error::RenderedError);
+    response
+}

@@ -1,0 +1,23 @@
+//! Subscriber Data service.
+//!
+//! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
+//!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
+//! - One module per resource: [`subscriber`], [`cards`]; [`storage`] holds the SQL of each.
+//! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
+
+pub mod background;
+pub mod cards;
+pub mod config;
+pub mod error;
+pub mod http;
+pub mod paging;
+pub mod reference;
+pub mod server;
+pub mod state;
+pub mod storage;
+pub mod subscriber;
+
+pub use config::Config;
+pub use http::app;
+pub use server::{RunningServer, serve, start};
+pub use state::AppState;

@@ -1,0 +1,124 @@
+//! Cursor paging and date filters shared by the transaction lists.
+
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::{DateTime, Months, NaiveDate, Utc};
+use subscriber_protocol::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
+
+use crate::error::{ApiError, Validation};
+use crate::storage::transactions::TransactionRow;
+
+/// An opaque position in a newest-first list: the last row of the page before.
+pub fn encode_cursor(created_at: i64, id: i64) -> String {
+    URL_SAFE_NO_PAD.encode(format!("v1:{created_at}:{id}"))
+}
+
+pub fn decode_cursor(cursor: &str, validation: &mut Validation) -> Option<(i64, i64)> {
+    let decoded = URL_SAFE_NO_PAD
+        .decode(cursor.trim())
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .and_then(|text| {
+            let mut parts = text.splitn(3, ':');
+            match (parts.next(), parts.next(), parts.next()) {
+                (Some("v1"), Some(created_at), Some(id)) => Some((created_at.parse().ok()?, id.parse().ok()?)),
+                _ => None,
+            }
+        });
+    if decoded.is_none() {
+        validation.reject("cursor", "is not a cursor this service issued: pass next_cursor from the previous page");
+    }
+    decoded
+}
+
+pub fn page_limit(limit: Option<u32>, validation: &mut Validation) -> u32 {
+    match limit {
+        None => DEFAULT_PAGE_LIMIT,
+        Some(limit) if (1..=MAX_PAGE_LIMIT).contains(&limit) => limit,
+        Some(_) => {
+            validation.reject("limit", format!("must be from 1 to {MAX_PAGE_LIMIT}"));
+            DEFAULT_PAGE_LIMIT
+        }
+    }
+}
+
+/// Which end of a day a bare date stands for.
+#[derive(Clone, Copy)]
+pub enum Bound {
+    Start,
+    End,
+}
+
+/// A date (`2026-01-31`: the whole day in UTC) or an RFC 3339 time, as Unix seconds.
+pub fn parse_time_bound(field: &str, text: &str, bound: Bound, validation: &mut Validation) -> Option<i64> {
+    let text = text.trim();
+    if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        let time = match bound {
+            Bound::Start => date.and_hms_opt(0, 0, 0),
+            Bound::End => date.and_hms_opt(23, 59, 59),
+        };
+        return time.map(|time| time.and_utc().timestamp());
+    }
+    if let Ok(time) = DateTime::parse_from_rfc3339(text) {
+        return Some(time.with_timezone(&Utc).timestamp());
+    }
+    validation.reject(field, "must be a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)");
+    None
+}
+
+/// The oldest transaction the service shows: 36 months back.
+pub fn history_start(now: DateTime<Utc>) -> i64 {
+    now.checked_sub_months(Months::new(36)).unwrap_or(now).timestamp()
+}
+
+/// Splits a fetch of `limit + 1` rows into the page and the cursor of the next one.
+pub fn finish_page(mut rows: Vec<TransactionRow>, limit: u32) -> (Vec<TransactionRow>, Option<String>) {
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    if rows.len() > limit {
+        rows.truncate(limit);
+        let next = rows.last().map(|row| encode_cursor(row.created_at, row.id));
+        (rows, next)
+    } else {
+        (rows, None)
+    }
+}
+
+pub fn amount(minor: i64) -> f64 {
+    #[allow(clippy::cast_precision_loss)]
+    let value = minor as f64 / 100.0;
+    value
+}
+
+pub fn checked_time(seconds: i64) -> Result<DateTime<Utc>, ApiError> {
+    DateTime::from_timestamp(seconds, 0)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {seconds} is out of range")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cursors_round_trip_and_reject_forgeries() {
+        let mut validation = Validation::new();
+        assert_eq!(decode_cursor(&encode_cursor(1_700_000_000, 42), &mut validation), Some((1_700_000_000, 42)));
+        assert!(validation.is_empty());
+        assert_eq!(decode_cursor("not-a-cursor", &mut validation), None);
+        assert!(!validation.is_empty());
+    }
+
+    #[test]
+    fn bare_dates_cover_the_whole_day() {
+        let mut validation = Validation::new();
+        let start = parse_time_bound("from", "2026-01-31", Bound::Start, &mut validation).expect("date");
+        let end = parse_time_bound("to", "2026-01-31", Bound::End, &mut validation).expect("date");
+        assert_eq!(end - start, 86_399);
+        assert!(parse_time_bound("from", "31/01/2026", Bound::Start, &mut validation).is_none());
+    }
+
+    #[test]
+    fn amounts_keep_two_decimals() {
+        assert_eq!(amount(1234).to_string(), "12.34");
+        assert_eq!(amount(-50).to_string(), "-0.5");
+    }
+}

@@ -1,0 +1,4 @@
+//! Reference tables the service validates against: countries and merchant category codes.
+
+pub mod countries;
+pub mod mcc;

@@ -1,0 +1,57 @@
+//! What every handler shares.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::Utc;
+
+use crate::config::Config;
+use crate::storage::{self, Db};
+use crate::subscriber::auth::TokenIssuer;
+use crate::subscriber::usage::UsageRecorder;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub db: Db,
+    pub auth: Arc<TokenIssuer>,
+    pub usage: Arc<UsageRecorder>,
+    /// Key of the card fingerprints (HMAC-SHA256): recognises a card enrolled twice without
+    /// keeping its number.
+    pub fingerprint_key: Arc<[u8]>,
+    pub idempotency: Arc<crate::http::idempotency::InFlight>,
+}
+
+impl AppState {
+    /// Opens the database and loads (or makes) the service's keys.
+    pub async fn new(config: Config) -> anyhow::Result<Self> {
+        let db = Db::open(&config.database)?;
+        let now = Utc::now().timestamp();
+        let (signing_key, fingerprint_key) = db
+            .write(move |transaction| {
+                Ok((
+                    storage::keys::load_or_create(transaction, "token_signing", now)?,
+                    storage::keys::load_or_create(transaction, "card_fingerprint", now)?,
+                ))
+            })
+            .await?;
+        let auth = TokenIssuer::new(
+            &signing_key,
+            Duration::from_secs(config.token_validity_seconds),
+            config.environment.as_str(),
+        );
+        let usage = UsageRecorder::new(config.environment);
+        Ok(Self {
+            config: Arc::new(config),
+            db,
+            auth: Arc::new(auth),
+            usage: Arc::new(usage),
+            fingerprint_key: fingerprint_key.into(),
+            idempotency: Arc::default(),
+        })
+    }
+
+    pub fn environment(&self) -> subscriber_protocol::Environment {
+        self.config.environment
+    }
+}

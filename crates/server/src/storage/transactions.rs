@@ -1,0 +1,162 @@
+//! Every payment, whichever side looks at it: the card's owner or the merchant.
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+
+use super::StorageResult;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransactionRow {
+    pub id: i64,
+    pub card_id: Option<i64>,
+    pub last_four: u16,
+    pub created_at: i64,
+    pub pending: bool,
+    pub settles_at: Option<i64>,
+    pub amount_minor: i64,
+    pub currency: String,
+    pub merchant_name: String,
+    pub descriptor: String,
+    pub category: String,
+    pub street: String,
+    pub street_no: String,
+    pub city: String,
+    pub country: String,
+    pub zip: String,
+    pub directory_id: Option<i64>,
+    pub merchant_id: Option<i64>,
+    pub location_id: Option<i64>,
+}
+
+/// A row to insert; `id` is ignored.
+pub type NewTransaction = TransactionRow;
+
+const COLUMNS: &str = "id, card_id, last_four, created_at, pending, settles_at, amount_minor, currency, \
+     merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, location_id";
+
+fn from_row(row: &Row<'_>) -> rusqlite::Result<TransactionRow> {
+    Ok(TransactionRow {
+        id: row.get(0)?,
+        card_id: row.get(1)?,
+        last_four: row.get(2)?,
+        created_at: row.get(3)?,
+        pending: row.get(4)?,
+        settles_at: row.get(5)?,
+        amount_minor: row.get(6)?,
+        currency: row.get(7)?,
+        merchant_name: row.get(8)?,
+        descriptor: row.get(9)?,
+        category: row.get(10)?,
+        street: row.get(11)?,
+        street_no: row.get(12)?,
+        city: row.get(13)?,
+        country: row.get(14)?,
+        zip: row.get(15)?,
+        directory_id: row.get(16)?,
+        merchant_id: row.get(17)?,
+        location_id: row.get(18)?,
+    })
+}
+
+/// Inserts the rows in order and returns their ids.
+pub fn insert_many(transaction: &Transaction<'_>, rows: &[NewTransaction]) -> StorageResult<Vec<i64>> {
+    let mut statement = transaction.prepare_cached(
+        "INSERT INTO transactions (card_id, last_four, created_at, pending, settles_at, amount_minor, currency,
+             merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id,
+             merchant_id, location_id)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
+    )?;
+    let mut ids = Vec::with_capacity(rows.len());
+    for row in rows {
+        statement.execute(params![
+            row.card_id,
+            row.last_four,
+            row.created_at,
+            row.pending,
+            row.settles_at,
+            row.amount_minor,
+            row.currency,
+            row.merchant_name,
+            row.descriptor,
+            row.category,
+            row.street,
+            row.street_no,
+            row.city,
+            row.country,
+            row.zip,
+            row.directory_id,
+            row.merchant_id,
+            row.location_id
+        ])?;
+        ids.push(transaction.last_insert_rowid());
+    }
+    Ok(ids)
+}
+
+pub fn get(connection: &Connection, id: i64) -> StorageResult<Option<TransactionRow>> {
+    let mut statement = connection.prepare_cached(&format!("SELECT {COLUMNS} FROM transactions WHERE id = ?1"))?;
+    Ok(statement.query_row([id], from_row).optional()?)
+}
+
+/// Which transactions a page shows. Times are Unix seconds, both bounds inclusive.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub from: Option<i64>,
+    pub to: Option<i64>,
+    pub pending: Option<bool>,
+    pub location_id: Option<i64>,
+    /// Position after which the page starts: the last (created_at, id) of the previous page.
+    pub after: Option<(i64, i64)>,
+}
+
+/// Whose transactions.
+#[derive(Debug, Clone, Copy)]
+pub enum Owner {
+    Card(i64),
+    Merchant(i64),
+}
+
+/// Up to `limit` rows, newest first, after the filter's position.
+pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) -> StorageResult<Vec<TransactionRow>> {
+    let (column, id) = match owner {
+        Owner::Card(id) => ("card_id", id),
+        Owner::Merchant(id) => ("merchant_id", id),
+    };
+    let mut sql = format!("SELECT {COLUMNS} FROM transactions WHERE {column} = ?");
+    let mut values: Vec<Value> = vec![Value::Integer(id)];
+    if let Some(from) = filter.from {
+        sql.push_str(" AND created_at >= ?");
+        values.push(Value::Integer(from));
+    }
+    if let Some(to) = filter.to {
+        sql.push_str(" AND created_at <= ?");
+        values.push(Value::Integer(to));
+    }
+    if let Some(pending) = filter.pending {
+        sql.push_str(" AND pending = ?");
+        values.push(Value::Integer(i64::from(pending)));
+    }
+    if let Some(location_id) = filter.location_id {
+        sql.push_str(" AND location_id = ?");
+        values.push(Value::Integer(location_id));
+    }
+    if let Some((created_at, id)) = filter.after {
+        sql.push_str(" AND (created_at, id) < (?, ?)");
+        values.push(Value::Integer(created_at));
+        values.push(Value::Integer(id));
+    }
+    sql.push_str(" ORDER BY created_at DESC, id DESC LIMIT ?");
+    values.push(Value::Integer(i64::from(limit)));
+    let mut statement = connection.prepare_cached(&sql)?;
+    let rows = statement.query_map(params_from_iter(values), from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Pending rows due to settle by `now`; marks them settled and returns them.
+pub fn settle_due(transaction: &Transaction<'_>, now: i64) -> StorageResult<Vec<TransactionRow>> {
+    let mut statement = transaction.prepare_cached(&format!(
+        "UPDATE transactions SET pending = 0 WHERE pending = 1 AND settles_at <= ?1 RETURNING {COLUMNS}"
+    ))?;
+    let rows = statement.query_map([now], from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

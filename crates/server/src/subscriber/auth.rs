@@ -1,0 +1,173 @@
+//! Credentials: API secrets (argon2id hashes at rest) and the JWTs a login hands out.
+
+use std::time::Duration;
+
+use argon2::password_hash::phc::PasswordHash;
+use argon2::{Argon2, PasswordHasher, PasswordVerifier};
+use chrono::Utc;
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use rand::Rng;
+use rand::distr::Alphanumeric;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ApiError;
+
+/// What a token says: the subscriber (`sub`), its client id, and when it stops working.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claims {
+    /// The subscriber id, as a string as JWT wants it.
+    pub sub: String,
+    pub cid: String,
+    pub env: String,
+    pub iat: i64,
+    pub exp: i64,
+}
+
+pub struct TokenIssuer {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    validity: Duration,
+    environment: String,
+}
+
+impl TokenIssuer {
+    pub fn new(signing_key: &[u8], validity: Duration, environment: &str) -> Self {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.leeway = 0;
+        validation.set_required_spec_claims(&["exp", "sub"]);
+        Self {
+            encoding: EncodingKey::from_secret(signing_key),
+            decoding: DecodingKey::from_secret(signing_key),
+            validation,
+            validity,
+            environment: environment.to_owned(),
+        }
+    }
+
+    pub fn validity_seconds(&self) -> u64 {
+        self.validity.as_secs()
+    }
+
+    pub fn issue(&self, subscriber_id: i64, client_id: &str) -> Result<String, ApiError> {
+        let now = Utc::now().timestamp();
+        let claims = Claims {
+            sub: subscriber_id.to_string(),
+            cid: client_id.to_owned(),
+            env: self.environment.clone(),
+            iat: now,
+            exp: now + i64::try_from(self.validity.as_secs()).unwrap_or(i64::MAX / 2),
+        };
+        jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
+    }
+
+    /// The subscriber id a valid token speaks for, with its claims.
+    pub fn verify_token(&self, token: &str) -> Result<(i64, Claims), ApiError> {
+        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).map_err(|error| {
+            match error.kind() {
+                ErrorKind::ExpiredSignature => ApiError::TokenExpired,
+                _ => ApiError::Unauthorized("the token is not valid: log in for a new one".to_owned()),
+            }
+        })?;
+        // `exp` is checked with whole seconds; a token is dead from its expiry second on.
+        if data.claims.exp <= Utc::now().timestamp() {
+            return Err(ApiError::TokenExpired);
+        }
+        if data.claims.env != self.environment {
+            return Err(ApiError::Unauthorized(format!(
+                "the token was issued for the {} environment",
+                data.claims.env
+            )));
+        }
+        let subscriber_id = data
+            .claims
+            .sub
+            .parse()
+            .map_err(|_| ApiError::Unauthorized("the token is not valid: log in for a new one".to_owned()))?;
+        Ok((subscriber_id, data.claims))
+    }
+}
+
+/// New API credentials: the secret goes to the subscriber once, its hash to the database.
+pub struct NewCredentials {
+    pub client_id: String,
+    pub public_key: String,
+    pub secret: String,
+}
+
+pub fn new_credentials(environment: &str) -> NewCredentials {
+    let short = match environment {
+        "sandbox" => "test",
+        "expansion" => "exp",
+        _ => "live",
+    };
+    NewCredentials {
+        client_id: format!("cli_{}", random_text(20).to_ascii_lowercase()),
+        public_key: format!("pk_{short}_{}", random_text(32)),
+        secret: new_secret(environment),
+    }
+}
+
+pub fn new_secret(environment: &str) -> String {
+    let short = match environment {
+        "sandbox" => "test",
+        "expansion" => "exp",
+        _ => "live",
+    };
+    format!("sk_{short}_{}", random_text(40))
+}
+
+fn random_text(length: usize) -> String {
+    rand::rng().sample_iter(&Alphanumeric).take(length).map(char::from).collect()
+}
+
+/// argon2id with the crate's defaults (19 MiB, 2 passes): slow for a guesser, fine for a login.
+pub fn hash_secret(secret: &str) -> Result<String, ApiError> {
+    Argon2::default()
+        .hash_password(secret.as_bytes())
+        .map(|hash| hash.to_string())
+        .map_err(|error| ApiError::internal(anyhow::anyhow!("hashing failed: {error}")))
+}
+
+pub fn secret_matches(secret: &str, stored_hash: &str) -> bool {
+    match PasswordHash::new(stored_hash) {
+        Ok(hash) => Argon2::default().verify_password(secret.as_bytes(), &hash).is_ok(),
+        Err(_) => false,
+    }
+}
+
+/// Checked against when the e-mail is unknown, so an unknown e-mail costs the same time as a
+/// wrong key and the two failures cannot be told apart.
+pub fn decoy_hash() -> &'static str {
+    static DECOY: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| hash_secret("decoy-secret-never-issued").unwrap_or_default());
+    DECOY.as_str()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn secrets_verify_only_against_their_own_hash() {
+        let hash = hash_secret("sk_test_abc").expect("hashes");
+        assert!(hash.starts_with("$argon2id$"));
+        assert!(secret_matches("sk_test_abc", &hash));
+        assert!(!secret_matches("sk_test_abd", &hash));
+        assert!(!secret_matches("sk_test_abc", "not a hash"));
+    }
+
+    #[test]
+    fn tokens_carry_the_subscriber_and_expire() {
+        let issuer = TokenIssuer::new(b"0123456789abcdef0123456789abcdef", Duration::from_secs(60), "sandbox");
+        let token = issuer.issue(7, "cli_x").expect("issues");
+        let (subscriber_id, claims) = issuer.verify_token(&token).expect("valid");
+        assert_eq!((subscriber_id, claims.cid.as_str()), (7, "cli_x"));
+        let expired = TokenIssuer::new(b"0123456789abcdef0123456789abcdef", Duration::from_secs(0), "sandbox");
+        let token = expired.issue(7, "cli_x").expect("issues");
+        assert!(matches!(expired.verify_token(&token), Err(ApiError::TokenExpired)));
+        let other_key = TokenIssuer::new(b"fedcba9876543210fedcba9876543210", Duration::from_secs(60), "sandbox");
+        assert!(matches!(other_key.verify_token(&issuer.issue(7, "c").expect("issues")), Err(ApiError::Unauthorized(_))));
+    }
+}

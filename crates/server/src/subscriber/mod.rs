@@ -1,0 +1,180 @@
+//! Subscriber accounts: signup, login, profile, secret rotation, billable usage.
+
+pub mod auth;
+pub mod usage;
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use chrono::{DateTime, NaiveDate, Utc};
+use subscriber_protocol::{
+    LoginRequest, LoginResponse, RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile, Success,
+    UsageResponse, UsageRow,
+};
+
+use crate::error::{ApiError, Validation};
+use crate::http::extract::{ApiJson, Auth};
+use crate::http::routes::Routes;
+use crate::state::AppState;
+use crate::storage::{self, subscribers::NewSubscriber};
+
+pub fn routes(routes: Routes) -> Routes {
+    routes
+        .post_creating("/subscriber/signup", signup)
+        .post("/subscriber/login", login)
+        .get("/subscriber", profile)
+        .post("/subscriber/secret/rotate", rotate_secret)
+        .get("/subscriber/usage", usage)
+}
+
+const MAX_EMAIL_LENGTH: usize = 254;
+
+/// Lower-cased, trimmed; a plausible single address.
+pub fn normalize_email(field: &str, email: &str, validation: &mut Validation) -> String {
+    let email = email.trim().to_ascii_lowercase();
+    let plausible = email.len() <= MAX_EMAIL_LENGTH
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty()
+                && !domain.starts_with('.')
+                && !domain.ends_with('.')
+                && domain.contains('.')
+                && !domain.contains('@')
+                && !domain.contains("..")
+        })
+        && !email.chars().any(|character| character.is_whitespace() || character.is_control());
+    if !plausible {
+        validation.reject(field, "must be an e-mail address such as dev@example.com");
+    }
+    email
+}
+
+async fn signup(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<SignupRequest>,
+) -> Result<(StatusCode, Json<Success<SignupResponse>>), ApiError> {
+    let mut validation = Validation::new();
+    let email = normalize_email("email", &request.email, &mut validation);
+    validation.finish(())?;
+    let environment = state.environment();
+    let credentials = auth::new_credentials(environment.as_str());
+    let secret = credentials.secret.clone();
+    let secret_hash = tokio::task::spawn_blocking(move || auth::hash_secret(&secret))
+        .await
+        .map_err(ApiError::internal)??;
+    let now = Utc::now().timestamp();
+    let (client_id, public_key) = (credentials.client_id.clone(), credentials.public_key.clone());
+    let stored_email = email.clone();
+    let created = state
+        .db
+        .write(move |transaction| {
+            storage::subscribers::insert(
+                transaction,
+                &NewSubscriber {
+                    email: &stored_email,
+                    client_id: &client_id,
+                    public_key: &public_key,
+                    secret_hash: &secret_hash,
+                    created_at: now,
+                },
+            )
+        })
+        .await?;
+    if created.is_none() {
+        return Err(ApiError::conflict("a subscriber with this e-mail address already exists: log in instead"));
+    }
+    tracing::info!(client_id = %credentials.client_id, "subscriber signed up");
+    Ok((
+        StatusCode::CREATED,
+        Json(Success::new(SignupResponse {
+            client_id: credentials.client_id,
+            secret: credentials.secret,
+            public_key: credentials.public_key,
+            email,
+            environment,
+        })),
+    ))
+}
+
+async fn login(
+    State(state): State<AppState>,
+    ApiJson(request): ApiJson<LoginRequest>,
+) -> Result<Json<Success<LoginResponse>>, ApiError> {
+    let email = request.email.trim().to_ascii_lowercase();
+    let subscriber = state.db.read(move |connection| storage::subscribers::find_by_email(connection, &email)).await?;
+    let stored_hash = subscriber
+        .as_ref()
+        .map_or_else(|| auth::decoy_hash().to_owned(), |subscriber| subscriber.secret_hash.clone());
+    let api_key = request.api_key;
+    let matches = tokio::task::spawn_blocking(move || auth::secret_matches(&api_key, &stored_hash))
+        .await
+        .map_err(ApiError::internal)?;
+    let subscriber = match subscriber {
+        Some(subscriber) if matches => subscriber,
+        _ => return Err(ApiError::InvalidCredentials),
+    };
+    let token = state.auth.issue(subscriber.id, &subscriber.client_id)?;
+    Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
+}
+
+async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<SubscriberProfile>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let subscriber = state
+        .db
+        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))?;
+    Ok(Json(Success::new(SubscriberProfile {
+        client_id: subscriber.client_id,
+        public_key: subscriber.public_key,
+        email: subscriber.email,
+        environment: state.environment(),
+        created_at: timestamp(subscriber.created_at)?,
+    })))
+}
+
+async fn rotate_secret(
+    State(state): State<AppState>,
+    auth: Auth,
+) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
+    let secret = auth::new_secret(state.environment().as_str());
+    let to_hash = secret.clone();
+    let secret_hash = tokio::task::spawn_blocking(move || auth::hash_secret(&to_hash))
+        .await
+        .map_err(ApiError::internal)??;
+    let now = Utc::now();
+    let subscriber_id = auth.subscriber_id;
+    let timestamp_now = now.timestamp();
+    let replaced = state
+        .db
+        .write(move |transaction| {
+            storage::subscribers::replace_secret(transaction, subscriber_id, &secret_hash, timestamp_now)
+        })
+        .await?;
+    if !replaced {
+        return Err(ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()));
+    }
+    tracing::info!(client_id = %auth.client_id, "secret rotated");
+    Ok(Json(Success::new(RotateSecretResponse { client_id: auth.client_id, secret, rotated_at: now })))
+}
+
+async fn usage(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<UsageResponse>>, ApiError> {
+    state.usage.flush(&state.db).await?;
+    let subscriber_id = auth.subscriber_id;
+    let rows = state.db.read(move |connection| storage::usage::list(connection, subscriber_id)).await?;
+    let mut usage = Vec::with_capacity(rows.len());
+    for (day, endpoint, count) in rows {
+        let day = NaiveDate::parse_from_str(&day, "%Y-%m-%d").map_err(ApiError::internal)?;
+        usage.push(UsageRow { day, endpoint, count });
+    }
+    Ok(Json(Success::new(UsageResponse {
+        environment: state.environment(),
+        billable: state.usage.is_billing(),
+        total: usage.iter().map(|row| row.count).sum(),
+        usage,
+    })))
+}
+
+pub fn timestamp(seconds: i64) -> Result<DateTime<Utc>, ApiError> {
+    DateTime::from_timestamp(seconds, 0)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {seconds} is out of range")))
+}
