@@ -67,9 +67,7 @@ impl std::str::FromStr for Environment {
             "sandbox" => Ok(Self::Sandbox),
             "expansion" => Ok(Self::Expansion),
             "established" => Ok(Self::Established),
-            other => Err(format!(
-                "unknown environment {other:?}: expected sandbox, expansion or established"
-            )),
+            other => Err(format!("unknown environment {other:?}: expected sandbox, expansion or established")),
         }
     }
 }

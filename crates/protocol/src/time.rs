@@ -10,9 +10,7 @@ pub fn format_compact(at: &DateTime<Utc>) -> String {
 }
 
 pub fn parse_compact(text: &str) -> Option<DateTime<Utc>> {
-    NaiveDateTime::parse_from_str(text, COMPACT_FORMAT)
-        .ok()
-        .map(|naive| naive.and_utc())
+    NaiveDateTime::parse_from_str(text, COMPACT_FORMAT).ok().map(|naive| naive.and_utc())
 }
 
 /// `#[serde(with = "subscriber_protocol::time::compact")]`
@@ -25,9 +23,7 @@ pub mod compact {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<DateTime<Utc>, D::Error> {
         let text = String::deserialize(deserializer)?;
-        parse_compact(&text).ok_or_else(|| {
-            serde::de::Error::custom(format!("expected YYYYMMDD-HHMM, found {text:?}"))
-        })
+        parse_compact(&text).ok_or_else(|| serde::de::Error::custom(format!("expected YYYYMMDD-HHMM, found {text:?}")))
     }
 }
 

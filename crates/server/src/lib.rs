@@ -7,7 +7,9 @@
 
 pub mod background;
 pub mod cards;
+pub mod cli;
 pub mod config;
+pub mod directory;
 pub mod error;
 pub mod http;
 pub mod paging;

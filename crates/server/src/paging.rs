@@ -14,11 +14,8 @@ pub fn encode_cursor(created_at: i64, id: i64) -> String {
 }
 
 pub fn decode_cursor(cursor: &str, validation: &mut Validation) -> Option<(i64, i64)> {
-    let decoded = URL_SAFE_NO_PAD
-        .decode(cursor.trim())
-        .ok()
-        .and_then(|bytes| String::from_utf8(bytes).ok())
-        .and_then(|text| {
+    let decoded =
+        URL_SAFE_NO_PAD.decode(cursor.trim()).ok().and_then(|bytes| String::from_utf8(bytes).ok()).and_then(|text| {
             let mut parts = text.splitn(3, ':');
             match (parts.next(), parts.next(), parts.next()) {
                 (Some("v1"), Some(created_at), Some(id)) => Some((created_at.parse().ok()?, id.parse().ok()?)),

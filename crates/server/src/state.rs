@@ -20,6 +20,7 @@ pub struct AppState {
     /// keeping its number.
     pub fingerprint_key: Arc<[u8]>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
+    pub directory: Arc<crate::directory::Directory>,
 }
 
 impl AppState {
@@ -48,6 +49,7 @@ impl AppState {
             usage: Arc::new(usage),
             fingerprint_key: fingerprint_key.into(),
             idempotency: Arc::default(),
+            directory: Arc::default(),
         })
     }
 

@@ -66,10 +66,7 @@ pub fn check_card(
     if environment == Environment::Sandbox {
         let Some(test_card) = test_cards::find(&card.pan_digits) else {
             let listed = test_cards::TEST_CARDS.iter().map(|card| card.pan).collect::<Vec<_>>().join(", ");
-            return Err(ApiError::invalid_field(
-                "pan",
-                format!("the sandbox accepts only its test cards: {listed}"),
-            ));
+            return Err(ApiError::invalid_field("pan", format!("the sandbox accepts only its test cards: {listed}")));
         };
         return Ok((card, test_card.brand));
     }
@@ -162,11 +159,9 @@ async fn enroll(
     let (card, brand) = check_card(state.environment(), PanChannel::Api, &input)?;
     let stored_with_result = claim.is_some();
     let card_id = enroll_card(&state, auth.subscriber_id, card, brand, claim.map(|Extension(claim)| claim)).await?;
-    let mut response = (
-        StatusCode::CREATED,
-        Json(Success::new(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id })),
-    )
-        .into_response();
+    let mut response =
+        (StatusCode::CREATED, Json(Success::new(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id })))
+            .into_response();
     if stored_with_result {
         response.extensions_mut().insert(StoredWithResult);
     }
@@ -221,7 +216,8 @@ pub fn transaction_filter(
 ) -> Result<(Filter, u32), ApiError> {
     let mut validation = Validation::new();
     let limit = paging::page_limit(limit, &mut validation);
-    let after = cursor.filter(|cursor| !cursor.is_empty()).and_then(|cursor| paging::decode_cursor(cursor, &mut validation));
+    let after =
+        cursor.filter(|cursor| !cursor.is_empty()).and_then(|cursor| paging::decode_cursor(cursor, &mut validation));
     let from = from.and_then(|text| paging::parse_time_bound("from", text, Bound::Start, &mut validation));
     let to = to.and_then(|text| paging::parse_time_bound("to", text, Bound::End, &mut validation));
     if let (Some(from), Some(to)) = (from, to)

@@ -10,12 +10,32 @@ pub struct TestCard {
 pub const TEST_CARDS: &[TestCard] = &[
     TestCard { pan: "4242424242424242", brand: "Visa", country_code: "USA", description: "Visa, United States" },
     TestCard { pan: "4000056655665556", brand: "Visa", country_code: "USA", description: "Visa debit, United States" },
-    TestCard { pan: "5555555555554444", brand: "Mastercard", country_code: "USA", description: "Mastercard, United States" },
-    TestCard { pan: "2223003122003222", brand: "Mastercard", country_code: "USA", description: "Mastercard (2-series), United States" },
-    TestCard { pan: "6011111111111117", brand: "Discover", country_code: "USA", description: "Discover, United States" },
+    TestCard {
+        pan: "5555555555554444",
+        brand: "Mastercard",
+        country_code: "USA",
+        description: "Mastercard, United States",
+    },
+    TestCard {
+        pan: "2223003122003222",
+        brand: "Mastercard",
+        country_code: "USA",
+        description: "Mastercard (2-series), United States",
+    },
+    TestCard {
+        pan: "6011111111111117",
+        brand: "Discover",
+        country_code: "USA",
+        description: "Discover, United States",
+    },
     TestCard { pan: "4000002760003184", brand: "Visa", country_code: "DEU", description: "Visa, Germany" },
     TestCard { pan: "4000002500003155", brand: "Visa", country_code: "FRA", description: "Visa, France" },
-    TestCard { pan: "5200828282828210", brand: "Mastercard", country_code: "USA", description: "Mastercard debit, United States" },
+    TestCard {
+        pan: "5200828282828210",
+        brand: "Mastercard",
+        country_code: "USA",
+        description: "Mastercard debit, United States",
+    },
 ];
 
 pub fn find(pan: &str) -> Option<&'static TestCard> {

@@ -78,14 +78,7 @@ pub fn validate(input: &CardInput<'_>, validation: &mut Validation) -> Option<Va
     if !validation.is_empty() {
         return None;
     }
-    Some(ValidCard {
-        pan_digits,
-        first_name,
-        last_name,
-        exp_month,
-        exp_year: exp_year?,
-        country_code: country_code?,
-    })
+    Some(ValidCard { pan_digits, first_name, last_name, exp_month, exp_year: exp_year?, country_code: country_code? })
 }
 
 fn name(field: &str, value: &str, validation: &mut Validation) -> String {
@@ -116,7 +109,7 @@ pub fn luhn_valid(digits: &str) -> bool {
         }
         sum += digit;
     }
-    !digits.is_empty() && sum % 10 == 0
+    !digits.is_empty() && sum.is_multiple_of(10)
 }
 
 /// HMAC-SHA256 of the PAN: equal for the same card, useless to recover the number.
@@ -132,7 +125,14 @@ mod tests {
     use super::*;
 
     fn input(pan: &str, year: u32) -> CardInput<'_> {
-        CardInput { pan, first_name: " Ada ", last_name: "Lovelace", exp_month: 12, exp_year: year, country_code: "gbr" }
+        CardInput {
+            pan,
+            first_name: " Ada ",
+            last_name: "Lovelace",
+            exp_month: 12,
+            exp_year: year,
+            country_code: "gbr",
+        }
     }
 
     #[test]
@@ -153,7 +153,8 @@ mod tests {
     #[test]
     fn every_bad_field_is_reported() {
         let mut validation = Validation::new();
-        let bad = CardInput { pan: "1234", first_name: "", last_name: "x", exp_month: 13, exp_year: 123, country_code: "XX" };
+        let bad =
+            CardInput { pan: "1234", first_name: "", last_name: "x", exp_month: 13, exp_year: 123, country_code: "XX" };
         assert!(validate(&bad, &mut validation).is_none());
         let error = validation.finish(()).expect_err("invalid");
         let crate::error::ApiError::InvalidRequest { details, .. } = error else { panic!("not a 400") };

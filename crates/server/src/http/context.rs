@@ -42,9 +42,8 @@ pub async fn request_context(mut request: Request, next: Next) -> Response {
     request.extensions_mut().insert(slot.clone());
     let started = Instant::now();
 
-    let mut response = REQUEST_ID
-        .scope(request_id.clone(), async move { render_bare_failure(next.run(request).await) })
-        .await;
+    let mut response =
+        REQUEST_ID.scope(request_id.clone(), async move { render_bare_failure(next.run(request).await) }).await;
 
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
@@ -75,8 +74,7 @@ pub async fn record_route(request: Request, next: Next) -> Response {
 }
 
 fn is_acceptable_request_id(id: &str) -> bool {
-    (1..=64).contains(&id.len())
-        && id.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+    (1..=64).contains(&id.len()) && id.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
 }
 
 /// A path nobody routed may still carry a card number typed in the wrong place.
@@ -107,8 +105,7 @@ fn mask_long_digit_runs(path: &str) -> String {
 /// with an empty or plain-text body; give them the contract's JSON too.
 fn render_bare_failure(response: Response) -> Response {
     let status = response.status();
-    if !(status.is_client_error() || status.is_server_error())
-        || response.extensions().get::<RenderedError>().is_some()
+    if !(status.is_client_error() || status.is_server_error()) || response.extensions().get::<RenderedError>().is_some()
     {
         return response;
     }
@@ -136,10 +133,7 @@ fn render_bare_failure(response: Response) -> Response {
     let (mut parts, _) = response.into_parts();
     let rendered = error.into_response();
     let (rendered_parts, body) = rendered.into_parts();
-    parts.headers.insert(
-        axum::http::header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
+    parts.headers.insert(axum::http::header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     parts.headers.remove(axum::http::header::CONTENT_LENGTH);
     parts.extensions.extend(rendered_parts.extensions);
     // Keep the status axum chose (a 405 stays 405 with its Allow header).

@@ -3,7 +3,7 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
 use axum::http::request::Parts;
-use axum::http::{header, Method};
+use axum::http::{Method, header};
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
@@ -21,11 +21,8 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let is_json = request
-            .headers()
-            .get(header::CONTENT_TYPE)
-            .and_then(|value| value.to_str().ok())
-            .map(is_json_content_type);
+        let is_json =
+            request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).map(is_json_content_type);
         let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
             if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge
@@ -72,9 +69,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             ApiError::invalid_field(path, message)
         }
     })?;
-    deserializer
-        .end()
-        .map_err(|_| ApiError::invalid("the body has trailing characters after the JSON value"))?;
+    deserializer.end().map_err(|_| ApiError::invalid("the body has trailing characters after the JSON value"))?;
     Ok(value)
 }
 
@@ -145,9 +140,8 @@ impl FromRequestParts<AppState> for Auth {
             })?
             .to_str()
             .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".to_owned()))?;
-        let token = bearer_token(header_value).ok_or_else(|| {
-            ApiError::Unauthorized("the Authorization header must be Bearer <token>".to_owned())
-        })?;
+        let token = bearer_token(header_value)
+            .ok_or_else(|| ApiError::Unauthorized("the Authorization header must be Bearer <token>".to_owned()))?;
         let (sub, Claims { cid, .. }) = state.auth.verify_token(token)?;
         if state.usage.is_billing() {
             let endpoint = parts

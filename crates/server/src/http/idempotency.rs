@@ -55,7 +55,12 @@ pub struct StoredWithResult;
 
 impl IdempotencyClaim {
     /// Stores the response inside the transaction that creates the resource.
-    pub fn store(&self, transaction: &Transaction<'_>, status: StatusCode, body: &impl serde::Serialize) -> StorageResult<()> {
+    pub fn store(
+        &self,
+        transaction: &Transaction<'_>,
+        status: StatusCode,
+        body: &impl serde::Serialize,
+    ) -> StorageResult<()> {
         let body = serde_json::to_vec(body).map_err(|error| storage::StorageError::Corrupt(error.to_string()))?;
         storage::idempotency::store(
             transaction,
@@ -149,7 +154,8 @@ async fn serve(state: AppState, request: Request, next: Next) -> Result<Response
     }
     let (parts, body) = response.into_parts();
     let body = to_bytes(body, usize::MAX).await.map_err(|error| ApiError::internal(error).into_response())?;
-    let stored = StoredResponse { request_hash: claim.request_hash.clone(), status: status.as_u16(), body: body.to_vec() };
+    let stored =
+        StoredResponse { request_hash: claim.request_hash.clone(), status: status.as_u16(), body: body.to_vec() };
     let now = Utc::now().timestamp();
     state
         .db
@@ -166,7 +172,10 @@ fn is_replayable(status: StatusCode) -> bool {
         || (status.is_client_error()
             && !matches!(
                 status,
-                StatusCode::UNAUTHORIZED | StatusCode::REQUEST_TIMEOUT | StatusCode::CONFLICT | StatusCode::TOO_MANY_REQUESTS
+                StatusCode::UNAUTHORIZED
+                    | StatusCode::REQUEST_TIMEOUT
+                    | StatusCode::CONFLICT
+                    | StatusCode::TOO_MANY_REQUESTS
             ))
 }
 

@@ -8,7 +8,7 @@ pub fn by_alpha3(code: &str) -> Option<Country> {
     if code.len() != 3 || !code.bytes().all(|byte| byte.is_ascii_alphabetic()) {
         return None;
     }
-    Country::from_alpha3(&code.to_ascii_uppercase()).ok()
+    Country::from_alpha3(code.to_ascii_uppercase()).ok()
 }
 
 /// The upper-case alpha-3 code when `code` names a country.

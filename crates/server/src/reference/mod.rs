@@ -2,3 +2,4 @@
 
 pub mod countries;
 pub mod mcc;
+pub mod places;

@@ -9,8 +9,9 @@ pub struct StoredResponse {
 }
 
 pub fn find(connection: &Connection, scope: &str, key: &str) -> StorageResult<Option<StoredResponse>> {
-    let mut statement = connection
-        .prepare_cached("SELECT request_hash, status, response_body FROM idempotency_keys WHERE scope = ?1 AND key = ?2")?;
+    let mut statement = connection.prepare_cached(
+        "SELECT request_hash, status, response_body FROM idempotency_keys WHERE scope = ?1 AND key = ?2",
+    )?;
     Ok(statement
         .query_row(params![scope, key], |row| {
             Ok(StoredResponse { request_hash: row.get(0)?, status: row.get(1)?, body: row.get(2)? })

@@ -65,8 +65,8 @@ impl Db {
         let mut writer = Connection::open(path)?;
         writer.execute_batch(CONNECTION_PRAGMAS)?;
         migrations().to_latest(&mut writer)?;
-        let manager = SqliteConnectionManager::file(path)
-            .with_init(|connection| connection.execute_batch(CONNECTION_PRAGMAS));
+        let manager =
+            SqliteConnectionManager::file(path).with_init(|connection| connection.execute_batch(CONNECTION_PRAGMAS));
         let readers = r2d2::Pool::builder().max_size(8).build(manager)?;
         Ok(Self { readers, writer: Arc::new(tokio::sync::Mutex::new(writer)) })
     }

@@ -2,7 +2,13 @@ use rusqlite::{Connection, Transaction, params};
 
 use super::StorageResult;
 
-pub fn add(transaction: &Transaction<'_>, subscriber_id: i64, day: &str, endpoint: &str, count: u64) -> StorageResult<()> {
+pub fn add(
+    transaction: &Transaction<'_>,
+    subscriber_id: i64,
+    day: &str,
+    endpoint: &str,
+    count: u64,
+) -> StorageResult<()> {
     transaction.execute(
         "INSERT INTO usage_counts (subscriber_id, day, endpoint, count) VALUES (?1, ?2, ?3, ?4)
          ON CONFLICT (subscriber_id, day, endpoint) DO UPDATE SET count = count + excluded.count",

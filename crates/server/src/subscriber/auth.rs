@@ -64,12 +64,13 @@ impl TokenIssuer {
 
     /// The subscriber id a valid token speaks for, with its claims.
     pub fn verify_token(&self, token: &str) -> Result<(i64, Claims), ApiError> {
-        let data = jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).map_err(|error| {
-            match error.kind() {
-                ErrorKind::ExpiredSignature => ApiError::TokenExpired,
-                _ => ApiError::Unauthorized("the token is not valid: log in for a new one".to_owned()),
-            }
-        })?;
+        let data =
+            jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).map_err(|error| {
+                match error.kind() {
+                    ErrorKind::ExpiredSignature => ApiError::TokenExpired,
+                    _ => ApiError::Unauthorized("the token is not valid: log in for a new one".to_owned()),
+                }
+            })?;
         // `exp` is checked with whole seconds; a token is dead from its expiry second on.
         if data.claims.exp <= Utc::now().timestamp() {
             return Err(ApiError::TokenExpired);
@@ -168,6 +169,9 @@ mod tests {
         let token = expired.issue(7, "cli_x").expect("issues");
         assert!(matches!(expired.verify_token(&token), Err(ApiError::TokenExpired)));
         let other_key = TokenIssuer::new(b"fedcba9876543210fedcba9876543210", Duration::from_secs(60), "sandbox");
-        assert!(matches!(other_key.verify_token(&issuer.issue(7, "c").expect("issues")), Err(ApiError::Unauthorized(_))));
+        assert!(matches!(
+            other_key.verify_token(&issuer.issue(7, "c").expect("issues")),
+            Err(ApiError::Unauthorized(_))
+        ));
     }
 }

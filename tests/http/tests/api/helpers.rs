@@ -1,0 +1,196 @@
+// Shared by every test module; not each module uses every helper.
+#![allow(dead_code)]
+
+//! Starts the real server binary on 127.0.0.1:0 with a temporary SQLite file and speaks
+//! raw JSON to it.
+
+use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use reqwest::blocking::{Client, RequestBuilder, Response};
+use serde_json::{Value, json};
+
+pub const TEST_PAN: &str = "4242424242424242";
+pub const TEST_PANS: [&str; 5] =
+    ["4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222", "6011111111111117"];
+
+pub struct TestServer {
+    pub base_url: String,
+    pub database: PathBuf,
+    child: Child,
+    log: Arc<Mutex<String>>,
+    _dir: tempfile::TempDir,
+    pub http: Client,
+}
+
+impl TestServer {
+    /// A sandbox server with default flags (and a small directory, to start fast).
+    pub fn spawn() -> Self {
+        Self::spawn_with(&[])
+    }
+
+    /// A server with extra flags, e.g. `["--environment", "expansion"]`.
+    pub fn spawn_with(args: &[&str]) -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let database = dir.path().join("service.sqlite3");
+        Self::spawn_on(dir, database, "127.0.0.1:0", args)
+    }
+
+    pub fn spawn_on(dir: tempfile::TempDir, database: PathBuf, listen: &str, args: &[&str]) -> Self {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"));
+        command
+            .arg("--listen")
+            .arg(listen)
+            .arg("--database")
+            .arg(&database)
+            .args(["--directory-size", "2000", "--simulate-rate", "0"])
+            .args(args)
+            .env_remove("RUST_LOG")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().expect("server starts");
+        let log = Arc::new(Mutex::new(String::new()));
+        let (address_tx, address_rx) = std::sync::mpsc::channel();
+        for stream in [
+            child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+            child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            let log = Arc::clone(&log);
+            let address_tx = address_tx.clone();
+            std::thread::spawn(move || {
+                for line in BufReader::new(stream).lines().map_while(Result::ok) {
+                    if let Some(rest) = line.split("listening on http://").nth(1) {
+                        let address = rest.split_whitespace().next().unwrap_or_default().to_owned();
+                        let _ = address_tx.send(address);
+                    }
+                    let mut log = log.lock().expect("log lock");
+                    log.push_str(&line);
+                    log.push('\n');
+                }
+            });
+        }
+        let address = address_rx
+            .recv_timeout(Duration::from_secs(120))
+            .unwrap_or_else(|_| panic!("server did not start; log:\n{}", log.lock().expect("log lock")));
+        let http = Client::builder().timeout(Duration::from_secs(60)).build().expect("http client");
+        Self { base_url: format!("http://{address}"), database, child, log, _dir: dir, http }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base_url)
+    }
+
+    /// Everything the server has logged so far.
+    pub fn log(&self) -> String {
+        self.log.lock().expect("log lock").clone()
+    }
+
+    /// Stops the server with SIGTERM and waits for it, returning the database directory.
+    pub fn stop(mut self) -> (tempfile::TempDir, PathBuf) {
+        terminate(&mut self.child);
+        let dir = std::mem::replace(&mut self._dir, tempfile::tempdir().expect("temporary directory"));
+        (dir, self.database.clone())
+    }
+
+    pub fn get(&self, path: &str) -> RequestBuilder {
+        self.http.get(self.url(path))
+    }
+
+    pub fn post(&self, path: &str, body: &Value) -> RequestBuilder {
+        self.http.post(self.url(path)).json(body)
+    }
+
+    /// Signs up a fresh subscriber and logs in.
+    pub fn subscriber(&self) -> Subscriber {
+        let email = format!("dev-{}@example.com", uuid::Uuid::new_v4().simple());
+        let (status, body) = send(self.post("/subscriber/signup", &json!({ "email": email })));
+        assert_eq!(status, 201, "signup: {body}");
+        let secret = body["secret"].as_str().expect("secret").to_owned();
+        let (status, body) = send(self.post("/subscriber/login", &json!({ "email": email, "api_key": secret })));
+        assert_eq!(status, 200, "login: {body}");
+        Subscriber { email, secret, client_id: String::new(), token: body["token"].as_str().expect("token").to_owned() }
+    }
+
+    /// Enrolls a sandbox test card for the subscriber; returns its cardId.
+    pub fn enroll_card(&self, subscriber: &Subscriber, pan: &str) -> i64 {
+        let (status, body) = send(subscriber.auth(self.post("/card", &card_body(pan))));
+        assert_eq!(status, 201, "enroll {pan}: {body}");
+        body["cardId"].as_i64().expect("cardId")
+    }
+}
+
+impl Drop for TestServer {
+    fn drop(&mut self) {
+        terminate(&mut self.child);
+    }
+}
+
+fn terminate(child: &mut Child) {
+    if let Ok(Some(_)) = child.try_wait() {
+        return;
+    }
+    let _ = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while Instant::now() < deadline {
+        if let Ok(Some(_)) = child.try_wait() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+pub struct Subscriber {
+    pub email: String,
+    pub secret: String,
+    pub client_id: String,
+    pub token: String,
+}
+
+impl Subscriber {
+    pub fn auth(&self, request: RequestBuilder) -> RequestBuilder {
+        request.bearer_auth(&self.token)
+    }
+}
+
+pub fn card_body(pan: &str) -> Value {
+    json!({
+        "pan": pan,
+        "firstName": "Ada",
+        "lastName": "Lovelace",
+        "expMonth": 12,
+        "expYear": 2030,
+        "countryCode": "USA"
+    })
+}
+
+/// Sends and returns (status, JSON body); panics when the body is not JSON.
+pub fn send(request: RequestBuilder) -> (u16, Value) {
+    let response = request.send().expect("request sent");
+    read(response)
+}
+
+pub fn read(response: Response) -> (u16, Value) {
+    let status = response.status().as_u16();
+    let has_request_id = response.headers().contains_key("x-request-id");
+    let text = response.text().expect("body read");
+    let body: Value =
+        serde_json::from_str(&text).unwrap_or_else(|_| panic!("status {status}: body is not JSON: {text:?}"));
+    assert!(has_request_id, "every response carries X-Request-Id");
+    (status, body)
+}
+
+/// Asserts the contract's error shape and returns the body.
+pub fn assert_error(status: u16, body: &Value, expected_status: u16, expected_code: &str) {
+    assert_eq!(status, expected_status, "status; body: {body}");
+    assert_eq!(body["code"], expected_code, "code; body: {body}");
+    assert!(body["error"].as_str().is_some_and(|message| !message.is_empty()), "error message; body: {body}");
+    assert!(body["requestId"].as_str().is_some_and(|id| !id.is_empty()), "requestId; body: {body}");
+}

@@ -1,0 +1,8 @@
+//! Black-box conformance of the service: one test binary, one module per resource.
+//! Requests and responses are raw JSON with literal field names, so a mistake in a shared
+//! type cannot hide a wire mistake.
+
+mod cards;
+mod errors;
+mod helpers;
+mod subscriber;
