@@ -178,6 +178,7 @@ def main():
                              record["area_codes"][0]))
         else:
             postcodes = defaultdict(list)
+            local_names = {}  # as the country writes them, where the data is not all capitals
             for entry in json.loads((data_dir / alpha2 / "postcodes.json").read_text()):
                 code = entry["code"].strip()
                 if not code.isdigit() or not entry.get("localityName"):
@@ -187,16 +188,28 @@ def main():
                     region = AUSTRIAN_STATES.get(region, region)
                 if alpha2 == "FR":
                     region = region[:2]  # the département: `75C` is Paris's 75
-                postcodes[locality_key(entry["localityName"])].append((code, region))
+                key = locality_key(entry["localityName"])
+                postcodes[key].append((code, region))
+                local = re.sub(r"\s+\d+$", "", entry["localityName"].split(",")[0]).strip()
+                if not local.isupper():
+                    local_names.setdefault(key, local)
             areas = area_codes(alpha2, calling_code)
             seen = set()
             for city in sorted(cities.values(), key=lambda c: (-c["population"], c["geonameid"])):
                 if city["countrycode"] != alpha2:
                     continue
-                key = locality_key(city["name"])
-                if key in seen or key not in postcodes:
+                # GeoNames names some cities in English (`Munich`); the postcodes use the local
+                # name, which is also what a statement prints.
+                names = [city["name"]] + [name for name in city.get("alternatenames", []) if name.isascii()
+                                           or unicodedata.normalize("NFKD", name).encode("ascii", "ignore")]
+                matched = next((name for name in names if locality_key(name) in postcodes), None)
+                if matched is None:
+                    continue
+                key = locality_key(matched)
+                if key in seen:
                     continue
                 seen.add(key)
+                display = local_names.get(key, city["name"])
                 by_region = defaultdict(list)
                 for code, region in set(postcodes[key]):
                     by_region[region].append(code)
@@ -206,7 +219,7 @@ def main():
                 region, codes = max(by_region.items(), key=lambda item: len(item[1]))
                 area = areas.get(key, "")
                 for code in sorted(codes)[:MAX_POSTCODES_PER_CITY]:
-                    rows.append((region, city["name"], code, city["latitude"], city["longitude"], area))
+                    rows.append((region, display, code, city["latitude"], city["longitude"], area))
             rows = fill_area_codes(rows)
         for region, city, code, latitude, longitude, area in sorted(rows, key=lambda row: row[2]):
             lines.append(f"P\t{alpha3}\t{clean(region)}\t{clean(city)}\t{code}\t{latitude:.4f}\t{longitude:.4f}\t{area}")

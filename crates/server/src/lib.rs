@@ -2,7 +2,8 @@
 //!
 //! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
 //!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
-//! - One module per resource: [`subscriber`], [`cards`]; [`storage`] holds the SQL of each.
+//! - One module per resource: [`subscriber`], [`cards`], [`discovery`] (over the merchant
+//!   [`directory`]); [`storage`] holds the SQL of each.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
 pub mod background;
@@ -10,6 +11,7 @@ pub mod cards;
 pub mod cli;
 pub mod config;
 pub mod directory;
+pub mod discovery;
 pub mod error;
 pub mod http;
 pub mod paging;

@@ -6,6 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 
 use crate::config::Config;
+use crate::directory::Directory;
 use crate::storage::{self, Db};
 use crate::subscriber::auth::TokenIssuer;
 use crate::subscriber::usage::UsageRecorder;
@@ -20,7 +21,7 @@ pub struct AppState {
     /// keeping its number.
     pub fingerprint_key: Arc<[u8]>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
-    pub directory: Arc<crate::directory::Directory>,
+    pub directory: Arc<Directory>,
 }
 
 impl AppState {
@@ -42,6 +43,7 @@ impl AppState {
             config.environment.as_str(),
         );
         let usage = UsageRecorder::new(config.environment);
+        let directory = Directory::open(&db, config.sandbox_seed, config.directory_size).await?;
         Ok(Self {
             config: Arc::new(config),
             db,
@@ -49,7 +51,7 @@ impl AppState {
             usage: Arc::new(usage),
             fingerprint_key: fingerprint_key.into(),
             idempotency: Arc::default(),
-            directory: Arc::default(),
+            directory: Arc::new(directory),
         })
     }
 

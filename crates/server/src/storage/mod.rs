@@ -5,6 +5,7 @@
 //! mutex, which keeps SQLite's single writer busy without `SQLITE_BUSY` retries.
 
 pub mod cards;
+pub mod directory;
 pub mod idempotency;
 pub mod keys;
 pub mod subscribers;
@@ -36,7 +37,10 @@ pub type StorageResult<T> = Result<T, StorageError>;
 
 /// Migrations, oldest first. Never edit one that has shipped: add the next.
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(include_str!("../../migrations/0001_core.sql"))])
+    Migrations::new(vec![
+        M::up(include_str!("../../migrations/0001_core.sql")),
+        M::up(include_str!("../../migrations/0003_directory.sql")),
+    ])
 }
 
 /// Applied to every connection. `synchronous = FULL` in WAL mode syncs the log at every
