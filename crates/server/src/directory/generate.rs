@@ -46,6 +46,8 @@ struct CountryPool {
     currency: &'static str,
     language: Language,
     rows: &'static [Postcode],
+    /// Running sums of the rows' people, to draw a postcode as likely as its share of people.
+    cumulative_people: Vec<u64>,
     streets: &'static [&'static str],
     /// Postcodes per city: bigger cities spread their merchants wider.
     city_sizes: HashMap<&'static str, usize>,
@@ -63,7 +65,15 @@ pub fn generate(seed: u64, size: u32, interner: &mut Interner) -> Vec<Entry> {
             for row in rows {
                 *city_sizes.entry(row.city).or_insert(0) += 1;
             }
+            let cumulative_people = rows
+                .iter()
+                .scan(0u64, |sum, row| {
+                    *sum += u64::from(row.people.max(1));
+                    Some(*sum)
+                })
+                .collect();
             let pool = CountryPool {
+                cumulative_people,
                 alpha3: country.alpha3,
                 calling_code: country.calling_code,
                 national_length: country.national_length,
@@ -79,16 +89,17 @@ pub fn generate(seed: u64, size: u32, interner: &mut Interner) -> Vec<Entry> {
     let country_total: u32 = pools.iter().map(|(_, weight)| weight).sum();
     let category_total: u32 = CATEGORIES.iter().map(|category| category.weight).sum();
     let mut used_keys: HashSet<String> = HashSet::with_capacity(size as usize);
+    let mut used_names: HashSet<String> = HashSet::with_capacity(size as usize);
     let mut store_numbers: HashMap<&'static str, u32> = HashMap::new();
     let mut entries = Vec::with_capacity(size as usize);
     for index in 0..size {
         let pool = &pick_weighted(&mut rng, &pools, country_total, |(_, weight)| *weight).0;
         let category = pick_weighted(&mut rng, CATEGORIES, category_total, |category| category.weight);
-        let row = &pool.rows[rng.random_range(0..pool.rows.len())];
+        let row = pick_postcode(&mut rng, pool);
         let region = if row.region.is_empty() { None } else { Some(row.region) };
         let is_chain = rng.random_range(0..100) < u32::from(category.chain_percent);
         let (dba_name, descriptor) =
-            loop_for_unique_name(&mut rng, category, pool, row, is_chain, &mut used_keys, &mut store_numbers);
+            unique_name(&mut rng, category, pool, row, is_chain, &mut used_keys, &mut used_names, &mut store_numbers);
         let (latitude, longitude) = position(&mut rng, pool, row);
         let street = pool.streets[rng.random_range(0..pool.streets.len())];
         entries.push(Entry {
@@ -114,6 +125,13 @@ pub fn generate(seed: u64, size: u32, interner: &mut Interner) -> Vec<Entry> {
     entries
 }
 
+fn pick_postcode<'a>(rng: &mut ChaCha8Rng, pool: &'a CountryPool) -> &'a Postcode {
+    let total = pool.cumulative_people.last().copied().unwrap_or(1);
+    let roll = rng.random_range(0..total);
+    let position = pool.cumulative_people.partition_point(|sum| *sum <= roll);
+    &pool.rows[position.min(pool.rows.len() - 1)]
+}
+
 fn pick_weighted<'a, T>(rng: &mut ChaCha8Rng, items: &'a [T], total: u32, weight: impl Fn(&T) -> u32) -> &'a T {
     let mut roll = rng.random_range(0..total.max(1));
     for item in items {
@@ -128,17 +146,19 @@ fn pick_weighted<'a, T>(rng: &mut ChaCha8Rng, items: &'a [T], total: u32, weight
 
 /// A trading name and a descriptor no other merchant of the directory prints: a name already
 /// taken is drawn again, and at last told apart by a store number.
-fn loop_for_unique_name(
+fn unique_name(
     rng: &mut ChaCha8Rng,
     category: &'static Category,
     pool: &CountryPool,
     row: &Postcode,
     is_chain: bool,
     used_keys: &mut HashSet<String>,
+    used_names: &mut HashSet<String>,
     store_numbers: &mut HashMap<&'static str, u32>,
 ) -> (String, String) {
     let mut last = (String::new(), String::new());
-    for _attempt in 0..6 {
+    let mut fallback: Option<(String, String, String)> = None;
+    for _attempt in 0..8 {
         let (name, descriptor) = if is_chain || category.names_in(pool.language).is_empty() {
             let brand = category.chains[rng.random_range(0..category.chains.len())];
             let counter = store_numbers.entry(brand).or_insert(0);
@@ -152,10 +172,24 @@ fn loop_for_unique_name(
             (name, descriptor)
         };
         let key = descriptor::exact_key(&descriptor);
-        if !key.is_empty() && used_keys.insert(key) {
-            return (name, descriptor);
+        // An independent merchant's name is its own (chains share theirs): a statement that
+        // leaves out the city still names one merchant.
+        let name_is_free = is_chain || used_names.insert(descriptor::letters(&name));
+        if !key.is_empty() && !used_keys.contains(&key) {
+            if name_is_free {
+                used_keys.insert(key);
+                return (name, descriptor);
+            }
+            if fallback.is_none() {
+                fallback = Some((name.clone(), descriptor.clone(), key));
+            }
         }
         last = (name, descriptor);
+    }
+    // No free name: one that another town has too, told apart by the city the descriptor prints.
+    if let Some((name, descriptor, key)) = fallback {
+        used_keys.insert(key);
+        return (name, descriptor);
     }
     let (name, descriptor) = last;
     for number in 2.. {

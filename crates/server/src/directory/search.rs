@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use super::Entry;
-use super::descriptor::{exact_key, letters, numbers, split_prefix, statement_text};
+use super::descriptor::{exact_key, letters, split_prefix, statement_text};
 use crate::reference::places::{fold, fold_city};
 
 /// Postings read in full before the remaining (common) trigrams are only probed.
@@ -90,7 +90,7 @@ impl SearchIndex {
     /// the merchant printing exactly this (case, spacing, punctuation and processor prefix
     /// aside).
     pub fn by_descriptor(&self, entries: &[Entry], query: &str, exact: bool, limit: usize) -> Vec<Hit> {
-        let printed = statement_text(query);
+        let printed = without_store_word(&statement_text(query));
         let (_, rest) = split_prefix(&printed);
         let live = |index: &&u32| !entries[**index as usize].retired;
         let exact_hits: Vec<u32> = self
@@ -106,7 +106,8 @@ impl SearchIndex {
                 .collect();
         }
         let query_letters = letters(rest);
-        let query_numbers = numbers(rest);
+        let query_numbers = digit_runs(rest);
+        let query_words: Vec<&str> = rest.split(' ').skip(1).collect();
         let mut query_grams: Vec<u32> = trigrams(&query_letters).collect();
         query_grams.sort_unstable();
         query_grams.dedup();
@@ -154,7 +155,11 @@ impl SearchIndex {
             if containment < 0.5 {
                 continue;
             }
-            let score = descriptor_score(containment, &query_letters, &query_grams, &query_numbers, entry);
+            let mut score = descriptor_score(containment, &query_letters, &query_grams, &query_numbers, entry);
+            // The state or region a statement ran into the name (`... TOPEKA KS`).
+            if entry.region.as_deref().is_some_and(|region| region.len() >= 2 && query_words.contains(&region)) {
+                score += 0.05;
+            }
             if score >= 0.45 {
                 hits.push(Hit { index, score: score.min(0.99), distance: None });
             }
@@ -274,7 +279,7 @@ fn descriptor_score(
     containment: f64,
     query_letters: &str,
     query_grams: &[u32],
-    query_numbers: &[u64],
+    query_numbers: &[&str],
     entry: &Entry,
 ) -> f64 {
     let (_, rest) = split_prefix(&entry.descriptor);
@@ -289,14 +294,50 @@ fn descriptor_score(
     let common = common_prefix(query_letters, &own_letters).max(common_prefix(query_letters, &name_letters));
     #[allow(clippy::cast_precision_loss)]
     let start = common as f64 / query_letters.len().min(own_letters.len()).clamp(1, 12) as f64;
-    let number = if query_numbers.is_empty() {
-        0.5
-    } else if numbers(rest).iter().any(|own| query_numbers.contains(own)) {
-        1.0
-    } else {
-        0.0
-    };
-    0.5 * containment + 0.25 * coverage + 0.15 * start.min(1.0) + 0.1 * number
+    let number = number_match(query_numbers, &digit_runs(rest));
+    0.65 * containment + 0.1 * coverage + 0.1 * start.min(1.0) + 0.15 * number
+}
+
+/// How well the store numbers agree: the same digits; the query's last number cut short
+/// (`#04` of `#0423`); the same number padded otherwise (`423` and `0423`); none given (0.5).
+fn number_match(query: &[&str], own: &[&str]) -> f64 {
+    let Some(last) = query.last() else { return 0.5 };
+    let mut best: f64 = 0.0;
+    for (position, digits) in query.iter().enumerate() {
+        for candidate in own {
+            let score = if digits == candidate {
+                1.0
+            } else if position == query.len() - 1 && digits.len() >= 2 && candidate.starts_with(last) {
+                0.9
+            } else if digits.trim_start_matches('0') == candidate.trim_start_matches('0') {
+                0.85
+            } else {
+                0.0
+            };
+            best = best.max(score);
+        }
+    }
+    best
+}
+
+/// `HARTWELLS STORE 135` -> `HARTWELLS 135`: the word is how some statements print a store
+/// number, not part of the name.
+fn without_store_word(printed: &str) -> String {
+    let words: Vec<&str> = printed.split(' ').collect();
+    let mut kept = Vec::with_capacity(words.len());
+    for (position, word) in words.iter().enumerate() {
+        let next_is_number = words
+            .get(position + 1)
+            .is_some_and(|next| next.trim_start_matches('#').starts_with(|c: char| c.is_ascii_digit()));
+        if !(matches!(*word, "STORE" | "STORE#" | "NO" | "NO.") && next_is_number) {
+            kept.push(*word);
+        }
+    }
+    kept.join(" ")
+}
+
+fn digit_runs(text: &str) -> Vec<&str> {
+    text.split(|character: char| !character.is_ascii_digit()).filter(|digits| !digits.is_empty()).collect()
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {

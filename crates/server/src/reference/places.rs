@@ -42,6 +42,8 @@ pub struct Postcode {
     pub latitude: f64,
     pub longitude: f64,
     pub area_code: &'static str,
+    /// People living in the postcode's area (estimated): merchants are spread like people.
+    pub people: u32,
 }
 
 struct Places {
@@ -70,9 +72,10 @@ fn parse(text: &'static str) -> Places {
                     postcodes: start..start,
                 });
             }
-            ["P", country, region, city, zip, latitude, longitude, area_code] => {
+            ["P", country, region, city, zip, latitude, longitude, area_code, people] => {
                 let (Ok(latitude), Ok(longitude)) = (latitude.parse(), longitude.parse()) else { continue };
-                postcodes.push(Postcode { country, region, city, zip, latitude, longitude, area_code });
+                let people = people.parse().unwrap_or(1);
+                postcodes.push(Postcode { country, region, city, zip, latitude, longitude, area_code, people });
                 if let Some(current) = countries.last_mut().filter(|current| current.alpha3 == *country) {
                     current.postcodes.end = postcodes.len();
                 }
@@ -210,6 +213,7 @@ mod tests {
                 assert_eq!(row.country, country.alpha3);
                 assert!(row.zip.bytes().all(|byte| byte.is_ascii_digit()), "{} is numeric", row.zip);
                 assert!(!row.area_code.is_empty(), "{} {} has an area code", row.country, row.city);
+                assert!(row.people > 0);
             }
         }
         assert_eq!(currency_of("DEU"), "EUR");
