@@ -10,7 +10,7 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/subscriber-data/target
 CARGO ?= cargo
 DATA_DIR ?= $(HOME)/.local/share/subscriber-data
 
-.PHONY: help run serve test test-rust lint bench deps-rust
+.PHONY: help run serve test test-rust lint bench bench-discovery deps-rust
 
 help:
 	@echo "make run    - the dashboard on the embedded sandbox (installs what it needs)"
@@ -36,5 +36,10 @@ test-rust: deps-rust
 
 test: lint test-rust
 
-bench: deps-rust
-	@echo "benchmarks: not yet"
+# Discovery on 1,000,000 merchants: generation time, p50/p99 of descriptor, address and position
+# lookups; the figures go into BENCHMARKS.md with the machine and the command.
+BENCH_DIRECTORY_SIZE ?= 1000000
+bench-discovery: deps-rust
+	$(CARGO) run --release -p subscriber-server --example bench_discovery -- $(BENCH_DIRECTORY_SIZE) BENCHMARKS.md
+
+bench: deps-rust bench-discovery

@@ -53,7 +53,256 @@ struct CountryPool {
     city_sizes: HashMap<&'static str, usize>,
 }
 
-/// `size` merchants made from `seed`.
+/// Merchants every sandbox directory holds, whatever its seed and size, so that the README can
+/// list descriptors that always resolve. US phone numbers are in the 555-01xx range kept for
+/// fiction.
+pub struct Showcase {
+    pub dba_name: &'static str,
+    pub descriptor: &'static str,
+    pub mcc: u16,
+    pub street: &'static str,
+    pub street_no: &'static str,
+    pub city: &'static str,
+    pub region: &'static str,
+    pub country: &'static str,
+    pub zip: &'static str,
+    pub phone: u64,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub currency: &'static str,
+}
+
+macro_rules! showcase {
+    ($name:literal, $descriptor:literal, $mcc:literal, $street:literal, $no:literal, $city:literal, $region:literal,
+     $country:literal, $zip:literal, $phone:literal, $lat:literal, $lon:literal, $currency:literal) => {
+        Showcase {
+            dba_name: $name,
+            descriptor: $descriptor,
+            mcc: $mcc,
+            street: $street,
+            street_no: $no,
+            city: $city,
+            region: $region,
+            country: $country,
+            zip: $zip,
+            phone: $phone,
+            latitude: $lat,
+            longitude: $lon,
+            currency: $currency,
+        }
+    };
+}
+
+pub static SHOWCASE: &[Showcase] = &[
+    showcase!(
+        "Blue Heron Coffee",
+        "SQ *BLUE HERON COFFEE",
+        5814,
+        "Valencia St",
+        "1022",
+        "San Francisco",
+        "CA",
+        "USA",
+        "94110",
+        14_155_550_101,
+        37.7557,
+        -122.4211,
+        "USD"
+    ),
+    showcase!(
+        "Golden Lantern",
+        "TST* GOLDEN LANTERN",
+        5812,
+        "W 46th St",
+        "312",
+        "New York",
+        "NY",
+        "USA",
+        "10036",
+        12_125_550_102,
+        40.7596,
+        -73.9883,
+        "USD"
+    ),
+    showcase!(
+        "Lakeshore Market",
+        "LAKESHORE MARKET #0042",
+        5411,
+        "N Clark St",
+        "2901",
+        "Chicago",
+        "IL",
+        "USA",
+        "60657",
+        17_735_550_103,
+        41.9339,
+        -87.6450,
+        "USD"
+    ),
+    showcase!(
+        "Prairie Fuel",
+        "PRAIRIE FUEL 01187 AUS",
+        5541,
+        "S Congress Ave",
+        "1900",
+        "Austin",
+        "TX",
+        "USA",
+        "78704",
+        15_125_550_104,
+        30.2476,
+        -97.7507,
+        "USD"
+    ),
+    showcase!(
+        "Nightjar Streaming",
+        "PAYPAL *NIGHTJAR",
+        4899,
+        "Lark Ave",
+        "100",
+        "Los Gatos",
+        "CA",
+        "USA",
+        "95032",
+        14_085_550_105,
+        37.2358,
+        -121.9624,
+        "USD"
+    ),
+    showcase!(
+        "Fernwood Supply Co",
+        "SP FERNWOOD SUPPLY CO",
+        5999,
+        "NW 23rd Ave",
+        "812",
+        "Portland",
+        "OR",
+        "USA",
+        "97210",
+        15_035_550_106,
+        45.5289,
+        -122.6985,
+        "USD"
+    ),
+    showcase!(
+        "Harborlight Hotel",
+        "HARBORLIGHT HOTEL SEAT",
+        7011,
+        "1st Ave",
+        "1400",
+        "Seattle",
+        "WA",
+        "USA",
+        "98101",
+        12_065_550_107,
+        47.6085,
+        -122.3385,
+        "USD"
+    ),
+    showcase!(
+        "Copley Pharmacy",
+        "COPLEY PHARMACY #0310",
+        5912,
+        "Boylston St",
+        "565",
+        "Boston",
+        "MA",
+        "USA",
+        "02116",
+        16_175_550_108,
+        42.3499,
+        -71.0770,
+        "USD"
+    ),
+    showcase!(
+        "Northwind Air",
+        "NORTHWIND AIR",
+        4511,
+        "Pena Blvd",
+        "8500",
+        "Denver",
+        "CO",
+        "USA",
+        "80249",
+        13_035_550_109,
+        39.8561,
+        -104.6737,
+        "USD"
+    ),
+    showcase!(
+        "Café Kranich",
+        "CAFE KRANICH BERLIN",
+        5814,
+        "Oranienstraße",
+        "24",
+        "Berlin",
+        "BE",
+        "DEU",
+        "10999",
+        493_061_650_240,
+        52.5008,
+        13.4190,
+        "EUR"
+    ),
+    showcase!(
+        "Boulangerie Lemoine",
+        "BOULANGERIE LEMOINE PA",
+        5462,
+        "rue de Bretagne",
+        "18",
+        "Paris",
+        "75",
+        "FRA",
+        "75003",
+        33_142_720_318,
+        48.8630,
+        2.3620,
+        "EUR"
+    ),
+    showcase!(
+        "Trattoria da Gino",
+        "TRATTORIA DA GINO ROMA",
+        5812,
+        "Via dei Coronari",
+        "45",
+        "Roma",
+        "RM",
+        "ITA",
+        "00186",
+        390_668_210_045,
+        41.8995,
+        12.4705,
+        "EUR"
+    ),
+];
+
+fn showcase_entries(interner: &mut Interner) -> Vec<Entry> {
+    SHOWCASE
+        .iter()
+        .zip(1..)
+        .map(|(merchant, number)| Entry {
+            id: ID_BASE + number,
+            dba_name: merchant.dba_name.into(),
+            descriptor: merchant.descriptor.into(),
+            mcc: merchant.mcc,
+            street: interner.get(merchant.street),
+            street_no: merchant.street_no.into(),
+            city: interner.get(merchant.city),
+            region: Some(interner.get(merchant.region)),
+            country: interner.get(merchant.country),
+            zip: interner.get(merchant.zip),
+            phone: merchant.phone,
+            latitude: merchant.latitude,
+            longitude: merchant.longitude,
+            currency: interner.get(merchant.currency),
+            merchant_id: None,
+            location_id: None,
+            retired: false,
+        })
+        .collect()
+}
+
+/// The showcase merchants, then `size` less their number made from `seed`.
 pub fn generate(seed: u64, size: u32, interner: &mut Interner) -> Vec<Entry> {
     let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0xD1EC_7042_u64);
     let pools: Vec<(CountryPool, u32)> = COUNTRY_WEIGHTS
@@ -91,8 +340,14 @@ pub fn generate(seed: u64, size: u32, interner: &mut Interner) -> Vec<Entry> {
     let mut used_keys: HashSet<String> = HashSet::with_capacity(size as usize);
     let mut used_names: HashSet<String> = HashSet::with_capacity(size as usize);
     let mut store_numbers: HashMap<&'static str, u32> = HashMap::new();
-    let mut entries = Vec::with_capacity(size as usize);
-    for index in 0..size {
+    let mut entries = showcase_entries(interner);
+    for entry in &entries {
+        used_keys.insert(descriptor::exact_key(&entry.descriptor));
+        used_names.insert(descriptor::letters(&entry.dba_name));
+    }
+    entries.reserve(size as usize);
+    let first = u32::try_from(entries.len()).unwrap_or(0);
+    for index in first..size.max(first) {
         let pool = &pick_weighted(&mut rng, &pools, country_total, |(_, weight)| *weight).0;
         let category = pick_weighted(&mut rng, CATEGORIES, category_total, |category| category.weight);
         let row = pick_postcode(&mut rng, pool);
@@ -325,6 +580,8 @@ mod tests {
         assert!(first.iter().zip(&second).all(|(a, b)| a.descriptor == b.descriptor && a.phone == b.phone));
         assert!(first.iter().zip(&other).any(|(a, b)| a.descriptor != b.descriptor));
         assert_eq!(first[0].id, ID_BASE + 1);
+        assert_eq!(&*first[0].descriptor, SHOWCASE[0].descriptor);
+        assert!(first.iter().enumerate().all(|(index, entry)| entry.id == ID_BASE + 1 + index as i64));
     }
 
     #[test]

@@ -3,6 +3,8 @@
 //! type cannot hide a wire mistake.
 
 mod cards;
+mod discovery;
 mod errors;
 mod helpers;
+mod history;
 mod subscriber;
