@@ -337,13 +337,11 @@ pub fn generate(seed: u64, size: u32, interner: &mut Interner) -> Vec<Entry> {
         .collect();
     let country_total: u32 = pools.iter().map(|(_, weight)| weight).sum();
     let category_total: u32 = CATEGORIES.iter().map(|category| category.weight).sum();
-    let mut used_keys: HashSet<String> = HashSet::with_capacity(size as usize);
-    let mut used_names: HashSet<String> = HashSet::with_capacity(size as usize);
-    let mut store_numbers: HashMap<&'static str, u32> = HashMap::new();
+    let mut taken = Taken::default();
     let mut entries = showcase_entries(interner);
     for entry in &entries {
-        used_keys.insert(descriptor::exact_key(&entry.descriptor));
-        used_names.insert(descriptor::letters(&entry.dba_name));
+        taken.keys.insert(descriptor::exact_key(&entry.descriptor));
+        taken.names.insert(descriptor::letters(&entry.dba_name));
     }
     entries.reserve(size as usize);
     let first = u32::try_from(entries.len()).unwrap_or(0);
@@ -353,8 +351,7 @@ pub fn generate(seed: u64, size: u32, interner: &mut Interner) -> Vec<Entry> {
         let row = pick_postcode(&mut rng, pool);
         let region = if row.region.is_empty() { None } else { Some(row.region) };
         let is_chain = rng.random_range(0..100) < u32::from(category.chain_percent);
-        let (dba_name, descriptor) =
-            unique_name(&mut rng, category, pool, row, is_chain, &mut used_keys, &mut used_names, &mut store_numbers);
+        let (dba_name, descriptor) = unique_name(&mut rng, category, pool, row, is_chain, &mut taken);
         let (latitude, longitude) = position(&mut rng, pool, row);
         let street = pool.streets[rng.random_range(0..pool.streets.len())];
         entries.push(Entry {
@@ -399,6 +396,17 @@ fn pick_weighted<'a, T>(rng: &mut ChaCha8Rng, items: &'a [T], total: u32, weight
     &items[items.len() - 1]
 }
 
+/// What merchants generated so far have claimed.
+#[derive(Default)]
+struct Taken {
+    /// Exact keys of descriptors.
+    keys: HashSet<String>,
+    /// Independent merchants' names (letters only).
+    names: HashSet<String>,
+    /// The last store number of each chain.
+    store_numbers: HashMap<&'static str, u32>,
+}
+
 /// A trading name and a descriptor no other merchant of the directory prints: a name already
 /// taken is drawn again, and at last told apart by a store number.
 fn unique_name(
@@ -407,10 +415,9 @@ fn unique_name(
     pool: &CountryPool,
     row: &Postcode,
     is_chain: bool,
-    used_keys: &mut HashSet<String>,
-    used_names: &mut HashSet<String>,
-    store_numbers: &mut HashMap<&'static str, u32>,
+    taken: &mut Taken,
 ) -> (String, String) {
+    let Taken { keys: used_keys, names: used_names, store_numbers } = taken;
     let mut last = (String::new(), String::new());
     let mut fallback: Option<(String, String, String)> = None;
     for _attempt in 0..8 {
