@@ -69,8 +69,11 @@ fn error_json(code: &str, message: &str) -> Value {
     json!({"error": message, "code": code, "requestId": "req_stub"})
 }
 
+/// A canned answer: status, extra headers, body.
+type Canned = (StatusCode, Vec<(&'static str, &'static str)>, String);
+
 /// `GET /card/1` answering `answers[n]` to the n-th request (the last one from then on).
-async fn card_stub(answers: Vec<(StatusCode, Vec<(&'static str, &'static str)>, String)>) -> (String, Seen) {
+async fn card_stub(answers: Vec<Canned>) -> (String, Seen) {
     let seen = Seen::default();
     let recorder = seen.clone();
     let router = Router::new().route(
