@@ -1,12 +1,13 @@
 //! Credentials and the bearer token: lazy login, renewal shortly before expiry, one login at a
 //! time however many calls need a token.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use parking_lot::RwLock;
 use tokio::sync::Mutex;
 
-use crate::error::{ApiError, Error, Result};
+use crate::error::{Error, Result};
 
 /// A secret string (API secret or token) that never shows in `Debug` or `Display`.
 #[derive(Clone, PartialEq, Eq)]
@@ -105,17 +106,18 @@ pub(crate) fn renewal_margin(validity: Duration) -> Duration {
 #[derive(Default)]
 struct TokenSlot {
     token: Option<Token>,
-    /// Counts finished login attempts, so a caller that waited for someone else's login can
-    /// tell that one happened.
-    attempts: u64,
-    /// The service's answer to the last failed login, handed to callers that were waiting for it
-    /// instead of trying again at once (failed logins are rate limited).
-    last_failure: Option<ApiError>,
+    /// Why the last login failed, handed to the callers that were waiting for it instead of
+    /// each trying again (failed logins are rate limited; an unreachable service would make
+    /// every waiter sit through its own retries).
+    last_failure: Option<Error>,
 }
 
 pub(crate) struct Auth {
     credentials: RwLock<Option<Credentials>>,
     slot: Mutex<TokenSlot>,
+    /// Finished login attempts. Read before queueing for the slot, so a caller that waited
+    /// while someone else logged in can tell that a login happened meanwhile.
+    attempts: AtomicU64,
 }
 
 /// What logging in takes: the client does the HTTP call.
@@ -125,7 +127,11 @@ pub(crate) trait LogIn {
 
 impl Auth {
     pub fn new(credentials: Option<Credentials>, token: Option<Token>) -> Self {
-        Self { credentials: RwLock::new(credentials), slot: Mutex::new(TokenSlot { token, ..TokenSlot::default() }) }
+        Self {
+            credentials: RwLock::new(credentials),
+            slot: Mutex::new(TokenSlot { token, ..TokenSlot::default() }),
+            attempts: AtomicU64::new(0),
+        }
     }
 
     pub fn credentials(&self) -> Option<Credentials> {
@@ -168,21 +174,15 @@ impl Auth {
     }
 
     async fn token_replacing(&self, client: &impl LogIn, rejected: Option<&Secret>) -> Result<Option<Secret>> {
-        let attempts_before = {
-            let slot = self.slot.lock().await;
-            if let Some(token) = usable(&slot, rejected) {
-                return Ok(Some(token));
-            }
-            slot.attempts
-        };
+        let attempts_before = self.attempts.load(Ordering::Acquire);
         let mut slot = self.slot.lock().await;
         if let Some(token) = usable(&slot, rejected) {
             return Ok(Some(token));
         }
-        if slot.attempts != attempts_before
+        if self.attempts.load(Ordering::Acquire) != attempts_before
             && let Some(failure) = &slot.last_failure
         {
-            return Err(failure.clone().into());
+            return Err(failure.duplicate());
         }
         let Some(credentials) = self.credentials() else {
             // Nothing better to send: the service answers with the precise 401.
@@ -194,18 +194,15 @@ impl Auth {
 
     async fn login_into(&self, slot: &mut TokenSlot, client: &impl LogIn, credentials: &Credentials) -> Result<Token> {
         let outcome = client.log_in(credentials).await;
-        slot.attempts += 1;
-        match outcome {
+        match &outcome {
             Ok(token) => {
                 slot.token = Some(token.clone());
                 slot.last_failure = None;
-                Ok(token)
             }
-            Err(error) => {
-                slot.last_failure = error.api().cloned();
-                Err(error)
-            }
+            Err(error) => slot.last_failure = Some(error.duplicate()),
         }
+        self.attempts.fetch_add(1, Ordering::AcqRel);
+        outcome
     }
 }
 

@@ -111,6 +111,28 @@ impl Error {
     }
 }
 
+impl Error {
+    /// The same failure for another caller: the transport's cause is kept as its message.
+    pub(crate) fn duplicate(&self) -> Self {
+        match self {
+            Self::Api(api) => Self::Api(api.clone()),
+            Self::Transport { endpoint, timed_out, source } => {
+                Self::Transport { endpoint: endpoint.clone(), timed_out: *timed_out, source: source.to_string().into() }
+            }
+            Self::Decode { endpoint, status, path, message, request_id } => Self::Decode {
+                endpoint: endpoint.clone(),
+                status: *status,
+                path: path.clone(),
+                message: message.clone(),
+                request_id: request_id.clone(),
+            },
+            Self::InvalidInput { field, message } => {
+                Self::InvalidInput { field: field.clone(), message: message.clone() }
+            }
+        }
+    }
+}
+
 impl From<ApiError> for Error {
     fn from(error: ApiError) -> Self {
         Self::Api(Box::new(error))

@@ -370,3 +370,39 @@ async fn paging_stops_on_a_repeated_cursor() {
     assert_eq!(pages.len(), 2, "the first page and the one its cursor points to; then the repeat stops it");
     assert_eq!(seen.count(), 2);
 }
+
+#[tokio::test]
+async fn callers_waiting_for_a_failed_login_share_its_answer() {
+    let logins = Seen::default();
+    let recorder = logins.clone();
+    let router = Router::new().route(
+        "/subscriber/login",
+        post(move |headers: HeaderMap| {
+            recorder.record(&headers);
+            async {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                let body = error_json("invalid_credentials", "the e-mail address or the API key is wrong");
+                (StatusCode::UNAUTHORIZED, axum::Json(body))
+            }
+        }),
+    );
+    let base_url = stub(router).await;
+    let client = Client::builder()
+        .base_url(&base_url)
+        .credentials("dev@example.com", "sk_test_wrong")
+        .retry_policy(quick_retries())
+        .build()
+        .expect("builds");
+    let calls = (0..8).map(|_| {
+        let client = client.clone();
+        async move { client.cards().await }
+    });
+    for result in futures::future::join_all(calls).await {
+        let error = result.expect_err("cannot log in");
+        assert_eq!(error.code(), Some("invalid_credentials"));
+    }
+    assert_eq!(logins.count(), 1, "one login attempt for all the callers waiting on it");
+    // A later call tries again.
+    client.cards().await.expect_err("still wrong");
+    assert_eq!(logins.count(), 2);
+}
