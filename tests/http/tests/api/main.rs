@@ -5,4 +5,5 @@
 mod cards;
 mod errors;
 mod helpers;
+mod idempotency;
 mod subscriber;
