@@ -6,4 +6,5 @@ mod cards;
 mod errors;
 mod helpers;
 mod idempotency;
+mod limits;
 mod subscriber;
