@@ -102,7 +102,7 @@ fn a_crash_loses_no_acknowledged_enrollment_and_retries_create_no_duplicates() {
     for client in clients {
         client.join().expect("client thread");
     }
-    let outcomes = Arc::try_unwrap(outcomes).ok().expect("sole owner").into_inner().expect("outcomes");
+    let outcomes = outcomes.lock().expect("outcomes").clone();
     let acknowledged_count = outcomes.values().filter(|outcome| matches!(outcome, Outcome::Acknowledged(_))).count();
     let unanswered_count = 1000 - acknowledged_count;
     println!("before the crash: {acknowledged_count} acknowledged, {unanswered_count} unanswered or not sent");
