@@ -46,7 +46,9 @@ impl Route {
     }
 }
 
-pub const SIGNUP: Route = Route::create("/subscriber/signup").public();
+/// Not keyed: the service does not replay a signup (the answer holds the secret, never stored),
+/// so it is never repeated either: a repeat would find the e-mail taken and lose the secret.
+pub const SIGNUP: Route = Route::action("/subscriber/signup").public();
 pub const LOGIN: Route =
     Route { method: "POST", template: "/subscriber/login", authenticated: false, safety: Safety::Idempotent };
 pub const SUBSCRIBER: Route = Route::get("/subscriber");

@@ -21,7 +21,8 @@ pub struct Session {
 
 impl Client {
     /// `POST /subscriber/signup`: a new subscriber account. The `secret` in the answer is shown
-    /// once; build a client with it (`credentials(email, secret)`). Needs no token.
+    /// once; build a client with it (`credentials(email, secret)`). Needs no token. Never
+    /// repeated by the client: a repeat would find the e-mail taken and the secret lost.
     pub async fn signup(&self, email: &str) -> Result<SignupResponse> {
         validate::email("email", email)?;
         let call = Call::new(&routes::SIGNUP, "/subscriber/signup").json(&SignupRequest { email: email.to_owned() })?;
