@@ -82,6 +82,7 @@ pub const ACCOUNT: Route = Route::get("/account/{account_id}");
 pub const ACCOUNT_TRANSACTIONS: Route = Route::get("/account/{account_id}/transactions");
 
 pub const ONBOARD_PERSON: Route = Route::create("/persons");
+pub const PERSONS: Route = Route::get("/persons");
 pub const AUTHENTICATE_PERSON: Route = Route::action("/persons/authenticate");
 pub const VERIFY_PERSON: Route = Route::action("/persons/verify");
 pub const PERSON: Route = Route::get("/persons/{person_id}");
@@ -121,6 +122,7 @@ pub const ALL: &[Route] = &[
     ACCOUNT,
     ACCOUNT_TRANSACTIONS,
     ONBOARD_PERSON,
+    PERSONS,
     AUTHENTICATE_PERSON,
     VERIFY_PERSON,
     PERSON,

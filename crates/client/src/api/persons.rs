@@ -11,6 +11,13 @@ use crate::routes;
 use crate::transport::Call;
 use crate::validate;
 
+/// `GET /persons` (the service's extension; decoded here until the wire type lands in the
+/// protocol crate).
+#[derive(serde::Deserialize)]
+struct PersonList {
+    persons: Vec<Person>,
+}
+
 impl Client {
     /// `POST /persons`: step 1, a person to verify.
     pub async fn onboard_person(&self, person: &OnboardPersonRequest) -> Result<OnboardPersonResponse> {
@@ -30,6 +37,12 @@ impl Client {
     pub async fn verify_person(&self, request: &VerifyPersonRequest) -> Result<VerifyPersonResponse> {
         validate::verify_person(request)?;
         self.inner.call(Call::new(&routes::VERIFY_PERSON, "/persons/verify").json(request)?).await
+    }
+
+    /// `GET /persons`: the caller's persons, newest first.
+    pub async fn persons(&self) -> Result<Vec<Person>> {
+        let list: PersonList = self.inner.call(Call::new(&routes::PERSONS, "/persons")).await?;
+        Ok(list.persons)
     }
 
     /// `GET /persons/{person_id}`: status, and the signals once verified.

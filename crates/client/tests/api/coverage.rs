@@ -8,16 +8,18 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
+use chrono::Datelike;
 use futures::StreamExt;
 use reqwest::Method;
 use serde_json::json;
 use subscriber_client::protocol::{
-    AccountStatus, AuthenticatePersonRequest, CardSessionStatus, CategoryCode, CoordinatesSource, DiscoverQuery,
-    EnrollMerchantRequest, Environment, LocationInput, MatchType, OnboardPersonRequest, PersonAddress, PersonStatus,
-    SandboxTransactionRequest, VerifyPersonRequest,
+    AccountPermission, AccountStatus, AuthenticatePersonRequest, CardSessionStatus, CategoryCode, CoordinatesSource,
+    DiscoverQuery, EnrollMerchantRequest, Environment, LocationInput, MatchType, OnboardPersonRequest, PersonAddress,
+    PersonStatus, SandboxTransactionRequest, VerifyPersonRequest,
 };
 use subscriber_client::{AddressQuery, Client, luhn_valid, routes};
 
+use crate::browser::{Browser, Page};
 use crate::common::{TestService, recent, test_card};
 
 /// What the tour has learnt and who it called with.
@@ -25,8 +27,8 @@ struct Tour {
     service: TestService,
     /// Every client used: their metrics together are the routes covered.
     clients: Vec<Client>,
-    /// Hosted pages (HTML for a browser) fetched, as matched route templates.
-    pages: BTreeSet<(String, String)>,
+    /// Opens the hosted pages (HTML for a person) and records their routes.
+    browser: Browser,
     client: Client,
     /// Another subscriber, for "someone else's id is 404".
     other: Client,
@@ -39,35 +41,13 @@ impl Tour {
         self.service.serves(route)
     }
 
-    /// Fetches a hosted page by its URL as a browser would, and marks its route covered.
-    async fn open_page(&mut self, url: &str) -> String {
+    /// Opens a hosted page by the URL the API gave.
+    async fn open_page(&mut self, url: &str) -> Page {
         assert!(url.starts_with(&self.service.base_url()), "{url} is served by the service");
-        let response = reqwest::get(url).await.expect("the page answers");
-        assert_eq!(response.status(), 200, "{url}");
-        let content_type = response.headers().get("content-type").and_then(|value| value.to_str().ok()).unwrap_or("");
-        assert!(content_type.starts_with("text/html"), "{url} is a page: {content_type}");
-        let path = reqwest::Url::parse(url).expect("a URL").path().to_owned();
-        let template = self
-            .service
-            .served_routes()
-            .into_iter()
-            .filter(|(method, _)| method == "GET")
-            .map(|(_, template)| template)
-            .filter(|template| path_matches(template, &path))
-            .min_by_key(|template| template.matches('{').count())
-            .unwrap_or_else(|| panic!("no GET route serves {path}"));
-        self.pages.insert(("GET".to_owned(), template));
-        response.text().await.expect("the page has a body")
+        let page = self.browser.get(url).await;
+        assert_eq!(page.status, 200, "{url}: {}", page.html);
+        page
     }
-}
-
-fn path_matches(template: &str, path: &str) -> bool {
-    let template: Vec<&str> = template.trim_end_matches('/').split('/').collect();
-    let path: Vec<&str> = path.trim_end_matches('/').split('/').collect();
-    template.len() == path.len()
-        && template.iter().zip(&path).all(|(expected, actual)| {
-            (expected.starts_with('{') && expected.ends_with('}') && !actual.is_empty()) || expected == actual
-        })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -78,7 +58,7 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
     let anonymous = service.anonymous();
     let mut tour = Tour {
         clients: vec![client.clone(), other.clone(), anonymous.clone()],
-        pages: BTreeSet::new(),
+        browser: Browser::new(service.served_routes()),
         client,
         other,
         anonymous,
@@ -106,7 +86,7 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
         );
     }
 
-    let mut covered: BTreeSet<(String, String)> = tour.pages.clone();
+    let mut covered: BTreeSet<(String, String)> = tour.browser.visited.clone();
     for client in &tour.clients {
         covered.extend(client.metrics().routes.into_keys());
     }
@@ -262,8 +242,33 @@ async fn card_steps(tour: &mut Tour) -> i64 {
         assert_eq!(status.status, CardSessionStatus::Pending);
         assert_eq!(status.card_id, None);
         assert_eq!(status.expires_at, session.expires_at);
-        let page = tour.open_page(&session.url).await;
-        assert!(!page.contains("4242424242424242"));
+        let form = tour.open_page(&session.url).await;
+        let done = tour
+            .browser
+            .submit(
+                &form,
+                &[
+                    ("pan", "6011 1111 1111 1117"),
+                    ("firstName", "Dorothy"),
+                    ("lastName", "Vaughan"),
+                    ("expMonth", "7"),
+                    ("expYear", &(chrono::Utc::now().year() + 2).to_string()),
+                    ("countryCode", "USA"),
+                ],
+            )
+            .await;
+        assert_eq!(done.status, 200, "{}", done.html);
+        assert!(!done.html.contains("6011"), "the page never shows the number back");
+        let completed = tour.client.card_session(session.session_id).await.expect("GET /card/session/{session_id}");
+        assert_eq!(completed.status, CardSessionStatus::Completed);
+        let entered = tour.client.card(completed.card_id.expect("the enrolled card")).await.expect("the card");
+        assert_eq!((entered.last_four, entered.brand.as_str()), (1117, "Discover"));
+        assert_eq!(
+            (entered.first_name.as_str(), entered.last_name.as_str(), entered.exp_month),
+            ("Dorothy", "Vaughan", 7)
+        );
+        let used = tour.browser.get(&session.url).await;
+        assert_ne!(used.status, 200, "a link works once");
         let hidden = tour.other.card_session(session.session_id).await.expect_err("someone else's session");
         assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
     }
@@ -601,7 +606,29 @@ async fn account_steps(tour: &mut Tour) {
             assert!(matches!(status, Some(403 | 409)), "{error}");
         }
     }
-    tour.open_page(&enrolled.url).await;
+
+    // The person signs in at the sandbox bank and grants every permission offered.
+    let login = tour.open_page(&enrolled.url).await;
+    let consent = tour.browser.submit(&login, &[("username", "user_good"), ("password", "pass_good")]).await;
+    assert_eq!(consent.status, 200, "{}", consent.html);
+    let outcome = tour.browser.submit(&consent, &[("decision", "allow")]).await;
+    assert_eq!(outcome.status, 200, "{}", outcome.html);
+    let linked = tour.client.account(enrolled.account_id).await.expect("GET /account/{account_id}");
+    assert_eq!(linked.status, AccountStatus::Linked);
+    assert!(linked.linked_at.is_some_and(|at| recent(at, 120)));
+    assert!(linked.permissions.contains(&AccountPermission::Transactions), "{:?}", linked.permissions);
+    let page = tour.client.account_transactions(enrolled.account_id).limit(5).await.expect("granted now");
+    assert!(page.transactions.len() <= 5);
+    for transaction in &page.transactions {
+        assert!(
+            transaction.transaction_id > 0 && transaction.currency.len() == 3 && !transaction.description.is_empty()
+        );
+        assert!((transaction.amount * 100.0 - (transaction.amount * 100.0).round()).abs() < 1e-6);
+    }
+    if linked.permissions.contains(&AccountPermission::Balances) {
+        let balance = linked.balance.expect("a balance with the balances permission");
+        assert_eq!(balance.currency.len(), 3);
+    }
 }
 
 async fn person_steps(tour: &mut Tour) {
@@ -630,6 +657,11 @@ async fn person_steps(tour: &mut Tour) {
     assert_eq!((person.status, person.verified, person.signals.is_none()), (PersonStatus::Onboarded, false, true));
     assert_eq!(person.attempts_remaining, 3);
     assert!(recent(person.created_at, 120));
+    if tour.serves(&routes::PERSONS) {
+        let persons = tour.client.persons().await.expect("GET /persons");
+        assert_eq!(persons, vec![person.clone()]);
+        assert!(tour.other.persons().await.expect("GET /persons").is_empty());
+    }
     let hidden = tour.other.person(person_id).await.expect_err("someone else's person");
     assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
 
