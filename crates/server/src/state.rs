@@ -21,6 +21,8 @@ pub struct AppState {
     pub fingerprint_key: Arc<[u8]>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
     pub directory: Arc<crate::directory::Directory>,
+    /// Announces committed transaction events to the real-time streams.
+    pub events: Arc<crate::realtime::EventHub>,
 }
 
 impl AppState {
@@ -50,6 +52,7 @@ impl AppState {
             fingerprint_key: fingerprint_key.into(),
             idempotency: Arc::default(),
             directory: Arc::default(),
+            events: Arc::default(),
         })
     }
 
