@@ -208,14 +208,14 @@ fn belongs_to(owner: Owner, transaction: &TransactionRow) -> bool {
 fn render(owner: Owner, event: &EventRow) -> Option<Event> {
     let mut transaction = event.transaction.clone();
     transaction.pending = event.kind == EventKind::Created;
-    let data = match owner {
-        Owner::Card(_) => crate::cards::card_transaction(transaction)
-            .and_then(|item| serde_json::to_value(item).map_err(ApiError::internal)),
-        Owner::Merchant(_) => crate::merchants::merchant_transaction(transaction)
-            .and_then(|item| serde_json::to_value(item).map_err(ApiError::internal)),
+    let base = Event::default().event("transaction").id(event.id.to_string());
+    // The item itself (not a JSON value) keeps the list's field order.
+    let rendered = match owner {
+        Owner::Card(_) => crate::cards::card_transaction(transaction).ok().and_then(|item| base.json_data(item).ok()),
+        Owner::Merchant(_) => {
+            crate::merchants::merchant_transaction(transaction).ok().and_then(|item| base.json_data(item).ok())
+        }
     };
-    let rendered =
-        data.ok().and_then(|data| Event::default().event("transaction").id(event.id.to_string()).json_data(data).ok());
     if rendered.is_none() {
         tracing::warn!(event_id = event.id, "transaction event skipped: it cannot be rendered");
     }

@@ -5,4 +5,7 @@
 mod cards;
 mod errors;
 mod helpers;
+mod merchants;
+mod realtime;
+mod sandbox;
 mod subscriber;
