@@ -9,7 +9,7 @@ use crate::storage::events::EventRow;
 use crate::storage::{Db, StorageResult};
 
 /// Events a slow stream may fall behind by before it catches up from the database.
-const CAPACITY: usize = 1024;
+pub(super) const CAPACITY: usize = 1024;
 
 pub struct EventHub {
     sender: broadcast::Sender<Arc<EventRow>>,

@@ -14,7 +14,7 @@ use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures::Stream;
+use futures::{Stream, StreamExt};
 use serde::Deserialize;
 use tokio::sync::{broadcast, watch};
 
@@ -84,23 +84,7 @@ fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>,
 }
 
 async fn open(state: AppState, owner: Owner, resume_after: Option<i64>) -> Result<Response, ApiError> {
-    let live = state.events.subscribe();
-    // A fresh stream starts after the newest event, read after subscribing: anything
-    // committed later reaches the subscription. Older transactions are in the list.
-    let last_sent = match resume_after {
-        Some(id) => id,
-        None => state.db.read(events::newest_id).await?,
-    };
-    let feed = Feed {
-        live,
-        closed: state.events.closed(),
-        state,
-        owner,
-        greeted: false,
-        last_sent,
-        replay: resume_after.is_some(),
-        queue: VecDeque::new(),
-    };
+    let feed = Feed::subscribe(state, owner, resume_after).await?;
     let mut response = Sse::new(feed.into_stream())
         .keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive"))
         .into_response();
@@ -114,12 +98,11 @@ struct Feed {
     owner: Owner,
     live: broadcast::Receiver<Arc<EventRow>>,
     closed: watch::Receiver<bool>,
-    greeted: bool,
     /// The newest event id the client has, or had before it reconnected.
     last_sent: i64,
     /// Read the database before following the hub again.
     replay: bool,
-    queue: VecDeque<EventRow>,
+    queue: VecDeque<Arc<EventRow>>,
 }
 
 enum Live {
@@ -129,25 +112,45 @@ enum Live {
 }
 
 impl Feed {
-    fn into_stream(self) -> impl Stream<Item = Result<Event, Infallible>> + Send {
-        futures::stream::unfold(self, |mut feed| async move {
-            let event = feed.next().await?;
-            Some((Ok(event), feed))
+    async fn subscribe(state: AppState, owner: Owner, resume_after: Option<i64>) -> Result<Self, ApiError> {
+        let live = state.events.subscribe();
+        // A fresh stream starts after the newest event, read after subscribing: anything
+        // committed later reaches the subscription. Older transactions are in the list.
+        let last_sent = match resume_after {
+            Some(id) => id,
+            None => state.db.read(events::newest_id).await?,
+        };
+        Ok(Self {
+            live,
+            closed: state.events.closed(),
+            state,
+            owner,
+            last_sent,
+            replay: resume_after.is_some(),
+            queue: VecDeque::new(),
         })
     }
 
-    async fn next(&mut self) -> Option<Event> {
-        if !self.greeted {
-            // Sent at once, so the client sees the stream open before any transaction.
-            self.greeted = true;
-            return Some(Event::default().comment("connected"));
-        }
+    /// A comment first, sent at once so the client sees the stream open, then the events.
+    fn into_stream(self) -> impl Stream<Item = Result<Event, Infallible>> + Send {
+        let greeting = futures::stream::once(std::future::ready(Ok(Event::default().comment("connected"))));
+        let owner = self.owner;
+        let events = futures::stream::unfold(self, move |mut feed| async move {
+            loop {
+                let event = feed.next_event().await?;
+                if let Some(rendered) = render(owner, &event) {
+                    return Some((Ok(rendered), feed));
+                }
+            }
+        });
+        greeting.chain(events)
+    }
+
+    /// The next event for this stream, in id order, each once; `None` when the stream ends.
+    async fn next_event(&mut self) -> Option<Arc<EventRow>> {
         loop {
             if let Some(event) = self.queue.pop_front() {
-                if let Some(rendered) = render(self.owner, &event) {
-                    return Some(rendered);
-                }
-                continue;
+                return Some(event);
             }
             let last_sent = self.last_sent;
             if self.replay {
@@ -168,7 +171,7 @@ impl Feed {
                 if let Some(newest) = batch.last() {
                     self.last_sent = newest.id;
                 }
-                self.queue.extend(batch);
+                self.queue.extend(batch.into_iter().map(Arc::new));
                 continue;
             }
             let received = tokio::select! {
@@ -182,13 +185,12 @@ impl Feed {
             };
             match received {
                 Live::Ended => return None,
+                // Fell behind the hub: what it dropped is in the database.
                 Live::Lagged => self.replay = true,
                 Live::Event(event) => {
                     if event.id > last_sent && belongs_to(self.owner, &event.transaction) {
                         self.last_sent = event.id;
-                        if let Some(rendered) = render(self.owner, &event) {
-                            return Some(rendered);
-                        }
+                        return Some(event);
                     }
                 }
             }
@@ -220,4 +222,139 @@ fn render(owner: Owner, event: &EventRow) -> Option<Event> {
         tracing::warn!(event_id = event.id, "transaction event skipped: it cannot be rendered");
     }
     rendered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use crate::storage::{self, StorageError};
+
+    fn purchase(card_id: i64) -> TransactionRow {
+        TransactionRow {
+            id: 0,
+            card_id: Some(card_id),
+            last_four: 4242,
+            created_at: 1,
+            pending: true,
+            settles_at: Some(61),
+            amount_minor: 1234,
+            currency: "USD".to_owned(),
+            merchant_name: "Test Shop".to_owned(),
+            descriptor: "TEST SHOP".to_owned(),
+            category: "5812".to_owned(),
+            street: "Main St".to_owned(),
+            street_no: "1".to_owned(),
+            city: "Boston".to_owned(),
+            country: "USA".to_owned(),
+            zip: "02134".to_owned(),
+            directory_id: None,
+            merchant_id: None,
+            location_id: None,
+        }
+    }
+
+    /// Two cards of one subscriber.
+    async fn two_cards(state: &AppState) -> (i64, i64) {
+        state
+            .db
+            .write(|transaction| {
+                let subscriber = storage::subscribers::NewSubscriber {
+                    email: "stream@example.com",
+                    client_id: "client",
+                    public_key: "public",
+                    secret_hash: "hash",
+                    created_at: 0,
+                };
+                let subscriber_id = storage::subscribers::insert(transaction, &subscriber)?
+                    .ok_or_else(|| StorageError::Corrupt("subscriber exists".to_owned()))?;
+                let mut ids = Vec::new();
+                for fingerprint in [[1_u8], [2_u8]] {
+                    let card = storage::cards::NewCard {
+                        subscriber_id,
+                        fingerprint: &fingerprint,
+                        last_four: 4242,
+                        brand: "visa",
+                        first_name: "A",
+                        last_name: "B",
+                        exp_month: 12,
+                        exp_year: 2030,
+                        country_code: "USA",
+                        enrolled_at: 0,
+                    };
+                    match storage::cards::insert(transaction, &card)? {
+                        storage::cards::Inserted::Created(id) => ids.push(id),
+                        storage::cards::Inserted::Duplicate(_) => {
+                            return Err(StorageError::Corrupt("card exists".to_owned()));
+                        }
+                    }
+                }
+                Ok((ids[0], ids[1]))
+            })
+            .await
+            .expect("subscriber and cards")
+    }
+
+    /// Commits `count` purchases by each card, interleaved, in one write; returns the ids of
+    /// the first card's.
+    async fn buy_many(state: &AppState, (mine, other): (i64, i64), count: usize) -> Vec<i64> {
+        state
+            .events
+            .write(&state.db, move |transaction| {
+                let rows = (0..count).flat_map(|_| [purchase(mine), purchase(other)]).collect::<Vec<_>>();
+                let ids = storage::transactions::insert_many(transaction, &rows)?;
+                let rows = rows.into_iter().zip(ids).map(|(row, id)| TransactionRow { id, ..row }).collect::<Vec<_>>();
+                let events = events::record(transaction, EventKind::Created, &rows, 1)?;
+                let mine = rows.iter().filter(|row| row.card_id == Some(mine)).map(|row| row.id).collect();
+                Ok((mine, events))
+            })
+            .await
+            .expect("purchases")
+    }
+
+    async fn take(feed: &mut Feed, count: usize) -> Vec<Arc<EventRow>> {
+        let mut taken = Vec::with_capacity(count);
+        for _ in 0..count {
+            let event = tokio::time::timeout(Duration::from_secs(10), feed.next_event()).await;
+            taken.push(event.expect("an event in time").expect("the stream goes on"));
+        }
+        taken
+    }
+
+    fn transaction_ids(events: &[Arc<EventRow>]) -> Vec<i64> {
+        events.iter().map(|event| event.transaction.id).collect()
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_falls_behind_the_hub_catches_up_without_loss_or_repeats() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let state = AppState::new(Config::sandbox(dir.path().join("db.sqlite3"))).await.expect("state");
+        let cards = two_cards(&state).await;
+        let mut feed = Feed::subscribe(state.clone(), Owner::Card(cards.0), None).await.expect("stream");
+
+        // More than the hub holds, while the stream is not read: it lags.
+        let expected = buy_many(&state, cards, super::super::hub::CAPACITY + 300).await;
+        let received = take(&mut feed, expected.len()).await;
+        assert_eq!(transaction_ids(&received), expected, "every purchase of the card, once, in order");
+        assert!(received.windows(2).all(|pair| pair[0].id < pair[1].id));
+
+        // Then it follows live again.
+        let next = buy_many(&state, cards, 2).await;
+        assert_eq!(transaction_ids(&take(&mut feed, 2).await), next);
+        assert!(tokio::time::timeout(Duration::from_millis(200), feed.next_event()).await.is_err(), "nothing more");
+    }
+
+    #[tokio::test]
+    async fn a_resumed_stream_replays_then_follows_live_once() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let state = AppState::new(Config::sandbox(dir.path().join("db.sqlite3"))).await.expect("state");
+        let cards = two_cards(&state).await;
+        let before = buy_many(&state, cards, 3).await;
+        // Subscribed but not yet replayed: purchases committed now reach the stream both from
+        // the database and from the hub.
+        let mut feed = Feed::subscribe(state.clone(), Owner::Card(cards.0), Some(0)).await.expect("stream");
+        let during = buy_many(&state, cards, 3).await;
+        assert_eq!(transaction_ids(&take(&mut feed, 6).await), [before, during].concat());
+        assert!(tokio::time::timeout(Duration::from_millis(200), feed.next_event()).await.is_err(), "no repeats");
+    }
 }
