@@ -10,7 +10,11 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/subscriber-data/target
 CARGO ?= cargo
 DATA_DIR ?= $(HOME)/.local/share/subscriber-data
 
-.PHONY: help run serve test test-rust lint bench deps-rust
+# apt-get as root, through sudo otherwise; only ever for packages that are missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_INSTALL := $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
+
+.PHONY: help run serve test test-rust lint bench bench-http deps-rust deps-bench
 
 help:
 	@echo "make run    - the dashboard on the embedded sandbox (installs what it needs)"
@@ -36,5 +40,11 @@ test-rust: deps-rust
 
 test: lint test-rust
 
-bench: deps-rust
-	@echo "benchmarks: not yet"
+deps-bench:
+	@command -v wrk >/dev/null || $(APT_INSTALL) wrk
+
+bench-http: deps-rust deps-bench
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
+	python3 bench/http_bench.py
+
+bench: bench-http

@@ -13,6 +13,7 @@ pub mod config;
 pub mod directory;
 pub mod error;
 pub mod http;
+pub mod limits;
 pub mod merchants;
 pub mod paging;
 pub mod realtime;

@@ -3,8 +3,11 @@
 //! type cannot hide a wire mistake.
 
 mod cards;
+mod durability;
 mod errors;
 mod helpers;
+mod idempotency;
+mod limits;
 mod merchants;
 mod realtime;
 mod sandbox;
