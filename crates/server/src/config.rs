@@ -10,6 +10,8 @@ use subscriber_protocol::Environment;
 #[command(
     name = "subscriber-server",
     version,
+    // A flag given twice takes the last value, so a wrapper's defaults can be overridden.
+    args_override_self = true,
     about = "Subscriber Data: the payment-data API (cards, merchants, discovery, bank accounts, identity).",
     long_about = "Subscriber Data: the payment-data API for subscribers.\n\n\
         Serves the HTTP API over one SQLite file (created and migrated on start). In the sandbox \

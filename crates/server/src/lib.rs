@@ -2,7 +2,8 @@
 //!
 //! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
 //!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
-//! - One module per resource: [`subscriber`], [`cards`]; [`storage`] holds the SQL of each.
+//! - One module per resource: [`subscriber`], [`cards`], [`merchants`]; [`storage`] holds the
+//!   SQL of each. [`realtime`] streams transactions as they happen; [`sandbox`] makes them.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
 pub mod background;
@@ -13,8 +14,11 @@ pub mod directory;
 pub mod error;
 pub mod http;
 pub mod limits;
+pub mod merchants;
 pub mod paging;
+pub mod realtime;
 pub mod reference;
+pub mod sandbox;
 pub mod server;
 pub mod state;
 pub mod storage;

@@ -22,6 +22,8 @@ pub struct AppState {
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
     pub directory: Arc<crate::directory::Directory>,
     pub limits: Arc<crate::limits::Limits>,
+    /// Announces committed transaction events to the real-time streams.
+    pub events: Arc<crate::realtime::EventHub>,
 }
 
 impl AppState {
@@ -53,6 +55,7 @@ impl AppState {
             idempotency: Arc::default(),
             directory: Arc::default(),
             limits: Arc::new(limits),
+            events: Arc::default(),
         })
     }
 

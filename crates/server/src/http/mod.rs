@@ -22,7 +22,10 @@ use routes::Routes;
 pub fn routes(state: AppState) -> Routes {
     let routes = Routes::new(state);
     let routes = crate::subscriber::routes(routes);
-    crate::cards::routes(routes)
+    let routes = crate::cards::routes(routes);
+    let routes = crate::merchants::routes(routes);
+    let routes = crate::realtime::routes(routes);
+    crate::sandbox::routes(routes)
 }
 
 /// The service as an axum router, ready to serve.

@@ -8,4 +8,7 @@ mod errors;
 mod helpers;
 mod idempotency;
 mod limits;
+mod merchants;
+mod realtime;
+mod sandbox;
 mod subscriber;
