@@ -155,7 +155,6 @@ async fn a_stream_gives_up_after_too_many_failed_reconnections() {
 /// The real service stopped and started again on the same database and port under a listening
 /// client: every transaction still arrives, those made while it was away included.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the SSE endpoint GET /card/{card_id}/transactions/stream (merchant work)"]
 async fn the_stream_survives_a_service_restart() {
     let mut service = TestService::start().await;
     let (client, _) = service.subscriber("restart@example.com").await;
