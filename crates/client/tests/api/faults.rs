@@ -406,3 +406,43 @@ async fn callers_waiting_for_a_failed_login_share_its_answer() {
     client.cards().await.expect_err("still wrong");
     assert_eq!(logins.count(), 2);
 }
+
+#[tokio::test]
+async fn requests_name_the_client_and_reuse_their_connection() {
+    let peers = Arc::new(Mutex::new(Vec::new()));
+    let recorder = Arc::clone(&peers);
+    let seen = Seen::default();
+    let headers_recorder = seen.clone();
+    let router = Router::new().route(
+        "/card/1",
+        get(
+            move |axum::extract::ConnectInfo(peer): axum::extract::ConnectInfo<std::net::SocketAddr>,
+                  headers: HeaderMap| {
+                recorder.lock().push(peer);
+                headers_recorder.record(&headers);
+                async { axum::Json(card_json()) }
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("a free port");
+    let address = listener.local_addr().expect("bound");
+    tokio::spawn(async move {
+        axum::serve(listener, router.into_make_service_with_connect_info::<std::net::SocketAddr>()).await
+    });
+    let client = Client::builder()
+        .base_url(format!("http://{address}"))
+        .token("stub-token")
+        .user_agent("dashboard/2.0")
+        .build()
+        .expect("builds");
+    for _ in 0..5 {
+        client.card(1).await.expect("a card");
+    }
+    let peers = peers.lock().clone();
+    assert_eq!(peers.len(), 5);
+    assert!(peers.iter().all(|peer| *peer == peers[0]), "one connection for all: {peers:?}");
+    let agent = seen.header(0, "user-agent").expect("a user agent");
+    assert_eq!(agent, format!("dashboard/2.0 subscriber-client/{}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(seen.header(0, "accept").as_deref(), Some("application/json"));
+    assert_eq!(seen.header(0, "idempotency-key"), None, "reads carry no key");
+}
