@@ -10,7 +10,11 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/subscriber-data/target
 CARGO ?= cargo
 DATA_DIR ?= $(HOME)/.local/share/subscriber-data
 
-.PHONY: help run serve test test-rust lint bench bench-discovery deps-rust
+# apt-get as root, through sudo otherwise; only ever for packages that are missing.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_INSTALL := $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
+
+.PHONY: help run serve test test-rust lint bench bench-http bench-discovery deps-rust deps-bench
 
 help:
 	@echo "make run    - the dashboard on the embedded sandbox (installs what it needs)"
@@ -36,10 +40,17 @@ test-rust: deps-rust
 
 test: lint test-rust
 
+deps-bench:
+	@command -v wrk >/dev/null || $(APT_INSTALL) wrk
+
+bench-http: deps-rust deps-bench
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
+	python3 bench/http_bench.py
+
 # Discovery on 1,000,000 merchants: generation time, p50/p99 of descriptor, address and position
 # lookups; the figures go into BENCHMARKS.md with the machine and the command.
 BENCH_DIRECTORY_SIZE ?= 1000000
 bench-discovery: deps-rust
 	$(CARGO) run --release -p subscriber-server --example bench_discovery -- $(BENCH_DIRECTORY_SIZE) BENCHMARKS.md
 
-bench: deps-rust bench-discovery
+bench: bench-http bench-discovery

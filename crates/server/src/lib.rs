@@ -2,8 +2,9 @@
 //!
 //! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
 //!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
-//! - One module per resource: [`subscriber`], [`cards`], [`discovery`] (over the merchant
-//!   [`directory`]); [`storage`] holds the SQL of each.
+//! - One module per resource: [`subscriber`], [`cards`], [`merchants`], [`discovery`] (over the
+//!   merchant [`directory`]); [`storage`] holds the SQL of each. [`realtime`] streams
+//!   transactions as they happen; [`sandbox`] makes them.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
 pub mod background;
@@ -14,8 +15,12 @@ pub mod directory;
 pub mod discovery;
 pub mod error;
 pub mod http;
+pub mod limits;
+pub mod merchants;
 pub mod paging;
+pub mod realtime;
 pub mod reference;
+pub mod sandbox;
 pub mod server;
 pub mod state;
 pub mod storage;

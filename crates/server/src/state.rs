@@ -22,6 +22,9 @@ pub struct AppState {
     pub fingerprint_key: Arc<[u8]>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
     pub directory: Arc<Directory>,
+    pub limits: Arc<crate::limits::Limits>,
+    /// Announces committed transaction events to the real-time streams.
+    pub events: Arc<crate::realtime::EventHub>,
 }
 
 impl AppState {
@@ -43,6 +46,7 @@ impl AppState {
             config.environment.as_str(),
         );
         let usage = UsageRecorder::new(config.environment);
+        let limits = crate::limits::Limits::new(&config);
         let directory = Directory::open(&db, config.sandbox_seed, config.directory_size).await?;
         Ok(Self {
             config: Arc::new(config),
@@ -52,6 +56,8 @@ impl AppState {
             fingerprint_key: fingerprint_key.into(),
             idempotency: Arc::default(),
             directory: Arc::new(directory),
+            limits: Arc::new(limits),
+            events: Arc::default(),
         })
     }
 

@@ -112,33 +112,7 @@ pub fn postcodes() -> &'static [Postcode] {
 
 /// The currency of a country (ISO 4217), for countries beyond the place data too.
 pub fn currency_of(alpha3: &str) -> &'static str {
-    if let Some(country) = country(alpha3) {
-        return country.currency;
-    }
-    match alpha3 {
-        "NLD" | "PRT" | "IRL" | "FIN" | "GRC" | "LUX" | "SVK" | "SVN" | "EST" | "LVA" | "LTU" | "MLT" | "CYP"
-        | "HRV" | "MCO" | "SMR" | "VAT" | "AND" => "EUR",
-        "GBR" => "GBP",
-        "CAN" => "CAD",
-        "MEX" => "MXN",
-        "JPN" => "JPY",
-        "CHN" => "CNY",
-        "IND" => "INR",
-        "BRA" => "BRL",
-        "NZL" => "NZD",
-        "SWE" => "SEK",
-        "NOR" => "NOK",
-        "DNK" => "DKK",
-        "POL" => "PLN",
-        "CZE" => "CZK",
-        "HUN" => "HUF",
-        "SGP" => "SGD",
-        "HKG" => "HKD",
-        "KOR" => "KRW",
-        "ZAF" => "ZAR",
-        "LIE" => "CHF",
-        _ => "USD",
-    }
+    country(alpha3).map(|country| country.currency).or_else(|| super::currencies::of_country(alpha3)).unwrap_or("USD")
 }
 
 /// The place an address is in, when the service knows its city (matched without regard to

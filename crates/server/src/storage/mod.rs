@@ -6,8 +6,10 @@
 
 pub mod cards;
 pub mod directory;
+pub mod events;
 pub mod idempotency;
 pub mod keys;
+pub mod merchants;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;
@@ -39,6 +41,7 @@ pub type StorageResult<T> = Result<T, StorageError>;
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(include_str!("../../migrations/0001_core.sql")),
+        M::up(include_str!("../../migrations/0002_merchants.sql")),
         M::up(include_str!("../../migrations/0003_directory.sql")),
     ])
 }
@@ -95,11 +98,23 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
     {
+        self.write_then(work, |_| {}).await
+    }
+
+    /// As [`Db::write`], then runs `committed` after the commit while still holding the
+    /// writer: whatever it announces (the real-time hub) is announced in commit order.
+    pub async fn write_then<T, F, C>(&self, work: F, committed: C) -> StorageResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
+        C: FnOnce(&T) + Send + 'static,
+    {
         let mut writer = self.writer.clone().lock_owned().await;
         tokio::task::spawn_blocking(move || {
             let transaction = writer.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let value = work(&transaction)?;
             transaction.commit()?;
+            committed(&value);
             Ok(value)
         })
         .await?

@@ -4,7 +4,13 @@
 
 mod cards;
 mod discovery;
+mod durability;
 mod errors;
 mod helpers;
 mod history;
+mod idempotency;
+mod limits;
+mod merchants;
+mod realtime;
+mod sandbox;
 mod subscriber;
