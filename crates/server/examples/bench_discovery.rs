@@ -175,11 +175,12 @@ fn machine() -> String {
     format!("{cpus} CPUs (nproc), {model}, {memory:.0} GiB RAM")
 }
 
-/// Replaces the text between the discovery markers, or appends it.
+/// Replaces the text between the discovery markers (the markers `bench/common.py` uses for
+/// its sections), or appends it.
 fn write_section(path: &PathBuf, section: &str) -> anyhow::Result<()> {
-    const BEGIN: &str = "<!-- bench-discovery:begin -->";
-    const END: &str = "<!-- bench-discovery:end -->";
-    let existing = std::fs::read_to_string(path).unwrap_or_else(|_| "# Benchmarks\n".to_owned());
+    const BEGIN: &str = "<!-- discovery:start -->";
+    const END: &str = "<!-- discovery:end -->";
+    let existing = std::fs::read_to_string(path).unwrap_or_else(|_| "# Benchmarks\n\nEach section says the machine and the command that produced it.\n".to_owned());
     let block = format!("{BEGIN}\n{section}{END}");
     let updated = match (existing.find(BEGIN), existing.find(END)) {
         (Some(begin), Some(end)) if end > begin => {
