@@ -405,6 +405,8 @@ struct Taken {
     names: HashSet<String>,
     /// The last store number of each chain.
     store_numbers: HashMap<&'static str, u32>,
+    /// The last `#n` given to tell apart merchants printing the same descriptor.
+    numbered: HashMap<String, u32>,
 }
 
 /// A trading name and a descriptor no other merchant of the directory prints: a name already
@@ -417,7 +419,7 @@ fn unique_name(
     is_chain: bool,
     taken: &mut Taken,
 ) -> (String, String) {
-    let Taken { keys: used_keys, names: used_names, store_numbers } = taken;
+    let Taken { keys: used_keys, names: used_names, store_numbers, numbered } = taken;
     let mut last = (String::new(), String::new());
     let mut fallback: Option<(String, String, String)> = None;
     for _attempt in 0..8 {
@@ -454,11 +456,14 @@ fn unique_name(
         return (name, descriptor);
     }
     let (name, descriptor) = last;
-    for number in 2.. {
-        let numbered = format!(" #{number}");
+    // Numbered from where the last merchant of this descriptor stopped, not from 2 again.
+    let next = numbered.entry(descriptor.clone()).or_insert(1);
+    for number in (*next + 1).. {
+        *next = number;
+        let suffix = format!(" #{number}");
         let mut base = descriptor.clone();
-        base.truncate(DESCRIPTOR_WIDTH.saturating_sub(numbered.len()));
-        let candidate = cut(format!("{}{numbered}", base.trim_end()));
+        base.truncate(DESCRIPTOR_WIDTH.saturating_sub(suffix.len()));
+        let candidate = cut(format!("{}{suffix}", base.trim_end()));
         if used_keys.insert(descriptor::exact_key(&candidate)) {
             return (name, candidate);
         }

@@ -15,6 +15,7 @@
 //! merchants) and building the index at start-up (a second or two for a million).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use super::Entry;
 use super::descriptor::{exact_key, letters, split_prefix, statement_text};
@@ -56,6 +57,10 @@ pub struct SearchIndex {
     by_city: HashMap<Box<str>, Vec<u32>>,
     by_street: HashMap<Box<str>, Vec<u32>>,
     grid: HashMap<(i32, i32), Vec<u32>>,
+    /// Keys already worked out for a shared (interned) city, street or postcode, by its address:
+    /// a million merchants share a few tens of thousands of them. The entries keep them alive,
+    /// so an address is never reused for another text.
+    folded: HashMap<(u8, usize), Box<str>>,
 }
 
 impl SearchIndex {
@@ -66,9 +71,10 @@ impl SearchIndex {
         }
         let (_, rest) = split_prefix(&entry.descriptor);
         let mut grams: Vec<u32> = Vec::with_capacity(48);
-        for text in [letters(rest), letters(&entry.dba_name), letters(&entry.city)] {
+        for text in [letters(rest), letters(&entry.dba_name)] {
             grams.extend(trigrams(&text));
         }
+        grams.extend(trigrams(self.folded(b'l', &entry.city, letters)));
         grams.sort_unstable();
         grams.dedup();
         for gram in grams {
@@ -78,12 +84,21 @@ impl SearchIndex {
             }
         }
         self.exact.entry(exact_key(&entry.descriptor).into()).or_default().push(index);
-        self.by_zip.entry(zip_key(&entry.zip).into()).or_default().push(index);
-        self.by_city.entry(fold_city(&entry.city).into()).or_default().push(index);
-        self.by_street.entry(street_key(&entry.street).into()).or_default().push(index);
+        let zip = self.folded(b'z', &entry.zip, zip_key).to_owned();
+        push_to(&mut self.by_zip, &zip, index);
+        let city = self.folded(b'c', &entry.city, fold_city).to_owned();
+        push_to(&mut self.by_city, &city, index);
+        let street = self.folded(b's', &entry.street, street_key).to_owned();
+        push_to(&mut self.by_street, &street, index);
         if let Some(cell) = cell_of(entry.latitude, entry.longitude) {
             self.grid.entry(cell).or_default().push(index);
         }
+    }
+
+    /// `make(text)`, worked out once per shared text.
+    fn folded(&mut self, kind: u8, text: &Arc<str>, make: fn(&str) -> String) -> &str {
+        let address = Arc::as_ptr(text).cast::<u8>() as usize;
+        self.folded.entry((kind, address)).or_insert_with(|| make(text).into())
     }
 
     /// Merchants whose descriptor matches what a statement printed, best first. `exact`: only
@@ -173,7 +188,7 @@ impl SearchIndex {
         let zip = query.zip.as_deref().map(zip_key).filter(|zip| !zip.is_empty());
         let city = query.city.as_deref().map(fold_city).filter(|city| !city.is_empty());
         let street = query.street.as_deref().map(street_key).filter(|street| !street.is_empty());
-        let street_no = query.street_no.as_deref().map(fold).filter(|number| !number.is_empty());
+        let street_no = query.street_no.as_deref().map(str::trim).filter(|number| !number.is_empty());
         let candidates: &[u32] = if let Some(zip) = &zip {
             self.by_zip.get(zip.as_str()).map_or(&[], Vec::as_slice)
         } else if let Some(city) = &city {
@@ -183,6 +198,11 @@ impl SearchIndex {
         } else {
             &[]
         };
+        // Cities, streets and postcodes are shared allocations (interned): each distinct one is
+        // compared once per query, not once per merchant.
+        let mut zip_matches: HashMap<*const u8, bool> = HashMap::new();
+        let mut city_matches: HashMap<*const u8, bool> = HashMap::new();
+        let mut street_scores: HashMap<*const u8, f64> = HashMap::new();
         let mut hits = Vec::new();
         for &index in candidates {
             let entry = &entries[index as usize];
@@ -193,19 +213,27 @@ impl SearchIndex {
             let mut possible = 0.0;
             if let Some(zip) = &zip {
                 possible += 3.0;
-                earned += if zip_key(&entry.zip) == *zip { 3.0 } else { 0.0 };
+                let same =
+                    *zip_matches.entry(Arc::as_ptr(&entry.zip).cast()).or_insert_with(|| zip_key(&entry.zip) == *zip);
+                earned += if same { 3.0 } else { 0.0 };
             }
             if let Some(city) = &city {
                 possible += 2.0;
-                earned += if fold_city(&entry.city) == *city { 2.0 } else { 0.0 };
+                let same = *city_matches
+                    .entry(Arc::as_ptr(&entry.city).cast())
+                    .or_insert_with(|| fold_city(&entry.city) == *city);
+                earned += if same { 2.0 } else { 0.0 };
             }
             if let Some(street) = &street {
                 possible += 3.0;
-                earned += 3.0 * street_similarity(street, &street_key(&entry.street));
+                earned += 3.0
+                    * *street_scores
+                        .entry(Arc::as_ptr(&entry.street).cast())
+                        .or_insert_with(|| street_similarity(street, &street_key(&entry.street)));
             }
             if let Some(number) = &street_no {
                 possible += 2.0;
-                earned += if fold(&entry.street_no) == *number { 2.0 } else { 0.0 };
+                earned += if entry.street_no.trim().eq_ignore_ascii_case(number) { 2.0 } else { 0.0 };
             }
             let score = if possible > 0.0 { earned / possible } else { 0.0 };
             if score >= 0.5 {
@@ -261,6 +289,15 @@ impl SearchIndex {
             }
         }
         found
+    }
+}
+
+fn push_to(map: &mut HashMap<Box<str>, Vec<u32>>, key: &str, index: u32) {
+    match map.get_mut(key) {
+        Some(list) => list.push(index),
+        None => {
+            map.insert(key.into(), vec![index]);
+        }
     }
 }
 
