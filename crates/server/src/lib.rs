@@ -3,6 +3,7 @@
 //! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
 //!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
 //! - One module per resource: [`subscriber`], [`cards`]; [`storage`] holds the SQL of each.
+//! - [`hosted`]: the pages a person (not a program) uses: card entry, the sandbox bank.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
 pub mod background;
@@ -11,6 +12,7 @@ pub mod cli;
 pub mod config;
 pub mod directory;
 pub mod error;
+pub mod hosted;
 pub mod http;
 pub mod paging;
 pub mod reference;

@@ -17,7 +17,8 @@ use routes::Routes;
 pub fn routes(state: AppState) -> Routes {
     let routes = Routes::new(state);
     let routes = crate::subscriber::routes(routes);
-    crate::cards::routes(routes)
+    let routes = crate::cards::routes(routes);
+    crate::hosted::routes(routes)
 }
 
 /// The service as an axum router, ready to serve.

@@ -4,9 +4,12 @@
 //! Reads share a pool of connections; writes go through one connection behind an async
 //! mutex, which keeps SQLite's single writer busy without `SQLITE_BUSY` retries.
 
+pub mod bank_accounts;
+pub mod card_sessions;
 pub mod cards;
 pub mod idempotency;
 pub mod keys;
+pub mod persons;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;
@@ -36,7 +39,10 @@ pub type StorageResult<T> = Result<T, StorageError>;
 
 /// Migrations, oldest first. Never edit one that has shipped: add the next.
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(include_str!("../../migrations/0001_core.sql"))])
+    Migrations::new(vec![
+        M::up(include_str!("../../migrations/0001_core.sql")),
+        M::up(include_str!("../../migrations/0004_secure_flows.sql")),
+    ])
 }
 
 /// Applied to every connection. `synchronous = FULL` in WAL mode syncs the log at every
