@@ -2,10 +2,11 @@
 //!
 //! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
 //!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
-//! - One module per resource: [`subscriber`], [`cards`]; [`storage`] holds the SQL of each.
+//! - One module per resource: [`subscriber`], [`cards`], [`accounts`], [`persons`]; [`storage`] holds the SQL of each.
 //! - [`hosted`]: the pages a person (not a program) uses: card entry, the sandbox bank.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
+pub mod accounts;
 pub mod background;
 pub mod cards;
 pub mod cli;
@@ -15,6 +16,7 @@ pub mod error;
 pub mod hosted;
 pub mod http;
 pub mod paging;
+pub mod persons;
 pub mod reference;
 pub mod server;
 pub mod state;

@@ -6,6 +6,7 @@
 //! One-time links carry their token in the query string; the request log names only the
 //! route, and the database keeps only the token's hash.
 
+pub mod bank;
 pub mod card;
 pub mod page;
 pub mod token;
@@ -17,4 +18,8 @@ pub fn routes(routes: Routes) -> Routes {
         .get(page::STYLESHEET_PATH, page::stylesheet)
         .get(crate::cards::session::PAGE_PATH, card::show)
         .post(crate::cards::session::PAGE_PATH, card::submit)
+        .get(crate::accounts::LOGIN_PATH, bank::show_login)
+        .post(crate::accounts::LOGIN_PATH, bank::submit_login)
+        .get(crate::accounts::CONSENT_PATH, bank::show_consent)
+        .post(crate::accounts::CONSENT_PATH, bank::submit_consent)
 }

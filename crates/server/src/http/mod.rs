@@ -18,6 +18,8 @@ pub fn routes(state: AppState) -> Routes {
     let routes = Routes::new(state);
     let routes = crate::subscriber::routes(routes);
     let routes = crate::cards::routes(routes);
+    let routes = crate::persons::routes(routes);
+    let routes = crate::accounts::routes(routes);
     crate::hosted::routes(routes)
 }
 

@@ -1,0 +1,392 @@
+//! The sandbox bank's pages: sign-in (`/secure/bank/login?link=<token>`), then consent
+//! (`/secure/bank/consent?link=<token>`), then the outcome.
+//!
+//! The username and password are compared with the published test credentials and then
+//! dropped: they are never stored, logged or shown again. Signing in binds the link to the
+//! browser that did it (the hash of its nonce cookie), so the consent step cannot be taken
+//! from another browser that only knows the link.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use maud::html;
+use subscriber_protocol::{AccountPermission, AccountStatus, Environment};
+
+use super::page;
+use super::token::{self, Browser};
+use crate::accounts::banks::{SandboxBank, credentials};
+use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, permission_name};
+use crate::state::AppState;
+use crate::storage::{self, bank_accounts::BankAccountRow};
+
+const LOGIN_PURPOSE: &str = "bank-login";
+const CONSENT_PURPOSE: &str = "bank-consent";
+
+struct Link {
+    token: String,
+    row: BankAccountRow,
+    bank: &'static SandboxBank,
+}
+
+/// The pending link a URL names, or the page that says why there is none.
+async fn open_link(state: &AppState, uri: &Uri) -> Result<Link, Response> {
+    let unknown = || {
+        page::message(
+            StatusCode::NOT_FOUND,
+            "This link is not valid",
+            "This bank sign-in link is unknown. Go back to the application that sent you here and start again.",
+        )
+    };
+    let link_token = token::query_param(uri, "link").ok_or_else(unknown)?;
+    let token_hash = token::hash(&link_token);
+    let row = state
+        .db
+        .read(move |connection| storage::bank_accounts::find_by_token(connection, &token_hash))
+        .await
+        .map_err(|error| page::internal_error(&error.into()))?
+        .ok_or_else(unknown)?;
+    let bank = accounts::bank_of(&row).map_err(|error| page::internal_error(&error))?;
+    match accounts::status_of(&row, Utc::now().timestamp()) {
+        AccountStatus::Pending => Ok(Link { token: link_token, row, bank }),
+        AccountStatus::Linked => Err(page::message(
+            StatusCode::GONE,
+            "This account is already linked",
+            "This link has been used. You can close this window and return to the application.",
+        )),
+        AccountStatus::Failed => Err(failed_page(bank, StatusCode::GONE, row.failure_reason.as_deref())),
+        AccountStatus::Expired => Err(page::message(
+            StatusCode::GONE,
+            "This link has expired",
+            "Bank sign-in links work for a limited time. Go back to the application and start again.",
+        )),
+    }
+}
+
+fn failed_page(bank: &SandboxBank, status: StatusCode, reason: Option<&str>) -> Response {
+    let reason = reason.unwrap_or("the account could not be linked");
+    page::render(
+        status,
+        "Account not linked",
+        html! {
+            div class="outcome-failed" {
+                h1 { "Account not linked" }
+                p id="failure-reason" { (bank.name) ": " (reason) "." }
+                p { "Nothing was shared. You can close this window and return to the application." }
+            }
+        },
+    )
+}
+
+fn forbidden_form() -> Response {
+    page::message(
+        StatusCode::FORBIDDEN,
+        "This form could not be verified",
+        "The form was not sent from the page this link opened, or your browser blocked its cookie. \
+         Open the link again in this browser.",
+    )
+}
+
+fn redirect(to: &str) -> Response {
+    let mut response = StatusCode::SEE_OTHER.into_response();
+    if let Ok(location) = HeaderValue::from_str(to) {
+        response.headers_mut().insert(header::LOCATION, location);
+    }
+    response.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response.headers_mut().insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    response
+}
+
+fn with_cookie(mut response: Response, state: &AppState, browser: &Browser) -> Response {
+    if let Some(cookie) = browser.set_cookie(state.public_url_is_https()) {
+        response.headers_mut().append(header::SET_COOKIE, cookie);
+    }
+    response
+}
+
+fn signed_in_here(link: &Link, nonce: Option<&str>) -> bool {
+    match (&link.row.browser_hash, nonce) {
+        (Some(stored), Some(nonce)) => *stored == token::hash(nonce),
+        _ => false,
+    }
+}
+
+/// `GET /secure/bank/login?link=<token>`
+pub async fn show_login(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
+    let link = match open_link(&state, &uri).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    let browser = Browser::from_headers(&headers);
+    if link.row.stage == "consent" && signed_in_here(&link, Some(&browser.nonce)) {
+        return redirect(&format!("{CONSENT_PATH}?link={}", link.token));
+    }
+    with_cookie(login_page(&state, &link, &browser, None, "", StatusCode::OK), &state, &browser)
+}
+
+fn login_page(
+    state: &AppState,
+    link: &Link,
+    browser: &Browser,
+    error: Option<&str>,
+    username: &str,
+    status: StatusCode,
+) -> Response {
+    let csrf = token::csrf_token(&state.hosted_key, LOGIN_PURPOSE, link.row.id, &browser.nonce);
+    let action = format!("{LOGIN_PATH}?link={}", link.token);
+    let body = html! {
+        header class="brand" {
+            strong { (link.bank.name) }
+            span class="who" { "Online banking" }
+        }
+        h1 { "Sign in to link your account" }
+        p class="muted" {
+            "Subscriber Data asked to connect to your account. Your username and password go only to "
+            (link.bank.name) "; Subscriber Data never sees them."
+        }
+        @if state.environment() == Environment::Sandbox {
+            div class="sandbox" {
+                "Sandbox bank: sign in with " code { (credentials::GOOD_USER) } " / " code { (credentials::GOOD_PASSWORD) }
+                "; " code { (credentials::LOCKED_USER) } " is a locked account."
+            }
+        }
+        @if let Some(error) = error {
+            p class="form-error" id="login-error" role="alert" { (error) }
+        }
+        form method="post" action=(action) {
+            input type="hidden" name="csrf" value=(csrf);
+            label for="username" {
+                "Username"
+                input type="text" id="username" name="username" value=(username) autocomplete="username" maxlength="64";
+            }
+            label for="password" {
+                "Password"
+                input type="password" id="password" name="password" value="" autocomplete="current-password" maxlength="128";
+            }
+            button type="submit" id="sign-in" { "Sign in" }
+        }
+    };
+    page::render(status, &format!("{} · Sign in", link.bank.name), body)
+}
+
+/// `POST /secure/bank/login?link=<token>`
+pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri: Uri, body: Bytes) -> Response {
+    let link = match open_link(&state, &uri).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    let fields = token::form_fields(&body);
+    let presented = fields.get("csrf").map_or("", String::as_str);
+    let Some(nonce) = Browser::existing(&headers)
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, LOGIN_PURPOSE, link.row.id, nonce, presented))
+    else {
+        return forbidden_form();
+    };
+    let browser = Browser::known(nonce);
+    if link.row.stage != "login" {
+        // Already signed in (perhaps in another tab): the consent page decides.
+        return redirect(&format!("{CONSENT_PATH}?link={}", link.token));
+    }
+    let username = fields.get("username").map_or("", |value| value.trim());
+    let password = fields.get("password").map_or("", String::as_str);
+    let account_id = link.row.id;
+    let now = Utc::now().timestamp();
+
+    if username == credentials::LOCKED_USER {
+        let reason = "the bank has locked this online banking account";
+        return match state
+            .db
+            .write(move |transaction| storage::bank_accounts::fail(transaction, account_id, now, reason))
+            .await
+        {
+            Ok(_) => {
+                tracing::info!(account_id, "bank link failed: locked bank account");
+                failed_page(link.bank, StatusCode::OK, Some(reason))
+            }
+            Err(error) => page::internal_error(&error.into()),
+        };
+    }
+    if username == credentials::GOOD_USER && password == credentials::GOOD_PASSWORD {
+        let browser_hash = token::hash(&browser.nonce);
+        return match state
+            .db
+            .write(move |transaction| storage::bank_accounts::sign_in(transaction, account_id, now, &browser_hash))
+            .await
+        {
+            Ok(_) => redirect(&format!("{CONSENT_PATH}?link={}", link.token)),
+            Err(error) => page::internal_error(&error.into()),
+        };
+    }
+    let reason = "too many failed sign-in attempts";
+    let failures = state
+        .db
+        .write(move |transaction| {
+            storage::bank_accounts::record_login_failure(
+                transaction,
+                account_id,
+                now,
+                credentials::MAX_LOGIN_FAILURES,
+                reason,
+            )
+        })
+        .await;
+    match failures {
+        Ok(Some(failures)) if failures >= credentials::MAX_LOGIN_FAILURES => {
+            tracing::info!(account_id, "bank link failed: too many failed sign-ins");
+            failed_page(link.bank, StatusCode::OK, Some(reason))
+        }
+        Ok(Some(failures)) => {
+            let left = credentials::MAX_LOGIN_FAILURES - failures;
+            let message = format!(
+                "The username or password is incorrect. Please try again ({left} attempt{} left).",
+                if left == 1 { "" } else { "s" }
+            );
+            login_page(&state, &link, &browser, Some(&message), username, StatusCode::UNAUTHORIZED)
+        }
+        // The link closed meanwhile (expired, or finished in another tab).
+        Ok(None) => match open_link(&state, &uri).await {
+            Ok(_) => redirect(&format!("{LOGIN_PATH}?link={}", link.token)),
+            Err(page) => page,
+        },
+        Err(error) => page::internal_error(&error.into()),
+    }
+}
+
+/// `GET /secure/bank/consent?link=<token>`
+pub async fn show_consent(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
+    let link = match open_link(&state, &uri).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    let nonce = Browser::existing(&headers);
+    if link.row.stage != "consent" || !signed_in_here(&link, nonce.as_deref()) {
+        return redirect(&format!("{LOGIN_PATH}?link={}", link.token));
+    }
+    let browser = Browser::known(nonce.unwrap_or_default());
+    consent_page(&state, &link, &browser, &ALL_PERMISSIONS, None, StatusCode::OK)
+}
+
+fn consent_page(
+    state: &AppState,
+    link: &Link,
+    browser: &Browser,
+    ticked: &[AccountPermission],
+    error: Option<&str>,
+    status: StatusCode,
+) -> Response {
+    let csrf = token::csrf_token(&state.hosted_key, CONSENT_PURPOSE, link.row.id, &browser.nonce);
+    let action = format!("{CONSENT_PATH}?link={}", link.token);
+    let describe = |permission: AccountPermission| match permission {
+        AccountPermission::Balances => "Balances: the available and current balance",
+        AccountPermission::Cards => "Cards: the last four digits of the cards on this account",
+        AccountPermission::Transactions => "Transactions: the last 90 days of account activity",
+    };
+    let body = html! {
+        header class="brand" {
+            strong { (link.bank.name) }
+            span class="who" { "Signed in" }
+        }
+        h1 { "Share your account with Subscriber Data?" }
+        p class="muted" { "Choose what Subscriber Data may read. You can share less; it will see nothing else." }
+        @if let Some(error) = error {
+            p class="form-error" id="consent-error" role="alert" { (error) }
+        }
+        form method="post" action=(action) {
+            input type="hidden" name="csrf" value=(csrf);
+            fieldset {
+                legend { "Permissions" }
+                @for permission in ALL_PERMISSIONS {
+                    label {
+                        input type="checkbox" name=(permission_name(permission)) id=(format!("permission-{}", permission_name(permission)))
+                            value="on" checked[ticked.contains(&permission)];
+                        (describe(permission))
+                    }
+                }
+            }
+            div class="actions" {
+                button type="submit" name="decision" value="allow" id="allow" { "Allow" }
+                button type="submit" name="decision" value="cancel" id="cancel" class="secondary" { "Cancel" }
+            }
+        }
+    };
+    page::render(status, &format!("{} · Consent", link.bank.name), body)
+}
+
+/// `POST /secure/bank/consent?link=<token>`
+pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, uri: Uri, body: Bytes) -> Response {
+    let link = match open_link(&state, &uri).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    let fields = token::form_fields(&body);
+    let presented = fields.get("csrf").map_or("", String::as_str);
+    let Some(nonce) = Browser::existing(&headers)
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, CONSENT_PURPOSE, link.row.id, nonce, presented))
+    else {
+        return forbidden_form();
+    };
+    if link.row.stage != "consent" || !signed_in_here(&link, Some(&nonce)) {
+        return redirect(&format!("{LOGIN_PATH}?link={}", link.token));
+    }
+    let browser = Browser::known(nonce);
+    let account_id = link.row.id;
+    let now = Utc::now().timestamp();
+    if fields.get("decision").map(String::as_str) == Some("cancel") {
+        let reason = "the account holder declined to share the account";
+        return match state
+            .db
+            .write(move |transaction| storage::bank_accounts::fail(transaction, account_id, now, reason))
+            .await
+        {
+            Ok(_) => {
+                tracing::info!(account_id, "bank link declined");
+                failed_page(link.bank, StatusCode::OK, Some(reason))
+            }
+            Err(error) => page::internal_error(&error.into()),
+        };
+    }
+    let granted: Vec<AccountPermission> =
+        ALL_PERMISSIONS.into_iter().filter(|permission| fields.contains_key(permission_name(*permission))).collect();
+    if granted.is_empty() {
+        return consent_page(
+            &state,
+            &link,
+            &browser,
+            &[],
+            Some("Choose at least one thing to share, or cancel."),
+            StatusCode::BAD_REQUEST,
+        );
+    }
+    let stored = granted.iter().map(|permission| permission_name(*permission)).collect::<Vec<_>>().join(",");
+    // The token the bank hands over instead of credentials: random, good only for `stored`.
+    let access_token = format!("sbx_{}", token::new_token());
+    let linked = state
+        .db
+        .write(move |transaction| storage::bank_accounts::link(transaction, account_id, now, &stored, &access_token))
+        .await;
+    match linked {
+        Ok(true) => {
+            tracing::info!(account_id, "bank account linked");
+            let names: Vec<&str> = granted.iter().map(|permission| permission_name(*permission)).collect();
+            page::render(
+                StatusCode::OK,
+                "Account linked",
+                html! {
+                    div class="outcome-ok" {
+                        h1 { "Account linked" }
+                        p { "Your " (link.bank.name) " account is linked to Subscriber Data." }
+                        p id="granted" { "Shared: " (names.join(", ")) "." }
+                        p { "You can close this window and return to the application." }
+                    }
+                },
+            )
+        }
+        Ok(false) => page::message(
+            StatusCode::GONE,
+            "This link has expired",
+            "The link closed before the account was linked. Go back to the application and start again.",
+        ),
+        Err(error) => page::internal_error(&error.into()),
+    }
+}
