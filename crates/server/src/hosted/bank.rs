@@ -183,11 +183,13 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
     else {
         return forbidden_form();
     };
-    let browser = Browser::known(nonce);
-    if link.row.stage != "login" {
-        // Already signed in (perhaps in another tab): the consent page decides.
+    if link.row.stage == "consent" && signed_in_here(&link, Some(&nonce)) {
+        // Already signed in here (another tab): straight on to consent.
         return redirect(&format!("{CONSENT_PATH}?link={}", link.token));
     }
+    // Otherwise the credentials decide, even after a sign-in elsewhere: signing in again
+    // moves the link to this browser.
+    let browser = Browser::known(nonce);
     let username = fields.get("username").map_or("", |value| value.trim());
     let password = fields.get("password").map_or("", String::as_str);
     let account_id = link.row.id;

@@ -83,10 +83,11 @@ pub fn find_by_token(connection: &Connection, link_token_hash: &[u8]) -> Storage
 
 const STILL_PENDING: &str = "status = 'pending' AND expires_at > ?2";
 
-/// The person signed in at the bank in the browser whose nonce hashes to `browser_hash`.
+/// The person signed in at the bank in the browser whose nonce hashes to `browser_hash`
+/// (again, perhaps in another browser, before consenting).
 pub fn sign_in(transaction: &Transaction<'_>, id: i64, now: i64, browser_hash: &[u8]) -> StorageResult<bool> {
     let changed = transaction.execute(
-        &format!("UPDATE bank_accounts SET stage = 'consent', browser_hash = ?3 WHERE id = ?1 AND stage = 'login' AND {STILL_PENDING}"),
+        &format!("UPDATE bank_accounts SET stage = 'consent', browser_hash = ?3 WHERE id = ?1 AND stage IN ('login', 'consent') AND {STILL_PENDING}"),
         params![id, now, browser_hash],
     )?;
     Ok(changed == 1)
@@ -108,7 +109,7 @@ pub fn record_login_failure(
                      status = CASE WHEN login_failures + 1 >= ?3 THEN 'failed' ELSE status END,
                      stage = CASE WHEN login_failures + 1 >= ?3 THEN 'done' ELSE stage END,
                      failure_reason = CASE WHEN login_failures + 1 >= ?3 THEN ?4 ELSE failure_reason END
-                 WHERE id = ?1 AND stage = 'login' AND {STILL_PENDING} RETURNING login_failures"
+                 WHERE id = ?1 AND stage IN ('login', 'consent') AND {STILL_PENDING} RETURNING login_failures"
             ),
             params![id, now, max_failures, reason],
             |row| row.get(0),

@@ -2,6 +2,7 @@
 //! Requests and responses are raw JSON with literal field names, so a mistake in a shared
 //! type cannot hide a wire mistake.
 
+mod accounts;
 mod card_session;
 mod cards;
 mod errors;
