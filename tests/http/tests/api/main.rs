@@ -7,4 +7,5 @@ mod card_session;
 mod cards;
 mod errors;
 mod helpers;
+mod persons;
 mod subscriber;
