@@ -10,12 +10,17 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/subscriber-data/target
 CARGO ?= cargo
 DATA_DIR ?= $(HOME)/.local/share/subscriber-data
 
-.PHONY: help run serve test test-rust lint bench deps-rust
+.PHONY: help run serve test test-rust test-browser lint bench deps-rust deps-browser
+
+# Root installs system packages itself; anyone else through sudo.
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+BROWSER_TESTS := tests/browser
 
 help:
 	@echo "make run    - the dashboard on the embedded sandbox (installs what it needs)"
 	@echo "make serve  - the service alone on http://127.0.0.1:8080 (sandbox)"
 	@echo "make test   - every test: Rust, UI, end-to-end"
+	@echo "make test-browser - the hosted pages in headless Chromium"
 	@echo "make bench  - benchmarks, written to BENCHMARKS.md"
 
 deps-rust:
@@ -34,7 +39,25 @@ lint: deps-rust
 test-rust: deps-rust
 	$(CARGO) test --workspace
 
-test: lint test-rust
+# Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
+deps-browser:
+	@if [ ! -x /usr/bin/chromium ] || ! command -v chromedriver >/dev/null; then \
+		$(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; \
+	fi
+	@if ! command -v npm >/dev/null; then \
+		$(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm; \
+	fi
+	@if [ ! -f $(BROWSER_TESTS)/node_modules/.package-lock.json ] || \
+		[ $(BROWSER_TESTS)/package-lock.json -nt $(BROWSER_TESTS)/node_modules/.package-lock.json ]; then \
+		cd $(BROWSER_TESTS) && npm ci --no-audit --no-fund; \
+	fi
+
+# The hosted pages (card entry, sandbox bank) driven in Chromium against the real server binary.
+test-browser: deps-rust deps-browser
+	$(CARGO) build -p subscriber-server
+	cd $(BROWSER_TESTS) && SUBSCRIBER_SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" npm test
+
+test: lint test-rust test-browser
 
 bench: deps-rust
 	@echo "benchmarks: not yet"
