@@ -10,10 +10,12 @@ export CARGO_TARGET_DIR ?= $(HOME)/.cache/subscriber-data/target
 CARGO ?= cargo
 DATA_DIR ?= $(HOME)/.local/share/subscriber-data
 
-.PHONY: help run serve test test-rust test-browser lint bench deps-rust deps-browser
-
-# Root installs system packages itself; anyone else through sudo.
+# apt-get as root, through sudo otherwise; only ever for packages that are missing.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_INSTALL := $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
+
+.PHONY: help run serve test test-rust test-browser lint bench bench-http deps-rust deps-bench deps-browser
+
 BROWSER_TESTS := tests/browser
 
 help:
@@ -41,12 +43,8 @@ test-rust: deps-rust
 
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
 deps-browser:
-	@if [ ! -x /usr/bin/chromium ] || ! command -v chromedriver >/dev/null; then \
-		$(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y chromium chromium-driver; \
-	fi
-	@if ! command -v npm >/dev/null; then \
-		$(SUDO) apt-get update && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y nodejs npm; \
-	fi
+	@if [ ! -x /usr/bin/chromium ] || ! command -v chromedriver >/dev/null; then $(APT_INSTALL) chromium chromium-driver; fi
+	@command -v npm >/dev/null || $(APT_INSTALL) nodejs npm
 	@if [ ! -f $(BROWSER_TESTS)/node_modules/.package-lock.json ] || \
 		[ $(BROWSER_TESTS)/package-lock.json -nt $(BROWSER_TESTS)/node_modules/.package-lock.json ]; then \
 		cd $(BROWSER_TESTS) && npm ci --no-audit --no-fund; \
@@ -59,5 +57,11 @@ test-browser: deps-rust deps-browser
 
 test: lint test-rust test-browser
 
-bench: deps-rust
-	@echo "benchmarks: not yet"
+deps-bench:
+	@command -v wrk >/dev/null || $(APT_INSTALL) wrk
+
+bench-http: deps-rust deps-bench
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
+	python3 bench/http_bench.py
+
+bench: bench-http

@@ -10,6 +10,8 @@ use subscriber_protocol::Environment;
 #[command(
     name = "subscriber-server",
     version,
+    // A flag given twice takes the last value, so a wrapper's defaults can be overridden.
+    args_override_self = true,
     about = "Subscriber Data: the payment-data API (cards, merchants, discovery, bank accounts, identity).",
     long_about = "Subscriber Data: the payment-data API for subscribers.\n\n\
         Serves the HTTP API over one SQLite file (created and migrated on start). In the sandbox \
@@ -58,6 +60,26 @@ pub struct Config {
     #[arg(long, env = "SUBSCRIBER_PUBLIC_URL")]
     pub public_url: Option<String>,
 
+    /// Requests per second each subscriber (or, before login, each client address) may make;
+    /// 0 turns the limit off.
+    #[arg(long, env = "SUBSCRIBER_RATE_LIMIT", default_value_t = 1000)]
+    pub rate_limit: u32,
+
+    /// Requests a subscriber may make at once above the steady rate.
+    #[arg(long, env = "SUBSCRIBER_RATE_LIMIT_BURST", default_value_t = 2000)]
+    pub rate_limit_burst: u32,
+
+    /// Failed logins allowed per e-mail address and client address in 15 minutes; later
+    /// attempts are refused (429) until the window passes.
+    #[arg(long, env = "SUBSCRIBER_LOGIN_ATTEMPTS", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub login_attempts: u32,
+
+    /// Longest time a request may take before it is answered 408.
+    #[arg(long, env = "SUBSCRIBER_REQUEST_TIMEOUT_SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout_seconds: u64,
+
     /// Lifetime of a hosted page's one-time link (card entry, bank sign-in), in seconds.
     #[arg(long, env = "SUBSCRIBER_HOSTED_SESSION_SECONDS", default_value_t = 900,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -91,6 +113,10 @@ impl Config {
             settle_after_seconds: 120,
             sandbox_seed: 20_261_122,
             public_url: None,
+            rate_limit: 1000,
+            rate_limit_burst: 2000,
+            login_attempts: 10,
+            request_timeout_seconds: 30,
             hosted_session_seconds: 900,
             person_questions_seconds: 600,
             person_lock_seconds: 86_400,

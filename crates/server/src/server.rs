@@ -31,6 +31,12 @@ async fn run(
         "listening on http://{address}"
     );
     let app = crate::app(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let events = state.events.clone();
+    let shutdown = async move {
+        shutdown.await;
+        // Open event streams would keep graceful shutdown waiting forever.
+        events.close();
+    };
     axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
     background.abort();
     if let Err(error) = state.usage.flush(&state.db).await {

@@ -23,6 +23,9 @@ pub struct AppState {
     pub hosted_key: Arc<[u8]>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
     pub directory: Arc<crate::directory::Directory>,
+    pub limits: Arc<crate::limits::Limits>,
+    /// Announces committed transaction events to the real-time streams.
+    pub events: Arc<crate::realtime::EventHub>,
 }
 
 impl AppState {
@@ -45,6 +48,7 @@ impl AppState {
             config.environment.as_str(),
         );
         let usage = UsageRecorder::new(config.environment);
+        let limits = crate::limits::Limits::new(&config);
         Ok(Self {
             config: Arc::new(config),
             db,
@@ -54,6 +58,8 @@ impl AppState {
             hosted_key: hosted_key.into(),
             idempotency: Arc::default(),
             directory: Arc::default(),
+            limits: Arc::new(limits),
+            events: Arc::default(),
         })
     }
 

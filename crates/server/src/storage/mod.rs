@@ -7,8 +7,10 @@
 pub mod bank_accounts;
 pub mod card_sessions;
 pub mod cards;
+pub mod events;
 pub mod idempotency;
 pub mod keys;
+pub mod merchants;
 pub mod persons;
 pub mod subscribers;
 pub mod transactions;
@@ -41,6 +43,7 @@ pub type StorageResult<T> = Result<T, StorageError>;
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(include_str!("../../migrations/0001_core.sql")),
+        M::up(include_str!("../../migrations/0002_merchants.sql")),
         M::up(include_str!("../../migrations/0004_secure_flows.sql")),
     ])
 }
@@ -97,11 +100,23 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
     {
+        self.write_then(work, |_| {}).await
+    }
+
+    /// As [`Db::write`], then runs `committed` after the commit while still holding the
+    /// writer: whatever it announces (the real-time hub) is announced in commit order.
+    pub async fn write_then<T, F, C>(&self, work: F, committed: C) -> StorageResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
+        C: FnOnce(&T) + Send + 'static,
+    {
         let mut writer = self.writer.clone().lock_owned().await;
         tokio::task::spawn_blocking(move || {
             let transaction = writer.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let value = work(&transaction)?;
             transaction.commit()?;
+            committed(&value);
             Ok(value)
         })
         .await?

@@ -5,7 +5,13 @@
 mod accounts;
 mod card_session;
 mod cards;
+mod durability;
 mod errors;
 mod helpers;
+mod idempotency;
+mod limits;
+mod merchants;
 mod persons;
+mod realtime;
+mod sandbox;
 mod subscriber;
