@@ -44,7 +44,7 @@ test-rust: deps-rust
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
 deps-browser:
 	@if [ ! -x /usr/bin/chromium ] || ! command -v chromedriver >/dev/null; then $(APT_INSTALL) chromium chromium-driver; fi
-	@command -v npm >/dev/null || $(APT_INSTALL) nodejs npm
+	@if ! command -v npm >/dev/null; then $(APT_INSTALL) nodejs npm; fi
 	@if [ ! -f $(BROWSER_TESTS)/node_modules/.package-lock.json ] || \
 		[ $(BROWSER_TESTS)/package-lock.json -nt $(BROWSER_TESTS)/node_modules/.package-lock.json ]; then \
 		cd $(BROWSER_TESTS) && npm ci --no-audit --no-fund; \
@@ -58,7 +58,7 @@ test-browser: deps-rust deps-browser
 test: lint test-rust test-browser
 
 deps-bench:
-	@command -v wrk >/dev/null || $(APT_INSTALL) wrk
+	@if ! command -v wrk >/dev/null; then $(APT_INSTALL) wrk; fi
 
 bench-http: deps-rust deps-bench
 	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
