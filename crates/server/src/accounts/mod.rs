@@ -15,7 +15,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
-    Bank, BankList, CardTransactionQuery, EnrollAccountRequest, EnrollAccountResponse, Success,
+    AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Success,
 };
 
 use crate::error::ApiError;
@@ -193,7 +193,7 @@ async fn transactions(
     State(state): State<AppState>,
     auth: Auth,
     IdPath(account_id): IdPath,
-    ApiQuery(query): ApiQuery<CardTransactionQuery>,
+    ApiQuery(query): ApiQuery<AccountTransactionQuery>,
 ) -> Result<Json<Success<AccountTransactionPage>>, ApiError> {
     let (filter, limit) = crate::cards::transaction_filter(
         query.limit,
@@ -230,7 +230,8 @@ async fn transactions(
             continue;
         }
         if page.len() == limit {
-            next_cursor = page.last().map(|last| paging::encode_cursor(paging_time(last), last.transaction_id));
+            next_cursor =
+                page.last().map(|last| paging::encode_cursor(last.created_at.timestamp(), last.transaction_id));
             break;
         }
         page.push(AccountTransaction {
@@ -243,10 +244,6 @@ async fn transactions(
         });
     }
     Ok(Json(Success::new(AccountTransactionPage { transactions: page, next_cursor })))
-}
-
-fn paging_time(item: &AccountTransaction) -> i64 {
-    item.created_at.timestamp()
 }
 
 #[cfg(test)]
