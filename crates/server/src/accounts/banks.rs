@@ -31,9 +31,12 @@ pub fn by_id(id: &str) -> Option<&'static SandboxBank> {
 pub mod credentials {
     pub const GOOD_USER: &str = "user_good";
     pub const GOOD_PASSWORD: &str = "pass_good";
+    /// With the good password, the bank then asks for the one-time code `MFA_CODE`.
+    pub const MFA_USER: &str = "user_mfa";
+    pub const MFA_CODE: &str = "123456";
     /// Any password: the bank reports the online account locked, and the link fails.
     pub const LOCKED_USER: &str = "user_locked";
-    /// Wrong passwords before the link fails.
+    /// Wrong passwords (and one-time codes) before the link fails.
     pub const MAX_LOGIN_FAILURES: u32 = 3;
 }
 

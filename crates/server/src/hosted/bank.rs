@@ -1,4 +1,5 @@
-//! The sandbox bank's pages: sign-in (`/secure/bank/login?link=<token>`), then consent
+//! The sandbox bank's pages: sign-in (`/secure/bank/login?link=<token>`), for `user_mfa` a
+//! one-time code (`/secure/bank/code?link=<token>`), then consent
 //! (`/secure/bank/consent?link=<token>`), then the outcome.
 //!
 //! The username and password are compared with the published test credentials and then
@@ -17,12 +18,13 @@ use subscriber_protocol::{AccountPermission, AccountStatus, Environment};
 use super::page;
 use super::token::{self, Browser};
 use crate::accounts::banks::{SandboxBank, credentials};
-use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, permission_name};
+use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, MFA_PATH, permission_name};
 use crate::state::AppState;
 use crate::storage::{self, bank_accounts::BankAccountRow};
 
 const LOGIN_PURPOSE: &str = "bank-login";
 const CONSENT_PURPOSE: &str = "bank-consent";
+const CODE_PURPOSE: &str = "bank-code";
 
 struct Link {
     token: String,
@@ -112,6 +114,94 @@ fn signed_in_here(link: &Link, nonce: Option<&str>) -> bool {
     }
 }
 
+/// Where a browser that already signed in for this link goes on to.
+fn next_page(link: &Link, nonce: &str) -> Option<String> {
+    if !signed_in_here(link, Some(nonce)) {
+        return None;
+    }
+    match link.row.stage.as_str() {
+        "mfa" => Some(format!("{MFA_PATH}?link={}", link.token)),
+        "consent" => Some(format!("{CONSENT_PATH}?link={}", link.token)),
+        _ => None,
+    }
+}
+
+/// `GET /secure/bank/code?link=<token>`
+pub async fn show_code(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
+    let link = match open_link(&state, &uri).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    let nonce = Browser::existing(&headers);
+    if link.row.stage != "mfa" || !signed_in_here(&link, nonce.as_deref()) {
+        return redirect(&format!("{LOGIN_PATH}?link={}", link.token));
+    }
+    code_page(&state, &link, &Browser::known(nonce.unwrap_or_default()), None, StatusCode::OK)
+}
+
+fn code_page(state: &AppState, link: &Link, browser: &Browser, error: Option<&str>, status: StatusCode) -> Response {
+    let csrf = token::csrf_token(&state.hosted_key, CODE_PURPOSE, link.row.id, &browser.nonce);
+    let action = format!("{MFA_PATH}?link={}", link.token);
+    let body = html! {
+        header class="brand" {
+            strong { (link.bank.name) }
+            span class="who" { "Online banking" }
+        }
+        h1 { "Enter your one-time code" }
+        p class="muted" { "We sent a six-digit code to the phone on file." }
+        @if state.environment() == Environment::Sandbox {
+            div class="sandbox" { "Sandbox bank: the code is " code { (credentials::MFA_CODE) } "." }
+        }
+        @if let Some(error) = error {
+            p class="form-error" id="code-error" role="alert" { (error) }
+        }
+        form method="post" action=(action) {
+            input type="hidden" name="csrf" value=(csrf);
+            label for="code" {
+                "Code"
+                input type="text" id="code" name="code" value="" inputmode="numeric" autocomplete="one-time-code" maxlength="6";
+            }
+            button type="submit" id="verify-code" { "Continue" }
+        }
+    };
+    page::render(status, &format!("{} · One-time code", link.bank.name), body)
+}
+
+/// `POST /secure/bank/code?link=<token>`
+pub async fn submit_code(State(state): State<AppState>, headers: HeaderMap, uri: Uri, body: Bytes) -> Response {
+    let link = match open_link(&state, &uri).await {
+        Ok(link) => link,
+        Err(page) => return page,
+    };
+    let fields = token::form_fields(&body);
+    let presented = fields.get("csrf").map_or("", String::as_str);
+    let Some(nonce) = Browser::existing(&headers)
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, CODE_PURPOSE, link.row.id, nonce, presented))
+    else {
+        return forbidden_form();
+    };
+    if link.row.stage != "mfa" || !signed_in_here(&link, Some(&nonce)) {
+        return redirect(&format!("{LOGIN_PATH}?link={}", link.token));
+    }
+    let browser = Browser::known(nonce);
+    if fields.get("code").map(|code| code.trim()) == Some(credentials::MFA_CODE) {
+        let account_id = link.row.id;
+        let now = Utc::now().timestamp();
+        return match state
+            .db
+            .write(move |transaction| storage::bank_accounts::pass_code(transaction, account_id, now))
+            .await
+        {
+            Ok(_) => redirect(&format!("{CONSENT_PATH}?link={}", link.token)),
+            Err(error) => page::internal_error(&error.into()),
+        };
+    }
+    let retry = |state: &AppState, link: &Link, message: &str| {
+        code_page(state, link, &browser, Some(message), StatusCode::UNAUTHORIZED)
+    };
+    count_failure(&state, &link, &uri, "The code is not right", retry).await
+}
+
 /// `GET /secure/bank/login?link=<token>`
 pub async fn show_login(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
     let link = match open_link(&state, &uri).await {
@@ -119,8 +209,8 @@ pub async fn show_login(State(state): State<AppState>, headers: HeaderMap, uri: 
         Err(page) => return page,
     };
     let browser = Browser::from_headers(&headers);
-    if link.row.stage == "consent" && signed_in_here(&link, Some(&browser.nonce)) {
-        return redirect(&format!("{CONSENT_PATH}?link={}", link.token));
+    if let Some(next) = next_page(&link, &browser.nonce) {
+        return redirect(&next);
     }
     with_cookie(login_page(&state, &link, &browser, None, "", StatusCode::OK), &state, &browser)
 }
@@ -148,7 +238,8 @@ fn login_page(
         @if state.environment() == Environment::Sandbox {
             div class="sandbox" {
                 "Sandbox bank: sign in with " code { (credentials::GOOD_USER) } " / " code { (credentials::GOOD_PASSWORD) }
-                "; " code { (credentials::LOCKED_USER) } " is a locked account."
+                "; " code { (credentials::MFA_USER) } " also asks for a one-time code; "
+                code { (credentials::LOCKED_USER) } " is a locked account."
             }
         }
         @if let Some(error) = error {
@@ -183,9 +274,9 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
     else {
         return forbidden_form();
     };
-    if link.row.stage == "consent" && signed_in_here(&link, Some(&nonce)) {
-        // Already signed in here (another tab): straight on to consent.
-        return redirect(&format!("{CONSENT_PATH}?link={}", link.token));
+    if let Some(next) = next_page(&link, &nonce) {
+        // Already signed in here (another tab): straight on.
+        return redirect(&next);
     }
     // Otherwise the credentials decide, even after a sign-in elsewhere: signing in again
     // moves the link to this browser.
@@ -209,17 +300,38 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
             Err(error) => page::internal_error(&error.into()),
         };
     }
-    if username == credentials::GOOD_USER && password == credentials::GOOD_PASSWORD {
+    let asks_code = username == credentials::MFA_USER;
+    if (username == credentials::GOOD_USER || asks_code) && password == credentials::GOOD_PASSWORD {
         let browser_hash = token::hash(&browser.nonce);
+        let (stage, next) = if asks_code { ("mfa", MFA_PATH) } else { ("consent", CONSENT_PATH) };
         return match state
             .db
-            .write(move |transaction| storage::bank_accounts::sign_in(transaction, account_id, now, &browser_hash))
+            .write(move |transaction| {
+                storage::bank_accounts::sign_in(transaction, account_id, now, &browser_hash, stage)
+            })
             .await
         {
-            Ok(_) => redirect(&format!("{CONSENT_PATH}?link={}", link.token)),
+            Ok(_) => redirect(&format!("{next}?link={}", link.token)),
             Err(error) => page::internal_error(&error.into()),
         };
     }
+    let retry = |state: &AppState, link: &Link, message: &str| {
+        login_page(state, link, &browser, Some(message), username, StatusCode::UNAUTHORIZED)
+    };
+    count_failure(&state, &link, &uri, "The username or password is incorrect", retry).await
+}
+
+/// Counts a wrong password or code: the page asks again with the attempts left (`retry`),
+/// or, at the last one allowed, the link fails.
+async fn count_failure(
+    state: &AppState,
+    link: &Link,
+    uri: &Uri,
+    what: &str,
+    retry: impl FnOnce(&AppState, &Link, &str) -> Response,
+) -> Response {
+    let account_id = link.row.id;
+    let now = Utc::now().timestamp();
     let reason = "too many failed sign-in attempts";
     let failures = state
         .db
@@ -240,14 +352,12 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
         }
         Ok(Some(failures)) => {
             let left = credentials::MAX_LOGIN_FAILURES - failures;
-            let message = format!(
-                "The username or password is incorrect. Please try again ({left} attempt{} left).",
-                if left == 1 { "" } else { "s" }
-            );
-            login_page(&state, &link, &browser, Some(&message), username, StatusCode::UNAUTHORIZED)
+            let message =
+                format!("{what}. Please try again ({left} attempt{} left).", if left == 1 { "" } else { "s" });
+            retry(state, link, &message)
         }
         // The link closed meanwhile (expired, or finished in another tab).
-        Ok(None) => match open_link(&state, &uri).await {
+        Ok(None) => match open_link(state, uri).await {
             Ok(_) => redirect(&format!("{LOGIN_PATH}?link={}", link.token)),
             Err(page) => page,
         },

@@ -10,7 +10,7 @@ pub struct BankAccountRow {
     pub id: i64,
     pub subscriber_id: i64,
     pub bank_id: String,
-    /// `login`, `consent` (signed in at the bank), `done`.
+    /// `login`, `mfa` (password right, one-time code asked), `consent` (signed in), `done`.
     pub stage: String,
     pub browser_hash: Option<Vec<u8>>,
     /// `pending`, `linked`, `failed` (a pending link past `expires_at` reads as expired).
@@ -84,16 +84,35 @@ pub fn find_by_token(connection: &Connection, link_token_hash: &[u8]) -> Storage
 const STILL_PENDING: &str = "status = 'pending' AND expires_at > ?2";
 
 /// The person signed in at the bank in the browser whose nonce hashes to `browser_hash`
-/// (again, perhaps in another browser, before consenting).
-pub fn sign_in(transaction: &Transaction<'_>, id: i64, now: i64, browser_hash: &[u8]) -> StorageResult<bool> {
+/// (again, perhaps in another browser, before consenting); `next_stage` is `mfa` when the
+/// bank asks for a one-time code first, else `consent`.
+pub fn sign_in(
+    transaction: &Transaction<'_>,
+    id: i64,
+    now: i64,
+    browser_hash: &[u8],
+    next_stage: &str,
+) -> StorageResult<bool> {
     let changed = transaction.execute(
-        &format!("UPDATE bank_accounts SET stage = 'consent', browser_hash = ?3 WHERE id = ?1 AND stage IN ('login', 'consent') AND {STILL_PENDING}"),
-        params![id, now, browser_hash],
+        &format!(
+            "UPDATE bank_accounts SET stage = ?4, browser_hash = ?3
+             WHERE id = ?1 AND stage IN ('login', 'mfa', 'consent') AND {STILL_PENDING}"
+        ),
+        params![id, now, browser_hash, next_stage],
     )?;
     Ok(changed == 1)
 }
 
-/// Counts a failed sign-in; at `max_failures` the link fails with `reason`. Returns the
+/// The one-time code was right: on to consent.
+pub fn pass_code(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageResult<bool> {
+    let changed = transaction.execute(
+        &format!("UPDATE bank_accounts SET stage = 'consent' WHERE id = ?1 AND stage = 'mfa' AND {STILL_PENDING}"),
+        params![id, now],
+    )?;
+    Ok(changed == 1)
+}
+
+/// Counts a failed sign-in (or one-time code); at `max_failures` the link fails with `reason`. Returns the
 /// failures so far, or `None` when the link was no longer pending.
 pub fn record_login_failure(
     transaction: &Transaction<'_>,
@@ -109,7 +128,7 @@ pub fn record_login_failure(
                      status = CASE WHEN login_failures + 1 >= ?3 THEN 'failed' ELSE status END,
                      stage = CASE WHEN login_failures + 1 >= ?3 THEN 'done' ELSE stage END,
                      failure_reason = CASE WHEN login_failures + 1 >= ?3 THEN ?4 ELSE failure_reason END
-                 WHERE id = ?1 AND stage IN ('login', 'consent') AND {STILL_PENDING} RETURNING login_failures"
+                 WHERE id = ?1 AND stage IN ('login', 'mfa', 'consent') AND {STILL_PENDING} RETURNING login_failures"
             ),
             params![id, now, max_failures, reason],
             |row| row.get(0),

@@ -299,3 +299,35 @@ fn accounts_are_scoped_to_their_subscriber_and_creation_is_idempotent() {
     let (status, body) = send(other_body);
     assert_error(status, &body, 409, "conflict");
 }
+
+#[test]
+fn the_mfa_user_is_asked_for_a_one_time_code_before_consent() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (account_id, url) = start_link(&server, &subscriber, "thames-mutual");
+    let mut browser = PageClient::new();
+    let signed_in = sign_in(&mut browser, &url, "user_mfa", "pass_good");
+    assert_eq!(signed_in.status, 303, "{}", signed_in.body);
+    assert!(signed_in.location().starts_with("/secure/bank/code?link="), "{}", signed_in.location());
+    let code_url = server.url(signed_in.location());
+    let page = browser.get(&code_url);
+    assert_eq!(page.status, 200);
+    assert_secure_page_headers(&page);
+    // Consent is not reachable before the code.
+    let consent_url = code_url.replace("/secure/bank/code", "/secure/bank/consent");
+    assert_eq!(browser.get(&consent_url).status, 303);
+
+    let wrong = browser.post_form(&code_url, &[("csrf", &page.csrf()), ("code", "000000")]);
+    assert_eq!(wrong.status, 401);
+    assert!(wrong.body.contains("code is not right") && wrong.body.contains("2 attempts left"), "{}", wrong.body);
+    let right = browser.post_form(&code_url, &[("csrf", &wrong.csrf()), ("code", "123456")]);
+    assert_eq!(right.status, 303);
+    assert_eq!(server.url(right.location()), consent_url);
+    let consent = browser.get(&consent_url);
+    assert_eq!(consent.status, 200);
+    let done = browser.post_form(&consent_url, &[("csrf", &consent.csrf()), ("decision", "allow"), ("balances", "on")]);
+    assert_eq!(done.status, 200, "{}", done.body);
+    let linked = account(&server, &subscriber, account_id);
+    assert_eq!(linked["status"], "linked");
+    assert_eq!(linked["balance"]["currency"], "GBP");
+}
