@@ -246,6 +246,26 @@ test('a wrong password asks again, and the right one then links', async (t) => {
   assert.deepEqual(account.body.permissions, ['balances', 'cards', 'transactions']);
 });
 
+test('a person asked for a one-time code types it, then consents', async (t) => {
+  const link = await startBankLink('thames-mutual');
+  const page = await newPage(t);
+  await page.goto(link.url);
+  await signIn(page, 'user_mfa', BANK_PASSWORD);
+  await page.waitForSelector('#code');
+  await page.fill('#code', '111111');
+  await page.click('#verify-code');
+  await page.waitForSelector('#code-error');
+  assert.match(await page.textContent('#code-error'), /not right/);
+  await page.fill('#code', '123456');
+  await page.click('#verify-code');
+  await page.waitForSelector('#allow');
+  await page.uncheck('#permission-balances');
+  await page.click('#allow');
+  await page.waitForSelector('h1:text("Account linked")');
+  const account = await api('GET', `/account/${link.accountId}`);
+  assert.deepEqual(account.body.permissions, ['cards', 'transactions']);
+});
+
 test('a locked bank user cannot link', async (t) => {
   const link = await startBankLink('bluebird');
   const page = await newPage(t);
