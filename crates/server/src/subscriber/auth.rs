@@ -51,13 +51,16 @@ impl TokenIssuer {
     }
 
     pub fn issue(&self, subscriber_id: i64, client_id: &str) -> Result<String, ApiError> {
-        let now = Utc::now().timestamp();
+        let now = Utc::now();
+        // `exp` has whole seconds: rounding up keeps the token alive for at least the
+        // `validity_seconds` the login answers (rounding down cut up to a second off).
+        let expiry_base = now.timestamp() + i64::from(now.timestamp_subsec_nanos() > 0);
         let claims = Claims {
             sub: subscriber_id.to_string(),
             cid: client_id.to_owned(),
             env: self.environment.clone(),
-            iat: now,
-            exp: now + i64::try_from(self.validity.as_secs()).unwrap_or(i64::MAX / 2),
+            iat: now.timestamp(),
+            exp: expiry_base + i64::try_from(self.validity.as_secs()).unwrap_or(i64::MAX / 2),
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
     }
