@@ -40,7 +40,6 @@ pub fn routes(routes: Routes) -> Routes {
 
 /// The bank's sign-in page; its link carries the account's token as `link`.
 pub const LOGIN_PATH: &str = "/secure/bank/login";
-pub const MFA_PATH: &str = "/secure/bank/code";
 pub const CONSENT_PATH: &str = "/secure/bank/consent";
 
 pub const ALL_PERMISSIONS: [AccountPermission; 3] =

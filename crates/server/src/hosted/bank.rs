@@ -1,11 +1,13 @@
-//! The sandbox bank's pages: sign-in (`/secure/bank/login?link=<token>`), for `user_mfa` a
-//! one-time code (`/secure/bank/code?link=<token>`), then consent
+//! The sandbox bank's pages: sign-in (`/secure/bank/login?link=<token>`; for `user_mfa` the
+//! same address then asks for a one-time code), then consent
 //! (`/secure/bank/consent?link=<token>`), then the outcome.
 //!
 //! The username and password are compared with the published test credentials and then
 //! dropped: they are never stored, logged or shown again. Signing in binds the link to the
 //! browser that did it (the hash of its nonce cookie), so the consent step cannot be taken
 //! from another browser that only knows the link.
+
+use std::collections::HashMap;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -18,7 +20,7 @@ use subscriber_protocol::{AccountPermission, AccountStatus, Environment};
 use super::page;
 use super::token::{self, Browser};
 use crate::accounts::banks::{SandboxBank, credentials};
-use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, MFA_PATH, permission_name};
+use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, permission_name};
 use crate::state::AppState;
 use crate::storage::{self, bank_accounts::BankAccountRow};
 
@@ -119,29 +121,17 @@ fn next_page(link: &Link, nonce: &str) -> Option<String> {
     if !signed_in_here(link, Some(nonce)) {
         return None;
     }
-    match link.row.stage.as_str() {
-        "mfa" => Some(format!("{MFA_PATH}?link={}", link.token)),
-        "consent" => Some(format!("{CONSENT_PATH}?link={}", link.token)),
-        _ => None,
-    }
+    (link.row.stage == "consent").then(|| format!("{CONSENT_PATH}?link={}", link.token))
 }
 
-/// `GET /secure/bank/code?link=<token>`
-pub async fn show_code(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
-    let link = match open_link(&state, &uri).await {
-        Ok(link) => link,
-        Err(page) => return page,
-    };
-    let nonce = Browser::existing(&headers);
-    if link.row.stage != "mfa" || !signed_in_here(&link, nonce.as_deref()) {
-        return redirect(&format!("{LOGIN_PATH}?link={}", link.token));
-    }
-    code_page(&state, &link, &Browser::known(nonce.unwrap_or_default()), None, StatusCode::OK)
+/// Whether this browser signed in with the password and now owes the one-time code.
+fn owes_code(link: &Link, nonce: &str) -> bool {
+    link.row.stage == "mfa" && signed_in_here(link, Some(nonce))
 }
 
 fn code_page(state: &AppState, link: &Link, browser: &Browser, error: Option<&str>, status: StatusCode) -> Response {
     let csrf = token::csrf_token(&state.hosted_key, CODE_PURPOSE, link.row.id, &browser.nonce);
-    let action = format!("{MFA_PATH}?link={}", link.token);
+    let action = format!("{LOGIN_PATH}?link={}", link.token);
     let body = html! {
         header class="brand" {
             strong { (link.bank.name) }
@@ -167,21 +157,17 @@ fn code_page(state: &AppState, link: &Link, browser: &Browser, error: Option<&st
     page::render(status, &format!("{} · One-time code", link.bank.name), body)
 }
 
-/// `POST /secure/bank/code?link=<token>`
-pub async fn submit_code(State(state): State<AppState>, headers: HeaderMap, uri: Uri, body: Bytes) -> Response {
-    let link = match open_link(&state, &uri).await {
-        Ok(link) => link,
-        Err(page) => return page,
-    };
-    let fields = token::form_fields(&body);
+/// The one-time code form, posted to the sign-in address by a browser that owes it.
+async fn submit_code(
+    state: &AppState,
+    link: &Link,
+    uri: &Uri,
+    fields: &HashMap<String, String>,
+    nonce: String,
+) -> Response {
     let presented = fields.get("csrf").map_or("", String::as_str);
-    let Some(nonce) = Browser::existing(&headers)
-        .filter(|nonce| token::csrf_valid(&state.hosted_key, CODE_PURPOSE, link.row.id, nonce, presented))
-    else {
+    if !token::csrf_valid(&state.hosted_key, CODE_PURPOSE, link.row.id, &nonce, presented) {
         return forbidden_form();
-    };
-    if link.row.stage != "mfa" || !signed_in_here(&link, Some(&nonce)) {
-        return redirect(&format!("{LOGIN_PATH}?link={}", link.token));
     }
     let browser = Browser::known(nonce);
     if fields.get("code").map(|code| code.trim()) == Some(credentials::MFA_CODE) {
@@ -199,7 +185,7 @@ pub async fn submit_code(State(state): State<AppState>, headers: HeaderMap, uri:
     let retry = |state: &AppState, link: &Link, message: &str| {
         code_page(state, link, &browser, Some(message), StatusCode::UNAUTHORIZED)
     };
-    count_failure(&state, &link, &uri, "The code is not right", retry).await
+    count_failure(state, link, uri, "The code is not right", retry).await
 }
 
 /// `GET /secure/bank/login?link=<token>`
@@ -211,6 +197,9 @@ pub async fn show_login(State(state): State<AppState>, headers: HeaderMap, uri: 
     let browser = Browser::from_headers(&headers);
     if let Some(next) = next_page(&link, &browser.nonce) {
         return redirect(&next);
+    }
+    if owes_code(&link, &browser.nonce) {
+        return code_page(&state, &link, &browser, None, StatusCode::OK);
     }
     with_cookie(login_page(&state, &link, &browser, None, "", StatusCode::OK), &state, &browser)
 }
@@ -268,6 +257,11 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
         Err(page) => return page,
     };
     let fields = token::form_fields(&body);
+    if fields.contains_key("code")
+        && let Some(nonce) = Browser::existing(&headers).filter(|nonce| owes_code(&link, nonce))
+    {
+        return submit_code(&state, &link, &uri, &fields, nonce).await;
+    }
     let presented = fields.get("csrf").map_or("", String::as_str);
     let Some(nonce) = Browser::existing(&headers)
         .filter(|nonce| token::csrf_valid(&state.hosted_key, LOGIN_PURPOSE, link.row.id, nonce, presented))
@@ -303,7 +297,8 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
     let asks_code = username == credentials::MFA_USER;
     if (username == credentials::GOOD_USER || asks_code) && password == credentials::GOOD_PASSWORD {
         let browser_hash = token::hash(&browser.nonce);
-        let (stage, next) = if asks_code { ("mfa", MFA_PATH) } else { ("consent", CONSENT_PATH) };
+        // The code is asked on this same address, after the redirect.
+        let (stage, next) = if asks_code { ("mfa", LOGIN_PATH) } else { ("consent", CONSENT_PATH) };
         return match state
             .db
             .write(move |transaction| {

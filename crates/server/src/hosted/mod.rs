@@ -20,8 +20,6 @@ pub fn routes(routes: Routes) -> Routes {
         .post(crate::cards::session::PAGE_PATH, card::submit)
         .get(crate::accounts::LOGIN_PATH, bank::show_login)
         .post(crate::accounts::LOGIN_PATH, bank::submit_login)
-        .get(crate::accounts::MFA_PATH, bank::show_code)
-        .post(crate::accounts::MFA_PATH, bank::submit_code)
         .get(crate::accounts::CONSENT_PATH, bank::show_consent)
         .post(crate::accounts::CONSENT_PATH, bank::submit_consent)
 }

@@ -308,14 +308,17 @@ fn the_mfa_user_is_asked_for_a_one_time_code_before_consent() {
     let mut browser = PageClient::new();
     let signed_in = sign_in(&mut browser, &url, "user_mfa", "pass_good");
     assert_eq!(signed_in.status, 303, "{}", signed_in.body);
-    assert!(signed_in.location().starts_with("/secure/bank/code?link="), "{}", signed_in.location());
-    let code_url = server.url(signed_in.location());
+    assert_eq!(server.url(signed_in.location()), url, "the code is asked on the sign-in address");
+    let code_url = url.clone();
     let page = browser.get(&code_url);
     assert_eq!(page.status, 200);
     assert_secure_page_headers(&page);
-    // Consent is not reachable before the code.
-    let consent_url = code_url.replace("/secure/bank/code", "/secure/bank/consent");
+    assert!(page.body.contains("name=\"code\""), "{}", page.body);
+    // Consent is not reachable before the code, nor the code from another browser.
+    let consent_url = code_url.replace("/secure/bank/login", "/secure/bank/consent");
     assert_eq!(browser.get(&consent_url).status, 303);
+    let mut elsewhere = PageClient::new();
+    assert!(!elsewhere.get(&code_url).body.contains("name=\"code\""), "another browser sees the sign-in form");
 
     let wrong = browser.post_form(&code_url, &[("csrf", &page.csrf()), ("code", "000000")]);
     assert_eq!(wrong.status, 401);
