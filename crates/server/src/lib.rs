@@ -2,11 +2,13 @@
 //!
 //! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
 //!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
-//! - One module per resource: [`subscriber`], [`cards`], [`merchants`], [`discovery`] (over the
-//!   merchant [`directory`]); [`storage`] holds the SQL of each. [`realtime`] streams
-//!   transactions as they happen; [`sandbox`] makes them.
+//! - One module per resource: [`subscriber`], [`cards`], [`merchants`], [`accounts`],
+//!   [`persons`], [`discovery`] (over the merchant [`directory`]); [`storage`] holds the SQL
+//!   of each. [`realtime`] streams transactions as they happen; [`sandbox`] makes them.
+//! - [`hosted`]: the pages a person (not a program) uses: card entry, the sandbox bank.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
+pub mod accounts;
 pub mod background;
 pub mod cards;
 pub mod cli;
@@ -14,10 +16,12 @@ pub mod config;
 pub mod directory;
 pub mod discovery;
 pub mod error;
+pub mod hosted;
 pub mod http;
 pub mod limits;
 pub mod merchants;
 pub mod paging;
+pub mod persons;
 pub mod realtime;
 pub mod reference;
 pub mod sandbox;

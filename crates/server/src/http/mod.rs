@@ -26,6 +26,9 @@ pub fn routes(state: AppState) -> Routes {
     let routes = crate::merchants::routes(routes);
     let routes = crate::realtime::routes(routes);
     let routes = crate::sandbox::routes(routes);
+    let routes = crate::persons::routes(routes);
+    let routes = crate::accounts::routes(routes);
+    let routes = crate::hosted::routes(routes);
     crate::discovery::routes(routes)
 }
 

@@ -4,12 +4,15 @@
 //! Reads share a pool of connections; writes go through one connection behind an async
 //! mutex, which keeps SQLite's single writer busy without `SQLITE_BUSY` retries.
 
+pub mod bank_accounts;
+pub mod card_sessions;
 pub mod cards;
 pub mod directory;
 pub mod events;
 pub mod idempotency;
 pub mod keys;
 pub mod merchants;
+pub mod persons;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;
@@ -43,6 +46,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0001_core.sql")),
         M::up(include_str!("../../migrations/0002_merchants.sql")),
         M::up(include_str!("../../migrations/0003_directory.sql")),
+        M::up(include_str!("../../migrations/0004_secure_flows.sql")),
     ])
 }
 

@@ -2,6 +2,8 @@
 //! Requests and responses are raw JSON with literal field names, so a mistake in a shared
 //! type cannot hide a wire mistake.
 
+mod accounts;
+mod card_session;
 mod cards;
 mod discovery;
 mod durability;
@@ -11,6 +13,7 @@ mod history;
 mod idempotency;
 mod limits;
 mod merchants;
+mod persons;
 mod realtime;
 mod sandbox;
 mod subscriber;
