@@ -72,7 +72,17 @@ pub fn generate(state: &AppState, input: &HistoryInput) -> Vec<TransactionRow> {
         .with_generated(|entries, index| History::new(entries, index, input).map(History::run).unwrap_or_default())
 }
 
-/// A deterministic random source for this card, seed and enrollment time.
+/// A deterministic random source for this card and seed: who the cardholder is (home, usual
+/// merchants) does not depend on when the card is enrolled.
+fn person_rng(input: &HistoryInput) -> ChaCha8Rng {
+    let mut hasher = Sha256::new();
+    hasher.update(b"card-person-v1");
+    hasher.update(input.seed.to_le_bytes());
+    hasher.update(&input.fingerprint);
+    ChaCha8Rng::from_seed(hasher.finalize().into())
+}
+
+/// A deterministic random source for this card, seed and enrollment time: what was bought when.
 fn card_rng(input: &HistoryInput) -> ChaCha8Rng {
     let mut hasher = Sha256::new();
     hasher.update(b"card-history-v1");
@@ -110,7 +120,7 @@ impl<'a> History<'a> {
         if entries.is_empty() {
             return None;
         }
-        let mut rng = card_rng(input);
+        let mut rng = person_rng(input);
         let country = input.country_code.to_ascii_uppercase();
         let home = pick_in_country(&mut rng, entries, &country)
             .or_else(|| pick_in_country(&mut rng, entries, "USA"))
@@ -170,7 +180,7 @@ impl<'a> History<'a> {
         let mut history = Self {
             entries,
             input,
-            rng,
+            rng: card_rng(input),
             regulars,
             utc_offset_hours,
             trips: Vec::new(),
@@ -596,6 +606,15 @@ mod tests {
         let rows = history(&directory, b"card-a", "USA", ENROLLED_AT);
         assert_eq!(rows, history(&directory, b"card-a", "USA", ENROLLED_AT));
         assert_ne!(rows, history(&directory, b"card-b", "USA", ENROLLED_AT));
+        let later = history(&directory, b"card-a", "USA", ENROLLED_AT + 600);
+        assert_ne!(rows, later, "another enrollment time, other days");
+        let grocers = |rows: &[TransactionRow]| {
+            rows.iter()
+                .filter(|row| row.category == "5411")
+                .map(|row| row.directory_id)
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        assert_eq!(grocers(&rows), grocers(&later), "the same card shops at the same grocers");
         assert!((1000..=2600).contains(&rows.len()), "{} rows", rows.len());
         let oldest = rows.first().expect("rows").created_at;
         let newest = rows.last().expect("rows").created_at;
