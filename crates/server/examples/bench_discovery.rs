@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use subscriber_server::cards::history::{self, HistoryInput};
 use subscriber_server::directory::descriptor::{cut, split_prefix};
-use subscriber_server::directory::generate::ID_BASE;
+use subscriber_server::directory::generate::{self, ID_BASE};
 use subscriber_server::directory::search::AddressQuery;
 use subscriber_server::directory::{Directory, Query};
 use subscriber_server::storage::Db;
@@ -23,6 +24,7 @@ fn main() -> anyhow::Result<()> {
     let mut args = std::env::args().skip(1);
     let size: u32 = args.next().map(|text| text.parse()).transpose()?.unwrap_or(1_000_000);
     let report: Option<PathBuf> = args.next().map(PathBuf::from);
+    let machine = machine();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build()?;
     let dir = tempfile::tempdir()?;
     let database = dir.path().join("bench.sqlite3");
@@ -32,15 +34,18 @@ fn main() -> anyhow::Result<()> {
     let directory = runtime.block_on(Directory::open(&db, SEED, size))?;
     let first_start = started.elapsed();
     let started = Instant::now();
-    let generated_only = Directory::generate(SEED, size);
+    let entries = generate::generate(SEED, size, &mut generate::Interner::default());
     let generation = started.elapsed();
-    drop(generated_only);
+    let started = Instant::now();
+    let indexed = Directory::from_entries(entries);
+    let indexing = started.elapsed();
+    drop(indexed);
     let started = Instant::now();
     let reloaded = runtime.block_on(Directory::open(&db, SEED, size))?;
     let restart = started.elapsed();
     drop(reloaded);
     println!(
-        "directory of {size}: generated and indexed in memory {generation:?}; first start (generate, store, index) {first_start:?}; restart (load, index) {restart:?}"
+        "directory of {size}: generated {generation:?}, indexed {indexing:?}; first start {first_start:?}; restart {restart:?}"
     );
 
     let mut rng = ChaCha8Rng::seed_from_u64(7);
@@ -103,10 +108,27 @@ fn main() -> anyhow::Result<()> {
         let _found = directory.search(&query, 10);
         position_times.push(started.elapsed());
     }
+    // A sandbox card's 36-month history on this directory (the work enrollment does before
+    // inserting the rows).
+    let mut history_times = Vec::new();
+    let mut history_rows = 0;
+    for card in 0..50u32 {
+        let input = HistoryInput {
+            seed: SEED,
+            fingerprint: card.to_le_bytes().to_vec(),
+            last_four: 4242,
+            country_code: ["USA", "USA", "USA", "DEU", "FRA"][card as usize % 5].to_owned(),
+            enrolled_at: 1_790_000_000 + i64::from(card) * 3600,
+        };
+        let started = Instant::now();
+        history_rows += history::generate_with(&directory, &input).len();
+        history_times.push(started.elapsed());
+    }
     let rows = [
         ("descriptor (`merchid`, fuzzy)", percentiles(&mut descriptor_times)),
         ("address (street, number, zip or city)", percentiles(&mut address_times)),
         ("position (radius 250 m to 5 km)", percentiles(&mut position_times)),
+        ("a card's 36-month history (50 cards)", percentiles(&mut history_times)),
     ];
     #[allow(clippy::cast_precision_loss)]
     let hit_rate = descriptor_hits as f64 / LOOKUPS as f64 * 100.0;
@@ -114,15 +136,17 @@ fn main() -> anyhow::Result<()> {
     section.push_str("## Merchant discovery\n\n");
     section.push_str(&format!(
         "Command: `make bench-discovery` (`cargo run --release -p subscriber-server --example bench_discovery -- {size}`).\n\
-         Machine: {}.\n\n",
-        machine()
+         Machine: {machine}.\n\n"
     ));
     section.push_str(&format!(
-        "Directory of {size} merchants (seed {SEED}): generated and indexed in memory in {}; first start \
-         (generate, store in SQLite, index) {}; restart (load from SQLite, index) {}.\n\n",
+        "Directory of {size} merchants (seed {SEED}): generated in {}, indexed in {}; first start \
+         (generate, store in SQLite, index) {}; restart (load from SQLite, index) {}. A card history has \
+         {} transactions on average.\n\n",
         seconds(generation),
+        seconds(indexing),
         seconds(first_start),
-        seconds(restart)
+        seconds(restart),
+        history_rows / 50
     ));
     section.push_str(&format!(
         "{LOOKUPS} lookups of each kind in the service's directory (in process: the HTTP layer adds its own \
@@ -177,7 +201,10 @@ fn machine() -> String {
         .unwrap_or(0);
     #[allow(clippy::cast_precision_loss)]
     let memory = memory_kb as f64 / 1024.0 / 1024.0;
-    format!("{cpus} CPUs (nproc), {model}, {memory:.0} GiB RAM")
+    // The machine is shared: the load says how much of it the run had.
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    let load = load.split_whitespace().next().unwrap_or("?").to_owned();
+    format!("{cpus} CPUs (nproc), {model}, {memory:.0} GiB RAM; load average {load} at the start of the run")
 }
 
 /// Replaces the text between the discovery markers (the markers `bench/common.py` uses for

@@ -9,9 +9,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
 
-use crate::directory::Entry;
 use crate::directory::catalog::{Group, group_of};
 use crate::directory::search::SearchIndex;
+use crate::directory::{Directory, Entry};
 use crate::paging;
 use crate::state::AppState;
 use crate::storage::transactions::TransactionRow;
@@ -67,9 +67,12 @@ const BILLERS: &[Group] = &[
 
 /// Rows with `card_id` unset (the caller sets it once the card has its id).
 pub fn generate(state: &AppState, input: &HistoryInput) -> Vec<TransactionRow> {
-    state
-        .directory
-        .with_generated(|entries, index| History::new(entries, index, input).map(History::run).unwrap_or_default())
+    generate_with(&state.directory, input)
+}
+
+/// [`generate`] from a directory (benchmarks, tests).
+pub fn generate_with(directory: &Directory, input: &HistoryInput) -> Vec<TransactionRow> {
+    directory.with_generated(|entries, index| History::new(entries, index, input).map(History::run).unwrap_or_default())
 }
 
 /// A deterministic random source for this card and seed: who the cardholder is (home, usual
@@ -584,7 +587,6 @@ fn pick_in_country(rng: &mut ChaCha8Rng, entries: &[Entry], country: &str) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::directory::Directory;
 
     fn history(directory: &Directory, fingerprint: &[u8], country: &str, enrolled_at: i64) -> Vec<TransactionRow> {
         let input = HistoryInput {
