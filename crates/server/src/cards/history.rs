@@ -139,16 +139,16 @@ impl<'a> History<'a> {
         for radius in [6_000.0, 20_000.0, 60_000.0, 200_000.0] {
             let mut nearby = index.within(entries, home.latitude, home.longitude, radius);
             nearby.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-            for (group, wanted) in LOCAL_NEEDS {
-                let list = &mut regulars.iter_mut().find(|(own, _)| own == group)?.1;
-                for (candidate, _) in &nearby {
-                    if list.len() >= *wanted {
-                        break;
-                    }
-                    let entry = &entries[*candidate as usize];
-                    if group_of(entry.mcc, &entry.dba_name) == Some(*group) && !list.contains(candidate) {
-                        list.push(*candidate);
-                    }
+            // One pass over the neighbours, nearest first, each merchant's group worked out once.
+            for (candidate, _) in &nearby {
+                let entry = &entries[*candidate as usize];
+                let Some(group) = group_of(entry.mcc, &entry.dba_name) else { continue };
+                let Some(wanted) = LOCAL_NEEDS.iter().find(|(own, _)| *own == group).map(|(_, wanted)| *wanted) else {
+                    continue;
+                };
+                let Some((_, list)) = regulars.iter_mut().find(|(own, _)| *own == group) else { continue };
+                if list.len() < wanted && !list.contains(candidate) {
+                    list.push(*candidate);
                 }
             }
             if LOCAL_NEEDS

@@ -372,8 +372,7 @@ pub static CATEGORIES: &[Category] = &[
 /// The group of a merchant of the directory, from its MCC and name (coffee shops and fast food
 /// share MCC 5814; their names tell them apart).
 pub fn group_of(mcc: u16, name: &str) -> Option<Group> {
-    let code = format!("{mcc:04}");
-    if code == "5814" {
+    if mcc == 5814 {
         let folded = deunicode::deunicode(name).to_ascii_lowercase();
         let coffee = [
             "coffee",
@@ -392,8 +391,19 @@ pub fn group_of(mcc: u16, name: &str) -> Option<Group> {
         ];
         return Some(if coffee.iter().any(|word| folded.contains(word)) { Group::Coffee } else { Group::FastFood });
     }
-    CATEGORIES.iter().find(|category| category.mcc == code).map(|category| category.group)
+    GROUPS.get(&mcc).copied()
 }
+
+/// The group of each MCC of the catalog (the first category with it).
+static GROUPS: std::sync::LazyLock<std::collections::HashMap<u16, Group>> = std::sync::LazyLock::new(|| {
+    let mut groups = std::collections::HashMap::new();
+    for category in CATEGORIES {
+        if let Ok(code) = category.mcc.parse::<u16>() {
+            groups.entry(code).or_insert(category.group);
+        }
+    }
+    groups
+});
 
 /// Words that fill the name patterns.
 pub struct Words {
