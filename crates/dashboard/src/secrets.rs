@@ -4,8 +4,6 @@
 //! [`use_os_store`]; on Linux that is the Secret Service (GNOME Keyring, KWallet) or, for
 //! sessions without one, the kernel keyring (`keyctl`, lost at reboot).
 
-use std::sync::Arc;
-
 use keyring_core::{Entry, Error as KeyringError};
 use serde::Serialize;
 
@@ -61,11 +59,14 @@ pub fn use_os_store(kind: StoreKind) -> KeyringStatus {
 
 #[cfg(target_os = "linux")]
 fn register(kind: StoreKind) -> Result<(), String> {
-    let store: Arc<keyring_core::CredentialStore> = match kind {
-        StoreKind::SecretService => zbus_secret_service_keyring_store::Store::new().map_err(|error| describe(&error))?,
-        StoreKind::KernelKeyring => linux_keyutils_keyring_store::Store::new().map_err(|error| describe(&error))?,
-    };
-    keyring_core::set_default_store(store);
+    match kind {
+        StoreKind::SecretService => keyring_core::set_default_store(
+            zbus_secret_service_keyring_store::Store::new().map_err(|error| describe(&error))?,
+        ),
+        StoreKind::KernelKeyring => keyring_core::set_default_store(
+            linux_keyutils_keyring_store::Store::new().map_err(|error| describe(&error))?,
+        ),
+    }
     Ok(())
 }
 

@@ -6,7 +6,8 @@
 
 use std::time::Duration;
 
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
+use futures::stream::BoxStream;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use reqwest::{Method, RequestBuilder, StatusCode};
 use serde::de::DeserializeOwned;
@@ -126,7 +127,7 @@ impl Service {
         token: &str,
         card_id: i64,
         last_event_id: Option<&str>,
-    ) -> Result<impl Stream<Item = Result<SseEvent, CommandError>> + Send + use<>, CommandError> {
+    ) -> Result<BoxStream<'static, Result<SseEvent, CommandError>>, CommandError> {
         let mut request = self
             .http
             .get(format!("{}/card/{card_id}/transactions/stream", self.base_url))
@@ -147,7 +148,8 @@ impl Service {
                 Err(error) => vec![Err(transport(error))],
             };
             futures::stream::iter(events)
-        }))
+        })
+        .boxed())
     }
 
     fn request(&self, method: Method, path: &str, token: Option<&str>) -> RequestBuilder {

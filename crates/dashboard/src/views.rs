@@ -17,7 +17,6 @@ pub enum ConnectionTarget {
     Remote {
         environment: Environment,
         #[serde(rename = "baseUrl")]
-        #[cfg_attr(feature = "ts", ts(rename = "baseUrl"))]
         base_url: String,
     },
 }
