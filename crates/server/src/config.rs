@@ -58,6 +58,26 @@ pub struct Config {
     #[arg(long, env = "SUBSCRIBER_PUBLIC_URL")]
     pub public_url: Option<String>,
 
+    /// Requests per second each subscriber (or, before login, each client address) may make;
+    /// 0 turns the limit off.
+    #[arg(long, env = "SUBSCRIBER_RATE_LIMIT", default_value_t = 1000)]
+    pub rate_limit: u32,
+
+    /// Requests a subscriber may make at once above the steady rate.
+    #[arg(long, env = "SUBSCRIBER_RATE_LIMIT_BURST", default_value_t = 2000)]
+    pub rate_limit_burst: u32,
+
+    /// Failed logins allowed per e-mail address and client address in 15 minutes; later
+    /// attempts are refused (429) until the window passes.
+    #[arg(long, env = "SUBSCRIBER_LOGIN_ATTEMPTS", default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(1..))]
+    pub login_attempts: u32,
+
+    /// Longest time a request may take before it is answered 408.
+    #[arg(long, env = "SUBSCRIBER_REQUEST_TIMEOUT_SECONDS", default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..))]
+    pub request_timeout_seconds: u64,
+
     /// Log filter (tracing's EnvFilter syntax).
     #[arg(long, env = "SUBSCRIBER_LOG", default_value = "info")]
     pub log: String,
@@ -76,6 +96,10 @@ impl Config {
             settle_after_seconds: 120,
             sandbox_seed: 20_261_122,
             public_url: None,
+            rate_limit: 1000,
+            rate_limit_burst: 2000,
+            login_attempts: 10,
+            request_timeout_seconds: 30,
             log: "info".to_owned(),
         }
     }

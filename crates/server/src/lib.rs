@@ -12,6 +12,7 @@ pub mod config;
 pub mod directory;
 pub mod error;
 pub mod http;
+pub mod limits;
 pub mod paging;
 pub mod reference;
 pub mod server;

@@ -21,6 +21,7 @@ pub struct AppState {
     pub fingerprint_key: Arc<[u8]>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
     pub directory: Arc<crate::directory::Directory>,
+    pub limits: Arc<crate::limits::Limits>,
 }
 
 impl AppState {
@@ -42,6 +43,7 @@ impl AppState {
             config.environment.as_str(),
         );
         let usage = UsageRecorder::new(config.environment);
+        let limits = crate::limits::Limits::new(&config);
         Ok(Self {
             config: Arc::new(config),
             db,
@@ -50,6 +52,7 @@ impl AppState {
             fingerprint_key: fingerprint_key.into(),
             idempotency: Arc::default(),
             directory: Arc::default(),
+            limits: Arc::new(limits),
         })
     }
 

@@ -63,6 +63,10 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let path = error.path().to_string();
         let inner = error.into_inner();
         let message = describe_json_error(&inner);
+        if let Some(missing) = missing_field(&message) {
+            let field = if path == "." { missing.to_owned() } else { format!("{path}.{missing}") };
+            return ApiError::invalid_field(field, "is required");
+        }
         if inner.is_syntax() || inner.is_eof() || path == "." {
             ApiError::invalid(format!("the body is not valid JSON for this request: {message}"))
         } else {
@@ -71,6 +75,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     })?;
     deserializer.end().map_err(|_| ApiError::invalid("the body has trailing characters after the JSON value"))?;
     Ok(value)
+}
+
+/// serde names a missing field only in its message: "missing field `pan`".
+fn missing_field(message: &str) -> Option<&str> {
+    message.strip_prefix("missing field `")?.split('`').next()
 }
 
 /// serde's messages end in "at line 1 column 9"; the field path says more to a user.

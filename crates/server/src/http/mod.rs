@@ -5,9 +5,14 @@ pub mod extract;
 pub mod idempotency;
 pub mod routes;
 
+use std::time::Duration;
+
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
-use axum::middleware::from_fn;
+use axum::http::{HeaderName, HeaderValue, StatusCode, header};
+use axum::middleware::{from_fn, from_fn_with_state};
+use tower_http::set_header::SetResponseHeaderLayer;
+use tower_http::timeout::TimeoutLayer;
 
 use crate::error::ApiError;
 use crate::state::AppState;
@@ -22,14 +27,26 @@ pub fn routes(state: AppState) -> Routes {
 
 /// The service as an axum router, ready to serve.
 pub fn app(state: AppState) -> Router {
-    let routes = routes(state.clone());
-    routes
+    let timeout = Duration::from_secs(state.config.request_timeout_seconds);
+    let mut router = routes(state.clone())
         .into_router()
         .route_layer(from_fn(context::record_route))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
-        .layer(from_fn(context::request_context))
-        .with_state(state)
+        .layer(from_fn_with_state(state.clone(), crate::limits::limit_requests))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
+    // Hosted pages set stricter or page-specific values of their own; these are the defaults.
+    for (name, value) in [
+        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        (header::X_FRAME_OPTIONS, "DENY"),
+        (header::REFERRER_POLICY, "no-referrer"),
+        (header::CACHE_CONTROL, "no-store"),
+        (header::CONTENT_SECURITY_POLICY, "default-src 'none'; frame-ancestors 'none'"),
+        (HeaderName::from_static("cross-origin-resource-policy"), "same-origin"),
+    ] {
+        router = router.layer(SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value)));
+    }
+    router.layer(from_fn(context::request_context)).with_state(state)
 }
 
 async fn not_found() -> ApiError {

@@ -3,8 +3,10 @@
 pub mod auth;
 pub mod usage;
 
+use std::net::{IpAddr, SocketAddr};
+
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, Extension, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use subscriber_protocol::{
@@ -20,7 +22,8 @@ use crate::storage::{self, subscribers::NewSubscriber};
 
 pub fn routes(routes: Routes) -> Routes {
     routes
-        .post_creating("/subscriber/signup", signup)
+        // Not keyed: a replay would need the secret, which is never stored.
+        .post("/subscriber/signup", signup)
         .post("/subscriber/login", login)
         .get("/subscriber", profile)
         .post("/subscriber/secret/rotate", rotate_secret)
@@ -96,10 +99,14 @@ async fn signup(
 
 async fn login(
     State(state): State<AppState>,
+    connection: Option<Extension<ConnectInfo<SocketAddr>>>,
     ApiJson(request): ApiJson<LoginRequest>,
 ) -> Result<Json<Success<LoginResponse>>, ApiError> {
     let email = request.email.trim().to_ascii_lowercase();
-    let subscriber = state.db.read(move |connection| storage::subscribers::find_by_email(connection, &email)).await?;
+    let address = connection.map_or(IpAddr::from([127, 0, 0, 1]), |Extension(ConnectInfo(address))| address.ip());
+    state.limits.check_login(&email, address)?;
+    let lookup = email.clone();
+    let subscriber = state.db.read(move |connection| storage::subscribers::find_by_email(connection, &lookup)).await?;
     let stored_hash =
         subscriber.as_ref().map_or_else(|| auth::decoy_hash().to_owned(), |subscriber| subscriber.secret_hash.clone());
     let api_key = request.api_key;
@@ -108,8 +115,12 @@ async fn login(
         .map_err(ApiError::internal)?;
     let subscriber = match subscriber {
         Some(subscriber) if matches => subscriber,
-        _ => return Err(ApiError::InvalidCredentials),
+        _ => {
+            state.limits.record_failed_login(&email, address);
+            return Err(ApiError::InvalidCredentials);
+        }
     };
+    state.limits.forget_failed_logins(&email, address);
     let token = state.auth.issue(subscriber.id, &subscriber.client_id)?;
     Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
 }

@@ -98,6 +98,14 @@ impl TestServer {
         (dir, self.database.clone())
     }
 
+    /// Kills the server with SIGKILL, as a crash would, returning the database directory.
+    pub fn kill_hard(mut self) -> (tempfile::TempDir, PathBuf) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let dir = std::mem::replace(&mut self._dir, tempfile::tempdir().expect("temporary directory"));
+        (dir, self.database.clone())
+    }
+
     pub fn get(&self, path: &str) -> RequestBuilder {
         self.http.get(self.url(path))
     }

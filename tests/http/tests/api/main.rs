@@ -3,6 +3,9 @@
 //! type cannot hide a wire mistake.
 
 mod cards;
+mod durability;
 mod errors;
 mod helpers;
+mod idempotency;
+mod limits;
 mod subscriber;
