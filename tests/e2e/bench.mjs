@@ -132,7 +132,7 @@ async function filterPerKeystroke() {
   const again = run.session;
   await click(again, "submit-login", 60_000);
   await click(again, "nav-cards");
-  await click(again, "card-row");
+  await click(again, "open-card");
   await waitFor(again, `${ROWS} rows loaded`, async () => Number((await text(again, "row-count", 120_000)).replace(/,/g, "")) >= ROWS, 180_000);
   const loaded = Number((await text(again, "row-count")).replace(/,/g, ""));
   const filter = await find(again, "filter-text");

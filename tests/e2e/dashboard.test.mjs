@@ -79,7 +79,7 @@ test("enrolling a test card puts its last four in the list", async () => {
 });
 
 test("the card's transactions load, with totals, a monthly chart and filters", async () => {
-  await click(session, "card-row");
+  await click(session, "open-card");
   await find(session, "transaction-table", 60_000);
   await waitFor(session, "the whole history loads", async () => (await rowCount()) > 100, 60_000);
   assert.equal(await text(session, "detail-last-four"), "•••• 4242");
