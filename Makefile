@@ -9,7 +9,10 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/subscriber-data/target
 CARGO ?= cargo
 DATA_DIR ?= $(HOME)/.local/share/subscriber-data
+# apt-get as root, through sudo otherwise; only ever for packages that are missing.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+APT_INSTALL := $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
+BROWSER_TESTS := tests/browser
 
 # The desktop dashboard: Debian packages to build Tauri 2 and to run it headless (Xvfb,
 # WebKitWebDriver), and a real Secret Service and kernel keyring for its tests.
@@ -20,12 +23,13 @@ DASHBOARD_BIN := $(CARGO_TARGET_DIR)/debug/subscriber-dashboard
 BINDINGS_DIR := ui/src/lib/bindings
 
 .PHONY: help run serve test test-rust lint bench deps-rust deps-desktop ui-build bindings bindings-check \
-	test-ui test-dashboard test-e2e dashboard-build bench-dashboard
+	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http
 
 help:
 	@echo "make run             - the dashboard on the embedded sandbox (installs what it needs)"
 	@echo "make serve           - the service alone on http://127.0.0.1:8080 (sandbox)"
 	@echo "make test            - every test: Rust, UI, dashboard with a real keyring, end-to-end"
+	@echo "make test-browser    - the hosted pages in headless Chromium"
 	@echo "make bench           - benchmarks, written to BENCHMARKS.md"
 
 deps-rust:
@@ -39,9 +43,9 @@ deps-desktop: deps-rust
 	done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing Debian packages:$$missing"; \
-		$(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $$missing; \
+		$(APT_INSTALL) $$missing; \
 	fi
-	@command -v npm >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q nodejs npm; }
+	@command -v npm >/dev/null || { $(APT_INSTALL) nodejs npm; }
 	@for dir in ui tests/e2e; do \
 		if [ ! -f $$dir/node_modules/.installed ] || [ $$dir/package-lock.json -nt $$dir/node_modules/.installed ]; then \
 			(cd $$dir && npm ci --no-audit --no-fund) && touch $$dir/node_modules/.installed; \
@@ -111,7 +115,28 @@ test-e2e: dashboard-build
 		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
 		 xvfb-run -a -s "-screen 0 1440x900x24" node --test tests/e2e/dashboard.test.mjs'
 
-test: lint test-rust test-ui test-dashboard test-e2e
+# Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
+deps-browser:
+	@if [ ! -x /usr/bin/chromium ] || ! command -v chromedriver >/dev/null; then $(APT_INSTALL) chromium chromium-driver; fi
+	@if ! command -v npm >/dev/null; then $(APT_INSTALL) nodejs npm; fi
+	@if [ ! -f $(BROWSER_TESTS)/node_modules/.package-lock.json ] || \
+		[ $(BROWSER_TESTS)/package-lock.json -nt $(BROWSER_TESTS)/node_modules/.package-lock.json ]; then \
+		cd $(BROWSER_TESTS) && npm ci --no-audit --no-fund; \
+	fi
+
+# The hosted pages (card entry, sandbox bank) driven in Chromium against the real server binary.
+test-browser: deps-rust deps-browser
+	$(CARGO) build -p subscriber-server
+	cd $(BROWSER_TESTS) && SUBSCRIBER_SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" npm test
+
+test: lint test-rust test-browser test-ui test-dashboard test-e2e
+
+deps-bench:
+	@if ! command -v wrk >/dev/null; then $(APT_INSTALL) wrk; fi
+
+bench-http: deps-rust deps-bench
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
+	python3 bench/http_bench.py
 
 bench-dashboard: deps-desktop ui-build
 	$(CARGO) build --release -p subscriber-dashboard-app --bin subscriber-dashboard --example blank-window
@@ -119,4 +144,4 @@ bench-dashboard: deps-desktop ui-build
 		--app "$(CARGO_TARGET_DIR)/release/subscriber-dashboard" \
 		--blank "$(CARGO_TARGET_DIR)/release/examples/blank-window" --out BENCHMARKS.md
 
-bench: deps-rust bench-dashboard
+bench: bench-http bench-dashboard

@@ -98,6 +98,9 @@ pub struct AccountList {
     pub accounts: Vec<Account>,
 }
 
+/// The query of `GET /account/<accountId>/transactions`: the card list's paging and filters.
+pub type AccountTransactionQuery = crate::CardTransactionQuery;
+
 /// An item of `GET /account/<accountId>/transactions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

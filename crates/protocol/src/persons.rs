@@ -191,6 +191,13 @@ pub struct Person {
     pub signals: Option<Signals>,
 }
 
+/// `GET /persons`: the caller's persons, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct PersonList {
+    pub persons: Vec<Person>,
+}
+
 /// `GET /sandbox/persons/<personId>/answers`: the right choices, in the shape verify takes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

@@ -28,6 +28,12 @@ pub struct SandboxTransactionRequest {
 pub struct SandboxTransactionResponse {
     pub message: String,
     pub transaction_id: i64,
+    /// The card that paid; `null` for a card of the sandbox's synthetic population (a
+    /// purchase at one of the caller's locations by nobody enrolled here).
+    pub card_id: Option<i64>,
+    /// Last four digits of the card that paid, as the merchant's list shows them.
+    pub last_four: u16,
+    /// The purchase as the card's list shows it (its `cardId` is 0 for a synthetic card).
     pub transaction: CardTransaction,
 }
 

@@ -7,8 +7,8 @@ pub struct SignupRequest {
     pub email: String,
 }
 
-/// Returned once: the service keeps only a hash of `secret`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// Returned once: the service keeps only a hash of `secret`. `Debug` hides the secret.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct SignupResponse {
     pub client_id: String,
@@ -18,8 +18,8 @@ pub struct SignupResponse {
     pub environment: Environment,
 }
 
-/// `api_key` as in the spec's examples; `key` as in its prose.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `api_key` as in the spec's examples; `key` as in its prose. `Debug` hides the key.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct LoginRequest {
     pub email: String,
@@ -27,7 +27,8 @@ pub struct LoginRequest {
     pub api_key: String,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// `Debug` hides the token.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct LoginResponse {
     pub token: String,
@@ -86,8 +87,8 @@ pub struct SubscriberProfile {
 }
 
 /// `POST /subscriber/secret/rotate`: the new secret, shown once. The old secret stops working
-/// at once; tokens already issued stay valid until they expire.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// at once; tokens already issued stay valid until they expire. `Debug` hides the secret.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 pub struct RotateSecretResponse {
     pub client_id: String,
@@ -115,4 +116,70 @@ pub struct UsageRow {
     /// The route template, e.g. `GET /card/{card_id}`.
     pub endpoint: String,
     pub count: u64,
+}
+
+const REDACTED: &str = "<redacted>";
+
+impl std::fmt::Debug for SignupResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignupResponse")
+            .field("client_id", &self.client_id)
+            .field("secret", &REDACTED)
+            .field("public_key", &self.public_key)
+            .field("email", &self.email)
+            .field("environment", &self.environment)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for LoginRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoginRequest").field("email", &self.email).field("api_key", &REDACTED).finish()
+    }
+}
+
+impl std::fmt::Debug for LoginResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoginResponse")
+            .field("token", &REDACTED)
+            .field("validity_seconds", &self.validity_seconds)
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for RotateSecretResponse {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RotateSecretResponse")
+            .field("client_id", &self.client_id)
+            .field("secret", &REDACTED)
+            .field("rotated_at", &self.rotated_at)
+            .finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_never_shows_secrets_or_tokens() {
+        let signup = SignupResponse {
+            client_id: "cli_1".to_owned(),
+            secret: "sk_test_hidden".to_owned(),
+            public_key: "pk_test_1".to_owned(),
+            email: "dev@example.com".to_owned(),
+            environment: Environment::Sandbox,
+        };
+        let login = LoginRequest { email: "dev@example.com".to_owned(), api_key: "sk_test_hidden".to_owned() };
+        let token = LoginResponse { token: "eyJ.hidden".to_owned(), validity_seconds: 18_000 };
+        let rotated = RotateSecretResponse {
+            client_id: "cli_1".to_owned(),
+            secret: "sk_test_hidden".to_owned(),
+            rotated_at: DateTime::UNIX_EPOCH,
+        };
+        for shown in [format!("{signup:?}"), format!("{login:?}"), format!("{token:?}"), format!("{rotated:?}")] {
+            assert!(!shown.contains("hidden"), "{shown}");
+            assert!(shown.contains(REDACTED), "{shown}");
+        }
+    }
 }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use chrono::Utc;
+use subscriber_protocol::Environment;
 use tokio::task::JoinSet;
 
 use crate::state::AppState;
@@ -10,6 +11,12 @@ use crate::storage;
 
 /// Idempotency keys are kept this long.
 const IDEMPOTENCY_RETENTION_SECONDS: i64 = 24 * 3600;
+
+/// Transaction events are kept this long: a stream can resume from an event up to a week old.
+const EVENT_RETENTION_SECONDS: i64 = 7 * 24 * 3600;
+
+/// How often pending point-of-sale transactions are checked for settlement.
+const SETTLE_INTERVAL: Duration = Duration::from_secs(1);
 
 /// A handle that stops every background task when aborted or dropped.
 pub struct Background(JoinSet<()>);
@@ -45,5 +52,50 @@ pub fn spawn(state: &AppState) -> Background {
             }
         }
     });
+    let settle_state = state.clone();
+    tasks.spawn(async move {
+        let mut tick = tokio::time::interval(SETTLE_INTERVAL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            if let Err(error) = settle_due(&settle_state).await {
+                tracing::warn!(error = %error, "pending transactions not settled");
+            }
+        }
+    });
+    let events_state = state.clone();
+    tasks.spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(3600));
+        loop {
+            tick.tick().await;
+            let before = Utc::now().timestamp() - EVENT_RETENTION_SECONDS;
+            match events_state.db.write(move |transaction| storage::events::purge(transaction, before)).await {
+                Ok(purged) if purged > 0 => tracing::info!(purged, "old transaction events forgotten"),
+                Ok(_) => {}
+                Err(error) => tracing::warn!(error = %error, "transaction events not purged"),
+            }
+        }
+    });
+    if state.environment() == Environment::Sandbox && state.config.simulate_rate > 0 {
+        tasks.spawn(crate::sandbox::simulator::run(state.clone(), state.config.simulate_rate));
+    }
     Background(tasks)
+}
+
+/// Settles the pending transactions whose time has come and announces each to its streams.
+pub async fn settle_due(state: &AppState) -> Result<usize, storage::StorageError> {
+    let now = Utc::now().timestamp();
+    // A read first, so an idle service does not take the writer every second.
+    let next = state.db.read(storage::transactions::next_settlement).await?;
+    if next.is_none_or(|due| due > now) {
+        return Ok(0);
+    }
+    state
+        .events
+        .write(&state.db, move |transaction| {
+            let settled = storage::transactions::settle_due(transaction, now)?;
+            let events = storage::events::record(transaction, storage::events::EventKind::Settled, &settled, now)?;
+            Ok((settled.len(), events))
+        })
+        .await
 }

@@ -10,6 +10,8 @@ use subscriber_protocol::Environment;
 #[command(
     name = "subscriber-server",
     version,
+    // A flag given twice takes the last value, so a wrapper's defaults can be overridden.
+    args_override_self = true,
     about = "Subscriber Data: the payment-data API (cards, merchants, discovery, bank accounts, identity).",
     long_about = "Subscriber Data: the payment-data API for subscribers.\n\n\
         Serves the HTTP API over one SQLite file (created and migrated on start). In the sandbox \
@@ -78,6 +80,21 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub request_timeout_seconds: u64,
 
+    /// Lifetime of a hosted page's one-time link (card entry, bank sign-in), in seconds.
+    #[arg(long, env = "SUBSCRIBER_HOSTED_SESSION_SECONDS", default_value_t = 900,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub hosted_session_seconds: u64,
+
+    /// Lifetime of identity-verification questions, in seconds. For tests.
+    #[arg(long, env = "SUBSCRIBER_PERSON_QUESTIONS_SECONDS", default_value_t = 600, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    pub person_questions_seconds: u64,
+
+    /// How long three failed identity verifications lock a person, in seconds. For tests.
+    #[arg(long, env = "SUBSCRIBER_PERSON_LOCK_SECONDS", default_value_t = 86_400, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=2_592_000))]
+    pub person_lock_seconds: u64,
+
     /// Log filter (tracing's EnvFilter syntax).
     #[arg(long, env = "SUBSCRIBER_LOG", default_value = "info")]
     pub log: String,
@@ -100,7 +117,34 @@ impl Config {
             rate_limit_burst: 2000,
             login_attempts: 10,
             request_timeout_seconds: 30,
+            hosted_session_seconds: 900,
+            person_questions_seconds: 600,
+            person_lock_seconds: 86_400,
             log: "info".to_owned(),
         }
+    }
+
+    /// The base URL of the hosted pages' links: `--public-url`, else the address bound.
+    pub fn public_base_url(&self) -> String {
+        match &self.public_url {
+            Some(url) => url.trim_end_matches('/').to_owned(),
+            None => format!("http://{}", self.listen),
+        }
+    }
+
+    /// Fills in `public_url` from the address actually bound (port 0 becomes the real port;
+    /// an unspecified address becomes loopback, which a browser can open).
+    pub fn with_bound_address(mut self, bound: SocketAddr) -> Self {
+        if self.public_url.is_none() {
+            let mut reachable = bound;
+            if reachable.ip().is_unspecified() {
+                reachable.set_ip(match bound {
+                    SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+                    SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+                });
+            }
+            self.public_url = Some(format!("http://{reachable}"));
+        }
+        self
     }
 }

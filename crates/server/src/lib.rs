@@ -2,19 +2,28 @@
 //!
 //! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
 //!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
-//! - One module per resource: [`subscriber`], [`cards`]; [`storage`] holds the SQL of each.
+//! - One module per resource: [`subscriber`], [`cards`], [`merchants`], [`accounts`],
+//!   [`persons`]; [`storage`] holds the SQL of each. [`realtime`] streams transactions as they
+//!   happen; [`sandbox`] makes them.
+//! - [`hosted`]: the pages a person (not a program) uses: card entry, the sandbox bank.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
+pub mod accounts;
 pub mod background;
 pub mod cards;
 pub mod cli;
 pub mod config;
 pub mod directory;
 pub mod error;
+pub mod hosted;
 pub mod http;
 pub mod limits;
+pub mod merchants;
 pub mod paging;
+pub mod persons;
+pub mod realtime;
 pub mod reference;
+pub mod sandbox;
 pub mod server;
 pub mod state;
 pub mod storage;

@@ -13,6 +13,7 @@ use crate::state::AppState;
 /// Serves `config` until `shutdown` resolves, finishing requests in flight.
 pub async fn serve(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
     let listener = TcpListener::bind(config.listen).await?;
+    let config = config.with_bound_address(listener.local_addr()?);
     let state = AppState::new(config).await?;
     run(listener, state, shutdown).await
 }
@@ -30,6 +31,12 @@ async fn run(
         "listening on http://{address}"
     );
     let app = crate::app(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
+    let events = state.events.clone();
+    let shutdown = async move {
+        shutdown.await;
+        // Open event streams would keep graceful shutdown waiting forever.
+        events.close();
+    };
     axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
     background.abort();
     if let Err(error) = state.usage.flush(&state.db).await {
@@ -65,10 +72,7 @@ impl RunningServer {
 pub async fn start(config: Config) -> anyhow::Result<RunningServer> {
     let listener = TcpListener::bind(config.listen).await?;
     let address = listener.local_addr()?;
-    let mut config = config;
-    if config.public_url.is_none() {
-        config.public_url = Some(format!("http://{address}"));
-    }
+    let config = config.with_bound_address(address);
     let state = AppState::new(config).await?;
     let (shutdown, signal) = oneshot::channel::<()>();
     let task = tokio::spawn(run(listener, state.clone(), async move {

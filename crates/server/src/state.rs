@@ -19,9 +19,13 @@ pub struct AppState {
     /// Key of the card fingerprints (HMAC-SHA256): recognises a card enrolled twice without
     /// keeping its number.
     pub fingerprint_key: Arc<[u8]>,
+    /// Key of the hosted pages' form tokens (HMAC-SHA256 over session and browser).
+    pub hosted_key: Arc<[u8]>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
     pub directory: Arc<crate::directory::Directory>,
     pub limits: Arc<crate::limits::Limits>,
+    /// Announces committed transaction events to the real-time streams.
+    pub events: Arc<crate::realtime::EventHub>,
 }
 
 impl AppState {
@@ -29,11 +33,12 @@ impl AppState {
     pub async fn new(config: Config) -> anyhow::Result<Self> {
         let db = Db::open(&config.database)?;
         let now = Utc::now().timestamp();
-        let (signing_key, fingerprint_key) = db
+        let (signing_key, fingerprint_key, hosted_key) = db
             .write(move |transaction| {
                 Ok((
                     storage::keys::load_or_create(transaction, "token_signing", now)?,
                     storage::keys::load_or_create(transaction, "card_fingerprint", now)?,
+                    storage::keys::load_or_create(transaction, "hosted_forms", now)?,
                 ))
             })
             .await?;
@@ -50,10 +55,22 @@ impl AppState {
             auth: Arc::new(auth),
             usage: Arc::new(usage),
             fingerprint_key: fingerprint_key.into(),
+            hosted_key: hosted_key.into(),
             idempotency: Arc::default(),
             directory: Arc::default(),
             limits: Arc::new(limits),
+            events: Arc::default(),
         })
+    }
+
+    /// The base URL of the hosted pages' links, without a trailing slash.
+    pub fn public_url(&self) -> String {
+        self.config.public_base_url()
+    }
+
+    /// Whether the hosted pages are served over HTTPS (their cookies are then `Secure`).
+    pub fn public_url_is_https(&self) -> bool {
+        self.config.public_base_url().starts_with("https://")
     }
 
     pub fn environment(&self) -> subscriber_protocol::Environment {

@@ -2,6 +2,7 @@
 //! transaction list.
 
 pub mod history;
+pub mod session;
 pub mod test_cards;
 pub mod validation;
 
@@ -10,6 +11,7 @@ use axum::extract::{Extension, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
+use rusqlite::Transaction;
 use subscriber_protocol::{
     CardList, CardRecord, CardTransaction, CardTransactionPage, CardTransactionQuery, EnrollCardRequest,
     EnrollCardResponse, Environment, SandboxCard, SandboxCardList, Success,
@@ -35,6 +37,8 @@ pub fn routes(routes: Routes) -> Routes {
         .get("/card/{card_id}", details)
         .get("/card/{card_id}/transactions", transactions)
         .get("/sandbox/cards", sandbox_cards)
+        .post_creating("/card/session", session::create)
+        .get("/card/session/{session_id}", session::status)
 }
 
 pub const CARD_LINKED: &str = "Card linked";
@@ -76,6 +80,86 @@ pub fn check_card(
     })
 }
 
+/// A checked card made ready to store: its keyed fingerprint and sandbox history computed,
+/// the card number itself no longer kept.
+pub struct PreparedCard {
+    subscriber_id: i64,
+    fingerprint: Vec<u8>,
+    pub last_four: u16,
+    pub brand: &'static str,
+    first_name: String,
+    last_name: String,
+    exp_month: u32,
+    exp_year: u32,
+    country_code: String,
+    enrolled_at: i64,
+    history: Vec<TransactionRow>,
+}
+
+/// Computes what enrolling `card` for the subscriber stores (off the async threads: the
+/// sandbox history is tens of thousands of rows).
+pub async fn prepare_card(
+    state: &AppState,
+    subscriber_id: i64,
+    card: ValidCard,
+    brand: &'static str,
+) -> Result<PreparedCard, ApiError> {
+    let fingerprint = validation::fingerprint(&state.fingerprint_key, &card.pan_digits);
+    let enrolled_at = Utc::now().timestamp();
+    let last_four = card.last_four();
+    let history = if state.environment() == Environment::Sandbox {
+        let input = history::HistoryInput {
+            seed: state.config.sandbox_seed,
+            fingerprint: fingerprint.clone(),
+            last_four,
+            country_code: card.country_code.clone(),
+            enrolled_at,
+        };
+        let state = state.clone();
+        tokio::task::spawn_blocking(move || history::generate(&state, &input)).await.map_err(ApiError::internal)?
+    } else {
+        Vec::new()
+    };
+    let ValidCard { first_name, last_name, exp_month, exp_year, country_code, .. } = card;
+    Ok(PreparedCard {
+        subscriber_id,
+        fingerprint,
+        last_four,
+        brand,
+        first_name,
+        last_name,
+        exp_month,
+        exp_year,
+        country_code,
+        enrolled_at,
+        history,
+    })
+}
+
+/// Stores a prepared card with its history inside the caller's transaction; a card the
+/// subscriber already has is `Inserted::Duplicate` and stores nothing.
+pub fn insert_prepared(transaction: &Transaction<'_>, card: PreparedCard) -> Result<Inserted, StorageError> {
+    let new = NewCard {
+        subscriber_id: card.subscriber_id,
+        fingerprint: &card.fingerprint,
+        last_four: card.last_four,
+        brand: card.brand,
+        first_name: &card.first_name,
+        last_name: &card.last_name,
+        exp_month: card.exp_month,
+        exp_year: card.exp_year,
+        country_code: &card.country_code,
+        enrolled_at: card.enrolled_at,
+    };
+    let inserted = storage::cards::insert(transaction, &new)?;
+    if let Inserted::Created(card_id) = inserted {
+        let rows: Vec<TransactionRow> =
+            card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
+        storage::transactions::insert_many(transaction, &rows)?;
+    }
+    Ok(inserted)
+}
+
 /// Enrolls a checked card for a subscriber, with its sandbox history; a card the subscriber
 /// already has is a conflict naming it. Returns the new card id.
 pub async fn enroll_card(
@@ -85,46 +169,15 @@ pub async fn enroll_card(
     brand: &'static str,
     claim: Option<IdempotencyClaim>,
 ) -> Result<i64, ApiError> {
-    let fingerprint = validation::fingerprint(&state.fingerprint_key, &card.pan_digits);
-    let enrolled_at = Utc::now().timestamp();
-    let history = if state.environment() == Environment::Sandbox {
-        let input = history::HistoryInput {
-            seed: state.config.sandbox_seed,
-            fingerprint: fingerprint.clone(),
-            last_four: card.last_four(),
-            country_code: card.country_code.clone(),
-            enrolled_at,
-        };
-        let state = state.clone();
-        tokio::task::spawn_blocking(move || history::generate(&state, &input)).await.map_err(ApiError::internal)?
-    } else {
-        Vec::new()
-    };
-    let last_four = card.last_four();
+    let prepared = prepare_card(state, subscriber_id, card, brand).await?;
+    let last_four = prepared.last_four;
     let inserted = state
         .db
         .write(move |transaction| {
-            let new = NewCard {
-                subscriber_id,
-                fingerprint: &fingerprint,
-                last_four,
-                brand,
-                first_name: &card.first_name,
-                last_name: &card.last_name,
-                exp_month: card.exp_month,
-                exp_year: card.exp_year,
-                country_code: &card.country_code,
-                enrolled_at,
-            };
-            let inserted = storage::cards::insert(transaction, &new)?;
-            if let Inserted::Created(card_id) = inserted {
-                let rows: Vec<TransactionRow> =
-                    history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
-                storage::transactions::insert_many(transaction, &rows)?;
-                if let Some(claim) = &claim {
-                    let body = Success::new(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id });
-                    claim.store(transaction, StatusCode::CREATED, &body)?;
-                }
+            let inserted = insert_prepared(transaction, prepared)?;
+            if let (Inserted::Created(card_id), Some(claim)) = (&inserted, &claim) {
+                let body = Success::new(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id: *card_id });
+                claim.store(transaction, StatusCode::CREATED, &body)?;
             }
             Ok::<_, StorageError>(inserted)
         })

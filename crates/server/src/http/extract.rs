@@ -21,30 +21,47 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     type Rejection = ApiError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
-        let is_json =
-            request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).map(is_json_content_type);
-        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
-            if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
-                ApiError::PayloadTooLarge
-            } else {
-                ApiError::invalid("the request body could not be read")
-            }
-        })?;
-        match is_json {
-            Some(true) => {}
-            Some(false) => {
-                return Err(ApiError::UnsupportedMediaType(
-                    "send the body with Content-Type: application/json".to_owned(),
-                ));
-            }
-            None if bytes.is_empty() => {}
-            None => {
-                return Err(ApiError::UnsupportedMediaType(
-                    "the body has no Content-Type: send it as application/json".to_owned(),
-                ));
-            }
-        }
+        let bytes = json_body(request, state).await?;
         parse_json(&bytes).map(ApiJson)
+    }
+}
+
+/// A JSON body whose fields are all optional: an empty body is the default value.
+pub struct ApiJsonOrEmpty<T>(pub T);
+
+impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for ApiJsonOrEmpty<T> {
+    type Rejection = ApiError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
+        let bytes = json_body(request, state).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(ApiJsonOrEmpty(T::default()));
+        }
+        parse_json(&bytes).map(ApiJsonOrEmpty)
+    }
+}
+
+/// The body's bytes: 415 unless sent as JSON (an empty body may come without a type), 413
+/// over the limit.
+async fn json_body<S: Send + Sync>(request: Request, state: &S) -> Result<Bytes, ApiError> {
+    let is_json =
+        request.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).map(is_json_content_type);
+    let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+        if rejection.status() == axum::http::StatusCode::PAYLOAD_TOO_LARGE {
+            ApiError::PayloadTooLarge
+        } else {
+            ApiError::invalid("the request body could not be read")
+        }
+    })?;
+    match is_json {
+        Some(true) => Ok(bytes),
+        Some(false) => {
+            Err(ApiError::UnsupportedMediaType("send the body with Content-Type: application/json".to_owned()))
+        }
+        None if bytes.is_empty() => Ok(bytes),
+        None => {
+            Err(ApiError::UnsupportedMediaType("the body has no Content-Type: send it as application/json".to_owned()))
+        }
     }
 }
 

@@ -22,7 +22,13 @@ use routes::Routes;
 pub fn routes(state: AppState) -> Routes {
     let routes = Routes::new(state);
     let routes = crate::subscriber::routes(routes);
-    crate::cards::routes(routes)
+    let routes = crate::cards::routes(routes);
+    let routes = crate::merchants::routes(routes);
+    let routes = crate::realtime::routes(routes);
+    let routes = crate::sandbox::routes(routes);
+    let routes = crate::persons::routes(routes);
+    let routes = crate::accounts::routes(routes);
+    crate::hosted::routes(routes)
 }
 
 /// The service as an axum router, ready to serve.

@@ -16,6 +16,16 @@ pub fn normalize_alpha3(code: &str) -> Option<String> {
     by_alpha3(code).map(|country| country.alpha3.to_string())
 }
 
+/// Every country as (alpha-3 code, English name), by name: the choices of a country field.
+pub fn all() -> Vec<(&'static str, &'static str)> {
+    let mut countries: Vec<_> = Country::get_countries()
+        .iter()
+        .map(|country| (country.alpha3, country.long_name.strip_prefix("The ").unwrap_or(country.long_name)))
+        .collect();
+    countries.sort_by_key(|(_, name)| *name);
+    countries
+}
+
 /// The country's short English name (`United States Of America` becomes what statements use).
 pub fn name(code: &str) -> Option<String> {
     by_alpha3(code).map(|country| country.long_name.to_string())

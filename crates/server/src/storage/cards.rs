@@ -98,3 +98,19 @@ pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<Ca
     let rows = statement.query_map([subscriber_id], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
+
+/// The card at position `pick % count` of every enrolled card, as (id, last four): a buyer
+/// for the sandbox's simulated purchases. `None` when no card is enrolled.
+pub fn pick(connection: &Connection, pick: u64) -> StorageResult<Option<(i64, u16)>> {
+    let count: i64 = connection.query_row("SELECT COUNT(*) FROM cards", [], |row| row.get(0))?;
+    let Ok(count) = u64::try_from(count) else { return Ok(None) };
+    if count == 0 {
+        return Ok(None);
+    }
+    let offset = i64::try_from(pick % count).unwrap_or(0);
+    Ok(connection
+        .query_row("SELECT id, last_four FROM cards ORDER BY id LIMIT 1 OFFSET ?1", [offset], |row| {
+            Ok((row.get(0)?, row.get(1)?))
+        })
+        .optional()?)
+}

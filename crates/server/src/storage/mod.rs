@@ -4,9 +4,14 @@
 //! Reads share a pool of connections; writes go through one connection behind an async
 //! mutex, which keeps SQLite's single writer busy without `SQLITE_BUSY` retries.
 
+pub mod bank_accounts;
+pub mod card_sessions;
 pub mod cards;
+pub mod events;
 pub mod idempotency;
 pub mod keys;
+pub mod merchants;
+pub mod persons;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;
@@ -36,7 +41,11 @@ pub type StorageResult<T> = Result<T, StorageError>;
 
 /// Migrations, oldest first. Never edit one that has shipped: add the next.
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(include_str!("../../migrations/0001_core.sql"))])
+    Migrations::new(vec![
+        M::up(include_str!("../../migrations/0001_core.sql")),
+        M::up(include_str!("../../migrations/0002_merchants.sql")),
+        M::up(include_str!("../../migrations/0004_secure_flows.sql")),
+    ])
 }
 
 /// Applied to every connection. `synchronous = FULL` in WAL mode syncs the log at every
@@ -91,11 +100,23 @@ impl Db {
         T: Send + 'static,
         F: FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
     {
+        self.write_then(work, |_| {}).await
+    }
+
+    /// As [`Db::write`], then runs `committed` after the commit while still holding the
+    /// writer: whatever it announces (the real-time hub) is announced in commit order.
+    pub async fn write_then<T, F, C>(&self, work: F, committed: C) -> StorageResult<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
+        C: FnOnce(&T) + Send + 'static,
+    {
         let mut writer = self.writer.clone().lock_owned().await;
         tokio::task::spawn_blocking(move || {
             let transaction = writer.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let value = work(&transaction)?;
             transaction.commit()?;
+            committed(&value);
             Ok(value)
         })
         .await?

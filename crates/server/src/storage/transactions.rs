@@ -31,10 +31,10 @@ pub struct TransactionRow {
 /// A row to insert; `id` is ignored.
 pub type NewTransaction = TransactionRow;
 
-const COLUMNS: &str = "id, card_id, last_four, created_at, pending, settles_at, amount_minor, currency, \
+pub(super) const COLUMNS: &str = "id, card_id, last_four, created_at, pending, settles_at, amount_minor, currency, \
      merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, location_id";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<TransactionRow> {
+pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<TransactionRow> {
     Ok(TransactionRow {
         id: row.get(0)?,
         card_id: row.get(1)?,
@@ -159,4 +159,9 @@ pub fn settle_due(transaction: &Transaction<'_>, now: i64) -> StorageResult<Vec<
     ))?;
     let rows = statement.query_map([now], from_row)?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// When the next pending transaction is due to settle, if any is.
+pub fn next_settlement(connection: &Connection) -> StorageResult<Option<i64>> {
+    Ok(connection.query_row("SELECT MIN(settles_at) FROM transactions WHERE pending = 1", [], |row| row.get(0))?)
 }

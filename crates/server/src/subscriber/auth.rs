@@ -51,13 +51,16 @@ impl TokenIssuer {
     }
 
     pub fn issue(&self, subscriber_id: i64, client_id: &str) -> Result<String, ApiError> {
-        let now = Utc::now().timestamp();
+        let now = Utc::now();
+        // `exp` has whole seconds: rounding up keeps the token alive for at least the
+        // `validity_seconds` the login answers (rounding down cut up to a second off).
+        let expiry_base = now.timestamp() + i64::from(now.timestamp_subsec_nanos() > 0);
         let claims = Claims {
             sub: subscriber_id.to_string(),
             cid: client_id.to_owned(),
             env: self.environment.clone(),
-            iat: now,
-            exp: now + i64::try_from(self.validity.as_secs()).unwrap_or(i64::MAX / 2),
+            iat: now.timestamp(),
+            exp: expiry_base + i64::try_from(self.validity.as_secs()).unwrap_or(i64::MAX / 2),
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
     }
@@ -165,9 +168,18 @@ mod tests {
         let token = issuer.issue(7, "cli_x").expect("issues");
         let (subscriber_id, claims) = issuer.verify_token(&token).expect("valid");
         assert_eq!((subscriber_id, claims.cid.as_str()), (7, "cli_x"));
-        let expired = TokenIssuer::new(b"0123456789abcdef0123456789abcdef", Duration::from_secs(0), "sandbox");
-        let token = expired.issue(7, "cli_x").expect("issues");
-        assert!(matches!(expired.verify_token(&token), Err(ApiError::TokenExpired)));
+        // `issue` rounds the expiry up to the next second, so a zero validity is not yet
+        // expired: sign a token whose expiry has passed instead.
+        let now = Utc::now().timestamp();
+        let claims = Claims {
+            sub: "7".to_owned(),
+            cid: "cli_x".to_owned(),
+            env: "sandbox".to_owned(),
+            iat: now - 120,
+            exp: now - 60,
+        };
+        let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &issuer.encoding).expect("encodes");
+        assert!(matches!(issuer.verify_token(&token), Err(ApiError::TokenExpired)));
         let other_key = TokenIssuer::new(b"fedcba9876543210fedcba9876543210", Duration::from_secs(60), "sandbox");
         assert!(matches!(
             other_key.verify_token(&issuer.issue(7, "c").expect("issues")),

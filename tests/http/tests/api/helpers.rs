@@ -202,3 +202,126 @@ pub fn assert_error(status: u16, body: &Value, expected_status: u16, expected_co
     assert!(body["error"].as_str().is_some_and(|message| !message.is_empty()), "error message; body: {body}");
     assert!(body["requestId"].as_str().is_some_and(|id| !id.is_empty()), "requestId; body: {body}");
 }
+
+/// A person's browser on the hosted pages, spoken to as raw HTTP: keeps the cookies the
+/// service sets and follows no redirect on its own, so a test sees each step.
+pub struct PageClient {
+    http: Client,
+    cookies: Vec<(String, String)>,
+}
+
+/// A page as the browser got it.
+pub struct Page {
+    pub status: u16,
+    pub headers: reqwest::header::HeaderMap,
+    pub body: String,
+}
+
+impl Page {
+    pub fn header(&self, name: &str) -> &str {
+        self.headers.get(name).and_then(|value| value.to_str().ok()).unwrap_or_default()
+    }
+
+    /// The value of the form's hidden CSRF field.
+    pub fn csrf(&self) -> String {
+        let marker = "name=\"csrf\" value=\"";
+        let start = self.body.find(marker).unwrap_or_else(|| panic!("no csrf field in {}", self.body)) + marker.len();
+        self.body[start..].split('"').next().unwrap_or_default().to_owned()
+    }
+
+    /// The redirect target, as a path.
+    pub fn location(&self) -> &str {
+        self.header("location")
+    }
+}
+
+impl PageClient {
+    pub fn new() -> Self {
+        let http = Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(60))
+            .build()
+            .expect("http client");
+        Self { http, cookies: Vec::new() }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join("; ")
+    }
+
+    fn keep_cookies(&mut self, response: &Response) {
+        for value in response.headers().get_all("set-cookie") {
+            let text = value.to_str().expect("cookie is text");
+            let pair = text.split(';').next().unwrap_or_default();
+            if let Some((name, value)) = pair.split_once('=') {
+                self.cookies.retain(|(kept, _)| kept != name);
+                self.cookies.push((name.to_owned(), value.to_owned()));
+            }
+        }
+    }
+
+    fn finish(&mut self, response: Response) -> Page {
+        self.keep_cookies(&response);
+        let status = response.status().as_u16();
+        let headers = response.headers().clone();
+        let body = response.text().expect("body read");
+        Page { status, headers, body }
+    }
+
+    pub fn get(&mut self, url: &str) -> Page {
+        let mut request = self.http.get(url);
+        if !self.cookies.is_empty() {
+            request = request.header("cookie", self.cookie_header());
+        }
+        let response = request.send().expect("page request sent");
+        self.finish(response)
+    }
+
+    /// Submits a form the way a browser does (`application/x-www-form-urlencoded`).
+    pub fn post_form(&mut self, url: &str, fields: &[(&str, &str)]) -> Page {
+        let mut request = self.http.post(url).form(fields);
+        if !self.cookies.is_empty() {
+            request = request.header("cookie", self.cookie_header());
+        }
+        let response = request.send().expect("form sent");
+        self.finish(response)
+    }
+}
+
+/// Asserts the headers every hosted page carries.
+pub fn assert_secure_page_headers(page: &Page) {
+    assert!(page.header("content-type").starts_with("text/html"), "{}", page.header("content-type"));
+    let policy = page.header("content-security-policy");
+    for directive in ["default-src 'none'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'"] {
+        assert!(policy.contains(directive), "CSP lacks {directive}: {policy}");
+    }
+    assert!(!policy.contains("unsafe-inline") && !policy.contains("*"), "CSP allows too much: {policy}");
+    assert_eq!(page.header("x-frame-options"), "DENY");
+    assert_eq!(page.header("cache-control"), "no-store");
+    assert_eq!(page.header("referrer-policy"), "no-referrer");
+    assert_eq!(page.header("x-content-type-options"), "nosniff");
+    assert!(!page.body.contains("<script"), "the hosted pages run no script");
+    assert!(!page.body.contains("src=\"http") && !page.body.contains("href=\"http"), "no third-party assets");
+}
+
+/// Every file of the server's database (the file, its WAL and shared memory) as bytes.
+pub fn database_files(database: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    for suffix in ["", "-wal", "-shm", "-journal"] {
+        let path = PathBuf::from(format!("{}{suffix}", database.display()));
+        if let Ok(bytes) = std::fs::read(&path) {
+            files.push((path, bytes));
+        }
+    }
+    assert!(!files.is_empty(), "the database file exists");
+    files
+}
+
+/// Asserts `secret` appears in no database file and not in the server log.
+pub fn assert_nowhere_stored(server: &TestServer, secret: &str) {
+    for (path, bytes) in database_files(&server.database) {
+        let found = bytes.windows(secret.len()).any(|window| window == secret.as_bytes());
+        assert!(!found, "{secret:?} found in {}", path.display());
+    }
+    assert!(!server.log().contains(secret), "{secret:?} found in the server log");
+}

@@ -2,10 +2,16 @@
 //! Requests and responses are raw JSON with literal field names, so a mistake in a shared
 //! type cannot hide a wire mistake.
 
+mod accounts;
+mod card_session;
 mod cards;
 mod durability;
 mod errors;
 mod helpers;
 mod idempotency;
 mod limits;
+mod merchants;
+mod persons;
+mod realtime;
+mod sandbox;
 mod subscriber;

@@ -1,0 +1,82 @@
+//! Cards: enrollment (API and secure page), records, transactions, the real-time stream.
+
+use subscriber_protocol::{
+    CardList, CardRecord, CardSession, CardSessionCreated, CardTransaction, CardTransactionPage, CardTransactionQuery,
+    EnrollCardRequest, EnrollCardResponse,
+};
+
+use crate::client::Client;
+use crate::error::Result;
+use crate::paging::Paged;
+use crate::routes;
+use crate::sse::TransactionStream;
+use crate::transport::Call;
+use crate::validate;
+
+impl Client {
+    /// `POST /card`: enrolls a card. Checked first (16 digits, Luhn, names, month 1-12, expiry
+    /// not past, three-letter country). In the sandbox only the test cards are accepted
+    /// ([`sandbox_cards`](Self::sandbox_cards)); elsewhere cards go through
+    /// [`create_card_session`](Self::create_card_session).
+    pub async fn enroll_card(&self, card: &EnrollCardRequest) -> Result<EnrollCardResponse> {
+        validate::card(card)?;
+        self.inner.call(Call::new(&routes::ENROLL_CARD, "/card").json(card)?).await
+    }
+
+    /// `POST /card/session`: a one-time secure page (15 minutes) where a person types the card.
+    /// Open `url` in their browser, then poll [`card_session`](Self::card_session).
+    pub async fn create_card_session(&self) -> Result<CardSessionCreated> {
+        let call = Call::new(&routes::CREATE_CARD_SESSION, "/card/session").json(&serde_json::json!({}))?;
+        self.inner.call(call).await
+    }
+
+    /// `GET /card/session/{session_id}`: `pending`, `completed` (with the `card_id`) or `expired`.
+    pub async fn card_session(&self, session_id: i64) -> Result<CardSession> {
+        validate::positive_id("sessionId", session_id)?;
+        self.inner.call(Call::new(&routes::CARD_SESSION, format!("/card/session/{session_id}"))).await
+    }
+
+    /// `GET /card`: the caller's cards.
+    pub async fn cards(&self) -> Result<Vec<CardRecord>> {
+        let list: CardList = self.inner.call(Call::new(&routes::CARDS, "/card")).await?;
+        Ok(list.cards)
+    }
+
+    /// `GET /card/{card_id}`.
+    pub async fn card(&self, card_id: i64) -> Result<CardRecord> {
+        validate::positive_id("cardId", card_id)?;
+        self.inner.call(Call::new(&routes::CARD, format!("/card/{card_id}"))).await
+    }
+
+    /// `GET /card/{card_id}/transactions`, newest first: `.await` one page, or `.stream()`
+    /// every transaction. Filters: `.from(date)`, `.to(date)`, `.pending(bool)`, `.limit(n)`.
+    pub fn card_transactions(&self, card_id: i64) -> Paged<CardTransactionQuery, CardTransactionPage> {
+        Paged::new(
+            self.clone(),
+            &routes::CARD_TRANSACTIONS,
+            format!("/card/{card_id}/transactions"),
+            CardTransactionQuery::default(),
+        )
+    }
+
+    /// `GET /card/{card_id}/transactions/stream`: the card's point-of-sale transactions as they
+    /// happen (a settling transaction comes again with `pending: false`). Reconnects by itself.
+    pub fn card_transaction_stream(&self, card_id: i64) -> TransactionStream<CardTransaction> {
+        self.card_transaction_stream_after(card_id, None)
+    }
+
+    /// Like [`card_transaction_stream`](Self::card_transaction_stream), resuming after the event
+    /// with this id (`Last-Event-ID`).
+    pub fn card_transaction_stream_after(
+        &self,
+        card_id: i64,
+        last_event_id: Option<String>,
+    ) -> TransactionStream<CardTransaction> {
+        TransactionStream::open(
+            self,
+            &routes::CARD_TRANSACTION_STREAM,
+            format!("/card/{card_id}/transactions/stream"),
+            last_event_id,
+        )
+    }
+}

@@ -1,0 +1,76 @@
+//! The caller's merchant: enrollment, record, categories, locations, transactions, stream.
+
+use subscriber_protocol::{
+    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, LocationInput,
+    Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
+    MerchantTransactionQuery,
+};
+
+use crate::client::Client;
+use crate::error::Result;
+use crate::paging::Paged;
+use crate::routes;
+use crate::sse::TransactionStream;
+use crate::transport::Call;
+use crate::validate;
+
+impl Client {
+    /// `POST /merchant`: enrolls the caller as a merchant (one per subscriber; a second is 409
+    /// with the existing `merchant_id` in the error).
+    pub async fn enroll_merchant(&self, merchant: &EnrollMerchantRequest) -> Result<EnrollMerchantResponse> {
+        validate::merchant(merchant)?;
+        self.inner.call(Call::new(&routes::ENROLL_MERCHANT, "/merchant").json(merchant)?).await
+    }
+
+    /// `GET /merchant`: the caller's merchant with its locations.
+    pub async fn merchant(&self) -> Result<Merchant> {
+        self.inner.call(Call::new(&routes::MERCHANT, "/merchant")).await
+    }
+
+    /// `GET /merchant/categories`: the merchant category codes the service knows.
+    pub async fn merchant_categories(&self) -> Result<Vec<MerchantCategory>> {
+        let list: MerchantCategoryList =
+            self.inner.call(Call::new(&routes::MERCHANT_CATEGORIES, "/merchant/categories")).await?;
+        Ok(list.categories)
+    }
+
+    /// `POST /merchant/location`: a location of the caller's merchant. Without coordinates the
+    /// service derives them from the address where it can.
+    pub async fn create_location(&self, location: &LocationInput) -> Result<CreateLocationResponse> {
+        validate::location(location)?;
+        let body = CreateLocationRequest { location: location.clone() };
+        self.inner.call(Call::new(&routes::CREATE_LOCATION, "/merchant/location").json(&body)?).await
+    }
+
+    /// `GET /merchant/{merchant_id}/transactions`, newest first, across all locations; filter
+    /// with `.location_id(id)`, `.from(date)`, `.to(date)`.
+    pub fn merchant_transactions(&self, merchant_id: i64) -> Paged<MerchantTransactionQuery, MerchantTransactionPage> {
+        Paged::new(
+            self.clone(),
+            &routes::MERCHANT_TRANSACTIONS,
+            format!("/merchant/{merchant_id}/transactions"),
+            MerchantTransactionQuery::default(),
+        )
+    }
+
+    /// `GET /merchant/{merchant_id}/transactions/stream`: purchases at the merchant as they
+    /// happen. Reconnects by itself.
+    pub fn merchant_transaction_stream(&self, merchant_id: i64) -> TransactionStream<MerchantTransaction> {
+        self.merchant_transaction_stream_after(merchant_id, None)
+    }
+
+    /// Like [`merchant_transaction_stream`](Self::merchant_transaction_stream), resuming after
+    /// the event with this id.
+    pub fn merchant_transaction_stream_after(
+        &self,
+        merchant_id: i64,
+        last_event_id: Option<String>,
+    ) -> TransactionStream<MerchantTransaction> {
+        TransactionStream::open(
+            self,
+            &routes::MERCHANT_TRANSACTION_STREAM,
+            format!("/merchant/{merchant_id}/transactions/stream"),
+            last_event_id,
+        )
+    }
+}

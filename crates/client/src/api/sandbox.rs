@@ -1,0 +1,50 @@
+//! Sandbox helpers: test cards, point-of-sale transactions on demand, the right answers.
+
+use subscriber_protocol::{
+    Answer, SandboxAnswers, SandboxCard, SandboxCardList, SandboxTransactionRequest, SandboxTransactionResponse,
+};
+
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::routes;
+use crate::transport::Call;
+use crate::validate;
+
+impl Client {
+    /// `GET /sandbox/cards`: the test cards the sandbox accepts (sandbox only).
+    pub async fn sandbox_cards(&self) -> Result<Vec<SandboxCard>> {
+        let list: SandboxCardList = self.inner.call(Call::new(&routes::SANDBOX_CARDS, "/sandbox/cards")).await?;
+        Ok(list.cards)
+    }
+
+    /// `POST /sandbox/transactions`: a point-of-sale purchase now, seen by the card and the
+    /// merchant (lists and streams). Every field is optional.
+    pub async fn create_sandbox_transaction(
+        &self,
+        request: &SandboxTransactionRequest,
+    ) -> Result<SandboxTransactionResponse> {
+        if let Some(card_id) = request.card_id {
+            validate::positive_id("cardId", card_id)?;
+        }
+        if let Some(location_id) = request.location_id {
+            validate::positive_id("locationId", location_id)?;
+        }
+        if let Some(amount) = request.amount
+            && !amount.is_finite()
+        {
+            return Err(Error::invalid("amount", "must be a number"));
+        }
+        self.inner.call(Call::new(&routes::SANDBOX_TRANSACTION, "/sandbox/transactions").json(request)?).await
+    }
+
+    /// `GET /sandbox/persons/{person_id}/answers`: the right answers to the questions last
+    /// issued, in the shape [`verify_person`](Self::verify_person) takes.
+    pub async fn sandbox_answers(&self, person_id: i64) -> Result<Vec<Answer>> {
+        validate::positive_id("personId", person_id)?;
+        let answers: SandboxAnswers = self
+            .inner
+            .call(Call::new(&routes::SANDBOX_ANSWERS, format!("/sandbox/persons/{person_id}/answers")))
+            .await?;
+        Ok(answers.answers)
+    }
+}

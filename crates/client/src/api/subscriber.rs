@@ -1,0 +1,91 @@
+//! Subscriber account: signup, login, profile, secret rotation, usage; and the API document.
+
+use std::time::Duration;
+
+use reqwest::Method;
+use subscriber_protocol::{RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile, UsageResponse};
+
+use crate::auth::Secret;
+use crate::client::Client;
+use crate::error::{Error, Result};
+use crate::routes::{self, Safety};
+use crate::transport::{Call, decode};
+use crate::validate;
+
+/// The token a login obtained, without the token itself (see [`Client::token`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Session {
+    /// `validity_seconds` of the login answer.
+    pub validity: Duration,
+}
+
+impl Client {
+    /// `POST /subscriber/signup`: a new subscriber account. The `secret` in the answer is shown
+    /// once; build a client with it (`credentials(email, secret)`). Needs no token. Never
+    /// repeated by the client: a repeat would find the e-mail taken and the secret lost.
+    pub async fn signup(&self, email: &str) -> Result<SignupResponse> {
+        validate::email("email", email)?;
+        let call = Call::new(&routes::SIGNUP, "/subscriber/signup").json(&SignupRequest { email: email.to_owned() })?;
+        self.inner.call(call).await
+    }
+
+    /// `POST /subscriber/login` with the client's credentials, now, even when a token is held.
+    /// Calls log in by themselves when needed; this is for checking credentials early.
+    pub async fn login(&self) -> Result<Session> {
+        let token = self.inner.auth.force_login(self.inner.as_ref()).await?;
+        Ok(Session { validity: token.validity.unwrap_or_default() })
+    }
+
+    /// `GET /subscriber`: the caller's account.
+    pub async fn subscriber(&self) -> Result<SubscriberProfile> {
+        self.inner.call(Call::new(&routes::SUBSCRIBER, "/subscriber")).await
+    }
+
+    /// `POST /subscriber/secret/rotate`: a new secret; the old one stops working. The client
+    /// keeps the new secret for its own later logins. Never retried (a repeat would rotate again).
+    pub async fn rotate_secret(&self) -> Result<RotateSecretResponse> {
+        let call = Call::new(&routes::ROTATE_SECRET, "/subscriber/secret/rotate");
+        let rotated: RotateSecretResponse = self.inner.call(call).await?;
+        self.inner.auth.set_secret(Secret::new(rotated.secret.clone()));
+        Ok(rotated)
+    }
+
+    /// `GET /subscriber/usage`: billable request counts by day and endpoint.
+    pub async fn usage(&self) -> Result<UsageResponse> {
+        self.inner.call(Call::new(&routes::USAGE, "/subscriber/usage")).await
+    }
+
+    /// `GET /openapi.json`: the service's OpenAPI 3.1 document.
+    pub async fn openapi(&self) -> Result<serde_json::Value> {
+        self.inner.call(Call::new(&routes::OPENAPI, "/openapi.json")).await
+    }
+
+    /// Any JSON endpoint by path (`/card/link`, or one newer than this client), with the
+    /// client's token, retries (for GET) and error handling. `path` starts with `/`; the
+    /// metrics record it as given.
+    pub async fn request_json(
+        &self,
+        method: Method,
+        path: &str,
+        body: Option<&serde_json::Value>,
+    ) -> Result<serde_json::Value> {
+        if !path.starts_with('/') {
+            return Err(Error::invalid("path", format!("must start with '/', not {path:?}")));
+        }
+        let safety = if method == Method::GET { Safety::Idempotent } else { Safety::Unsafe };
+        let mut call = Call {
+            method,
+            template: path.split('?').next().unwrap_or(path).to_owned(),
+            authenticated: true,
+            safety,
+            path: path.to_owned(),
+            query: None,
+            body: None,
+        };
+        if let Some(body) = body {
+            call = call.json(body)?;
+        }
+        let answer = self.inner.execute(&call).await?;
+        decode(&call, &answer)
+    }
+}

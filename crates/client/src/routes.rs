@@ -1,0 +1,175 @@
+//! Every endpoint the client calls, as the service's route templates. Each client method names
+//! its route; [`Client::metrics`](crate::Client::metrics) counts the routes a client has hit,
+//! which is how the tests prove every route the service serves has a client method.
+
+/// How a route may be retried.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Safety {
+    /// Reads, and login: repeating them changes nothing.
+    Idempotent,
+    /// A POST that creates: sent with an `Idempotency-Key`, so a repeat replays the first answer.
+    Keyed,
+    /// Repeating it would act twice (rotate the secret again, use up a verification attempt).
+    Unsafe,
+}
+
+/// One operation of the API: a method and a path template (`/card/{card_id}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Route {
+    pub method: &'static str,
+    pub template: &'static str,
+    /// Needs `Authorization: Bearer <token>`.
+    pub authenticated: bool,
+    pub safety: Safety,
+}
+
+impl Route {
+    const fn get(template: &'static str) -> Self {
+        Self { method: "GET", template, authenticated: true, safety: Safety::Idempotent }
+    }
+
+    const fn create(template: &'static str) -> Self {
+        Self { method: "POST", template, authenticated: true, safety: Safety::Keyed }
+    }
+
+    const fn action(template: &'static str) -> Self {
+        Self { method: "POST", template, authenticated: true, safety: Safety::Unsafe }
+    }
+
+    const fn public(self) -> Self {
+        Self { authenticated: false, ..self }
+    }
+
+    /// `GET /card/{card_id}`
+    pub fn endpoint(&self) -> String {
+        format!("{} {}", self.method, self.template)
+    }
+}
+
+/// Not keyed: the service does not replay a signup (the answer holds the secret, never stored),
+/// so it is never repeated either: a repeat would find the e-mail taken and lose the secret.
+pub const SIGNUP: Route = Route::action("/subscriber/signup").public();
+pub const LOGIN: Route =
+    Route { method: "POST", template: "/subscriber/login", authenticated: false, safety: Safety::Idempotent };
+pub const SUBSCRIBER: Route = Route::get("/subscriber");
+pub const ROTATE_SECRET: Route = Route::action("/subscriber/secret/rotate");
+pub const USAGE: Route = Route::get("/subscriber/usage");
+
+pub const ENROLL_CARD: Route = Route::create("/card");
+/// The spec's alias of [`ENROLL_CARD`].
+pub const ENROLL_CARD_LINK: Route = Route::create("/card/link");
+pub const CREATE_CARD_SESSION: Route = Route::create("/card/session");
+pub const CARD_SESSION: Route = Route::get("/card/session/{session_id}");
+pub const CARDS: Route = Route::get("/card");
+pub const CARD: Route = Route::get("/card/{card_id}");
+pub const CARD_TRANSACTIONS: Route = Route::get("/card/{card_id}/transactions");
+pub const CARD_TRANSACTION_STREAM: Route = Route::get("/card/{card_id}/transactions/stream");
+
+pub const ENROLL_MERCHANT: Route = Route::create("/merchant");
+/// The spec's alias of [`ENROLL_MERCHANT`].
+pub const ENROLL_MERCHANT_ALIAS: Route = Route::create("/merchant/enroll");
+pub const MERCHANT: Route = Route::get("/merchant");
+pub const MERCHANT_CATEGORIES: Route = Route::get("/merchant/categories");
+pub const CREATE_LOCATION: Route = Route::create("/merchant/location");
+pub const MERCHANT_TRANSACTIONS: Route = Route::get("/merchant/{merchant_id}/transactions");
+pub const MERCHANT_TRANSACTION_STREAM: Route = Route::get("/merchant/{merchant_id}/transactions/stream");
+pub const DISCOVER: Route = Route::get("/merchant/discover");
+
+pub const BANKS: Route = Route::get("/banks");
+pub const ENROLL_ACCOUNT: Route = Route::create("/account");
+pub const ACCOUNTS: Route = Route::get("/account");
+pub const ACCOUNT: Route = Route::get("/account/{account_id}");
+pub const ACCOUNT_TRANSACTIONS: Route = Route::get("/account/{account_id}/transactions");
+
+pub const ONBOARD_PERSON: Route = Route::create("/persons");
+pub const PERSONS: Route = Route::get("/persons");
+pub const AUTHENTICATE_PERSON: Route = Route::action("/persons/authenticate");
+pub const VERIFY_PERSON: Route = Route::action("/persons/verify");
+pub const PERSON: Route = Route::get("/persons/{person_id}");
+
+pub const SANDBOX_CARDS: Route = Route::get("/sandbox/cards");
+pub const SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions");
+pub const SANDBOX_ANSWERS: Route = Route::get("/sandbox/persons/{person_id}/answers");
+
+pub const OPENAPI: Route = Route::get("/openapi.json").public();
+
+/// Every route the client knows, aliases included.
+pub const ALL: &[Route] = &[
+    SIGNUP,
+    LOGIN,
+    SUBSCRIBER,
+    ROTATE_SECRET,
+    USAGE,
+    ENROLL_CARD,
+    ENROLL_CARD_LINK,
+    CREATE_CARD_SESSION,
+    CARD_SESSION,
+    CARDS,
+    CARD,
+    CARD_TRANSACTIONS,
+    CARD_TRANSACTION_STREAM,
+    ENROLL_MERCHANT,
+    ENROLL_MERCHANT_ALIAS,
+    MERCHANT,
+    MERCHANT_CATEGORIES,
+    CREATE_LOCATION,
+    MERCHANT_TRANSACTIONS,
+    MERCHANT_TRANSACTION_STREAM,
+    DISCOVER,
+    BANKS,
+    ENROLL_ACCOUNT,
+    ACCOUNTS,
+    ACCOUNT,
+    ACCOUNT_TRANSACTIONS,
+    ONBOARD_PERSON,
+    PERSONS,
+    AUTHENTICATE_PERSON,
+    VERIFY_PERSON,
+    PERSON,
+    SANDBOX_CARDS,
+    SANDBOX_TRANSACTION,
+    SANDBOX_ANSWERS,
+    OPENAPI,
+];
+
+/// A template with its parameter names blanked (`/card/{}`), so `{card_id}` and `{id}` compare
+/// equal.
+pub fn normalize_template(template: &str) -> String {
+    let mut normalized = String::with_capacity(template.len());
+    let mut in_parameter = false;
+    for character in template.trim_end_matches('/').chars() {
+        match character {
+            '{' => {
+                in_parameter = true;
+                normalized.push('{');
+            }
+            '}' => {
+                in_parameter = false;
+                normalized.push('}');
+            }
+            _ if in_parameter => {}
+            other => normalized.push(other),
+        }
+    }
+    normalized
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates_compare_without_parameter_names() {
+        assert_eq!(normalize_template("/card/{card_id}/transactions"), "/card/{}/transactions");
+        assert_eq!(normalize_template("/card/{id}/transactions/"), "/card/{}/transactions");
+        assert_eq!(normalize_template("/subscriber"), "/subscriber");
+    }
+
+    #[test]
+    fn every_route_is_listed_once() {
+        let mut seen = std::collections::HashSet::new();
+        for route in ALL {
+            assert!(seen.insert((route.method, route.template)), "{} listed twice", route.endpoint());
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! The real service, in-process on a free port with a temporary database, and what every test
+//! needs around it.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use chrono::{Datelike, Utc};
+use subscriber_client::protocol::{EnrollCardRequest, Pan, SignupResponse};
+use subscriber_client::{Client, routes};
+use subscriber_server::{Config, RunningServer};
+
+pub struct TestService {
+    server: Option<RunningServer>,
+    config: Config,
+    pub address: SocketAddr,
+    _dir: tempfile::TempDir,
+}
+
+impl TestService {
+    /// A sandbox service with a small directory and no simulated traffic.
+    pub async fn start() -> Self {
+        Self::start_with(|_| {}).await
+    }
+
+    pub async fn start_with(adjust: impl FnOnce(&mut Config)) -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let mut config = Config::sandbox(dir.path().join("db.sqlite3"));
+        config.directory_size = 2000;
+        config.simulate_rate = 0;
+        adjust(&mut config);
+        let server = subscriber_server::start(config.clone()).await.expect("the service starts");
+        let address = server.address;
+        // A restart must come back on the same address, where the clients are pointed.
+        config.listen = address;
+        config.public_url = Some(server.base_url());
+        Self { server: Some(server), config, address, _dir: dir }
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    fn server(&self) -> &RunningServer {
+        self.server.as_ref().expect("the service is running")
+    }
+
+    /// Every (method, template) the service's router serves.
+    pub fn served_routes(&self) -> BTreeSet<(String, String)> {
+        subscriber_server::http::routes(self.server().state.clone())
+            .paths()
+            .iter()
+            .map(|(method, path)| ((*method).to_owned(), (*path).to_owned()))
+            .collect()
+    }
+
+    pub fn serves(&self, route: &routes::Route) -> bool {
+        let wanted = routes::normalize_template(route.template);
+        self.served_routes()
+            .iter()
+            .any(|(method, template)| method == route.method && routes::normalize_template(template) == wanted)
+    }
+
+    /// Stops the service (dropping open connections) and starts it again on the same
+    /// database and address.
+    pub async fn restart(&mut self) {
+        self.stop().await;
+        self.start_again().await;
+    }
+
+    pub async fn stop(&mut self) {
+        if let Some(server) = self.server.take() {
+            // A graceful stop waits for open requests; a stream never finishes by itself.
+            match tokio::time::timeout(Duration::from_secs(10), server.stop()).await {
+                Ok(result) => result.expect("the service stops cleanly"),
+                Err(_) => panic!("the service did not stop within 10 s (open event streams?)"),
+            }
+        }
+    }
+
+    pub async fn start_again(&mut self) {
+        let mut last_error = None;
+        // The port can take a moment to be free again.
+        for _ in 0..50 {
+            match subscriber_server::start(self.config.clone()).await {
+                Ok(server) => {
+                    self.server = Some(server);
+                    return;
+                }
+                Err(error) => last_error = Some(error),
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        panic!("the service did not restart on {}: {last_error:?}", self.address);
+    }
+
+    /// A client without credentials (signup only).
+    pub fn anonymous(&self) -> Client {
+        Client::builder().base_url(self.base_url()).build().expect("client builds")
+    }
+
+    /// Signs up `email` and returns a client logged in as it, with the signup answer.
+    pub async fn subscriber(&self, email: &str) -> (Client, SignupResponse) {
+        let account = self.anonymous().signup(email).await.expect("signup succeeds");
+        let client = Client::builder()
+            .base_url(self.base_url())
+            .credentials(&account.email, account.secret.as_str())
+            .build()
+            .expect("client builds");
+        (client, account)
+    }
+}
+
+/// A card request for a sandbox test card, valid for a few more years.
+pub fn test_card(pan: &str) -> EnrollCardRequest {
+    EnrollCardRequest {
+        pan: Pan::new(pan),
+        first_name: "Ada".to_owned(),
+        last_name: "Lovelace".to_owned(),
+        exp_month: 12,
+        exp_year: u32::try_from(Utc::now().year() + 3).expect("a positive year"),
+        country_code: "USA".to_owned(),
+    }
+}
+
+/// Whether `time` is within `seconds` of now.
+pub fn recent(time: chrono::DateTime<Utc>, seconds: i64) -> bool {
+    (Utc::now() - time).num_seconds().abs() <= seconds
+}

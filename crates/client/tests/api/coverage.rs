@@ -1,0 +1,717 @@
+//! Every route the service serves, called through the client with its answer checked field by
+//! field; then the routes the clients called are compared with the service's router, so a
+//! route added to the service fails this test until it has a client method and a step here.
+//!
+//! Steps for routes the service does not serve yet are skipped (the client has their methods,
+//! written to the contract); they run as soon as the route exists.
+
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+use chrono::Datelike;
+use futures::StreamExt;
+use reqwest::Method;
+use serde_json::json;
+use subscriber_client::protocol::{
+    AccountPermission, AccountStatus, AuthenticatePersonRequest, CardSessionStatus, CategoryCode, CoordinatesSource,
+    DiscoverQuery, EnrollMerchantRequest, Environment, LocationInput, MatchType, OnboardPersonRequest, PersonAddress,
+    PersonStatus, SandboxTransactionRequest, VerifyPersonRequest,
+};
+use subscriber_client::{AddressQuery, Client, luhn_valid, routes};
+
+use crate::browser::{Browser, Page};
+use crate::common::{TestService, recent, test_card};
+
+/// What the tour has learnt and who it called with.
+struct Tour {
+    service: TestService,
+    /// Every client used: their metrics together are the routes covered.
+    clients: Vec<Client>,
+    /// Opens the hosted pages (HTML for a person) and records their routes.
+    browser: Browser,
+    client: Client,
+    /// Another subscriber, for "someone else's id is 404".
+    other: Client,
+    /// Without credentials: signup.
+    anonymous: Client,
+}
+
+impl Tour {
+    fn serves(&self, route: &routes::Route) -> bool {
+        self.service.serves(route)
+    }
+
+    /// Opens a hosted page by the URL the API gave.
+    async fn open_page(&mut self, url: &str) -> Page {
+        assert!(url.starts_with(&self.service.base_url()), "{url} is served by the service");
+        let page = self.browser.get(url).await;
+        assert_eq!(page.status, 200, "{url}: {}", page.html);
+        page
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_route_the_service_serves_is_called_by_a_client_test() {
+    let service = TestService::start().await;
+    let (client, account) = service.subscriber("tour@example.com").await;
+    let (other, _) = service.subscriber("other@example.com").await;
+    let anonymous = service.anonymous();
+    let mut tour = Tour {
+        clients: vec![client.clone(), other.clone(), anonymous.clone()],
+        browser: Browser::new(service.served_routes()),
+        client,
+        other,
+        anonymous,
+        service,
+    };
+
+    subscriber_steps(&mut tour, &account).await;
+    let card_id = card_steps(&mut tour).await;
+    let merchant = merchant_steps(&mut tour, card_id).await;
+    discovery_steps(&mut tour, merchant.as_ref()).await;
+    stream_steps(&mut tour, card_id, merchant.as_ref()).await;
+    account_steps(&mut tour).await;
+    person_steps(&mut tour).await;
+    if tour.serves(&routes::OPENAPI) {
+        let document = tour.client.openapi().await.expect("GET /openapi.json");
+        assert!(
+            document["openapi"].as_str().is_some_and(|version| version.starts_with("3.1")),
+            "{}",
+            document["openapi"]
+        );
+        assert!(
+            document["paths"]
+                .as_object()
+                .is_some_and(|paths| paths.contains_key("/card/{card_id}") || paths.len() > 10)
+        );
+    }
+
+    let mut covered: BTreeSet<(String, String)> = tour.browser.visited.clone();
+    for client in &tour.clients {
+        covered.extend(client.metrics().routes.into_keys());
+    }
+    let covered: BTreeSet<(String, String)> =
+        covered.into_iter().map(|(method, template)| (method, routes::normalize_template(&template))).collect();
+    let served = tour.service.served_routes();
+    let missing: Vec<String> = served
+        .iter()
+        .filter(|(method, template)| !covered.contains(&(method.clone(), routes::normalize_template(template))))
+        .map(|(method, template)| format!("{method} {template}"))
+        .collect();
+    let unserved: Vec<String> =
+        routes::ALL.iter().filter(|route| !tour.serves(route)).map(routes::Route::endpoint).collect();
+    println!(
+        "client tests cover {} of {} routes the service serves; the client also has methods for {} routes not served yet: {}",
+        served.len() - missing.len(),
+        served.len(),
+        unserved.len(),
+        unserved.join(", ")
+    );
+    assert!(
+        missing.is_empty(),
+        "routes the service serves without a client method called in this test: {missing:?}\n\
+         add the method to crates/client (and its route to routes::ALL) and a step to this tour"
+    );
+}
+
+async fn subscriber_steps(tour: &mut Tour, account: &subscriber_client::protocol::SignupResponse) {
+    assert!(account.client_id.starts_with("cli_"), "{}", account.client_id);
+    assert!(account.secret.starts_with("sk_test_"), "sandbox secrets say so");
+    assert!(account.public_key.starts_with("pk_test_"));
+    assert_eq!(account.email, "tour@example.com");
+    assert_eq!(account.environment, Environment::Sandbox);
+
+    let duplicate = tour.anonymous.signup("TOUR@example.com").await.expect_err("e-mail taken");
+    let api = duplicate.api().expect("the service answered");
+    assert_eq!((api.status.as_u16(), api.code.as_str()), (409, "conflict"));
+
+    let session = tour.client.login().await.expect("POST /subscriber/login");
+    assert_eq!(session.validity, Duration::from_secs(18_000));
+
+    let profile = tour.client.subscriber().await.expect("GET /subscriber");
+    assert_eq!(profile.client_id, account.client_id);
+    assert_eq!(profile.public_key, account.public_key);
+    assert_eq!(profile.email, account.email);
+    assert_eq!(profile.environment, Environment::Sandbox);
+    assert!(recent(profile.created_at, 120), "{}", profile.created_at);
+
+    let usage = tour.client.usage().await.expect("GET /subscriber/usage");
+    assert_eq!(usage.environment, Environment::Sandbox);
+    assert!(!usage.billable, "the sandbox bills nothing");
+    assert_eq!(usage.total, usage.usage.iter().map(|row| row.count).sum::<u64>());
+
+    let rotated = tour.client.rotate_secret().await.expect("POST /subscriber/secret/rotate");
+    assert_eq!(rotated.client_id, account.client_id);
+    assert!(rotated.secret.starts_with("sk_test_") && rotated.secret != account.secret);
+    assert!(recent(rotated.rotated_at, 120));
+    // The old secret stops working; the client keeps the new one for its next login.
+    let stale = Client::builder()
+        .base_url(tour.service.base_url())
+        .credentials(&account.email, account.secret.as_str())
+        .build()
+        .expect("client builds");
+    let refused = stale.login().await.expect_err("the old secret is refused");
+    assert_eq!(refused.code(), Some("invalid_credentials"));
+    tour.clients.push(stale);
+    tour.client.login().await.expect("the client logs in with the rotated secret");
+}
+
+async fn card_steps(tour: &mut Tour) -> i64 {
+    let test_cards = tour.client.sandbox_cards().await.expect("GET /sandbox/cards");
+    for pan in ["4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222", "6011111111111117"] {
+        let card = test_cards.iter().find(|card| card.pan == pan).unwrap_or_else(|| panic!("{pan} is a test card"));
+        assert!(luhn_valid(&card.pan));
+        assert_eq!(card.country_code.len(), 3);
+        assert!(!card.brand.is_empty() && !card.description.is_empty());
+    }
+    assert_eq!(
+        test_cards.iter().find(|card| card.pan == "4242424242424242").map(|card| card.brand.as_str()),
+        Some("Visa")
+    );
+
+    let request = test_card("4242424242424242");
+    let enrolled = tour.client.enroll_card(&request).await.expect("POST /card");
+    assert_eq!(enrolled.message, "Card linked");
+    assert!(enrolled.card_id > 0);
+    let card_id = enrolled.card_id;
+
+    let again = tour.client.enroll_card(&request).await.expect_err("the same card twice");
+    let api = again.api().expect("the service answered");
+    assert_eq!((api.status.as_u16(), api.code.as_str()), (409, "conflict"));
+    assert_eq!(api.card_id, Some(card_id), "the conflict names the existing card");
+
+    // The spec's alias of POST /card.
+    let linked = tour
+        .client
+        .request_json(
+            Method::POST,
+            "/card/link",
+            Some(&json!({"PAN": 5555555555554444_u64, "firstName": "Grace", "lastName": "Hopper",
+                "expMonth": 1, "expYear": request.exp_year % 100, "countryCode": "usa"})),
+        )
+        .await
+        .expect("POST /card/link");
+    assert_eq!(linked["message"], "Card linked");
+    let linked_id = linked["cardId"].as_i64().expect("cardId is an integer");
+    assert_ne!(linked_id, card_id);
+
+    let card = tour.client.card(card_id).await.expect("GET /card/{card_id}");
+    assert_eq!(card.card_id, card_id);
+    assert_eq!(card.last_four, 4242);
+    assert_eq!((card.first_name.as_str(), card.last_name.as_str()), ("Ada", "Lovelace"));
+    assert_eq!((card.exp_month, card.exp_year), (12, request.exp_year));
+    assert!(recent(card.enrolled_at, 120), "{}", card.enrolled_at);
+    assert_eq!(card.brand, "Visa");
+    assert_eq!(card.country_code, "USA");
+
+    let cards = tour.client.cards().await.expect("GET /card");
+    assert_eq!(cards.len(), 2);
+    let linked_card = cards.iter().find(|card| card.card_id == linked_id).expect("the linked card is listed");
+    assert_eq!((linked_card.last_four, linked_card.exp_month, linked_card.exp_year), (4444, 1, request.exp_year));
+    assert_eq!((linked_card.brand.as_str(), linked_card.country_code.as_str()), ("Mastercard", "USA"));
+    assert_eq!(cards.iter().find(|listed| listed.card_id == card_id), Some(&card));
+
+    let hidden = tour.other.card(card_id).await.expect_err("someone else's card");
+    assert_eq!(hidden.api().map(|api| (api.status.as_u16(), api.code.as_str())), Some((404, "not_found")));
+    assert!(tour.other.cards().await.expect("GET /card").is_empty());
+
+    let page = tour.client.card_transactions(card_id).limit(20).await.expect("GET /card/{card_id}/transactions");
+    assert!(page.transactions.len() <= 20);
+    for pair in page.transactions.windows(2) {
+        assert!(pair[0].created_at >= pair[1].created_at, "newest first");
+    }
+    for transaction in &page.transactions {
+        assert_eq!(transaction.card_id, card_id);
+        assert_eq!(transaction.currency.len(), 3);
+        assert!((transaction.amount * 100.0 - (transaction.amount * 100.0).round()).abs() < 1e-6, "two decimals");
+        assert!(!transaction.merchant_name.is_empty() && !transaction.descriptor.is_empty());
+        assert!(transaction.category.get(..4).is_some_and(|code| code.bytes().all(|byte| byte.is_ascii_digit())));
+        assert!(recent(transaction.created_at, 3 * 366 * 86_400 + 86_400), "at most 36 months old");
+    }
+    let hidden = tour.other.card_transactions(card_id).await.expect_err("someone else's card");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+
+    if tour.serves(&routes::CREATE_CARD_SESSION) {
+        let session = tour.client.create_card_session().await.expect("POST /card/session");
+        assert!(session.session_id > 0);
+        assert_eq!(session.status, CardSessionStatus::Pending);
+        let minutes = (session.expires_at - chrono::Utc::now()).num_minutes();
+        assert!((13..=15).contains(&minutes), "a session lasts 15 minutes, not {minutes}");
+        let status = tour.client.card_session(session.session_id).await.expect("GET /card/session/{session_id}");
+        assert_eq!(status.session_id, session.session_id);
+        assert_eq!(status.status, CardSessionStatus::Pending);
+        assert_eq!(status.card_id, None);
+        assert_eq!(status.expires_at, session.expires_at);
+        let form = tour.open_page(&session.url).await;
+        let done = tour
+            .browser
+            .submit(
+                &form,
+                &[
+                    ("pan", "6011 1111 1111 1117"),
+                    ("firstName", "Dorothy"),
+                    ("lastName", "Vaughan"),
+                    ("expMonth", "7"),
+                    ("expYear", &(chrono::Utc::now().year() + 2).to_string()),
+                    ("countryCode", "USA"),
+                ],
+            )
+            .await;
+        assert_eq!(done.status, 200, "{}", done.html);
+        assert!(!done.html.contains("6011"), "the page never shows the number back");
+        let completed = tour.client.card_session(session.session_id).await.expect("GET /card/session/{session_id}");
+        assert_eq!(completed.status, CardSessionStatus::Completed);
+        let entered = tour.client.card(completed.card_id.expect("the enrolled card")).await.expect("the card");
+        assert_eq!((entered.last_four, entered.brand.as_str()), (1117, "Discover"));
+        assert_eq!(
+            (entered.first_name.as_str(), entered.last_name.as_str(), entered.exp_month),
+            ("Dorothy", "Vaughan", 7)
+        );
+        let used = tour.browser.get(&session.url).await;
+        assert_ne!(used.status, 200, "a link works once");
+        let hidden = tour.other.card_session(session.session_id).await.expect_err("someone else's session");
+        assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+    }
+    card_id
+}
+
+/// The enrolled merchant, its locations (one without, one with coordinates).
+struct EnrolledMerchant {
+    merchant_id: i64,
+    derived_location: i64,
+    located: (i64, f64, f64),
+    descriptor: String,
+}
+
+async fn merchant_steps(tour: &mut Tour, card_id: i64) -> Option<EnrolledMerchant> {
+    if tour.serves(&routes::MERCHANT_CATEGORIES) {
+        let categories = tour.client.merchant_categories().await.expect("GET /merchant/categories");
+        let restaurants = categories.iter().find(|category| category.code == "5812").expect("5812 is listed");
+        assert!(restaurants.description.contains("Eating"), "{}", restaurants.description);
+        assert!(categories.iter().all(|category| category.code.len() == 4 && !category.description.is_empty()));
+    }
+    if !tour.serves(&routes::ENROLL_MERCHANT) {
+        return None;
+    }
+    let request = EnrollMerchantRequest {
+        name: "Blue Bottle Coffee".to_owned(),
+        category: CategoryCode("5814".to_owned()),
+        country_code: "USA".to_owned(),
+        phone_number: Some("+14155550100".to_owned()),
+        website: Some("https://bluebottle.example".to_owned()),
+    };
+    let enrolled = tour.client.enroll_merchant(&request).await.expect("POST /merchant");
+    assert_eq!(enrolled.message, "Merchant enrolled");
+    assert!(enrolled.merchant_id > 0);
+    assert_eq!(enrolled.mechant_id, enrolled.merchant_id, "the spec's spelling carries the same id");
+    let merchant_id = enrolled.merchant_id;
+
+    let again = tour.client.enroll_merchant(&request).await.expect_err("one merchant per subscriber");
+    let api = again.api().expect("the service answered");
+    assert_eq!((api.status.as_u16(), api.code.as_str()), (409, "conflict"));
+    if let Some(existing) = api.merchant_id {
+        assert_eq!(existing, merchant_id);
+    }
+
+    // The spec's alias of POST /merchant, by the other subscriber.
+    let aliased = tour
+        .other
+        .request_json(
+            Method::POST,
+            "/merchant/enroll/",
+            Some(&json!({"name": "Tartine", "category": 5812, "countryCode": "USA"})),
+        )
+        .await
+        .expect("POST /merchant/enroll");
+    assert_eq!(aliased["message"], "Merchant enrolled");
+    assert_eq!(aliased["mechantId"], aliased["merchantId"]);
+    let other_merchant_id = aliased["merchantId"].as_i64().expect("an integer id");
+    assert_ne!(other_merchant_id, merchant_id);
+
+    let merchant = tour.client.merchant().await.expect("GET /merchant");
+    assert_eq!(merchant.merchant_id, merchant_id);
+    assert_eq!(merchant.name, "Blue Bottle Coffee");
+    assert_eq!(merchant.category_code, "5814");
+    assert!(merchant.category.starts_with("5814 "), "{}", merchant.category);
+    assert_eq!(merchant.country_code, "USA");
+    assert_eq!(merchant.phone_number, request.phone_number);
+    assert_eq!(merchant.website, request.website);
+    assert!(recent(merchant.created_at, 120));
+    assert!(merchant.locations.is_empty());
+
+    let address = LocationInput {
+        country_code: "USA".to_owned(),
+        street: "Market St".to_owned(),
+        street_no: "1355".to_owned(),
+        city: "San Francisco".to_owned(),
+        zip: "94103".to_owned(),
+        latitude: None,
+        longitude: None,
+    };
+    let derived = tour.client.create_location(&address).await.expect("POST /merchant/location");
+    assert_eq!(derived.message, "Location created");
+    assert!(derived.location_id > 0);
+    match derived.coordinates_source {
+        CoordinatesSource::Derived => {
+            let (latitude, longitude) = (derived.latitude.expect("derived"), derived.longitude.expect("derived"));
+            assert!((latitude - 37.77).abs() < 1.0 && (longitude + 122.42).abs() < 1.0, "{latitude}, {longitude}");
+        }
+        CoordinatesSource::Unknown => assert_eq!((derived.latitude, derived.longitude), (None, None)),
+        CoordinatesSource::Provided => panic!("no coordinates were sent"),
+    }
+    let with_coordinates = LocationInput {
+        street: "Mint Plaza".to_owned(),
+        street_no: "66".to_owned(),
+        latitude: Some(37.7825),
+        longitude: Some(-122.4076),
+        ..address.clone()
+    };
+    let located = tour.client.create_location(&with_coordinates).await.expect("POST /merchant/location");
+    assert_eq!(located.coordinates_source, CoordinatesSource::Provided);
+    assert_eq!((located.latitude, located.longitude), (Some(37.7825), Some(-122.4076)));
+
+    let merchant = tour.client.merchant().await.expect("GET /merchant");
+    assert_eq!(merchant.locations.len(), 2);
+    let listed =
+        merchant.locations.iter().find(|location| location.location_id == located.location_id).expect("listed");
+    assert_eq!(
+        (
+            listed.street.as_str(),
+            listed.street_no.as_str(),
+            listed.city.as_str(),
+            listed.zip.as_str(),
+            listed.country_code.as_str()
+        ),
+        ("Mint Plaza", "66", "San Francisco", "94103", "USA")
+    );
+    assert_eq!(
+        (listed.latitude, listed.longitude, listed.coordinates_source),
+        (Some(37.7825), Some(-122.4076), CoordinatesSource::Provided)
+    );
+    assert!(!listed.descriptor.is_empty());
+    assert!(recent(listed.created_at, 120));
+
+    let first = tour.client.merchant_transactions(merchant_id).await.expect("GET /merchant/{merchant_id}/transactions");
+    assert!(first.transactions.is_empty(), "a new merchant has sold nothing: {:?}", first.transactions);
+    let hidden = tour.other.merchant_transactions(merchant_id).await.expect_err("someone else's merchant");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+
+    if tour.serves(&routes::SANDBOX_TRANSACTION) {
+        let sale = tour
+            .client
+            .create_sandbox_transaction(&SandboxTransactionRequest {
+                card_id: Some(card_id),
+                location_id: Some(located.location_id),
+                amount: Some(12.34),
+                merchant_name: None,
+            })
+            .await
+            .expect("POST /sandbox/transactions");
+        assert!(sale.transaction_id > 0 && !sale.message.is_empty());
+        let transaction = &sale.transaction;
+        assert_eq!(transaction.transaction_id, sale.transaction_id);
+        assert_eq!((transaction.card_id, transaction.amount, transaction.pending), (card_id, 12.34, true));
+        assert_eq!((transaction.merchant_id, transaction.location_id), (Some(merchant_id), Some(located.location_id)));
+        assert_eq!(transaction.merchant_name, "Blue Bottle Coffee");
+        assert_eq!(
+            (transaction.street.as_str(), transaction.street_no.as_str(), transaction.city.as_str()),
+            ("Mint Plaza", "66", "San Francisco")
+        );
+        assert_eq!((transaction.zip.as_str(), transaction.country.as_str()), ("94103", "USA"));
+        assert!(transaction.category.starts_with("5814"));
+        assert!(recent(transaction.created_at, 60));
+
+        let newest = tour.client.card_transactions(card_id).limit(1).await.expect("card list");
+        assert_eq!(newest.transactions.first(), Some(transaction), "both sides see it, newest first");
+        let sold = tour
+            .client
+            .merchant_transactions(merchant_id)
+            .location_id(located.location_id)
+            .await
+            .expect("merchant list");
+        assert_eq!(sold.transactions.len(), 1);
+        let seen = &sold.transactions[0];
+        assert_eq!(
+            (seen.transaction_id, seen.amount, seen.location_id, seen.last_four),
+            (sale.transaction_id, 12.34, located.location_id, 4242)
+        );
+        assert_eq!(
+            (seen.currency.as_str(), seen.pending, seen.created_at),
+            (transaction.currency.as_str(), true, transaction.created_at)
+        );
+        assert_eq!(
+            (
+                seen.street.as_str(),
+                seen.street_no.as_str(),
+                seen.city.as_str(),
+                seen.zip.as_str(),
+                seen.country.as_str()
+            ),
+            ("Mint Plaza", "66", "San Francisco", "94103", "USA")
+        );
+        let elsewhere = tour
+            .client
+            .merchant_transactions(merchant_id)
+            .location_id(derived.location_id)
+            .await
+            .expect("merchant list");
+        assert!(elsewhere.transactions.is_empty());
+    }
+    Some(EnrolledMerchant {
+        merchant_id,
+        derived_location: derived.location_id,
+        located: (located.location_id, 37.7825, -122.4076),
+        descriptor: listed.descriptor.clone(),
+    })
+}
+
+async fn discovery_steps(tour: &mut Tour, merchant: Option<&EnrolledMerchant>) {
+    if !tour.serves(&routes::DISCOVER) {
+        return;
+    }
+    let check = |result: &subscriber_client::protocol::DiscoverResult| {
+        assert_eq!(result.message, format!("{} merchant(s) found", result.merchants.len()));
+        assert!(result.merchants.len() <= 10, "at most 10 by default");
+        for found in &result.merchants {
+            assert!((0.0..=100.0).contains(&found.conf_score), "{}", found.conf_score);
+            assert_eq!(found.country_code.len(), 3);
+            assert!(found.category.get(..4).is_some_and(|code| code.bytes().all(|byte| byte.is_ascii_digit())));
+            assert!(!found.id.is_empty() && !found.dba_name.is_empty() && !found.country_name.is_empty());
+        }
+        for pair in result.merchants.windows(2) {
+            assert!(pair[0].conf_score >= pair[1].conf_score, "best match first");
+        }
+    };
+    let nothing = tour
+        .client
+        .discover(&DiscoverQuery {
+            merchid: Some("QXZJ NOTHING MATCHES 0042".to_owned()),
+            match_type: Some(MatchType::Exact),
+            ..DiscoverQuery::default()
+        })
+        .await
+        .expect("GET /merchant/discover");
+    assert!(nothing.merchants.is_empty(), "{:?}", nothing.merchants);
+    check(&nothing);
+    let Some(merchant) = merchant else { return };
+
+    let by_descriptor = tour.client.discover_by_descriptor(&merchant.descriptor).await.expect("by descriptor");
+    check(&by_descriptor);
+    let best = by_descriptor.merchants.first().expect("an enrolled location's descriptor resolves");
+    assert!([merchant.located.0, merchant.derived_location].contains(&best.location_id), "{best:?}");
+    assert_eq!(best.dba_name, "Blue Bottle Coffee");
+
+    let by_address = tour
+        .client
+        .discover_by_address(&AddressQuery {
+            street: Some("Mint Plaza".to_owned()),
+            street_no: Some("66".to_owned()),
+            city: Some("San Francisco".to_owned()),
+            zip: Some("94103".to_owned()),
+            country_code: Some("USA".to_owned()),
+        })
+        .await
+        .expect("by address");
+    check(&by_address);
+    assert!(by_address.merchants.iter().any(|found| found.location_id == merchant.located.0), "{by_address:?}");
+
+    let (location_id, latitude, longitude) = merchant.located;
+    let by_position = tour.client.discover_by_position(latitude, longitude, Some(50.0)).await.expect("by position");
+    check(&by_position);
+    assert!(by_position.merchants.iter().any(|found| found.location_id == location_id), "{by_position:?}");
+}
+
+async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: Option<&EnrolledMerchant>) {
+    if !tour.serves(&routes::SANDBOX_TRANSACTION) {
+        return;
+    }
+    if tour.serves(&routes::CARD_TRANSACTION_STREAM) {
+        let mut stream = tour.client.card_transaction_stream(card_id);
+        // The request goes out when the stream is first polled.
+        let next = tokio::spawn(async move { (stream.next().await, stream) });
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let sale = tour
+            .client
+            .create_sandbox_transaction(&SandboxTransactionRequest {
+                card_id: Some(card_id),
+                amount: Some(3.5),
+                ..Default::default()
+            })
+            .await
+            .expect("a sale");
+        let (received, _stream) =
+            tokio::time::timeout(Duration::from_secs(10), next).await.expect("an event in time").expect("task");
+        let received = received.expect("the stream goes on").expect("a transaction");
+        assert_eq!(received, sale.transaction);
+    }
+    if let Some(merchant) = merchant
+        && tour.serves(&routes::MERCHANT_TRANSACTION_STREAM)
+    {
+        let mut stream = tour.client.merchant_transaction_stream(merchant.merchant_id);
+        let next = tokio::spawn(async move { (stream.next().await, stream) });
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let sale = tour
+            .client
+            .create_sandbox_transaction(&SandboxTransactionRequest {
+                card_id: Some(card_id),
+                location_id: Some(merchant.located.0),
+                amount: Some(7.25),
+                merchant_name: None,
+            })
+            .await
+            .expect("a sale");
+        let (received, _stream) =
+            tokio::time::timeout(Duration::from_secs(10), next).await.expect("an event in time").expect("task");
+        let received = received.expect("the stream goes on").expect("a transaction");
+        assert_eq!((received.transaction_id, received.amount, received.last_four), (sale.transaction_id, 7.25, 4242));
+        assert_eq!(received.location_id, merchant.located.0);
+    }
+}
+
+async fn account_steps(tour: &mut Tour) {
+    if !tour.serves(&routes::BANKS) {
+        return;
+    }
+    let banks = tour.client.banks().await.expect("GET /banks");
+    assert!(!banks.is_empty());
+    assert!(banks.iter().all(|bank| !bank.id.is_empty() && !bank.name.is_empty()));
+    if !tour.serves(&routes::ENROLL_ACCOUNT) {
+        return;
+    }
+    let bank = &banks[0];
+    let enrolled = tour.client.enroll_account(&bank.name.to_uppercase()).await.expect("POST /account");
+    assert!(enrolled.account_id > 0);
+    assert_eq!(enrolled.status, AccountStatus::Pending);
+    assert!(enrolled.expires_at > chrono::Utc::now());
+    let unknown = tour.client.enroll_account("No Such Bank Anywhere").await.expect_err("unknown bank");
+    assert_eq!(unknown.api().map(|api| (api.status.as_u16(), api.code.as_str())), Some((400, "invalid_request")));
+
+    let account = tour.client.account(enrolled.account_id).await.expect("GET /account/{account_id}");
+    assert_eq!(account.account_id, enrolled.account_id);
+    assert_eq!(account.bank, *bank);
+    assert_eq!(account.status, AccountStatus::Pending);
+    assert_eq!(account.linked_at, None);
+    assert!(recent(account.created_at, 120));
+    assert_eq!(account.expires_at, enrolled.expires_at);
+    let accounts = tour.client.accounts().await.expect("GET /account");
+    assert_eq!(accounts, vec![account.clone()]);
+    let hidden = tour.other.account(enrolled.account_id).await.expect_err("someone else's account");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+
+    // Transactions need the person's consent at the bank: a pending account has none to give.
+    match tour.client.account_transactions(enrolled.account_id).await {
+        Ok(page) => assert!(page.transactions.is_empty(), "nothing is granted yet"),
+        Err(error) => {
+            let status = error.status().map(|status| status.as_u16());
+            assert!(matches!(status, Some(403 | 409)), "{error}");
+        }
+    }
+
+    // The person signs in at the sandbox bank and grants every permission offered.
+    let login = tour.open_page(&enrolled.url).await;
+    let consent = tour.browser.submit(&login, &[("username", "user_good"), ("password", "pass_good")]).await;
+    assert_eq!(consent.status, 200, "{}", consent.html);
+    let outcome = tour.browser.submit(&consent, &[("decision", "allow")]).await;
+    assert_eq!(outcome.status, 200, "{}", outcome.html);
+    let linked = tour.client.account(enrolled.account_id).await.expect("GET /account/{account_id}");
+    assert_eq!(linked.status, AccountStatus::Linked);
+    assert!(linked.linked_at.is_some_and(|at| recent(at, 120)));
+    assert!(linked.permissions.contains(&AccountPermission::Transactions), "{:?}", linked.permissions);
+    let page = tour.client.account_transactions(enrolled.account_id).limit(5).await.expect("granted now");
+    assert!(page.transactions.len() <= 5);
+    for transaction in &page.transactions {
+        assert!(
+            transaction.transaction_id > 0 && transaction.currency.len() == 3 && !transaction.description.is_empty()
+        );
+        assert!((transaction.amount * 100.0 - (transaction.amount * 100.0).round()).abs() < 1e-6);
+    }
+    if linked.permissions.contains(&AccountPermission::Balances) {
+        let balance = linked.balance.expect("a balance with the balances permission");
+        assert_eq!(balance.currency.len(), 3);
+    }
+}
+
+async fn person_steps(tour: &mut Tour) {
+    if !tour.serves(&routes::ONBOARD_PERSON) {
+        return;
+    }
+    let onboarded = tour
+        .client
+        .onboard_person(&OnboardPersonRequest {
+            first_name: "Katherine".to_owned(),
+            last_name: "Johnson".to_owned(),
+            email: "katherine@example.com".to_owned(),
+        })
+        .await
+        .expect("POST /persons");
+    assert!(onboarded.person_id > 0);
+    assert_eq!(onboarded.status, PersonStatus::Onboarded);
+    let person_id = onboarded.person_id;
+
+    let person = tour.client.person(person_id).await.expect("GET /persons/{person_id}");
+    assert_eq!(
+        (person.person_id, person.first_name.as_str(), person.last_name.as_str()),
+        (person_id, "Katherine", "Johnson")
+    );
+    assert_eq!(person.email, "katherine@example.com");
+    assert_eq!((person.status, person.verified, person.signals.is_none()), (PersonStatus::Onboarded, false, true));
+    assert_eq!(person.attempts_remaining, 3);
+    assert!(recent(person.created_at, 120));
+    if tour.serves(&routes::PERSONS) {
+        let persons = tour.client.persons().await.expect("GET /persons");
+        assert_eq!(persons, vec![person.clone()]);
+        assert!(tour.other.persons().await.expect("GET /persons").is_empty());
+    }
+    let hidden = tour.other.person(person_id).await.expect_err("someone else's person");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+
+    let questions = tour
+        .client
+        .authenticate_person(&AuthenticatePersonRequest {
+            person_id,
+            date_of_birth: "1990-08-26".to_owned(),
+            address: PersonAddress {
+                street: "Main St".to_owned(),
+                street_no: "12".to_owned(),
+                city: "Hampton".to_owned(),
+                zip: "23669".to_owned(),
+                country_code: "USA".to_owned(),
+            },
+            phone_number: Some("+17575550100".to_owned()),
+            ssn_last4: Some("1234".to_owned()),
+        })
+        .await
+        .expect("POST /persons/authenticate");
+    assert_eq!(questions.person_id, person_id);
+    assert_eq!(questions.questions.len(), 4);
+    let minutes = (questions.expires_at - chrono::Utc::now()).num_minutes();
+    assert!((8..=10).contains(&minutes), "questions expire after 10 minutes, not {minutes}");
+    for question in &questions.questions {
+        assert!(!question.text.is_empty());
+        assert!(question.choices.iter().any(|choice| choice.text == "None of the above"), "{question:?}");
+    }
+
+    let answers = tour.client.sandbox_answers(person_id).await.expect("GET /sandbox/persons/{person_id}/answers");
+    assert_eq!(answers.len(), 4);
+    for answer in &answers {
+        let question =
+            questions.questions.iter().find(|question| question.question_id == answer.question_id).expect("asked");
+        assert!(question.choices.iter().any(|choice| choice.choice_id == answer.choice_id));
+    }
+
+    let verified =
+        tour.client.verify_person(&VerifyPersonRequest { person_id, answers }).await.expect("POST /persons/verify");
+    assert_eq!((verified.person_id, verified.verified, verified.status), (person_id, true, PersonStatus::Verified));
+    let signals = verified.signals.clone().expect("success unlocks the signals");
+    assert!(signals.income.annual_amount > 0.0 && signals.income.currency.len() == 3);
+    assert!((0.0..=1.0).contains(&signals.income.confidence));
+    let shares: f64 = signals.spending_categories.iter().map(|category| category.share).sum();
+    assert!(signals.spending_categories.is_empty() || (shares - 1.0).abs() < 0.01, "shares sum to 1, not {shares}");
+    assert!(["increasing", "decreasing", "stable"].contains(&signals.spending_delta.direction.as_str()));
+    assert!(signals.spending_delta.period_days > 0);
+
+    let person = tour.client.person(person_id).await.expect("GET /persons/{person_id}");
+    assert_eq!((person.status, person.verified), (PersonStatus::Verified, true));
+    assert_eq!(person.signals, Some(signals));
+    assert!(person.verified_at.is_some_and(|at| recent(at, 120)));
+}

@@ -1,0 +1,261 @@
+//! Bank accounts: `POST /account` names a bank and gets a one-time link to the bank's
+//! sign-in page, where the person signs in and chooses what to share. The service never
+//! sees the bank credentials: it keeps only the bank's scoped token and the permissions the
+//! person granted. Status: pending → linked | failed | expired.
+
+pub mod banks;
+pub mod data;
+
+use std::collections::BTreeSet;
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use subscriber_protocol::{
+    Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
+    AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Success,
+};
+
+use crate::error::ApiError;
+use crate::hosted::token;
+use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
+use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::routes::Routes;
+use crate::paging;
+use crate::state::AppState;
+use crate::storage::bank_accounts::BankAccountRow;
+use crate::storage::{self, StorageError};
+use banks::SandboxBank;
+
+pub fn routes(routes: Routes) -> Routes {
+    routes
+        .get("/banks", list_banks)
+        .post_creating("/account", enroll)
+        .get("/account", list)
+        .get("/account/{account_id}", details)
+        .get("/account/{account_id}/transactions", transactions)
+}
+
+/// The bank's sign-in page; its link carries the account's token as `link`.
+pub const LOGIN_PATH: &str = "/secure/bank/login";
+pub const CONSENT_PATH: &str = "/secure/bank/consent";
+
+pub const ALL_PERMISSIONS: [AccountPermission; 3] =
+    [AccountPermission::Balances, AccountPermission::Cards, AccountPermission::Transactions];
+
+pub fn permission_name(permission: AccountPermission) -> &'static str {
+    match permission {
+        AccountPermission::Balances => "balances",
+        AccountPermission::Cards => "cards",
+        AccountPermission::Transactions => "transactions",
+    }
+}
+
+/// The stored comma-separated list, in a fixed order.
+pub fn permissions_of(stored: &str) -> Vec<AccountPermission> {
+    let granted: BTreeSet<&str> = stored.split(',').map(str::trim).collect();
+    ALL_PERMISSIONS.into_iter().filter(|permission| granted.contains(permission_name(*permission))).collect()
+}
+
+pub fn status_of(row: &BankAccountRow, now: i64) -> AccountStatus {
+    match row.status.as_str() {
+        "linked" => AccountStatus::Linked,
+        "failed" => AccountStatus::Failed,
+        _ if now >= row.expires_at => AccountStatus::Expired,
+        _ => AccountStatus::Pending,
+    }
+}
+
+pub fn bank_of(row: &BankAccountRow) -> Result<&'static SandboxBank, ApiError> {
+    banks::by_id(&row.bank_id)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("account {} names an unknown bank", row.id)))
+}
+
+fn bank_entry(bank: &SandboxBank) -> Bank {
+    Bank { id: bank.id.to_owned(), name: bank.name.to_owned() }
+}
+
+/// `GET /banks`
+async fn list_banks(_auth: Auth) -> Json<Success<BankList>> {
+    Json(Success::new(BankList { banks: banks::BANKS.iter().map(bank_entry).collect() }))
+}
+
+/// `POST /account`
+async fn enroll(
+    State(state): State<AppState>,
+    auth: Auth,
+    claim: Option<Extension<IdempotencyClaim>>,
+    ApiJson(request): ApiJson<EnrollAccountRequest>,
+) -> Result<Response, ApiError> {
+    let bank = banks::find(&request.bank).ok_or_else(|| {
+        let known = banks::BANKS.iter().map(|bank| format!("{} ({})", bank.id, bank.name)).collect::<Vec<_>>();
+        ApiError::invalid_field(
+            "bank",
+            format!("no bank is named {:?}: use an id or a name from GET /banks: {}", request.bank, known.join(", ")),
+        )
+    })?;
+    let link_token = token::new_token();
+    let token_hash = token::hash(&link_token);
+    let now = Utc::now().timestamp();
+    let expires_at = now + i64::try_from(state.config.hosted_session_seconds).unwrap_or(900);
+    let expires_at_time = paging::checked_time(expires_at)?;
+    let url = format!("{}{LOGIN_PATH}?link={link_token}", state.public_url());
+    let subscriber_id = auth.subscriber_id;
+    let stored_with_result = claim.is_some();
+    let response_url = url.clone();
+    let account_id = state
+        .db
+        .write(move |transaction| {
+            let account_id =
+                storage::bank_accounts::insert(transaction, subscriber_id, bank.id, &token_hash, now, expires_at)?;
+            if let Some(Extension(claim)) = &claim {
+                let body = Success::new(EnrollAccountResponse {
+                    account_id,
+                    url: response_url,
+                    expires_at: expires_at_time,
+                    status: AccountStatus::Pending,
+                });
+                claim.store(transaction, StatusCode::CREATED, &body)?;
+            }
+            Ok::<_, StorageError>(account_id)
+        })
+        .await?;
+    tracing::info!(account_id, bank = bank.id, "bank link opened");
+    let body = EnrollAccountResponse { account_id, url, expires_at: expires_at_time, status: AccountStatus::Pending };
+    let mut response = (StatusCode::CREATED, Json(Success::new(body))).into_response();
+    if stored_with_result {
+        response.extensions_mut().insert(StoredWithResult);
+    }
+    Ok(response)
+}
+
+/// The account as the subscriber sees it: bank data only when linked and granted.
+pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account, ApiError> {
+    let bank = bank_of(row)?;
+    let status = status_of(row, now);
+    let permissions = if status == AccountStatus::Linked { permissions_of(&row.permissions) } else { Vec::new() };
+    let balance = permissions.contains(&AccountPermission::Balances).then(|| {
+        let balance = data::balance(seed, row.id);
+        AccountBalance {
+            available: paging::amount(balance.available_minor),
+            current: paging::amount(balance.current_minor),
+            currency: bank.currency.to_owned(),
+        }
+    });
+    let cards = permissions.contains(&AccountPermission::Cards).then(|| data::cards(seed, row.id));
+    Ok(Account {
+        account_id: row.id,
+        bank: bank_entry(bank),
+        status,
+        permissions,
+        linked_at: row.linked_at.map(paging::checked_time).transpose()?,
+        created_at: paging::checked_time(row.created_at)?,
+        expires_at: paging::checked_time(row.expires_at)?,
+        failure_reason: row.failure_reason.clone().filter(|_| status == AccountStatus::Failed),
+        balance,
+        cards,
+    })
+}
+
+async fn owned_account(state: &AppState, subscriber_id: i64, account_id: i64) -> Result<BankAccountRow, ApiError> {
+    state
+        .db
+        .read(move |connection| storage::bank_accounts::get(connection, subscriber_id, account_id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no account {account_id} was enrolled by this subscriber")))
+}
+
+/// `GET /account`
+async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<AccountList>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let rows = state.db.read(move |connection| storage::bank_accounts::list(connection, subscriber_id)).await?;
+    let now = Utc::now().timestamp();
+    let seed = state.config.sandbox_seed;
+    let accounts = rows.iter().map(|row| account_view(seed, row, now)).collect::<Result<_, _>>()?;
+    Ok(Json(Success::new(AccountList { accounts })))
+}
+
+/// `GET /account/<accountId>`
+async fn details(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(account_id): IdPath,
+) -> Result<Json<Success<Account>>, ApiError> {
+    let row = owned_account(&state, auth.subscriber_id, account_id).await?;
+    Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
+}
+
+/// `GET /account/<accountId>/transactions`: 403 unless the account is linked with the
+/// `transactions` permission.
+async fn transactions(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(account_id): IdPath,
+    ApiQuery(query): ApiQuery<AccountTransactionQuery>,
+) -> Result<Json<Success<AccountTransactionPage>>, ApiError> {
+    let (filter, limit) = crate::cards::transaction_filter(
+        query.limit,
+        query.cursor.as_deref(),
+        query.from.as_deref(),
+        query.to.as_deref(),
+    )?;
+    let row = owned_account(&state, auth.subscriber_id, account_id).await?;
+    let now = Utc::now().timestamp();
+    let status = status_of(&row, now);
+    if status != AccountStatus::Linked {
+        let status = serde_json::to_value(status).ok().and_then(|value| value.as_str().map(str::to_owned));
+        return Err(ApiError::Forbidden(format!(
+            "account {account_id} is {}: transactions can be read once the person has linked it and granted the transactions permission",
+            status.unwrap_or_default()
+        )));
+    }
+    if !permissions_of(&row.permissions).contains(&AccountPermission::Transactions) {
+        return Err(ApiError::Forbidden(format!(
+            "the person did not grant the transactions permission for account {account_id}"
+        )));
+    }
+    let bank = bank_of(&row)?;
+    let until = row.linked_at.unwrap_or(row.created_at);
+    let limit = usize::try_from(limit).unwrap_or(usize::MAX);
+    let mut page: Vec<AccountTransaction> = Vec::new();
+    let mut next_cursor = None;
+    for item in data::transactions(state.config.sandbox_seed, account_id, until) {
+        let in_range = filter.from.is_none_or(|from| item.created_at >= from)
+            && filter.to.is_none_or(|to| item.created_at <= to)
+            && query.pending.is_none_or(|pending| item.pending == pending)
+            && filter.after.is_none_or(|after| (item.created_at, item.id) < after);
+        if !in_range {
+            continue;
+        }
+        if page.len() == limit {
+            next_cursor =
+                page.last().map(|last| paging::encode_cursor(last.created_at.timestamp(), last.transaction_id));
+            break;
+        }
+        page.push(AccountTransaction {
+            transaction_id: item.id,
+            created_at: paging::checked_time(item.created_at)?,
+            pending: item.pending,
+            amount: paging::amount(item.amount_minor),
+            currency: bank.currency.to_owned(),
+            description: item.description,
+        });
+    }
+    Ok(Json(Success::new(AccountTransactionPage { transactions: page, next_cursor })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn permissions_read_back_in_a_fixed_order() {
+        assert_eq!(
+            permissions_of("transactions,balances"),
+            [AccountPermission::Balances, AccountPermission::Transactions]
+        );
+        assert!(permissions_of("").is_empty());
+    }
+}

@@ -1,0 +1,97 @@
+//! Secure card entry (the spec's "secure website interface"): `POST /card/session` opens a
+//! one-time page of the service where a person types the card; `GET /card/session/<id>`
+//! tells the subscriber how it went. The page itself is in `crate::hosted::card`.
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use subscriber_protocol::{CardSession, CardSessionCreated, CardSessionStatus, Success};
+
+use crate::error::ApiError;
+use crate::hosted::token;
+use crate::http::extract::{Auth, IdPath};
+use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::paging;
+use crate::state::AppState;
+use crate::storage::{self, StorageError, card_sessions::CardSessionRow};
+
+/// Where the card-entry page lives; its link carries the session's token as `session`.
+pub const PAGE_PATH: &str = "/secure/card";
+
+/// Submissions a page takes before it closes: enough for typos, too few to try out numbers.
+pub const MAX_FAILED_SUBMISSIONS: u32 = 10;
+
+pub fn status_of(row: &CardSessionRow, now: i64) -> CardSessionStatus {
+    if row.completed_at.is_some() {
+        CardSessionStatus::Completed
+    } else if now >= row.expires_at {
+        CardSessionStatus::Expired
+    } else {
+        CardSessionStatus::Pending
+    }
+}
+
+/// `POST /card/session`
+pub async fn create(
+    State(state): State<AppState>,
+    auth: Auth,
+    claim: Option<Extension<IdempotencyClaim>>,
+) -> Result<Response, ApiError> {
+    let page_token = token::new_token();
+    let token_hash = token::hash(&page_token);
+    let now = Utc::now().timestamp();
+    let validity = i64::try_from(state.config.hosted_session_seconds).unwrap_or(900);
+    let expires_at = now + validity;
+    let expires_at_time = paging::checked_time(expires_at)?;
+    let url = format!("{}{PAGE_PATH}?session={page_token}", state.public_url());
+    let subscriber_id = auth.subscriber_id;
+    let stored_with_result = claim.is_some();
+    let response_url = url.clone();
+    let session_id = state
+        .db
+        .write(move |transaction| {
+            let session_id = storage::card_sessions::insert(transaction, subscriber_id, &token_hash, now, expires_at)?;
+            if let Some(Extension(claim)) = &claim {
+                let body = Success::new(CardSessionCreated {
+                    session_id,
+                    url: response_url,
+                    expires_at: expires_at_time,
+                    status: CardSessionStatus::Pending,
+                });
+                claim.store(transaction, StatusCode::CREATED, &body)?;
+            }
+            Ok::<_, StorageError>(session_id)
+        })
+        .await?;
+    tracing::info!(session_id, subscriber_id, "card-entry page opened");
+    let body = CardSessionCreated { session_id, url, expires_at: expires_at_time, status: CardSessionStatus::Pending };
+    let mut response = (StatusCode::CREATED, Json(Success::new(body))).into_response();
+    if stored_with_result {
+        response.extensions_mut().insert(StoredWithResult);
+    }
+    Ok(response)
+}
+
+/// `GET /card/session/<sessionId>`: poll this until `completed` (then `cardId` is set) or
+/// `expired`.
+pub async fn status(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(session_id): IdPath,
+) -> Result<Json<Success<CardSession>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let row = state
+        .db
+        .read(move |connection| storage::card_sessions::get(connection, subscriber_id, session_id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no card session {session_id} was opened by this subscriber")))?;
+    let now = Utc::now().timestamp();
+    Ok(Json(Success::new(CardSession {
+        session_id: row.id,
+        status: status_of(&row, now),
+        card_id: row.card_id,
+        expires_at: paging::checked_time(row.expires_at)?,
+    })))
+}

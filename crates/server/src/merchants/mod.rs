@@ -1,0 +1,333 @@
+//! Merchants: enrollment (one per subscriber), locations, and the transactions at them.
+
+pub mod validation;
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::Utc;
+use subscriber_protocol::{
+    CreateLocationResponse, EnrollMerchantResponse, Location, Merchant, MerchantCategory, MerchantCategoryList,
+    MerchantTransaction, MerchantTransactionPage, MerchantTransactionQuery, Success,
+};
+
+use crate::directory::{self, DirectoryMerchant};
+use crate::error::ApiError;
+use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
+use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::routes::Routes;
+use crate::paging;
+use crate::reference::{currencies, mcc, places};
+use crate::state::AppState;
+use crate::storage::merchants::{CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant};
+use crate::storage::transactions::{Owner, TransactionRow};
+use crate::storage::{self, StorageError};
+use validation::{LocationBody, MerchantDraft, ValidLocation};
+
+pub const MERCHANT_ENROLLED: &str = "Merchant enrolled";
+pub const LOCATION_CREATED: &str = "Location created";
+
+pub fn routes(routes: Routes) -> Routes {
+    routes
+        .post_creating("/merchant", enroll)
+        .post_creating("/merchant/enroll", enroll)
+        .get("/merchant", details)
+        .get("/merchant/categories", categories)
+        .post_creating("/merchant/location", create_location)
+        .get("/merchant/{merchant_id}/transactions", transactions)
+}
+
+async fn enroll(
+    State(state): State<AppState>,
+    auth: Auth,
+    claim: Option<Extension<IdempotencyClaim>>,
+    ApiJson(draft): ApiJson<MerchantDraft>,
+) -> Result<Response, ApiError> {
+    let merchant = validation::merchant(draft)?;
+    let subscriber_id = auth.subscriber_id;
+    let claim = claim.map(|Extension(claim)| claim);
+    let stored_with_result = claim.is_some();
+    let created_at = Utc::now().timestamp();
+    let inserted = state
+        .db
+        .write(move |transaction| {
+            let new = NewMerchant {
+                subscriber_id,
+                name: &merchant.name,
+                mcc: &merchant.mcc,
+                country_code: &merchant.country_code,
+                phone: merchant.phone.as_deref(),
+                website: merchant.website.as_deref(),
+                created_at,
+            };
+            let inserted = storage::merchants::insert(transaction, &new)?;
+            if let (Inserted::Created(merchant_id), Some(claim)) = (&inserted, &claim) {
+                claim.store(transaction, StatusCode::CREATED, &Success::new(enrolled(*merchant_id)))?;
+            }
+            Ok::<_, StorageError>(inserted)
+        })
+        .await?;
+    let merchant_id = match inserted {
+        Inserted::Created(merchant_id) => merchant_id,
+        Inserted::Existing(merchant_id) => {
+            return Err(ApiError::Conflict {
+                message: format!(
+                    "this subscriber is already enrolled as merchant {merchant_id}: one merchant per subscriber \
+                     (add locations with POST /merchant/location)"
+                ),
+                card_id: None,
+                merchant_id: Some(merchant_id),
+            });
+        }
+    };
+    tracing::info!(merchant_id, "merchant enrolled");
+    let mut response = (StatusCode::CREATED, Json(Success::new(enrolled(merchant_id)))).into_response();
+    if stored_with_result {
+        response.extensions_mut().insert(StoredWithResult);
+    }
+    Ok(response)
+}
+
+fn enrolled(merchant_id: i64) -> EnrollMerchantResponse {
+    EnrollMerchantResponse { message: MERCHANT_ENROLLED.to_owned(), mechant_id: merchant_id, merchant_id }
+}
+
+/// The caller's merchant, or 404: another subscriber's merchant does not exist for this caller.
+pub async fn owned_merchant(state: &AppState, subscriber_id: i64, merchant_id: i64) -> Result<MerchantRow, ApiError> {
+    state
+        .db
+        .read(move |connection| storage::merchants::get(connection, subscriber_id, merchant_id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no merchant {merchant_id} is enrolled by this subscriber")))
+}
+
+async fn caller_merchant(state: &AppState, subscriber_id: i64) -> Result<Option<MerchantRow>, ApiError> {
+    Ok(state.db.read(move |connection| storage::merchants::find_by_subscriber(connection, subscriber_id)).await?)
+}
+
+async fn details(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<Merchant>>, ApiError> {
+    let merchant = caller_merchant(&state, auth.subscriber_id)
+        .await?
+        .ok_or_else(|| ApiError::not_found("this subscriber has not enrolled as a merchant: POST /merchant first"))?;
+    let merchant_id = merchant.id;
+    let locations = state.db.read(move |connection| storage::merchants::locations(connection, merchant_id)).await?;
+    Ok(Json(Success::new(Merchant {
+        merchant_id: merchant.id,
+        name: merchant.name,
+        category: mcc::label(&merchant.mcc),
+        category_code: merchant.mcc,
+        country_code: merchant.country_code,
+        phone_number: merchant.phone,
+        website: merchant.website,
+        created_at: paging::checked_time(merchant.created_at)?,
+        locations: locations.into_iter().map(location_record).collect::<Result<_, _>>()?,
+    })))
+}
+
+fn location_record(row: LocationRow) -> Result<Location, ApiError> {
+    Ok(Location {
+        location_id: row.id,
+        country_code: row.country_code,
+        street: row.street,
+        street_no: row.street_no,
+        city: row.city,
+        zip: row.zip,
+        latitude: row.latitude,
+        longitude: row.longitude,
+        coordinates_source: wire_source(row.coordinates_source),
+        descriptor: row.descriptor,
+        created_at: paging::checked_time(row.created_at)?,
+    })
+}
+
+fn wire_source(source: CoordinatesSource) -> subscriber_protocol::CoordinatesSource {
+    match source {
+        CoordinatesSource::Provided => subscriber_protocol::CoordinatesSource::Provided,
+        CoordinatesSource::Derived => subscriber_protocol::CoordinatesSource::Derived,
+        CoordinatesSource::Unknown => subscriber_protocol::CoordinatesSource::Unknown,
+    }
+}
+
+/// The merchant category codes, for a dashboard's picker.
+async fn categories(_auth: Auth) -> Json<Success<MerchantCategoryList>> {
+    let categories = mcc::all()
+        .map(|(code, description)| MerchantCategory { code: code.to_owned(), description: description.to_owned() })
+        .collect();
+    Json(Success::new(MerchantCategoryList { categories }))
+}
+
+/// Where a new location is: as sent, else the centre of its city when the service knows it.
+struct Placed {
+    latitude: Option<f64>,
+    longitude: Option<f64>,
+    source: CoordinatesSource,
+    region: Option<String>,
+}
+
+fn place(location: &ValidLocation) -> Placed {
+    let known = places::locate(&location.country_code, &location.city, &location.zip);
+    match (location.coordinates, known) {
+        (Some((latitude, longitude)), known) => Placed {
+            latitude: Some(latitude),
+            longitude: Some(longitude),
+            source: CoordinatesSource::Provided,
+            region: known.and_then(|place| place.region),
+        },
+        (None, Some(place)) => Placed {
+            latitude: Some(place.latitude),
+            longitude: Some(place.longitude),
+            source: CoordinatesSource::Derived,
+            region: place.region,
+        },
+        (None, None) => Placed { latitude: None, longitude: None, source: CoordinatesSource::Unknown, region: None },
+    }
+}
+
+async fn create_location(
+    State(state): State<AppState>,
+    auth: Auth,
+    claim: Option<Extension<IdempotencyClaim>>,
+    ApiJson(body): ApiJson<LocationBody>,
+) -> Result<Response, ApiError> {
+    let location = validation::location(body)?;
+    let merchant = caller_merchant(&state, auth.subscriber_id).await?.ok_or_else(|| {
+        ApiError::conflict(
+            "this subscriber has not enrolled as a merchant: enroll with POST /merchant, then add locations",
+        )
+    })?;
+    let placed = place(&location);
+    let descriptor = directory::descriptor_for_location(&merchant.name, &location.city);
+    let claim = claim.map(|Extension(claim)| claim);
+    let stored_with_result = claim.is_some();
+    let created_at = Utc::now().timestamp();
+    let merchant_id = merchant.id;
+    let (latitude, longitude, source) = (placed.latitude, placed.longitude, placed.source);
+    let (row_location, row_descriptor) = (location.clone(), descriptor.clone());
+    let location_id = state
+        .db
+        .write(move |transaction| {
+            let new = NewLocation {
+                merchant_id,
+                country_code: &row_location.country_code,
+                street: &row_location.street,
+                street_no: &row_location.street_no,
+                city: &row_location.city,
+                zip: &row_location.zip,
+                latitude,
+                longitude,
+                coordinates_source: source,
+                descriptor: &row_descriptor,
+                created_at,
+            };
+            let location_id = storage::merchants::insert_location(transaction, &new)?;
+            if let Some(claim) = &claim {
+                claim.store(
+                    transaction,
+                    StatusCode::CREATED,
+                    &Success::new(created(location_id, latitude, longitude, source)),
+                )?;
+            }
+            Ok::<_, StorageError>(location_id)
+        })
+        .await?;
+    tracing::info!(merchant_id, location_id, coordinates = source.as_str(), "location created");
+    state.directory.add_enrolled_location(DirectoryMerchant {
+        id: location_id,
+        dba_name: merchant.name.clone(),
+        descriptor,
+        mcc: merchant.mcc.clone(),
+        street: location.street,
+        street_no: location.street_no,
+        city: location.city,
+        region: placed.region,
+        currency: currencies::of_country(&location.country_code).unwrap_or("USD").to_owned(),
+        country: location.country_code,
+        zip: location.zip,
+        phone: phone_digits(merchant.phone.as_deref()),
+        // NaN marks a location whose position nobody knows: it is found by name and address only.
+        latitude: latitude.unwrap_or(f64::NAN),
+        longitude: longitude.unwrap_or(f64::NAN),
+        merchant_id: Some(merchant_id),
+        location_id: Some(location_id),
+    });
+    let mut response =
+        (StatusCode::CREATED, Json(Success::new(created(location_id, latitude, longitude, source)))).into_response();
+    if stored_with_result {
+        response.extensions_mut().insert(StoredWithResult);
+    }
+    Ok(response)
+}
+
+fn created(
+    location_id: i64,
+    latitude: Option<f64>,
+    longitude: Option<f64>,
+    source: CoordinatesSource,
+) -> CreateLocationResponse {
+    CreateLocationResponse {
+        message: LOCATION_CREATED.to_owned(),
+        location_id,
+        latitude,
+        longitude,
+        coordinates_source: wire_source(source),
+    }
+}
+
+/// The phone number as discovery shows it (a number), 0 when there is none.
+pub fn phone_digits(phone: Option<&str>) -> u64 {
+    phone
+        .map(|phone| phone.chars().filter(char::is_ascii_digit).collect::<String>())
+        .and_then(|digits| digits.parse().ok())
+        .unwrap_or(0)
+}
+
+pub fn merchant_transaction(row: TransactionRow) -> Result<MerchantTransaction, ApiError> {
+    Ok(MerchantTransaction {
+        transaction_id: row.id,
+        amount: paging::amount(row.amount_minor),
+        currency: row.currency,
+        created_at: paging::checked_time(row.created_at)?,
+        pending: row.pending,
+        location_id: row.location_id.unwrap_or_default(),
+        street: row.street,
+        street_no: row.street_no,
+        city: row.city,
+        country: row.country,
+        zip: row.zip,
+        last_four: row.last_four,
+    })
+}
+
+async fn transactions(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(merchant_id): IdPath,
+    ApiQuery(query): ApiQuery<MerchantTransactionQuery>,
+) -> Result<Json<Success<MerchantTransactionPage>>, ApiError> {
+    let (mut filter, limit) = crate::cards::transaction_filter(
+        query.limit,
+        query.cursor.as_deref(),
+        query.from.as_deref(),
+        query.to.as_deref(),
+    )?;
+    owned_merchant(&state, auth.subscriber_id, merchant_id).await?;
+    if let Some(location_id) = query.location_id {
+        // A location of another merchant does not exist for this one: 404, as for any id.
+        state
+            .db
+            .read(move |connection| storage::merchants::location_of(connection, merchant_id, location_id))
+            .await?
+            .ok_or_else(|| ApiError::not_found(format!("merchant {merchant_id} has no location {location_id}")))?;
+    }
+    filter.location_id = query.location_id;
+    let rows = state
+        .db
+        .read(move |connection| {
+            storage::transactions::page(connection, Owner::Merchant(merchant_id), &filter, limit + 1)
+        })
+        .await?;
+    let (rows, next_cursor) = paging::finish_page(rows, limit);
+    let transactions = rows.into_iter().map(merchant_transaction).collect::<Result<_, _>>()?;
+    Ok(Json(Success::new(MerchantTransactionPage { transactions, next_cursor })))
+}

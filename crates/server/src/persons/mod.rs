@@ -1,0 +1,580 @@
+//! Identity verification of persons: onboard, authenticate (personal information in,
+//! four multiple-choice questions out), verify (answers in; three right of four pass).
+//! Three failed verifications lock the person for `--person-lock-seconds` (24 h).
+//! A verified person unlocks income, spending-category and spending-delta signals.
+//!
+//! What a person types to authenticate (date of birth, address, phone, SSN digits) is
+//! checked and used to fit the questions, and never stored: only the country is kept, for
+//! the currency of the signals.
+
+pub mod identity;
+pub mod signals;
+
+use std::collections::{HashMap, HashSet};
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use chrono::{Datelike, NaiveDate, Utc};
+use subscriber_protocol::{
+    Answer, AuthenticatePersonRequest, AuthenticatePersonResponse, Environment, OnboardPersonRequest,
+    OnboardPersonResponse, Person, PersonList, PersonStatus, Question, QuestionChoice, SandboxAnswers, Success,
+    VerifyPersonRequest, VerifyPersonResponse,
+};
+
+use crate::error::{ApiError, Validation};
+use crate::http::extract::{ApiJson, Auth, IdPath};
+use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::routes::Routes;
+use crate::paging;
+use crate::reference::countries;
+use crate::state::AppState;
+use crate::storage::persons::{NewPerson, PersonRow, QuestionSetRow};
+use crate::storage::{self, StorageError};
+use identity::IssuedQuestion;
+
+pub fn routes(routes: Routes) -> Routes {
+    routes
+        .post_creating("/persons", onboard)
+        .get("/persons", list)
+        .post("/persons/authenticate", authenticate)
+        .post("/persons/verify", verify)
+        .get("/persons/{person_id}", details)
+        .get("/sandbox/persons/{person_id}/answers", sandbox_answers)
+}
+
+/// Failed verifications before the lock.
+pub const MAX_FAILED_VERIFICATIONS: u32 = 3;
+/// Right answers of four that pass.
+pub const ANSWERS_TO_PASS: usize = 3;
+const MAX_NAME_LENGTH: usize = 64;
+const MAX_ADDRESS_FIELD_LENGTH: usize = 100;
+const ADULT_AGE: i32 = 18;
+const OLDEST_AGE: i32 = 120;
+
+fn text_field(field: &str, value: &str, max: usize, validation: &mut Validation) -> String {
+    let trimmed = value.trim();
+    if trimmed.is_empty() {
+        validation.reject(field, "is required");
+    } else if trimmed.chars().count() > max {
+        validation.reject(field, format!("must be at most {max} characters"));
+    } else if trimmed.chars().any(char::is_control) {
+        validation.reject(field, "must not contain control characters");
+    }
+    trimmed.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `POST /persons`
+async fn onboard(
+    State(state): State<AppState>,
+    auth: Auth,
+    claim: Option<Extension<IdempotencyClaim>>,
+    ApiJson(request): ApiJson<OnboardPersonRequest>,
+) -> Result<Response, ApiError> {
+    let mut validation = Validation::new();
+    let first_name = text_field("firstName", &request.first_name, MAX_NAME_LENGTH, &mut validation);
+    let last_name = text_field("lastName", &request.last_name, MAX_NAME_LENGTH, &mut validation);
+    let email = crate::subscriber::normalize_email("email", &request.email, &mut validation);
+    validation.finish(())?;
+    let subscriber_id = auth.subscriber_id;
+    let now = Utc::now().timestamp();
+    let stored_with_result = claim.is_some();
+    let person_id = state
+        .db
+        .write(move |transaction| {
+            let new = NewPerson {
+                subscriber_id,
+                first_name: &first_name,
+                last_name: &last_name,
+                email: &email,
+                created_at: now,
+            };
+            let person_id = storage::persons::insert(transaction, &new)?;
+            if let Some(Extension(claim)) = &claim {
+                let body = Success::new(OnboardPersonResponse { person_id, status: PersonStatus::Onboarded });
+                claim.store(transaction, StatusCode::CREATED, &body)?;
+            }
+            Ok::<_, StorageError>(person_id)
+        })
+        .await?;
+    tracing::info!(person_id, "person onboarded");
+    let body = OnboardPersonResponse { person_id, status: PersonStatus::Onboarded };
+    let mut response = (StatusCode::CREATED, Json(Success::new(body))).into_response();
+    if stored_with_result {
+        response.extensions_mut().insert(StoredWithResult);
+    }
+    Ok(response)
+}
+
+/// The personal information of an authentication, checked. Only what the questions need
+/// leaves this function.
+struct CheckedInformation {
+    birth_year: i32,
+    country_code: String,
+}
+
+fn check_information(request: &AuthenticatePersonRequest, today: NaiveDate) -> Result<CheckedInformation, ApiError> {
+    let mut validation = Validation::new();
+    let text = request.date_of_birth.trim();
+    let birth = if text.len() == 10 { NaiveDate::parse_from_str(text, "%Y-%m-%d").ok() } else { None };
+    let birth_year = match birth {
+        None => {
+            validation.reject("dateOfBirth", "must be a real date written YYYY-MM-DD, e.g. 1987-04-23");
+            0
+        }
+        Some(birth) => {
+            let mut age = today.year() - birth.year();
+            if (today.month(), today.day()) < (birth.month(), birth.day()) {
+                age -= 1;
+            }
+            if birth > today {
+                validation.reject("dateOfBirth", "is in the future");
+            } else if age < ADULT_AGE {
+                validation.reject("dateOfBirth", format!("the person must be at least {ADULT_AGE} years old"));
+            } else if age > OLDEST_AGE {
+                validation.reject("dateOfBirth", format!("is more than {OLDEST_AGE} years ago"));
+            }
+            birth.year()
+        }
+    };
+    let address = &request.address;
+    text_field("address.street", &address.street, MAX_ADDRESS_FIELD_LENGTH, &mut validation);
+    text_field("address.streetNo", &address.street_no, 20, &mut validation);
+    text_field("address.city", &address.city, MAX_ADDRESS_FIELD_LENGTH, &mut validation);
+    let zip = text_field("address.zip", &address.zip, 12, &mut validation);
+    if !zip.is_empty()
+        && !zip.chars().all(|character| character.is_ascii_alphanumeric() || matches!(character, ' ' | '-'))
+    {
+        validation.reject("address.zip", "must contain only letters, digits, spaces and hyphens");
+    }
+    let country_code = countries::normalize_alpha3(&address.country_code);
+    if country_code.is_none() {
+        validation.reject("address.countryCode", "must be an ISO 3166-1 alpha-3 country code such as USA or DEU");
+    }
+    if let Some(phone) = &request.phone_number {
+        let digits = phone.chars().filter(char::is_ascii_digit).count();
+        let allowed = phone.chars().all(|character| character.is_ascii_digit() || " +-().".contains(character));
+        if !allowed || !(7..=15).contains(&digits) {
+            validation.reject("phoneNumber", "must be a phone number of 7 to 15 digits, e.g. +1 415 555 0100");
+        }
+    }
+    if let Some(ssn) = &request.ssn_last4
+        && !(ssn.len() == 4 && ssn.bytes().all(|byte| byte.is_ascii_digit()))
+    {
+        validation.reject("ssnLast4", "must be exactly 4 digits");
+    }
+    validation.finish(CheckedInformation { birth_year, country_code: country_code.unwrap_or_default() })
+}
+
+/// The caller's person, or 404.
+async fn owned_person(state: &AppState, subscriber_id: i64, person_id: i64) -> Result<PersonRow, ApiError> {
+    state
+        .db
+        .read(move |connection| storage::persons::get(connection, subscriber_id, person_id))
+        .await?
+        .ok_or_else(|| ApiError::not_found(format!("no person {person_id} was onboarded by this subscriber")))
+}
+
+fn locked(person: &PersonRow, now: i64) -> Result<(), ApiError> {
+    match person.locked_until {
+        Some(until) if until > now => Err(ApiError::Locked {
+            message: format!(
+                "person {} failed verification {MAX_FAILED_VERIFICATIONS} times and is locked until {}",
+                person.id,
+                paging::checked_time(until)?.to_rfc3339()
+            ),
+            until: paging::checked_time(until)?,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Failures that still count: a lock that has run out forgets them.
+fn counted_failures(person: &PersonRow) -> u32 {
+    if person.locked_until.is_some() { 0 } else { person.failed_attempts }
+}
+
+fn attempts_remaining(person: &PersonRow, now: i64) -> u32 {
+    match person.locked_until {
+        Some(until) if until > now => 0,
+        _ => MAX_FAILED_VERIFICATIONS.saturating_sub(counted_failures(person)),
+    }
+}
+
+fn status_of(person: &PersonRow, latest: Option<&QuestionSetRow>, now: i64) -> PersonStatus {
+    if person.verified_at.is_some() {
+        PersonStatus::Verified
+    } else if person.locked_until.is_some_and(|until| until > now) {
+        PersonStatus::Locked
+    } else if latest.is_some_and(|set| set.answered_at.is_none() && set.expires_at > now) {
+        PersonStatus::Authenticating
+    } else if counted_failures(person) > 0 {
+        PersonStatus::Failed
+    } else {
+        PersonStatus::Onboarded
+    }
+}
+
+fn question_id(set_id: i64, position: usize) -> i64 {
+    set_id * 10 + i64::try_from(position).unwrap_or(0) + 1
+}
+
+fn choice_id(question_id: i64, position: usize) -> i64 {
+    question_id * 10 + i64::try_from(position).unwrap_or(0) + 1
+}
+
+fn stored_questions(set: &QuestionSetRow) -> Result<Vec<IssuedQuestion>, ApiError> {
+    serde_json::from_str(&set.questions).map_err(ApiError::internal)
+}
+
+/// `POST /persons/authenticate`
+async fn authenticate(
+    State(state): State<AppState>,
+    auth: Auth,
+    ApiJson(request): ApiJson<AuthenticatePersonRequest>,
+) -> Result<Json<Success<AuthenticatePersonResponse>>, ApiError> {
+    let today = Utc::now().date_naive();
+    let information = check_information(&request, today)?;
+    let person = owned_person(&state, auth.subscriber_id, request.person_id).await?;
+    let now = Utc::now().timestamp();
+    locked(&person, now)?;
+    if person.verified_at.is_some() {
+        return Err(ApiError::conflict(format!("person {} is already verified", person.id)));
+    }
+    let seed = state.config.sandbox_seed;
+    let validity = i64::try_from(state.config.person_questions_seconds).unwrap_or(600);
+    let expires_at = now + validity;
+    let person_id = person.id;
+    let this_year = today.year();
+    let lock_ran_out = person.locked_until.is_some();
+    let (set_id, issued) = state
+        .db
+        .write(move |transaction| {
+            if lock_ran_out {
+                storage::persons::clear_lock(transaction, person_id)?;
+            }
+            storage::persons::set_country(transaction, person_id, &information.country_code)?;
+            let set_number = storage::persons::count_question_sets(transaction, person_id)?;
+            let who = identity::identity(seed, person_id, information.birth_year, this_year);
+            let issued = identity::questions(seed, person_id, set_number, &who);
+            let json = serde_json::to_string(&issued).map_err(|error| StorageError::Corrupt(error.to_string()))?;
+            let set_id =
+                storage::persons::insert_question_set(transaction, person_id, now, expires_at, move |_| Ok(json))?;
+            Ok::<_, StorageError>((set_id, issued))
+        })
+        .await?;
+    tracing::info!(person_id, set_id, "identity questions issued");
+    let questions = issued
+        .iter()
+        .enumerate()
+        .map(|(position, question)| {
+            let question_id = question_id(set_id, position);
+            Question {
+                question_id,
+                text: question.text.clone(),
+                choices: question
+                    .choices
+                    .iter()
+                    .enumerate()
+                    .map(|(index, text)| QuestionChoice {
+                        choice_id: choice_id(question_id, index),
+                        text: text.clone(),
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    Ok(Json(Success::new(AuthenticatePersonResponse {
+        person_id,
+        expires_at: paging::checked_time(expires_at)?,
+        questions,
+    })))
+}
+
+/// How many answers are right; every question of the set must be answered once, with one
+/// of its own choices.
+fn score(set_id: i64, issued: &[IssuedQuestion], answers: &[Answer]) -> Result<usize, ApiError> {
+    let mut validation = Validation::new();
+    let by_id: HashMap<i64, &IssuedQuestion> =
+        issued.iter().enumerate().map(|(position, question)| (question_id(set_id, position), question)).collect();
+    let mut seen = HashSet::new();
+    let mut right = 0;
+    for (index, answer) in answers.iter().enumerate() {
+        let Some(question) = by_id.get(&answer.question_id) else {
+            validation.reject(
+                &format!("answers[{index}].questionId"),
+                format!("question {} is not one of the questions last issued to this person", answer.question_id),
+            );
+            continue;
+        };
+        if !seen.insert(answer.question_id) {
+            validation.reject(&format!("answers[{index}].questionId"), "answers the same question twice");
+            continue;
+        }
+        let choice =
+            (0..question.choices.len()).find(|position| choice_id(answer.question_id, *position) == answer.choice_id);
+        match choice {
+            None => validation.reject(
+                &format!("answers[{index}].choiceId"),
+                format!("choice {} is not a choice of question {}", answer.choice_id, answer.question_id),
+            ),
+            Some(position) if position == question.correct => right += 1,
+            Some(_) => {}
+        }
+    }
+    if validation.is_empty() && seen.len() != issued.len() {
+        validation.reject("answers", format!("answer all {} questions, one answer each", issued.len()));
+    }
+    validation.finish(right)
+}
+
+/// `POST /persons/verify`
+async fn verify(
+    State(state): State<AppState>,
+    auth: Auth,
+    ApiJson(request): ApiJson<VerifyPersonRequest>,
+) -> Result<Json<Success<VerifyPersonResponse>>, ApiError> {
+    let person = owned_person(&state, auth.subscriber_id, request.person_id).await?;
+    let now = Utc::now().timestamp();
+    locked(&person, now)?;
+    if person.verified_at.is_some() {
+        return Err(ApiError::conflict(format!("person {} is already verified", person.id)));
+    }
+    let person_id = person.id;
+    let latest = state
+        .db
+        .read(move |connection| storage::persons::latest_question_set(connection, person_id))
+        .await?
+        .ok_or_else(|| {
+        ApiError::conflict("no questions were issued to this person: call POST /persons/authenticate first")
+    })?;
+    if latest.answered_at.is_some() {
+        return Err(ApiError::conflict(
+            "these questions were already answered: call POST /persons/authenticate for new ones",
+        ));
+    }
+    if now >= latest.expires_at {
+        return Err(ApiError::invalid(
+            "the questions have expired: call POST /persons/authenticate again for new ones",
+        ));
+    }
+    let issued = stored_questions(&latest)?;
+    let right = score(latest.id, &issued, &request.answers)?;
+    let passed = right >= ANSWERS_TO_PASS;
+    let failures = counted_failures(&person) + u32::from(!passed);
+    let lock_seconds = i64::try_from(state.config.person_lock_seconds).unwrap_or(86_400);
+    let lock_until = (!passed && failures >= MAX_FAILED_VERIFICATIONS).then_some(now + lock_seconds);
+    let set_id = latest.id;
+    let lock_ran_out = person.locked_until.is_some();
+    let first_answer = state
+        .db
+        .write(move |transaction| {
+            if !storage::persons::mark_answered(transaction, set_id, now)? {
+                return Ok(false);
+            }
+            if lock_ran_out {
+                storage::persons::clear_lock(transaction, person_id)?;
+            }
+            if passed {
+                storage::persons::mark_verified(transaction, person_id, now)?;
+            } else {
+                storage::persons::record_failure(transaction, person_id, lock_until)?;
+            }
+            Ok::<_, StorageError>(true)
+        })
+        .await?;
+    if !first_answer {
+        return Err(ApiError::conflict(
+            "these questions were already answered: call POST /persons/authenticate for new ones",
+        ));
+    }
+    tracing::info!(person_id, passed, "identity verification answered");
+    let attempts_remaining = MAX_FAILED_VERIFICATIONS.saturating_sub(failures);
+    let (status, signals) = if passed {
+        (
+            PersonStatus::Verified,
+            Some(signals::signals(state.config.sandbox_seed, person_id, person.country_code.as_deref())),
+        )
+    } else if lock_until.is_some() {
+        (PersonStatus::Locked, None)
+    } else {
+        (PersonStatus::Failed, None)
+    };
+    Ok(Json(Success::new(VerifyPersonResponse {
+        person_id,
+        verified: passed,
+        status,
+        attempts_remaining,
+        signals,
+        locked_until: lock_until.map(paging::checked_time).transpose()?,
+    })))
+}
+
+fn person_view(seed: u64, person: PersonRow, latest: Option<&QuestionSetRow>, now: i64) -> Result<Person, ApiError> {
+    let status = status_of(&person, latest, now);
+    let time = |seconds: Option<i64>| seconds.map(paging::checked_time).transpose();
+    Ok(Person {
+        person_id: person.id,
+        status,
+        verified: person.verified_at.is_some(),
+        attempts_remaining: attempts_remaining(&person, now),
+        created_at: paging::checked_time(person.created_at)?,
+        verified_at: time(person.verified_at)?,
+        locked_until: time(person.locked_until.filter(|until| *until > now))?,
+        questions_expire_at: time(latest.filter(|_| status == PersonStatus::Authenticating).map(|set| set.expires_at))?,
+        signals: person.verified_at.map(|_| signals::signals(seed, person.id, person.country_code.as_deref())),
+        first_name: person.first_name,
+        last_name: person.last_name,
+        email: person.email,
+    })
+}
+
+/// `GET /persons/<personId>`
+async fn details(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(person_id): IdPath,
+) -> Result<Json<Success<Person>>, ApiError> {
+    let person = owned_person(&state, auth.subscriber_id, person_id).await?;
+    let latest = state.db.read(move |connection| storage::persons::latest_question_set(connection, person_id)).await?;
+    let now = Utc::now().timestamp();
+    Ok(Json(Success::new(person_view(state.config.sandbox_seed, person, latest.as_ref(), now)?)))
+}
+
+/// `GET /persons`
+async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<PersonList>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let rows = state
+        .db
+        .read(move |connection| {
+            let persons = storage::persons::list(connection, subscriber_id)?;
+            persons
+                .into_iter()
+                .map(|person| {
+                    let latest = storage::persons::latest_question_set(connection, person.id)?;
+                    Ok((person, latest))
+                })
+                .collect::<Result<Vec<_>, StorageError>>()
+        })
+        .await?;
+    let now = Utc::now().timestamp();
+    let seed = state.config.sandbox_seed;
+    let persons = rows
+        .into_iter()
+        .map(|(person, latest)| person_view(seed, person, latest.as_ref(), now))
+        .collect::<Result<_, _>>()?;
+    Ok(Json(Success::new(PersonList { persons })))
+}
+
+/// `GET /sandbox/persons/<personId>/answers`: the right choices of the questions issued
+/// last. Sandbox only.
+async fn sandbox_answers(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(person_id): IdPath,
+) -> Result<Json<Success<SandboxAnswers>>, ApiError> {
+    if state.environment() != Environment::Sandbox {
+        return Err(ApiError::not_found("sandbox helpers exist only in the sandbox environment"));
+    }
+    owned_person(&state, auth.subscriber_id, person_id).await?;
+    let latest = state
+        .db
+        .read(move |connection| storage::persons::latest_question_set(connection, person_id))
+        .await?
+        .ok_or_else(|| {
+        ApiError::not_found("no questions were issued to this person yet: call POST /persons/authenticate first")
+    })?;
+    let answers = stored_questions(&latest)?
+        .iter()
+        .enumerate()
+        .map(|(position, question)| {
+            let question_id = question_id(latest.id, position);
+            Answer { question_id, choice_id: choice_id(question_id, question.correct) }
+        })
+        .collect();
+    Ok(Json(Success::new(SandboxAnswers { answers })))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use subscriber_protocol::PersonAddress;
+
+    fn request(date_of_birth: &str) -> AuthenticatePersonRequest {
+        AuthenticatePersonRequest {
+            person_id: 1,
+            date_of_birth: date_of_birth.to_owned(),
+            address: PersonAddress {
+                street: "Market Street".to_owned(),
+                street_no: "1".to_owned(),
+                city: "San Francisco".to_owned(),
+                zip: "94105".to_owned(),
+                country_code: "usa".to_owned(),
+            },
+            phone_number: Some("+1 415 555 0100".to_owned()),
+            ssn_last4: Some("1234".to_owned()),
+        }
+    }
+
+    fn rejected_fields(result: Result<CheckedInformation, ApiError>) -> Vec<String> {
+        match result {
+            Err(ApiError::InvalidRequest { details, .. }) => details.into_iter().map(|detail| detail.field).collect(),
+            Err(other) => panic!("unexpected {other:?}"),
+            Ok(_) => Vec::new(),
+        }
+    }
+
+    #[test]
+    fn adults_with_real_dates_pass_and_others_do_not() {
+        let today = NaiveDate::from_ymd_opt(2026, 6, 15).expect("date");
+        assert!(check_information(&request("2008-06-15"), today).is_ok(), "18 today");
+        assert_eq!(rejected_fields(check_information(&request("2008-06-16"), today)), ["dateOfBirth"]);
+        assert_eq!(rejected_fields(check_information(&request("1987-02-30"), today)), ["dateOfBirth"]);
+        assert_eq!(rejected_fields(check_information(&request("1987-2-3"), today)), ["dateOfBirth"]);
+        assert_eq!(rejected_fields(check_information(&request("1890-01-01"), today)), ["dateOfBirth"]);
+        assert_eq!(rejected_fields(check_information(&request("2030-01-01"), today)), ["dateOfBirth"]);
+        let checked = check_information(&request("1987-04-23"), today).expect("valid");
+        assert_eq!((checked.birth_year, checked.country_code.as_str()), (1987, "USA"));
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let today = NaiveDate::from_ymd_opt(2026, 6, 15).expect("date");
+        let mut bad = request("1987-04-23");
+        bad.address.city = " ".to_owned();
+        bad.address.country_code = "US".to_owned();
+        bad.phone_number = Some("12".to_owned());
+        bad.ssn_last4 = Some("12a4".to_owned());
+        assert_eq!(
+            rejected_fields(check_information(&bad, today)),
+            ["address.city", "address.countryCode", "phoneNumber", "ssnLast4"]
+        );
+    }
+
+    #[test]
+    fn scoring_needs_every_question_once_with_its_own_choices() {
+        let issued: Vec<IssuedQuestion> = (0..4)
+            .map(|_| IssuedQuestion {
+                text: "q".to_owned(),
+                choices: (0..5).map(|choice| choice.to_string()).collect(),
+                correct: 1,
+            })
+            .collect();
+        let right = |position: usize| {
+            let question_id = question_id(7, position);
+            Answer { question_id, choice_id: choice_id(question_id, 1) }
+        };
+        let wrong = |position: usize| {
+            let question_id = question_id(7, position);
+            Answer { question_id, choice_id: choice_id(question_id, 4) }
+        };
+        assert_eq!(score(7, &issued, &[right(0), right(1), right(2), wrong(3)]).expect("valid"), 3);
+        assert_eq!(score(7, &issued, &[wrong(0), right(1), wrong(2), right(3)]).expect("valid"), 2);
+        assert!(score(7, &issued, &[right(0), right(1), right(2)]).is_err(), "one missing");
+        assert!(score(7, &issued, &[right(0), right(0), right(2), right(3)]).is_err(), "twice the same");
+        let foreign = Answer { question_id: question_id(7, 0), choice_id: choice_id(question_id(7, 1), 1) };
+        assert!(score(7, &issued, &[foreign, right(1), right(2), right(3)]).is_err(), "another question's choice");
+        assert!(score(8, &issued, &[right(0), right(1), right(2), right(3)]).is_err(), "another set");
+    }
+}

@@ -1,0 +1,360 @@
+//! The two transaction streams (Server-Sent Events).
+//!
+//! A stream subscribes to the hub first, then replays from the database what came after the
+//! client's `Last-Event-ID`, then follows the hub, skipping any event id it already sent: an
+//! event committed while the replay ran arrives by both ways and is sent once. A stream that
+//! falls too far behind the hub catches up from the database the same way.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use futures::{Stream, StreamExt};
+use serde::Deserialize;
+use tokio::sync::{broadcast, watch};
+
+use crate::error::{ApiError, Validation};
+use crate::http::extract::{ApiQuery, Auth, IdPath};
+use crate::state::AppState;
+use crate::storage::events::{self, EventKind, EventRow};
+use crate::storage::transactions::{Owner, TransactionRow};
+
+/// How often an idle stream sends a comment, so proxies and clients keep the connection.
+pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// Events read from the database per query while replaying.
+const REPLAY_BATCH: u32 = 500;
+
+pub const LAST_EVENT_ID: &str = "last-event-id";
+
+#[derive(Debug, Default, Deserialize)]
+pub struct StreamQuery {
+    /// For clients that cannot set the `Last-Event-ID` header.
+    #[serde(default, rename = "lastEventId")]
+    last_event_id: Option<String>,
+}
+
+pub async fn card_stream(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(card_id): IdPath,
+    headers: HeaderMap,
+    ApiQuery(query): ApiQuery<StreamQuery>,
+) -> Result<Response, ApiError> {
+    let resume_after = resume_point(&headers, &query)?;
+    crate::cards::owned_card(&state, auth.subscriber_id, card_id).await?;
+    open(state, Owner::Card(card_id), resume_after).await
+}
+
+pub async fn merchant_stream(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(merchant_id): IdPath,
+    headers: HeaderMap,
+    ApiQuery(query): ApiQuery<StreamQuery>,
+) -> Result<Response, ApiError> {
+    let resume_after = resume_point(&headers, &query)?;
+    crate::merchants::owned_merchant(&state, auth.subscriber_id, merchant_id).await?;
+    open(state, Owner::Merchant(merchant_id), resume_after).await
+}
+
+/// The event id to resume after: the header, else the query parameter.
+fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
+    let (field, text) = match headers.get(LAST_EVENT_ID) {
+        Some(value) => ("Last-Event-ID", value.to_str().unwrap_or("not text").trim()),
+        None => match query.last_event_id.as_deref() {
+            Some(text) => ("lastEventId", text.trim()),
+            None => return Ok(None),
+        },
+    };
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let mut validation = Validation::new();
+    let id = text.parse::<i64>().ok().filter(|id| *id >= 0);
+    if id.is_none() {
+        validation.reject(field, "must be the id of an event this stream sent (a non-negative integer)");
+    }
+    validation.finish(id)
+}
+
+async fn open(state: AppState, owner: Owner, resume_after: Option<i64>) -> Result<Response, ApiError> {
+    let feed = Feed::subscribe(state, owner, resume_after).await?;
+    let mut response = Sse::new(feed.into_stream())
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive"))
+        .into_response();
+    // Proxies that buffer responses would hold the events back.
+    response.headers_mut().insert("x-accel-buffering", axum::http::HeaderValue::from_static("no"));
+    Ok(response)
+}
+
+struct Feed {
+    state: AppState,
+    owner: Owner,
+    live: broadcast::Receiver<Arc<EventRow>>,
+    closed: watch::Receiver<bool>,
+    /// The newest event id the client has, or had before it reconnected.
+    last_sent: i64,
+    /// Read the database before following the hub again.
+    replay: bool,
+    queue: VecDeque<Arc<EventRow>>,
+}
+
+enum Live {
+    Event(Arc<EventRow>),
+    Lagged,
+    Ended,
+}
+
+impl Feed {
+    async fn subscribe(state: AppState, owner: Owner, resume_after: Option<i64>) -> Result<Self, ApiError> {
+        let live = state.events.subscribe();
+        // A fresh stream starts after the newest event, read after subscribing: anything
+        // committed later reaches the subscription. Older transactions are in the list.
+        let last_sent = match resume_after {
+            Some(id) => id,
+            None => state.db.read(events::newest_id).await?,
+        };
+        Ok(Self {
+            live,
+            closed: state.events.closed(),
+            state,
+            owner,
+            last_sent,
+            replay: resume_after.is_some(),
+            queue: VecDeque::new(),
+        })
+    }
+
+    /// A comment first, sent at once so the client sees the stream open, then the events.
+    fn into_stream(self) -> impl Stream<Item = Result<Event, Infallible>> + Send {
+        let greeting = futures::stream::once(std::future::ready(Ok(Event::default().comment("connected"))));
+        let owner = self.owner;
+        let events = futures::stream::unfold(self, move |mut feed| async move {
+            loop {
+                let event = feed.next_event().await?;
+                if let Some(rendered) = render(owner, &event) {
+                    return Some((Ok(rendered), feed));
+                }
+            }
+        });
+        greeting.chain(events)
+    }
+
+    /// The next event for this stream, in id order, each once; `None` when the stream ends.
+    async fn next_event(&mut self) -> Option<Arc<EventRow>> {
+        loop {
+            if let Some(event) = self.queue.pop_front() {
+                return Some(event);
+            }
+            let last_sent = self.last_sent;
+            if self.replay {
+                let owner = self.owner;
+                let batch = self
+                    .state
+                    .db
+                    .read(move |connection| events::after(connection, owner, last_sent, REPLAY_BATCH))
+                    .await;
+                let batch = match batch {
+                    Ok(batch) => batch,
+                    Err(error) => {
+                        tracing::warn!(error = %error, "transaction stream ended: cannot replay events");
+                        return None;
+                    }
+                };
+                self.replay = u32::try_from(batch.len()).unwrap_or(u32::MAX) >= REPLAY_BATCH;
+                if let Some(newest) = batch.last() {
+                    self.last_sent = newest.id;
+                }
+                self.queue.extend(batch.into_iter().map(Arc::new));
+                continue;
+            }
+            let received = tokio::select! {
+                biased;
+                _ = self.closed.wait_for(|closed| *closed) => Live::Ended,
+                received = self.live.recv() => match received {
+                    Ok(event) => Live::Event(event),
+                    Err(broadcast::error::RecvError::Lagged(_)) => Live::Lagged,
+                    Err(broadcast::error::RecvError::Closed) => Live::Ended,
+                },
+            };
+            match received {
+                Live::Ended => return None,
+                // Fell behind the hub: what it dropped is in the database.
+                Live::Lagged => self.replay = true,
+                Live::Event(event) => {
+                    if event.id > last_sent && belongs_to(self.owner, &event.transaction) {
+                        self.last_sent = event.id;
+                        return Some(event);
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn belongs_to(owner: Owner, transaction: &TransactionRow) -> bool {
+    match owner {
+        Owner::Card(card_id) => transaction.card_id == Some(card_id),
+        Owner::Merchant(merchant_id) => transaction.merchant_id == Some(merchant_id),
+    }
+}
+
+/// The list item as the event's data, as it was at the event: pending when created, not
+/// pending once settled (a replayed creation is shown pending even if it has settled since).
+fn render(owner: Owner, event: &EventRow) -> Option<Event> {
+    let mut transaction = event.transaction.clone();
+    transaction.pending = event.kind == EventKind::Created;
+    let base = Event::default().event("transaction").id(event.id.to_string());
+    // The item itself (not a JSON value) keeps the list's field order.
+    let rendered = match owner {
+        Owner::Card(_) => crate::cards::card_transaction(transaction).ok().and_then(|item| base.json_data(item).ok()),
+        Owner::Merchant(_) => {
+            crate::merchants::merchant_transaction(transaction).ok().and_then(|item| base.json_data(item).ok())
+        }
+    };
+    if rendered.is_none() {
+        tracing::warn!(event_id = event.id, "transaction event skipped: it cannot be rendered");
+    }
+    rendered
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use crate::storage::{self, StorageError};
+
+    fn purchase(card_id: i64) -> TransactionRow {
+        TransactionRow {
+            id: 0,
+            card_id: Some(card_id),
+            last_four: 4242,
+            created_at: 1,
+            pending: true,
+            settles_at: Some(61),
+            amount_minor: 1234,
+            currency: "USD".to_owned(),
+            merchant_name: "Test Shop".to_owned(),
+            descriptor: "TEST SHOP".to_owned(),
+            category: "5812".to_owned(),
+            street: "Main St".to_owned(),
+            street_no: "1".to_owned(),
+            city: "Boston".to_owned(),
+            country: "USA".to_owned(),
+            zip: "02134".to_owned(),
+            directory_id: None,
+            merchant_id: None,
+            location_id: None,
+        }
+    }
+
+    /// Two cards of one subscriber.
+    async fn two_cards(state: &AppState) -> (i64, i64) {
+        state
+            .db
+            .write(|transaction| {
+                let subscriber = storage::subscribers::NewSubscriber {
+                    email: "stream@example.com",
+                    client_id: "client",
+                    public_key: "public",
+                    secret_hash: "hash",
+                    created_at: 0,
+                };
+                let subscriber_id = storage::subscribers::insert(transaction, &subscriber)?
+                    .ok_or_else(|| StorageError::Corrupt("subscriber exists".to_owned()))?;
+                let mut ids = Vec::new();
+                for fingerprint in [[1_u8], [2_u8]] {
+                    let card = storage::cards::NewCard {
+                        subscriber_id,
+                        fingerprint: &fingerprint,
+                        last_four: 4242,
+                        brand: "visa",
+                        first_name: "A",
+                        last_name: "B",
+                        exp_month: 12,
+                        exp_year: 2030,
+                        country_code: "USA",
+                        enrolled_at: 0,
+                    };
+                    match storage::cards::insert(transaction, &card)? {
+                        storage::cards::Inserted::Created(id) => ids.push(id),
+                        storage::cards::Inserted::Duplicate(_) => {
+                            return Err(StorageError::Corrupt("card exists".to_owned()));
+                        }
+                    }
+                }
+                Ok((ids[0], ids[1]))
+            })
+            .await
+            .expect("subscriber and cards")
+    }
+
+    /// Commits `count` purchases by each card, interleaved, in one write; returns the ids of
+    /// the first card's.
+    async fn buy_many(state: &AppState, (mine, other): (i64, i64), count: usize) -> Vec<i64> {
+        state
+            .events
+            .write(&state.db, move |transaction| {
+                let rows = (0..count).flat_map(|_| [purchase(mine), purchase(other)]).collect::<Vec<_>>();
+                let ids = storage::transactions::insert_many(transaction, &rows)?;
+                let rows = rows.into_iter().zip(ids).map(|(row, id)| TransactionRow { id, ..row }).collect::<Vec<_>>();
+                let events = events::record(transaction, EventKind::Created, &rows, 1)?;
+                let mine = rows.iter().filter(|row| row.card_id == Some(mine)).map(|row| row.id).collect();
+                Ok((mine, events))
+            })
+            .await
+            .expect("purchases")
+    }
+
+    async fn take(feed: &mut Feed, count: usize) -> Vec<Arc<EventRow>> {
+        let mut taken = Vec::with_capacity(count);
+        for _ in 0..count {
+            let event = tokio::time::timeout(Duration::from_secs(10), feed.next_event()).await;
+            taken.push(event.expect("an event in time").expect("the stream goes on"));
+        }
+        taken
+    }
+
+    fn transaction_ids(events: &[Arc<EventRow>]) -> Vec<i64> {
+        events.iter().map(|event| event.transaction.id).collect()
+    }
+
+    #[tokio::test]
+    async fn a_stream_that_falls_behind_the_hub_catches_up_without_loss_or_repeats() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let state = AppState::new(Config::sandbox(dir.path().join("db.sqlite3"))).await.expect("state");
+        let cards = two_cards(&state).await;
+        let mut feed = Feed::subscribe(state.clone(), Owner::Card(cards.0), None).await.expect("stream");
+
+        // More than the hub holds, while the stream is not read: it lags.
+        let expected = buy_many(&state, cards, super::super::hub::CAPACITY + 300).await;
+        let received = take(&mut feed, expected.len()).await;
+        assert_eq!(transaction_ids(&received), expected, "every purchase of the card, once, in order");
+        assert!(received.windows(2).all(|pair| pair[0].id < pair[1].id));
+
+        // Then it follows live again.
+        let next = buy_many(&state, cards, 2).await;
+        assert_eq!(transaction_ids(&take(&mut feed, 2).await), next);
+        assert!(tokio::time::timeout(Duration::from_millis(200), feed.next_event()).await.is_err(), "nothing more");
+    }
+
+    #[tokio::test]
+    async fn a_resumed_stream_replays_then_follows_live_once() {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let state = AppState::new(Config::sandbox(dir.path().join("db.sqlite3"))).await.expect("state");
+        let cards = two_cards(&state).await;
+        let before = buy_many(&state, cards, 3).await;
+        // Subscribed but not yet replayed: purchases committed now reach the stream both from
+        // the database and from the hub.
+        let mut feed = Feed::subscribe(state.clone(), Owner::Card(cards.0), Some(0)).await.expect("stream");
+        let during = buy_many(&state, cards, 3).await;
+        assert_eq!(transaction_ids(&take(&mut feed, 6).await), [before, during].concat());
+        assert!(tokio::time::timeout(Duration::from_millis(200), feed.next_event()).await.is_err(), "no repeats");
+    }
+}

@@ -1,0 +1,164 @@
+//! Sandbox point-of-sale: `POST /sandbox/transactions` makes a purchase now, and the
+//! background [`simulator`] makes them at a steady rate. Sandbox helpers do not exist in the
+//! other environments (404).
+
+pub mod purchase;
+pub mod simulator;
+
+use axum::Json;
+use axum::extract::{Extension, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use rand::SeedableRng;
+use rand::rngs::StdRng;
+use subscriber_protocol::{Environment, SandboxTransactionRequest, SandboxTransactionResponse, Success};
+
+use crate::error::{ApiError, Validation};
+use crate::http::extract::{ApiJsonOrEmpty, Auth};
+use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::routes::Routes;
+use crate::merchants::validation::{NAME_MAX, required_text};
+use crate::state::AppState;
+use crate::storage;
+use crate::storage::transactions::TransactionRow;
+use purchase::{Buyer, Shop};
+
+pub const TRANSACTION_CREATED: &str = "Transaction created";
+
+/// The largest amount a sandbox purchase may have, in major units.
+pub const MAX_AMOUNT: f64 = 1_000_000.0;
+
+pub fn routes(routes: Routes) -> Routes {
+    routes.post_creating("/sandbox/transactions", create_transaction)
+}
+
+pub fn require_sandbox(state: &AppState) -> Result<(), ApiError> {
+    if state.environment() == Environment::Sandbox {
+        Ok(())
+    } else {
+        Err(ApiError::not_found("sandbox helpers exist only in the sandbox environment"))
+    }
+}
+
+struct Checked {
+    amount_minor: Option<i64>,
+    merchant_name: Option<String>,
+}
+
+fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
+    let mut validation = Validation::new();
+    let amount_minor = request.amount.and_then(|amount| {
+        let cents = (amount * 100.0).round();
+        if amount == 0.0 || amount.abs() > MAX_AMOUNT {
+            validation.reject("amount", format!("must be non-zero and at most {MAX_AMOUNT:.0} either way"));
+            None
+        } else if ((amount * 100.0) - cents).abs() > 1e-6 {
+            validation.reject("amount", "must have at most 2 decimals (major units, e.g. 12.34)");
+            None
+        } else {
+            #[allow(clippy::cast_possible_truncation)]
+            Some(cents as i64)
+        }
+    });
+    let merchant_name = request
+        .merchant_name
+        .as_deref()
+        .filter(|name| !name.trim().is_empty())
+        .and_then(|name| required_text(&mut validation, "merchantName", Some(name), NAME_MAX));
+    validation.finish(Checked { amount_minor, merchant_name })
+}
+
+async fn create_transaction(
+    State(state): State<AppState>,
+    auth: Auth,
+    claim: Option<Extension<IdempotencyClaim>>,
+    ApiJsonOrEmpty(request): ApiJsonOrEmpty<SandboxTransactionRequest>,
+) -> Result<Response, ApiError> {
+    require_sandbox(&state)?;
+    let checked = check(&request)?;
+    let subscriber_id = auth.subscriber_id;
+    let mut rng = StdRng::from_os_rng();
+
+    let card = match request.card_id {
+        Some(card_id) => Some(crate::cards::owned_card(&state, subscriber_id, card_id).await?),
+        // The caller's newest card.
+        None => {
+            state.db.read(move |connection| storage::cards::list(connection, subscriber_id)).await?.into_iter().next()
+        }
+    };
+    let own_merchant =
+        state.db.read(move |connection| storage::merchants::find_by_subscriber(connection, subscriber_id)).await?;
+    let own_location = |pick: u64| {
+        let merchant = own_merchant.clone();
+        let state = state.clone();
+        async move {
+            let Some(merchant) = merchant else { return Ok::<_, ApiError>(None) };
+            let merchant_id = merchant.id;
+            let location = state
+                .db
+                .read(move |connection| match storage::merchants::pick_location(connection, Some(merchant_id), pick)? {
+                    Some(location_id) => storage::merchants::location_of(connection, merchant_id, location_id),
+                    None => Ok(None),
+                })
+                .await?;
+            Ok(location.map(|location| Shop::at_location(&location, &merchant)))
+        }
+    };
+    let no_card_no_place = || {
+        ApiError::conflict(
+            "a sandbox purchase needs a card of yours (enroll one with POST /card) or one of your merchant's \
+             locations (POST /merchant/location) to happen at",
+        )
+    };
+
+    let mut shop = match request.location_id {
+        Some(location_id) => {
+            let (location, merchant) = state
+                .db
+                .read(move |connection| storage::merchants::location_with_merchant(connection, location_id))
+                .await?
+                .ok_or_else(|| ApiError::not_found(format!("no location {location_id} is enrolled")))?;
+            if card.is_none() && merchant.subscriber_id != subscriber_id {
+                // Nobody here would see a stranger's card paying a stranger's shop.
+                return Err(no_card_no_place());
+            }
+            Shop::at_location(&location, &merchant)
+        }
+        None if card.is_none() => own_location(rand::Rng::random(&mut rng)).await?.ok_or_else(no_card_no_place)?,
+        None if checked.merchant_name.is_some() => Shop::generated(&mut rng, checked.merchant_name.as_deref()),
+        None => match state.directory.random_merchant(&mut rng) {
+            Some(merchant) => Shop::from_directory(merchant),
+            None => match own_location(rand::Rng::random(&mut rng)).await? {
+                Some(shop) => shop,
+                None => Shop::generated(&mut rng, None),
+            },
+        },
+    };
+    if let Some(name) = checked.merchant_name {
+        shop.merchant_name = name;
+    }
+    let buyer = card.as_ref().map_or_else(|| Buyer::synthetic(&mut rng), Buyer::card);
+    let amount_minor = checked.amount_minor.unwrap_or_else(|| purchase::random_amount_minor(&mut rng));
+
+    let claim = claim.map(|Extension(claim)| claim);
+    let stored_with_result = claim.is_some();
+    let respond =
+        |row: &TransactionRow| serde_json::to_value(Success::new(response(row.clone())?)).map_err(ApiError::internal);
+    let row = purchase::record(&state, buyer, shop, amount_minor, claim.map(|claim| (claim, respond))).await?;
+    tracing::info!(transaction_id = row.id, card_id = ?row.card_id, location_id = ?row.location_id, "sandbox purchase");
+    let mut response = (StatusCode::CREATED, Json(Success::new(response(row)?))).into_response();
+    if stored_with_result {
+        response.extensions_mut().insert(StoredWithResult);
+    }
+    Ok(response)
+}
+
+fn response(row: TransactionRow) -> Result<SandboxTransactionResponse, ApiError> {
+    Ok(SandboxTransactionResponse {
+        message: TRANSACTION_CREATED.to_owned(),
+        transaction_id: row.id,
+        card_id: row.card_id,
+        last_four: row.last_four,
+        transaction: crate::cards::card_transaction(row)?,
+    })
+}

@@ -1,0 +1,232 @@
+//! A point-of-sale purchase: who pays, where, how much; recorded with its real-time event.
+
+use chrono::Utc;
+use rand::Rng;
+use rand::seq::IndexedRandom;
+
+use crate::directory::{self, DirectoryMerchant};
+use crate::error::ApiError;
+use crate::http::idempotency::IdempotencyClaim;
+use crate::reference::currencies;
+use crate::state::AppState;
+use crate::storage::cards::CardRow;
+use crate::storage::events::{self, EventKind};
+use crate::storage::merchants::{LocationRow, MerchantRow};
+use crate::storage::transactions::TransactionRow;
+use crate::storage::{self, StorageError};
+
+/// The card that pays.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Buyer {
+    /// `None` for a card of the sandbox's synthetic population (nobody enrolled here).
+    pub card_id: Option<i64>,
+    pub last_four: u16,
+}
+
+impl Buyer {
+    pub fn card(card: &CardRow) -> Self {
+        Self { card_id: Some(card.id), last_four: card.last_four }
+    }
+
+    pub fn synthetic(rng: &mut impl Rng) -> Self {
+        Self { card_id: None, last_four: rng.random_range(0..=9999) }
+    }
+}
+
+/// Where the purchase happens, as the statement and the merchant's list show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shop {
+    pub merchant_name: String,
+    pub descriptor: String,
+    /// 4-digit MCC.
+    pub mcc: String,
+    pub street: String,
+    pub street_no: String,
+    pub city: String,
+    /// ISO 3166-1 alpha-3.
+    pub country: String,
+    pub zip: String,
+    pub currency: String,
+    pub directory_id: Option<i64>,
+    pub merchant_id: Option<i64>,
+    pub location_id: Option<i64>,
+}
+
+impl Shop {
+    pub fn at_location(location: &LocationRow, merchant: &MerchantRow) -> Self {
+        Self {
+            merchant_name: merchant.name.clone(),
+            descriptor: location.descriptor.clone(),
+            mcc: merchant.mcc.clone(),
+            street: location.street.clone(),
+            street_no: location.street_no.clone(),
+            city: location.city.clone(),
+            country: location.country_code.clone(),
+            zip: location.zip.clone(),
+            currency: currencies::of_country(&location.country_code).unwrap_or(FALLBACK_CURRENCY).to_owned(),
+            directory_id: None,
+            merchant_id: Some(merchant.id),
+            location_id: Some(location.id),
+        }
+    }
+
+    /// A directory merchant; an enrolled location among them stays that merchant's.
+    pub fn from_directory(merchant: DirectoryMerchant) -> Self {
+        let enrolled = merchant.merchant_id.is_some() && merchant.location_id.is_some();
+        Self {
+            merchant_name: merchant.dba_name,
+            descriptor: merchant.descriptor,
+            mcc: merchant.mcc,
+            street: merchant.street,
+            street_no: merchant.street_no,
+            city: merchant.city,
+            country: merchant.country,
+            zip: merchant.zip,
+            currency: merchant.currency,
+            directory_id: (!enrolled).then_some(merchant.id),
+            merchant_id: merchant.merchant_id,
+            location_id: merchant.location_id,
+        }
+    }
+
+    /// A plausible merchant made up on the spot, for when the directory is empty or the caller
+    /// names the merchant.
+    pub fn generated(rng: &mut impl Rng, name: Option<&str>) -> Self {
+        let (default_name, default_mcc) = GENERATED_MERCHANTS.choose(rng).copied().unwrap_or(("Corner Store", "5499"));
+        let (name, mcc) = match name {
+            Some(name) => (name, GENERIC_MCC),
+            None => (default_name, default_mcc),
+        };
+        let (city, zip_prefix) = GENERATED_CITIES.choose(rng).copied().unwrap_or(("Portland", "972"));
+        let street = GENERATED_STREETS.choose(rng).copied().unwrap_or("Main St");
+        Self {
+            merchant_name: name.to_owned(),
+            descriptor: directory::descriptor_for_location(name, city),
+            mcc: mcc.to_owned(),
+            street: street.to_owned(),
+            street_no: rng.random_range(1..=9999).to_string(),
+            city: city.to_owned(),
+            country: "USA".to_owned(),
+            zip: format!("{zip_prefix}{:02}", rng.random_range(1..=99)),
+            currency: "USD".to_owned(),
+            directory_id: None,
+            merchant_id: None,
+            location_id: None,
+        }
+    }
+}
+
+const FALLBACK_CURRENCY: &str = "USD";
+
+/// Miscellaneous and Specialty Retail Stores: a merchant known only by its name.
+const GENERIC_MCC: &str = "5999";
+
+const GENERATED_MERCHANTS: [(&str, &str); 8] = [
+    ("Corner Bakery", "5462"),
+    ("Main Street Diner", "5812"),
+    ("Green Valley Grocers", "5411"),
+    ("Parkside Pharmacy", "5912"),
+    ("Quick Fuel", "5541"),
+    ("The Book Nook", "5942"),
+    ("Daily Grind Coffee", "5814"),
+    ("Hillside Hardware", "5251"),
+];
+
+/// Cities with the first digits of their ZIP codes.
+const GENERATED_CITIES: [(&str, &str); 6] = [
+    ("Portland", "972"),
+    ("Austin", "787"),
+    ("Denver", "802"),
+    ("Columbus", "432"),
+    ("Raleigh", "276"),
+    ("Madison", "537"),
+];
+
+const GENERATED_STREETS: [&str; 8] =
+    ["Main St", "Oak Ave", "Maple St", "Elm St", "Park Ave", "Washington St", "Lake Rd", "Cedar Ln"];
+
+/// A purchase amount in minor units: mostly small, sometimes larger, like card spending.
+pub fn random_amount_minor(rng: &mut impl Rng) -> i64 {
+    let band = rng.random_range(0..100);
+    match band {
+        0..70 => rng.random_range(150..3_000),
+        70..95 => rng.random_range(3_000..15_000),
+        _ => rng.random_range(15_000..60_000),
+    }
+}
+
+/// Records a pending purchase made now and announces it to the card's and the merchant's
+/// streams. With a claim, the idempotent replay of `respond`'s body is stored in the same
+/// transaction.
+pub async fn record<R>(
+    state: &AppState,
+    buyer: Buyer,
+    shop: Shop,
+    amount_minor: i64,
+    claim: Option<(IdempotencyClaim, R)>,
+) -> Result<TransactionRow, ApiError>
+where
+    R: FnOnce(&TransactionRow) -> Result<serde_json::Value, ApiError> + Send + 'static,
+{
+    let now = Utc::now().timestamp();
+    let settle_after = i64::try_from(state.config.settle_after_seconds).unwrap_or(i64::MAX);
+    let row = TransactionRow {
+        id: 0,
+        card_id: buyer.card_id,
+        last_four: buyer.last_four,
+        created_at: now,
+        pending: true,
+        settles_at: Some(now.saturating_add(settle_after)),
+        amount_minor,
+        currency: shop.currency,
+        merchant_name: shop.merchant_name,
+        descriptor: shop.descriptor,
+        category: shop.mcc,
+        street: shop.street,
+        street_no: shop.street_no,
+        city: shop.city,
+        country: shop.country,
+        zip: shop.zip,
+        directory_id: shop.directory_id,
+        merchant_id: shop.merchant_id,
+        location_id: shop.location_id,
+    };
+    let row = state
+        .events
+        .write(&state.db, move |transaction| {
+            let mut row = row;
+            let ids = storage::transactions::insert_many(transaction, std::slice::from_ref(&row))?;
+            row.id = ids.first().copied().ok_or_else(|| StorageError::Corrupt("no id for a new transaction".into()))?;
+            let events = events::record(transaction, EventKind::Created, std::slice::from_ref(&row), now)?;
+            if let Some((claim, respond)) = claim {
+                let body = respond(&row).map_err(|error| StorageError::Corrupt(error.to_string()))?;
+                claim.store(transaction, axum::http::StatusCode::CREATED, &body)?;
+            }
+            Ok((row, events))
+        })
+        .await?;
+    Ok(row)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reference::mcc;
+
+    #[test]
+    fn generated_merchants_use_real_category_codes() {
+        for (_, code) in GENERATED_MERCHANTS {
+            assert!(mcc::describe(code).is_some(), "{code}");
+        }
+        assert!(mcc::describe(GENERIC_MCC).is_some());
+    }
+
+    #[test]
+    fn amounts_are_positive_and_bounded() {
+        let mut rng = rand::rng();
+        for _ in 0..1000 {
+            let amount = random_amount_minor(&mut rng);
+            assert!((150..60_000).contains(&amount), "{amount}");
+        }
+    }
+}

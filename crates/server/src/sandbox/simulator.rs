@@ -1,0 +1,69 @@
+//! The sandbox's background point-of-sale: `--simulate-rate` purchases a minute, by enrolled
+//! cards and by a synthetic population, at enrolled locations and directory merchants.
+
+use std::time::Duration;
+
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use tokio::time::MissedTickBehavior;
+
+use super::purchase::{self, Buyer, Shop};
+use crate::error::ApiError;
+use crate::state::AppState;
+use crate::storage;
+
+/// Makes `per_minute` purchases a minute until the task is aborted.
+pub async fn run(state: AppState, per_minute: u32) {
+    if per_minute == 0 {
+        return;
+    }
+    let mut tick = tokio::time::interval(Duration::from_secs_f64(60.0 / f64::from(per_minute)));
+    tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
+    let mut rng = StdRng::from_os_rng();
+    tracing::info!(per_minute, "sandbox purchase simulator started");
+    loop {
+        tick.tick().await;
+        if let Err(error) = simulate_one(&state, &mut rng).await {
+            tracing::warn!(error = %error, "simulated purchase failed");
+        }
+    }
+}
+
+/// One purchase: half by an enrolled card (when there is one), half by a synthetic card; half
+/// at an enrolled location (when there is one), half at a directory merchant.
+pub async fn simulate_one(state: &AppState, rng: &mut StdRng) -> Result<(), ApiError> {
+    let card_pick = rng.random::<u64>();
+    let location_pick = rng.random::<u64>();
+    let by_enrolled_card = rng.random_bool(0.5);
+    let at_enrolled_location = rng.random_bool(0.5);
+    let (card, location) = state
+        .db
+        .read(move |connection| {
+            let card = if by_enrolled_card { storage::cards::pick(connection, card_pick)? } else { None };
+            let location = match storage::merchants::pick_location(connection, None, location_pick)? {
+                Some(location_id) => storage::merchants::location_with_merchant(connection, location_id)?,
+                None => None,
+            };
+            Ok((card, location))
+        })
+        .await?;
+    let buyer = match card {
+        Some((card_id, last_four)) => Buyer { card_id: Some(card_id), last_four },
+        None => Buyer::synthetic(rng),
+    };
+    let from_directory =
+        if at_enrolled_location && location.is_some() { None } else { state.directory.random_merchant(rng) };
+    let shop = match (from_directory, location) {
+        (Some(merchant), _) => Shop::from_directory(merchant),
+        (None, Some((location, merchant))) => Shop::at_location(&location, &merchant),
+        (None, None) => Shop::generated(rng, None),
+    };
+    // Nobody could see a synthetic card at a generated shop: skip the write.
+    if buyer.card_id.is_none() && shop.merchant_id.is_none() && shop.directory_id.is_none() {
+        return Ok(());
+    }
+    let amount_minor = purchase::random_amount_minor(rng);
+    type NoReplay = fn(&storage::transactions::TransactionRow) -> Result<serde_json::Value, ApiError>;
+    purchase::record::<NoReplay>(state, buyer, shop, amount_minor, None).await?;
+    Ok(())
+}

@@ -1,0 +1,275 @@
+//! The hosted card-entry page, driven as raw HTTP: the one-time link, its headers, CSRF,
+//! inline errors, reuse, expiry, and where the card number must never end up.
+
+use std::time::Duration;
+
+use serde_json::json;
+
+use crate::helpers::{
+    PageClient, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers, send,
+};
+
+/// Opens a session and returns (sessionId, url).
+fn open_session(server: &TestServer, subscriber: &Subscriber) -> (i64, String) {
+    let (status, body) = send(subscriber.auth(server.post("/card/session", &json!({}))));
+    assert_eq!(status, 201, "{body}");
+    (body["sessionId"].as_i64().expect("sessionId"), body["url"].as_str().expect("url").to_owned())
+}
+
+fn card_fields<'a>(csrf: &'a str, pan: &'a str) -> Vec<(&'a str, &'a str)> {
+    vec![
+        ("csrf", csrf),
+        ("pan", pan),
+        ("firstName", "Grace"),
+        ("lastName", "Hopper"),
+        ("expMonth", "11"),
+        ("expYear", "2031"),
+        ("countryCode", "USA"),
+    ]
+}
+
+fn session_status(server: &TestServer, subscriber: &Subscriber, session_id: i64) -> serde_json::Value {
+    let (status, body) = send(subscriber.auth(server.get(&format!("/card/session/{session_id}"))));
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+#[test]
+fn a_session_is_a_one_time_link_of_this_service_valid_fifteen_minutes() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (status, body) = send(subscriber.auth(server.post("/card/session", &json!({}))));
+    assert_eq!(status, 201, "{body}");
+    assert!(body["error"].is_null());
+    assert_eq!(body["status"], "pending");
+    let url = body["url"].as_str().expect("url");
+    let prefix = format!("{}/secure/card?session=", server.base_url);
+    assert!(url.starts_with(&prefix), "{url}");
+    assert!(url.len() - prefix.len() >= 32, "the token is long enough not to be guessed: {url}");
+    let expires_at =
+        chrono::DateTime::parse_from_rfc3339(body["expiresAt"].as_str().expect("expiresAt")).expect("RFC 3339");
+    let minutes = (expires_at.timestamp() - chrono::Utc::now().timestamp()) as f64 / 60.0;
+    assert!((14.5..=15.1).contains(&minutes), "{minutes} minutes");
+
+    let session_id = body["sessionId"].as_i64().expect("sessionId");
+    let polled = session_status(&server, &subscriber, session_id);
+    assert_eq!(polled["status"], "pending");
+    assert!(polled["cardId"].is_null());
+    assert_eq!(polled["sessionId"], session_id);
+
+    let (_, second) = open_session(&server, &subscriber);
+    assert_ne!(second, url, "every session has its own link");
+    let (status, body) = send(server.post("/card/session", &json!({})));
+    assert_error(status, &body, 401, "unauthorized");
+}
+
+#[test]
+fn the_page_is_locked_down_and_asks_for_the_card() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (_, url) = open_session(&server, &subscriber);
+    let mut browser = PageClient::new();
+    let page = browser.get(&url);
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert_secure_page_headers(&page);
+    for field in [
+        "name=\"pan\"",
+        "name=\"firstName\"",
+        "name=\"lastName\"",
+        "name=\"expMonth\"",
+        "name=\"expYear\"",
+        "name=\"countryCode\"",
+    ] {
+        assert!(page.body.contains(field), "the form has {field}");
+    }
+    let cookie = page.header("set-cookie");
+    assert!(cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "{cookie}");
+
+    let stylesheet = browser.get(&server.url("/secure/assets/hosted.css"));
+    assert_eq!(stylesheet.status, 200);
+    assert!(stylesheet.header("content-type").starts_with("text/css"));
+
+    let token = url.split("session=").nth(1).expect("token");
+    assert!(!server.log().contains(token), "the link's token is never logged");
+}
+
+#[test]
+fn a_test_card_typed_on_the_page_is_enrolled_once_and_the_link_dies() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (session_id, url) = open_session(&server, &subscriber);
+    let mut browser = PageClient::new();
+    let csrf = browser.get(&url).csrf();
+
+    let done = browser.post_form(&url, &card_fields(&csrf, "5555 5555 5555 4444"));
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_secure_page_headers(&done);
+    assert!(done.body.contains("Card enrolled") && done.body.contains("4444"), "{}", done.body);
+    assert!(!done.body.contains("5555 5555 5555 4444") && !done.body.contains("5555555555554444"));
+
+    let polled = session_status(&server, &subscriber, session_id);
+    assert_eq!(polled["status"], "completed");
+    let card_id = polled["cardId"].as_i64().expect("cardId once completed");
+    let (status, card) = send(subscriber.auth(server.get(&format!("/card/{card_id}"))));
+    assert_eq!(status, 200, "{card}");
+    assert_eq!(card["lastFour"], 4444);
+    assert_eq!(card["firstName"], "Grace");
+    assert_eq!(card["expYear"], 2031);
+
+    // The same submission again, and the link opened again: both refused, nothing new.
+    let replay = browser.post_form(&url, &card_fields(&csrf, "4242424242424242"));
+    assert_eq!(replay.status, 410, "{}", replay.body);
+    assert!(replay.body.contains("already been used"));
+    assert_eq!(browser.get(&url).status, 410);
+    let (_, cards) = send(subscriber.auth(server.get("/card")));
+    assert_eq!(cards["cards"].as_array().map(Vec::len), Some(1), "{cards}");
+
+    assert_nowhere_stored(&server, "5555555555554444");
+    assert_nowhere_stored(&server, "5555 5555 5555 4444");
+    assert_nowhere_stored(&server, url.split("session=").nth(1).expect("token"));
+}
+
+#[test]
+fn forms_without_the_right_csrf_token_and_cookie_are_refused() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (session_id, url) = open_session(&server, &subscriber);
+    let (_, other_url) = open_session(&server, &subscriber);
+    let mut browser = PageClient::new();
+    let csrf = browser.get(&url).csrf();
+    let other_csrf = browser.get(&other_url).csrf();
+
+    let missing = browser.post_form(&url, &card_fields("", "4242424242424242"));
+    assert_eq!(missing.status, 403, "{}", missing.body);
+    let forged =
+        browser.post_form(&url, &card_fields("AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", "4242424242424242"));
+    assert_eq!(forged.status, 403);
+    let of_another_session = browser.post_form(&url, &card_fields(&other_csrf, "4242424242424242"));
+    assert_eq!(of_another_session.status, 403);
+    // The right token from a browser without the page's cookie (another site's form).
+    let mut elsewhere = PageClient::new();
+    let cross_site = elsewhere.post_form(&url, &card_fields(&csrf, "4242424242424242"));
+    assert_eq!(cross_site.status, 403);
+    assert_secure_page_headers(&cross_site);
+
+    assert_eq!(session_status(&server, &subscriber, session_id)["status"], "pending", "nothing was enrolled");
+    let accepted = browser.post_form(&url, &card_fields(&csrf, "4242424242424242"));
+    assert_eq!(accepted.status, 200, "{}", accepted.body);
+}
+
+#[test]
+fn mistakes_are_shown_beside_their_fields_without_the_card_number() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (session_id, url) = open_session(&server, &subscriber);
+    let mut browser = PageClient::new();
+    let csrf = browser.get(&url).csrf();
+
+    let mut fields = card_fields(&csrf, "4242424242424241");
+    fields[2] = ("firstName", "");
+    fields[6] = ("countryCode", "ZZZ");
+    let page = browser.post_form(&url, &fields);
+    assert_eq!(page.status, 400, "{}", page.body);
+    assert_secure_page_headers(&page);
+    for field in ["pan-error", "firstName-error", "countryCode-error"] {
+        assert!(page.body.contains(&format!("id=\"{field}\"")), "{field} shown: {}", page.body);
+    }
+    assert!(page.body.contains("check digit"));
+    assert!(!page.body.contains("4242424241"), "the number typed is not echoed");
+    assert!(page.body.contains("value=\"Hopper\""), "other fields are kept");
+
+    // A valid number that is not a sandbox test card.
+    let page = browser.post_form(&url, &card_fields(&csrf, "4111111111111111"));
+    assert_eq!(page.status, 400);
+    assert!(page.body.contains("test cards"), "{}", page.body);
+    assert!(!page.body.contains("4111111111111111"));
+    assert_eq!(session_status(&server, &subscriber, session_id)["status"], "pending");
+    assert_nowhere_stored(&server, "4111111111111111");
+    assert_nowhere_stored(&server, "4242424242424241");
+}
+
+#[test]
+fn too_many_rejected_submissions_close_the_page() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (session_id, url) = open_session(&server, &subscriber);
+    let mut browser = PageClient::new();
+    let csrf = browser.get(&url).csrf();
+    let mut last = 0;
+    for _ in 0..10 {
+        last = browser.post_form(&url, &card_fields(&csrf, "1234")).status;
+    }
+    assert_eq!(last, 410, "the tenth rejection closes the page");
+    assert_eq!(browser.get(&url).status, 410);
+    assert_eq!(session_status(&server, &subscriber, session_id)["status"], "expired");
+}
+
+#[test]
+fn an_expired_link_shows_a_clear_page_and_reports_expired() {
+    let server = TestServer::spawn_with(&["--hosted-session-seconds", "1"]);
+    let subscriber = server.subscriber();
+    let (session_id, url) = open_session(&server, &subscriber);
+    let mut browser = PageClient::new();
+    let csrf = browser.get(&url).csrf();
+    std::thread::sleep(Duration::from_millis(2100));
+    let page = browser.get(&url);
+    assert_eq!(page.status, 410);
+    assert_secure_page_headers(&page);
+    assert!(page.body.contains("expired"), "{}", page.body);
+    assert_eq!(browser.post_form(&url, &card_fields(&csrf, "4242424242424242")).status, 410);
+    let polled = session_status(&server, &subscriber, session_id);
+    assert_eq!(polled["status"], "expired");
+    assert!(polled["cardId"].is_null());
+}
+
+#[test]
+fn unknown_links_are_html_not_found_pages() {
+    let server = TestServer::spawn();
+    let mut browser = PageClient::new();
+    for path in ["/secure/card", "/secure/card?session=", "/secure/card?session=not-a-session-token-at-all-0000000000"]
+    {
+        let page = browser.get(&server.url(path));
+        assert_eq!(page.status, 404, "{path}");
+        assert_secure_page_headers(&page);
+        assert!(page.body.contains("not valid"));
+    }
+}
+
+#[test]
+fn sessions_are_scoped_to_their_subscriber_and_creation_is_idempotent() {
+    let server = TestServer::spawn();
+    let owner = server.subscriber();
+    let stranger = server.subscriber();
+    let (session_id, _) = open_session(&server, &owner);
+    let (status, body) = send(stranger.auth(server.get(&format!("/card/session/{session_id}"))));
+    assert_error(status, &body, 404, "not_found");
+    let (status, body) = send(owner.auth(server.get("/card/session/999999")));
+    assert_error(status, &body, 404, "not_found");
+
+    let request = || owner.auth(server.post("/card/session", &json!({}))).header("Idempotency-Key", "session-key-1");
+    let (status, first) = send(request());
+    assert_eq!(status, 201, "{first}");
+    let (status, again) = send(request());
+    assert_eq!(status, 201);
+    assert_eq!(first, again, "the retry replays the first session, link included");
+}
+
+#[test]
+fn outside_the_sandbox_the_page_is_the_only_way_to_enroll_any_valid_card() {
+    let server = TestServer::spawn_with(&["--environment", "expansion"]);
+    let subscriber = server.subscriber();
+    let (status, body) = send(subscriber.auth(server.post("/card", &crate::helpers::card_body("4111111111111111"))));
+    assert_error(status, &body, 403, "pan_not_accepted");
+
+    let (session_id, url) = open_session(&server, &subscriber);
+    let mut browser = PageClient::new();
+    let page = browser.get(&url);
+    assert!(!page.body.contains("Sandbox"), "no sandbox notice outside the sandbox");
+    let done = browser.post_form(&url, &card_fields(&page.csrf(), "4111 1111 1111 1111"));
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(done.body.contains("1111"));
+    let polled = session_status(&server, &subscriber, session_id);
+    assert_eq!(polled["status"], "completed");
+    assert!(polled["cardId"].as_i64().is_some());
+    assert_nowhere_stored(&server, "4111111111111111");
+}
