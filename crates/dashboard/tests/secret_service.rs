@@ -236,7 +236,6 @@ async fn the_sandbox_keeps_its_data_across_restarts() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-#[ignore = "needs the real-time stream and POST /sandbox/transactions (issue 4)"]
 async fn a_sandbox_purchase_arrives_on_the_live_stream() {
     let test = std::sync::Arc::new(app(&KEYRING, small_sandbox()).await);
     test.dashboard.sign_up(&unique_email()).await.expect("signed up");
