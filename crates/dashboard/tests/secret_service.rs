@@ -147,26 +147,42 @@ async fn a_test_card_is_enrolled_listed_and_its_history_exported() {
     assert_eq!(bad.code, "invalid_request");
     assert_eq!(bad.details.first().map(|detail| detail.field.as_str()), Some("pan"));
 
+    // Whatever history the sandbox generates, plus three purchases made now.
+    let history = test.dashboard.load_transactions(enrolled.card_id, |_| true).await.expect("transactions load");
+    let mut purchases = Vec::new();
+    for _ in 0..3 {
+        purchases.push(test.dashboard.simulate_transaction(enrolled.card_id).await.expect("a sandbox purchase"));
+    }
     let mut batches = Vec::new();
     let count = test
         .dashboard
         .load_transactions(enrolled.card_id, |batch| {
-            batches.push((batch.rows.len(), batch.loaded, batch.done));
+            batches.push((batch.rows.clone(), batch.loaded, batch.done));
             true
         })
         .await
         .expect("transactions load");
-    assert!(count > 100, "36 months of sandbox history, got {count}");
-    let (_, loaded, done) = *batches.last().expect("at least one batch");
-    assert!(done);
-    assert_eq!(loaded, count);
+    assert_eq!(count, history + 3);
+    let (_, loaded, done) = batches.last().expect("at least one batch");
+    assert!(*done);
+    assert_eq!(*loaded, count);
+    let newest: Vec<i64> = batches[0].0.iter().take(3).map(|row| row.transaction_id).collect();
+    let mut made: Vec<i64> = purchases.iter().map(|purchase| purchase.transaction_id).collect();
+    made.reverse();
+    assert_eq!(newest, made, "newest first");
 
     let path = test.dir.path().join("export.csv");
-    let ids = [999_999_999, 1, 2];
+    // The rows as the table shows them, in its order; an id the app does not know is skipped.
+    let ids = [made[2], 999_999_999, made[0]];
     let exported = test.dashboard.export_csv(enrolled.card_id, &ids, &path).expect("written");
+    assert_eq!(exported.rows, 2);
     let csv = std::fs::read_to_string(&path).expect("readable");
-    assert_eq!(exported.rows as usize, csv.lines().count() - 1);
-    assert!(csv.starts_with("transactionId,createdAt,pending,amount,currency,merchantName"));
+    let lines: Vec<&str> = csv.split("\r\n").filter(|line| !line.is_empty()).collect();
+    assert_eq!(lines.len(), 3, "{csv}");
+    assert!(lines[0].starts_with("transactionId,createdAt,pending,amount,currency,merchantName"));
+    assert!(lines[1].starts_with(&format!("{},", made[2])));
+    assert!(lines[2].starts_with(&format!("{},", made[0])));
+    assert_eq!(lines[1].split(',').nth(2), Some("true"), "a purchase made now is pending");
     test.dashboard.shut_down().await;
 }
 
