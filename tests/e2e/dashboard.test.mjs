@@ -98,8 +98,9 @@ test("a sandbox purchase arrives live and flashes once", async () => {
     headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
     body: JSON.stringify({ cardId, amount: 4.2, merchantName: "E2E Live Coffee" }),
   });
-  assert.equal(created.status, 201, await created.text());
-  const { transactionId } = await created.json();
+  const body = await created.text();
+  assert.equal(created.status, 201, body);
+  const { transactionId } = JSON.parse(body);
   await waitFor(session, "the purchase is in the table", async () =>
     (await session.findElements(By.css(`[data-transaction-id="${transactionId}"]`))).length === 1, 15_000);
   assert.equal(await rowCount(), before + 1);
