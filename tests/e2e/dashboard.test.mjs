@@ -106,7 +106,7 @@ test("a sandbox purchase arrives live and flashes once", async () => {
   assert.equal(await rowCount(), before + 1);
   const arrived = await session.findElement(By.css(`[data-transaction-id="${transactionId}"]`));
   assert.match(await arrived.getAttribute("class"), /flash/);
-  assert.match(await arrived.getText(), /E2E Live Coffee[\s\S]*pending[\s\S]*4\.20/);
+  assert.match(await arrived.getAttribute("textContent"), /E2E Live Coffee[\s\S]*pending[\s\S]*4\.20/);
   await find(session, "monthly-chart");
   await screenshot(session, "08-live-arrival");
 });
