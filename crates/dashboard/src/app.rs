@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use subscriber_protocol::{
-    CardRecord, CardTransaction, CardTransactionQuery, EnrollCardRequest, EnrollCardResponse, Environment,
-    SandboxCard, SandboxTransactionRequest, codes as service_codes,
+    CardRecord, CardTransaction, CardTransactionQuery, EnrollCardRequest, EnrollCardResponse, Environment, SandboxCard,
+    SandboxTransactionRequest, codes as service_codes,
 };
 use subscriber_server::RunningServer;
 use tokio::sync::Mutex;
@@ -278,7 +278,8 @@ impl Dashboard {
         let mut all: Vec<CardTransaction> = Vec::new();
         let mut cursor: Option<String> = None;
         loop {
-            let query = CardTransactionQuery { limit: Some(cards::PAGE_LIMIT), cursor: cursor.clone(), ..Default::default() };
+            let query =
+                CardTransactionQuery { limit: Some(cards::PAGE_LIMIT), cursor: cursor.clone(), ..Default::default() };
             let page = self
                 .call(|service, token| {
                     let query = query.clone();

@@ -64,7 +64,8 @@ pub const CSV_HEADER: [&str; 13] = [
 /// does not run it as a formula.
 pub fn csv_field(text: &str) -> String {
     let is_number = text.parse::<f64>().is_ok();
-    let guarded = if !is_number && text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_owned() };
+    let guarded =
+        if !is_number && text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_owned() };
     if guarded.contains([',', '"', '\n', '\r']) { format!("\"{}\"", guarded.replace('"', "\"\"")) } else { guarded }
 }
 

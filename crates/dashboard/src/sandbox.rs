@@ -49,7 +49,10 @@ pub fn database_path(data_dir: &Path) -> PathBuf {
 /// Starts the sandbox service on 127.0.0.1 with a random port.
 pub async fn start(data_dir: &Path, options: &SandboxOptions) -> Result<RunningServer, CommandError> {
     std::fs::create_dir_all(data_dir).map_err(|error| {
-        CommandError::new(codes::SANDBOX_FAILED, format!("the data folder {} cannot be made: {error}", data_dir.display()))
+        CommandError::new(
+            codes::SANDBOX_FAILED,
+            format!("the data folder {} cannot be made: {error}", data_dir.display()),
+        )
     })?;
     let defaults = Config::sandbox(database_path(data_dir));
     let config = Config {

@@ -66,10 +66,11 @@ impl Service {
 
     pub async fn signup(&self, email: &str) -> Result<SignupResponse, CommandError> {
         let body = SignupRequest { email: email.to_owned() };
-        self.send(self.request(Method::POST, "/subscriber/signup", None).json(&body).header(
-            "Idempotency-Key",
-            uuid::Uuid::new_v4().to_string(),
-        ))
+        self.send(
+            self.request(Method::POST, "/subscriber/signup", None)
+                .json(&body)
+                .header("Idempotency-Key", uuid::Uuid::new_v4().to_string()),
+        )
         .await
     }
 
@@ -142,14 +143,15 @@ impl Service {
         }
         let mut parser = SseParser::default();
         let bytes = response.bytes_stream();
-        Ok(bytes.flat_map(move |chunk| {
-            let events: Vec<Result<SseEvent, CommandError>> = match chunk {
-                Ok(chunk) => parser.push(&chunk).into_iter().map(Ok).collect(),
-                Err(error) => vec![Err(transport(error))],
-            };
-            futures::stream::iter(events)
-        })
-        .boxed())
+        Ok(bytes
+            .flat_map(move |chunk| {
+                let events: Vec<Result<SseEvent, CommandError>> = match chunk {
+                    Ok(chunk) => parser.push(&chunk).into_iter().map(Ok).collect(),
+                    Err(error) => vec![Err(transport(error))],
+                };
+                futures::stream::iter(events)
+            })
+            .boxed())
     }
 
     fn request(&self, method: Method, path: &str, token: Option<&str>) -> RequestBuilder {
@@ -295,7 +297,10 @@ mod tests {
         let mut parser = SseParser::default();
         assert!(parser.push(b": keep-alive\n\nevent: transac").is_empty());
         let events = parser.push(b"tion\nid: 7\ndata: {\"a\":\ndata: 1}\n\n");
-        assert_eq!(events, vec![SseEvent { event: "transaction".into(), id: Some("7".into()), data: "{\"a\":\n1}".into() }]);
+        assert_eq!(
+            events,
+            vec![SseEvent { event: "transaction".into(), id: Some("7".into()), data: "{\"a\":\n1}".into() }]
+        );
         let events = parser.push(b"data: plain\r\n\r\n");
         assert_eq!(events[0].event, "message");
         assert_eq!(events[0].data, "plain");

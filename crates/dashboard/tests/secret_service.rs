@@ -29,7 +29,10 @@ fn a_secret_is_saved_read_and_forgotten_in_the_secret_service() {
     let account = Account::new("sandbox-local", "Someone@Example.com");
     assert_eq!(secrets.load(&account).expect("readable"), None);
     secrets.save(&account, "sk_sandbox_first").expect("saved");
-    assert_eq!(secrets.load(&Account::new("sandbox-local", "someone@example.com")).expect("read").as_deref(), Some("sk_sandbox_first"));
+    assert_eq!(
+        secrets.load(&Account::new("sandbox-local", "someone@example.com")).expect("read").as_deref(),
+        Some("sk_sandbox_first")
+    );
     secrets.save(&account, "sk_sandbox_second").expect("replaced");
     assert_eq!(secrets.load(&account).expect("read").as_deref(), Some("sk_sandbox_second"));
     let elsewhere = Account::new("https://api.example.com", "someone@example.com");
@@ -213,7 +216,10 @@ async fn a_service_that_does_not_answer_is_reported_as_unreachable() {
     drop(listener);
     let error = test
         .dashboard
-        .connect(ConnectionTarget::Remote { environment: Environment::Expansion, base_url: format!("http://127.0.0.1:{port}") })
+        .connect(ConnectionTarget::Remote {
+            environment: Environment::Expansion,
+            base_url: format!("http://127.0.0.1:{port}"),
+        })
         .await
         .expect_err("nothing listens there");
     assert_eq!(error.code, "unreachable");

@@ -32,7 +32,12 @@ pub async fn app(keyring: &KeyringStatus, sandbox: SandboxOptions) -> TestApp {
     app_in(dir, keyring, sandbox, test_secrets()).await
 }
 
-pub async fn app_in(dir: tempfile::TempDir, keyring: &KeyringStatus, sandbox: SandboxOptions, secrets: Secrets) -> TestApp {
+pub async fn app_in(
+    dir: tempfile::TempDir,
+    keyring: &KeyringStatus,
+    sandbox: SandboxOptions,
+    secrets: Secrets,
+) -> TestApp {
     let dashboard = Dashboard::new(DashboardOptions {
         data_dir: dir.path().to_path_buf(),
         secrets: secrets.clone(),
