@@ -49,7 +49,7 @@ pub async fn watch(dashboard: &Dashboard, card_id: i64, mut sink: impl FnMut(Liv
                             }
                             if let Some(transaction) = event.transaction() {
                                 dashboard.remember_transaction(transaction.clone());
-                                if !sink(LiveEvent::Transaction { transaction }) {
+                                if !sink(LiveEvent::Transaction { transaction: Box::new(transaction) }) {
                                     return;
                                 }
                             }

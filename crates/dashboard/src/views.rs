@@ -133,7 +133,7 @@ pub struct TransactionBatch {
 #[serde(tag = "kind", rename_all = "camelCase")]
 pub enum LiveEvent {
     /// A new transaction, or one that settled (same `transactionId`, `pending: false`).
-    Transaction { transaction: CardTransaction },
+    Transaction { transaction: Box<CardTransaction> },
     /// The stream connected (`live`) or dropped (with why, while it reconnects).
     Status { live: bool, message: Option<String> },
 }
