@@ -124,6 +124,11 @@ async function filterPerKeystroke() {
   await type(session, "last-name", "Mark");
   await click(session, "enroll-submit");
   const cardId = await (await find(session, "card-row", 30_000)).getAttribute("data-card-id");
+  // Purchases at sandbox merchants: the templates the seeder copies into a long history.
+  await click(session, "open-card");
+  await find(session, "simulate", 30_000);
+  for (let purchase = 0; purchase < 40; purchase++) await click(session, "simulate");
+  await waitFor(session, "the purchases arrived", async () => Number((await text(session, "row-count")).replace(/,/g, "")) >= 40, 60_000);
   await run.stop();
 
   execFileSync(SEEDER, ["--database", join(dataDir, "sandbox.sqlite3"), "--card-id", cardId, "--rows", String(ROWS)], { stdio: "inherit" });
@@ -138,7 +143,12 @@ async function filterPerKeystroke() {
   const filter = await find(again, "filter-text");
   const totals = await find(again, "totals");
   const timings = [];
-  for (const word of ["coffee", "market", "air"]) {
+  // Words a person would type: the first word of three merchants in the table.
+  const merchants = await again.executeScript(
+    "return [...document.querySelectorAll('[data-testid=transaction-row] .merchant')].map((e) => e.textContent.trim().split(/\\s+/)[0].toLowerCase());",
+  );
+  const words = [...new Set(merchants)].slice(0, 3);
+  for (const word of words.length ? words : ["coffee"]) {
     await filter.clear();
     await sleep(300);
     for (const character of word) {
