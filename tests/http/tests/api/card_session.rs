@@ -206,12 +206,13 @@ fn too_many_rejected_submissions_close_the_page() {
 
 #[test]
 fn an_expired_link_shows_a_clear_page_and_reports_expired() {
-    let server = TestServer::spawn_with(&["--hosted-session-seconds", "1"]);
+    // Long enough that a loaded machine still opens the page before it expires.
+    let server = TestServer::spawn_with(&["--hosted-session-seconds", "3"]);
     let subscriber = server.subscriber();
     let (session_id, url) = open_session(&server, &subscriber);
     let mut browser = PageClient::new();
     let csrf = browser.get(&url).csrf();
-    std::thread::sleep(Duration::from_millis(2100));
+    std::thread::sleep(Duration::from_millis(4100));
     let page = browser.get(&url);
     assert_eq!(page.status, 410);
     assert_secure_page_headers(&page);
