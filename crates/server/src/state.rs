@@ -26,6 +26,8 @@ pub struct AppState {
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::realtime::EventHub>,
+    /// `GET /openapi.json`, serialized once when the router is built.
+    pub openapi: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
 
 impl AppState {
@@ -60,6 +62,7 @@ impl AppState {
             directory: Arc::default(),
             limits: Arc::new(limits),
             events: Arc::default(),
+            openapi: Arc::default(),
         })
     }
 

@@ -34,16 +34,17 @@ pub fn routes(state: AppState) -> Routes {
 }
 
 /// The complete OpenAPI document of the service's JSON API.
-pub fn document(state: AppState) -> utoipa::openapi::OpenApi {
+pub fn document(state: AppState) -> serde_json::Value {
+    let config = state.config.clone();
     let (_, operations) = routes(state).into_parts();
-    openapi::complete(operations)
+    openapi::complete(operations, &config)
 }
 
 /// The service as an axum router, ready to serve.
 pub fn app(state: AppState) -> Router {
     let timeout = Duration::from_secs(state.config.request_timeout_seconds);
     let (router, operations) = routes(state.clone()).into_parts();
-    if let Err(error) = openapi::publish(&openapi::complete(operations)) {
+    if let Err(error) = openapi::publish(&state, &openapi::complete(operations, &state.config)) {
         tracing::error!(error = format!("{error:#}"), "the OpenAPI document could not be serialized");
     }
     let mut router = router

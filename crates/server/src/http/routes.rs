@@ -78,7 +78,7 @@ impl Routes {
     /// A POST that creates something, without documentation (prefer [`Routes::api_creating`]).
     pub fn post_creating<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, handler: H) -> Self {
         let layer = from_fn_with_state(self.state.clone(), super::idempotency::idempotent);
-        self.route("POST", path, post(handler).layer(layer))
+        self.route("POST", path, post(handler).route_layer(layer))
     }
 
     /// A documented route of the JSON API: `utoipa_axum::routes!(handler)`.
@@ -103,8 +103,10 @@ impl Routes {
         (schemas, paths, method_router): UtoipaMethodRouter<AppState>,
         creating: bool,
     ) -> Self {
+        // `route_layer`: a method the route does not serve gets its 405 without the idempotency
+        // layer reading (or remembering) its key.
         let method_router = if creating {
-            method_router.layer(from_fn_with_state(self.state.clone(), super::idempotency::idempotent))
+            method_router.route_layer(from_fn_with_state(self.state.clone(), super::idempotency::idempotent))
         } else {
             method_router
         };

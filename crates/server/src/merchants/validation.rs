@@ -230,10 +230,9 @@ fn is_web_address(text: &str) -> bool {
         return false;
     }
     let lower = text.to_ascii_lowercase();
+    // Another scheme ("ftp://") fails below as a host with an empty port; a "://" after the
+    // host (a link in the query string) is part of a good address.
     let rest = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://")).unwrap_or(&lower);
-    if rest.contains("://") {
-        return false;
-    }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host = match authority.rsplit_once(':') {
         Some((host, port)) if !port.is_empty() && port.bytes().all(|byte| byte.is_ascii_digit()) => host,
@@ -313,6 +312,7 @@ mod tests {
         assert!(is_web_address("example.com"));
         assert!(is_web_address("https://shop.example.co.uk:8443/a?b#c"));
         assert!(!is_web_address("ftp://example.com"));
+        assert!(is_web_address("https://example.com/out?to=https://other.example"));
         assert!(!is_web_address("localhost"));
         assert!(!is_web_address("http://exa mple.com"));
         assert!(!is_web_address("https://-bad-.com"));

@@ -48,10 +48,10 @@ pub fn routes(api: Routes) -> Routes {
 pub const MAX_FAILED_VERIFICATIONS: u32 = 3;
 /// Right answers of four that pass.
 pub const ANSWERS_TO_PASS: usize = 3;
-const MAX_NAME_LENGTH: usize = 64;
-const MAX_ADDRESS_FIELD_LENGTH: usize = 100;
-const ADULT_AGE: i32 = 18;
-const OLDEST_AGE: i32 = 120;
+pub const MAX_NAME_LENGTH: usize = 64;
+pub const MAX_ADDRESS_FIELD_LENGTH: usize = 100;
+pub const ADULT_AGE: i32 = 18;
+pub const OLDEST_AGE: i32 = 120;
 
 fn text_field(field: &str, value: &str, max: usize, validation: &mut Validation) -> String {
     let trimmed = value.trim();

@@ -95,22 +95,26 @@ pub async fn merchant_stream(
 
 /// The event id to resume after: the header, else the query parameter.
 fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
-    let (field, text) = match headers.get(LAST_EVENT_ID) {
-        Some(value) => ("Last-Event-ID", value.to_str().unwrap_or("not text").trim()),
-        None => match query.last_event_id.as_deref() {
-            Some(text) => ("lastEventId", text.trim()),
-            None => return Ok(None),
-        },
-    };
-    if text.is_empty() {
-        return Ok(None);
-    }
+    // Both are checked when both are sent: a bad value is an error even where the other wins.
     let mut validation = Validation::new();
+    let header = headers
+        .get(LAST_EVENT_ID)
+        .and_then(|value| event_id("Last-Event-ID", value.to_str().unwrap_or("not text"), &mut validation));
+    let query = query.last_event_id.as_deref().and_then(|text| event_id("lastEventId", text, &mut validation));
+    validation.finish(header.or(query))
+}
+
+/// An event id as sent; empty is none.
+fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64> {
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
     let id = text.parse::<i64>().ok().filter(|id| *id >= 0);
     if id.is_none() {
         validation.reject(field, "must be the id of an event this stream sent (a non-negative integer)");
     }
-    validation.finish(id)
+    id
 }
 
 async fn open(state: AppState, owner: Owner, resume_after: Option<i64>) -> Result<Response, ApiError> {

@@ -36,7 +36,7 @@ const MAX_EMAIL_LENGTH: usize = 254;
 /// Lower-cased, trimmed; a plausible single address.
 pub fn normalize_email(field: &str, email: &str, validation: &mut Validation) -> String {
     let email = email.trim().to_ascii_lowercase();
-    let plausible = email.len() <= MAX_EMAIL_LENGTH
+    let plausible = email.chars().count() <= MAX_EMAIL_LENGTH
         && email.split_once('@').is_some_and(|(local, domain)| {
             !local.is_empty()
                 && !domain.starts_with('.')

@@ -5,12 +5,15 @@
 //! [`Routes::api`]); this module adds what every operation shares, so no operation can forget
 //! it: the bearer scheme, the error responses the layers around the handlers can answer with
 //! (401 without a valid token, 400/413/415 for a body, 400 for a query, 404 for an id in the
-//! path, 408, 429, 500), and the `X-Request-Id` header of every response.
+//! path, 408, 429, 500), and the `X-Request-Id` header of every response. [`rules`] writes
+//! in the validation rules of the requests.
+
+mod rules;
 
 use std::sync::OnceLock;
 
 use axum::body::Body;
-use axum::extract::Path;
+use axum::extract::{Path, State};
 use axum::http::{HeaderValue, Uri, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::get;
@@ -27,16 +30,15 @@ use utoipa::{PartialSchema, ToSchema};
 use utoipa_axum::routes;
 
 use super::routes::{Routes, operations_mut};
+use crate::config::Config;
 use crate::error::ApiError;
+use crate::state::AppState;
 
 pub const DOCUMENT_PATH: &str = "/openapi.json";
 pub const DOCS_PATH: &str = "/docs";
 
 /// The name of the bearer scheme in `components.securitySchemes`.
 const BEARER: &str = "bearer";
-
-/// The serialized document, made once by [`crate::http::app`]: it depends only on the code.
-static DOCUMENT: OnceLock<Bytes> = OnceLock::new();
 
 pub fn routes(api: Routes) -> Routes {
     api.api(routes!(openapi_json)).page("GET", DOCS_PATH, get(docs_index)).page_exact(
@@ -50,25 +52,31 @@ pub fn routes(api: Routes) -> Routes {
 #[utoipa::path(get, path = "/openapi.json", tag = "meta", operation_id = "getOpenApi", security(()),
     responses((status = 200, description = "The OpenAPI 3.1 document of the JSON API.", content_type = "application/json",
         body = Object)))]
-async fn openapi_json() -> Response {
-    match DOCUMENT.get() {
+async fn openapi_json(State(state): State<AppState>) -> Response {
+    match state.openapi.get() {
         Some(document) => ([(header::CONTENT_TYPE, "application/json")], document.clone()).into_response(),
         None => ApiError::internal(anyhow::anyhow!("the OpenAPI document was not published")).into_response(),
     }
 }
 
-/// Serializes the document for `GET /openapi.json` (the first call wins; every call makes
-/// the same document).
-pub fn publish(document: &OpenApi) -> anyhow::Result<()> {
-    if DOCUMENT.get().is_none() {
-        let json = serde_json::to_vec(document)?;
-        let _ = DOCUMENT.set(Bytes::from(json));
+/// Serializes the document once for `GET /openapi.json` (it depends on the code, the
+/// environment and the day the service started).
+pub fn publish(state: &AppState, document: &serde_json::Value) -> anyhow::Result<()> {
+    if state.openapi.get().is_none() {
+        let _ = state.openapi.set(Bytes::from(serde_json::to_vec(document)?));
     }
     Ok(())
 }
 
 /// The complete document, from the operations the routes registered.
-pub fn complete(mut document: OpenApi) -> OpenApi {
+pub fn complete(operations: OpenApi, config: &Config) -> serde_json::Value {
+    let mut document = serde_json::to_value(shared(operations)).unwrap_or_default();
+    rules::refine(&mut document, config);
+    document
+}
+
+/// What every operation shares.
+fn shared(mut document: OpenApi) -> OpenApi {
     document.info = InfoBuilder::new()
         .title("Subscriber Data API")
         .version(env!("CARGO_PKG_VERSION"))
