@@ -65,7 +65,8 @@ def main():
     parser.add_argument("--max-examples", type=int, default=100)
     parser.add_argument("--min-requests", type=int, default=5000)
     parser.add_argument("--seed", type=int)
-    parser.add_argument("--workers", default="2")
+    # One worker: Hypothesis's caches are not safe across Schemathesis's worker threads.
+    parser.add_argument("--workers", default="1")
     parser.add_argument("extra", nargs="*", help="more arguments for schemathesis run")
     arguments = parser.parse_args()
 
@@ -81,7 +82,8 @@ def main():
                    "--request-timeout", "30", "--report", "json", "--report-json-path", str(report),
                    *(["--seed", str(arguments.seed)] if arguments.seed is not None else []), *arguments.extra]
         print("+", " ".join(command).replace(token, "<token>"), flush=True)
-        result = subprocess.run(command)
+        hooks = {"SCHEMATHESIS_HOOKS": "hooks", "PYTHONPATH": str(HERE)}
+        result = subprocess.run(command, env={**os.environ, **hooks})
         summary = json.loads(report.read_text()) if report.exists() else {}
         generated = count_requests(summary)
         print(f"schemathesis exit code {result.returncode}; {generated} generated requests")

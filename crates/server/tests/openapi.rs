@@ -167,3 +167,31 @@ async fn the_docs_page_is_served_from_the_binary_with_a_policy_of_its_own() {
     assert_eq!(status, StatusCode::NOT_FOUND);
     assert!(String::from_utf8_lossy(&body).contains("\"code\":\"not_found\""));
 }
+
+#[tokio::test]
+async fn request_schemas_carry_the_services_rules() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let document = subscriber_server::http::document(state(&dir).await);
+    let schemas = &document["components"]["schemas"];
+    let property = |schema: &str, name: &str| schemas[schema]["properties"][name].clone();
+    assert!(property("SignupRequest", "email")["pattern"].is_string());
+    assert_eq!(property("EnrollCardRequest", "expMonth")["maximum"], 12);
+    assert_eq!(property("EnrollCardRequest", "firstName")["maxLength"], 64);
+    assert!(property("EnrollCardRequest", "countryCode")["enum"].as_array().is_some_and(|codes| codes.len() > 200));
+    // The sandbox names its test cards; the merchant categories come from the service's table.
+    assert!(schemas["Pan"].to_string().contains("4242424242424242"));
+    assert!(schemas["CategoryCode"].to_string().contains("\"5812\""));
+    assert!(property("EnrollAccountRequest", "bank")["enum"].to_string().contains("northwind"));
+    // No rule names a property its schema lacks (that would leave a null behind).
+    for (name, schema) in schemas.as_object().expect("schemas") {
+        for (field, value) in schema["properties"].as_object().into_iter().flatten() {
+            assert!(!value.is_null(), "{name}.{field} is null");
+        }
+    }
+    let cursor = document["paths"]["/card/{card_id}/transactions"]["get"]["parameters"]
+        .as_array()
+        .and_then(|parameters| parameters.iter().find(|parameter| parameter["name"] == "cursor").cloned())
+        .expect("cursor parameter");
+    assert_eq!(cursor["schema"]["type"], "string");
+    assert!(cursor["schema"]["pattern"].is_string());
+}

@@ -48,7 +48,6 @@ impl Directory {
 
 /// The statement descriptor of an enrolled merchant's location.
 pub fn descriptor_for_location(merchant_name: &str, city: &str) -> String {
-    let mut descriptor = format!("{} {}", merchant_name.to_uppercase(), city.to_uppercase());
-    descriptor.truncate(22);
-    descriptor
+    // A statement prints 22 characters; counting bytes would cut a character in two.
+    format!("{} {}", merchant_name.to_uppercase(), city.to_uppercase()).chars().take(22).collect()
 }

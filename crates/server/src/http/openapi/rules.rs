@@ -233,6 +233,27 @@ pub fn refine(document: &mut Value, config: &Config) {
     );
     set(schemas, "SandboxTransactionRequest", "merchantName", optional_text(NAME_MAX));
 
+    // The events of the two streams: `data` is the list item, as JSON text.
+    for (path, item) in [
+        ("/card/{card_id}/transactions/stream", "CardTransaction"),
+        ("/merchant/{merchant_id}/transactions/stream", "MerchantTransaction"),
+    ] {
+        let content = document
+            .get_mut("paths")
+            .and_then(|paths| paths.get_mut(path)?.get_mut("get")?.get_mut("responses")?.get_mut("200")?.get_mut("content"));
+        if let Some(content) = content {
+            content["text/event-stream"]["schema"] = json!({
+                "type": "object", "required": ["data"],
+                "properties": {
+                    "event": {"const": "transaction"},
+                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "data": {"type": "string", "contentMediaType": "application/json",
+                        "contentSchema": {"$ref": format!("#/components/schemas/{item}")}},
+                },
+            });
+        }
+    }
+
     // Parameters
     let operations = document.get_mut("paths").and_then(Value::as_object_mut).into_iter().flat_map(Map::values_mut);
     for operation in operations.flat_map(|item| item.as_object_mut().into_iter().flat_map(Map::values_mut)) {
