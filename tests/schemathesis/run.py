@@ -6,6 +6,8 @@ at least `--min-requests` requests across every operation.
 
 Usage: run.py --server PATH [--max-examples N] [--min-requests N] [--seed N]"""
 import argparse
+import html
+import http.cookiejar
 import json
 import os
 import pathlib
@@ -14,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import urllib.parse
 import urllib.request
 
 HERE = pathlib.Path(__file__).resolve().parent
@@ -28,6 +31,29 @@ def call(base, method, path, body=None, token=None):
         request.add_header("Authorization", f"Bearer {token}")
     with urllib.request.urlopen(request, timeout=60) as response:
         return json.loads(response.read())
+
+
+def linked_account(base, token):
+    """An account linked through the sandbox bank's pages, as a person's browser would: the
+    transactions of an account are readable (not 403) only once it is linked."""
+    enrolled = call(base, "POST", "/account", {"bank": "northwind"}, token)
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+
+    def submit(page, fields):
+        action = html.unescape(re.search(r'<form method="post" action="([^"]+)"', page).group(1))
+        csrf = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+        data = urllib.parse.urlencode({"csrf": csrf, **fields}).encode()
+        with browser.open(urllib.parse.urljoin(base, action), data=data, timeout=60) as response:
+            return response.read().decode()
+
+    with browser.open(enrolled["url"], timeout=60) as response:
+        login = response.read().decode()
+    consent = submit(login, {"username": "user_good", "password": "pass_good"})
+    submit(consent, {"balances": "on", "cards": "on", "transactions": "on", "decision": "allow"})
+    account = call(base, "GET", f"/account/{enrolled['accountId']}", token=token)
+    if account["status"] != "linked":
+        sys.exit(f"the sandbox bank did not link the account: {account}")
+    return account["accountId"]
 
 
 def start(server, workdir):
@@ -75,8 +101,16 @@ def main():
     try:
         secret = call(base, "POST", "/subscriber/signup", {"email": "fuzzer@example.com"})["secret"]
         token = call(base, "POST", "/subscriber/login", {"email": "fuzzer@example.com", "api_key": secret})["token"]
+        account_id = linked_account(base, token)
+        config = pathlib.Path(workdir) / "schemathesis.toml"
+        config.write_text((HERE / "schemathesis.toml").read_text() + f"""
+# Made by run.py: a linked account, whose transactions the service shows.
+[[operations]]
+include-path = "/account/{{account_id}}/transactions"
+parameters = {{ account_id = {account_id} }}
+""")
         report = pathlib.Path(workdir) / "report.json"
-        command = [arguments.schemathesis, "--config-file", str(HERE / "schemathesis.toml"), "run",
+        command = [arguments.schemathesis, "--config-file", str(config), "run",
                    f"{base}/openapi.json", "-H", f"Authorization: Bearer {token}", "--checks", "all",
                    "--max-examples", str(arguments.max_examples), "--workers", arguments.workers,
                    "--request-timeout", "30", "--report", "json", "--report-json-path", str(report),
