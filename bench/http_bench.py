@@ -96,16 +96,29 @@ def main():
         assert status == 201, enrolled
         card_id = enrolled["cardId"]
         status, page = call("GET", f"{base}/card/{card_id}/transactions?limit=100", token=token)
+        if len(page["transactions"]) < 100:
+            # A service without sandbox card histories: make 120 purchases at a location of our own.
+            call("POST", f"{base}/merchant", {"name": "Bench Cafe", "category": "5812", "countryCode": "USA"}, token)
+            location = {"countryCode": "USA", "street": "Market St", "streetNo": "1", "city": "San Francisco",
+                        "zip": "94103"}
+            call("POST", f"{base}/merchant/location", {"location": location}, token)
+            for _ in range(120):
+                status, body = call("POST", f"{base}/sandbox/transactions", {"cardId": card_id}, token)
+                assert status == 201, body
+            status, page = call("GET", f"{base}/card/{card_id}/transactions?limit=100", token=token)
         assert status == 200 and len(page["transactions"]) == 100, page
         descriptor = page["transactions"][0]["descriptor"]
-        status, found = call("GET", f"{base}/merchant/discover?merchid={urllib.parse.quote(descriptor)}", token=token)
-        assert status == 200 and found["result"]["merchants"], found
+        discover = f"/merchant/discover?merchid={urllib.parse.quote(descriptor)}"
+        status, found = call("GET", base + discover, token=token)
+        discovery_served = status == 200
+        assert not discovery_served or found["result"]["merchants"], found
 
         reads = [
             ("GET /card/{id}", f"/card/{card_id}", 0.50),
             ("GET /card/{id}/transactions?limit=100", f"/card/{card_id}/transactions?limit=100", 0.25),
-            ("GET /merchant/discover?merchid=…", f"/merchant/discover?merchid={urllib.parse.quote(descriptor)}", 0.10),
         ]
+        if discovery_served:
+            reads.append(("GET /merchant/discover?merchid=…", discover, 0.10))
         baseline = wrk(hello.base_url + "/", duration=arguments.duration)
         rows = []
         measured = {}
@@ -182,7 +195,7 @@ Baseline: a bare axum hello-world (`crates/server/examples/hello_world.rs`) in t
 |---|---:|---:|---:|---:|---|---:|
 """ + "\n".join(rows) + f"""
 
-Login is bound by argon2id (19 MiB, 2 passes) by design: it is the price of a guessable secret
+""" + ("" if discovery_served else "`GET /merchant/discover` is not measured: this build does not serve it yet.\n\n") + f"""Login is bound by argon2id (19 MiB, 2 passes) by design: it is the price of a guessable secret
 being slow to guess.
 
 ### The same reads against Prism

@@ -262,7 +262,7 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<CardRow, ApiError> {
     state
         .db
-        .read(move |connection| storage::cards::get(connection, subscriber_id, card_id))
+        .read_by_key(move |connection| storage::cards::get(connection, subscriber_id, card_id))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no card {card_id} is enrolled by this subscriber")))
 }

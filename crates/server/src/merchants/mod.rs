@@ -107,7 +107,7 @@ fn enrolled(merchant_id: i64) -> EnrollMerchantResponse {
 pub async fn owned_merchant(state: &AppState, subscriber_id: i64, merchant_id: i64) -> Result<MerchantRow, ApiError> {
     state
         .db
-        .read(move |connection| storage::merchants::get(connection, subscriber_id, merchant_id))
+        .read_by_key(move |connection| storage::merchants::get(connection, subscriber_id, merchant_id))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no merchant {merchant_id} is enrolled by this subscriber")))
 }

@@ -72,8 +72,7 @@ async fn signup(
     let environment = state.environment();
     let credentials = auth::new_credentials(environment.as_str());
     let secret = credentials.secret.clone();
-    let secret_hash =
-        tokio::task::spawn_blocking(move || auth::hash_secret(&secret)).await.map_err(ApiError::internal)??;
+    let secret_hash = state.limits.hash(move || auth::hash_secret(&secret)).await??;
     let now = Utc::now().timestamp();
     let (client_id, public_key) = (credentials.client_id.clone(), credentials.public_key.clone());
     let stored_email = email.clone();
@@ -132,9 +131,7 @@ async fn login(
     let stored_hash =
         subscriber.as_ref().map_or_else(|| auth::decoy_hash().to_owned(), |subscriber| subscriber.secret_hash.clone());
     let api_key = request.api_key;
-    let matches = tokio::task::spawn_blocking(move || auth::secret_matches(&api_key, &stored_hash))
-        .await
-        .map_err(ApiError::internal)?;
+    let matches = state.limits.hash(move || auth::secret_matches(&api_key, &stored_hash)).await?;
     let subscriber = match subscriber {
         Some(subscriber) if matches => subscriber,
         _ => {
@@ -177,8 +174,7 @@ async fn rotate_secret(
 ) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
     let secret = auth::new_secret(state.environment().as_str());
     let to_hash = secret.clone();
-    let secret_hash =
-        tokio::task::spawn_blocking(move || auth::hash_secret(&to_hash)).await.map_err(ApiError::internal)??;
+    let secret_hash = state.limits.hash(move || auth::hash_secret(&to_hash)).await??;
     let now = timestamp(Utc::now().timestamp())?;
     let subscriber_id = auth.subscriber_id;
     let timestamp_now = now.timestamp();

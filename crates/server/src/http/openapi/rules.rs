@@ -238,9 +238,9 @@ pub fn refine(document: &mut Value, config: &Config) {
         ("/card/{card_id}/transactions/stream", "CardTransaction"),
         ("/merchant/{merchant_id}/transactions/stream", "MerchantTransaction"),
     ] {
-        let content = document
-            .get_mut("paths")
-            .and_then(|paths| paths.get_mut(path)?.get_mut("get")?.get_mut("responses")?.get_mut("200")?.get_mut("content"));
+        let content = document.get_mut("paths").and_then(|paths| {
+            paths.get_mut(path)?.get_mut("get")?.get_mut("responses")?.get_mut("200")?.get_mut("content")
+        });
         if let Some(content) = content {
             content["text/event-stream"]["schema"] = json!({
                 "type": "object", "required": ["data"],
