@@ -51,6 +51,15 @@ def load_average():
     return " ".join(pathlib.Path("/proc/loadavg").read_text().split()[:3])
 
 
+def busiest_processes():
+    """The processes using the most CPU right now (other engineers' builds, say)."""
+    output = subprocess.run(["ps", "-eo", "pcpu,comm", "--sort=-pcpu", "--no-headers"], capture_output=True,
+                            text=True).stdout
+    rows = [line.split(None, 1) for line in output.splitlines()]
+    busy = [f"{name.strip()} {cpu}%" for cpu, name in (row for row in rows if len(row) == 2) if float(cpu) >= 5.0]
+    return ", ".join(busy[:5]) or "none above 5% CPU"
+
+
 def oha_soak(url, token, rate, seconds):
     """oha at a constant `rate` for `seconds`: (requests, non-2xx or failed, p50 ms, p99 ms)."""
     oha = shutil.which("oha") or str(pathlib.Path.home() / ".cargo" / "bin" / "oha")
@@ -75,7 +84,7 @@ def main():
     arguments = parser.parse_args()
     release = TARGET / "release"
     workdir = tempfile.mkdtemp(prefix="subscriber-bench-")
-    load_before = load_average()
+    load_before, busy_before = load_average(), busiest_processes()
     hello = Server([str(release / "examples" / "hello_world"), "127.0.0.1:0"])
     # The service logs only warnings (and the line that says where it listens): a log line per
     # request would measure the terminal.
@@ -177,14 +186,15 @@ def main():
                          f"{measured['GET /card/{id}']['rps']:,.0f} requests/s measured above): {total:,} requests, "
                          f"{bad} errors or non-2xx, p50 {soak_p50:.2f} ms, p99 {soak_p99:.2f} ms. Server memory (RSS): "
                          f"{rss_start / 1024:.1f} MiB at the start, {rss_end / 1024:.1f} MiB at the end.")
-        load_after = load_average()
+        load_after, busy_after = load_average(), busiest_processes()
 
         command = (f"make bench  (python3 bench/http_bench.py --duration {arguments.duration} "
                    f"--soak-seconds {arguments.soak_seconds})")
         text = f"""## HTTP throughput and latency
 
 Machine: {machine()}; load average (1, 5, 15 min) {load_before} before the run and {load_after} after
-it (the machine is shared: other engineers' builds and tests ran beside it).
+it (the machine is shared with other engineers' builds and tests). Busiest processes at the start:
+{busy_before}; at the end: {busy_after}.
 Command: `{command}` — release builds; `wrk -t2 -c64 -d{arguments.duration}s --latency` on loopback
 (wrk shares the machine's cores with the server); the service runs with `--rate-limit 0` and a
 directory of {arguments.directory_size:,} merchants.
