@@ -52,12 +52,20 @@ def load_average():
 
 
 def busiest_processes():
-    """The processes using the most CPU right now (other engineers' builds, say)."""
-    output = subprocess.run(["ps", "-eo", "pcpu,comm", "--sort=-pcpu", "--no-headers"], capture_output=True,
-                            text=True).stdout
-    rows = [line.split(None, 1) for line in output.splitlines()]
-    busy = [f"{name.strip()} {cpu}%" for cpu, name in (row for row in rows if len(row) == 2) if float(cpu) >= 5.0]
+    """Other processes using the most CPU over one second (other engineers' builds, say)."""
+    output = subprocess.run(["top", "-b", "-n", "2", "-d", "1", "-w", "200"], capture_output=True, text=True).stdout
+    ours = {os.getpid(), *(child.process.pid for child in RUNNING)}
+    busy = []
+    for line in output.split("\ntop - ")[-1].splitlines():
+        fields = line.split()
+        if len(fields) >= 12 and fields[0].isdigit() and int(fields[0]) not in ours:
+            cpu = float(fields[8].replace(",", "."))
+            if cpu >= 5.0:
+                busy.append(f"{fields[11]} {cpu:.0f}%")
     return ", ".join(busy[:5]) or "none above 5% CPU"
+
+
+RUNNING = []
 
 
 def oha_soak(url, token, rate, seconds):
@@ -93,6 +101,7 @@ def main():
                       "--directory-size", str(arguments.directory_size),
                       "--log", "warn,subscriber_server::server=info"])
     prism = None
+    RUNNING.extend([hello, service])
     try:
         base = service.base_url
         status, signup = call("POST", f"{base}/subscriber/signup", {"email": "bench@example.com"})
@@ -171,7 +180,8 @@ def main():
                 status, body = call("POST", f"{base}/card", {**card, "pan": pan}, subscriber_token)
                 latencies.append((time.perf_counter() - started) * 1000)
                 assert status == 201, body
-        history = call("GET", f"{base}/card/{card_id}/transactions?limit=5000", token=token)[1]
+        # The history of the last card enrolled above: what one enrollment generated and stored.
+        history = call("GET", f"{base}/card/{body['cardId']}/transactions?limit=5000", token=subscriber_token)[1]
         rows_per_card = len(history.get("transactions", []))
         p50, p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
 
@@ -219,7 +229,8 @@ Prism (`@stoplight/prism-cli`, `bench/package.json`) mocking the service's own `
 
 ### Card enrollment with a 36-month history
 
-{len(latencies)} enrollments, one at a time, each generating and storing ~{rows_per_card} transactions
+{len(latencies)} enrollments, one at a time, each generating and storing {rows_per_card} transactions
+of sandbox history{" (this build generates none yet: the histories land with the directory work)" if not rows_per_card else ""}
 (synchronous=FULL: every commit reaches the disk): p50 {p50:.1f} ms, p99 {p99:.1f} ms
 (target p99 ≤ 100 ms: {"met" if p99 <= 100 else "missed"}).
 
