@@ -9,40 +9,115 @@ SHELL := /bin/bash
 export CARGO_TARGET_DIR ?= $(HOME)/.cache/subscriber-data/target
 CARGO ?= cargo
 DATA_DIR ?= $(HOME)/.local/share/subscriber-data
-
 # apt-get as root, through sudo otherwise; only ever for packages that are missing.
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
-
-.PHONY: help run serve test test-rust test-browser test-schemathesis lint bench bench-http deps-rust deps-bench deps-browser deps-schemathesis
-
 BROWSER_TESTS := tests/browser
 # The Python tools (Schemathesis) live in a virtual environment of the clone.
 VENV := .venv
 
+# The desktop dashboard: Debian packages to build Tauri 2 and to run it headless (Xvfb,
+# WebKitWebDriver), and a real Secret Service and kernel keyring for its tests.
+DESKTOP_DEBS := build-essential pkg-config libssl-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev \
+	librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver dbus gnome-keyring libsecret-tools keyutils
+TAURI_DRIVER_VERSION := 2.1.0
+DASHBOARD_BIN := $(CARGO_TARGET_DIR)/debug/subscriber-dashboard
+BINDINGS_DIR := ui/src/lib/bindings
+
+.PHONY: help run serve test test-rust lint bench deps-rust deps-desktop ui-build bindings bindings-check \
+	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
+	bench-discovery test-schemathesis deps-schemathesis
+
 help:
-	@echo "make run    - the dashboard on the embedded sandbox (installs what it needs)"
-	@echo "make serve  - the service alone on http://127.0.0.1:8080 (sandbox)"
-	@echo "make test   - every test: Rust, UI, end-to-end"
-	@echo "make test-browser - the hosted pages in headless Chromium"
+	@echo "make run             - the dashboard on the embedded sandbox (installs what it needs)"
+	@echo "make serve           - the service alone on http://127.0.0.1:8080 (sandbox)"
+	@echo "make test            - every test: Rust, UI, dashboard with a real keyring, end-to-end"
+	@echo "make test-browser    - the hosted pages in headless Chromium"
 	@echo "make test-schemathesis - Schemathesis fuzzes the running service from its /openapi.json"
-	@echo "make bench  - benchmarks, written to BENCHMARKS.md"
+	@echo "make bench           - benchmarks, written to BENCHMARKS.md"
 
 deps-rust:
 	@command -v $(CARGO) >/dev/null || { echo "cargo is required (https://rustup.rs)"; exit 1; }
+
+# Debian packages when missing, the UI's and the end-to-end suite's npm packages when their
+# lock files changed, and tauri-driver when it is not installed.
+deps-desktop: deps-rust
+	@missing=""; for package in $(DESKTOP_DEBS); do \
+		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then \
+		echo "installing Debian packages:$$missing"; \
+		$(APT_INSTALL) $$missing; \
+	fi
+	@command -v npm >/dev/null || { $(APT_INSTALL) nodejs npm; }
+	@for dir in ui tests/e2e; do \
+		if [ ! -f $$dir/node_modules/.installed ] || [ $$dir/package-lock.json -nt $$dir/node_modules/.installed ]; then \
+			(cd $$dir && npm ci --no-audit --no-fund) && touch $$dir/node_modules/.installed; \
+		fi; \
+	done
+	@command -v tauri-driver >/dev/null || $(CARGO) install tauri-driver --locked --version $(TAURI_DRIVER_VERSION)
 
 serve: deps-rust
 	mkdir -p "$(DATA_DIR)"
 	$(CARGO) run --release -p subscriber-server -- --database "$(DATA_DIR)/server.sqlite3"
 
-run: serve
+ui-build: deps-desktop
+	cd ui && npm run build
 
-lint: deps-rust
+# The dashboard binary with the built UI inside it.
+dashboard-build: ui-build
+	$(CARGO) build -p subscriber-dashboard-app
+
+# Builds the UI and opens the dashboard on the embedded sandbox.
+run: dashboard-build
+	$(DASHBOARD_BIN)
+
+# TypeScript declarations of the IPC and wire types, generated from the Rust types (ts-rs).
+bindings: deps-rust
+	rm -rf "$(BINDINGS_DIR)" && mkdir -p "$(BINDINGS_DIR)"
+	TS_RS_EXPORT_DIR="$(CURDIR)/$(BINDINGS_DIR)" $(CARGO) test -q -p subscriber-protocol -p subscriber-dashboard \
+		--features subscriber-dashboard/ts --lib export_bindings >/dev/null
+
+# Fails when the committed bindings differ from what the Rust types generate.
+bindings-check: deps-rust
+	@generated=$$(mktemp -d); \
+	TS_RS_EXPORT_DIR="$$generated" $(CARGO) test -q -p subscriber-protocol -p subscriber-dashboard \
+		--features subscriber-dashboard/ts --lib export_bindings >/dev/null; \
+	if ! diff -r "$$generated" "$(BINDINGS_DIR)"; then \
+		echo "ui/src/lib/bindings is out of date with the Rust types: run 'make bindings' and commit"; rm -rf "$$generated"; exit 1; \
+	fi; rm -rf "$$generated"; echo "TypeScript bindings are up to date"
+
+lint: deps-rust ui-build
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	cd ui && npm run check
 
 test-rust: deps-rust
-	$(CARGO) test --workspace
+	$(CARGO) test --workspace --exclude subscriber-dashboard --exclude subscriber-dashboard-app
+
+# Vitest component and model tests of the UI.
+test-ui: deps-desktop bindings-check
+	cd ui && npm test
+
+# crates/dashboard against the real embedded service and real OS keyrings: a Secret Service
+# (gnome-keyring, unlocked, in its own D-Bus session and data folder) and the kernel keyring.
+test-dashboard: deps-desktop
+	$(CARGO) test -p subscriber-dashboard --no-run
+	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
+	XDG_DATA_HOME="$$keyring_home" dbus-run-session -- sh -c \
+		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
+		 $(CARGO) test -p subscriber-dashboard --lib --test secret_service'
+	keyctl session - $(CARGO) test -p subscriber-dashboard --test kernel_keyring
+
+# The real app under Xvfb, driven through tauri-driver and WebKitWebDriver; screenshots of every
+# screen go to target/screenshots/.
+test-e2e: dashboard-build
+	mkdir -p target/screenshots
+	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
+	XDG_DATA_HOME="$$keyring_home" DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
+		dbus-run-session -- sh -c \
+		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
+		 xvfb-run -a -s "-screen 0 1440x900x24" node --test tests/e2e/dashboard.test.mjs'
 
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
 deps-browser:
@@ -71,7 +146,7 @@ test-schemathesis: deps-rust deps-schemathesis
 	$(CARGO) build -p subscriber-server
 	python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --schemathesis $(VENV)/bin/schemathesis
 
-test: lint test-rust test-browser test-schemathesis
+test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis
 
 # wrk (Debian), oha (crates.io) for the constant-rate soak, Prism (npm, bench/package-lock.json).
 deps-bench:
@@ -86,4 +161,24 @@ bench-http: deps-rust deps-bench
 	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
 	python3 bench/http_bench.py
 
-bench: bench-http
+# Discovery on 1,000,000 merchants: generation time, p50/p99 of descriptor, address and position
+# lookups; the figures go into BENCHMARKS.md with the machine and the command.
+BENCH_DIRECTORY_SIZE ?= 1000000
+bench-discovery: deps-rust
+	$(CARGO) run --release -p subscriber-server --example bench_discovery -- $(BENCH_DIRECTORY_SIZE) BENCHMARKS.md
+
+
+# Start-up time and memory against a blank Tauri window, and filter time per keystroke on
+# 100,000 rows, into BENCHMARKS.md.
+bench-dashboard: deps-desktop ui-build
+	$(CARGO) build --release -p subscriber-dashboard-app --bin subscriber-dashboard --example blank-window
+	$(CARGO) build --release -p subscriber-dashboard --example seed_history
+	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
+	XDG_DATA_HOME="$$keyring_home" dbus-run-session -- sh -c \
+		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
+		 xvfb-run -a -s "-screen 0 1440x900x24" node tests/e2e/bench.mjs \
+			--app "$(CARGO_TARGET_DIR)/release/subscriber-dashboard" \
+			--blank "$(CARGO_TARGET_DIR)/release/examples/blank-window" \
+			--seeder "$(CARGO_TARGET_DIR)/release/examples/seed_history" --out BENCHMARKS.md'
+
+bench: bench-http bench-discovery bench-dashboard

@@ -1,7 +1,9 @@
 """Schemathesis hooks (SCHEMATHESIS_HOOKS=hooks, see run.py).
 
-The transaction lists reject `from` after `to` with 400: a rule between two parameters that
-OpenAPI cannot state. Generated queries keep to it, so a 400 still means a broken request."""
+Rules between parameters that OpenAPI cannot state, each answered with 400 by the service:
+the transaction lists reject `from` after `to`; discovery needs a descriptor with a letter or
+digit, a position (latitude with longitude, radius only with them) or an address (a street, a
+city or a zip). Generated queries keep to them, so a 400 still means a broken request."""
 from datetime import datetime, time, timezone
 
 import schemathesis
@@ -21,8 +23,25 @@ def _instant(text, end_of_day):
         return None
 
 
+def _given(query, name):
+    value = query.get(name)
+    return value is not None and not (isinstance(value, str) and not value.strip())
+
+
+def _discoverable(query):
+    if _given(query, "merchid") and not any(character.isalnum() for character in str(query["merchid"])):
+        return False
+    latitude, longitude = _given(query, "latitude"), _given(query, "longitude")
+    if latitude != longitude or (_given(query, "radius") and not latitude):
+        return False
+    return _given(query, "merchid") or latitude or any(_given(query, name) for name in ("street", "city", "zip"))
+
+
 @schemathesis.hook
 def filter_query(context, query):
+    operation = getattr(context, "operation", None)
+    if operation is not None and operation.path == "/merchant/discover":
+        return _discoverable(query or {})
     if not query:
         return True
     start, end = _instant(query.get("from"), False), _instant(query.get("to"), True)

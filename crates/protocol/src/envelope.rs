@@ -29,7 +29,7 @@ pub struct ErrorBody {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub request_id: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "ts", ts(as = "Option<Vec<FieldError>>", optional))]
     pub details: Vec<FieldError>,
     /// The existing card on a duplicate enrollment (409).
     #[serde(default, skip_serializing_if = "Option::is_none")]

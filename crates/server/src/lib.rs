@@ -3,8 +3,8 @@
 //! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
 //!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
 //! - One module per resource: [`subscriber`], [`cards`], [`merchants`], [`accounts`],
-//!   [`persons`]; [`storage`] holds the SQL of each. [`realtime`] streams transactions as they
-//!   happen; [`sandbox`] makes them.
+//!   [`persons`], [`discovery`] (over the merchant [`directory`]); [`storage`] holds the SQL
+//!   of each. [`realtime`] streams transactions as they happen; [`sandbox`] makes them.
 //! - [`hosted`]: the pages a person (not a program) uses: card entry, the sandbox bank.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
@@ -14,6 +14,7 @@ pub mod cards;
 pub mod cli;
 pub mod config;
 pub mod directory;
+pub mod discovery;
 pub mod error;
 pub mod hosted;
 pub mod http;

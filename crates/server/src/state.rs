@@ -6,6 +6,7 @@ use std::time::Duration;
 use chrono::Utc;
 
 use crate::config::Config;
+use crate::directory::Directory;
 use crate::storage::{self, Db};
 use crate::subscriber::auth::TokenIssuer;
 use crate::subscriber::usage::UsageRecorder;
@@ -22,7 +23,7 @@ pub struct AppState {
     /// Key of the hosted pages' form tokens (HMAC-SHA256 over session and browser).
     pub hosted_key: Arc<[u8]>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
-    pub directory: Arc<crate::directory::Directory>,
+    pub directory: Arc<Directory>,
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::realtime::EventHub>,
@@ -51,6 +52,7 @@ impl AppState {
         );
         let usage = UsageRecorder::new(config.environment);
         let limits = crate::limits::Limits::new(&config);
+        let directory = Directory::open(&db, config.sandbox_seed, config.directory_size).await?;
         Ok(Self {
             config: Arc::new(config),
             db,
@@ -59,7 +61,7 @@ impl AppState {
             fingerprint_key: fingerprint_key.into(),
             hosted_key: hosted_key.into(),
             idempotency: Arc::default(),
-            directory: Arc::default(),
+            directory: Arc::new(directory),
             limits: Arc::new(limits),
             events: Arc::default(),
             openapi: Arc::default(),

@@ -1,5 +1,18 @@
-//! The sandbox's 36-month history of a newly enrolled card.
+//! The sandbox's 36-month history of a newly enrolled card: a person living near a city of the
+//! card's country, buying from the directory's merchants around them with the rhythms people
+//! have (rent on the first, groceries weekly, coffee on weekdays, restaurants at weekends, fuel
+//! every week or two, subscriptions, now and then a trip), refunds now and then, and the last
+//! two or three days still pending.
 
+use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use sha2::{Digest, Sha256};
+
+use crate::directory::catalog::{Group, group_of};
+use crate::directory::search::SearchIndex;
+use crate::directory::{Directory, Entry};
+use crate::paging;
 use crate::state::AppState;
 use crate::storage::transactions::TransactionRow;
 
@@ -12,7 +25,646 @@ pub struct HistoryInput {
     pub enrolled_at: i64,
 }
 
+/// Groups a person buys from near home, and how many merchants of each they frequent.
+const LOCAL_NEEDS: &[(Group, usize)] = &[
+    (Group::Grocery, 2),
+    (Group::Coffee, 2),
+    (Group::FastFood, 3),
+    (Group::Restaurant, 8),
+    (Group::Bar, 2),
+    (Group::Bakery, 1),
+    (Group::Fuel, 2),
+    (Group::Pharmacy, 1),
+    (Group::Clothing, 3),
+    (Group::Shoes, 1),
+    (Group::Electronics, 1),
+    (Group::Department, 1),
+    (Group::HomeSupply, 1),
+    (Group::Books, 1),
+    (Group::Pets, 1),
+    (Group::Beauty, 1),
+    (Group::Movies, 1),
+    (Group::Taxi, 1),
+    (Group::Doctor, 1),
+    (Group::Dentist, 1),
+    (Group::Liquor, 1),
+    (Group::Convenience, 1),
+    (Group::CarWash, 1),
+    (Group::Parking, 1),
+    (Group::DryCleaning, 1),
+];
+
+/// Billers: anywhere in the country will do.
+const BILLERS: &[Group] = &[
+    Group::Rent,
+    Group::Utility,
+    Group::Telecom,
+    Group::Streaming,
+    Group::DigitalGoods,
+    Group::Gym,
+    Group::OnlineShop,
+];
+
 /// Rows with `card_id` unset (the caller sets it once the card has its id).
-pub fn generate(_state: &AppState, _input: &HistoryInput) -> Vec<TransactionRow> {
-    Vec::new()
+pub fn generate(state: &AppState, input: &HistoryInput) -> Vec<TransactionRow> {
+    generate_with(&state.directory, input)
+}
+
+/// [`generate`] from a directory (benchmarks, tests).
+pub fn generate_with(directory: &Directory, input: &HistoryInput) -> Vec<TransactionRow> {
+    directory.with_generated(|entries, index| History::new(entries, index, input).map(History::run).unwrap_or_default())
+}
+
+/// A deterministic random source for this card and seed: who the cardholder is (home, usual
+/// merchants) does not depend on when the card is enrolled.
+fn person_rng(input: &HistoryInput) -> ChaCha8Rng {
+    let mut hasher = Sha256::new();
+    hasher.update(b"card-person-v1");
+    hasher.update(input.seed.to_le_bytes());
+    hasher.update(&input.fingerprint);
+    ChaCha8Rng::from_seed(hasher.finalize().into())
+}
+
+/// A deterministic random source for this card, seed and enrollment time: what was bought when.
+fn card_rng(input: &HistoryInput) -> ChaCha8Rng {
+    let mut hasher = Sha256::new();
+    hasher.update(b"card-history-v1");
+    hasher.update(input.seed.to_le_bytes());
+    hasher.update(&input.fingerprint);
+    hasher.update(input.enrolled_at.to_le_bytes());
+    ChaCha8Rng::from_seed(hasher.finalize().into())
+}
+
+struct Trip {
+    start: NaiveDate,
+    nights: i64,
+    airline: Option<u32>,
+    hotel: Option<u32>,
+    restaurants: Vec<u32>,
+    taxi: Option<u32>,
+}
+
+struct History<'a> {
+    entries: &'a [Entry],
+    input: &'a HistoryInput,
+    rng: ChaCha8Rng,
+    /// Merchants this person uses, by group.
+    regulars: Vec<(Group, Vec<u32>)>,
+    /// Hours the home city is ahead of UTC (from its longitude).
+    utc_offset_hours: i64,
+    trips: Vec<Trip>,
+    rows: Vec<TransactionRow>,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+}
+
+impl<'a> History<'a> {
+    fn new(entries: &'a [Entry], index: &SearchIndex, input: &'a HistoryInput) -> Option<Self> {
+        if entries.is_empty() {
+            return None;
+        }
+        let mut rng = person_rng(input);
+        let country = input.country_code.to_ascii_uppercase();
+        let home = pick_in_country(&mut rng, entries, &country)
+            .or_else(|| pick_in_country(&mut rng, entries, "USA"))
+            .unwrap_or_else(|| rng.random_range(0..entries.len()));
+        let home = &entries[home];
+        let mut regulars: Vec<(Group, Vec<u32>)> = LOCAL_NEEDS
+            .iter()
+            .map(|(group, _)| *group)
+            .chain(BILLERS.iter().copied())
+            .map(|group| (group, Vec::new()))
+            .collect();
+        // Nearest first: widen the circle until every group has the merchants it needs.
+        for radius in [6_000.0, 20_000.0, 60_000.0, 200_000.0] {
+            let mut nearby = index.within(entries, home.latitude, home.longitude, radius);
+            nearby.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            // One pass over the neighbours, nearest first, each merchant's group worked out once.
+            for (candidate, _) in &nearby {
+                let entry = &entries[*candidate as usize];
+                let Some(group) = group_of(entry.mcc, &entry.dba_name) else { continue };
+                let Some(wanted) = LOCAL_NEEDS.iter().find(|(own, _)| *own == group).map(|(_, wanted)| *wanted) else {
+                    continue;
+                };
+                let Some((_, list)) = regulars.iter_mut().find(|(own, _)| *own == group) else { continue };
+                if list.len() < wanted && !list.contains(candidate) {
+                    list.push(*candidate);
+                }
+            }
+            if LOCAL_NEEDS
+                .iter()
+                .all(|(group, wanted)| regulars.iter().any(|(own, list)| own == group && list.len() >= *wanted))
+            {
+                break;
+            }
+        }
+        // Billers, and groups no merchant near home has: anywhere in the country, else anywhere.
+        for (group, list) in &mut regulars {
+            let wanted = LOCAL_NEEDS.iter().find(|(own, _)| own == group).map_or(1, |(_, wanted)| *wanted);
+            let wanted = if *group == Group::Streaming { 3 } else { wanted };
+            let mut tries = 0;
+            while list.len() < wanted && tries < 4000 {
+                tries += 1;
+                let candidate = rng.random_range(0..entries.len());
+                let entry = &entries[candidate];
+                let in_country = entry.country == home.country || tries > 3000;
+                if in_country && group_of(entry.mcc, &entry.dba_name) == Some(*group) {
+                    let candidate = u32::try_from(candidate).ok()?;
+                    if !list.contains(&candidate) {
+                        list.push(candidate);
+                    }
+                }
+            }
+        }
+        let end = DateTime::from_timestamp(input.enrolled_at, 0)?;
+        let start = DateTime::from_timestamp(paging::history_start(end) + 3600, 0)?;
+        #[allow(clippy::cast_possible_truncation)]
+        let utc_offset_hours = (home.longitude / 15.0).round() as i64;
+        let mut history = Self {
+            entries,
+            input,
+            rng: card_rng(input),
+            regulars,
+            utc_offset_hours,
+            trips: Vec::new(),
+            rows: Vec::with_capacity(1600),
+            start,
+            end,
+        };
+        history.plan_trips(index, home);
+        Some(history)
+    }
+
+    /// Three to six trips over the three years, each to a city at least 150 km away.
+    fn plan_trips(&mut self, index: &SearchIndex, home: &Entry) {
+        let count = self.rng.random_range(3..=6);
+        let days = (self.end - self.start).num_days().max(60);
+        for _ in 0..count {
+            let Some(destination) = (0..200).find_map(|_| {
+                let candidate = &self.entries[self.rng.random_range(0..self.entries.len())];
+                let distance = crate::directory::search::haversine_metres(
+                    home.latitude,
+                    home.longitude,
+                    candidate.latitude,
+                    candidate.longitude,
+                );
+                (distance > 150_000.0).then_some(candidate)
+            }) else {
+                continue;
+            };
+            let mut nearby = index.within(self.entries, destination.latitude, destination.longitude, 25_000.0);
+            nearby.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            let of_group = |group: Group| {
+                nearby
+                    .iter()
+                    .map(|(candidate, _)| *candidate)
+                    .filter(|candidate| {
+                        let entry = &self.entries[*candidate as usize];
+                        group_of(entry.mcc, &entry.dba_name) == Some(group)
+                    })
+                    .collect::<Vec<u32>>()
+            };
+            let airlines = self.regular(Group::Airline);
+            let start = self.start.date_naive() + Duration::days(self.rng.random_range(30..days - 10));
+            self.trips.push(Trip {
+                start,
+                nights: self.rng.random_range(2..=6),
+                airline: airlines,
+                hotel: of_group(Group::Hotel).first().copied(),
+                restaurants: of_group(Group::Restaurant).into_iter().take(4).collect(),
+                taxi: of_group(Group::Taxi).first().copied(),
+            });
+        }
+    }
+
+    /// A merchant of `group` this person uses (airlines: any in the directory).
+    fn regular(&mut self, group: Group) -> Option<u32> {
+        if group == Group::Airline {
+            for _ in 0..3000 {
+                let candidate = self.rng.random_range(0..self.entries.len());
+                let entry = &self.entries[candidate];
+                if group_of(entry.mcc, &entry.dba_name) == Some(Group::Airline) {
+                    return u32::try_from(candidate).ok();
+                }
+            }
+            return None;
+        }
+        let list = &self.regulars.iter().find(|(own, _)| *own == group)?.1;
+        if list.is_empty() {
+            return None;
+        }
+        // The first merchant of a group is the usual one.
+        let pick = if list.len() == 1 || self.rng.random_bool(0.6) { 0 } else { self.rng.random_range(0..list.len()) };
+        Some(list[pick])
+    }
+
+    fn run(mut self) -> Vec<TransactionRow> {
+        let rent = self.rng.random_range(900..2600) * 100;
+        let has_car = self.rng.random_bool(0.8);
+        let coffee_odds = self.rng.random_range(0.25..0.8);
+        let grocery_day = self.rng.random_range(0..7u32);
+        let utility_day = self.rng.random_range(5..25u32);
+        let phone_day = self.rng.random_range(2..28u32);
+        let phone_bill = self.rng.random_range(35..95) * 100 + 99;
+        let has_gym = self.rng.random_bool(0.45);
+        let streaming_prices = [999, 1549, 699, 1199, 1799];
+        let streams = self.rng.random_range(1..=3usize);
+        let stream_days: Vec<u32> = (0..streams).map(|_| self.rng.random_range(1..29)).collect();
+        let haircut_every = self.rng.random_range(28..50i64);
+        let mut next_fuel = self.start.date_naive() + Duration::days(self.rng.random_range(0..7));
+        let mut next_haircut = self.start.date_naive() + Duration::days(self.rng.random_range(0..haircut_every));
+        let mut day = self.start.date_naive();
+        let last_day = self.end.date_naive();
+        while day <= last_day {
+            let weekday = day.weekday();
+            let is_weekend = matches!(weekday, Weekday::Sat | Weekday::Sun);
+            let traveling =
+                self.trips.iter().any(|trip| day >= trip.start && day < trip.start + Duration::days(trip.nights));
+            if day.day() == 1 {
+                let raise = 1.0 + 0.03 * f64::from(day.year() - self.start.year());
+                #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+                let amount = (rent as f64 * raise / 100.0).round() as i64 * 100;
+                self.bill(day, Group::Rent, 0, amount);
+            }
+            if day.day() == utility_day {
+                let winter = matches!(day.month(), 12 | 1 | 2);
+                let amount =
+                    if winter { self.rng.random_range(12_000..24_000) } else { self.rng.random_range(6_000..14_000) };
+                self.bill(day, Group::Utility, 0, amount);
+            }
+            if day.day() == phone_day {
+                self.bill(day, Group::Telecom, 0, phone_bill);
+            }
+            for (position, stream_day) in stream_days.clone().into_iter().enumerate() {
+                if day.day() == stream_day {
+                    let bump = if day.year() > self.start.year() + 1 { 200 } else { 0 };
+                    self.bill(day, Group::Streaming, position, streaming_prices[position] + bump);
+                }
+            }
+            if has_gym && day.day() == 3 {
+                self.bill(day, Group::Gym, 0, 4_999);
+            }
+            if !traveling {
+                self.local_day(day, weekday, is_weekend, grocery_day, coffee_odds);
+                if has_car && day >= next_fuel {
+                    self.purchase(day, Group::Fuel, 7..21, 2_800..7_500, 0.0);
+                    next_fuel = day + Duration::days(self.rng.random_range(6..13));
+                    if self.rng.random_bool(0.12) {
+                        self.purchase(day, Group::CarWash, 10..18, 800..2_500, 0.0);
+                    }
+                }
+                if day >= next_haircut {
+                    self.purchase(day, Group::Beauty, 10..18, 2_500..9_000, 0.0);
+                    next_haircut = day + Duration::days(haircut_every + self.rng.random_range(-5..6));
+                }
+            }
+            self.travel_day(day);
+            day += Duration::days(1);
+        }
+        self.finish()
+    }
+
+    fn local_day(&mut self, day: NaiveDate, weekday: Weekday, is_weekend: bool, grocery_day: u32, coffee_odds: f64) {
+        if weekday.num_days_from_monday() == grocery_day {
+            self.purchase(day, Group::Grocery, 9..20, 4_500..19_000, 0.01);
+        } else if self.rng.random_bool(0.12) {
+            self.purchase(day, Group::Grocery, 8..21, 900..4_500, 0.0);
+        }
+        if !is_weekend && self.rng.random_bool(coffee_odds) {
+            self.purchase(day, Group::Coffee, 7..10, 350..850, 0.0);
+        }
+        if !is_weekend && self.rng.random_bool(0.18) {
+            self.purchase(day, Group::FastFood, 11..14, 850..2_200, 0.0);
+        }
+        if is_weekend && self.rng.random_bool(0.2) {
+            self.purchase(day, Group::Bakery, 8..11, 400..1_800, 0.0);
+        }
+        let evening_out =
+            matches!(weekday, Weekday::Fri | Weekday::Sat) || (weekday == Weekday::Sun && self.rng.random_bool(0.3));
+        if evening_out && self.rng.random_bool(0.45) {
+            self.purchase(day, Group::Restaurant, 18..22, 2_800..13_000, 0.0);
+        }
+        if matches!(weekday, Weekday::Fri | Weekday::Sat) && self.rng.random_bool(0.18) {
+            self.purchase(day, Group::Bar, 20..24, 1_400..6_500, 0.0);
+        }
+        if is_weekend && self.rng.random_bool(0.04) {
+            self.purchase(day, Group::Movies, 14..22, 1_200..3_600, 0.0);
+        }
+        if self.rng.random_bool(0.035) {
+            self.purchase(day, Group::Pharmacy, 9..20, 600..6_000, 0.0);
+        }
+        if self.rng.random_bool(0.03) {
+            self.purchase(day, Group::Taxi, 7..24, 1_100..4_800, 0.0);
+        }
+        if self.rng.random_bool(0.02) {
+            self.purchase(day, Group::Convenience, 7..23, 300..2_500, 0.0);
+        }
+        if self.rng.random_bool(0.012) {
+            self.purchase(day, Group::Liquor, 16..21, 1_500..6_000, 0.0);
+        }
+        if self.rng.random_bool(0.01) {
+            self.purchase(day, Group::DryCleaning, 8..18, 1_200..4_500, 0.0);
+        }
+        if self.rng.random_bool(0.008) {
+            self.purchase(day, Group::Parking, 8..20, 300..3_000, 0.0);
+        }
+        if self.rng.random_bool(0.006) {
+            let group = if self.rng.random_bool(0.6) { Group::Doctor } else { Group::Dentist };
+            self.purchase(day, group, 8..17, 2_000..25_000, 0.0);
+        }
+        if self.rng.random_bool(0.07) {
+            let (group, amounts) = match self.rng.random_range(0..100) {
+                0..=29 => (Group::Clothing, 2_500..18_000),
+                30..=39 => (Group::Shoes, 4_000..16_000),
+                40..=47 => (Group::Electronics, 1_500..90_000),
+                48..=57 => (Group::Department, 2_000..15_000),
+                58..=69 => (Group::HomeSupply, 1_200..25_000),
+                70..=77 => (Group::Books, 900..4_500),
+                78..=85 => (Group::Pets, 1_500..8_000),
+                86..=92 => (Group::DigitalGoods, 99..2_999),
+                _ => (Group::OnlineShop, 1_200..9_000),
+            };
+            self.purchase(day, group, 10..21, amounts, 0.06);
+        }
+    }
+
+    fn travel_day(&mut self, day: NaiveDate) {
+        let mut planned = Vec::new();
+        for (position, trip) in self.trips.iter().enumerate() {
+            let booking = trip.start - Duration::days(30);
+            if day == booking {
+                planned.push((position, 0));
+            } else if day >= trip.start && day < trip.start + Duration::days(trip.nights) {
+                let last = day == trip.start + Duration::days(trip.nights - 1);
+                planned.push((position, if last { 2 } else { 1 }));
+            }
+        }
+        for (position, stage) in planned {
+            let (airline, hotel, taxi, nights) = (
+                self.trips[position].airline,
+                self.trips[position].hotel,
+                self.trips[position].taxi,
+                self.trips[position].nights,
+            );
+            let restaurants = self.trips[position].restaurants.clone();
+            match stage {
+                0 => {
+                    if let Some(airline) = airline {
+                        let amount = self.rng.random_range(14_000..72_000);
+                        self.record(day, airline, 9..23, amount);
+                    }
+                }
+                _ => {
+                    if !restaurants.is_empty() && self.rng.random_bool(0.8) {
+                        let restaurant = restaurants[self.rng.random_range(0..restaurants.len())];
+                        let amount = self.rng.random_range(2_500..11_000);
+                        self.record(day, restaurant, 19..22, amount);
+                    }
+                    if let Some(taxi) = taxi.filter(|_| self.rng.random_bool(0.5)) {
+                        let amount = self.rng.random_range(1_500..5_500);
+                        self.record(day, taxi, 9..23, amount);
+                    }
+                    if stage == 2
+                        && let Some(hotel) = hotel
+                    {
+                        let amount = nights * self.rng.random_range(11_000..28_000);
+                        self.record(day, hotel, 10..12, amount);
+                    }
+                }
+            }
+        }
+    }
+
+    /// A monthly bill from the `position`-th merchant of `group`.
+    fn bill(&mut self, day: NaiveDate, group: Group, position: usize, amount: i64) {
+        let Some(merchant) = self
+            .regulars
+            .iter()
+            .find(|(own, _)| *own == group)
+            .and_then(|(_, list)| list.get(position).or(list.first()))
+            .copied()
+        else {
+            return;
+        };
+        self.record(day, merchant, 1..7, amount);
+    }
+
+    /// A purchase from a usual merchant of `group`, refunded later with odds `refund_odds`.
+    fn purchase(
+        &mut self,
+        day: NaiveDate,
+        group: Group,
+        hours: std::ops::Range<i64>,
+        amounts: std::ops::Range<i64>,
+        refund_odds: f64,
+    ) {
+        let Some(merchant) = self.regular(group) else { return };
+        let amount = self.rng.random_range(amounts);
+        self.record(day, merchant, hours, amount);
+        if refund_odds > 0.0 && self.rng.random_bool(refund_odds) {
+            let later = day + Duration::days(self.rng.random_range(3..21));
+            let refunded = if self.rng.random_bool(0.7) { amount } else { amount / 2 };
+            self.record(later, merchant, 10..18, -refunded);
+        }
+    }
+
+    /// One transaction at a local time of `day` (hours of the home city's clock).
+    fn record(&mut self, day: NaiveDate, merchant: u32, hours: std::ops::Range<i64>, amount_usd_cents: i64) {
+        let entry = &self.entries[merchant as usize];
+        let Some(midnight) = day.and_hms_opt(0, 0, 0) else { return };
+        let local_seconds = self.rng.random_range(hours.start * 3600..hours.end * 3600);
+        let created_at = midnight.and_utc().timestamp() + local_seconds - self.utc_offset_hours * 3600;
+        if created_at < self.start.timestamp() || created_at >= self.input.enrolled_at {
+            return;
+        }
+        self.rows.push(TransactionRow {
+            id: 0,
+            card_id: None,
+            last_four: self.input.last_four,
+            created_at,
+            pending: false,
+            settles_at: None,
+            amount_minor: in_currency(amount_usd_cents, &entry.currency),
+            currency: entry.currency.to_string(),
+            merchant_name: entry.dba_name.to_string(),
+            descriptor: entry.descriptor.to_string(),
+            category: format!("{:04}", entry.mcc),
+            street: entry.street.to_string(),
+            street_no: entry.street_no.to_string(),
+            city: entry.city.to_string(),
+            country: entry.country.to_string(),
+            zip: entry.zip.to_string(),
+            directory_id: Some(entry.id),
+            merchant_id: None,
+            location_id: None,
+        });
+    }
+
+    /// Oldest first; the last two or three days pending, settling a day or two later.
+    fn finish(mut self) -> Vec<TransactionRow> {
+        let pending_days = self.rng.random_range(2..=3);
+        let pending_since = self.input.enrolled_at - pending_days * 86_400;
+        if !self.rows.iter().any(|row| row.created_at >= pending_since)
+            && let Some(merchant) = self.regular(Group::Grocery).or_else(|| self.regular(Group::Coffee))
+        {
+            let entry = &self.entries[merchant as usize];
+            let created_at = self.input.enrolled_at - self.rng.random_range(3_600..86_400);
+            let mut row = self.rows.last().cloned().unwrap_or_else(|| empty_row(self.input.last_four));
+            row.created_at = created_at;
+            row.amount_minor = in_currency(self.rng.random_range(800..6_000), &entry.currency);
+            row.currency = entry.currency.to_string();
+            row.merchant_name = entry.dba_name.to_string();
+            row.descriptor = entry.descriptor.to_string();
+            row.category = format!("{:04}", entry.mcc);
+            row.street = entry.street.to_string();
+            row.street_no = entry.street_no.to_string();
+            row.city = entry.city.to_string();
+            row.country = entry.country.to_string();
+            row.zip = entry.zip.to_string();
+            row.directory_id = Some(entry.id);
+            self.rows.push(row);
+        }
+        for row in &mut self.rows {
+            if row.created_at >= pending_since {
+                row.pending = true;
+                let settle_delay = self.rng.random_range(86_400..3 * 86_400);
+                row.settles_at = Some((row.created_at + settle_delay).max(self.input.enrolled_at + 3_600));
+            }
+        }
+        self.rows.sort_by_key(|row| row.created_at);
+        self.rows
+    }
+}
+
+fn empty_row(last_four: u16) -> TransactionRow {
+    TransactionRow {
+        id: 0,
+        card_id: None,
+        last_four,
+        created_at: 0,
+        pending: false,
+        settles_at: None,
+        amount_minor: 0,
+        currency: String::new(),
+        merchant_name: String::new(),
+        descriptor: String::new(),
+        category: String::new(),
+        street: String::new(),
+        street_no: String::new(),
+        city: String::new(),
+        country: String::new(),
+        zip: String::new(),
+        directory_id: None,
+        merchant_id: None,
+        location_id: None,
+    }
+}
+
+/// A US-dollar price in the merchant's currency (prices feel alike across these countries;
+/// only the unit differs).
+fn in_currency(usd_cents: i64, currency: &str) -> i64 {
+    let factor = match currency {
+        "EUR" => 0.92,
+        "CHF" => 0.9,
+        "AUD" => 1.5,
+        "GBP" => 0.8,
+        "CAD" => 1.35,
+        "MXN" => 17.0,
+        "JPY" => 150.0,
+        _ => 1.0,
+    };
+    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
+    let converted = (usd_cents as f64 * factor).round() as i64;
+    converted
+}
+
+/// A random merchant of the country, by sampling (a country with merchants is found within a
+/// few tries; one without gives up).
+fn pick_in_country(rng: &mut ChaCha8Rng, entries: &[Entry], country: &str) -> Option<usize> {
+    (0..400).map(|_| rng.random_range(0..entries.len())).find(|candidate| &*entries[*candidate].country == country)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn history(directory: &Directory, fingerprint: &[u8], country: &str, enrolled_at: i64) -> Vec<TransactionRow> {
+        let input = HistoryInput {
+            seed: 42,
+            fingerprint: fingerprint.to_vec(),
+            last_four: 4242,
+            country_code: country.to_owned(),
+            enrolled_at,
+        };
+        directory
+            .with_generated(|entries, index| History::new(entries, index, &input).map(History::run).unwrap_or_default())
+    }
+
+    const ENROLLED_AT: i64 = 1_790_000_000;
+
+    #[test]
+    fn a_history_is_deterministic_and_spans_36_months() {
+        let directory = Directory::generate(42, 3000);
+        let rows = history(&directory, b"card-a", "USA", ENROLLED_AT);
+        assert_eq!(rows, history(&directory, b"card-a", "USA", ENROLLED_AT));
+        assert_ne!(rows, history(&directory, b"card-b", "USA", ENROLLED_AT));
+        let later = history(&directory, b"card-a", "USA", ENROLLED_AT + 600);
+        assert_ne!(rows, later, "another enrollment time, other days");
+        let grocers = |rows: &[TransactionRow]| {
+            rows.iter()
+                .filter(|row| row.category == "5411")
+                .map(|row| row.directory_id)
+                .collect::<std::collections::BTreeSet<_>>()
+        };
+        assert_eq!(grocers(&rows), grocers(&later), "the same card shops at the same grocers");
+        assert!((1000..=2600).contains(&rows.len()), "{} rows", rows.len());
+        let oldest = rows.first().expect("rows").created_at;
+        let newest = rows.last().expect("rows").created_at;
+        let start = paging::history_start(DateTime::from_timestamp(ENROLLED_AT, 0).expect("time"));
+        assert!(oldest >= start, "never older than 36 months");
+        assert!(oldest < start + 20 * 86_400, "starts near 36 months back");
+        assert!(newest < ENROLLED_AT && newest > ENROLLED_AT - 3 * 86_400);
+        assert!(rows.iter().all(|row| row.directory_id.is_some() && !row.descriptor.is_empty()));
+    }
+
+    #[test]
+    fn a_history_has_the_rhythms_of_a_person() {
+        let directory = Directory::generate(42, 3000);
+        let rows = history(&directory, b"card-c", "USA", ENROLLED_AT);
+        let count = |mcc: &str| rows.iter().filter(|row| row.category == mcc && row.amount_minor > 0).count();
+        assert!((34..=38).contains(&count("6513")), "rent monthly: {}", count("6513"));
+        assert!(count("5411") >= 150, "groceries weekly: {}", count("5411"));
+        assert!(count("5812") >= 80, "restaurants: {}", count("5812"));
+        let refunds = rows.iter().filter(|row| row.amount_minor < 0).count();
+        assert!(refunds >= 3, "refunds now and then: {refunds}");
+        let pending: Vec<&TransactionRow> = rows.iter().filter(|row| row.pending).collect();
+        assert!(!pending.is_empty());
+        assert!(pending.iter().all(|row| row.created_at >= ENROLLED_AT - 3 * 86_400));
+        assert!(pending.iter().all(|row| row.settles_at.is_some_and(|settles| settles > ENROLLED_AT)));
+        assert!(rows.iter().filter(|row| !row.pending).all(|row| row.created_at < ENROLLED_AT - 2 * 86_400));
+        let rent = rows.iter().find(|row| row.category == "6513").expect("rent");
+        assert!((90_000..=300_000).contains(&rent.amount_minor), "rent {}", rent.amount_minor);
+        // Coffee and quick lunches on weekdays (US local mornings and noons are the same UTC day).
+        let quick: Vec<DateTime<Utc>> = rows
+            .iter()
+            .filter(|row| row.category == "5814")
+            .filter_map(|row| DateTime::from_timestamp(row.created_at, 0))
+            .collect();
+        assert!(quick.len() > 100, "{} coffees and lunches", quick.len());
+        assert!(quick.iter().all(|time| !matches!(time.weekday(), Weekday::Sat | Weekday::Sun)));
+    }
+
+    #[test]
+    fn a_german_card_shops_in_germany_in_euros() {
+        let directory = Directory::generate(42, 3000);
+        let rows = history(&directory, b"card-d", "DEU", ENROLLED_AT);
+        let groceries: Vec<&TransactionRow> = rows.iter().filter(|row| row.category == "5411").collect();
+        assert!(!groceries.is_empty());
+        assert!(groceries.iter().all(|row| row.country == "DEU" && row.currency == "EUR"), "{:?}", groceries[0]);
+    }
+
+    #[test]
+    fn an_empty_directory_gives_no_history() {
+        assert!(history(&Directory::default(), b"card", "USA", ENROLLED_AT).is_empty());
+    }
 }

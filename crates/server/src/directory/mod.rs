@@ -1,14 +1,28 @@
-//! The sandbox merchant directory: merchants generated once from a seed, plus the enrolled
-//! merchants' locations, and the index discovery searches.
-//!
-//! Interface stub: the directory work fills it in.
+//! The sandbox merchant directory: merchants generated once from a seed into the database,
+//! plus the enrolled merchants' locations, held in memory with the index discovery searches
+//! (see [`search`] for why in memory).
 
+pub mod catalog;
+pub mod descriptor;
+pub mod generate;
+pub mod search;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use parking_lot::RwLock;
 use rand::RngCore;
+
+use crate::reference::places;
+use crate::storage::{self, Db};
+use generate::Interner;
+use search::{AddressQuery, Hit, SearchIndex};
 
 /// A merchant of the directory, as a statement and discovery show it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DirectoryMerchant {
-    /// `directory_merchants.id`, or the location id for an enrolled location.
+    /// `directory_merchants.id` (above [`generate::ID_BASE`]), or the location id for an
+    /// enrolled location.
     pub id: i64,
     pub dba_name: String,
     /// What a card statement prints, e.g. `SQ *BLUE BOTTLE COFFEE`.
@@ -32,22 +46,359 @@ pub struct DirectoryMerchant {
     pub location_id: Option<i64>,
 }
 
+/// A merchant as the directory keeps it: strings that many merchants share (city, street,
+/// country) are shared allocations, which halves the memory of a million merchants.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub id: i64,
+    pub dba_name: Box<str>,
+    pub descriptor: Box<str>,
+    pub mcc: u16,
+    pub street: Arc<str>,
+    pub street_no: Box<str>,
+    pub city: Arc<str>,
+    pub region: Option<Arc<str>>,
+    pub country: Arc<str>,
+    pub zip: Arc<str>,
+    pub phone: u64,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub currency: Arc<str>,
+    pub merchant_id: Option<i64>,
+    pub location_id: Option<i64>,
+    /// An enrolled location replaced by a newer version of itself: no longer found.
+    pub retired: bool,
+}
+
+impl Entry {
+    pub fn to_merchant(&self) -> DirectoryMerchant {
+        DirectoryMerchant {
+            id: self.id,
+            dba_name: self.dba_name.to_string(),
+            descriptor: self.descriptor.to_string(),
+            mcc: format!("{:04}", self.mcc),
+            street: self.street.to_string(),
+            street_no: self.street_no.to_string(),
+            city: self.city.to_string(),
+            region: self.region.as_deref().map(str::to_owned),
+            country: self.country.to_string(),
+            zip: self.zip.to_string(),
+            phone: self.phone,
+            latitude: self.latitude,
+            longitude: self.longitude,
+            currency: self.currency.to_string(),
+            merchant_id: self.merchant_id,
+            location_id: self.location_id,
+        }
+    }
+
+    fn from_merchant(merchant: DirectoryMerchant, interner: &mut Interner) -> Self {
+        Self {
+            id: merchant.id,
+            dba_name: merchant.dba_name.into(),
+            descriptor: merchant.descriptor.into(),
+            mcc: merchant.mcc.trim().parse().unwrap_or(0),
+            street: interner.get(&merchant.street),
+            street_no: merchant.street_no.into(),
+            city: interner.get(&merchant.city),
+            region: merchant.region.as_deref().map(|region| interner.get(region)),
+            country: interner.get(&merchant.country),
+            zip: interner.get(&merchant.zip),
+            phone: merchant.phone,
+            latitude: merchant.latitude,
+            longitude: merchant.longitude,
+            currency: interner.get(&merchant.currency),
+            merchant_id: merchant.merchant_id,
+            location_id: merchant.location_id,
+            retired: false,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Inner {
+    entries: Vec<Entry>,
+    /// The first `generated` entries are the generated directory; enrolled locations follow.
+    generated: usize,
+    index: SearchIndex,
+    interner: Interner,
+}
+
+impl Inner {
+    fn push(&mut self, entry: Entry) {
+        let Ok(index) = u32::try_from(self.entries.len()) else {
+            tracing::warn!("the directory is full: a location was not added");
+            return;
+        };
+        self.index.add(index, &entry);
+        self.entries.push(entry);
+    }
+}
+
 /// The directory as the running service holds it.
 #[derive(Default)]
-pub struct Directory {}
+pub struct Directory {
+    inner: RwLock<Inner>,
+}
+
+/// What discovery asks the directory.
+#[derive(Debug, Clone)]
+pub enum Query {
+    Descriptor { text: String, exact: bool },
+    Address(AddressQuery),
+    Position { latitude: f64, longitude: f64, radius: f64 },
+}
+
+/// A merchant found, with its score (0 to 1) and distance in metres for position searches.
+#[derive(Debug, Clone)]
+pub struct Found {
+    pub merchant: DirectoryMerchant,
+    pub score: f64,
+    pub distance: Option<f64>,
+}
 
 impl Directory {
-    /// Makes an enrolled merchant's new location findable by discovery at once.
-    pub fn add_enrolled_location(&self, _location: DirectoryMerchant) {}
+    /// A directory of the given merchants (generated or loaded), indexed.
+    pub fn from_entries(entries: Vec<Entry>) -> Self {
+        let mut inner = Inner { generated: entries.len(), ..Inner::default() };
+        inner.entries.reserve(entries.len());
+        for entry in entries {
+            inner.push(entry);
+        }
+        Self { inner: RwLock::new(inner) }
+    }
 
-    /// A merchant for a simulated purchase.
-    pub fn random_merchant(&self, _rng: &mut dyn RngCore) -> Option<DirectoryMerchant> {
-        None
+    /// The directory of `seed` and `size` without a database (tests, benchmarks).
+    pub fn generate(seed: u64, size: u32) -> Self {
+        let mut interner = Interner::default();
+        let entries = generate::generate(seed, size, &mut interner);
+        let directory = Self::from_entries(entries);
+        directory.inner.write().interner = interner;
+        directory
+    }
+
+    /// Loads the directory stored in the database, or generates it there when the database
+    /// holds none of this seed and size (first start). Then adds the enrolled locations.
+    pub async fn open(db: &Db, seed: u64, size: u32) -> anyhow::Result<Self> {
+        let started = Instant::now();
+        let stored = db.read(storage::directory::state).await?;
+        #[allow(clippy::cast_possible_wrap)]
+        let wanted = storage::directory::DirectoryState {
+            seed: seed as i64,
+            size: i64::from(size),
+            version: generate::GENERATOR_VERSION,
+        };
+        let directory = if stored.as_ref() == Some(&wanted) {
+            let (entries, interner) = db
+                .read(|connection| {
+                    let mut interner = Interner::default();
+                    let entries = storage::directory::load(connection, &mut interner)?;
+                    Ok((entries, interner))
+                })
+                .await?;
+            let directory = tokio::task::spawn_blocking(move || {
+                let directory = Self::from_entries(entries);
+                directory.inner.write().interner = interner;
+                directory
+            })
+            .await?;
+            tracing::info!(merchants = size, elapsed_ms = started.elapsed().as_millis(), "merchant directory loaded");
+            directory
+        } else {
+            let (entries, interner) = tokio::task::spawn_blocking(move || {
+                let mut interner = Interner::default();
+                let entries = generate::generate(seed, size, &mut interner);
+                (entries, interner)
+            })
+            .await?;
+            let entries = Arc::new(entries);
+            let to_store = Arc::clone(&entries);
+            let now = chrono::Utc::now().timestamp();
+            db.write(move |transaction| storage::directory::replace(transaction, &wanted, &to_store, now)).await?;
+            let entries = Arc::try_unwrap(entries).unwrap_or_else(|shared| (*shared).clone());
+            let directory = tokio::task::spawn_blocking(move || {
+                let directory = Self::from_entries(entries);
+                directory.inner.write().interner = interner;
+                directory
+            })
+            .await?;
+            tracing::info!(
+                merchants = size,
+                seed,
+                elapsed_ms = started.elapsed().as_millis(),
+                "merchant directory generated"
+            );
+            directory
+        };
+        match db.read(storage::directory::enrolled_locations).await {
+            Ok(locations) => {
+                for location in locations {
+                    directory.add_enrolled_location(location);
+                }
+            }
+            Err(error) => tracing::warn!(error = %error, "enrolled locations not added to the directory"),
+        }
+        Ok(directory)
+    }
+
+    /// Makes an enrolled merchant's new location findable by discovery at once. Adding a
+    /// location again replaces what the directory knew of it.
+    pub fn add_enrolled_location(&self, location: DirectoryMerchant) {
+        let mut location = location;
+        if location.descriptor.trim().is_empty() {
+            location.descriptor = descriptor_for_location(&location.dba_name, &location.city);
+        }
+        if location.currency.trim().is_empty() {
+            location.currency = places::currency_of(&location.country).to_owned();
+        }
+        if location.region.is_none() {
+            location.region =
+                places::locate(&location.country, &location.city, &location.zip).and_then(|place| place.region);
+        }
+        let mut inner = self.inner.write();
+        let generated = inner.generated;
+        let location_id = location.location_id;
+        if location_id.is_some() {
+            for entry in &mut inner.entries[generated..] {
+                if entry.location_id == location_id && !entry.retired {
+                    entry.retired = true;
+                }
+            }
+        }
+        let entry = Entry::from_merchant(location, &mut inner.interner);
+        inner.push(entry);
+    }
+
+    /// A merchant for a simulated purchase: any merchant of the directory, enrolled ones too.
+    pub fn random_merchant(&self, rng: &mut dyn RngCore) -> Option<DirectoryMerchant> {
+        let inner = self.inner.read();
+        if inner.entries.is_empty() {
+            return None;
+        }
+        for _ in 0..8 {
+            let index = usize::try_from(rng.next_u64() % inner.entries.len() as u64).unwrap_or(0);
+            let entry = &inner.entries[index];
+            if !entry.retired {
+                return Some(entry.to_merchant());
+            }
+        }
+        inner.entries.iter().find(|entry| !entry.retired).map(Entry::to_merchant)
+    }
+
+    /// The merchant with this id (a directory id, or an enrolled location's id).
+    pub fn get(&self, id: i64) -> Option<DirectoryMerchant> {
+        let inner = self.inner.read();
+        if id > generate::ID_BASE {
+            let index = usize::try_from(id - generate::ID_BASE - 1).ok()?;
+            return inner.entries.get(index).filter(|entry| entry.id == id).map(Entry::to_merchant);
+        }
+        inner.entries[inner.generated..]
+            .iter()
+            .rev()
+            .find(|entry| entry.id == id && !entry.retired)
+            .map(Entry::to_merchant)
+    }
+
+    /// Merchants (generated and enrolled).
+    pub fn len(&self) -> usize {
+        self.inner.read().entries.iter().filter(|entry| !entry.retired).count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Discovery: the best `limit` merchants for a query.
+    pub fn search(&self, query: &Query, limit: usize) -> Vec<Found> {
+        let inner = self.inner.read();
+        let hits: Vec<Hit> = match query {
+            Query::Descriptor { text, exact } => inner.index.by_descriptor(&inner.entries, text, *exact, limit),
+            Query::Address(address) => inner.index.by_address(&inner.entries, address, limit),
+            Query::Position { latitude, longitude, radius } => {
+                inner.index.by_position(&inner.entries, *latitude, *longitude, *radius, limit)
+            }
+        };
+        hits.into_iter()
+            .map(|hit| Found {
+                merchant: inner.entries[hit.index as usize].to_merchant(),
+                score: hit.score,
+                distance: hit.distance,
+            })
+            .collect()
+    }
+
+    /// Read access to the generated merchants and the index (card histories pick from them).
+    pub(crate) fn with_generated<R>(&self, work: impl FnOnce(&[Entry], &SearchIndex) -> R) -> R {
+        let inner = self.inner.read();
+        work(&inner.entries[..inner.generated], &inner.index)
     }
 }
 
 /// The statement descriptor of an enrolled merchant's location.
 pub fn descriptor_for_location(merchant_name: &str, city: &str) -> String {
-    // A statement prints 22 characters; counting bytes would cut a character in two.
-    format!("{} {}", merchant_name.to_uppercase(), city.to_uppercase()).chars().take(22).collect()
+    descriptor::for_location(merchant_name, city)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn enrolled(location_id: i64, name: &str, city: &str) -> DirectoryMerchant {
+        DirectoryMerchant {
+            id: location_id,
+            dba_name: name.to_owned(),
+            descriptor: String::new(),
+            mcc: "5812".to_owned(),
+            street: "Market St".to_owned(),
+            street_no: "1".to_owned(),
+            city: city.to_owned(),
+            region: None,
+            country: "USA".to_owned(),
+            zip: "94103".to_owned(),
+            phone: 14_155_550_100,
+            latitude: 37.7725,
+            longitude: -122.4091,
+            currency: String::new(),
+            merchant_id: Some(7),
+            location_id: Some(location_id),
+        }
+    }
+
+    #[test]
+    fn enrolled_locations_are_found_at_once() {
+        let directory = Directory::generate(1, 300);
+        let query = Query::Descriptor { text: "ZEBRA QUILT SAN FRANCISCO".to_owned(), exact: false };
+        assert!(directory.search(&query, 10).iter().all(|found| found.merchant.location_id.is_none()));
+        directory.add_enrolled_location(enrolled(5, "Zebra Quilt", "San Francisco"));
+        let found = directory.search(&query, 10);
+        assert_eq!(found[0].merchant.location_id, Some(5), "{found:?}");
+        assert_eq!(found[0].merchant.descriptor, "ZEBRA QUILT SAN FRANCI");
+        assert_eq!(found[0].merchant.region.as_deref(), Some("CA"));
+        assert_eq!(found[0].merchant.currency, "USD");
+        let exact = Query::Descriptor { text: "zebra quilt san franci".to_owned(), exact: true };
+        assert_eq!(directory.search(&exact, 10).len(), 1);
+        assert_eq!(directory.get(5).map(|merchant| merchant.dba_name), Some("Zebra Quilt".to_owned()));
+        assert_eq!(directory.len(), 301);
+    }
+
+    #[test]
+    fn a_location_added_again_replaces_the_old_one() {
+        let directory = Directory::generate(1, 100);
+        directory.add_enrolled_location(enrolled(9, "Old Bakery", "Oakland"));
+        directory.add_enrolled_location(enrolled(9, "New Bakery", "Oakland"));
+        let old = Query::Descriptor { text: "OLD BAKERY OAKLAND".to_owned(), exact: true };
+        assert!(directory.search(&old, 10).is_empty());
+        let new = Query::Descriptor { text: "NEW BAKERY OAKLAND".to_owned(), exact: true };
+        assert_eq!(directory.search(&new, 10).len(), 1);
+        assert_eq!(directory.len(), 101);
+    }
+
+    #[test]
+    fn random_merchants_come_from_the_directory() {
+        let directory = Directory::generate(3, 50);
+        let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
+        let merchant = directory.random_merchant(&mut rng).expect("a merchant");
+        assert!(merchant.id > generate::ID_BASE);
+        assert!(Directory::default().random_merchant(&mut rng).is_none());
+    }
 }

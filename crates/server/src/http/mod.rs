@@ -30,6 +30,7 @@ pub fn routes(state: AppState) -> Routes {
     let routes = crate::persons::routes(routes);
     let routes = crate::accounts::routes(routes);
     let routes = crate::hosted::routes(routes);
+    let routes = crate::discovery::routes(routes);
     openapi::routes(routes)
 }
 

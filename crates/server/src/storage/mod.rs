@@ -7,6 +7,7 @@
 pub mod bank_accounts;
 pub mod card_sessions;
 pub mod cards;
+pub mod directory;
 pub mod events;
 pub mod idempotency;
 pub mod keys;
@@ -44,6 +45,7 @@ fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(include_str!("../../migrations/0001_core.sql")),
         M::up(include_str!("../../migrations/0002_merchants.sql")),
+        M::up(include_str!("../../migrations/0003_directory.sql")),
         M::up(include_str!("../../migrations/0004_secure_flows.sql")),
     ])
 }

@@ -212,7 +212,6 @@ fn all_pages(server: &TestServer, token: &str, card_id: i64, query: &str) -> (Ve
 }
 
 #[test]
-#[ignore = "needs the sandbox card history, landing with the directory work"]
 fn paging_walks_the_whole_history_without_gaps_or_repeats() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
@@ -236,7 +235,6 @@ fn paging_walks_the_whole_history_without_gaps_or_repeats() {
 }
 
 #[test]
-#[ignore = "needs the sandbox card history, landing with the directory work"]
 fn transactions_have_the_spec_fields_and_filters_work() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();

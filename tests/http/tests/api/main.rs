@@ -5,9 +5,11 @@
 mod accounts;
 mod card_session;
 mod cards;
+mod discovery;
 mod durability;
 mod errors;
 mod helpers;
+mod history;
 mod idempotency;
 mod limits;
 mod merchants;

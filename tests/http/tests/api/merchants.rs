@@ -235,7 +235,6 @@ fn a_location_in_a_city_the_service_does_not_know_has_no_coordinates() {
 /// Needs the place data of `reference::places` (the directory work): until it lands, the
 /// service knows no city and says `unknown`.
 #[test]
-#[ignore = "needs reference::places data"]
 fn a_location_in_a_known_city_gets_the_city_coordinates() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();

@@ -255,16 +255,18 @@ pub fn refine(document: &mut Value, config: &Config) {
     }
 
     // Parameters
-    let operations = document.get_mut("paths").and_then(Value::as_object_mut).into_iter().flat_map(Map::values_mut);
-    for operation in operations.flat_map(|item| item.as_object_mut().into_iter().flat_map(Map::values_mut)) {
-        let parameters = operation.get_mut("parameters").and_then(Value::as_array_mut);
-        for parameter in parameters.into_iter().flatten() {
-            refine_parameter(parameter);
+    let items = document.get_mut("paths").and_then(Value::as_object_mut).into_iter().flat_map(|paths| paths.iter_mut());
+    for (path, item) in items {
+        for operation in item.as_object_mut().into_iter().flat_map(Map::values_mut) {
+            let parameters = operation.get_mut("parameters").and_then(Value::as_array_mut);
+            for parameter in parameters.into_iter().flatten() {
+                refine_parameter(path, parameter);
+            }
         }
     }
 }
 
-fn refine_parameter(parameter: &mut Value) {
+fn refine_parameter(path: &str, parameter: &mut Value) {
     // A parameter is text on the wire: absent is its only "null".
     if let Some(types) = parameter["schema"]["type"].as_array()
         && let [single] = types.iter().filter(|kind| *kind != "null").collect::<Vec<_>>()[..]
@@ -272,7 +274,18 @@ fn refine_parameter(parameter: &mut Value) {
         parameter["schema"]["type"] = single.clone();
     }
     let name = parameter["name"].as_str().unwrap_or_default().to_owned();
+    let discovery = path == "/merchant/discover";
     let rule = match (parameter["in"].as_str(), name.as_str()) {
+        (Some("query"), "limit") if discovery => Some(json!({"type": "integer", "minimum": 1,
+            "maximum": crate::discovery::MAX_LIMIT, "default": crate::discovery::DEFAULT_LIMIT})),
+        (Some("query"), "merchid" | "street" | "streetNo" | "city" | "zip") if discovery => {
+            Some(json!({"type": "string", "minLength": 1, "maxLength": 200, "pattern": format!("[^{SPACE}]")}))
+        }
+        (Some("query"), "countryCode") if discovery => Some(countries()),
+        (Some("query"), "latitude") if discovery => Some(json!({"type": "number", "minimum": -90, "maximum": 90})),
+        (Some("query"), "longitude") if discovery => Some(json!({"type": "number", "minimum": -180, "maximum": 180})),
+        (Some("query"), "radius") if discovery => Some(json!({"type": "number", "exclusiveMinimum": 0,
+            "maximum": crate::discovery::MAX_RADIUS, "description": "Metres around latitude/longitude (default 1000)."})),
         (Some("query"), "limit") => Some(
             json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_LIMIT, "default": subscriber_protocol::DEFAULT_PAGE_LIMIT}),
         ),

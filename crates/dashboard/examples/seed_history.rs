@@ -1,0 +1,56 @@
+//! Gives a sandbox card a long history for `make bench-dashboard`: copies the card's own
+//! generated transactions (real directory merchants) until it has `--rows` of them, spread over
+//! the 36 months the service serves. Run while the app is closed.
+//!
+//! `seed_history --database sandbox.sqlite3 --card-id 1 --rows 100000`
+
+use std::path::PathBuf;
+
+use anyhow::{Context, bail};
+use chrono::Utc;
+use subscriber_server::storage::Db;
+use subscriber_server::storage::transactions::{self, Filter, Owner};
+
+const SPAN_SECONDS: i64 = 35 * 30 * 24 * 3600;
+
+fn flag(name: &str) -> anyhow::Result<String> {
+    let args: Vec<String> = std::env::args().collect();
+    args.iter()
+        .position(|arg| arg == name)
+        .and_then(|index| args.get(index + 1).cloned())
+        .with_context(|| format!("missing {name}: seed_history --database PATH --card-id ID --rows N"))
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> anyhow::Result<()> {
+    let database = PathBuf::from(flag("--database")?);
+    let card_id: i64 = flag("--card-id")?.parse().context("--card-id is a number")?;
+    let target: usize = flag("--rows")?.parse().context("--rows is a number")?;
+    let db = Db::open(&database)?;
+    let existing = db
+        .read(move |connection| transactions::page(connection, Owner::Card(card_id), &Filter::default(), 100_000))
+        .await?;
+    if existing.is_empty() {
+        bail!("card {card_id} has no transactions to copy in {}", database.display());
+    }
+    let missing = target.saturating_sub(existing.len());
+    let now = Utc::now().timestamp();
+    let step = SPAN_SECONDS / i64::try_from(missing.max(1)).unwrap_or(i64::MAX);
+    let copies: Vec<_> = (0..missing)
+        .map(|index| {
+            let template = &existing[index % existing.len()];
+            let offset = i64::try_from(index).unwrap_or(0) * step;
+            let mut row = template.clone();
+            row.created_at = now - 3 * 24 * 3600 - offset;
+            row.pending = false;
+            row.settles_at = None;
+            row
+        })
+        .collect();
+    for chunk in copies.chunks(10_000) {
+        let chunk = chunk.to_vec();
+        db.write(move |transaction| transactions::insert_many(transaction, &chunk)).await?;
+    }
+    println!("card {card_id}: {} transactions ({} copied)", existing.len() + missing, missing);
+    Ok(())
+}

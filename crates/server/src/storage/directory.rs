@@ -1,0 +1,158 @@
+//! The generated merchant directory, and the enrolled locations that join it.
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::StorageResult;
+use crate::directory::generate::Interner;
+use crate::directory::{DirectoryMerchant, Entry};
+
+/// Which directory the database holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirectoryState {
+    pub seed: i64,
+    pub size: i64,
+    pub version: i64,
+}
+
+pub fn state(connection: &Connection) -> StorageResult<Option<DirectoryState>> {
+    let mut statement = connection.prepare_cached("SELECT seed, size, version FROM directory_state WHERE id = 1")?;
+    Ok(statement
+        .query_row([], |row| Ok(DirectoryState { seed: row.get(0)?, size: row.get(1)?, version: row.get(2)? }))
+        .optional()?)
+}
+
+/// Replaces the stored directory with `entries`.
+pub fn replace(
+    transaction: &Transaction<'_>,
+    state: &DirectoryState,
+    entries: &[Entry],
+    now: i64,
+) -> StorageResult<()> {
+    transaction.execute("DELETE FROM directory_merchants", [])?;
+    let mut insert = transaction.prepare_cached(
+        "INSERT INTO directory_merchants (id, dba_name, descriptor, mcc, street, street_no, city, region, country,
+             zip, phone, latitude, longitude, currency)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+    )?;
+    for entry in entries {
+        insert.execute(params![
+            entry.id,
+            &*entry.dba_name,
+            &*entry.descriptor,
+            entry.mcc,
+            &*entry.street,
+            &*entry.street_no,
+            &*entry.city,
+            entry.region.as_deref(),
+            &*entry.country,
+            &*entry.zip,
+            i64::try_from(entry.phone).unwrap_or(0),
+            entry.latitude,
+            entry.longitude,
+            &*entry.currency,
+        ])?;
+    }
+    transaction.execute(
+        "INSERT INTO directory_state (id, seed, size, version, generated_at) VALUES (1, ?1, ?2, ?3, ?4)
+         ON CONFLICT (id) DO UPDATE SET seed = excluded.seed, size = excluded.size, version = excluded.version,
+             generated_at = excluded.generated_at",
+        params![state.seed, state.size, state.version, now],
+    )?;
+    Ok(())
+}
+
+/// The stored directory, by id.
+pub fn load(connection: &Connection, interner: &mut Interner) -> StorageResult<Vec<Entry>> {
+    let mut statement = connection.prepare(
+        "SELECT id, dba_name, descriptor, mcc, street, street_no, city, region, country, zip, phone, latitude,
+             longitude, currency
+         FROM directory_merchants ORDER BY id",
+    )?;
+    let mut rows = statement.query([])?;
+    let mut entries = Vec::new();
+    while let Some(row) = rows.next()? {
+        let region: Option<String> = row.get(7)?;
+        let phone: i64 = row.get(10)?;
+        entries.push(Entry {
+            id: row.get(0)?,
+            dba_name: row.get::<_, String>(1)?.into(),
+            descriptor: row.get::<_, String>(2)?.into(),
+            mcc: row.get(3)?,
+            street: interner.get(&row.get::<_, String>(4)?),
+            street_no: row.get::<_, String>(5)?.into(),
+            city: interner.get(&row.get::<_, String>(6)?),
+            region: region.as_deref().map(|region| interner.get(region)),
+            country: interner.get(&row.get::<_, String>(8)?),
+            zip: interner.get(&row.get::<_, String>(9)?),
+            phone: u64::try_from(phone).unwrap_or(0),
+            latitude: row.get(11)?,
+            longitude: row.get(12)?,
+            currency: interner.get(&row.get::<_, String>(13)?),
+            merchant_id: None,
+            location_id: None,
+            retired: false,
+        });
+    }
+    Ok(entries)
+}
+
+fn table_exists(connection: &Connection, name: &str) -> StorageResult<bool> {
+    let mut statement = connection.prepare_cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?;
+    Ok(statement.exists([name])?)
+}
+
+/// Every enrolled merchant's location, as directory merchants. Nothing before the merchant
+/// tables exist.
+pub fn enrolled_locations(connection: &Connection) -> StorageResult<Vec<DirectoryMerchant>> {
+    if !table_exists(connection, "locations")? || !table_exists(connection, "merchants")? {
+        return Ok(Vec::new());
+    }
+    let mut statement = connection.prepare(
+        "SELECT l.id, l.merchant_id, m.name, m.mcc, m.phone, l.country_code, l.street, l.street_no, l.city, l.zip,
+             l.latitude, l.longitude, l.descriptor
+         FROM locations l JOIN merchants m ON m.id = l.merchant_id
+         ORDER BY l.id",
+    )?;
+    let mut rows = statement.query([])?;
+    let mut locations = Vec::new();
+    while let Some(row) = rows.next()? {
+        let location_id: i64 = row.get(0)?;
+        let text = |index: usize| -> rusqlite::Result<String> {
+            Ok(match row.get::<_, Value>(index)? {
+                Value::Text(text) => text,
+                Value::Integer(number) => number.to_string(),
+                Value::Real(number) => number.to_string(),
+                Value::Null | Value::Blob(_) => String::new(),
+            })
+        };
+        let number = |index: usize| -> rusqlite::Result<f64> {
+            Ok(match row.get::<_, Value>(index)? {
+                Value::Real(number) => number,
+                #[allow(clippy::cast_precision_loss)]
+                Value::Integer(number) => number as f64,
+                _ => f64::NAN,
+            })
+        };
+        let phone_digits: String = text(4)?.chars().filter(char::is_ascii_digit).collect();
+        locations.push(DirectoryMerchant {
+            id: location_id,
+            dba_name: text(2)?,
+            descriptor: text(12)?,
+            mcc: text(3)?,
+            street: text(6)?,
+            street_no: text(7)?,
+            city: text(8)?,
+            region: None,
+            country: text(5)?.to_ascii_uppercase(),
+            zip: text(9)?,
+            phone: phone_digits.parse().unwrap_or(0),
+            latitude: number(10)?,
+            longitude: number(11)?,
+            currency: String::new(),
+            merchant_id: Some(row.get(1)?),
+            location_id: Some(location_id),
+        });
+    }
+    Ok(locations)
+}

@@ -1,0 +1,98 @@
+//! The Tauri adapter of the dashboard: turns the operations of `subscriber-dashboard` into
+//! commands, and nothing more. Every rule lives in that crate, where it is tested without a
+//! window.
+
+mod commands;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use subscriber_dashboard::Dashboard;
+use subscriber_dashboard::app::DashboardOptions;
+use subscriber_dashboard::sandbox::SandboxOptions;
+use subscriber_dashboard::secrets::{self, Secrets, StoreKind};
+use tauri::{Manager, RunEvent, Runtime};
+
+/// How often the session is checked for a token to renew.
+const RENEWAL_CHECK: Duration = Duration::from_secs(5);
+
+/// The dashboard's builder, generic over the runtime so it can be driven by Tauri's mock
+/// runtime as well as by the real window.
+pub fn builder<R: Runtime>() -> tauri::Builder<R> {
+    tauri::Builder::<R>::new()
+        .plugin(tauri_plugin_opener::init())
+        .plugin(tauri_plugin_dialog::init())
+        .manage(commands::Watches::default())
+        .setup(|app| {
+            let data_dir = match std::env::var_os("SUBSCRIBER_DASHBOARD_DATA_DIR") {
+                Some(dir) => PathBuf::from(dir),
+                None => app.path().app_data_dir()?,
+            };
+            let keyring = secrets::use_os_store(StoreKind::from_env());
+            if let Some(problem) = &keyring.problem {
+                tracing::warn!(problem, "the OS keyring is not available: secrets will not be remembered");
+            }
+            let dashboard = Arc::new(Dashboard::new(DashboardOptions {
+                data_dir,
+                secrets: Secrets::default(),
+                keyring,
+                sandbox: SandboxOptions::from_env(),
+            }));
+            let renewer = Arc::clone(&dashboard);
+            tauri::async_runtime::spawn(async move {
+                loop {
+                    tokio::time::sleep(RENEWAL_CHECK).await;
+                    if let Err(error) = renewer.renew_if_due().await {
+                        tracing::warn!(code = %error.code, "token not renewed: {}", error.message);
+                    }
+                }
+            });
+            app.manage(dashboard);
+            Ok(())
+        })
+        .invoke_handler(tauri::generate_handler![
+            commands::status,
+            commands::connect,
+            commands::sign_up,
+            commands::log_in,
+            commands::sign_out,
+            commands::forget_remembered,
+            commands::reveal_secret,
+            commands::rotate_secret,
+            commands::list_cards,
+            commands::test_cards,
+            commands::enroll_card,
+            commands::simulate_transaction,
+            commands::load_transactions,
+            commands::watch_transactions,
+            commands::stop_watch,
+            commands::export_transactions_csv,
+            commands::app_ready,
+        ])
+}
+
+/// Runs the dashboard until its window closes, then stops the embedded sandbox cleanly.
+pub fn run() {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("SUBSCRIBER_DASHBOARD_LOG")
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let app = match builder::<tauri::Wry>().build(tauri::generate_context!()) {
+        Ok(app) => app,
+        Err(error) => {
+            eprintln!("the dashboard could not start: {error}");
+            std::process::exit(1);
+        }
+    };
+    app.run(|handle, event| {
+        if let RunEvent::Exit = event
+            && let Some(dashboard) = handle.try_state::<Arc<Dashboard>>()
+        {
+            tauri::async_runtime::block_on(dashboard.shut_down());
+        }
+    });
+}

@@ -1,0 +1,192 @@
+// End to end, the real app: sign up → credentials shown → enroll a test card → its last four in
+// the list → its transactions → a sandbox purchase arrives live → sign out and back in with the
+// remembered secret. A screenshot of every screen goes to target/screenshots/.
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { By, click, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
+
+const email = `e2e-${Date.now()}@example.com`;
+let app;
+let session;
+let credentials;
+let serviceUrl;
+let cardId;
+
+before(async () => {
+  app = await launch();
+  session = app.session;
+});
+
+after(async () => {
+  await app?.stop();
+});
+
+test("a fresh app offers the local sandbox and starts it", async () => {
+  await find(session, "connect-form", 30_000);
+  assert.equal(await (await find(session, "choose-sandbox")).isSelected(), true, "the sandbox is the default");
+  await screenshot(session, "01-connect");
+  await click(session, "connect");
+  await find(session, "environment-band", 60_000);
+  assert.equal(await text(session, "environment-band"), "Sandbox — test data");
+});
+
+test("sign up shows client id, public key and the secret once", async () => {
+  await find(session, "signup-form");
+  await type(session, "email", email);
+  await screenshot(session, "02-sign-up");
+  await click(session, "submit-signup");
+  await find(session, "signup-done", 30_000);
+  credentials = {
+    clientId: await text(session, "client-id"),
+    publicKey: await text(session, "public-key"),
+    secret: await text(session, "new-secret"),
+  };
+  assert.ok(credentials.clientId.length > 8, credentials.clientId);
+  assert.ok(credentials.publicKey.length > 8, credentials.publicKey);
+  assert.ok(credentials.secret.length > 16, "the secret is shown");
+  assert.match(await text(session, "secret-notice"), /only time the secret is shown[\s\S]*OS keyring/);
+  await screenshot(session, "03-credentials-shown-once");
+  await click(session, "continue");
+});
+
+test("enrolling a test card puts its last four in the list", async () => {
+  await find(session, "page-title");
+  assert.equal(await text(session, "page-title"), "Cards");
+  await find(session, "state-empty");
+  await screenshot(session, "04-cards-empty");
+  serviceUrl = await (await find(session, "service-url")).getAttribute("textContent");
+  assert.match(serviceUrl.trim(), /^http:\/\/127\.0\.0\.1:\d+$/);
+  serviceUrl = serviceUrl.trim();
+
+  await click(session, "open-enroll");
+  await find(session, "test-card");
+  await type(session, "first-name", "Ada");
+  await type(session, "last-name", "Lovelace");
+  await screenshot(session, "05-enroll-test-card");
+  await click(session, "enroll-submit");
+  await find(session, "card-list", 30_000);
+  const lastFours = await Promise.all((await session.findElements(By.css('[data-testid="card-last-four"]'))).map((e) => e.getText()));
+  assert.deepEqual(lastFours, ["•••• 4242"]);
+  cardId = Number(await (await find(session, "card-row")).getAttribute("data-card-id"));
+  assert.ok(cardId > 0);
+  await screenshot(session, "06-cards");
+});
+
+test("the card's transactions screen opens, live", async () => {
+  await click(session, "open-card");
+  assert.equal(await text(session, "detail-last-four", 30_000), "•••• 4242");
+  // The sandbox's generated history (if any) loads; an empty card says what comes next.
+  await waitFor(session, "the transactions loaded", async () =>
+    (await session.findElements(By.css('[data-testid="transaction-table"], [data-testid="state-empty"]'))).length > 0, 60_000);
+  await waitFor(session, "the stream is live", async () => (await (await find(session, "live-indicator")).getAttribute("data-live")) === "true", 30_000);
+  await screenshot(session, "07-transactions");
+});
+
+test("a sandbox purchase arrives live and flashes once", async () => {
+  const login = await fetch(`${serviceUrl}/subscriber/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, api_key: credentials.secret }),
+  });
+  assert.equal(login.status, 200);
+  const { token } = await login.json();
+  const before = await rowCount();
+  const created = await fetch(`${serviceUrl}/sandbox/transactions`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ cardId, amount: 4.2, merchantName: "E2E Live Coffee" }),
+  });
+  const body = await created.text();
+  assert.equal(created.status, 201, body);
+  const { transactionId } = JSON.parse(body);
+  await waitFor(session, "the purchase is in the table", async () =>
+    (await session.findElements(By.css(`[data-transaction-id="${transactionId}"]`))).length === 1, 15_000);
+  assert.equal(await rowCount(), before + 1);
+  const arrived = await session.findElement(By.css(`[data-transaction-id="${transactionId}"]`));
+  assert.match(await arrived.getAttribute("class"), /flash/);
+  assert.match(await arrived.getAttribute("textContent"), /E2E Live Coffee[\s\S]*pending[\s\S]*4\.20/);
+  await find(session, "monthly-chart");
+  await screenshot(session, "08-live-arrival");
+});
+
+async function rowCount() {
+  const shown = await session.findElements(By.css('[data-testid="row-count"]'));
+  return shown.length ? Number((await shown[0].getText()).replace(/,/g, "")) : 0;
+}
+
+test("simulated purchases, filters, totals and the CSV export of what is shown", async () => {
+  const before = await rowCount();
+  await click(session, "simulate");
+  await click(session, "simulate");
+  await waitFor(session, "two more purchases arrive live", async () => (await rowCount()) === before + 2, 15_000);
+  const total = await rowCount();
+
+  await type(session, "filter-text", "e2e live");
+  await waitFor(session, "the text filter applies", async () => (await rowCount()) === 1);
+  assert.match(await text(session, "totals"), /1 of [\d,]+ transactions[\s\S]*Total 4\.20 [A-Z]{3}/);
+  await screenshot(session, "09-filtered");
+  await click(session, "export-csv");
+  await find(session, "export-note");
+  const file = join(app.exports, `card-${cardId}-transactions.csv`);
+  assert.ok(existsSync(file), file);
+  const lines = readFileSync(file, "utf8").trim().split(/\r\n/);
+  assert.equal(lines.length, 2, "a header and the one row shown");
+  assert.match(lines[1], /E2E Live Coffee/);
+
+  await (await find(session, "filter-text")).clear();
+  await (await find(session, "filter-text")).sendKeys("x");
+  await (await find(session, "filter-text")).sendKeys("\uE003");
+  await waitFor(session, "the filter cleared", async () => (await rowCount()) === total);
+  await session.executeScript(
+    "const s = document.querySelector('[data-testid=filter-pending]'); s.value = 'settled'; s.dispatchEvent(new Event('change'));",
+  );
+  await waitFor(session, "new purchases are pending, so none is settled", async () => (await rowCount()) <= total - 3);
+  await session.executeScript(
+    "const s = document.querySelector('[data-testid=filter-pending]'); s.value = 'all'; s.dispatchEvent(new Event('change'));",
+  );
+});
+
+test("credentials show the ids, the masked secret with reveal, and the token's validity", async () => {
+  await click(session, "nav-credentials");
+  assert.equal(await text(session, "credentials-client-id"), credentials.clientId);
+  assert.equal(await text(session, "credentials-public-key"), credentials.publicKey);
+  assert.doesNotMatch(await text(session, "secret"), /sk_|[A-Za-z0-9]{16}/, "masked by default");
+  assert.match(await text(session, "token-remaining"), /valid for \d+ h/);
+  await screenshot(session, "10-credentials");
+  await click(session, "secret-reveal");
+  await waitFor(session, "the secret is revealed", async () => (await text(session, "secret")) === credentials.secret);
+  await click(session, "secret-reveal");
+  const stored = await session.executeScript(
+    "return JSON.stringify(Object.assign({}, window.localStorage)) + JSON.stringify(Object.assign({}, window.sessionStorage)) + document.cookie;",
+  );
+  assert.ok(!stored.includes(credentials.secret), "no secret in the web view's storage");
+});
+
+test("the overview sums up the account", async () => {
+  await click(session, "nav-overview");
+  assert.equal(await text(session, "overview-card-count"), "1");
+  await screenshot(session, "11-overview");
+});
+
+test("sign out, then back in with the secret remembered in the OS keyring", async () => {
+  await click(session, "sign-out");
+  await find(session, "login-form");
+  assert.equal(await (await find(session, "email")).getAttribute("value"), email);
+  await screenshot(session, "12-sign-in-remembered");
+  await click(session, "submit-login");
+  await find(session, "signed-in-email", 30_000);
+  assert.equal(await text(session, "signed-in-email"), email);
+  await click(session, "nav-cards");
+  await find(session, "card-list");
+  await screenshot(session, "13-signed-back-in");
+});
+
+test("the environment switcher shows where the app is connected", async () => {
+  await click(session, "environment-switcher");
+  await find(session, "connect-form");
+  await screenshot(session, "14-environment");
+  await click(session, "connect");
+  await find(session, "page-title", 30_000);
+});

@@ -1,0 +1,123 @@
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { describe, expect, it, vi } from "vitest";
+import { ApiError } from "../api";
+import type { CardTransaction } from "../bindings/CardTransaction";
+import { defaultSort, prepare } from "../transactions";
+import ErrorNote from "./ErrorNote.svelte";
+import SecretField from "./SecretField.svelte";
+import TransactionTable from "./TransactionTable.svelte";
+import EnvironmentBand from "./EnvironmentBand.svelte";
+
+describe("ErrorNote", () => {
+  it("shows the service's message, code, status and request id", () => {
+    const error = new ApiError({
+      code: "invalid_credentials",
+      message: "the e-mail or API key is wrong",
+      requestId: "req_123abc",
+      status: 401,
+      details: [],
+    });
+    render(ErrorNote, { error });
+    expect(screen.getByRole("alert")).toHaveTextContent("the e-mail or API key is wrong");
+    expect(screen.getByText("invalid_credentials")).toBeInTheDocument();
+    expect(screen.getByText(/HTTP 401/)).toBeInTheDocument();
+    expect(screen.getByTestId("request-id")).toHaveTextContent("req_123abc");
+    expect(screen.getByRole("button", { name: "Copy id" })).toBeInTheDocument();
+  });
+
+  it("makes an unreachable service its own state with a retry", async () => {
+    const onRetry = vi.fn();
+    const error = new ApiError({ code: "unreachable", message: "the service cannot be reached", requestId: null, status: null, details: [] });
+    render(ErrorNote, { error, onRetry });
+    expect(screen.getByTestId("unreachable")).toHaveTextContent("The service cannot be reached");
+    await fireEvent.click(screen.getByRole("button", { name: "Retry" }));
+    expect(onRetry).toHaveBeenCalledOnce();
+  });
+});
+
+describe("SecretField", () => {
+  it("is masked until revealed, and fetches the secret only then", async () => {
+    const load = vi.fn(async () => "sk_sandbox_abcdefghijklmnop");
+    render(SecretField, { load });
+    expect(screen.getByTestId("secret")).not.toHaveTextContent("sk_sandbox");
+    expect(load).not.toHaveBeenCalled();
+    await fireEvent.click(screen.getByTestId("secret-reveal"));
+    await waitFor(() => expect(screen.getByTestId("secret")).toHaveTextContent("sk_sandbox_abcdefghijklmnop"));
+    await fireEvent.click(screen.getByTestId("secret-reveal"));
+    expect(screen.getByTestId("secret")).not.toHaveTextContent("sk_sandbox");
+  });
+
+  it("says Copied after copying", async () => {
+    const writeText = vi.fn(async () => undefined);
+    Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
+    render(SecretField, { load: async () => "sk_sandbox_copy" });
+    await fireEvent.click(screen.getByTestId("secret-copy"));
+    await waitFor(() => expect(screen.getByTestId("secret-copy")).toHaveTextContent("Copied"));
+    expect(writeText).toHaveBeenCalledWith("sk_sandbox_copy");
+  });
+});
+
+describe("EnvironmentBand", () => {
+  it("labels the sandbox as test data", () => {
+    render(EnvironmentBand, { environment: "sandbox" });
+    expect(screen.getByTestId("environment-band")).toHaveTextContent("Sandbox — test data");
+  });
+  it("warns that established requests are billed", () => {
+    render(EnvironmentBand, { environment: "established" });
+    expect(screen.getByTestId("environment-band")).toHaveTextContent(/production, requests are billed/);
+  });
+});
+
+describe("TransactionTable", () => {
+  function transaction(index: number, overrides: Partial<CardTransaction> = {}): CardTransaction {
+    return {
+      transactionId: index + 1,
+      createdAt: new Date(Date.UTC(2026, 0, 1) - index * 60_000).toISOString(),
+      pending: false,
+      amount: 12.5,
+      currency: "USD",
+      merchantName: `Merchant ${index}`,
+      street: "Main St",
+      streetNo: "1",
+      city: "Oakland",
+      country: "USA",
+      zip: "94607",
+      category: "5814 Fast Food Restaurants",
+      descriptor: `MERCHANT ${index}`,
+      cardId: 1,
+      ...overrides,
+    };
+  }
+
+  it("puts only the rows in view on the page, even for 100,000 rows", () => {
+    const rows = Array.from({ length: 100_000 }, (_, index) => prepare(transaction(index)));
+    render(TransactionTable, { rows, sort: defaultSort, onSort: () => undefined, flashing: new Set<number>() });
+    const shown = screen.getAllByTestId("transaction-row");
+    expect(shown.length).toBeGreaterThan(0);
+    expect(shown.length).toBeLessThan(100);
+    expect(screen.getByTestId("transaction-table")).toHaveAttribute("aria-rowcount", "100000");
+    expect(shown[0]).toHaveTextContent("Merchant 0");
+  });
+
+  it("marks pending rows and refunds, right-aligns money, flashes live arrivals", () => {
+    const rows = [
+      prepare(transaction(0, { pending: true })),
+      prepare(transaction(1, { amount: -7.25 })),
+    ];
+    render(TransactionTable, { rows, sort: defaultSort, onSort: () => undefined, flashing: new Set([1]) });
+    const [pending, refund] = screen.getAllByTestId("transaction-row");
+    expect(pending).toHaveClass("pending");
+    expect(pending).toHaveTextContent("pending");
+    expect(pending).toHaveClass("flash");
+    expect(refund).toHaveTextContent("refund");
+    expect(refund).toHaveTextContent("-7.25 USD");
+  });
+
+  it("sorts when a column header is clicked", async () => {
+    const onSort = vi.fn();
+    render(TransactionTable, { rows: [prepare(transaction(0))], sort: defaultSort, onSort, flashing: new Set<number>() });
+    await fireEvent.click(screen.getByTestId("sort-amount"));
+    expect(onSort).toHaveBeenCalledWith("amount");
+    expect(screen.getByRole("columnheader", { name: /Date/ })).toHaveAttribute("aria-sort", "descending");
+  });
+});

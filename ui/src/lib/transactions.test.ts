@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import type { CardTransaction } from "./bindings/CardTransaction";
+import { applyFilter, defaultSort, emptyFilter, monthlySpending, prepare, sortRows, upsert } from "./transactions";
+
+let nextId = 1;
+function tx(overrides: Partial<CardTransaction>): CardTransaction {
+  return {
+    transactionId: nextId++,
+    createdAt: "2026-03-07T09:05:00Z",
+    pending: false,
+    amount: 10,
+    currency: "USD",
+    merchantName: "Blue Bottle Coffee",
+    street: "Main St",
+    streetNo: "1",
+    city: "Oakland",
+    country: "USA",
+    zip: "94607",
+    category: "5814 Fast Food Restaurants",
+    descriptor: "SQ *BLUE BOTTLE",
+    cardId: 1,
+    ...overrides,
+  };
+}
+
+describe("the transaction table's model", () => {
+  const rows = sortRows(
+    [
+      prepare(tx({ createdAt: "2026-01-15T10:00:00Z", amount: 25.5, merchantName: "Whole Foods", category: "5411 Grocery Stores" })),
+      prepare(tx({ createdAt: "2026-02-01T00:00:00Z", amount: -5, merchantName: "Blue Bottle Coffee" })),
+      prepare(tx({ createdAt: "2026-02-28T23:59:59Z", amount: 100, merchantName: "Delta Air Lines", city: "Atlanta" })),
+      prepare(tx({ createdAt: "2026-03-07T09:05:00Z", amount: 3.25, pending: true, merchantName: "Shell", currency: "EUR" })),
+    ],
+    defaultSort,
+  );
+
+  it("sorts newest first by default and by any column on request", () => {
+    expect(rows.map((row) => row.tx.merchantName)).toEqual(["Shell", "Delta Air Lines", "Blue Bottle Coffee", "Whole Foods"]);
+    expect(sortRows(rows, { key: "amount", descending: true }).map((row) => row.tx.amount)).toEqual([100, 25.5, 3.25, -5]);
+    expect(sortRows(rows, { key: "merchant", descending: false })[0].tx.merchantName).toBe("Blue Bottle Coffee");
+  });
+
+  it("filters by text, date range (whole UTC days) and pending, and sums what it keeps", () => {
+    const byText = applyFilter(rows, { ...emptyFilter, text: "  ATLANTA " });
+    expect(byText.rows.map((row) => row.tx.merchantName)).toEqual(["Delta Air Lines"]);
+
+    const february = applyFilter(rows, { ...emptyFilter, from: "2026-02-01", to: "2026-02-28" });
+    expect(february.rows.map((row) => row.tx.amount)).toEqual([100, -5]);
+    expect(february.totals.byCurrency).toEqual([{ currency: "USD", amount: 95, count: 2 }]);
+    expect(february.totals.refunds).toBe(1);
+
+    const pending = applyFilter(rows, { ...emptyFilter, pending: "pending" });
+    expect(pending.rows.map((row) => row.tx.merchantName)).toEqual(["Shell"]);
+    expect(applyFilter(rows, { ...emptyFilter, pending: "settled" }).totals.count).toBe(3);
+
+    const all = applyFilter(rows, emptyFilter);
+    expect(all.totals.byCurrency.map((sum) => sum.currency)).toEqual(["USD", "EUR"]);
+    expect(all.totals.pending).toBe(1);
+  });
+
+  it("buckets spending by month with empty months as zero", () => {
+    const bars = monthlySpending(rows, "USD");
+    expect(bars.map((bar) => [bar.amount, bar.count])).toEqual([
+      [25.5, 1],
+      [95, 2],
+    ]);
+    const sparse = monthlySpending(
+      [prepare(tx({ createdAt: "2025-11-03T00:00:00Z", amount: 1 })), prepare(tx({ createdAt: "2026-02-03T00:00:00Z", amount: 2 }))],
+      "USD",
+    );
+    expect(sparse.map((bar) => bar.amount)).toEqual([1, 0, 0, 2]);
+  });
+
+  it("puts a live arrival in its sorted place and replaces a row that settled", () => {
+    const arrival = prepare(tx({ createdAt: "2026-03-08T12:00:00Z", merchantName: "Live Cafe", pending: true }));
+    const withArrival = upsert(rows, arrival, defaultSort);
+    expect(withArrival[0].tx.merchantName).toBe("Live Cafe");
+    expect(withArrival).toHaveLength(rows.length + 1);
+    const settled = prepare({ ...arrival.tx, pending: false });
+    const afterSettling = upsert(withArrival, settled, defaultSort);
+    expect(afterSettling).toHaveLength(rows.length + 1);
+    expect(afterSettling[0].tx.pending).toBe(false);
+  });
+});
