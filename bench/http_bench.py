@@ -89,6 +89,7 @@ def main():
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
     parser.add_argument("--soak-seconds", type=int, default=600, help="length of the soak (0: none)")
     parser.add_argument("--directory-size", type=int, default=50000)
+    parser.add_argument("--section", default="http", help="the BENCHMARKS.md section to write")
     arguments = parser.parse_args()
     release = TARGET / "release"
     workdir = tempfile.mkdtemp(prefix="subscriber-bench-")
@@ -198,8 +199,8 @@ def main():
                          f"{rss_start / 1024:.1f} MiB at the start, {rss_end / 1024:.1f} MiB at the end.")
         load_after, busy_after = load_average(), busiest_processes()
 
-        command = (f"make bench  (python3 bench/http_bench.py --duration {arguments.duration} "
-                   f"--soak-seconds {arguments.soak_seconds})")
+        command = (f"python3 bench/http_bench.py --duration {arguments.duration} "
+                   f"--soak-seconds {arguments.soak_seconds} --section {arguments.section}")
         text = f"""## HTTP throughput and latency
 
 Machine: {machine()}; load average (1, 5, 15 min) {load_before} before the run and {load_after} after
@@ -238,7 +239,9 @@ of sandbox history{" (this build generates none yet: the histories land with the
 
 {soak_text}
 """
-        write_section("http", text)
+        if arguments.section != "http":
+            text = text.replace("## HTTP throughput and latency", f"## HTTP throughput and latency ({arguments.section})", 1)
+        write_section(arguments.section, text)
         print(text)
     finally:
         if prism:
