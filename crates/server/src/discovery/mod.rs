@@ -58,12 +58,14 @@ pub fn checked_query(query: &DiscoverQuery) -> Result<(Query, usize), ApiError> 
         }
     };
     let text = |value: &Option<String>, field: &str, validation: &mut Validation| -> Option<String> {
-        let value = value.as_deref()?.trim();
+        let sent = value.as_deref()?;
+        let value = sent.trim();
         if value.is_empty() {
             validation.reject(field, "must not be empty when given");
             return None;
         }
-        if value.chars().count() > MAX_DESCRIPTOR_LENGTH {
+        // Counts what was sent, surrounding spaces included (as the OpenAPI maxLength does).
+        if sent.chars().count() > MAX_DESCRIPTOR_LENGTH {
             validation.reject(field, format!("must be at most {MAX_DESCRIPTOR_LENGTH} characters"));
             return None;
         }

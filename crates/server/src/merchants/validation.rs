@@ -54,6 +54,9 @@ pub fn merchant(draft: MerchantDraft) -> Result<ValidMerchant, crate::error::Api
     let country_code = country(&mut validation, "countryCode", draft.country_code.as_deref());
     let phone = optional_text(draft.phone_number.as_deref()).and_then(|phone| phone_number(&mut validation, phone));
     let website = optional_text(draft.website.as_deref()).and_then(|website| self::website(&mut validation, website));
+    if website.is_some() && draft.website.as_deref().is_some_and(|sent| sent.chars().count() > WEBSITE_MAX) {
+        validation.reject("website", format!("must be at most {WEBSITE_MAX} characters"));
+    }
     let valid = match (name, mcc, country_code) {
         (Some(name), Some(mcc), Some(country_code)) => Some(ValidMerchant { name, mcc, country_code, phone, website }),
         _ => None,
@@ -151,11 +154,13 @@ pub fn location(body: LocationBody) -> Result<ValidLocation, crate::error::ApiEr
 
 /// Trimmed, present, at most `max` characters, no control characters.
 pub fn required_text(validation: &mut Validation, field: &str, value: Option<&str>, max: usize) -> Option<String> {
+    // The limit counts what was sent, surrounding spaces included (as the OpenAPI maxLength does).
+    let sent_length = value.map_or(0, |value| value.chars().count());
     let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
         validation.reject(field, "is required");
         return None;
     };
-    if value.chars().count() > max {
+    if sent_length > max {
         validation.reject(field, format!("must be at most {max} characters"));
         return None;
     }

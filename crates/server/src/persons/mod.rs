@@ -57,7 +57,7 @@ fn text_field(field: &str, value: &str, max: usize, validation: &mut Validation)
     let trimmed = value.trim();
     if trimmed.is_empty() {
         validation.reject(field, "is required");
-    } else if trimmed.chars().count() > max {
+    } else if value.chars().count() > max {
         validation.reject(field, format!("must be at most {max} characters"));
     } else if trimmed.chars().any(char::is_control) {
         validation.reject(field, "must not contain control characters");

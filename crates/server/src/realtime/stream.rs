@@ -104,12 +104,9 @@ fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>,
     validation.finish(header.or(query))
 }
 
-/// An event id as sent; empty is none.
+/// An event id as sent (an EventSource with no id sends no header rather than an empty one).
 fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64> {
     let text = text.trim();
-    if text.is_empty() {
-        return None;
-    }
     let id = text.parse::<i64>().ok().filter(|id| *id >= 0);
     if id.is_none() {
         validation.reject(field, "must be the id of an event this stream sent (a non-negative integer)");

@@ -35,8 +35,10 @@ const MAX_EMAIL_LENGTH: usize = 254;
 
 /// Lower-cased, trimmed; a plausible single address.
 pub fn normalize_email(field: &str, email: &str, validation: &mut Validation) -> String {
+    // The limit counts what was sent, surrounding spaces included (as the OpenAPI maxLength does).
+    let sent_length = email.chars().count();
     let email = email.trim().to_ascii_lowercase();
-    let plausible = email.chars().count() <= MAX_EMAIL_LENGTH
+    let plausible = sent_length <= MAX_EMAIL_LENGTH
         && email.split_once('@').is_some_and(|(local, domain)| {
             !local.is_empty()
                 && !domain.starts_with('.')
