@@ -13,6 +13,8 @@ DATA_DIR ?= $(HOME)/.local/share/subscriber-data
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 APT_INSTALL := $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends
 BROWSER_TESTS := tests/browser
+# The Python tools (Schemathesis) live in a virtual environment of the clone.
+VENV := .venv
 
 # The desktop dashboard: Debian packages to build Tauri 2 and to run it headless (Xvfb,
 # WebKitWebDriver), and a real Secret Service and kernel keyring for its tests.
@@ -24,13 +26,14 @@ BINDINGS_DIR := ui/src/lib/bindings
 
 .PHONY: help run serve test test-rust lint bench deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
-	bench-discovery
+	bench-discovery test-schemathesis deps-schemathesis
 
 help:
 	@echo "make run             - the dashboard on the embedded sandbox (installs what it needs)"
 	@echo "make serve           - the service alone on http://127.0.0.1:8080 (sandbox)"
 	@echo "make test            - every test: Rust, UI, dashboard with a real keyring, end-to-end"
 	@echo "make test-browser    - the hosted pages in headless Chromium"
+	@echo "make test-schemathesis - Schemathesis fuzzes the running service from its /openapi.json"
 	@echo "make bench           - benchmarks, written to BENCHMARKS.md"
 
 deps-rust:
@@ -130,10 +133,29 @@ test-browser: deps-rust deps-browser
 	$(CARGO) build -p subscriber-server
 	cd $(BROWSER_TESTS) && SUBSCRIBER_SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" npm test
 
-test: lint test-rust test-browser test-ui test-dashboard test-e2e
+# Python with venv, then Schemathesis (pinned) in $(VENV), when missing or when the pin moved.
+deps-schemathesis:
+	@if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip' 2>/dev/null; then $(APT_INSTALL) python3 python3-venv; fi
+	@if [ ! -x $(VENV)/bin/schemathesis ] || [ tests/schemathesis/requirements.txt -nt $(VENV)/bin/schemathesis ]; then \
+		python3 -m venv $(VENV) && $(VENV)/bin/pip install -q --disable-pip-version-check -r tests/schemathesis/requirements.txt && \
+		touch $(VENV)/bin/schemathesis; \
+	fi
 
+# Schemathesis against the real server binary: authenticated, every check, >= 5,000 requests.
+test-schemathesis: deps-rust deps-schemathesis
+	$(CARGO) build -p subscriber-server
+	python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --schemathesis $(VENV)/bin/schemathesis
+
+test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis
+
+# wrk (Debian), oha (crates.io) for the constant-rate soak, Prism (npm, bench/package-lock.json).
 deps-bench:
 	@if ! command -v wrk >/dev/null; then $(APT_INSTALL) wrk; fi
+	@if ! command -v npm >/dev/null; then $(APT_INSTALL) nodejs npm; fi
+	@if ! command -v oha >/dev/null && [ ! -x "$(HOME)/.cargo/bin/oha" ]; then env -u CARGO_TARGET_DIR $(CARGO) install oha --locked; fi
+	@if [ ! -f bench/node_modules/.package-lock.json ] || [ bench/package-lock.json -nt bench/node_modules/.package-lock.json ]; then \
+		cd bench && npm ci --no-audit --no-fund; \
+	fi
 
 bench-http: deps-rust deps-bench
 	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world

@@ -5,6 +5,7 @@ import os
 import pathlib
 import platform
 import re
+import socket
 import subprocess
 import threading
 import urllib.error
@@ -35,7 +36,7 @@ def machine():
 class Server:
     """A process that prints `listening on http://ADDR` when ready."""
 
-    def __init__(self, argv, env=None):
+    def __init__(self, argv, env=None, ready_pattern=r"listening on (http://[0-9.:]+)"):
         self.process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                                         env={**os.environ, **(env or {})})
         self.base_url = None
@@ -45,7 +46,7 @@ class Server:
         def pump():
             for line in self.process.stdout:
                 self.log.append(line)
-                match = re.search(r"listening on (http://\S+)", line)
+                match = re.search(ready_pattern, line)
                 if match and not self.base_url:
                     self.base_url = match.group(1)
                     ready.set()
@@ -66,6 +67,12 @@ class Server:
             self.process.wait(15)
         except subprocess.TimeoutExpired:
             self.process.kill()
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def call(method, url, body=None, token=None, headers=None):

@@ -295,3 +295,20 @@ test('no card number and no bank password reached the database, its WAL or the l
     assert.ok(!serverLog.includes(secret), `${secret} found in the server log`);
   }
 });
+
+test('the docs page shows every operation from files of the service alone', async (t) => {
+  const page = await newPage(t);
+  const elsewhere = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(baseUrl) && !request.url().startsWith('data:')) elsewhere.push(request.url());
+  });
+  const response = await page.goto(`${baseUrl}/docs`);
+  assert.equal(response.status(), 200);
+  assert.match(response.headers()['content-security-policy'], /script-src 'self'/);
+  await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
+  const document = (await api('GET', '/openapi.json')).body;
+  const operations = Object.values(document.paths).reduce((count, item) => count + Object.keys(item).length, 0);
+  assert.equal(await page.locator('.opblock').count(), operations, 'one block per documented operation');
+  assert.ok(await page.getByText('/card/{card_id}/transactions', { exact: true }).first().isVisible());
+  assert.deepEqual(elsewhere, [], 'nothing loads from another origin');
+});

@@ -60,6 +60,7 @@ impl<'de> Deserialize<'de> for Pan {
 /// `POST /card` (alias `POST /card/link`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollCardRequest {
     #[serde(alias = "PAN")]
@@ -75,6 +76,7 @@ pub struct EnrollCardRequest {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollCardResponse {
     pub message: String,
@@ -84,6 +86,7 @@ pub struct EnrollCardResponse {
 /// A card as `GET /card/<cardId>` returns it: never more of the number than `lastFour`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardRecord {
     pub card_id: i64,
@@ -95,6 +98,7 @@ pub struct CardRecord {
     pub exp_year: u32,
     #[serde(with = "crate::time::compact")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
+    #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^[0-9]{8}-[0-9]{4}$", example = "20260307-0905"))]
     pub enrolled_at: DateTime<Utc>,
     pub brand: String,
     pub country_code: String,
@@ -103,6 +107,7 @@ pub struct CardRecord {
 /// `GET /card`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CardList {
     pub cards: Vec<CardRecord>,
 }
@@ -110,6 +115,7 @@ pub struct CardList {
 /// An item of `GET /card/<cardId>/transactions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardTransaction {
     pub transaction_id: i64,
@@ -141,6 +147,7 @@ pub struct CardTransaction {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CardTransactionPage {
     pub transactions: Vec<CardTransaction>,
     pub next_cursor: Option<String>,
@@ -150,6 +157,7 @@ pub struct CardTransactionPage {
 /// (`2026-01-31`, whole days in UTC, both inclusive) or an RFC 3339 time.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct CardTransactionQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
@@ -166,6 +174,7 @@ pub struct CardTransactionQuery {
 /// `POST /card/session`: a one-time page of the service where a person types the card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardSessionCreated {
     pub session_id: i64,
@@ -177,6 +186,7 @@ pub struct CardSessionCreated {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum CardSessionStatus {
     Pending,
@@ -187,6 +197,7 @@ pub enum CardSessionStatus {
 /// `GET /card/session/<sessionId>`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardSession {
     pub session_id: i64,

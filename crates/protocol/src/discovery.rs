@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 /// An item of `result.merchants`, with the names and types of spec 2.8.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiscoveredMerchant {
     /// The merchant identifier as a statement prints it.
     #[serde(rename = "ID")]
@@ -32,6 +33,7 @@ pub struct DiscoveredMerchant {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiscoverResult {
     pub merchants: Vec<DiscoveredMerchant>,
     pub message: String,
@@ -40,12 +42,14 @@ pub struct DiscoverResult {
 /// `GET /merchant/discover`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiscoverResponse {
     pub result: DiscoverResult,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum MatchType {
     Exact,
@@ -56,6 +60,7 @@ pub enum MatchType {
 /// an address, or a position.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 #[serde(rename_all = "camelCase")]
 pub struct DiscoverQuery {
     #[serde(default, alias = "merchId", skip_serializing_if = "Option::is_none")]

@@ -2,7 +2,9 @@ use serde::{Deserialize, Serialize};
 
 /// A success body: the contract puts `"error": null` beside every success payload.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Success<T> {
+    #[cfg_attr(feature = "openapi", schema(schema_with = crate::openapi::null_schema, required = true))]
     pub error: Option<()>,
     #[serde(flatten)]
     pub body: T,
@@ -18,6 +20,7 @@ impl<T> Success<T> {
 /// machine-readable reason, `requestId` the id a user can quote.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorBody {
     pub error: String,
@@ -45,6 +48,7 @@ pub struct ErrorBody {
 /// One rejected field of a request, named by its JSON path (`location.zip`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FieldError {
     pub field: String,
     pub message: String,
@@ -71,6 +75,7 @@ pub mod codes {
 /// A page of a list: the contract's opaque cursor paging.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct PageQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,

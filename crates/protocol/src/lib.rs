@@ -9,6 +9,8 @@ mod cards;
 mod discovery;
 mod envelope;
 mod merchants;
+#[cfg(feature = "openapi")]
+pub mod openapi;
 mod persons;
 mod sandbox;
 mod subscriber;

@@ -31,6 +31,7 @@ impl<'de> Deserialize<'de> for CategoryCode {
 /// `POST /merchant` (alias `POST /merchant/enroll`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollMerchantRequest {
     pub name: String,
@@ -48,6 +49,7 @@ pub struct EnrollMerchantRequest {
 /// The spec spells the id `mechantId`; `merchantId` carries the same value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrollMerchantResponse {
     pub message: String,
     #[serde(rename = "mechantId")]
@@ -59,6 +61,7 @@ pub struct EnrollMerchantResponse {
 /// `GET /merchant`: the caller's merchant with its locations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Merchant {
     pub merchant_id: i64,
@@ -76,6 +79,7 @@ pub struct Merchant {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LocationInput {
     pub country_code: String,
@@ -94,6 +98,7 @@ pub struct LocationInput {
 /// `POST /merchant/location`: one key, `location`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateLocationRequest {
     pub location: LocationInput,
 }
@@ -101,6 +106,7 @@ pub struct CreateLocationRequest {
 /// Where a location's coordinates came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum CoordinatesSource {
     /// Sent with the request.
@@ -113,6 +119,7 @@ pub enum CoordinatesSource {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateLocationResponse {
     pub message: String,
@@ -124,6 +131,7 @@ pub struct CreateLocationResponse {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
     pub location_id: i64,
@@ -144,6 +152,7 @@ pub struct Location {
 /// An item of `GET /merchant/<merchantId>/transactions`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MerchantTransaction {
     pub transaction_id: i64,
@@ -164,6 +173,7 @@ pub struct MerchantTransaction {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MerchantTransactionPage {
     pub transactions: Vec<MerchantTransaction>,
     pub next_cursor: Option<String>,
@@ -171,6 +181,7 @@ pub struct MerchantTransactionPage {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 #[serde(rename_all = "camelCase")]
 pub struct MerchantTransactionQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -188,6 +199,7 @@ pub struct MerchantTransactionQuery {
 /// A merchant category code of the service's table (`GET /merchant/categories`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MerchantCategory {
     pub code: String,
     pub description: String,
@@ -195,6 +207,7 @@ pub struct MerchantCategory {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MerchantCategoryList {
     pub categories: Vec<MerchantCategory>,
 }

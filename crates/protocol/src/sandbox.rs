@@ -6,6 +6,7 @@ use crate::CardTransaction;
 /// the service picks one of the caller's cards, a location, an amount.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxTransactionRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -24,6 +25,7 @@ pub struct SandboxTransactionRequest {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxTransactionResponse {
     pub message: String,
@@ -40,6 +42,7 @@ pub struct SandboxTransactionResponse {
 /// The sandbox test cards (`GET /sandbox/cards`), also published in the README.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxCard {
     pub pan: String,
@@ -50,6 +53,7 @@ pub struct SandboxCard {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SandboxCardList {
     pub cards: Vec<SandboxCard>,
 }

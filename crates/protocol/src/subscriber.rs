@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignupRequest {
     pub email: String,
 }
@@ -10,6 +11,7 @@ pub struct SignupRequest {
 /// Returned once: the service keeps only a hash of `secret`. `Debug` hides the secret.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignupResponse {
     pub client_id: String,
     pub secret: String,
@@ -21,6 +23,7 @@ pub struct SignupResponse {
 /// `api_key` as in the spec's examples; `key` as in its prose. `Debug` hides the key.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LoginRequest {
     pub email: String,
     #[serde(alias = "key")]
@@ -30,6 +33,7 @@ pub struct LoginRequest {
 /// `Debug` hides the token.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LoginResponse {
     pub token: String,
     pub validity_seconds: u64,
@@ -37,6 +41,7 @@ pub struct LoginResponse {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Environment {
     Sandbox,
@@ -76,6 +81,7 @@ impl std::str::FromStr for Environment {
 /// `GET /subscriber`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SubscriberProfile {
     pub client_id: String,
     pub public_key: String,
@@ -90,6 +96,7 @@ pub struct SubscriberProfile {
 /// at once; tokens already issued stay valid until they expire. `Debug` hides the secret.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RotateSecretResponse {
     pub client_id: String,
     pub secret: String,
@@ -101,6 +108,7 @@ pub struct RotateSecretResponse {
 /// `GET /subscriber/usage`: billable requests (counted in `established` only).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageResponse {
     pub environment: Environment,
     pub billable: bool,
@@ -110,6 +118,7 @@ pub struct UsageResponse {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageRow {
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub day: NaiveDate,

@@ -27,6 +27,8 @@ pub struct AppState {
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::realtime::EventHub>,
+    /// `GET /openapi.json`, serialized once when the router is built.
+    pub openapi: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
 
 impl AppState {
@@ -62,6 +64,7 @@ impl AppState {
             directory: Arc::new(directory),
             limits: Arc::new(limits),
             events: Arc::default(),
+            openapi: Arc::default(),
         })
     }
 

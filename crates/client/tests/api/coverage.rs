@@ -85,6 +85,11 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
                 .is_some_and(|paths| paths.contains_key("/card/{card_id}") || paths.len() > 10)
         );
     }
+    // The docs page is for a person's browser, like the hosted pages: open it with its stylesheets.
+    if tour.service.served_routes().contains(&("GET".to_owned(), "/docs".to_owned())) {
+        let page = tour.browser.get(&format!("{}/docs/", tour.service.base_url())).await;
+        assert!(page.html.contains("swagger-ui"), "the docs page is Swagger UI");
+    }
 
     let mut covered: BTreeSet<(String, String)> = tour.browser.visited.clone();
     for client in &tour.clients {

@@ -15,8 +15,9 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
-    AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Success,
+    AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, ErrorBody, Success,
 };
+use utoipa_axum::routes;
 
 use crate::error::ApiError;
 use crate::hosted::token;
@@ -29,13 +30,12 @@ use crate::storage::bank_accounts::BankAccountRow;
 use crate::storage::{self, StorageError};
 use banks::SandboxBank;
 
-pub fn routes(routes: Routes) -> Routes {
-    routes
-        .get("/banks", list_banks)
-        .post_creating("/account", enroll)
-        .get("/account", list)
-        .get("/account/{account_id}", details)
-        .get("/account/{account_id}/transactions", transactions)
+pub fn routes(api: Routes) -> Routes {
+    api.api(routes!(list_banks))
+        .api_creating(routes!(enroll))
+        .api(routes!(list))
+        .api(routes!(details))
+        .api(routes!(transactions))
 }
 
 /// The bank's sign-in page; its link carries the account's token as `link`.
@@ -77,12 +77,24 @@ fn bank_entry(bank: &SandboxBank) -> Bank {
     Bank { id: bank.id.to_owned(), name: bank.name.to_owned() }
 }
 
-/// `GET /banks`
+/// The banks an account can be enrolled at
+#[utoipa::path(get, path = "/banks", tag = "accounts", operation_id = "listBanks",
+    responses((status = 200, description = "The banks.", body = Success<BankList>)))]
 async fn list_banks(_auth: Auth) -> Json<Success<BankList>> {
     Json(Success::new(BankList { banks: banks::BANKS.iter().map(bank_entry).collect() }))
 }
 
-/// `POST /account`
+/// Starts linking a bank account
+///
+/// Open `url` in the person's browser to sign in at the bank and choose what to share. The service
+/// never sees the bank credentials.
+#[utoipa::path(post, path = "/account", tag = "accounts", operation_id = "enrollAccount",
+    request_body = EnrollAccountRequest,
+    responses(
+        (status = 201, description = "The account is pending until the person signs in at `url`.",
+            body = Success<EnrollAccountResponse>),
+        (status = 409, description = "The Idempotency-Key was used with another body.", body = ErrorBody),
+    ))]
 async fn enroll(
     State(state): State<AppState>,
     auth: Auth,
@@ -167,7 +179,9 @@ async fn owned_account(state: &AppState, subscriber_id: i64, account_id: i64) ->
         .ok_or_else(|| ApiError::not_found(format!("no account {account_id} was enrolled by this subscriber")))
 }
 
-/// `GET /account`
+/// The caller's bank accounts
+#[utoipa::path(get, path = "/account", tag = "accounts", operation_id = "listAccounts",
+    responses((status = 200, description = "The caller's accounts.", body = Success<AccountList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<AccountList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let rows = state.db.read(move |connection| storage::bank_accounts::list(connection, subscriber_id)).await?;
@@ -177,7 +191,13 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
     Ok(Json(Success::new(AccountList { accounts })))
 }
 
-/// `GET /account/<accountId>`
+/// A bank account of the caller, with what its permissions let the service read
+#[utoipa::path(get, path = "/account/{account_id}", tag = "accounts", operation_id = "getAccount",
+    params(("account_id" = i64, Path, description = "An accountId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The account.", body = Success<Account>),
+        (status = 404, description = "No such account of the caller.", body = ErrorBody),
+    ))]
 async fn details(
     State(state): State<AppState>,
     auth: Auth,
@@ -187,8 +207,20 @@ async fn details(
     Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
 }
 
-/// `GET /account/<accountId>/transactions`: 403 unless the account is linked with the
-/// `transactions` permission.
+/// A bank account's transactions, newest first
+///
+/// 403 unless the account is linked with the `transactions` permission.
+#[utoipa::path(get, path = "/account/{account_id}/transactions", tag = "accounts",
+    operation_id = "listAccountTransactions",
+    params(("account_id" = i64, Path, description = "An accountId of the caller.", minimum = 1),
+        AccountTransactionQuery),
+    responses(
+        (status = 200, description = "A page of the account's transactions; `next_cursor` is null on the last.",
+            body = Success<AccountTransactionPage>),
+        (status = 403, description = "The account is not linked, or the person did not grant the \
+            transactions permission.", body = ErrorBody),
+        (status = 404, description = "No such account of the caller.", body = ErrorBody),
+    ))]
 async fn transactions(
     State(state): State<AppState>,
     auth: Auth,

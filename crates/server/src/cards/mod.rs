@@ -14,8 +14,9 @@ use chrono::Utc;
 use rusqlite::Transaction;
 use subscriber_protocol::{
     CardList, CardRecord, CardTransaction, CardTransactionPage, CardTransactionQuery, EnrollCardRequest,
-    EnrollCardResponse, Environment, SandboxCard, SandboxCardList, Success,
+    EnrollCardResponse, Environment, ErrorBody, SandboxCard, SandboxCardList, Success,
 };
+use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
@@ -29,16 +30,15 @@ use crate::storage::transactions::{Filter, Owner, TransactionRow};
 use crate::storage::{self, StorageError};
 use validation::{CardInput, ValidCard};
 
-pub fn routes(routes: Routes) -> Routes {
-    routes
-        .post_creating("/card", enroll)
-        .post_creating("/card/link", enroll)
-        .get("/card", list)
-        .get("/card/{card_id}", details)
-        .get("/card/{card_id}/transactions", transactions)
-        .get("/sandbox/cards", sandbox_cards)
-        .post_creating("/card/session", session::create)
-        .get("/card/session/{session_id}", session::status)
+pub fn routes(api: Routes) -> Routes {
+    api.api_creating(routes!(enroll))
+        .alias("/card/link", routes!(enroll), true)
+        .api(routes!(list))
+        .api(routes!(details))
+        .api(routes!(transactions))
+        .api(routes!(sandbox_cards))
+        .api_creating(routes!(session::create))
+        .api(routes!(session::status))
 }
 
 pub const CARD_LINKED: &str = "Card linked";
@@ -195,6 +195,19 @@ pub async fn enroll_card(
     }
 }
 
+/// Enrolls a card
+///
+/// The sandbox takes only its test cards (`GET /sandbox/cards`) and gives each a deterministic 36-month
+/// history; other environments take card numbers only on the secure page (`POST /card/session`).
+#[utoipa::path(post, path = "/card", tag = "cards", operation_id = "enrollCard",
+    request_body = EnrollCardRequest,
+    responses(
+        (status = 201, description = "The card is linked.", body = Success<EnrollCardResponse>),
+        (status = 403, description = "Card numbers are not accepted through the API in this environment \
+            (`pan_not_accepted`).", body = ErrorBody),
+        (status = 409, description = "The card is already enrolled (`cardId` names it), or the \
+            Idempotency-Key was used with another body.", body = ErrorBody),
+    ))]
 async fn enroll(
     State(state): State<AppState>,
     auth: Auth,
@@ -235,6 +248,9 @@ pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {
     })
 }
 
+/// The caller's cards
+#[utoipa::path(get, path = "/card", tag = "cards", operation_id = "listCards",
+    responses((status = 200, description = "The caller's cards.", body = Success<CardList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<CardList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let rows = state.db.read(move |connection| storage::cards::list(connection, subscriber_id)).await?;
@@ -246,11 +262,18 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<CardRow, ApiError> {
     state
         .db
-        .read(move |connection| storage::cards::get(connection, subscriber_id, card_id))
+        .read_by_key(move |connection| storage::cards::get(connection, subscriber_id, card_id))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no card {card_id} is enrolled by this subscriber")))
 }
 
+/// A card of the caller
+#[utoipa::path(get, path = "/card/{card_id}", tag = "cards", operation_id = "getCard",
+    params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The card.", body = Success<CardRecord>),
+        (status = 404, description = "No such card of the caller.", body = ErrorBody),
+    ))]
 async fn details(
     State(state): State<AppState>,
     auth: Auth,
@@ -305,6 +328,14 @@ pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError
     })
 }
 
+/// A card's transactions, newest first, at most 36 months back
+#[utoipa::path(get, path = "/card/{card_id}/transactions", tag = "cards", operation_id = "listCardTransactions",
+    params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1), CardTransactionQuery),
+    responses(
+        (status = 200, description = "A page of transactions; `next_cursor` is null on the last.",
+            body = Success<CardTransactionPage>),
+        (status = 404, description = "No such card of the caller.", body = ErrorBody),
+    ))]
 async fn transactions(
     State(state): State<AppState>,
     auth: Auth,
@@ -324,7 +355,14 @@ async fn transactions(
     Ok(Json(Success::new(CardTransactionPage { transactions, next_cursor })))
 }
 
-/// The test cards, for a dashboard's enrollment form. Sandbox only.
+/// The test cards, for a dashboard's enrollment form
+///
+/// Sandbox only.
+#[utoipa::path(get, path = "/sandbox/cards", tag = "sandbox", operation_id = "listSandboxCards",
+    responses(
+        (status = 200, description = "The sandbox test cards.", body = Success<SandboxCardList>),
+        (status = 404, description = "Not the sandbox environment.", body = ErrorBody),
+    ))]
 async fn sandbox_cards(State(state): State<AppState>, _auth: Auth) -> Result<Json<Success<SandboxCardList>>, ApiError> {
     if state.environment() != Environment::Sandbox {
         return Err(ApiError::not_found("sandbox helpers exist only in the sandbox environment"));

@@ -7,7 +7,7 @@ use axum::extract::{Extension, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use subscriber_protocol::{CardSession, CardSessionCreated, CardSessionStatus, Success};
+use subscriber_protocol::{CardSession, CardSessionCreated, CardSessionStatus, ErrorBody, Success};
 
 use crate::error::ApiError;
 use crate::hosted::token;
@@ -33,7 +33,15 @@ pub fn status_of(row: &CardSessionRow, now: i64) -> CardSessionStatus {
     }
 }
 
-/// `POST /card/session`
+/// Opens a one-time card-entry page
+///
+/// A page of the service, valid 15 minutes, where a person types the card; the card is enrolled
+/// for the caller when the page is submitted.
+#[utoipa::path(post, path = "/card/session", tag = "cards", operation_id = "createCardSession",
+    responses(
+        (status = 201, description = "The page's address (`url`) and expiry.", body = Success<CardSessionCreated>),
+        (status = 409, description = "The Idempotency-Key was used with another body.", body = ErrorBody),
+    ))]
 pub async fn create(
     State(state): State<AppState>,
     auth: Auth,
@@ -74,8 +82,15 @@ pub async fn create(
     Ok(response)
 }
 
-/// `GET /card/session/<sessionId>`: poll this until `completed` (then `cardId` is set) or
-/// `expired`.
+/// How a card-entry page went
+///
+/// Poll this until `completed` (then `cardId` is set) or `expired`.
+#[utoipa::path(get, path = "/card/session/{session_id}", tag = "cards", operation_id = "getCardSession",
+    params(("session_id" = i64, Path, description = "A sessionId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "How the card entry went.", body = Success<CardSession>),
+        (status = 404, description = "No such session of the caller.", body = ErrorBody),
+    ))]
 pub async fn status(
     State(state): State<AppState>,
     auth: Auth,

@@ -85,7 +85,7 @@ fn name(field: &str, value: &str, validation: &mut Validation) -> String {
     let trimmed = value.trim();
     if trimmed.is_empty() {
         validation.reject(field, "is required");
-    } else if trimmed.chars().count() > MAX_NAME_LENGTH {
+    } else if value.chars().count() > MAX_NAME_LENGTH {
         validation.reject(field, format!("must be at most {MAX_NAME_LENGTH} characters"));
     } else if trimmed.chars().any(char::is_control) {
         validation.reject(field, "must not contain control characters");

@@ -21,10 +21,18 @@ pub const DEFAULT_RADIUS: f64 = 1_000.0;
 pub const MAX_RADIUS: f64 = 50_000.0;
 const MAX_DESCRIPTOR_LENGTH: usize = 200;
 
-pub fn routes(routes: Routes) -> Routes {
-    routes.get("/merchant/discover", discover)
+pub fn routes(api: Routes) -> Routes {
+    api.api(utoipa_axum::routes!(discover))
 }
 
+/// Merchants from what a card statement prints, an address or a position
+///
+/// Give `merchid` (the descriptor as printed; `merchId` is accepted too), an address (`street`,
+/// `streetNo`, `city`, `zip`, `countryCode`: at least a street, a city or a zip) or a position
+/// (`latitude` and `longitude`, with `radius` in metres). Best match first; no match is an empty list.
+#[utoipa::path(get, path = "/merchant/discover", tag = "discovery", operation_id = "discoverMerchants",
+    params(DiscoverQuery),
+    responses((status = 200, description = "The merchants found, best first.", body = Success<DiscoverResponse>)))]
 async fn discover(
     State(state): State<AppState>,
     _auth: Auth,
@@ -50,12 +58,14 @@ pub fn checked_query(query: &DiscoverQuery) -> Result<(Query, usize), ApiError> 
         }
     };
     let text = |value: &Option<String>, field: &str, validation: &mut Validation| -> Option<String> {
-        let value = value.as_deref()?.trim();
+        let sent = value.as_deref()?;
+        let value = sent.trim();
         if value.is_empty() {
             validation.reject(field, "must not be empty when given");
             return None;
         }
-        if value.chars().count() > MAX_DESCRIPTOR_LENGTH {
+        // Counts what was sent, surrounding spaces included (as the OpenAPI maxLength does).
+        if sent.chars().count() > MAX_DESCRIPTOR_LENGTH {
             validation.reject(field, format!("must be at most {MAX_DESCRIPTOR_LENGTH} characters"));
             return None;
         }

@@ -11,15 +11,19 @@ pub mod card;
 pub mod page;
 pub mod token;
 
+use axum::routing::{get, post};
+
 use crate::http::routes::Routes;
 
 pub fn routes(routes: Routes) -> Routes {
+    // Pages for a person's browser (HTML forms), reached through the `url` of
+    // `POST /card/session` and `POST /account`: not part of the JSON API's document.
     routes
-        .get(page::STYLESHEET_PATH, page::stylesheet)
-        .get(crate::cards::session::PAGE_PATH, card::show)
-        .post(crate::cards::session::PAGE_PATH, card::submit)
-        .get(crate::accounts::LOGIN_PATH, bank::show_login)
-        .post(crate::accounts::LOGIN_PATH, bank::submit_login)
-        .get(crate::accounts::CONSENT_PATH, bank::show_consent)
-        .post(crate::accounts::CONSENT_PATH, bank::submit_consent)
+        .page("GET", page::STYLESHEET_PATH, get(page::stylesheet))
+        .page("GET", crate::cards::session::PAGE_PATH, get(card::show))
+        .page("POST", crate::cards::session::PAGE_PATH, post(card::submit))
+        .page("GET", crate::accounts::LOGIN_PATH, get(bank::show_login))
+        .page("POST", crate::accounts::LOGIN_PATH, post(bank::submit_login))
+        .page("GET", crate::accounts::CONSENT_PATH, get(bank::show_consent))
+        .page("POST", crate::accounts::CONSENT_PATH, post(bank::submit_consent))
 }

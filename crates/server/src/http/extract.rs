@@ -34,7 +34,9 @@ impl<T: DeserializeOwned + Default, S: Send + Sync> FromRequest<S> for ApiJsonOr
 
     async fn from_request(request: Request, state: &S) -> Result<Self, Self::Rejection> {
         let bytes = json_body(request, state).await?;
-        if bytes.iter().all(u8::is_ascii_whitespace) {
+        // `null` is no body too: it is what a client serializing "nothing" sends.
+        let text = bytes.trim_ascii();
+        if text.is_empty() || text == b"null" {
             return Ok(ApiJsonOrEmpty(T::default()));
         }
         parse_json(&bytes).map(ApiJsonOrEmpty)
@@ -71,12 +73,22 @@ fn is_json_content_type(value: &str) -> bool {
 }
 
 /// Parses a JSON body, naming the field that failed.
+///
+/// JSON has one kind of number: `2030.0` is the integer 2030 (as JSON Schema says too), so
+/// integral numbers written with a fraction are read as integers before the fields are.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::invalid("the request body is empty: send a JSON object"));
     }
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
+    let mut value: serde_json::Value = serde_json::from_slice(bytes).map_err(|error| {
+        if error.is_syntax() && error.to_string().starts_with("trailing characters") {
+            ApiError::invalid("the body has trailing characters after the JSON value")
+        } else {
+            ApiError::invalid(format!("the body is not valid JSON for this request: {error}"))
+        }
+    })?;
+    integral_numbers_as_integers(&mut value);
+    let value = serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();
         let inner = error.into_inner();
         let message = describe_json_error(&inner);
@@ -90,8 +102,26 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             ApiError::invalid_field(path, message)
         }
     })?;
-    deserializer.end().map_err(|_| ApiError::invalid("the body has trailing characters after the JSON value"))?;
     Ok(value)
+}
+
+fn integral_numbers_as_integers(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::Number(number) => {
+            if let Some(float) = number.as_f64().filter(|float| number.is_f64() && float.fract() == 0.0) {
+                // Casts are exact here: the value is integral and inside the target's range.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
+                if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
+                    *number = serde_json::Number::from(float as u64);
+                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
+                    *number = serde_json::Number::from(float as i64);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(integral_numbers_as_integers),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(integral_numbers_as_integers),
+        _ => {}
+    }
 }
 
 /// serde names a missing field only in its message: "missing field `pan`".
@@ -209,6 +239,23 @@ mod tests {
         assert!(is_json_content_type("application/json; charset=utf-8"));
         assert!(is_json_content_type("application/merge-patch+json"));
         assert!(!is_json_content_type("text/plain"));
+    }
+
+    #[test]
+    fn integral_numbers_with_a_fraction_are_integers() {
+        #[derive(serde::Deserialize, Debug)]
+        struct Body {
+            year: u32,
+            amount: f64,
+        }
+        let body = parse_json::<Body>(br#"{"year": 2030.0, "amount": 12}"#).expect("2030.0 is an integer");
+        assert_eq!((body.year, body.amount), (2030, 12.0));
+        let error = parse_json::<Body>(br#"{"year": 2030.5, "amount": 1}"#).expect_err("not an integer");
+        match error {
+            ApiError::InvalidRequest { details, .. } => assert_eq!(details[0].field, "year"),
+            other => panic!("unexpected {other:?}"),
+        }
+        assert!(parse_json::<Body>(br#"{"year": 2030, "amount": 1} x"#).is_err());
     }
 
     #[test]

@@ -3,6 +3,7 @@
 pub mod context;
 pub mod extract;
 pub mod idempotency;
+pub mod openapi;
 pub mod routes;
 
 use std::time::Duration;
@@ -29,14 +30,25 @@ pub fn routes(state: AppState) -> Routes {
     let routes = crate::persons::routes(routes);
     let routes = crate::accounts::routes(routes);
     let routes = crate::hosted::routes(routes);
-    crate::discovery::routes(routes)
+    let routes = crate::discovery::routes(routes);
+    openapi::routes(routes)
+}
+
+/// The complete OpenAPI document of the service's JSON API.
+pub fn document(state: AppState) -> serde_json::Value {
+    let config = state.config.clone();
+    let (_, operations) = routes(state).into_parts();
+    openapi::complete(operations, &config)
 }
 
 /// The service as an axum router, ready to serve.
 pub fn app(state: AppState) -> Router {
     let timeout = Duration::from_secs(state.config.request_timeout_seconds);
-    let mut router = routes(state.clone())
-        .into_router()
+    let (router, operations) = routes(state.clone()).into_parts();
+    if let Err(error) = openapi::publish(&state, &openapi::complete(operations, &state.config)) {
+        tracing::error!(error = format!("{error:#}"), "the OpenAPI document could not be serialized");
+    }
+    let mut router = router
         .route_layer(from_fn(context::record_route))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))

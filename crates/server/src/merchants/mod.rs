@@ -8,9 +8,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use subscriber_protocol::{
-    CreateLocationResponse, EnrollMerchantResponse, Location, Merchant, MerchantCategory, MerchantCategoryList,
-    MerchantTransaction, MerchantTransactionPage, MerchantTransactionQuery, Success,
+    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, ErrorBody, Location,
+    Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
+    MerchantTransactionQuery, Success,
 };
+use utoipa_axum::routes;
 
 use crate::directory::{self, DirectoryMerchant};
 use crate::error::ApiError;
@@ -28,16 +30,24 @@ use validation::{LocationBody, MerchantDraft, ValidLocation};
 pub const MERCHANT_ENROLLED: &str = "Merchant enrolled";
 pub const LOCATION_CREATED: &str = "Location created";
 
-pub fn routes(routes: Routes) -> Routes {
-    routes
-        .post_creating("/merchant", enroll)
-        .post_creating("/merchant/enroll", enroll)
-        .get("/merchant", details)
-        .get("/merchant/categories", categories)
-        .post_creating("/merchant/location", create_location)
-        .get("/merchant/{merchant_id}/transactions", transactions)
+pub fn routes(api: Routes) -> Routes {
+    api.api_creating(routes!(enroll))
+        .alias("/merchant/enroll", routes!(enroll), true)
+        .api(routes!(details))
+        .api(routes!(categories))
+        .api_creating(routes!(create_location))
+        .api(routes!(transactions))
 }
 
+/// Enrolls the caller as a merchant (one per subscriber)
+#[utoipa::path(post, path = "/merchant", tag = "merchants", operation_id = "enrollMerchant",
+    request_body = EnrollMerchantRequest,
+    responses(
+        (status = 201, description = "The merchant is enrolled; `mechantId` (as the spec spells it) and \
+            `merchantId` carry its id.", body = Success<EnrollMerchantResponse>),
+        (status = 409, description = "The caller is already a merchant (`merchantId` names it), or the \
+            Idempotency-Key was used with another body.", body = ErrorBody),
+    ))]
 async fn enroll(
     State(state): State<AppState>,
     auth: Auth,
@@ -97,7 +107,7 @@ fn enrolled(merchant_id: i64) -> EnrollMerchantResponse {
 pub async fn owned_merchant(state: &AppState, subscriber_id: i64, merchant_id: i64) -> Result<MerchantRow, ApiError> {
     state
         .db
-        .read(move |connection| storage::merchants::get(connection, subscriber_id, merchant_id))
+        .read_by_key(move |connection| storage::merchants::get(connection, subscriber_id, merchant_id))
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no merchant {merchant_id} is enrolled by this subscriber")))
 }
@@ -106,6 +116,12 @@ async fn caller_merchant(state: &AppState, subscriber_id: i64) -> Result<Option<
     Ok(state.db.read(move |connection| storage::merchants::find_by_subscriber(connection, subscriber_id)).await?)
 }
 
+/// The caller's merchant with its locations
+#[utoipa::path(get, path = "/merchant", tag = "merchants", operation_id = "getMerchant",
+    responses(
+        (status = 200, description = "The caller's merchant.", body = Success<Merchant>),
+        (status = 404, description = "The caller has not enrolled as a merchant.", body = ErrorBody),
+    ))]
 async fn details(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<Merchant>>, ApiError> {
     let merchant = caller_merchant(&state, auth.subscriber_id)
         .await?
@@ -149,7 +165,10 @@ fn wire_source(source: CoordinatesSource) -> subscriber_protocol::CoordinatesSou
     }
 }
 
-/// The merchant category codes, for a dashboard's picker.
+/// The merchant category codes, for a dashboard's picker
+#[utoipa::path(get, path = "/merchant/categories", tag = "merchants", operation_id = "listMerchantCategories",
+    responses((status = 200, description = "Every merchant category code the service knows.",
+        body = Success<MerchantCategoryList>)))]
 async fn categories(_auth: Auth) -> Json<Success<MerchantCategoryList>> {
     let categories = mcc::all()
         .map(|(code, description)| MerchantCategory { code: code.to_owned(), description: description.to_owned() })
@@ -184,6 +203,16 @@ fn place(location: &ValidLocation) -> Placed {
     }
 }
 
+/// Adds a location to the caller's merchant
+///
+/// Without coordinates the service places it at the centre of its city when it knows the city.
+#[utoipa::path(post, path = "/merchant/location", tag = "merchants", operation_id = "createLocation",
+    request_body = CreateLocationRequest,
+    responses(
+        (status = 201, description = "The location exists.", body = Success<CreateLocationResponse>),
+        (status = 409, description = "The caller has not enrolled as a merchant, or the Idempotency-Key \
+            was used with another body.", body = ErrorBody),
+    ))]
 async fn create_location(
     State(state): State<AppState>,
     auth: Auth,
@@ -299,6 +328,17 @@ pub fn merchant_transaction(row: TransactionRow) -> Result<MerchantTransaction, 
     })
 }
 
+/// Transactions at the caller's merchant's locations, newest first
+#[utoipa::path(get, path = "/merchant/{merchant_id}/transactions", tag = "merchants",
+    operation_id = "listMerchantTransactions",
+    params(("merchant_id" = i64, Path, description = "The caller's merchantId.", minimum = 1),
+        MerchantTransactionQuery),
+    responses(
+        (status = 200, description = "A page of transactions; `next_cursor` is null on the last.",
+            body = Success<MerchantTransactionPage>),
+        (status = 404, description = "No such merchant of the caller, or no such location of it.",
+            body = ErrorBody),
+    ))]
 async fn transactions(
     State(state): State<AppState>,
     auth: Auth,

@@ -54,6 +54,9 @@ pub fn merchant(draft: MerchantDraft) -> Result<ValidMerchant, crate::error::Api
     let country_code = country(&mut validation, "countryCode", draft.country_code.as_deref());
     let phone = optional_text(draft.phone_number.as_deref()).and_then(|phone| phone_number(&mut validation, phone));
     let website = optional_text(draft.website.as_deref()).and_then(|website| self::website(&mut validation, website));
+    if website.is_some() && draft.website.as_deref().is_some_and(|sent| sent.chars().count() > WEBSITE_MAX) {
+        validation.reject("website", format!("must be at most {WEBSITE_MAX} characters"));
+    }
     let valid = match (name, mcc, country_code) {
         (Some(name), Some(mcc), Some(country_code)) => Some(ValidMerchant { name, mcc, country_code, phone, website }),
         _ => None,
@@ -151,11 +154,13 @@ pub fn location(body: LocationBody) -> Result<ValidLocation, crate::error::ApiEr
 
 /// Trimmed, present, at most `max` characters, no control characters.
 pub fn required_text(validation: &mut Validation, field: &str, value: Option<&str>, max: usize) -> Option<String> {
+    // The limit counts what was sent, surrounding spaces included (as the OpenAPI maxLength does).
+    let sent_length = value.map_or(0, |value| value.chars().count());
     let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
         validation.reject(field, "is required");
         return None;
     };
-    if value.chars().count() > max {
+    if sent_length > max {
         validation.reject(field, format!("must be at most {max} characters"));
         return None;
     }
@@ -230,10 +235,9 @@ fn is_web_address(text: &str) -> bool {
         return false;
     }
     let lower = text.to_ascii_lowercase();
+    // Another scheme ("ftp://") fails below as a host with an empty port; a "://" after the
+    // host (a link in the query string) is part of a good address.
     let rest = lower.strip_prefix("https://").or_else(|| lower.strip_prefix("http://")).unwrap_or(&lower);
-    if rest.contains("://") {
-        return false;
-    }
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let host = match authority.rsplit_once(':') {
         Some((host, port)) if !port.is_empty() && port.bytes().all(|byte| byte.is_ascii_digit()) => host,
@@ -313,6 +317,7 @@ mod tests {
         assert!(is_web_address("example.com"));
         assert!(is_web_address("https://shop.example.co.uk:8443/a?b#c"));
         assert!(!is_web_address("ftp://example.com"));
+        assert!(is_web_address("https://example.com/out?to=https://other.example"));
         assert!(!is_web_address("localhost"));
         assert!(!is_web_address("http://exa mple.com"));
         assert!(!is_web_address("https://-bad-.com"));

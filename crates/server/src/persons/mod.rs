@@ -18,10 +18,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{Datelike, NaiveDate, Utc};
 use subscriber_protocol::{
-    Answer, AuthenticatePersonRequest, AuthenticatePersonResponse, Environment, OnboardPersonRequest,
+    Answer, AuthenticatePersonRequest, AuthenticatePersonResponse, Environment, ErrorBody, OnboardPersonRequest,
     OnboardPersonResponse, Person, PersonList, PersonStatus, Question, QuestionChoice, SandboxAnswers, Success,
     VerifyPersonRequest, VerifyPersonResponse,
 };
+use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, Auth, IdPath};
@@ -34,30 +35,29 @@ use crate::storage::persons::{NewPerson, PersonRow, QuestionSetRow};
 use crate::storage::{self, StorageError};
 use identity::IssuedQuestion;
 
-pub fn routes(routes: Routes) -> Routes {
-    routes
-        .post_creating("/persons", onboard)
-        .get("/persons", list)
-        .post("/persons/authenticate", authenticate)
-        .post("/persons/verify", verify)
-        .get("/persons/{person_id}", details)
-        .get("/sandbox/persons/{person_id}/answers", sandbox_answers)
+pub fn routes(api: Routes) -> Routes {
+    api.api_creating(routes!(onboard))
+        .api(routes!(list))
+        .api(routes!(authenticate))
+        .api(routes!(verify))
+        .api(routes!(details))
+        .api(routes!(sandbox_answers))
 }
 
 /// Failed verifications before the lock.
 pub const MAX_FAILED_VERIFICATIONS: u32 = 3;
 /// Right answers of four that pass.
 pub const ANSWERS_TO_PASS: usize = 3;
-const MAX_NAME_LENGTH: usize = 64;
-const MAX_ADDRESS_FIELD_LENGTH: usize = 100;
-const ADULT_AGE: i32 = 18;
-const OLDEST_AGE: i32 = 120;
+pub const MAX_NAME_LENGTH: usize = 64;
+pub const MAX_ADDRESS_FIELD_LENGTH: usize = 100;
+pub const ADULT_AGE: i32 = 18;
+pub const OLDEST_AGE: i32 = 120;
 
 fn text_field(field: &str, value: &str, max: usize, validation: &mut Validation) -> String {
     let trimmed = value.trim();
     if trimmed.is_empty() {
         validation.reject(field, "is required");
-    } else if trimmed.chars().count() > max {
+    } else if value.chars().count() > max {
         validation.reject(field, format!("must be at most {max} characters"));
     } else if trimmed.chars().any(char::is_control) {
         validation.reject(field, "must not contain control characters");
@@ -65,7 +65,13 @@ fn text_field(field: &str, value: &str, max: usize, validation: &mut Validation)
     trimmed.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// `POST /persons`
+/// Onboards a person for identity verification (step 1 of 3)
+#[utoipa::path(post, path = "/persons", tag = "persons", operation_id = "onboardPerson",
+    request_body = OnboardPersonRequest,
+    responses(
+        (status = 201, description = "The person is onboarded.", body = Success<OnboardPersonResponse>),
+        (status = 409, description = "The Idempotency-Key was used with another body.", body = ErrorBody),
+    ))]
 async fn onboard(
     State(state): State<AppState>,
     auth: Auth,
@@ -228,7 +234,18 @@ fn stored_questions(set: &QuestionSetRow) -> Result<Vec<IssuedQuestion>, ApiErro
     serde_json::from_str(&set.questions).map_err(ApiError::internal)
 }
 
-/// `POST /persons/authenticate`
+/// Sends the person's information and gets four questions (step 2 of 3)
+///
+/// The multiple-choice questions are valid 10 minutes. Nothing typed here is stored.
+#[utoipa::path(post, path = "/persons/authenticate", tag = "persons", operation_id = "authenticatePerson",
+    request_body = AuthenticatePersonRequest,
+    responses(
+        (status = 200, description = "The questions to show the person.", body = Success<AuthenticatePersonResponse>),
+        (status = 403, description = "The person is locked after three failed verifications (`lockedUntil`).",
+            body = ErrorBody),
+        (status = 404, description = "No such person of the caller.", body = ErrorBody),
+        (status = 409, description = "The person is already verified.", body = ErrorBody),
+    ))]
 async fn authenticate(
     State(state): State<AppState>,
     auth: Auth,
@@ -329,7 +346,21 @@ fn score(set_id: i64, issued: &[IssuedQuestion], answers: &[Answer]) -> Result<u
     validation.finish(right)
 }
 
-/// `POST /persons/verify`
+/// Sends the person's answers (step 3 of 3)
+///
+/// Three right of four verify the person and unlock the signals; three failed attempts lock the person
+/// for 24 hours.
+#[utoipa::path(post, path = "/persons/verify", tag = "persons", operation_id = "verifyPerson",
+    request_body = VerifyPersonRequest,
+    responses(
+        (status = 200, description = "Whether the person is verified, with the signals when so.",
+            body = Success<VerifyPersonResponse>),
+        (status = 403, description = "The person is locked after three failed verifications (`lockedUntil`).",
+            body = ErrorBody),
+        (status = 404, description = "No such person of the caller.", body = ErrorBody),
+        (status = 409, description = "The person is already verified, or has no open questions: authenticate \
+            first.", body = ErrorBody),
+    ))]
 async fn verify(
     State(state): State<AppState>,
     auth: Auth,
@@ -430,7 +461,15 @@ fn person_view(seed: u64, person: PersonRow, latest: Option<&QuestionSetRow>, no
     })
 }
 
-/// `GET /persons/<personId>`
+/// A person of the caller
+///
+/// Its status and, once verified, the signals.
+#[utoipa::path(get, path = "/persons/{person_id}", tag = "persons", operation_id = "getPerson",
+    params(("person_id" = i64, Path, description = "A personId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The person.", body = Success<Person>),
+        (status = 404, description = "No such person of the caller.", body = ErrorBody),
+    ))]
 async fn details(
     State(state): State<AppState>,
     auth: Auth,
@@ -442,7 +481,9 @@ async fn details(
     Ok(Json(Success::new(person_view(state.config.sandbox_seed, person, latest.as_ref(), now)?)))
 }
 
-/// `GET /persons`
+/// The caller's persons, newest first
+#[utoipa::path(get, path = "/persons", tag = "persons", operation_id = "listPersons",
+    responses((status = 200, description = "The caller's persons.", body = Success<PersonList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<PersonList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let rows = state
@@ -467,8 +508,17 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
     Ok(Json(Success::new(PersonList { persons })))
 }
 
-/// `GET /sandbox/persons/<personId>/answers`: the right choices of the questions issued
-/// last. Sandbox only.
+/// The right choices of the questions issued last
+///
+/// Sandbox only.
+#[utoipa::path(get, path = "/sandbox/persons/{person_id}/answers", tag = "sandbox",
+    operation_id = "getSandboxAnswers",
+    params(("person_id" = i64, Path, description = "A personId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The right choices, in the shape verify takes.", body = Success<SandboxAnswers>),
+        (status = 404, description = "Not the sandbox, no such person of the caller, or no questions issued yet.",
+            body = ErrorBody),
+    ))]
 async fn sandbox_answers(
     State(state): State<AppState>,
     auth: Auth,

@@ -13,10 +13,10 @@ pub mod stream;
 
 pub use hub::EventHub;
 
+use utoipa_axum::routes;
+
 use crate::http::routes::Routes;
 
-pub fn routes(routes: Routes) -> Routes {
-    routes
-        .get("/card/{card_id}/transactions/stream", stream::card_stream)
-        .get("/merchant/{merchant_id}/transactions/stream", stream::merchant_stream)
+pub fn routes(api: Routes) -> Routes {
+    api.api(routes!(stream::card_stream)).api(routes!(stream::merchant_stream))
 }

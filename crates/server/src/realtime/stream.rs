@@ -16,6 +16,7 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 use serde::Deserialize;
+use subscriber_protocol::ErrorBody;
 use tokio::sync::{broadcast, watch};
 
 use crate::error::{ApiError, Validation};
@@ -32,13 +33,32 @@ const REPLAY_BATCH: u32 = 500;
 
 pub const LAST_EVENT_ID: &str = "last-event-id";
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct StreamQuery {
-    /// For clients that cannot set the `Last-Event-ID` header.
+    /// The id of the last event the client has, for clients that cannot set the
+    /// `Last-Event-ID` header: the stream replays what came after it.
     #[serde(default, rename = "lastEventId")]
+    #[param(value_type = Option<i64>, minimum = 0)]
     last_event_id: Option<String>,
 }
 
+/// What both streams send; the body is `text/event-stream`, not JSON.
+const STREAM_DESCRIPTION: &str = "An endless `text/event-stream`: one `event: transaction` per new \
+    point-of-sale transaction, with `id:` (the event's sequence number) and the transaction list item as \
+    `data:`; a transaction that settles is sent again with `pending: false`. A comment every 15 s keeps \
+    the connection open.";
+
+/// A card's transactions as they happen (Server-Sent Events)
+#[utoipa::path(get, path = "/card/{card_id}/transactions/stream", tag = "realtime",
+    operation_id = "streamCardTransactions",
+    params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1),
+        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event id.", minimum = 0),
+        StreamQuery),
+    responses(
+        (status = 200, description = STREAM_DESCRIPTION, content_type = "text/event-stream", body = String),
+        (status = 404, description = "No such card of the caller.", body = ErrorBody),
+    ))]
 pub async fn card_stream(
     State(state): State<AppState>,
     auth: Auth,
@@ -51,6 +71,16 @@ pub async fn card_stream(
     open(state, Owner::Card(card_id), resume_after).await
 }
 
+/// Transactions at the caller's merchant as they happen (Server-Sent Events)
+#[utoipa::path(get, path = "/merchant/{merchant_id}/transactions/stream", tag = "realtime",
+    operation_id = "streamMerchantTransactions",
+    params(("merchant_id" = i64, Path, description = "The caller's merchantId.", minimum = 1),
+        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event id.", minimum = 0),
+        StreamQuery),
+    responses(
+        (status = 200, description = STREAM_DESCRIPTION, content_type = "text/event-stream", body = String),
+        (status = 404, description = "No such merchant of the caller.", body = ErrorBody),
+    ))]
 pub async fn merchant_stream(
     State(state): State<AppState>,
     auth: Auth,
@@ -65,22 +95,23 @@ pub async fn merchant_stream(
 
 /// The event id to resume after: the header, else the query parameter.
 fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
-    let (field, text) = match headers.get(LAST_EVENT_ID) {
-        Some(value) => ("Last-Event-ID", value.to_str().unwrap_or("not text").trim()),
-        None => match query.last_event_id.as_deref() {
-            Some(text) => ("lastEventId", text.trim()),
-            None => return Ok(None),
-        },
-    };
-    if text.is_empty() {
-        return Ok(None);
-    }
+    // Both are checked when both are sent: a bad value is an error even where the other wins.
     let mut validation = Validation::new();
+    let header = headers
+        .get(LAST_EVENT_ID)
+        .and_then(|value| event_id("Last-Event-ID", value.to_str().unwrap_or("not text"), &mut validation));
+    let query = query.last_event_id.as_deref().and_then(|text| event_id("lastEventId", text, &mut validation));
+    validation.finish(header.or(query))
+}
+
+/// An event id as sent (an EventSource with no id sends no header rather than an empty one).
+fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64> {
+    let text = text.trim();
     let id = text.parse::<i64>().ok().filter(|id| *id >= 0);
     if id.is_none() {
         validation.reject(field, "must be the id of an event this stream sent (a non-negative integer)");
     }
-    validation.finish(id)
+    id
 }
 
 async fn open(state: AppState, owner: Owner, resume_after: Option<i64>) -> Result<Response, ApiError> {

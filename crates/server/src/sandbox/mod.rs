@@ -11,7 +11,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use subscriber_protocol::{Environment, SandboxTransactionRequest, SandboxTransactionResponse, Success};
+use subscriber_protocol::{Environment, ErrorBody, SandboxTransactionRequest, SandboxTransactionResponse, Success};
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJsonOrEmpty, Auth};
@@ -28,8 +28,8 @@ pub const TRANSACTION_CREATED: &str = "Transaction created";
 /// The largest amount a sandbox purchase may have, in major units.
 pub const MAX_AMOUNT: f64 = 1_000_000.0;
 
-pub fn routes(routes: Routes) -> Routes {
-    routes.post_creating("/sandbox/transactions", create_transaction)
+pub fn routes(api: Routes) -> Routes {
+    api.api_creating(utoipa_axum::routes!(create_transaction))
 }
 
 pub fn require_sandbox(state: &AppState) -> Result<(), ApiError> {
@@ -68,6 +68,19 @@ fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
     validation.finish(Checked { amount_minor, merchant_name })
 }
 
+/// Makes a point-of-sale purchase now (sandbox only)
+///
+/// Every field is optional: the service picks one of the caller's cards, a location and an amount.
+/// Both sides see the purchase: the card's list and the merchant's, and their streams.
+#[utoipa::path(post, path = "/sandbox/transactions", tag = "sandbox", operation_id = "createSandboxTransaction",
+    request_body(content = Option<SandboxTransactionRequest>, description = "May be empty."),
+    responses(
+        (status = 201, description = "The purchase.", body = Success<SandboxTransactionResponse>),
+        (status = 404, description = "Not the sandbox, or no such card or location of the caller.",
+            body = ErrorBody),
+        (status = 409, description = "The caller has no card and no location to buy with, or the \
+            Idempotency-Key was used with another body.", body = ErrorBody),
+    ))]
 async fn create_transaction(
     State(state): State<AppState>,
     auth: Auth,

@@ -10,9 +10,10 @@ use axum::extract::{ConnectInfo, Extension, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use subscriber_protocol::{
-    LoginRequest, LoginResponse, RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile, Success,
-    UsageResponse, UsageRow,
+    ErrorBody, LoginRequest, LoginResponse, RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile,
+    Success, UsageResponse, UsageRow,
 };
+use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, Auth};
@@ -20,22 +21,24 @@ use crate::http::routes::Routes;
 use crate::state::AppState;
 use crate::storage::{self, subscribers::NewSubscriber};
 
-pub fn routes(routes: Routes) -> Routes {
-    routes
+pub fn routes(api: Routes) -> Routes {
+    api
         // Not keyed: a replay would need the secret, which is never stored.
-        .post("/subscriber/signup", signup)
-        .post("/subscriber/login", login)
-        .get("/subscriber", profile)
-        .post("/subscriber/secret/rotate", rotate_secret)
-        .get("/subscriber/usage", usage)
+        .api(routes!(signup))
+        .api(routes!(login))
+        .api(routes!(profile))
+        .api(routes!(rotate_secret))
+        .api(routes!(usage))
 }
 
 const MAX_EMAIL_LENGTH: usize = 254;
 
 /// Lower-cased, trimmed; a plausible single address.
 pub fn normalize_email(field: &str, email: &str, validation: &mut Validation) -> String {
+    // The limit counts what was sent, surrounding spaces included (as the OpenAPI maxLength does).
+    let sent_length = email.chars().count();
     let email = email.trim().to_ascii_lowercase();
-    let plausible = email.len() <= MAX_EMAIL_LENGTH
+    let plausible = sent_length <= MAX_EMAIL_LENGTH
         && email.split_once('@').is_some_and(|(local, domain)| {
             !local.is_empty()
                 && !domain.starts_with('.')
@@ -51,6 +54,16 @@ pub fn normalize_email(field: &str, email: &str, validation: &mut Validation) ->
     email
 }
 
+/// Creates a subscriber account and returns its credentials
+///
+/// The secret is shown only here.
+#[utoipa::path(post, path = "/subscriber/signup", tag = "subscriber", operation_id = "signup", security(()),
+    request_body = SignupRequest,
+    responses(
+        (status = 201, description = "The subscriber exists; keep the secret, it is not shown again.",
+            body = Success<SignupResponse>),
+        (status = 409, description = "A subscriber with this e-mail address exists.", body = ErrorBody),
+    ))]
 async fn signup(
     State(state): State<AppState>,
     ApiJson(request): ApiJson<SignupRequest>,
@@ -61,8 +74,7 @@ async fn signup(
     let environment = state.environment();
     let credentials = auth::new_credentials(environment.as_str());
     let secret = credentials.secret.clone();
-    let secret_hash =
-        tokio::task::spawn_blocking(move || auth::hash_secret(&secret)).await.map_err(ApiError::internal)??;
+    let secret_hash = state.limits.hash(move || auth::hash_secret(&secret)).await??;
     let now = Utc::now().timestamp();
     let (client_id, public_key) = (credentials.client_id.clone(), credentials.public_key.clone());
     let stored_email = email.clone();
@@ -97,6 +109,17 @@ async fn signup(
     ))
 }
 
+/// Exchanges the e-mail address and the secret (`api_key`, alias `key`) for a bearer token
+///
+/// Failed logins are limited per e-mail address and client address (429).
+#[utoipa::path(post, path = "/subscriber/login", tag = "subscriber", operation_id = "login", security(()),
+    request_body = LoginRequest,
+    responses(
+        (status = 200, description = "A JWT for `Authorization: Bearer`, valid `validity_seconds`.",
+            body = Success<LoginResponse>),
+        (status = 401, description = "The e-mail address or the key is wrong (`invalid_credentials`).",
+            body = ErrorBody),
+    ))]
 async fn login(
     State(state): State<AppState>,
     connection: Option<Extension<ConnectInfo<SocketAddr>>>,
@@ -110,9 +133,7 @@ async fn login(
     let stored_hash =
         subscriber.as_ref().map_or_else(|| auth::decoy_hash().to_owned(), |subscriber| subscriber.secret_hash.clone());
     let api_key = request.api_key;
-    let matches = tokio::task::spawn_blocking(move || auth::secret_matches(&api_key, &stored_hash))
-        .await
-        .map_err(ApiError::internal)?;
+    let matches = state.limits.hash(move || auth::secret_matches(&api_key, &stored_hash)).await?;
     let subscriber = match subscriber {
         Some(subscriber) if matches => subscriber,
         _ => {
@@ -125,6 +146,9 @@ async fn login(
     Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
 }
 
+/// The caller's subscriber account
+#[utoipa::path(get, path = "/subscriber", tag = "subscriber", operation_id = "getSubscriber",
+    responses((status = 200, description = "The caller's account.", body = Success<SubscriberProfile>)))]
 async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<SubscriberProfile>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let subscriber = state
@@ -141,14 +165,18 @@ async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
     })))
 }
 
+/// Replaces the secret
+///
+/// The old one stops working at once; issued tokens stay valid.
+#[utoipa::path(post, path = "/subscriber/secret/rotate", tag = "subscriber", operation_id = "rotateSecret",
+    responses((status = 200, description = "The new secret, shown once.", body = Success<RotateSecretResponse>)))]
 async fn rotate_secret(
     State(state): State<AppState>,
     auth: Auth,
 ) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
     let secret = auth::new_secret(state.environment().as_str());
     let to_hash = secret.clone();
-    let secret_hash =
-        tokio::task::spawn_blocking(move || auth::hash_secret(&to_hash)).await.map_err(ApiError::internal)??;
+    let secret_hash = state.limits.hash(move || auth::hash_secret(&to_hash)).await??;
     let now = timestamp(Utc::now().timestamp())?;
     let subscriber_id = auth.subscriber_id;
     let timestamp_now = now.timestamp();
@@ -165,6 +193,9 @@ async fn rotate_secret(
     Ok(Json(Success::new(RotateSecretResponse { client_id: auth.client_id, secret, rotated_at: now })))
 }
 
+/// Billable requests by day and endpoint (counted in the `established` environment only)
+#[utoipa::path(get, path = "/subscriber/usage", tag = "subscriber", operation_id = "getUsage",
+    responses((status = 200, description = "The caller's usage.", body = Success<UsageResponse>)))]
 async fn usage(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<UsageResponse>>, ApiError> {
     state.usage.flush(&state.db).await?;
     let subscriber_id = auth.subscriber_id;

@@ -1,0 +1,329 @@
+//! The OpenAPI 3.1 document of the JSON API (`GET /openapi.json`, no auth) and a page to
+//! browse it (`GET /docs`, Swagger UI served from files inside the binary).
+//!
+//! Each route carries its own operation (`#[utoipa::path]` on the handler, registered through
+//! [`Routes::api`]); this module adds what every operation shares, so no operation can forget
+//! it: the bearer scheme, the error responses the layers around the handlers can answer with
+//! (401 without a valid token, 400/413/415 for a body, 400 for a query, 404 for an id in the
+//! path, 408, 429, 500), and the `X-Request-Id` header of every response. [`rules`] writes
+//! in the validation rules of the requests.
+
+mod rules;
+
+use std::sync::OnceLock;
+
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderValue, Uri, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::routing::get;
+use bytes::Bytes;
+use subscriber_protocol::ErrorBody;
+use utoipa::openapi::header::HeaderBuilder;
+use utoipa::openapi::path::{Operation, ParameterIn};
+use utoipa::openapi::response::{Response as ApiResponse, ResponseBuilder};
+use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
+use utoipa::openapi::tag::TagBuilder;
+use utoipa::openapi::{Components, ContentBuilder, InfoBuilder, OpenApi, Ref, RefOr};
+use utoipa::{PartialSchema, ToSchema};
+use utoipa_axum::routes;
+
+use super::routes::{Routes, operations_mut};
+use crate::config::Config;
+use crate::error::ApiError;
+use crate::state::AppState;
+
+pub const DOCUMENT_PATH: &str = "/openapi.json";
+pub const DOCS_PATH: &str = "/docs";
+
+/// The name of the bearer scheme in `components.securitySchemes`.
+const BEARER: &str = "bearer";
+
+pub fn routes(api: Routes) -> Routes {
+    api.api(routes!(openapi_json)).page("GET", DOCS_PATH, get(docs_index)).page_exact(
+        "GET",
+        "/docs/{*file}",
+        get(docs_file),
+    )
+}
+
+/// This document
+#[utoipa::path(get, path = "/openapi.json", tag = "meta", operation_id = "getOpenApi", security(()),
+    responses((status = 200, description = "The OpenAPI 3.1 document of the JSON API.", content_type = "application/json",
+        body = Object)))]
+async fn openapi_json(State(state): State<AppState>) -> Response {
+    match state.openapi.get() {
+        Some(document) => ([(header::CONTENT_TYPE, "application/json")], document.clone()).into_response(),
+        None => ApiError::internal(anyhow::anyhow!("the OpenAPI document was not published")).into_response(),
+    }
+}
+
+/// Serializes the document once for `GET /openapi.json` (it depends on the code, the
+/// environment and the day the service started).
+pub fn publish(state: &AppState, document: &serde_json::Value) -> anyhow::Result<()> {
+    if state.openapi.get().is_none() {
+        let _ = state.openapi.set(Bytes::from(serde_json::to_vec(document)?));
+    }
+    Ok(())
+}
+
+/// The complete document, from the operations the routes registered.
+pub fn complete(operations: OpenApi, config: &Config) -> serde_json::Value {
+    let mut document = serde_json::to_value(shared(operations)).unwrap_or_default();
+    rules::refine(&mut document, config);
+    document
+}
+
+/// What every operation shares.
+fn shared(mut document: OpenApi) -> OpenApi {
+    document.info = InfoBuilder::new()
+        .title("Subscriber Data API")
+        .version(env!("CARGO_PKG_VERSION"))
+        .description(Some(DESCRIPTION))
+        .build();
+    let components = document.components.get_or_insert_with(Components::new);
+    components.add_security_scheme(
+        BEARER,
+        SecurityScheme::Http(
+            HttpBuilder::new()
+                .scheme(HttpAuthScheme::Bearer)
+                .bearer_format("JWT")
+                .description(Some("The `token` of `POST /subscriber/login`."))
+                .build(),
+        ),
+    );
+    let mut error_schemas = vec![(ErrorBody::name().into_owned(), ErrorBody::schema())];
+    ErrorBody::schemas(&mut error_schemas);
+    components.schemas.extend(error_schemas);
+    for shared in Shared::ALL {
+        components.responses.insert(shared.name().to_owned(), RefOr::T(shared.response()));
+    }
+    document.security = Some(vec![SecurityRequirement::new(BEARER, Vec::<String>::new())]);
+    document.tags = Some(
+        TAGS.iter()
+            .map(|(name, description)| TagBuilder::new().name(*name).description(Some(*description)).build())
+            .collect(),
+    );
+    for item in document.paths.paths.values_mut() {
+        for (_, operation) in operations_mut(item) {
+            add_shared_responses(operation);
+        }
+    }
+    document
+}
+
+const DESCRIPTION: &str = "Payment data for subscribers: cards and their transactions, merchants and \
+    their locations, merchant discovery from statement descriptors, bank accounts, and identity \
+    verification of persons.\n\n\
+    **Authentication.** Sign up (`POST /subscriber/signup`), log in with the e-mail address and the \
+    secret (`POST /subscriber/login`), and send the token as `Authorization: Bearer <token>` on every \
+    other call.\n\n\
+    **Responses.** Every body is a JSON object whose `error` is `null` on success. A failure carries \
+    `error` (a message), `code` (stable, snake_case), `requestId` (also in the `X-Request-Id` header) \
+    and, for invalid input, `details` naming each field. A path answers with and without a trailing \
+    slash.\n\n\
+    **Retries.** Every POST that creates takes an `Idempotency-Key` header.\n\n\
+    **Lists** are newest first, paged with `limit` and the opaque `cursor` of the previous page's \
+    `next_cursor` (null on the last page).\n\n\
+    **Pages for people.** The `url` of `POST /card/session` and of `POST /account` opens an HTML page \
+    of the service (`/secure/...`) in a person's browser; those pages are not part of this JSON API \
+    and are not described here. A browsable copy of this document is served at `/docs`.";
+
+const TAGS: [(&str, &str); 9] = [
+    ("subscriber", "Sign up, log in, the account and its usage."),
+    ("cards", "Card enrollment, cards and their transactions."),
+    ("merchants", "Merchant enrollment, locations and the transactions at them."),
+    ("discovery", "Merchant ID: a merchant from what a card statement prints, an address or a position."),
+    ("accounts", "Bank accounts, linked by the person at their bank."),
+    ("persons", "Identity verification of persons and the signals it unlocks."),
+    ("realtime", "Transactions as they happen, as Server-Sent Events."),
+    ("sandbox", "Helpers that exist only in the sandbox environment."),
+    ("meta", "This document."),
+];
+
+/// The error responses shared by many operations, in `components.responses`.
+#[derive(Clone, Copy)]
+enum Shared {
+    BadRequest,
+    Unauthorized,
+    NotFound,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    Timeout,
+    RateLimited,
+    Internal,
+}
+
+impl Shared {
+    const ALL: [Shared; 8] = [
+        Self::BadRequest,
+        Self::Unauthorized,
+        Self::NotFound,
+        Self::PayloadTooLarge,
+        Self::UnsupportedMediaType,
+        Self::Timeout,
+        Self::RateLimited,
+        Self::Internal,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::BadRequest => "BadRequest",
+            Self::Unauthorized => "Unauthorized",
+            Self::NotFound => "NotFound",
+            Self::PayloadTooLarge => "PayloadTooLarge",
+            Self::UnsupportedMediaType => "UnsupportedMediaType",
+            Self::Timeout => "Timeout",
+            Self::RateLimited => "RateLimited",
+            Self::Internal => "Internal",
+        }
+    }
+
+    fn status(self) -> &'static str {
+        match self {
+            Self::BadRequest => "400",
+            Self::Unauthorized => "401",
+            Self::NotFound => "404",
+            Self::PayloadTooLarge => "413",
+            Self::UnsupportedMediaType => "415",
+            Self::Timeout => "408",
+            Self::RateLimited => "429",
+            Self::Internal => "500",
+        }
+    }
+
+    fn description(self) -> &'static str {
+        match self {
+            Self::BadRequest => {
+                "The request is not valid (`invalid_request`): malformed JSON, a wrong type, or a rule a field \
+                 breaks; `details` names each field."
+            }
+            Self::Unauthorized => {
+                "No valid bearer token (`unauthorized`), or it has expired (`token_expired`): log in again."
+            }
+            Self::NotFound => "No such resource of the caller (`not_found`); another subscriber's ids answer the same.",
+            Self::PayloadTooLarge => "The body is over 64 KiB (`payload_too_large`).",
+            Self::UnsupportedMediaType => "The body was not sent as `application/json` (`unsupported_media_type`).",
+            Self::Timeout => "The request took longer than the service allows (`timeout`).",
+            Self::RateLimited => "Too many requests (`rate_limited`): retry after `Retry-After` seconds.",
+            Self::Internal => "The service failed (`internal`); quote `requestId` when reporting it.",
+        }
+    }
+
+    fn response(self) -> ApiResponse {
+        let mut builder = ResponseBuilder::new()
+            .description(self.description())
+            .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
+            .header("X-Request-Id", request_id_header());
+        if let Self::RateLimited = self {
+            builder = builder.header(
+                "Retry-After",
+                HeaderBuilder::new()
+                    .schema(Some(ObjectBuilder::new().schema_type(Type::Integer).minimum(Some(1_f64))))
+                    .description(Some("Seconds to wait before retrying."))
+                    .build(),
+            );
+        }
+        builder.build()
+    }
+
+    fn reference(self) -> RefOr<ApiResponse> {
+        RefOr::Ref(Ref::new(format!("#/components/responses/{}", self.name())))
+    }
+}
+
+fn request_id_header() -> utoipa::openapi::header::Header {
+    HeaderBuilder::new()
+        .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
+        .description(Some("The id of this request; error bodies repeat it as `requestId`."))
+        .build()
+}
+
+/// Adds the responses an operation can get from the layers around its handler, keeping any
+/// the operation describes itself.
+fn add_shared_responses(operation: &mut Operation) {
+    let secured = operation.security.as_ref().is_none_or(|requirements| {
+        requirements.iter().all(|requirement| requirement != &SecurityRequirement::default())
+    });
+    let located = |wanted: ParameterIn| {
+        operation.parameters.as_deref().unwrap_or_default().iter().any(|parameter| {
+            matches!(parameter, RefOr::T(parameter) if std::mem::discriminant(&parameter.parameter_in) == std::mem::discriminant(&wanted))
+        })
+    };
+    let (has_query, has_header, has_path) =
+        (located(ParameterIn::Query), located(ParameterIn::Header), located(ParameterIn::Path));
+    let has_body = operation.request_body.is_some();
+    let mut shared = Vec::new();
+    if has_body || has_query || has_header {
+        shared.push(Shared::BadRequest);
+    }
+    if secured {
+        shared.push(Shared::Unauthorized);
+    }
+    if has_path {
+        shared.push(Shared::NotFound);
+    }
+    if has_body {
+        shared.extend([Shared::PayloadTooLarge, Shared::UnsupportedMediaType]);
+    }
+    shared.extend([Shared::Timeout, Shared::RateLimited, Shared::Internal]);
+    let responses = &mut operation.responses.responses;
+    for response in shared {
+        responses.entry(response.status().to_owned()).or_insert_with(|| response.reference());
+    }
+    for response in responses.values_mut() {
+        if let RefOr::T(response) = response {
+            response.headers.entry("X-Request-Id".to_owned()).or_insert_with(|| RefOr::T(request_id_header()));
+        }
+    }
+}
+
+/// The Swagger UI page lives under `/docs/`; its files are named relative to that folder.
+async fn docs_index(uri: Uri) -> Response {
+    if !uri.path().ends_with('/') {
+        return Redirect::permanent(&format!("{DOCS_PATH}/")).into_response();
+    }
+    docs_asset("index.html")
+}
+
+async fn docs_file(Path(file): Path<String>) -> Response {
+    docs_asset(&file)
+}
+
+/// The Content-Security-Policy of the docs page: its own files only. Swagger UI sets inline
+/// styles and draws icons from `data:` URLs; it fetches the document and, to try a call out,
+/// the API itself, both on this origin.
+const DOCS_CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; \
+    img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; \
+    frame-ancestors 'none'";
+
+fn docs_asset(file: &str) -> Response {
+    static CONFIG: OnceLock<std::sync::Arc<utoipa_swagger_ui::Config<'static>>> = OnceLock::new();
+    let config = CONFIG.get_or_init(|| {
+        std::sync::Arc::new(
+            utoipa_swagger_ui::Config::new([DOCUMENT_PATH])
+                // The default asks validator.swagger.io about the document: nothing leaves this origin.
+                .validator_url("none")
+                .try_it_out_enabled(false)
+                .persist_authorization(false),
+        )
+    });
+    match utoipa_swagger_ui::serve(file, config.clone()) {
+        Ok(Some(asset)) => {
+            let mut response = Response::new(Body::from(asset.bytes.into_owned()));
+            let headers = response.headers_mut();
+            if let Ok(content_type) = HeaderValue::from_str(&asset.content_type) {
+                headers.insert(header::CONTENT_TYPE, content_type);
+            }
+            if asset.gzpipped {
+                headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            }
+            headers.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(DOCS_CSP));
+            headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600"));
+            response
+        }
+        Ok(None) => ApiError::not_found(format!("no file {file:?} in the docs page")).into_response(),
+        Err(error) => ApiError::internal(anyhow::anyhow!("docs page: {error}")).into_response(),
+    }
+}

@@ -1,0 +1,314 @@
+//! The validation rules of the request bodies and parameters, stated in the document.
+//!
+//! The wire types give the shapes; the rules live in the service (its validation constants,
+//! its reference tables, the sandbox's test cards, today's date), so they are written into
+//! the document here. A schema states exactly what the service accepts: a request the
+//! schema allows is not rejected for its form, and one it forbids is (the fuzzer checks
+//! both ways). Patterns use the JSON Schema (ECMA-262) syntax, anchored.
+
+use chrono::{Datelike, Utc};
+use serde_json::{Map, Value, json};
+use subscriber_protocol::{Environment, MAX_PAGE_LIMIT};
+
+use crate::accounts::banks::BANKS;
+use crate::cards::test_cards::TEST_CARDS;
+use crate::config::Config;
+use crate::merchants::validation::{CITY_MAX, NAME_MAX, STREET_MAX, STREET_NO_MAX, WEBSITE_MAX, ZIP_MAX};
+use crate::reference::{countries, mcc};
+
+/// What Rust's `str::trim` removes: Unicode White_Space.
+const SPACE: &str = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
+/// What `char::is_control` finds.
+const CONTROL: &str = r"\x00-\x1f\x7f-\x9f";
+
+/// Text the service trims, then requires non-empty and free of control characters.
+fn text_core() -> String {
+    format!("[^{SPACE}{CONTROL}](?:[^{CONTROL}]*[^{SPACE}{CONTROL}])?")
+}
+
+fn text(max: usize) -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": max,
+        "pattern": format!("^[{SPACE}]*{}[{SPACE}]*$", text_core())})
+}
+
+/// Optional text where a blank value counts as not sent.
+fn optional_text(max: usize) -> Value {
+    json!({"type": ["string", "null"], "maxLength": max,
+        "pattern": format!("^[{SPACE}]*(?:{})?[{SPACE}]*$", text_core())})
+}
+
+/// Address fields that take a number too (`"12b"` or `12`), read as its digits.
+fn text_or_integer(max: usize, extra_pattern: Option<&str>, integers: (i64, u64)) -> Value {
+    let pattern = match extra_pattern {
+        Some(allowed) => format!("^[{SPACE}]*{allowed}[{SPACE}]*$"),
+        None => format!("^[{SPACE}]*{}[{SPACE}]*$", text_core()),
+    };
+    json!({"oneOf": [
+        {"type": "string", "minLength": 1, "maxLength": max, "pattern": pattern},
+        {"type": "integer", "minimum": integers.0, "maximum": integers.1},
+    ]})
+}
+
+fn email() -> Value {
+    let local = format!("[^@{SPACE}{CONTROL}]+");
+    let label = format!("[^@.{SPACE}{CONTROL}]+");
+    json!({"type": "string", "maxLength": 254,
+        "pattern": format!("^[{SPACE}]*{local}@{label}(?:\\.{label})+[{SPACE}]*$"),
+        "examples": ["dev@example.com"]})
+}
+
+fn countries() -> Value {
+    let codes: Vec<&str> = countries::all().into_iter().map(|(code, _)| code).collect();
+    json!({"type": "string", "enum": codes, "description": "ISO 3166-1 alpha-3 (any case is accepted).",
+        "examples": ["USA"]})
+}
+
+/// The years of the next 20 an expiry may name, in two and four digits.
+fn expiry_years(this_year: u32) -> Value {
+    json!({"oneOf": [
+        {"type": "integer", "minimum": this_year % 100, "maximum": this_year % 100 + 20},
+        {"type": "integer", "minimum": this_year, "maximum": this_year + 20},
+    ], "description": "Two digits (30) or four (2030); not past, at most 20 years ahead."})
+}
+
+/// `YYYY-MM-DD` of a real day (29 February left out) of one of `years` (a pattern).
+fn date_pattern(years: &str) -> String {
+    let day = "(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))";
+    format!("{years}-{day}")
+}
+
+/// A regular expression for the four-digit years `first..=last`.
+fn year_range(first: i32, last: i32) -> String {
+    let years: Vec<String> = (first..=last).map(|year| format!("{year:04}")).collect();
+    format!("(?:{})", years.join("|"))
+}
+
+/// Any `YYYY-MM-DD` the service reads as a day, or an RFC 3339 time.
+fn time_bound() -> Value {
+    let date = date_pattern("[0-9]{4}");
+    let time =
+        "(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](?:\\.[0-9]{1,9})?(?:[Zz]|[+-](?:[01][0-9]|2[0-3]):[0-5][0-9])";
+    json!({"type": "string",
+        "pattern": format!("^[{SPACE}]*{date}(?:[Tt]{time})?[{SPACE}]*$"),
+        "description": "A day (2026-01-31: the whole day, UTC) or an RFC 3339 time (2026-01-31T12:00:00Z).",
+        "examples": ["2026-01-31"]})
+}
+
+fn cursor() -> Value {
+    json!({"type": "string", "pattern": "^(?:[0-9]{1,18}\\.[0-9]{1,18})?$",
+        "description": "The `next_cursor` of the previous page; empty is the first page."})
+}
+
+pub fn refine(document: &mut Value, config: &Config) {
+    let today = Utc::now().date_naive();
+    let this_year = u32::try_from(today.year()).unwrap_or(2026);
+    let schemas = &mut document["components"]["schemas"];
+
+    // Subscriber
+    set(schemas, "SignupRequest", "email", email());
+
+    // Cards
+    let pan = match config.environment {
+        Environment::Sandbox => {
+            let pans: Vec<&str> = TEST_CARDS.iter().map(|card| card.pan).collect();
+            let numbers: Vec<u64> = pans.iter().filter_map(|pan| pan.parse().ok()).collect();
+            json!({"oneOf": [{"type": "string", "enum": pans}, {"type": "integer", "enum": numbers}],
+                "description": "The sandbox takes only its test cards (GET /sandbox/cards), as a string or a number."})
+        }
+        _ => json!({"oneOf": [{"type": "string", "pattern": "^[0-9]{16}$"}, {"type": "integer"}],
+            "description": "Refused through the API in this environment (403 pan_not_accepted): use POST /card/session."}),
+    };
+    schemas["Pan"] = pan;
+    set(schemas, "EnrollCardRequest", "firstName", text(crate::cards::validation::MAX_NAME_LENGTH));
+    set(schemas, "EnrollCardRequest", "lastName", text(crate::cards::validation::MAX_NAME_LENGTH));
+    set(schemas, "EnrollCardRequest", "expMonth", json!({"type": "integer", "minimum": 1, "maximum": 12}));
+    set(schemas, "EnrollCardRequest", "expYear", expiry_years(this_year));
+    set(schemas, "EnrollCardRequest", "countryCode", countries());
+    // An expiry this year must not be a month already past.
+    schemas["EnrollCardRequest"]["allOf"] = json!([{
+        "if": {"properties": {"expYear": {"enum": [this_year % 100, this_year]}}, "required": ["expYear"]},
+        "then": {"properties": {"expMonth": {"minimum": today.month()}}},
+    }]);
+
+    // Merchants
+    let codes: Vec<&str> = mcc::all().map(|(code, _)| code).collect();
+    let numbers: Vec<u32> = codes.iter().filter_map(|code| code.parse().ok()).collect();
+    schemas["CategoryCode"] = json!({"oneOf": [{"type": "string", "enum": codes}, {"type": "integer", "enum": numbers}],
+        "description": "A merchant category code of GET /merchant/categories (ISO 18245), as \"5812\" or 5812."});
+    set(schemas, "EnrollMerchantRequest", "name", text(NAME_MAX));
+    set(schemas, "EnrollMerchantRequest", "countryCode", countries());
+    let phone = format!("^[{SPACE}]*(?:\\+?[ .()-]*(?:[0-9][ .()-]*){{5,15}})?[{SPACE}]*$");
+    set(
+        schemas,
+        "EnrollMerchantRequest",
+        "phoneNumber",
+        json!({"oneOf": [
+        {"type": "string", "pattern": phone},
+        {"type": "integer", "minimum": 10_000, "maximum": 999_999_999_999_999_i64},
+        {"type": "integer", "minimum": -999_999_999_999_999_i64, "maximum": -10_000},
+        {"type": "null"},
+    ], "description": "5 to 15 digits with the usual separators; blank is none."}),
+    );
+    let label = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+    let website = format!(
+        "^[{SPACE}]*(?:(?:[Hh][Tt][Tt][Pp][Ss]?://)?(?:{label}\\.)+[A-Za-z]{{2,63}}(?::[0-9]+)?(?:[/?#][^{SPACE}{CONTROL}]*)?)?[{SPACE}]*$"
+    );
+    set(
+        schemas,
+        "EnrollMerchantRequest",
+        "website",
+        json!({"type": ["string", "null"], "maxLength": WEBSITE_MAX,
+        "pattern": website, "description": "An http(s) address or a bare domain; blank is none."}),
+    );
+
+    set(schemas, "LocationInput", "countryCode", countries());
+    set(schemas, "LocationInput", "street", text(STREET_MAX));
+    set(schemas, "LocationInput", "streetNo", text_or_integer(STREET_NO_MAX, None, (i64::MIN, u64::MAX)));
+    set(schemas, "LocationInput", "city", text(CITY_MAX));
+    let zip = "[A-Za-z0-9-](?:[A-Za-z0-9 -]*[A-Za-z0-9-])?";
+    set(schemas, "LocationInput", "zip", text_or_integer(ZIP_MAX, Some(zip), (-99_999_999_999, 999_999_999_999)));
+    set(schemas, "LocationInput", "latitude", json!({"type": ["number", "null"], "minimum": -90, "maximum": 90}));
+    set(schemas, "LocationInput", "longitude", json!({"type": ["number", "null"], "minimum": -180, "maximum": 180}));
+    // Coordinates come in pairs.
+    schemas["LocationInput"]["allOf"] = json!([
+        {"if": {"properties": {"latitude": {"type": "number"}}, "required": ["latitude"]},
+         "then": {"properties": {"longitude": {"type": "number"}}, "required": ["longitude"]}},
+        {"if": {"properties": {"longitude": {"type": "number"}}, "required": ["longitude"]},
+         "then": {"properties": {"latitude": {"type": "number"}}, "required": ["latitude"]}},
+    ]);
+
+    // Bank accounts
+    let banks: Vec<&str> = BANKS.iter().flat_map(|bank| [bank.id, bank.name]).collect();
+    set(
+        schemas,
+        "EnrollAccountRequest",
+        "bank",
+        json!({"type": "string", "enum": banks,
+        "description": "A bank of GET /banks, by id or name (any case is accepted)."}),
+    );
+
+    // Persons
+    set(schemas, "OnboardPersonRequest", "firstName", text(crate::persons::MAX_NAME_LENGTH));
+    set(schemas, "OnboardPersonRequest", "lastName", text(crate::persons::MAX_NAME_LENGTH));
+    set(schemas, "OnboardPersonRequest", "email", email());
+    // Adults up to 120: the years every birthday of which is in range today.
+    let (youngest, oldest) = (today.year() - crate::persons::ADULT_AGE - 1, today.year() - crate::persons::OLDEST_AGE);
+    set(
+        schemas,
+        "AuthenticatePersonRequest",
+        "dateOfBirth",
+        json!({"type": "string",
+        "pattern": format!("^[{SPACE}]*{}[{SPACE}]*$", date_pattern(&year_range(oldest, youngest))),
+        "description": "YYYY-MM-DD; the person is 18 to 120 years old.", "examples": ["1987-04-23"]}),
+    );
+    set(
+        schemas,
+        "AuthenticatePersonRequest",
+        "phoneNumber",
+        json!({"type": ["string", "null"],
+        "pattern": "^[ +().-]*(?:[0-9][ +().-]*){7,15}$"}),
+    );
+    set(schemas, "AuthenticatePersonRequest", "ssnLast4", json!({"type": ["string", "null"], "pattern": "^[0-9]{4}$"}));
+    let address_max = crate::persons::MAX_ADDRESS_FIELD_LENGTH;
+    set(schemas, "PersonAddress", "street", text(address_max));
+    set(schemas, "PersonAddress", "streetNo", text(20));
+    set(schemas, "PersonAddress", "city", text(address_max));
+    set(
+        schemas,
+        "PersonAddress",
+        "zip",
+        json!({"type": "string", "minLength": 1, "maxLength": 12,
+        "pattern": format!("^[{SPACE}]*[A-Za-z0-9-](?:[A-Za-z0-9 -]*[A-Za-z0-9-])?[{SPACE}]*$")}),
+    );
+    set(schemas, "PersonAddress", "countryCode", countries());
+
+    // Sandbox
+    set(
+        schemas,
+        "SandboxTransactionRequest",
+        "amount",
+        json!({"type": ["number", "null"],
+        "minimum": -crate::sandbox::MAX_AMOUNT, "maximum": crate::sandbox::MAX_AMOUNT, "multipleOf": 0.01,
+        "not": {"const": 0}, "description": "Major units, 2 decimals; negative for a refund."}),
+    );
+    set(schemas, "SandboxTransactionRequest", "merchantName", optional_text(NAME_MAX));
+
+    // The events of the two streams: `data` is the list item, as JSON text.
+    for (path, item) in [
+        ("/card/{card_id}/transactions/stream", "CardTransaction"),
+        ("/merchant/{merchant_id}/transactions/stream", "MerchantTransaction"),
+    ] {
+        let content = document.get_mut("paths").and_then(|paths| {
+            paths.get_mut(path)?.get_mut("get")?.get_mut("responses")?.get_mut("200")?.get_mut("content")
+        });
+        if let Some(content) = content {
+            content["text/event-stream"]["schema"] = json!({
+                "type": "object", "required": ["data"],
+                "properties": {
+                    "event": {"const": "transaction"},
+                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "data": {"type": "string", "contentMediaType": "application/json",
+                        "contentSchema": {"$ref": format!("#/components/schemas/{item}")}},
+                },
+            });
+        }
+    }
+
+    // Parameters
+    let items = document.get_mut("paths").and_then(Value::as_object_mut).into_iter().flat_map(|paths| paths.iter_mut());
+    for (path, item) in items {
+        for operation in item.as_object_mut().into_iter().flat_map(Map::values_mut) {
+            let parameters = operation.get_mut("parameters").and_then(Value::as_array_mut);
+            for parameter in parameters.into_iter().flatten() {
+                refine_parameter(path, parameter);
+            }
+        }
+    }
+}
+
+fn refine_parameter(path: &str, parameter: &mut Value) {
+    // A parameter is text on the wire: absent is its only "null".
+    if let Some(types) = parameter["schema"]["type"].as_array()
+        && let [single] = types.iter().filter(|kind| *kind != "null").collect::<Vec<_>>()[..]
+    {
+        parameter["schema"]["type"] = single.clone();
+    }
+    let name = parameter["name"].as_str().unwrap_or_default().to_owned();
+    let discovery = path == "/merchant/discover";
+    let rule = match (parameter["in"].as_str(), name.as_str()) {
+        (Some("query"), "limit") if discovery => Some(json!({"type": "integer", "minimum": 1,
+            "maximum": crate::discovery::MAX_LIMIT, "default": crate::discovery::DEFAULT_LIMIT})),
+        (Some("query"), "merchid" | "street" | "streetNo" | "city" | "zip") if discovery => {
+            Some(json!({"type": "string", "minLength": 1, "maxLength": 200, "pattern": format!("[^{SPACE}]")}))
+        }
+        (Some("query"), "countryCode") if discovery => Some(countries()),
+        (Some("query"), "latitude") if discovery => Some(json!({"type": "number", "minimum": -90, "maximum": 90})),
+        (Some("query"), "longitude") if discovery => Some(json!({"type": "number", "minimum": -180, "maximum": 180})),
+        (Some("query"), "radius") if discovery => Some(json!({"type": "number", "exclusiveMinimum": 0,
+            "maximum": crate::discovery::MAX_RADIUS, "description": "Metres around latitude/longitude (default 1000)."})),
+        (Some("query"), "limit") => Some(
+            json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_LIMIT, "default": subscriber_protocol::DEFAULT_PAGE_LIMIT}),
+        ),
+        (Some("query"), "cursor") => Some(cursor()),
+        (Some("query"), "from" | "to") => Some(time_bound()),
+        _ => None,
+    };
+    if let Some(rule) = rule {
+        parameter["schema"] = rule;
+    }
+}
+
+/// Replaces the schema of `property`, keeping its description when the rule has none.
+fn set(schemas: &mut Value, schema: &str, property: &str, mut rule: Value) {
+    let Some(existing) = schemas.get_mut(schema).and_then(|schema| schema.get_mut("properties")?.get_mut(property))
+    else {
+        tracing::error!(schema, property, "the OpenAPI rules name a property the schema does not have");
+        return;
+    };
+    if rule.get("description").is_none()
+        && let Some(description) = existing.get("description").cloned()
+    {
+        rule["description"] = description;
+    }
+    *existing = rule;
+}
