@@ -602,6 +602,22 @@ mod tests {
 
     const ENROLLED_AT: i64 = 1_790_000_000;
 
+    /// Every card and enrollment time gets a history without a panic, on the small directory
+    /// the black-box tests run with (a 500 seen once on enrollment under load).
+    #[test]
+    fn many_cards_and_times_make_histories() {
+        let directory = Directory::generate(20_261_122, 2000);
+        let count: u32 = std::env::var("HISTORY_FUZZ_COUNT").ok().and_then(|count| count.parse().ok()).unwrap_or(20);
+        for case in 0..count {
+            let fingerprint = Sha256::digest(case.to_le_bytes());
+            let enrolled_at = ENROLLED_AT + i64::from(case) * 7_919;
+            for country in ["USA", "DEU", "FRA"] {
+                let rows = history(&directory, &fingerprint, country, enrolled_at);
+                assert!(rows.len() > 500, "case {case} {country}: {} rows", rows.len());
+            }
+        }
+    }
+
     #[test]
     fn a_history_is_deterministic_and_spans_36_months() {
         let directory = Directory::generate(42, 3000);

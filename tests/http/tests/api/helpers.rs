@@ -128,7 +128,7 @@ impl TestServer {
     /// Enrolls a sandbox test card for the subscriber; returns its cardId.
     pub fn enroll_card(&self, subscriber: &Subscriber, pan: &str) -> i64 {
         let (status, body) = send(subscriber.auth(self.post("/card", &card_body(pan))));
-        assert_eq!(status, 201, "enroll {pan}: {body}");
+        assert_eq!(status, 201, "enroll {pan}: {body}\nserver log:\n{}", self.log());
         body["cardId"].as_i64().expect("cardId")
     }
 }
