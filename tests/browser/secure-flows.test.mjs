@@ -278,24 +278,6 @@ test('a locked bank user cannot link', async (t) => {
   assert.deepEqual(account.body.permissions, []);
 });
 
-test('no card number and no bank password reached the database, its WAL or the log', async () => {
-  // Stopping first flushes everything the server would write.
-  await stopServer();
-  const secrets = [PAN, PAN_AS_TYPED, MISTYPED_PAN, '4000056655665556', BANK_PASSWORD, WRONG_PASSWORD];
-  const files = ['', '-wal', '-shm'].map((suffix) => database + suffix).filter(existsSync);
-  assert.ok(files.length >= 1);
-  for (const file of files) {
-    const bytes = readFileSync(file);
-    for (const secret of secrets) {
-      assert.equal(bytes.indexOf(Buffer.from(secret)), -1, `${secret} found in ${file}`);
-    }
-  }
-  assert.match(serverLog, /route=\/secure\/card status=200/, 'the log saw the flows');
-  for (const secret of secrets) {
-    assert.ok(!serverLog.includes(secret), `${secret} found in the server log`);
-  }
-});
-
 test('the docs page shows every operation from files of the service alone', async (t) => {
   const page = await newPage(t);
   const elsewhere = [];
@@ -311,4 +293,22 @@ test('the docs page shows every operation from files of the service alone', asyn
   assert.equal(await page.locator('.opblock').count(), operations, 'one block per documented operation');
   assert.ok(await page.getByText('/card/{card_id}/transactions', { exact: true }).first().isVisible());
   assert.deepEqual(elsewhere, [], 'nothing loads from another origin');
+});
+
+test('no card number and no bank password reached the database, its WAL or the log', async () => {
+  // The last test: it stops the server. Stopping first flushes everything the server would write.
+  await stopServer();
+  const secrets = [PAN, PAN_AS_TYPED, MISTYPED_PAN, '4000056655665556', BANK_PASSWORD, WRONG_PASSWORD];
+  const files = ['', '-wal', '-shm'].map((suffix) => database + suffix).filter(existsSync);
+  assert.ok(files.length >= 1);
+  for (const file of files) {
+    const bytes = readFileSync(file);
+    for (const secret of secrets) {
+      assert.equal(bytes.indexOf(Buffer.from(secret)), -1, `${secret} found in ${file}`);
+    }
+  }
+  assert.match(serverLog, /route=\/secure\/card status=200/, 'the log saw the flows');
+  for (const secret of secrets) {
+    assert.ok(!serverLog.includes(secret), `${secret} found in the server log`);
+  }
 });
