@@ -11,8 +11,20 @@ use crate::storage::{self, Db};
 use crate::subscriber::auth::TokenIssuer;
 use crate::subscriber::usage::UsageRecorder;
 
+/// Cloned for every request by each layer and handler that takes state: one reference count
+/// instead of one per field.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+pub struct Shared {
     pub config: Arc<Config>,
     pub db: Db,
     pub auth: Arc<TokenIssuer>,
@@ -53,7 +65,7 @@ impl AppState {
         let usage = UsageRecorder::new(config.environment);
         let limits = crate::limits::Limits::new(&config);
         let directory = Directory::open(&db, config.sandbox_seed, config.directory_size).await?;
-        Ok(Self {
+        Ok(Self(Arc::new(Shared {
             config: Arc::new(config),
             db,
             auth: Arc::new(auth),
@@ -65,7 +77,7 @@ impl AppState {
             limits: Arc::new(limits),
             events: Arc::default(),
             openapi: Arc::default(),
-        })
+        })))
     }
 
     /// The base URL of the hosted pages' links, without a trailing slash.
