@@ -103,7 +103,7 @@ test-dashboard: deps-desktop
 	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
 	XDG_DATA_HOME="$$keyring_home" dbus-run-session -- sh -c \
 		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
-		 $(CARGO) test -p subscriber-dashboard --lib --test secret_service'
+		 $(CARGO) test -p subscriber-dashboard --lib --test secret_service --test workflows'
 	keyctl session - $(CARGO) test -p subscriber-dashboard --test kernel_keyring
 
 # The real app under Xvfb, driven through tauri-driver and WebKitWebDriver; screenshots of every

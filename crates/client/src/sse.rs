@@ -189,7 +189,9 @@ impl<T: DeserializeOwned + Send + 'static> TransactionStream<T> {
         .boxed();
         Self { inner, connected }
     }
+}
 
+impl<T> TransactionStream<T> {
     /// Whether the stream has a connection open now (`true` from the service's answer until
     /// the connection drops; `false` while it reconnects and after it ended). The stream
     /// connects when first polled, so keep polling it; this only reports. A UI's "live" light.
