@@ -1,6 +1,5 @@
 // The one typed wrapper around the app's commands: components call these, never `invoke`.
 import { Channel, invoke } from "@tauri-apps/api/core";
-import { openUrl } from "@tauri-apps/plugin-opener";
 
 import type { AppStatus } from "./bindings/AppStatus";
 import type { CardRecord } from "./bindings/CardRecord";
@@ -11,13 +10,18 @@ import type { ConnectionTarget } from "./bindings/ConnectionTarget";
 import type { EnrollCardRequest } from "./bindings/EnrollCardRequest";
 import type { EnrollCardResponse } from "./bindings/EnrollCardResponse";
 import type { ExportResult } from "./bindings/ExportResult";
-import type { LiveEvent } from "./bindings/LiveEvent";
+import type { LiveEvent as LiveEventOf } from "./bindings/LiveEvent";
 import type { LoginInput } from "./bindings/LoginInput";
 import type { RotateResult } from "./bindings/RotateResult";
 import type { SandboxCard } from "./bindings/SandboxCard";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { SignupResult } from "./bindings/SignupResult";
-import type { TransactionBatch } from "./bindings/TransactionBatch";
+import type { Batch } from "./bindings/Batch";
+
+/** One page of a card's transactions, sent while a long list loads. */
+type TransactionBatch = Batch<CardTransaction>;
+/** What a card's real-time stream reports. */
+type LiveEvent = LiveEventOf<CardTransaction>;
 
 export type {
   AppStatus,
@@ -82,6 +86,88 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
   }
 }
 
+// ---- Pages in the browser (card entry, bank sign-in), bank accounts, identity, overview ----
+
+import type { Account } from "./bindings/Account";
+import type { AccountTransaction } from "./bindings/AccountTransaction";
+import type { AuthenticatePersonRequest } from "./bindings/AuthenticatePersonRequest";
+import type { AuthenticatePersonResponse } from "./bindings/AuthenticatePersonResponse";
+import type { Bank } from "./bindings/Bank";
+import type { CardSession } from "./bindings/CardSession";
+import type { FieldError } from "./bindings/FieldError";
+import type { OnboardPersonRequest } from "./bindings/OnboardPersonRequest";
+import type { Overview } from "./bindings/Overview";
+import type { Person } from "./bindings/Person";
+import type { SecurePage } from "./bindings/SecurePage";
+import type { VerifyPersonRequest } from "./bindings/VerifyPersonRequest";
+import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
+
+export type {
+  Account,
+  AccountTransaction,
+  AuthenticatePersonRequest,
+  AuthenticatePersonResponse,
+  Bank,
+  CardSession,
+  FieldError,
+  OnboardPersonRequest,
+  Overview,
+  Person,
+  SecurePage,
+  VerifyPersonRequest,
+  VerifyPersonResponse,
+};
+
+/** What a watch's channel carries: a Rust `Result`, as serde writes it. */
+type Polled<T> = { Ok: T } | { Err: CommandError };
+
+/** Follows a page opened in the browser: `onUpdate` on every answer, `onError` once when
+ * following fails; the returned function stops following. */
+async function follow<T>(
+  command: string,
+  args: Record<string, unknown>,
+  onUpdate: (value: T) => void,
+  onError: (error: ApiError) => void,
+): Promise<() => Promise<void>> {
+  const channel = new Channel<Polled<T>>();
+  channel.onmessage = (message) => {
+    if ("Ok" in message) onUpdate(message.Ok);
+    else onError(toApiError(message.Err));
+  };
+  const watchId = await call<number>(command, { ...args, onUpdate: channel });
+  return () => call<void>("stop_watch", { watchId });
+}
+
+const secureFlows = {
+  overview: () => call<Overview>("overview"),
+  /** Keeps the screen shown (`cards`, `card/12`, `accounts`...) to open it after the next sign-in. */
+  rememberScreen: (screen: string) => call<void>("remember_screen", { screen }),
+  /** Opens a page of the connected service in the system browser (other addresses are refused). */
+  openInBrowser: (url: string) => call<void>("open_secure_page", { url }),
+
+  /** Starts a secure card-entry page and opens it in the browser. */
+  startCardSession: () => call<SecurePage>("start_card_session"),
+  watchCardSession: (sessionId: number, onUpdate: (session: CardSession) => void, onError: (error: ApiError) => void) =>
+    follow<CardSession>("watch_card_session", { sessionId }, onUpdate, onError),
+
+  banks: () => call<Bank[]>("banks"),
+  accounts: () => call<Account[]>("accounts"),
+  /** Starts linking an account at `bank` and opens the bank's sign-in page in the browser. */
+  linkAccount: (bank: string) => call<SecurePage>("link_account", { bank }),
+  watchAccount: (accountId: number, onUpdate: (account: Account) => void, onError: (error: ApiError) => void) =>
+    follow<Account>("watch_account", { accountId }, onUpdate, onError),
+  accountTransactions: (accountId: number) => call<AccountTransaction[]>("account_transactions", { accountId }),
+
+  persons: () => call<Person[]>("persons"),
+  person: (personId: number) => call<Person>("person", { personId }),
+  onboardPerson: (person: OnboardPersonRequest) => call<Person>("onboard_person", { person }),
+  /** The personal information checked by the service's own rules: every field error at once. */
+  checkPersonalInfo: (information: AuthenticatePersonRequest) => call<FieldError[]>("check_personal_info", { information }),
+  authenticatePerson: (information: AuthenticatePersonRequest) =>
+    call<AuthenticatePersonResponse>("authenticate_person", { information }),
+  verifyPerson: (answers: VerifyPersonRequest) => call<VerifyPersonResponse>("verify_person", { answers }),
+};
+
 export const api = {
   status: () => call<AppStatus>("status"),
   connect: (target: ConnectionTarget) => call<ConnectionInfo>("connect", { target }),
@@ -118,5 +204,5 @@ export const api = {
   /** Tells the app its first screen is usable (start-up timing). */
   ready: () => call<void>("app_ready"),
 
-  openInBrowser: (url: string) => openUrl(url),
+  ...secureFlows,
 };
