@@ -2,10 +2,11 @@
 // selenium-webdriver session. Stops tauri-driver with SIGTERM: SIGKILL would leave
 // WebKitWebDriver holding its port.
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Builder, By, until } from "selenium-webdriver";
 
 export { By, until };
@@ -34,7 +35,11 @@ async function waitForPort(port, timeoutMs) {
   throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
 }
 
-/** The app's data folder and export folder live in a fresh temporary folder per run. */
+/** Stands in for the system browser: records the links the app opens (see open-url.sh). */
+const OPEN_URL = join(dirname(fileURLToPath(import.meta.url)), "open-url.sh");
+
+/** The app's data folder and export folder live in a fresh temporary folder per run. Links the
+ * app opens in "the system browser" are only recorded (`openedUrls()`): no browser starts. */
 export async function launch({ application, env = {}, dataDir } = {}) {
   const binary = application ?? process.env.DASHBOARD_BIN;
   if (!binary) throw new Error("DASHBOARD_BIN names the built dashboard binary");
@@ -42,6 +47,7 @@ export async function launch({ application, env = {}, dataDir } = {}) {
   const data = dataDir ?? join(root, "data");
   const exports = join(root, "exports");
   mkdirSync(exports, { recursive: true });
+  const opened = join(root, "opened-urls.txt");
   const port = await freePort();
   const nativePort = await freePort();
   const driverLog = [];
@@ -52,6 +58,8 @@ export async function launch({ application, env = {}, dataDir } = {}) {
       SUBSCRIBER_DASHBOARD_EXPORT_DIR: exports,
       SUBSCRIBER_DASHBOARD_SIMULATE_RATE: "0",
       SUBSCRIBER_DASHBOARD_DIRECTORY_SIZE: "2000",
+      SUBSCRIBER_DASHBOARD_BROWSER: OPEN_URL,
+      E2E_OPENED_URLS: opened,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -72,7 +80,8 @@ export async function launch({ application, env = {}, dataDir } = {}) {
     driver.kill("SIGTERM");
     await new Promise((resolve) => (driver.exitCode !== null ? resolve() : driver.once("exit", resolve)));
   }
-  return { session, stop, root, data, exports, log: () => driverLog.join("") };
+  const openedUrls = () => (existsSync(opened) ? readFileSync(opened, "utf8").split("\n").filter(Boolean) : []);
+  return { session, stop, root, data, exports, openedUrls, log: () => driverLog.join("") };
 }
 
 export async function screenshot(session, name) {
