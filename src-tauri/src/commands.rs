@@ -135,7 +135,8 @@ pub async fn watch_card_session(
 ) -> Outcome<u32> {
     let dashboard = Arc::clone(&dashboard);
     Ok(watches.spawn(async move {
-        let outcome = dashboard.wait_for_card_session(session_id, |session| on_update.send(Ok(session.clone())).is_ok());
+        let outcome =
+            dashboard.wait_for_card_session(session_id, |session| on_update.send(Ok(session.clone())).is_ok());
         if let Err(error) = outcome.await
             && !error.is(codes::CANCELLED)
         {
@@ -247,8 +248,7 @@ pub async fn watch_merchant_transactions(
     let merchant_id = dashboard.merchant_stream_id().await?;
     let dashboard = Arc::clone(&dashboard);
     Ok(watches.spawn(async move {
-        subscriber_dashboard::live::watch_merchant(&dashboard, merchant_id, |event| on_event.send(event).is_ok())
-            .await;
+        subscriber_dashboard::live::watch_merchant(&dashboard, merchant_id, |event| on_event.send(event).is_ok()).await;
     }))
 }
 

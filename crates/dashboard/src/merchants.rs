@@ -35,7 +35,8 @@ impl Dashboard {
 
     /// The service's merchant categories (read once per session).
     pub async fn categories(&self) -> Result<Vec<MerchantCategory>, CommandError> {
-        if let Some(categories) = self.state.lock().await.session.as_ref().and_then(|session| session.categories.clone())
+        if let Some(categories) =
+            self.state.lock().await.session.as_ref().and_then(|session| session.categories.clone())
         {
             return Ok(categories);
         }

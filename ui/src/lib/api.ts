@@ -3,6 +3,7 @@ import { Channel, invoke } from "@tauri-apps/api/core";
 import { openUrl } from "@tauri-apps/plugin-opener";
 
 import type { AppStatus } from "./bindings/AppStatus";
+import type { Batch } from "./bindings/Batch";
 import type { CardRecord } from "./bindings/CardRecord";
 import type { CardTransaction } from "./bindings/CardTransaction";
 import type { CommandError } from "./bindings/CommandError";
@@ -17,10 +18,15 @@ import type { RotateResult } from "./bindings/RotateResult";
 import type { SandboxCard } from "./bindings/SandboxCard";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { SignupResult } from "./bindings/SignupResult";
-import type { TransactionBatch } from "./bindings/TransactionBatch";
+
+/** One page of a card's transactions while they load. */
+export type TransactionBatch = Batch<CardTransaction>;
+/** What a card's real-time stream reports. */
+export type CardLiveEvent = LiveEvent<CardTransaction>;
 
 export type {
   AppStatus,
+  Batch,
   CardRecord,
   CardTransaction,
   CommandError,
@@ -34,7 +40,6 @@ export type {
   SandboxCard,
   SessionInfo,
   SignupResult,
-  TransactionBatch,
 };
 
 /** A failed command: the service's message, code and request id, or the app's own. */
@@ -104,8 +109,8 @@ export const api = {
   },
 
   /** Live transactions of a card until the returned function is called. */
-  async watchTransactions(cardId: number, onEvent: (event: LiveEvent) => void): Promise<() => Promise<void>> {
-    const channel = new Channel<LiveEvent>();
+  async watchTransactions(cardId: number, onEvent: (event: CardLiveEvent) => void): Promise<() => Promise<void>> {
+    const channel = new Channel<CardLiveEvent>();
     channel.onmessage = onEvent;
     const watchId = await call<number>("watch_transactions", { cardId, onEvent: channel });
     return () => call<void>("stop_watch", { watchId });
