@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use subscriber_dashboard::error::codes;
 use subscriber_dashboard::views::{
-    AppStatus, Batch, ConnectionInfo, ConnectionTarget, ExportResult, FieldErrors, LiveEvent, LoginInput, Lookup,
+    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoginInput, Lookup,
     LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
 };
 use subscriber_dashboard::{CommandError, Dashboard};
@@ -204,6 +204,11 @@ pub async fn export_transactions_csv<R: Runtime>(
 #[tauri::command]
 pub async fn merchant(dashboard: Shared<'_>) -> Outcome<Option<Merchant>> {
     dashboard.merchant().await
+}
+
+#[tauri::command]
+pub fn countries(dashboard: Shared<'_>) -> Outcome<Vec<Country>> {
+    Ok(dashboard.countries())
 }
 
 #[tauri::command]

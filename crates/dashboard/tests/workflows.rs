@@ -62,6 +62,11 @@ async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_a
     assert_eq!(categories.first().map(|category| category.code.as_str()), Some("5812"), "{categories:?}");
     assert_eq!(dashboard.search_categories("5812").await.expect("categories")[0].code, "5812");
 
+    let countries = dashboard.countries();
+    assert!(countries.len() > 200, "every ISO 3166-1 country: {}", countries.len());
+    let germany = countries.iter().find(|country| country.code == "DEU").expect("Germany is offered");
+    assert_eq!(germany.name, "Germany");
+
     let mut form = EnrollMerchantRequest {
         name: "  ".into(),
         category: CategoryCode("58".into()),

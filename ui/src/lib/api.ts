@@ -18,11 +18,47 @@ import type { RotateResult } from "./bindings/RotateResult";
 import type { SandboxCard } from "./bindings/SandboxCard";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { SignupResult } from "./bindings/SignupResult";
+import type { Country } from "./bindings/Country";
+import type { CreateLocationResponse } from "./bindings/CreateLocationResponse";
+import type { DiscoveredMerchant } from "./bindings/DiscoveredMerchant";
+import type { EnrollMerchantRequest } from "./bindings/EnrollMerchantRequest";
+import type { FieldError } from "./bindings/FieldError";
+import type { Location } from "./bindings/Location";
+import type { LocationInput } from "./bindings/LocationInput";
+import type { Lookup } from "./bindings/Lookup";
+import type { LookupQuery } from "./bindings/LookupQuery";
+import type { Merchant } from "./bindings/Merchant";
+import type { MerchantCategory } from "./bindings/MerchantCategory";
+import type { MerchantTransaction } from "./bindings/MerchantTransaction";
+import type { SandboxTransactionRequest } from "./bindings/SandboxTransactionRequest";
+import type { SandboxTransactionResponse } from "./bindings/SandboxTransactionResponse";
 
 /** One page of a card's transactions while they load. */
 export type TransactionBatch = Batch<CardTransaction>;
 /** What a card's real-time stream reports. */
 export type CardLiveEvent = LiveEvent<CardTransaction>;
+
+/** One page of the merchant's transactions while they load. */
+export type MerchantBatch = Batch<MerchantTransaction>;
+/** What the merchant's real-time stream reports. */
+export type MerchantLiveEvent = LiveEvent<MerchantTransaction>;
+
+export type {
+  Country,
+  CreateLocationResponse,
+  DiscoveredMerchant,
+  EnrollMerchantRequest,
+  FieldError,
+  Location,
+  LocationInput,
+  Lookup,
+  LookupQuery,
+  Merchant,
+  MerchantCategory,
+  MerchantTransaction,
+  SandboxTransactionRequest,
+  SandboxTransactionResponse,
+};
 
 export type {
   AppStatus,
@@ -119,6 +155,50 @@ export const api = {
   /** Asks where to save, then writes those rows; `null` when the user cancels. */
   exportCsv: (cardId: number, transactionIds: number[]) =>
     call<ExportResult | null>("export_transactions_csv", { cardId, transactionIds }),
+
+  // ---- Merchant, locations, merchant transactions, lookup ----
+
+  /** The subscriber's merchant, or `null` before enrolling. */
+  merchant: () => call<Merchant | null>("merchant"),
+  /** Every country the service accepts (alpha-3 code and name), by name. */
+  countries: () => call<Country[]>("countries"),
+  /** Categories matching a code (`58`, `5812`) or words of the description, best first. */
+  searchCategories: (query: string) => call<MerchantCategory[]>("search_categories", { query }),
+  /** The form checked by the service's rules: every field error at once (empty when valid). */
+  checkMerchant: (merchant: EnrollMerchantRequest) => call<FieldError[]>("check_merchant", { merchant }),
+  enrollMerchant: (merchant: EnrollMerchantRequest) => call<Merchant>("enroll_merchant", { merchant }),
+  /** Field errors named `location.street`, `location.latitude`... */
+  checkLocation: (location: LocationInput) => call<FieldError[]>("check_location", { location }),
+  addLocation: (location: LocationInput) => call<CreateLocationResponse>("add_location", { location }),
+  /** A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards. */
+  simulatePurchase: (request: SandboxTransactionRequest) =>
+    call<SandboxTransactionResponse>("simulate_purchase", { request }),
+
+  /** Every transaction across the merchant's locations; `onBatch` sees each page as it arrives. */
+  loadMerchantTransactions(onBatch: (batch: MerchantBatch) => void): Promise<number> {
+    const channel = new Channel<MerchantBatch>();
+    channel.onmessage = onBatch;
+    return call<number>("load_merchant_transactions", { onBatch: channel });
+  },
+
+  /** Live transactions at the merchant's locations until the returned function is called. */
+  async watchMerchantTransactions(onEvent: (event: MerchantLiveEvent) => void): Promise<() => Promise<void>> {
+    const channel = new Channel<MerchantLiveEvent>();
+    channel.onmessage = onEvent;
+    const watchId = await call<number>("watch_merchant_transactions", { onEvent: channel });
+    return () => call<void>("stop_watch", { watchId });
+  },
+
+  /** Asks where to save, then writes those rows; `null` when the user cancels. */
+  exportMerchantCsv: (transactionIds: number[]) =>
+    call<ExportResult | null>("export_merchant_csv", { transactionIds }),
+
+  /** Merchants by statement descriptor, address or position; kept among the session's lookups. */
+  lookup: (query: LookupQuery) => call<Lookup>("lookup", { query }),
+  /** This session's lookups, newest first. */
+  recentLookups: () => call<Lookup[]>("recent_lookups"),
+
+  // ---- end of merchant and lookup ----
 
   /** Tells the app its first screen is usable (start-up timing). */
   ready: () => call<void>("app_ready"),
