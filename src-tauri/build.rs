@@ -23,6 +23,7 @@ const COMMANDS: &[&str] = &[
     "stop_watch",
     "export_transactions_csv",
     "merchant",
+    "countries",
     "search_categories",
     "check_merchant",
     "enroll_merchant",

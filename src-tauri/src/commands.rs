@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use subscriber_dashboard::error::codes;
 use subscriber_dashboard::views::{
-    AppStatus, Batch, ConnectionInfo, ConnectionTarget, ExportResult, FieldErrors, LiveEvent, LoginInput, Lookup,
+    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoginInput, Lookup,
     LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
 };
 use subscriber_dashboard::{CommandError, Dashboard};
@@ -135,7 +135,8 @@ pub async fn watch_card_session(
 ) -> Outcome<u32> {
     let dashboard = Arc::clone(&dashboard);
     Ok(watches.spawn(async move {
-        let outcome = dashboard.wait_for_card_session(session_id, |session| on_update.send(Ok(session.clone())).is_ok());
+        let outcome =
+            dashboard.wait_for_card_session(session_id, |session| on_update.send(Ok(session.clone())).is_ok());
         if let Err(error) = outcome.await
             && !error.is(codes::CANCELLED)
         {
@@ -206,6 +207,11 @@ pub async fn merchant(dashboard: Shared<'_>) -> Outcome<Option<Merchant>> {
 }
 
 #[tauri::command]
+pub fn countries(dashboard: Shared<'_>) -> Outcome<Vec<Country>> {
+    Ok(dashboard.countries())
+}
+
+#[tauri::command]
 pub async fn search_categories(dashboard: Shared<'_>, query: String) -> Outcome<Vec<MerchantCategory>> {
     dashboard.search_categories(&query).await
 }
@@ -247,8 +253,7 @@ pub async fn watch_merchant_transactions(
     let merchant_id = dashboard.merchant_stream_id().await?;
     let dashboard = Arc::clone(&dashboard);
     Ok(watches.spawn(async move {
-        subscriber_dashboard::live::watch_merchant(&dashboard, merchant_id, |event| on_event.send(event).is_ok())
-            .await;
+        subscriber_dashboard::live::watch_merchant(&dashboard, merchant_id, |event| on_event.send(event).is_ok()).await;
     }))
 }
 

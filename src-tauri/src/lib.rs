@@ -84,6 +84,7 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::stop_watch,
             commands::export_transactions_csv,
             commands::merchant,
+            commands::countries,
             commands::search_categories,
             commands::check_merchant,
             commands::enroll_merchant,

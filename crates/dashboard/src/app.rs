@@ -230,11 +230,8 @@ impl Dashboard {
             session.replace_secret(rotated.secret.clone());
             (session.email.clone(), session.remembered)
         };
-        let (remembered, keyring_problem) = if remembered {
-            self.remember(&connection, &email, &rotated.secret).await
-        } else {
-            (false, None)
-        };
+        let (remembered, keyring_problem) =
+            if remembered { self.remember(&connection, &email, &rotated.secret).await } else { (false, None) };
         Ok(RotateResult { secret: rotated.secret, rotated_at: rotated.rotated_at, remembered, keyring_problem })
     }
 

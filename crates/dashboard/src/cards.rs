@@ -99,7 +99,8 @@ impl Dashboard {
 
     /// Writes the listed transactions (as the table shows them, in its order) to `path`.
     pub fn export_csv(&self, card_id: i64, transaction_ids: &[i64], path: &Path) -> Result<ExportResult, CommandError> {
-        let rows = self.exports.lock().cards.get(&card_id).map(|table| table.select(transaction_ids)).unwrap_or_default();
+        let rows =
+            self.exports.lock().cards.get(&card_id).map(|table| table.select(transaction_ids)).unwrap_or_default();
         export::write_csv(path, &rows)
     }
 

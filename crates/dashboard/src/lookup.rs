@@ -130,7 +130,8 @@ mod tests {
         assert_eq!(label(&position), "37.75570, -122.42110 (200 m)");
         let empty = tidy(LookupQuery::Descriptor { descriptor: "  ".into() }).expect_err("empty");
         assert_eq!(empty.details[0].field, "descriptor");
-        let far = tidy(LookupQuery::Position { latitude: 91.0, longitude: 0.0, radius: None }).expect_err("off the map");
+        let far =
+            tidy(LookupQuery::Position { latitude: 91.0, longitude: 0.0, radius: None }).expect_err("off the map");
         assert_eq!(far.details[0].field, "latitude");
     }
 }

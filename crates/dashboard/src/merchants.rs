@@ -12,7 +12,7 @@ use crate::app::Dashboard;
 use crate::cards::load_pages;
 use crate::error::{CommandError, codes};
 use crate::export;
-use crate::views::{Batch, ExportResult, FieldErrors};
+use crate::views::{Batch, Country, ExportResult, FieldErrors};
 
 /// Most categories the picker lists at a time.
 pub const CATEGORY_MATCHES: usize = 40;
@@ -35,7 +35,8 @@ impl Dashboard {
 
     /// The service's merchant categories (read once per session).
     pub async fn categories(&self) -> Result<Vec<MerchantCategory>, CommandError> {
-        if let Some(categories) = self.state.lock().await.session.as_ref().and_then(|session| session.categories.clone())
+        if let Some(categories) =
+            self.state.lock().await.session.as_ref().and_then(|session| session.categories.clone())
         {
             return Ok(categories);
         }
@@ -50,6 +51,14 @@ impl Dashboard {
     /// description (`rest`, `eating places`), best first.
     pub async fn search_categories(&self, query: &str) -> Result<Vec<MerchantCategory>, CommandError> {
         Ok(rank_categories(&self.categories().await?, query, CATEGORY_MATCHES))
+    }
+
+    /// The countries the service accepts, by name: the choices of a country field.
+    pub fn countries(&self) -> Vec<Country> {
+        subscriber_server::reference::countries::all()
+            .into_iter()
+            .map(|(code, name)| Country { code: code.to_owned(), name: name.to_owned() })
+            .collect()
     }
 
     /// The merchant form checked by the service's own rules: every field error at once.

@@ -171,6 +171,14 @@ pub struct SecurePage {
     pub open_problem: Option<String>,
 }
 
+/// A country a form offers: its ISO 3166-1 alpha-3 code (what the service takes) and name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Country {
+    pub code: String,
+    pub name: String,
+}
+
 /// Field errors of a form, as the service would answer them (empty: the form is valid).
 pub type FieldErrors = Vec<FieldError>;
 

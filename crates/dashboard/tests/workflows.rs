@@ -62,6 +62,11 @@ async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_a
     assert_eq!(categories.first().map(|category| category.code.as_str()), Some("5812"), "{categories:?}");
     assert_eq!(dashboard.search_categories("5812").await.expect("categories")[0].code, "5812");
 
+    let countries = dashboard.countries();
+    assert!(countries.len() > 200, "every ISO 3166-1 country: {}", countries.len());
+    let germany = countries.iter().find(|country| country.code == "DEU").expect("Germany is offered");
+    assert_eq!(germany.name, "Germany");
+
     let mut form = EnrollMerchantRequest {
         name: "  ".into(),
         category: CategoryCode("58".into()),
@@ -85,7 +90,8 @@ async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_a
     let half = LocationInput { latitude: Some(37.77), ..location("1", "Market St", "San Francisco", "94103") };
     let problems: Vec<String> = dashboard.check_location(&half).into_iter().map(|error| error.field).collect();
     assert_eq!(problems, ["location.longitude"], "coordinates come in pairs");
-    let derived = dashboard.add_location(location("1022", "Valencia St", "San Francisco", "94110")).await.expect("added");
+    let derived =
+        dashboard.add_location(location("1022", "Valencia St", "San Francisco", "94110")).await.expect("added");
     assert_eq!(derived.coordinates_source, CoordinatesSource::Derived, "the city gives the coordinates");
     assert!(derived.latitude.is_some() && derived.longitude.is_some());
     let provided = dashboard
@@ -126,11 +132,10 @@ async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_a
     })
     .await
     .expect("the purchase arrives live");
-    assert_eq!((arrived.transaction_id, arrived.last_four, arrived.location_id), (
-        purchase.transaction_id,
-        4242,
-        derived.location_id
-    ));
+    assert_eq!(
+        (arrived.transaction_id, arrived.last_four, arrived.location_id),
+        (purchase.transaction_id, 4242, derived.location_id)
+    );
     watch.abort();
 
     let mut batches = Vec::new();
@@ -222,8 +227,8 @@ async fn a_card_typed_on_the_secure_page_is_enrolled_and_listed() {
         let mut browser = Browser::default();
         let form = browser.get(&page.url).await;
         assert_eq!(form.status, 200, "{}", form.html);
-        let next_year = (chrono::Utc::now().date_naive().format("%Y").to_string().parse::<i32>().expect("a year") + 2)
-            .to_string();
+        let next_year =
+            (chrono::Utc::now().date_naive().format("%Y").to_string().parse::<i32>().expect("a year") + 2).to_string();
         let fields = [
             ("pan", "6011 1111 1111 1117"),
             ("firstName", "Dorothy"),
@@ -283,10 +288,10 @@ async fn a_bank_account_links_at_the_sandbox_bank_and_a_locked_bank_user_fails_i
     assert_eq!(refused.status, Some(403));
 
     let accounts = test.dashboard.accounts().await.expect("listed");
-    assert_eq!(accounts.iter().map(|account| account.account_id).collect::<Vec<_>>(), [
-        failed.account_id,
-        linked.account_id
-    ]);
+    assert_eq!(
+        accounts.iter().map(|account| account.account_id).collect::<Vec<_>>(),
+        [failed.account_id, linked.account_id]
+    );
     let unknown = test.dashboard.link_account("Bank of Nowhere").await.expect_err("unknown bank");
     assert_eq!(unknown.details[0].field, "bank");
     test.dashboard.shut_down().await;
@@ -327,8 +332,7 @@ async fn a_person_is_verified_with_the_right_answers_and_locked_after_three_wron
     wrong.date_of_birth = "1990-02-30".into();
     wrong.address.zip = "94110!".into();
     wrong.phone_number = Some("12".into());
-    let fields: Vec<String> =
-        test.dashboard.check_personal_info(&wrong).into_iter().map(|error| error.field).collect();
+    let fields: Vec<String> = test.dashboard.check_personal_info(&wrong).into_iter().map(|error| error.field).collect();
     assert_eq!(fields, ["dateOfBirth", "address.zip", "phoneNumber"], "as the service names them");
     assert!(test.dashboard.check_personal_info(&information(person.person_id)).is_empty());
 
@@ -383,10 +387,10 @@ async fn a_person_is_verified_with_the_right_answers_and_locked_after_three_wron
     assert_eq!((refused.status, refused.code.as_str()), (Some(403), "forbidden"));
 
     let persons = test.dashboard.persons().await.expect("listed");
-    assert_eq!(persons.iter().map(|person| person.status).collect::<Vec<_>>(), [
-        PersonStatus::Locked,
-        PersonStatus::Verified
-    ]);
+    assert_eq!(
+        persons.iter().map(|person| person.status).collect::<Vec<_>>(),
+        [PersonStatus::Locked, PersonStatus::Verified]
+    );
     test.dashboard.shut_down().await;
 }
 

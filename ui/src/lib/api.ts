@@ -2,6 +2,7 @@
 import { Channel, invoke } from "@tauri-apps/api/core";
 
 import type { AppStatus } from "./bindings/AppStatus";
+import type { Batch } from "./bindings/Batch";
 import type { CardRecord } from "./bindings/CardRecord";
 import type { CardTransaction } from "./bindings/CardTransaction";
 import type { CommandError } from "./bindings/CommandError";
@@ -10,21 +11,57 @@ import type { ConnectionTarget } from "./bindings/ConnectionTarget";
 import type { EnrollCardRequest } from "./bindings/EnrollCardRequest";
 import type { EnrollCardResponse } from "./bindings/EnrollCardResponse";
 import type { ExportResult } from "./bindings/ExportResult";
-import type { LiveEvent as LiveEventOf } from "./bindings/LiveEvent";
+import type { LiveEvent } from "./bindings/LiveEvent";
 import type { LoginInput } from "./bindings/LoginInput";
 import type { RotateResult } from "./bindings/RotateResult";
 import type { SandboxCard } from "./bindings/SandboxCard";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { SignupResult } from "./bindings/SignupResult";
-import type { Batch } from "./bindings/Batch";
+import type { Country } from "./bindings/Country";
+import type { CreateLocationResponse } from "./bindings/CreateLocationResponse";
+import type { DiscoveredMerchant } from "./bindings/DiscoveredMerchant";
+import type { EnrollMerchantRequest } from "./bindings/EnrollMerchantRequest";
+import type { FieldError } from "./bindings/FieldError";
+import type { Location } from "./bindings/Location";
+import type { LocationInput } from "./bindings/LocationInput";
+import type { Lookup } from "./bindings/Lookup";
+import type { LookupQuery } from "./bindings/LookupQuery";
+import type { Merchant } from "./bindings/Merchant";
+import type { MerchantCategory } from "./bindings/MerchantCategory";
+import type { MerchantTransaction } from "./bindings/MerchantTransaction";
+import type { SandboxTransactionRequest } from "./bindings/SandboxTransactionRequest";
+import type { SandboxTransactionResponse } from "./bindings/SandboxTransactionResponse";
 
-/** One page of a card's transactions, sent while a long list loads. */
-type TransactionBatch = Batch<CardTransaction>;
+/** One page of a card's transactions while they load. */
+export type TransactionBatch = Batch<CardTransaction>;
 /** What a card's real-time stream reports. */
-type LiveEvent = LiveEventOf<CardTransaction>;
+export type CardLiveEvent = LiveEvent<CardTransaction>;
+
+/** One page of the merchant's transactions while they load. */
+export type MerchantBatch = Batch<MerchantTransaction>;
+/** What the merchant's real-time stream reports. */
+export type MerchantLiveEvent = LiveEvent<MerchantTransaction>;
+
+export type {
+  Country,
+  CreateLocationResponse,
+  DiscoveredMerchant,
+  EnrollMerchantRequest,
+  FieldError,
+  Location,
+  LocationInput,
+  Lookup,
+  LookupQuery,
+  Merchant,
+  MerchantCategory,
+  MerchantTransaction,
+  SandboxTransactionRequest,
+  SandboxTransactionResponse,
+};
 
 export type {
   AppStatus,
+  Batch,
   CardRecord,
   CardTransaction,
   CommandError,
@@ -38,7 +75,6 @@ export type {
   SandboxCard,
   SessionInfo,
   SignupResult,
-  TransactionBatch,
 };
 
 /** A failed command: the service's message, code and request id, or the app's own. */
@@ -94,7 +130,6 @@ import type { AuthenticatePersonRequest } from "./bindings/AuthenticatePersonReq
 import type { AuthenticatePersonResponse } from "./bindings/AuthenticatePersonResponse";
 import type { Bank } from "./bindings/Bank";
 import type { CardSession } from "./bindings/CardSession";
-import type { FieldError } from "./bindings/FieldError";
 import type { OnboardPersonRequest } from "./bindings/OnboardPersonRequest";
 import type { Overview } from "./bindings/Overview";
 import type { Person } from "./bindings/Person";
@@ -109,7 +144,6 @@ export type {
   AuthenticatePersonResponse,
   Bank,
   CardSession,
-  FieldError,
   OnboardPersonRequest,
   Overview,
   Person,
@@ -190,8 +224,8 @@ export const api = {
   },
 
   /** Live transactions of a card until the returned function is called. */
-  async watchTransactions(cardId: number, onEvent: (event: LiveEvent) => void): Promise<() => Promise<void>> {
-    const channel = new Channel<LiveEvent>();
+  async watchTransactions(cardId: number, onEvent: (event: CardLiveEvent) => void): Promise<() => Promise<void>> {
+    const channel = new Channel<CardLiveEvent>();
     channel.onmessage = onEvent;
     const watchId = await call<number>("watch_transactions", { cardId, onEvent: channel });
     return () => call<void>("stop_watch", { watchId });
@@ -200,6 +234,50 @@ export const api = {
   /** Asks where to save, then writes those rows; `null` when the user cancels. */
   exportCsv: (cardId: number, transactionIds: number[]) =>
     call<ExportResult | null>("export_transactions_csv", { cardId, transactionIds }),
+
+  // ---- Merchant, locations, merchant transactions, lookup ----
+
+  /** The subscriber's merchant, or `null` before enrolling. */
+  merchant: () => call<Merchant | null>("merchant"),
+  /** Every country the service accepts (alpha-3 code and name), by name. */
+  countries: () => call<Country[]>("countries"),
+  /** Categories matching a code (`58`, `5812`) or words of the description, best first. */
+  searchCategories: (query: string) => call<MerchantCategory[]>("search_categories", { query }),
+  /** The form checked by the service's rules: every field error at once (empty when valid). */
+  checkMerchant: (merchant: EnrollMerchantRequest) => call<FieldError[]>("check_merchant", { merchant }),
+  enrollMerchant: (merchant: EnrollMerchantRequest) => call<Merchant>("enroll_merchant", { merchant }),
+  /** Field errors named `location.street`, `location.latitude`... */
+  checkLocation: (location: LocationInput) => call<FieldError[]>("check_location", { location }),
+  addLocation: (location: LocationInput) => call<CreateLocationResponse>("add_location", { location }),
+  /** A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards. */
+  simulatePurchase: (request: SandboxTransactionRequest) =>
+    call<SandboxTransactionResponse>("simulate_purchase", { request }),
+
+  /** Every transaction across the merchant's locations; `onBatch` sees each page as it arrives. */
+  loadMerchantTransactions(onBatch: (batch: MerchantBatch) => void): Promise<number> {
+    const channel = new Channel<MerchantBatch>();
+    channel.onmessage = onBatch;
+    return call<number>("load_merchant_transactions", { onBatch: channel });
+  },
+
+  /** Live transactions at the merchant's locations until the returned function is called. */
+  async watchMerchantTransactions(onEvent: (event: MerchantLiveEvent) => void): Promise<() => Promise<void>> {
+    const channel = new Channel<MerchantLiveEvent>();
+    channel.onmessage = onEvent;
+    const watchId = await call<number>("watch_merchant_transactions", { onEvent: channel });
+    return () => call<void>("stop_watch", { watchId });
+  },
+
+  /** Asks where to save, then writes those rows; `null` when the user cancels. */
+  exportMerchantCsv: (transactionIds: number[]) =>
+    call<ExportResult | null>("export_merchant_csv", { transactionIds }),
+
+  /** Merchants by statement descriptor, address or position; kept among the session's lookups. */
+  lookup: (query: LookupQuery) => call<Lookup>("lookup", { query }),
+  /** This session's lookups, newest first. */
+  recentLookups: () => call<Lookup[]>("recent_lookups"),
+
+  // ---- end of merchant and lookup ----
 
   /** Tells the app its first screen is usable (start-up timing). */
   ready: () => call<void>("app_ready"),

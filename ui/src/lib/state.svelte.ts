@@ -6,12 +6,15 @@ export type Route =
   | { name: "overview" }
   | { name: "cards" }
   | { name: "card"; cardId: number }
-  | { name: "merchant" }
+  | { name: "merchant"; tab?: MerchantTab }
   | { name: "lookup" }
   | { name: "accounts" }
   | { name: "identity" }
   | { name: "credentials" }
   | { name: "connect" };
+
+/** The merchant screen's tabs: its sales across locations, or the locations. */
+export type MerchantTab = "transactions" | "locations";
 
 export const app = $state({
   status: null as AppStatus | null,

@@ -55,7 +55,8 @@ impl Browser {
             values.push(((*name).to_owned(), (*value).to_owned()));
         }
         let body = serde_urlencoded::to_string(&values).expect("a form body");
-        let request = Self::http().post(action.clone()).header(CONTENT_TYPE, "application/x-www-form-urlencoded").body(body);
+        let request =
+            Self::http().post(action.clone()).header(CONTENT_TYPE, "application/x-www-form-urlencoded").body(body);
         let page = self.send(action, request).await;
         if page.status.is_redirection() {
             let location = page.html.clone();
