@@ -252,7 +252,8 @@ test("the questionnaire passes with the sandbox's answers and draws the signals"
   await waitFor(session, "the person is verified", async () => (await attribute("identity-outcome", "data-outcome")) === "verified", 15_000);
   await find(session, "signals", 15_000);
   assert.match(await text(session, "signal-income"), /^[\d,]+\.\d\d USD$/);
-  assert.match(await text(session, "signal-delta"), /% over 90 days|stable/);
+  assert.match(await text(session, "signal-delta"), /^[↑↓→] [+−]\d+(\.\d)?%$/);
+  assert.match(await text(session, "signal-delta-period"), /^(increasing|decreasing|stable) over 90 days$/);
   const categories = await all("spending-categories-item");
   assert.ok(categories.length >= 5, `${categories.length} spending categories`);
   assert.equal(await text(session, "person-status"), "verified");
@@ -328,6 +329,13 @@ async function tour(prefix) {
         await waitFor(session, "the account's transactions", async () => (await all("account-transaction")).length > 0, 30_000);
       }
     }
+    if (section === "identity") {
+      const verified = await session.findElements(By.xpath('//*[@data-testid="person-row"][.//*[text()="verified"]]'));
+      if (verified.length) {
+        await verified[0].click();
+        await find(session, "signals", 15_000);
+      }
+    }
     await shot(`${prefix}-${section}`);
   }
   await click(session, "nav-cards");
@@ -337,12 +345,17 @@ async function tour(prefix) {
   await shot(`${prefix}-card-transactions`);
 }
 
-test("dark mode follows the OS: the app again, with a dark GTK theme, on every screen", async () => {
+test("dark mode follows the OS: the app again, with a dark GTK theme, on every screen; the window keeps its size", async () => {
   await tour("light");
+  await session.manage().window().setRect({ width: 1180, height: 760 });
+  // The size is saved once a resize has settled.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
   const dataDir = app.data;
   await app.stop();
   app = await launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
   session = app.session;
+  const { width, height } = await session.manage().window().getRect();
+  assert.deepEqual([width, height], [1180, 760], "the window opens at the size it was left at");
 
   await find(session, "login-form", 60_000);
   const scheme = await session.executeScript(

@@ -3,7 +3,7 @@ import type { Person } from "./bindings/Person";
 import {
   afterVerify,
   answerCurrent,
-  deltaText,
+  deltaPercent,
   emptyPersonalForm,
   fieldMessages,
   isLastQuestion,
@@ -120,9 +120,9 @@ describe("the identity wizard", () => {
     expect(visibleErrors(messages, new Set(), true)).toEqual(messages);
   });
 
-  it("words the spending delta", () => {
-    expect(deltaText(0.125, "increasing", 90)).toBe("+12.5% over 90 days");
-    expect(deltaText(-0.04, "decreasing", 90)).toBe("−4% over 90 days");
-    expect(deltaText(0.01, "stable", 90)).toBe("stable (+1%) over 90 days");
+  it("signs the spending delta as a percentage", () => {
+    expect(deltaPercent(0.125)).toBe("+12.5%");
+    expect(deltaPercent(-0.04)).toBe("−4%");
+    expect(deltaPercent(0)).toBe("+0%");
   });
 });

@@ -146,12 +146,10 @@ export function visibleErrors(messages: Record<string, string>, touched: Set<str
   return Object.fromEntries(Object.entries(messages).filter(([field]) => touched.has(field)));
 }
 
-/** "+12.5% over 90 days", "−4% over 90 days", "stable over 90 days". */
-export function deltaText(value: number, direction: string, periodDays: number): string {
+/** The change of spending, signed: "+12.5%", "−4%", "+0%". */
+export function deltaPercent(value: number): string {
   const percent = Math.round(Math.abs(value) * 1000) / 10;
-  const over = `over ${periodDays} days`;
-  if (direction === "stable") return `stable (${value >= 0 ? "+" : "−"}${percent}%) ${over}`;
-  return `${value >= 0 ? "+" : "−"}${percent}% ${over}`;
+  return `${value < 0 ? "−" : "+"}${percent}%`;
 }
 
 /** Shares as whole percents for the chart's labels: "34%". */

@@ -143,6 +143,7 @@ describe("Signals", () => {
       "Dining 60% 1,689.09 USD a month",
       "Travel 40% 1,126.06 USD a month",
     ]);
-    expect(screen.getByTestId("signal-delta")).toHaveTextContent("+26% over 90 days");
+    expect(screen.getByTestId("signal-delta")).toHaveTextContent("+26%");
+    expect(screen.getByTestId("signal-delta-period")).toHaveTextContent("increasing over 90 days");
   });
 });
