@@ -293,6 +293,7 @@ test("the overview counts the card, the linked account and the verified person",
   assert.equal(await text(session, "overview-linked-accounts"), "1");
   assert.equal(await text(session, "overview-verified-persons"), "1");
   await waitFor(session, "recent transactions across cards", async () => (await all("recent-transaction")).length > 0);
+  assert.match(await text(session, "recent-transactions"), /•••• 5556/, "each names its card by the last four");
   await shot("secure-12-overview");
 });
 
