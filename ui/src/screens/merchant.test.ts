@@ -112,7 +112,7 @@ describe("Lookup", () => {
           countryName: "United States",
           dbaName: "Blue Heron Coffee",
           locationId: 100000001,
-          phoneNumber: 4155550100,
+          phoneNumber: 14155550100,
           zip: 94110,
         },
         {
@@ -160,7 +160,7 @@ describe("Lookup", () => {
     expect(best).toHaveTextContent("Blue Heron Coffee");
     expect(best).toHaveTextContent("5814 Fast Food Restaurants");
     expect(best).toHaveTextContent("1022 Valencia St, San Francisco, CA 94110, United States");
-    expect(best).toHaveTextContent("4155550100");
+    expect(best).toHaveTextContent("+1 415 555 0100");
     expect(screen.getAllByRole("meter")[0]).toHaveAttribute("aria-valuenow", "97");
     expect(best).toHaveTextContent("97% high");
     expect(second).toHaveTextContent("your location");
