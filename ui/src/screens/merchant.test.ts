@@ -169,6 +169,33 @@ describe("Lookup", () => {
     expect(screen.getByTestId("recent-lookup")).toHaveTextContent("descriptor · 2 found");
   });
 
+  it("puts the service's field errors next to the field, with the message and request id", async () => {
+    mockIPC((command) => {
+      if (command === "recent_lookups") return [];
+      if (command === "merchant") return null;
+      if (command === "lookup") {
+        throw {
+          code: "invalid_request",
+          message: "the lookup is not valid",
+          requestId: "req_7",
+          status: 400,
+          details: [{ field: "radius", message: "must be at most 50000 metres" }],
+        };
+      }
+      return null;
+    });
+    render(LookupScreen);
+    await fireEvent.click(screen.getByTestId("lookup-mode-position"));
+    await fireEvent.input(screen.getByTestId("lookup-latitude"), { target: { value: "37.7" } });
+    await fireEvent.input(screen.getByTestId("lookup-longitude"), { target: { value: "-122.4" } });
+    await fireEvent.input(screen.getByTestId("lookup-radius"), { target: { value: "90000" } });
+    await fireEvent.click(screen.getByTestId("lookup-submit"));
+    await waitFor(() => expect(screen.getByTestId("lookup-radius")).toHaveAttribute("aria-invalid", "true"));
+    expect(screen.getByText("must be at most 50000 metres")).toBeInTheDocument();
+    expect(screen.getByRole("alert")).toHaveTextContent("the lookup is not valid");
+    expect(screen.getByTestId("request-id")).toHaveTextContent("req_7");
+  });
+
   it("shows the service's error with its request id", async () => {
     mockIPC((command) => {
       if (command === "recent_lookups") return [];
