@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use subscriber_dashboard::error::codes;
 use subscriber_dashboard::views::{
-    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoginInput, Lookup,
-    LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
+    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoginInput,
+    Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
 };
 use subscriber_dashboard::{CommandError, Dashboard};
 use subscriber_protocol::{

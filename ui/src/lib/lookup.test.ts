@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { DiscoveredMerchant } from "./bindings/DiscoveredMerchant";
 import { byField, latestOnly, optionalNumber, sentence } from "./forms";
-import { addressLine, buildQuery, confidence, confidenceWidth, distance, emptyLookupForm, formOf } from "./lookup";
+import { addressLine, buildQuery, confidence, confidenceWidth, distance, emptyLookupForm, formOf, phone } from "./lookup";
 
 describe("lookup queries from the forms", () => {
   it("trims a descriptor and refuses an empty one", () => {
@@ -58,6 +58,11 @@ describe("how a match reads", () => {
 
   it("gives distances in metres, then kilometres", () => {
     expect([distance(0), distance(35.4), distance(1250), distance(23_400)]).toEqual(["0 m", "35 m", "1.3 km", "23 km"]);
+  });
+
+  it("writes phone numbers with their calling code", () => {
+    expect(phone(14155550101)).toBe("+1 415 555 0101");
+    expect(phone(4930123456)).toBe("+4930123456");
   });
 
   it("writes the address with the country", () => {

@@ -123,6 +123,17 @@ export function distance(metres: number): string {
   return `${(metres / 1000).toFixed(metres < 10_000 ? 1 : 0)} km`;
 }
 
+/**
+ * Discovery gives phone numbers as numbers with the country code: a North American one reads
+ * "+1 415 555 0101", others "+49 30…" as sent.
+ */
+export function phone(digits: number): string {
+  const text = String(digits);
+  const nanp = /^1(\d{3})(\d{3})(\d{4})$/.exec(text);
+  if (nanp) return `+1 ${nanp[1]} ${nanp[2]} ${nanp[3]}`;
+  return `+${text}`;
+}
+
 /** One line of address: "1022 Valencia St, San Francisco, CA 94110, United States". */
 export function addressLine(found: DiscoveredMerchant): string {
   return [found.address, found.countryName].filter(Boolean).join(", ");

@@ -112,7 +112,7 @@ describe("Lookup", () => {
           countryName: "United States",
           dbaName: "Blue Heron Coffee",
           locationId: 100000001,
-          phoneNumber: 4155550100,
+          phoneNumber: 14155550100,
           zip: 94110,
         },
         {
@@ -160,13 +160,40 @@ describe("Lookup", () => {
     expect(best).toHaveTextContent("Blue Heron Coffee");
     expect(best).toHaveTextContent("5814 Fast Food Restaurants");
     expect(best).toHaveTextContent("1022 Valencia St, San Francisco, CA 94110, United States");
-    expect(best).toHaveTextContent("4155550100");
+    expect(best).toHaveTextContent("+1 415 555 0100");
     expect(screen.getAllByRole("meter")[0]).toHaveAttribute("aria-valuenow", "97");
     expect(best).toHaveTextContent("97% high");
     expect(second).toHaveTextContent("your location");
     expect(second).toHaveTextContent("41% low");
     await waitFor(() => expect(screen.getAllByTestId("recent-lookup")).toHaveLength(1));
     expect(screen.getByTestId("recent-lookup")).toHaveTextContent("descriptor · 2 found");
+  });
+
+  it("puts the service's field errors next to the field, with the message and request id", async () => {
+    mockIPC((command) => {
+      if (command === "recent_lookups") return [];
+      if (command === "merchant") return null;
+      if (command === "lookup") {
+        throw {
+          code: "invalid_request",
+          message: "the lookup is not valid",
+          requestId: "req_7",
+          status: 400,
+          details: [{ field: "radius", message: "must be at most 50000 metres" }],
+        };
+      }
+      return null;
+    });
+    render(LookupScreen);
+    await fireEvent.click(screen.getByTestId("lookup-mode-position"));
+    await fireEvent.input(screen.getByTestId("lookup-latitude"), { target: { value: "37.7" } });
+    await fireEvent.input(screen.getByTestId("lookup-longitude"), { target: { value: "-122.4" } });
+    await fireEvent.input(screen.getByTestId("lookup-radius"), { target: { value: "90000" } });
+    await fireEvent.click(screen.getByTestId("lookup-submit"));
+    await waitFor(() => expect(screen.getByTestId("lookup-radius")).toHaveAttribute("aria-invalid", "true"));
+    expect(screen.getByText("must be at most 50000 metres")).toBeInTheDocument();
+    expect(screen.getByRole("alert")).toHaveTextContent("the lookup is not valid");
+    expect(screen.getByTestId("request-id")).toHaveTextContent("req_7");
   });
 
   it("shows the service's error with its request id", async () => {
