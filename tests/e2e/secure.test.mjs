@@ -347,7 +347,7 @@ async function tour(prefix) {
 }
 
 test("dark mode follows the OS: the app again, with a dark GTK theme, on every screen; the window keeps its size", async () => {
-  await tour("light");
+  await tour("screens-light");
   await session.manage().window().setRect({ width: 1180, height: 760 });
   // The size is saved once a resize has settled.
   await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -363,16 +363,16 @@ test("dark mode follows the OS: the app again, with a dark GTK theme, on every s
     "return [matchMedia('(prefers-color-scheme: dark)').matches, getComputedStyle(document.body).backgroundColor]",
   );
   assert.deepEqual(scheme, [true, "rgb(20, 20, 24)"], "WebKitGTK reports the dark scheme and the page follows it");
-  await shot("dark-sign-in");
+  await shot("screens-dark-sign-in");
   await click(session, "submit-login");
   await find(session, "signed-in-email", 30_000);
-  await tour("dark");
+  await tour("screens-dark");
 
   // The waiting state and a question, in the dark.
   await click(session, "nav-cards");
   await click(session, "enroll-secure");
   await find(session, "card-wait");
-  await shot("dark-card-waiting");
+  await shot("screens-dark-card-waiting");
   await click(session, "card-wait-cancel");
   const personId = await startIdentity("Mary", "Somerville");
   await type(session, "info-dob", "1980-12-26");
@@ -380,5 +380,5 @@ test("dark mode follows the OS: the app again, with a dark GTK theme, on every s
   await click(session, "info-submit");
   await find(session, "questions", 15_000);
   assert.ok(personId > 0);
-  await shot("dark-identity-question");
+  await shot("screens-dark-identity-question");
 });
