@@ -106,18 +106,20 @@ test-dashboard: deps-desktop
 	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
 	XDG_DATA_HOME="$$keyring_home" dbus-run-session -- sh -c \
 		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
-		 $(CARGO) test -p subscriber-dashboard --lib --test secret_service'
+		 $(CARGO) test -p subscriber-dashboard --lib --test secret_service --test workflows'
 	keyctl session - $(CARGO) test -p subscriber-dashboard --test kernel_keyring
 
-# The real app under Xvfb, driven through tauri-driver and WebKitWebDriver; screenshots of every
-# screen go to target/screenshots/.
+# The real app under Xvfb, driven through tauri-driver and WebKitWebDriver: every
+# tests/e2e/*.test.mjs, one file at a time (each starts its own app). Screenshots of every screen,
+# light and dark, go to target/screenshots/. Links the app opens "in the browser" are only
+# recorded there (tests/e2e/open-url.sh): the tests play the person's browser themselves.
 test-e2e: dashboard-build
 	mkdir -p target/screenshots
 	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
 	XDG_DATA_HOME="$$keyring_home" DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
 		dbus-run-session -- sh -c \
 		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
-		 xvfb-run -a -s "-screen 0 1440x900x24" node --test tests/e2e/dashboard.test.mjs'
+		 xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 tests/e2e/*.test.mjs'
 
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
 deps-browser:

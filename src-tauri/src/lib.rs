@@ -6,16 +6,20 @@ mod commands;
 
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use subscriber_dashboard::Dashboard;
 use subscriber_dashboard::app::DashboardOptions;
 use subscriber_dashboard::sandbox::SandboxOptions;
 use subscriber_dashboard::secrets::{self, Secrets, StoreKind};
-use tauri::{Manager, RunEvent, Runtime};
+use subscriber_dashboard::views::WindowSize;
+use tauri::{LogicalSize, Manager, RunEvent, Runtime, WindowEvent};
 
 /// How often the session is checked for a token to renew.
 const RENEWAL_CHECK: Duration = Duration::from_secs(5);
+/// A resize is saved once the window has kept its size this long (a drag sends many).
+const RESIZE_SETTLES: Duration = Duration::from_millis(400);
 
 /// The dashboard's builder, generic over the runtime so it can be driven by Tauri's mock
 /// runtime as well as by the real window.
@@ -48,6 +52,12 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
                     }
                 }
             });
+            if let Some(window) = app.get_webview_window("main") {
+                if let Some(size) = tauri::async_runtime::block_on(dashboard.window_size()) {
+                    window.set_size(LogicalSize::new(size.width, size.height))?;
+                }
+                remember_resizes(&window, Arc::clone(&dashboard));
+            }
             app.manage(dashboard);
             Ok(())
         })
@@ -60,16 +70,67 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::forget_remembered,
             commands::reveal_secret,
             commands::rotate_secret,
+            commands::remember_screen,
+            commands::overview,
             commands::list_cards,
             commands::test_cards,
             commands::enroll_card,
+            commands::start_card_session,
+            commands::watch_card_session,
             commands::simulate_transaction,
+            commands::simulate_purchase,
             commands::load_transactions,
             commands::watch_transactions,
             commands::stop_watch,
             commands::export_transactions_csv,
+            commands::merchant,
+            commands::countries,
+            commands::search_categories,
+            commands::check_merchant,
+            commands::enroll_merchant,
+            commands::check_location,
+            commands::add_location,
+            commands::load_merchant_transactions,
+            commands::watch_merchant_transactions,
+            commands::export_merchant_csv,
+            commands::lookup,
+            commands::recent_lookups,
+            commands::banks,
+            commands::accounts,
+            commands::link_account,
+            commands::watch_account,
+            commands::account_transactions,
+            commands::open_secure_page,
+            commands::persons,
+            commands::person,
+            commands::onboard_person,
+            commands::check_personal_info,
+            commands::authenticate_person,
+            commands::verify_person,
             commands::app_ready,
         ])
+}
+
+/// Keeps the window's size in the settings when a resize has settled.
+fn remember_resizes<R: Runtime>(window: &tauri::WebviewWindow<R>, dashboard: Arc<Dashboard>) {
+    let resizes = Arc::new(AtomicU64::new(0));
+    let observed = window.clone();
+    window.on_window_event(move |event| {
+        let WindowEvent::Resized(physical) = event else { return };
+        let Ok(scale) = observed.scale_factor() else { return };
+        let logical = physical.to_logical::<f64>(scale);
+        let size = WindowSize { width: logical.width, height: logical.height };
+        let this_resize = resizes.fetch_add(1, Ordering::AcqRel) + 1;
+        let (resizes, dashboard) = (Arc::clone(&resizes), Arc::clone(&dashboard));
+        tauri::async_runtime::spawn(async move {
+            tokio::time::sleep(RESIZE_SETTLES).await;
+            if resizes.load(Ordering::Acquire) == this_resize
+                && let Err(error) = dashboard.remember_window_size(size).await
+            {
+                tracing::warn!(error = %error, "window size not saved");
+            }
+        });
+    });
 }
 
 /// Runs the dashboard until its window closes, then stops the embedded sandbox cleanly.

@@ -2,10 +2,11 @@
 // selenium-webdriver session. Stops tauri-driver with SIGTERM: SIGKILL would leave
 // WebKitWebDriver holding its port.
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Builder, By, until } from "selenium-webdriver";
 
 export { By, until };
@@ -34,7 +35,62 @@ async function waitForPort(port, timeoutMs) {
   throw new Error(`nothing listened on port ${port} within ${timeoutMs} ms`);
 }
 
-/** The app's data folder and export folder live in a fresh temporary folder per run. */
+function commandLine(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return null;
+  }
+}
+
+/** The processes below `root` (WebKitWebDriver, the app, its WebKit helpers): pid → command line. */
+function processTree(root) {
+  const parentOf = new Map();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // The name in parentheses may hold anything: the fields after the last ")" are fixed.
+      parentOf.set(Number(entry), Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  const found = new Map();
+  const queue = [root];
+  while (queue.length) {
+    const parent = queue.shift();
+    for (const [pid, ppid] of parentOf) {
+      if (ppid !== parent || found.has(pid)) continue;
+      const command = commandLine(pid);
+      if (command !== null) found.set(pid, command);
+      queue.push(pid);
+    }
+  }
+  return found;
+}
+
+/** SIGTERM to those still running (the same pid with the same command line), SIGKILL after 5 s. */
+async function endAll(processes) {
+  const alive = () => [...processes].filter(([pid, command]) => commandLine(pid) === command).map(([pid]) => pid);
+  const signal = (pids, name) => pids.forEach((pid) => {
+    try {
+      process.kill(pid, name);
+    } catch {
+      // Already gone.
+    }
+  });
+  signal(alive(), "SIGTERM");
+  const deadline = Date.now() + 5_000;
+  while (alive().length && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+  signal(alive(), "SIGKILL");
+}
+
+/** Stands in for the system browser: records the links the app opens (see open-url.sh). */
+const OPEN_URL = join(dirname(fileURLToPath(import.meta.url)), "open-url.sh");
+
+/** The app's data folder and export folder live in a fresh temporary folder per run. Links the
+ * app opens in "the system browser" are only recorded (`openedUrls()`): no browser starts. */
 export async function launch({ application, env = {}, dataDir } = {}) {
   const binary = application ?? process.env.DASHBOARD_BIN;
   if (!binary) throw new Error("DASHBOARD_BIN names the built dashboard binary");
@@ -42,6 +98,7 @@ export async function launch({ application, env = {}, dataDir } = {}) {
   const data = dataDir ?? join(root, "data");
   const exports = join(root, "exports");
   mkdirSync(exports, { recursive: true });
+  const opened = join(root, "opened-urls.txt");
   const port = await freePort();
   const nativePort = await freePort();
   const driverLog = [];
@@ -52,6 +109,8 @@ export async function launch({ application, env = {}, dataDir } = {}) {
       SUBSCRIBER_DASHBOARD_EXPORT_DIR: exports,
       SUBSCRIBER_DASHBOARD_SIMULATE_RATE: "0",
       SUBSCRIBER_DASHBOARD_DIRECTORY_SIZE: "2000",
+      SUBSCRIBER_DASHBOARD_BROWSER: OPEN_URL,
+      E2E_OPENED_URLS: opened,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -64,15 +123,23 @@ export async function launch({ application, env = {}, dataDir } = {}) {
     .withCapabilities({ browserName: "wry", "tauri:options": { application: binary } })
     .build();
   async function stop() {
+    const started = processTree(driver.pid);
     try {
       await session.quit();
-    } catch {
+    } catch (error) {
       // The window may already be gone.
+      console.error(`closing the WebDriver session failed: ${error.message}`);
     }
     driver.kill("SIGTERM");
     await new Promise((resolve) => (driver.exitCode !== null ? resolve() : driver.once("exit", resolve)));
+    // When the session did not close the app, it outlives its driver (holding this process's
+    // pipes open, so the test never ends): end what this launch started, by pid.
+    await endAll(started);
+    driver.stdout.destroy();
+    driver.stderr.destroy();
   }
-  return { session, stop, root, data, exports, log: () => driverLog.join("") };
+  const openedUrls = () => (existsSync(opened) ? readFileSync(opened, "utf8").split("\n").filter(Boolean) : []);
+  return { session, stop, root, data, exports, openedUrls, log: () => driverLog.join("") };
 }
 
 export async function screenshot(session, name) {

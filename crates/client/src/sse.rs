@@ -126,6 +126,7 @@ impl SseParser {
 /// service refuses it (a wrong id: 404) or after too many failed reconnections in a row.
 pub struct TransactionStream<T> {
     inner: BoxStream<'static, Result<T>>,
+    connected: tokio::sync::watch::Receiver<bool>,
 }
 
 impl<T> std::fmt::Debug for TransactionStream<T> {
@@ -160,10 +161,13 @@ struct Connection {
     failures: u32,
     connected_once: bool,
     finished: bool,
+    /// Whether a connection is open now, for [`TransactionStream::connected`].
+    open: tokio::sync::watch::Sender<bool>,
 }
 
 impl<T: DeserializeOwned + Send + 'static> TransactionStream<T> {
     pub(crate) fn open(client: &Client, route: &'static Route, path: String, last_event_id: Option<String>) -> Self {
+        let (open, connected) = tokio::sync::watch::channel(false);
         let connection = Connection {
             client: client.clone(),
             route,
@@ -176,13 +180,23 @@ impl<T: DeserializeOwned + Send + 'static> TransactionStream<T> {
             failures: 0,
             connected_once: false,
             finished: false,
+            open,
         };
         let inner = stream::unfold(connection, |mut connection| async move {
             let item = connection.next_item::<T>().await?;
             Some((item, connection))
         })
         .boxed();
-        Self { inner }
+        Self { inner, connected }
+    }
+}
+
+impl<T> TransactionStream<T> {
+    /// Whether the stream has a connection open now (`true` from the service's answer until
+    /// the connection drops; `false` while it reconnects and after it ended). The stream
+    /// connects when first polled, so keep polling it; this only reports. A UI's "live" light.
+    pub fn connected(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.connected.clone()
     }
 }
 
@@ -210,6 +224,7 @@ impl Connection {
             let Some(body) = self.body.as_mut() else {
                 if let Err(error) = self.connect().await {
                     self.finished = true;
+                    self.open.send_replace(false);
                     return Some(Err(error));
                 }
                 continue;
@@ -235,6 +250,7 @@ impl Connection {
         }
         self.body = None;
         self.parser.reset();
+        self.open.send_replace(false);
     }
 
     /// Opens the connection, waiting and retrying while the failures are passing ones. An error
@@ -259,6 +275,7 @@ impl Connection {
                     self.body = Some(body);
                     self.received = false;
                     self.connected_once = true;
+                    self.open.send_replace(true);
                     return Ok(());
                 }
                 Err(Failure { error, passing }) => {

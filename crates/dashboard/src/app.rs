@@ -1,28 +1,24 @@
-//! [`Dashboard`]: the app's state and one method per command.
+//! [`Dashboard`]: the app's state, the connection and the session. The operations of each
+//! resource are in their own module (`cards`, `merchants`, `lookup`, `accounts`, `persons`,
+//! `overview`), as further `impl Dashboard` blocks.
 
-use std::future::Future;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use chrono::Utc;
-use subscriber_protocol::{
-    CardRecord, CardTransaction, CardTransactionQuery, EnrollCardRequest, EnrollCardResponse, Environment, SandboxCard,
-    SandboxTransactionRequest, codes as service_codes,
-};
+use subscriber_client::Client;
+use subscriber_protocol::Environment;
 use subscriber_server::RunningServer;
 use tokio::sync::Mutex;
 
-use crate::cards::{self, TransactionCache};
 use crate::connection::{self, Connection};
 use crate::error::{CommandError, codes};
+use crate::export::Exports;
 use crate::sandbox::{self, SandboxOptions};
 use crate::secrets::{Account, KeyringStatus, Secrets};
-use crate::service::Service;
 use crate::session::Session;
-use crate::settings::Settings;
+use crate::settings::{self, Settings};
 use crate::views::{
-    AppStatus, ConnectionInfo, ConnectionTarget, ExportResult, LoginInput, RotateResult, SessionInfo, SignupResult,
-    TransactionBatch,
+    AppStatus, ConnectionInfo, ConnectionTarget, LoginInput, RotateResult, SessionInfo, SignupResult, WindowSize,
 };
 
 /// How a [`Dashboard`] is set up.
@@ -41,16 +37,17 @@ pub struct Dashboard {
     secrets: Secrets,
     keyring: KeyringStatus,
     sandbox_options: SandboxOptions,
-    state: Mutex<State>,
+    pub(crate) state: Mutex<State>,
     /// Started on first use, kept for the life of the app (switching environment does not stop it).
     sandbox: Mutex<Option<RunningServer>>,
-    transactions: parking_lot::Mutex<TransactionCache>,
+    /// The rows last loaded for each table, so an export writes what the table shows.
+    pub(crate) exports: parking_lot::Mutex<Exports>,
 }
 
-struct State {
-    settings: Settings,
-    connection: Option<Connection>,
-    session: Option<Session>,
+pub(crate) struct State {
+    pub settings: Settings,
+    pub connection: Option<Connection>,
+    pub session: Option<Session>,
 }
 
 impl Dashboard {
@@ -63,7 +60,7 @@ impl Dashboard {
             sandbox_options: options.sandbox,
             state: Mutex::new(State { settings, connection: None, session: None }),
             sandbox: Mutex::new(None),
-            transactions: parking_lot::Mutex::default(),
+            exports: parking_lot::Mutex::default(),
         }
     }
 
@@ -72,7 +69,10 @@ impl Dashboard {
     }
 
     pub async fn status(&self) -> AppStatus {
-        let state = self.state.lock().await;
+        let mut state = self.state.lock().await;
+        if let Some(session) = state.session.as_mut() {
+            session.note_token().await;
+        }
         let remembered_email = state
             .connection
             .as_ref()
@@ -83,6 +83,7 @@ impl Dashboard {
             session: state.session.as_ref().map(Session::info),
             keyring: self.keyring.clone(),
             remembered_email,
+            last_screen: state.settings.last_screen.clone(),
         }
     }
 
@@ -95,16 +96,16 @@ impl Dashboard {
                 ConnectionTarget::Remote { environment, base_url: connection::normalize_base_url(&base_url)? }
             }
         };
-        let (service, environment) = match &target {
-            ConnectionTarget::Sandbox => (Service::new(&self.sandbox_url().await?)?, Environment::Sandbox),
-            ConnectionTarget::Remote { environment, base_url } => (Service::new(base_url)?, *environment),
+        let (base_url, environment) = match &target {
+            ConnectionTarget::Sandbox => (self.sandbox_url().await?, Environment::Sandbox),
+            ConnectionTarget::Remote { environment, base_url } => (base_url.clone(), *environment),
         };
-        service.probe().await?;
+        let connection = Connection { target: target.clone(), base_url, environment };
+        connection.probe().await?;
         let mut state = self.state.lock().await;
         if state.connection.as_ref().is_none_or(|current| current.target != target) {
             state.session = None;
         }
-        let connection = Connection { target: target.clone(), service, environment };
         let info = connection.info();
         state.connection = Some(connection);
         if state.settings.target.as_ref() != Some(&target) {
@@ -140,8 +141,9 @@ impl Dashboard {
     pub async fn sign_up(&self, email: &str) -> Result<SignupResult, CommandError> {
         let email = checked_email(email)?;
         let connection = self.connection().await?;
-        let signup = connection.service.signup(&email).await?;
-        let mut session = Session::log_in(&connection.service, &signup.email, &signup.secret).await?;
+        let signup = connection.anonymous()?.signup(&email).await?;
+        let client = connection.client(&signup.email, &signup.secret)?;
+        let mut session = Session::log_in(client, &signup.email, &signup.secret).await?;
         let (remembered, keyring_problem) = self.remember(&connection, &session.email, &signup.secret).await;
         session.remembered = remembered;
         let result = SignupResult {
@@ -171,7 +173,8 @@ impl Dashboard {
                 )
             })?,
         };
-        let mut session = Session::log_in(&connection.service, &email, &secret).await?;
+        let client = connection.client(&email, &secret)?;
+        let mut session = Session::log_in(client, &email, &secret).await?;
         if input.remember {
             let (remembered, problem) = self.remember(&connection, &session.email, &secret).await;
             if let Some(problem) = problem {
@@ -186,10 +189,11 @@ impl Dashboard {
         Ok(info)
     }
 
-    /// Forgets the token and the secret in memory; a remembered secret stays in the keyring.
+    /// Forgets the session (its client, token and secret in memory) and what was loaded with
+    /// it; a remembered secret stays in the keyring.
     pub async fn sign_out(&self) {
         self.state.lock().await.session = None;
-        *self.transactions.lock() = TransactionCache::default();
+        *self.exports.lock() = Exports::default();
     }
 
     /// Removes the remembered secret of this connection (the "forget me" of the sign-in screen).
@@ -203,7 +207,10 @@ impl Dashboard {
     }
 
     pub async fn session(&self) -> Option<SessionInfo> {
-        self.state.lock().await.session.as_ref().map(Session::info)
+        let mut state = self.state.lock().await;
+        let session = state.session.as_mut()?;
+        session.note_token().await;
+        Some(session.info())
     }
 
     /// The secret in use, for "reveal" and "copy" on the credentials screen.
@@ -212,22 +219,19 @@ impl Dashboard {
         state.session.as_ref().map(|session| session.secret().to_owned()).ok_or_else(CommandError::not_signed_in)
     }
 
-    /// A new secret; the old one stops working. A remembered secret is replaced in the keyring.
+    /// A new secret; the old one stops working. The session's client logs in with the new one
+    /// from now on, and a remembered secret is replaced in the keyring.
     pub async fn rotate_secret(&self) -> Result<RotateResult, CommandError> {
         let connection = self.connection().await?;
-        let rotated = self.call(|service, token| async move { service.rotate_secret(&token).await }).await?;
-        let remembered = {
+        let rotated = self.client().await?.rotate_secret().await?;
+        let (email, remembered) = {
             let mut state = self.state.lock().await;
             let session = state.session.as_mut().ok_or_else(CommandError::not_signed_in)?;
             session.replace_secret(rotated.secret.clone());
-            session.remembered
+            (session.email.clone(), session.remembered)
         };
-        let (remembered, keyring_problem) = if remembered {
-            let email = self.session().await.map(|session| session.email).unwrap_or_default();
-            self.remember(&connection, &email, &rotated.secret).await
-        } else {
-            (false, None)
-        };
+        let (remembered, keyring_problem) =
+            if remembered { self.remember(&connection, &email, &rotated.secret).await } else { (false, None) };
         Ok(RotateResult { secret: rotated.secret, rotated_at: rotated.rotated_at, remembered, keyring_problem })
     }
 
@@ -235,137 +239,87 @@ impl Dashboard {
     /// signed in. Called on a timer so a token never expires while the app is open.
     pub async fn renew_if_due(&self) -> Result<bool, CommandError> {
         let mut state = self.state.lock().await;
-        let State { connection, session, .. } = &mut *state;
-        match (connection.as_ref(), session.as_mut()) {
-            (Some(connection), Some(session)) if session.renewal_due(Utc::now()) => {
-                session.renew(&connection.service).await?;
-                Ok(true)
-            }
-            _ => Ok(false),
+        let Some(session) = state.session.as_mut() else {
+            return Ok(false);
+        };
+        session.note_token().await;
+        if !session.renewal_due(Utc::now()) {
+            return Ok(false);
         }
+        session.renew().await?;
+        Ok(true)
     }
 
     /// Logins made by the current session (the first included).
-    pub async fn logins(&self) -> u32 {
-        self.state.lock().await.session.as_ref().map_or(0, |session| session.logins)
+    pub async fn logins(&self) -> u64 {
+        self.state.lock().await.session.as_ref().map_or(0, Session::logins)
     }
 
-    pub async fn cards(&self) -> Result<Vec<CardRecord>, CommandError> {
-        Ok(self.call(|service, token| async move { service.cards(&token).await }).await?.cards)
-    }
-
-    /// The sandbox's test cards, for the enrollment form.
-    pub async fn test_cards(&self) -> Result<Vec<SandboxCard>, CommandError> {
-        Ok(self.call(|service, token| async move { service.sandbox_cards(&token).await }).await?.cards)
-    }
-
-    pub async fn enroll_card(&self, card: EnrollCardRequest) -> Result<EnrollCardResponse, CommandError> {
-        let card = Arc::new(card);
-        self.call(|service, token| {
-            let card = Arc::clone(&card);
-            async move { service.enroll_card(&token, &card).await }
-        })
-        .await
-    }
-
-    /// Every transaction of a card, newest first, handed to `on_batch` page by page so a long
-    /// list shows progress; returns how many were read.
-    pub async fn load_transactions(
-        &self,
-        card_id: i64,
-        mut on_batch: impl FnMut(TransactionBatch) -> bool,
-    ) -> Result<u32, CommandError> {
-        let mut all: Vec<CardTransaction> = Vec::new();
-        let mut cursor: Option<String> = None;
-        loop {
-            let query =
-                CardTransactionQuery { limit: Some(cards::PAGE_LIMIT), cursor: cursor.clone(), ..Default::default() };
-            let page = self
-                .call(|service, token| {
-                    let query = query.clone();
-                    async move { service.card_transactions(&token, card_id, &query).await }
-                })
-                .await?;
-            let next = page.next_cursor.filter(|next| !next.is_empty() && Some(next) != cursor.as_ref());
-            let done = next.is_none();
-            all.extend(page.transactions.iter().cloned());
-            let loaded = u32::try_from(all.len()).unwrap_or(u32::MAX);
-            if !on_batch(TransactionBatch { card_id, rows: page.transactions, loaded, done }) {
-                return Err(CommandError::new(codes::CANCELLED, "loading stopped"));
-            }
-            if done {
-                break;
-            }
-            cursor = next;
+    /// Keeps the screen shown, to open it again after the next sign-in.
+    pub async fn remember_screen(&self, screen: &str) -> Result<(), CommandError> {
+        if !settings::known_screen(screen) {
+            return Err(CommandError::invalid_input("screen", format!("{screen:?} is not a screen of the app")));
         }
-        let count = u32::try_from(all.len()).unwrap_or(u32::MAX);
-        self.transactions.lock().replace(card_id, all);
-        Ok(count)
-    }
-
-    /// Keeps a live arrival for export.
-    pub fn remember_transaction(&self, transaction: CardTransaction) {
-        self.transactions.lock().upsert(transaction);
-    }
-
-    /// Writes the listed transactions (as the table shows them, in its order) to `path`.
-    pub fn export_csv(&self, card_id: i64, transaction_ids: &[i64], path: &Path) -> Result<ExportResult, CommandError> {
-        let rows = self.transactions.lock().select(card_id, transaction_ids);
-        cards::write_csv(path, &rows)?;
-        Ok(ExportResult { path: path.display().to_string(), rows: u32::try_from(rows.len()).unwrap_or(u32::MAX) })
-    }
-
-    /// A sandbox point-of-sale purchase on the card, now.
-    pub async fn simulate_transaction(&self, card_id: i64) -> Result<CardTransaction, CommandError> {
-        let request = SandboxTransactionRequest { card_id: Some(card_id), ..Default::default() };
-        let created = self
-            .call(|service, token| {
-                let request = request.clone();
-                async move { service.sandbox_transaction(&token, &request).await }
-            })
-            .await?;
-        Ok(created.transaction)
-    }
-
-    /// The service and a fresh token, renewing first when the token is about to expire.
-    pub async fn authorized(&self) -> Result<(Service, String), CommandError> {
         let mut state = self.state.lock().await;
-        let State { connection, session, .. } = &mut *state;
-        let connection = connection.as_ref().ok_or_else(CommandError::not_connected)?;
-        let session = session.as_mut().ok_or_else(CommandError::not_signed_in)?;
-        if session.renewal_due(Utc::now()) {
-            session.renew(&connection.service).await?;
+        if state.settings.last_screen.as_deref() != Some(screen) {
+            state.settings.last_screen = Some(screen.to_owned());
+            state.settings.save(&self.data_dir)?;
         }
-        Ok((connection.service.clone(), session.token().to_owned()))
+        Ok(())
     }
 
-    /// Runs one authorized call; on `token_expired` (a clock that disagrees, a service that
-    /// restarted) logs in once more and retries once.
-    pub async fn call<T, F, Fut>(&self, call: F) -> Result<T, CommandError>
-    where
-        F: Fn(Service, String) -> Fut,
-        Fut: Future<Output = Result<T, CommandError>>,
-    {
-        let (service, token) = self.authorized().await?;
-        match call(service, token).await {
-            Err(error) if error.is(service_codes::TOKEN_EXPIRED) => {
-                let (service, token) = self.force_renewal().await?;
-                call(service, token).await
-            }
-            other => other,
-        }
+    /// The window's size at the last run, when it is one a window can take.
+    pub async fn window_size(&self) -> Option<WindowSize> {
+        self.state.lock().await.settings.window.and_then(settings::usable_window)
     }
 
-    async fn force_renewal(&self) -> Result<(Service, String), CommandError> {
+    /// Keeps the window's size for the next start.
+    pub async fn remember_window_size(&self, size: WindowSize) -> Result<(), CommandError> {
+        let Some(size) = settings::usable_window(size) else {
+            return Ok(());
+        };
         let mut state = self.state.lock().await;
-        let State { connection, session, .. } = &mut *state;
-        let connection = connection.as_ref().ok_or_else(CommandError::not_connected)?;
-        let session = session.as_mut().ok_or_else(CommandError::not_signed_in)?;
-        session.renew(&connection.service).await?;
-        Ok((connection.service.clone(), session.token().to_owned()))
+        if state.settings.window != Some(size) {
+            state.settings.window = Some(size);
+            state.settings.save(&self.data_dir)?;
+        }
+        Ok(())
     }
 
-    async fn connection(&self) -> Result<Connection, CommandError> {
+    /// The signed-in session's client (cheap to clone: clones share the token).
+    pub async fn client(&self) -> Result<Client, CommandError> {
+        let state = self.state.lock().await;
+        if state.connection.is_none() {
+            return Err(CommandError::not_connected());
+        }
+        state.session.as_ref().map(|session| session.client.clone()).ok_or_else(CommandError::not_signed_in)
+    }
+
+    /// The environment the signed-in service reports (the connection's choice before sign-in).
+    pub async fn environment(&self) -> Result<Environment, CommandError> {
+        let state = self.state.lock().await;
+        match (&state.session, &state.connection) {
+            (Some(session), _) => Ok(session.profile.environment),
+            (None, Some(connection)) => Ok(connection.environment),
+            (None, None) => Err(CommandError::not_connected()),
+        }
+    }
+
+    /// Refuses a link that is not a page of the connected service: the only pages the app
+    /// opens in the browser.
+    pub async fn check_own_url(&self, url: &str) -> Result<(), CommandError> {
+        let connection = self.connection().await?;
+        if connection.owns_url(url) {
+            Ok(())
+        } else {
+            Err(CommandError::new(
+                codes::FOREIGN_URL,
+                format!("the link is not a page of {}: it was not opened", connection.base_url),
+            ))
+        }
+    }
+
+    pub(crate) async fn connection(&self) -> Result<Connection, CommandError> {
         self.state.lock().await.connection.clone().ok_or_else(CommandError::not_connected)
     }
 
@@ -378,7 +332,7 @@ impl Dashboard {
             current.environment = session.profile.environment;
         }
         state.session = Some(session);
-        *self.transactions.lock() = TransactionCache::default();
+        *self.exports.lock() = Exports::default();
     }
 
     /// Keeps `secret` in the keyring and notes the e-mail; says whether that worked and why not.

@@ -1,115 +1,164 @@
-//! Cards and their transactions: the rows kept for export, and the CSV a user saves.
+//! Cards: the list, test-card enrollment (sandbox), the secure card-entry page, transactions
+//! (loaded page by page with progress), CSV export and sandbox purchases.
 
-use std::collections::HashMap;
-use std::io::Write;
 use std::path::Path;
+use std::time::Duration;
 
-use subscriber_protocol::CardTransaction;
+use futures::StreamExt;
+use subscriber_client::{Page, Paged, Paging};
+use subscriber_protocol::{
+    CardRecord, CardSession, CardSessionStatus, CardTransaction, EnrollCardRequest, EnrollCardResponse, Environment,
+    SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse,
+};
 
+use crate::app::Dashboard;
 use crate::error::{CommandError, codes};
+use crate::export::{self, Listed};
+use crate::views::{Batch, ExportResult, SecurePage};
 
-/// Page size used to read a long history (the contract's maximum).
+/// Rows of the first page: small, so the table shows something at once.
+pub const FIRST_PAGE: u32 = 500;
+/// Rows of the pages after it (the contract's maximum).
 pub const PAGE_LIMIT: u32 = 5000;
+/// How often a page opened in the browser is asked for its outcome.
+pub const POLL_EVERY: Duration = Duration::from_millis(1500);
 
-/// The transactions last loaded per card (with live arrivals), so an export writes exactly the
-/// rows the table shows without sending them back over IPC.
-#[derive(Debug, Default)]
-pub struct TransactionCache {
-    cards: HashMap<i64, Vec<CardTransaction>>,
-}
-
-impl TransactionCache {
-    pub fn replace(&mut self, card_id: i64, rows: Vec<CardTransaction>) {
-        self.cards.insert(card_id, rows);
+impl Dashboard {
+    pub async fn cards(&self) -> Result<Vec<CardRecord>, CommandError> {
+        Ok(self.client().await?.cards().await?)
     }
 
-    /// A live arrival: new rows go first (lists are newest first); a settled one replaces its
-    /// pending row.
-    pub fn upsert(&mut self, transaction: CardTransaction) {
-        let rows = self.cards.entry(transaction.card_id).or_default();
-        match rows.iter_mut().find(|row| row.transaction_id == transaction.transaction_id) {
-            Some(row) => *row = transaction,
-            None => rows.insert(0, transaction),
+    /// The sandbox's test cards, for the enrollment form.
+    pub async fn test_cards(&self) -> Result<Vec<SandboxCard>, CommandError> {
+        Ok(self.client().await?.sandbox_cards().await?)
+    }
+
+    /// Enrolls a card through the API: the sandbox's test cards only (elsewhere the service
+    /// answers `pan_not_accepted`, and the secure page is the way).
+    pub async fn enroll_card(&self, card: EnrollCardRequest) -> Result<EnrollCardResponse, CommandError> {
+        if self.environment().await? != Environment::Sandbox {
+            return Err(CommandError::new(
+                subscriber_protocol::codes::PAN_NOT_ACCEPTED,
+                "outside the sandbox cards are enrolled on the service's secure page only",
+            ));
+        }
+        Ok(self.client().await?.enroll_card(&card).await?)
+    }
+
+    /// Starts a secure card-entry page (`POST /card/session`); the caller opens its `url`.
+    pub async fn start_card_session(&self) -> Result<SecurePage, CommandError> {
+        let created = self.client().await?.create_card_session().await?;
+        self.check_own_url(&created.url).await?;
+        Ok(SecurePage {
+            id: created.session_id,
+            url: created.url,
+            expires_at: created.expires_at,
+            opened: false,
+            open_problem: None,
+        })
+    }
+
+    /// Asks for the outcome of a card-entry page every [`POLL_EVERY`] until it is completed or
+    /// expired, handing every answer to `on_update` (which returns `false` to stop waiting).
+    pub async fn wait_for_card_session(
+        &self,
+        session_id: i64,
+        mut on_update: impl FnMut(&CardSession) -> bool,
+    ) -> Result<CardSession, CommandError> {
+        let client = self.client().await?;
+        loop {
+            let session = client.card_session(session_id).await?;
+            if !on_update(&session) {
+                return Err(CommandError::new(codes::CANCELLED, "stopped waiting for the card"));
+            }
+            if session.status != CardSessionStatus::Pending {
+                return Ok(session);
+            }
+            tokio::time::sleep(POLL_EVERY).await;
         }
     }
 
-    /// The rows of `ids`, in that order; ids the cache does not know are skipped.
-    pub fn select(&self, card_id: i64, ids: &[i64]) -> Vec<CardTransaction> {
-        let Some(rows) = self.cards.get(&card_id) else {
-            return Vec::new();
-        };
-        let by_id: HashMap<i64, &CardTransaction> = rows.iter().map(|row| (row.transaction_id, row)).collect();
-        ids.iter().filter_map(|id| by_id.get(id).map(|row| (*row).clone())).collect()
+    /// Every transaction of a card, newest first, handed to `on_batch` page by page so a long
+    /// history shows progress; returns how many were read.
+    pub async fn load_transactions(
+        &self,
+        card_id: i64,
+        on_batch: impl FnMut(Batch<CardTransaction>) -> bool,
+    ) -> Result<u32, CommandError> {
+        let client = self.client().await?;
+        let rows = load_pages(|| client.card_transactions(card_id), on_batch).await?;
+        let count = u32::try_from(rows.len()).unwrap_or(u32::MAX);
+        self.exports.lock().cards.entry(card_id).or_default().replace(rows);
+        Ok(count)
+    }
+
+    /// Keeps a live arrival for export.
+    pub fn remember_transaction(&self, transaction: CardTransaction) {
+        self.exports.lock().cards.entry(transaction.card_id).or_default().upsert(transaction);
+    }
+
+    /// Writes the listed transactions (as the table shows them, in its order) to `path`.
+    pub fn export_csv(&self, card_id: i64, transaction_ids: &[i64], path: &Path) -> Result<ExportResult, CommandError> {
+        let rows =
+            self.exports.lock().cards.get(&card_id).map(|table| table.select(transaction_ids)).unwrap_or_default();
+        export::write_csv(path, &rows)
+    }
+
+    /// A sandbox point-of-sale purchase on the card, now.
+    pub async fn simulate_transaction(&self, card_id: i64) -> Result<CardTransaction, CommandError> {
+        let request = SandboxTransactionRequest { card_id: Some(card_id), ..Default::default() };
+        Ok(self.simulate_purchase(request).await?.transaction)
+    }
+
+    /// A sandbox purchase as asked: by a card, at a location (of the caller's merchant or any).
+    pub async fn simulate_purchase(
+        &self,
+        request: SandboxTransactionRequest,
+    ) -> Result<SandboxTransactionResponse, CommandError> {
+        Ok(self.client().await?.create_sandbox_transaction(&request).await?)
     }
 }
 
-pub const CSV_HEADER: [&str; 13] = [
-    "transactionId",
-    "createdAt",
-    "pending",
-    "amount",
-    "currency",
-    "merchantName",
-    "category",
-    "descriptor",
-    "street",
-    "streetNo",
-    "city",
-    "zip",
-    "country",
-];
-
-/// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. A field
-/// starting with `=`, `+`, `-` or `@` that is not a number gets a leading `'` so a spreadsheet
-/// does not run it as a formula.
-pub fn csv_field(text: &str) -> String {
-    let is_number = text.parse::<f64>().is_ok();
-    let guarded =
-        if !is_number && text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_owned() };
-    if guarded.contains([',', '"', '\n', '\r']) { format!("\"{}\"", guarded.replace('"', "\"\"")) } else { guarded }
-}
-
-pub fn csv_row(row: &CardTransaction) -> String {
-    let fields = [
-        row.transaction_id.to_string(),
-        row.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-        row.pending.to_string(),
-        format!("{:.2}", row.amount),
-        row.currency.clone(),
-        row.merchant_name.clone(),
-        row.category.clone(),
-        row.descriptor.clone(),
-        row.street.clone(),
-        row.street_no.clone(),
-        row.city.clone(),
-        row.zip.clone(),
-        row.country.clone(),
-    ];
-    fields.iter().map(|field| csv_field(field)).collect::<Vec<_>>().join(",")
-}
-
-/// Writes the rows as CSV (header first, CRLF line ends as RFC 4180 has them).
-pub fn write_csv(path: &Path, rows: &[CardTransaction]) -> Result<(), CommandError> {
-    let io = |error: std::io::Error| CommandError::new(codes::IO, format!("{} not written: {error}", path.display()));
-    let file = std::fs::File::create(path).map_err(io)?;
-    let mut out = std::io::BufWriter::new(file);
-    write!(out, "{}\r\n", CSV_HEADER.join(",")).map_err(io)?;
-    for row in rows {
-        write!(out, "{}\r\n", csv_row(row)).map_err(io)?;
+/// Reads a paged list to the end: a small first page, then the largest pages, each handed to
+/// `on_batch` as it arrives. `request` makes the list's request afresh (with its filters).
+pub(crate) async fn load_pages<Q, P>(
+    request: impl Fn() -> Paged<Q, P>,
+    mut on_batch: impl FnMut(Batch<P::Item>) -> bool,
+) -> Result<Vec<P::Item>, CommandError>
+where
+    Q: Paging,
+    P: Page,
+    P::Item: Listed,
+{
+    let mut all: Vec<P::Item> = Vec::new();
+    let first = request().limit(FIRST_PAGE).send().await?;
+    let mut next = first.next_cursor().map(str::to_owned);
+    let mut send = |rows: Vec<P::Item>, all: &mut Vec<P::Item>, done: bool| {
+        all.extend(rows.iter().cloned());
+        let loaded = u32::try_from(all.len()).unwrap_or(u32::MAX);
+        on_batch(Batch { rows, loaded, done })
+    };
+    if !send(first.into_items(), &mut all, next.is_none()) {
+        return Err(cancelled());
     }
-    out.flush().map_err(io)
+    if let Some(cursor) = next.take() {
+        let mut pages = std::pin::pin!(request().limit(PAGE_LIMIT).cursor(cursor).pages());
+        let mut finished = false;
+        while let Some(page) = pages.next().await {
+            let page = page?;
+            finished = page.next_cursor().is_none();
+            if !send(page.into_items(), &mut all, finished) {
+                return Err(cancelled());
+            }
+        }
+        // The client stops at a cursor the service repeats: the list ends there too.
+        if !finished && !send(Vec::new(), &mut all, true) {
+            return Err(cancelled());
+        }
+    }
+    Ok(all)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_fields_are_quoted_and_guarded_against_formulas() {
-        assert_eq!(csv_field("Blue Bottle"), "Blue Bottle");
-        assert_eq!(csv_field("Smith, Jones & Co"), "\"Smith, Jones & Co\"");
-        assert_eq!(csv_field("The \"Best\" Cafe"), "\"The \"\"Best\"\" Cafe\"");
-        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
-        assert_eq!(csv_field("-12.50"), "-12.50");
-    }
+fn cancelled() -> CommandError {
+    CommandError::new(codes::CANCELLED, "loading stopped")
 }

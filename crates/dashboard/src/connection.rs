@@ -1,16 +1,23 @@
-//! The environment the dashboard talks to.
+//! The environment the dashboard talks to, and the typed clients it talks through.
 
+use std::time::Duration;
+
+use subscriber_client::{Client, RetryPolicy};
 use subscriber_protocol::Environment;
 
-use crate::error::CommandError;
-use crate::service::Service;
+use crate::error::{CommandError, codes};
 use crate::views::{ConnectionInfo, ConnectionTarget};
+
+/// A service that does not accept a connection within this is reported as unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+const USER_AGENT: &str = concat!("subscriber-dashboard/", env!("CARGO_PKG_VERSION"));
 
 /// A chosen, reachable service.
 #[derive(Debug, Clone)]
 pub struct Connection {
     pub target: ConnectionTarget,
-    pub service: Service,
+    /// Without a trailing slash.
+    pub base_url: String,
     /// As chosen, then as the service reports it once signed in.
     pub environment: Environment,
 }
@@ -19,11 +26,67 @@ impl Connection {
     pub fn info(&self) -> ConnectionInfo {
         ConnectionInfo {
             target: self.target.clone(),
-            base_url: self.service.base_url().to_owned(),
+            base_url: self.base_url.clone(),
             environment: self.environment,
             embedded: self.target == ConnectionTarget::Sandbox,
         }
     }
+
+    /// A client without credentials (sign-up, the probe).
+    pub fn anonymous(&self) -> Result<Client, CommandError> {
+        Ok(builder(&self.base_url).build()?)
+    }
+
+    /// The signed-in session's client: it logs in with these credentials by itself and renews
+    /// its token before expiry.
+    pub fn client(&self, email: &str, secret: &str) -> Result<Client, CommandError> {
+        Ok(builder(&self.base_url).credentials(email, secret).build()?)
+    }
+
+    /// Whether the service answers at all: any contract JSON (here the 401 of a call without a
+    /// token) proves it is there. Asked once, without retries, so an address that is wrong
+    /// says so at once.
+    pub async fn probe(&self) -> Result<(), CommandError> {
+        let client = builder(&self.base_url).retry_policy(RetryPolicy::none()).build()?;
+        match client.subscriber().await {
+            Ok(_) => Ok(()),
+            Err(error) => match error.api() {
+                Some(api) if api.code != codes::UNEXPECTED_RESPONSE => Ok(()),
+                Some(api) => Err(CommandError {
+                    status: Some(api.status.as_u16()),
+                    request_id: api.request_id.clone(),
+                    ..CommandError::new(
+                        codes::UNEXPECTED_RESPONSE,
+                        format!(
+                            "{} answers, but not as a Subscriber Data service (HTTP {})",
+                            self.base_url,
+                            api.status.as_u16()
+                        ),
+                    )
+                }),
+                None => Err(error.into()),
+            },
+        }
+    }
+
+    /// Whether `url` is a page of this service (same scheme, host and port, under its base
+    /// path): the only links the app opens in the browser.
+    pub fn owns_url(&self, url: &str) -> bool {
+        let (Ok(base), Ok(url)) = (reqwest::Url::parse(&self.base_url), reqwest::Url::parse(url.trim())) else {
+            return false;
+        };
+        let base_path = base.path().trim_end_matches('/');
+        url.scheme() == base.scheme()
+            && url.host_str() == base.host_str()
+            && url.port_or_known_default() == base.port_or_known_default()
+            && url.username().is_empty()
+            && url.password().is_none()
+            && (url.path() == base_path || url.path().starts_with(&format!("{base_path}/")))
+    }
+}
+
+fn builder(base_url: &str) -> subscriber_client::ClientBuilder {
+    Client::builder().base_url(base_url).user_agent(USER_AGENT).connect_timeout(CONNECT_TIMEOUT)
 }
 
 /// A base URL as typed, checked: `http` or `https`, a host, no query or fragment; trailing
@@ -57,5 +120,34 @@ mod tests {
             assert_eq!(error.code, "invalid_input", "{bad}");
             assert_eq!(error.details[0].field, "baseUrl");
         }
+    }
+
+    #[test]
+    fn only_pages_of_the_connected_service_are_its_own() {
+        let connection = |base_url: &str| Connection {
+            target: ConnectionTarget::Sandbox,
+            base_url: base_url.to_owned(),
+            environment: Environment::Sandbox,
+        };
+        let local = connection("http://127.0.0.1:41234");
+        assert!(local.owns_url("http://127.0.0.1:41234/secure/card?session=abc"));
+        assert!(local.owns_url("http://127.0.0.1:41234/secure/bank/login?link=abc"));
+        for foreign in [
+            "http://127.0.0.1:41235/secure/card?session=abc",
+            "https://127.0.0.1:41234/secure/card",
+            "http://localhost:41234/secure/card",
+            "http://evil@127.0.0.1:41234/secure/card",
+            "http://127.0.0.1:41234.evil.example/secure/card",
+            "file:///etc/passwd",
+            "javascript:alert(1)",
+            "not a url",
+        ] {
+            assert!(!local.owns_url(foreign), "{foreign} was taken as the service's");
+        }
+        let prefixed = connection("https://api.example.com/v1");
+        assert!(prefixed.owns_url("https://api.example.com/v1/secure/card?session=x"));
+        assert!(prefixed.owns_url("https://api.example.com:443/v1/secure/card"));
+        assert!(!prefixed.owns_url("https://api.example.com/v10/secure/card"));
+        assert!(!prefixed.owns_url("https://api.example.com/other"));
     }
 }

@@ -43,6 +43,10 @@ pub mod codes {
     pub const IO: &str = "io_error";
     /// A stream or export that was cancelled.
     pub const CANCELLED: &str = "cancelled";
+    /// A link to open that is not a page of the connected service.
+    pub const FOREIGN_URL: &str = "foreign_url";
+    /// The subscriber has not enrolled as a merchant yet.
+    pub const NO_MERCHANT: &str = "no_merchant";
 }
 
 impl CommandError {
@@ -79,5 +83,54 @@ impl CommandError {
 
     pub fn is(&self, code: &str) -> bool {
         self.code == code
+    }
+
+    /// The message of one field, for inline validation.
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.details.iter().find(|detail| detail.field == name).map(|detail| detail.message.as_str())
+    }
+}
+
+/// What the typed client reports, as the UI shows it.
+impl From<subscriber_client::Error> for CommandError {
+    fn from(error: subscriber_client::Error) -> Self {
+        use subscriber_client::Error;
+        match error {
+            Error::Api(api) => Self {
+                code: api.code,
+                message: api.message,
+                request_id: api.request_id,
+                status: Some(api.status.as_u16()),
+                details: api.details,
+            },
+            Error::Transport { timed_out: true, .. } => {
+                Self::new(codes::UNREACHABLE, "the service did not answer in time")
+            }
+            Error::Transport { .. } => Self::new(codes::UNREACHABLE, "the service cannot be reached"),
+            Error::Decode { status, path, message, request_id, .. } => Self {
+                request_id,
+                status: Some(status.as_u16()),
+                ..Self::new(
+                    codes::UNEXPECTED_RESPONSE,
+                    format!("the service's answer was not understood (at {path}: {message})"),
+                )
+            },
+            Error::InvalidInput { field, message } => Self::invalid_input(&field, message),
+            other => Self::new(codes::UNEXPECTED_RESPONSE, other.to_string()),
+        }
+    }
+}
+
+/// The service's own rules, run in the app for inline validation: the same field errors the
+/// service would answer with.
+impl From<subscriber_server::error::ApiError> for CommandError {
+    fn from(error: subscriber_server::error::ApiError) -> Self {
+        use subscriber_server::error::ApiError;
+        match error {
+            ApiError::InvalidRequest { message, details } => {
+                Self { details, ..Self::new(codes::INVALID_INPUT, message) }
+            }
+            other => Self::new(codes::INVALID_INPUT, other.to_string()),
+        }
     }
 }

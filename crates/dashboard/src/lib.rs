@@ -1,24 +1,32 @@
 //! What the Subscriber Data desktop dashboard does, with no window: everything here runs and is
 //! tested without Tauri; `src-tauri` only turns these operations into commands.
 //!
-//! - [`Dashboard`] (in [`app`]) holds the connection, the signed-in session and the token, and
-//!   offers one method per command the UI calls.
-//! - [`connection`]: where the service is (the embedded sandbox of [`sandbox`], or a base URL).
-//! - [`session`]: sign-up, log-in, the token kept in memory and renewed before it expires.
+//! - [`Dashboard`] (in [`app`]) holds the connection and the signed-in session, and offers one
+//!   method per command; each resource module adds its own `impl Dashboard` block.
+//! - [`connection`]: where the service is (the embedded sandbox of [`sandbox`], or a base URL),
+//!   and the typed clients (`subscriber_client::Client`) that talk to it.
+//! - [`session`]: one client per signed-in session; the token lives in it, in memory, renewed
+//!   before it expires.
 //! - [`secrets`]: the OS keyring (Secret Service or the kernel keyring on Linux).
-//! - [`service`]: the HTTP calls to the service, the one place that knows its paths.
-//! - [`cards`]: cards, their transactions, CSV export; [`live`]: the real-time stream.
+//! - Resources: [`cards`] (with the secure card-entry page), [`merchants`] (and locations),
+//!   [`lookup`] (merchant discovery), [`accounts`] (bank linking), [`persons`] (identity
+//!   verification), [`overview`]; [`live`]: real-time streams; [`export`]: CSV.
 //! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`.
 //! - [`views`]: the types commands take and return (exported to TypeScript with feature `ts`).
 
+pub mod accounts;
 pub mod app;
 pub mod cards;
 pub mod connection;
 pub mod error;
+pub mod export;
 pub mod live;
+pub mod lookup;
+pub mod merchants;
+pub mod overview;
+pub mod persons;
 pub mod sandbox;
 pub mod secrets;
-pub mod service;
 pub mod session;
 pub mod settings;
 pub mod views;

@@ -1,81 +1,109 @@
-//! The real-time stream of a card: connects, forwards each transaction, reconnects after a drop
-//! (resuming from the last event id), and says whether it is live.
+//! Real-time streams of a card or of the merchant: forwards each transaction and says whether
+//! the stream is live. The client reconnects by itself (resuming after the last event); when
+//! it gives up, the stream is opened again here after a pause.
 
 use std::time::Duration;
 
 use futures::StreamExt;
+use subscriber_client::{Client, TransactionStream};
+use subscriber_protocol::{CardTransaction, MerchantTransaction};
 
 use crate::app::Dashboard;
-use crate::error::codes;
+use crate::error::{CommandError, codes};
 use crate::views::LiveEvent;
 
-const FIRST_RETRY: Duration = Duration::from_secs(1);
-const LAST_RETRY: Duration = Duration::from_secs(15);
+/// The pause before a stream the client gave up on is opened again.
+const REOPEN_AFTER: Duration = Duration::from_secs(10);
 
-/// Watches `card_id` until `sink` returns `false` (the window went away), the session ends, or
-/// the task running it is dropped.
-pub async fn watch(dashboard: &Dashboard, card_id: i64, mut sink: impl FnMut(LiveEvent) -> bool) {
-    let mut last_event_id: Option<String> = None;
-    let mut retry = FIRST_RETRY;
+/// Watches `card_id` until `sink` returns `false` (the window went away), the session ends,
+/// or the task running it is dropped.
+pub async fn watch(dashboard: &Dashboard, card_id: i64, sink: impl FnMut(LiveEvent<CardTransaction>) -> bool) {
+    follow(
+        dashboard,
+        |client| client.card_transaction_stream(card_id),
+        |transaction| dashboard.remember_transaction(transaction.clone()),
+        sink,
+    )
+    .await;
+}
+
+/// Watches the merchant's transactions across its locations, like [`watch`].
+pub async fn watch_merchant(
+    dashboard: &Dashboard,
+    merchant_id: i64,
+    sink: impl FnMut(LiveEvent<MerchantTransaction>) -> bool,
+) {
+    follow(
+        dashboard,
+        |client| client.merchant_transaction_stream(merchant_id),
+        |transaction| dashboard.remember_merchant_transaction(transaction.clone()),
+        sink,
+    )
+    .await;
+}
+
+async fn follow<T>(
+    dashboard: &Dashboard,
+    open: impl Fn(&Client) -> TransactionStream<T>,
+    keep: impl Fn(&T),
+    mut sink: impl FnMut(LiveEvent<T>) -> bool,
+) {
     loop {
-        let (service, token) = match dashboard.authorized().await {
-            Ok(authorized) => authorized,
-            Err(error) if error.is(codes::NOT_SIGNED_IN) || error.is(codes::NOT_CONNECTED) => {
-                sink(LiveEvent::Status { live: false, message: Some("signed out".to_owned()) });
+        let client = match dashboard.client().await {
+            Ok(client) => client,
+            Err(error) => {
+                sink(LiveEvent::Status { live: false, message: Some(signed_out(&error)) });
                 return;
             }
-            Err(error) => {
-                if !sink(LiveEvent::Status { live: false, message: Some(error.message) }) {
-                    return;
-                }
-                tokio::time::sleep(retry).await;
-                retry = (retry * 2).min(LAST_RETRY);
-                continue;
-            }
         };
-        match service.card_transaction_stream(&token, card_id, last_event_id.as_deref()).await {
-            Ok(stream) => {
-                if !sink(LiveEvent::Status { live: true, message: None }) {
-                    return;
-                }
-                retry = FIRST_RETRY;
-                let mut stream = std::pin::pin!(stream);
-                let mut ended_by = "the stream ended".to_owned();
-                while let Some(event) = stream.next().await {
-                    match event {
-                        Ok(event) => {
-                            if event.id.is_some() {
-                                last_event_id.clone_from(&event.id);
-                            }
-                            if let Some(transaction) = event.transaction() {
-                                dashboard.remember_transaction(transaction.clone());
-                                if !sink(LiveEvent::Transaction { transaction: Box::new(transaction) }) {
-                                    return;
-                                }
-                            }
+        let mut stream = open(&client);
+        let mut connected = stream.connected();
+        let mut live = false;
+        let mut signal_open = true;
+        let ended_by = loop {
+            tokio::select! {
+                item = stream.next() => match item {
+                    Some(Ok(transaction)) => {
+                        keep(&transaction);
+                        if !sink(LiveEvent::Transaction { transaction: Box::new(transaction) }) {
+                            return;
                         }
-                        Err(error) => {
-                            ended_by = error.message;
-                            break;
+                    }
+                    Some(Err(error)) => break CommandError::from(error),
+                    None => break CommandError::new(codes::UNREACHABLE, "the stream ended"),
+                },
+                changed = connected.changed(), if signal_open => {
+                    if changed.is_err() {
+                        signal_open = false;
+                        continue;
+                    }
+                    let now = *connected.borrow_and_update();
+                    if now != live {
+                        live = now;
+                        let message = (!now).then(|| "connection lost; reconnecting".to_owned());
+                        if !sink(LiveEvent::Status { live, message }) {
+                            return;
                         }
                     }
                 }
-                if !sink(LiveEvent::Status { live: false, message: Some(format!("{ended_by}; reconnecting")) }) {
-                    return;
-                }
             }
-            Err(error) => {
-                let message = if error.status == Some(404) && error.request_id.is_some() {
-                    format!("real-time updates are not available: {}", error.message)
-                } else {
-                    error.message
-                };
-                if !sink(LiveEvent::Status { live: false, message: Some(message) }) {
-                    return;
-                }
-            }
+        };
+        let message = if ended_by.status == Some(404) {
+            format!("real-time updates are not available: {}", ended_by.message)
+        } else {
+            format!("{}; trying again shortly", ended_by.message)
+        };
+        if !sink(LiveEvent::Status { live: false, message: Some(message) }) {
+            return;
         }
-        tokio::time::sleep(retry).await;
-        retry = (retry * 2).min(LAST_RETRY);
+        tokio::time::sleep(REOPEN_AFTER).await;
+    }
+}
+
+fn signed_out(error: &CommandError) -> String {
+    if error.is(codes::NOT_SIGNED_IN) || error.is(codes::NOT_CONNECTED) {
+        "signed out".to_owned()
+    } else {
+        error.message.clone()
     }
 }

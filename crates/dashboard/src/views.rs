@@ -2,7 +2,9 @@
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
-use subscriber_protocol::{CardTransaction, Environment};
+use subscriber_protocol::{
+    CardTransaction, DiscoverResult, Environment, FieldError, Merchant, MerchantTransaction, UsageResponse,
+};
 
 use crate::secrets::KeyringStatus;
 
@@ -74,6 +76,8 @@ pub struct AppStatus {
     pub keyring: KeyringStatus,
     /// The e-mail of the remembered sign-in of this connection, if any.
     pub remembered_email: Option<String>,
+    /// The screen shown last (`cards`, `card/12`, `merchant`...), to open again after sign-in.
+    pub last_screen: Option<String>,
 }
 
 /// `sign_up`: the credentials, shown once.
@@ -115,34 +119,135 @@ pub struct RotateResult {
     pub keyring_problem: Option<String>,
 }
 
-/// One page of a card's transactions, sent while a long list loads.
+/// One page of a list loading (a card's or the merchant's transactions), sent while a long
+/// list loads so the screen shows progress and stays usable.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
-pub struct TransactionBatch {
-    pub card_id: i64,
-    pub rows: Vec<CardTransaction>,
+pub struct Batch<T> {
+    pub rows: Vec<T>,
     /// Rows loaded so far, this batch included.
     pub loaded: u32,
     pub done: bool,
 }
 
-/// What the real-time stream of a card reports.
+/// What a real-time stream reports.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(tag = "kind", rename_all = "camelCase")]
-pub enum LiveEvent {
+pub enum LiveEvent<T> {
     /// A new transaction, or one that settled (same `transactionId`, `pending: false`).
-    Transaction { transaction: Box<CardTransaction> },
+    Transaction { transaction: Box<T> },
     /// The stream connected (`live`) or dropped (with why, while it reconnects).
     Status { live: bool, message: Option<String> },
 }
 
-/// `export_transactions_csv`.
+pub type CardLiveEvent = LiveEvent<CardTransaction>;
+pub type MerchantLiveEvent = LiveEvent<MerchantTransaction>;
+
+/// `export_*_csv`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct ExportResult {
     pub path: String,
     pub rows: u32,
+}
+
+/// A page of the service opened in the system browser (card entry, a bank's sign-in): the
+/// app waits for its outcome and shows the link meanwhile.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct SecurePage {
+    /// `sessionId` of a card session, `accountId` of a bank account.
+    pub id: i64,
+    pub url: String,
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub expires_at: DateTime<Utc>,
+    /// Whether the browser was asked to open it.
+    pub opened: bool,
+    /// Why it could not be opened (the link is still shown to copy).
+    pub open_problem: Option<String>,
+}
+
+/// A country a form offers: its ISO 3166-1 alpha-3 code (what the service takes) and name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct Country {
+    pub code: String,
+    pub name: String,
+}
+
+/// Field errors of a form, as the service would answer them (empty: the form is valid).
+pub type FieldErrors = Vec<FieldError>;
+
+/// A merchant lookup: by statement descriptor, by address or by position.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(tag = "by", rename_all = "camelCase")]
+pub enum LookupQuery {
+    Descriptor {
+        descriptor: String,
+    },
+    #[serde(rename_all = "camelCase")]
+    Address {
+        #[serde(default)]
+        street: String,
+        #[serde(default)]
+        street_no: String,
+        #[serde(default)]
+        city: String,
+        #[serde(default)]
+        zip: String,
+        #[serde(default)]
+        country_code: String,
+    },
+    Position {
+        latitude: f64,
+        longitude: f64,
+        /// Metres; the service's default when absent.
+        #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional))]
+        radius: Option<f64>,
+    },
+}
+
+/// A lookup made this session, with what it found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct Lookup {
+    pub query: LookupQuery,
+    /// The query in words: `SQ *BLUE HERON COFFEE`, `1022 Valencia St, 94110`, `37.7557, -122.4211 (200 m)`.
+    pub label: String,
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub at: DateTime<Utc>,
+    pub result: DiscoverResult,
+}
+
+/// The overview's figures.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct Overview {
+    pub cards: u32,
+    /// `None` until the subscriber enrolls as a merchant.
+    pub merchant: Option<Merchant>,
+    pub accounts: u32,
+    pub linked_accounts: u32,
+    pub persons: u32,
+    pub verified_persons: u32,
+    /// The newest transactions across all cards, newest first.
+    pub recent_transactions: Vec<CardTransaction>,
+    /// Billable usage, read only when the service runs as `established`.
+    pub usage: Option<UsageResponse>,
+}
+
+/// The window's size in logical pixels, kept between runs.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WindowSize {
+    pub width: f64,
+    pub height: f64,
 }

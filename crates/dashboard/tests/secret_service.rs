@@ -146,9 +146,12 @@ async fn a_test_card_is_enrolled_listed_and_its_history_exported() {
     assert_eq!(cards[0].last_four, 4242);
     assert_eq!((cards[0].first_name.as_str(), cards[0].exp_month, cards[0].exp_year), ("Ada", 12, 2031));
 
-    let bad = test.dashboard.enroll_card(test_card("4111111111111112")).await.expect_err("not a test card");
-    assert_eq!(bad.code, "invalid_request");
+    let bad = test.dashboard.enroll_card(test_card("4111111111111111")).await.expect_err("not a test card");
+    assert_eq!((bad.code.as_str(), bad.status), ("invalid_request", Some(400)), "the service refused it");
     assert_eq!(bad.details.first().map(|detail| detail.field.as_str()), Some("pan"));
+    let mistyped = test.dashboard.enroll_card(test_card("4111111111111112")).await.expect_err("fails Luhn");
+    assert_eq!((mistyped.code.as_str(), mistyped.status), ("invalid_input", None), "refused before sending");
+    assert_eq!(mistyped.field("pan").map(|message| !message.is_empty()), Some(true));
 
     // Whatever history the sandbox generates, plus three purchases made now.
     let history = test.dashboard.load_transactions(enrolled.card_id, |_| true).await.expect("transactions load");
@@ -169,6 +172,10 @@ async fn a_test_card_is_enrolled_listed_and_its_history_exported() {
     let (_, loaded, done) = batches.last().expect("at least one batch");
     assert!(*done);
     assert_eq!(*loaded, count);
+    assert!(history > 500, "a sandbox card comes with months of history, not {history} rows");
+    assert_eq!(batches[0].0.len(), 500, "a small first page, so the table shows at once");
+    assert!(batches[1..].iter().all(|(rows, _, _)| rows.len() <= 5000));
+    assert!(batches[..batches.len() - 1].iter().all(|(_, _, done)| !done), "only the last batch is the end");
     let newest: Vec<i64> = batches[0].0.iter().take(3).map(|row| row.transaction_id).collect();
     let mut made: Vec<i64> = purchases.iter().map(|purchase| purchase.transaction_id).collect();
     made.reverse();

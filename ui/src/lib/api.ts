@@ -1,8 +1,8 @@
 // The one typed wrapper around the app's commands: components call these, never `invoke`.
 import { Channel, invoke } from "@tauri-apps/api/core";
-import { openUrl } from "@tauri-apps/plugin-opener";
 
 import type { AppStatus } from "./bindings/AppStatus";
+import type { Batch } from "./bindings/Batch";
 import type { CardRecord } from "./bindings/CardRecord";
 import type { CardTransaction } from "./bindings/CardTransaction";
 import type { CommandError } from "./bindings/CommandError";
@@ -17,10 +17,51 @@ import type { RotateResult } from "./bindings/RotateResult";
 import type { SandboxCard } from "./bindings/SandboxCard";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { SignupResult } from "./bindings/SignupResult";
-import type { TransactionBatch } from "./bindings/TransactionBatch";
+import type { Country } from "./bindings/Country";
+import type { CreateLocationResponse } from "./bindings/CreateLocationResponse";
+import type { DiscoveredMerchant } from "./bindings/DiscoveredMerchant";
+import type { EnrollMerchantRequest } from "./bindings/EnrollMerchantRequest";
+import type { FieldError } from "./bindings/FieldError";
+import type { Location } from "./bindings/Location";
+import type { LocationInput } from "./bindings/LocationInput";
+import type { Lookup } from "./bindings/Lookup";
+import type { LookupQuery } from "./bindings/LookupQuery";
+import type { Merchant } from "./bindings/Merchant";
+import type { MerchantCategory } from "./bindings/MerchantCategory";
+import type { MerchantTransaction } from "./bindings/MerchantTransaction";
+import type { SandboxTransactionRequest } from "./bindings/SandboxTransactionRequest";
+import type { SandboxTransactionResponse } from "./bindings/SandboxTransactionResponse";
+
+/** One page of a card's transactions while they load. */
+export type TransactionBatch = Batch<CardTransaction>;
+/** What a card's real-time stream reports. */
+export type CardLiveEvent = LiveEvent<CardTransaction>;
+
+/** One page of the merchant's transactions while they load. */
+export type MerchantBatch = Batch<MerchantTransaction>;
+/** What the merchant's real-time stream reports. */
+export type MerchantLiveEvent = LiveEvent<MerchantTransaction>;
+
+export type {
+  Country,
+  CreateLocationResponse,
+  DiscoveredMerchant,
+  EnrollMerchantRequest,
+  FieldError,
+  Location,
+  LocationInput,
+  Lookup,
+  LookupQuery,
+  Merchant,
+  MerchantCategory,
+  MerchantTransaction,
+  SandboxTransactionRequest,
+  SandboxTransactionResponse,
+};
 
 export type {
   AppStatus,
+  Batch,
   CardRecord,
   CardTransaction,
   CommandError,
@@ -34,7 +75,6 @@ export type {
   SandboxCard,
   SessionInfo,
   SignupResult,
-  TransactionBatch,
 };
 
 /** A failed command: the service's message, code and request id, or the app's own. */
@@ -82,6 +122,86 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
   }
 }
 
+// ---- Pages in the browser (card entry, bank sign-in), bank accounts, identity, overview ----
+
+import type { Account } from "./bindings/Account";
+import type { AccountTransaction } from "./bindings/AccountTransaction";
+import type { AuthenticatePersonRequest } from "./bindings/AuthenticatePersonRequest";
+import type { AuthenticatePersonResponse } from "./bindings/AuthenticatePersonResponse";
+import type { Bank } from "./bindings/Bank";
+import type { CardSession } from "./bindings/CardSession";
+import type { OnboardPersonRequest } from "./bindings/OnboardPersonRequest";
+import type { Overview } from "./bindings/Overview";
+import type { Person } from "./bindings/Person";
+import type { SecurePage } from "./bindings/SecurePage";
+import type { VerifyPersonRequest } from "./bindings/VerifyPersonRequest";
+import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
+
+export type {
+  Account,
+  AccountTransaction,
+  AuthenticatePersonRequest,
+  AuthenticatePersonResponse,
+  Bank,
+  CardSession,
+  OnboardPersonRequest,
+  Overview,
+  Person,
+  SecurePage,
+  VerifyPersonRequest,
+  VerifyPersonResponse,
+};
+
+/** What a watch's channel carries: a Rust `Result`, as serde writes it. */
+type Polled<T> = { Ok: T } | { Err: CommandError };
+
+/** Follows a page opened in the browser: `onUpdate` on every answer, `onError` once when
+ * following fails; the returned function stops following. */
+async function follow<T>(
+  command: string,
+  args: Record<string, unknown>,
+  onUpdate: (value: T) => void,
+  onError: (error: ApiError) => void,
+): Promise<() => Promise<void>> {
+  const channel = new Channel<Polled<T>>();
+  channel.onmessage = (message) => {
+    if ("Ok" in message) onUpdate(message.Ok);
+    else onError(toApiError(message.Err));
+  };
+  const watchId = await call<number>(command, { ...args, onUpdate: channel });
+  return () => call<void>("stop_watch", { watchId });
+}
+
+const secureFlows = {
+  overview: () => call<Overview>("overview"),
+  /** Keeps the screen shown (`cards`, `card/12`, `accounts`...) to open it after the next sign-in. */
+  rememberScreen: (screen: string) => call<void>("remember_screen", { screen }),
+  /** Opens a page of the connected service in the system browser (other addresses are refused). */
+  openInBrowser: (url: string) => call<void>("open_secure_page", { url }),
+
+  /** Starts a secure card-entry page and opens it in the browser. */
+  startCardSession: () => call<SecurePage>("start_card_session"),
+  watchCardSession: (sessionId: number, onUpdate: (session: CardSession) => void, onError: (error: ApiError) => void) =>
+    follow<CardSession>("watch_card_session", { sessionId }, onUpdate, onError),
+
+  banks: () => call<Bank[]>("banks"),
+  accounts: () => call<Account[]>("accounts"),
+  /** Starts linking an account at `bank` and opens the bank's sign-in page in the browser. */
+  linkAccount: (bank: string) => call<SecurePage>("link_account", { bank }),
+  watchAccount: (accountId: number, onUpdate: (account: Account) => void, onError: (error: ApiError) => void) =>
+    follow<Account>("watch_account", { accountId }, onUpdate, onError),
+  accountTransactions: (accountId: number) => call<AccountTransaction[]>("account_transactions", { accountId }),
+
+  persons: () => call<Person[]>("persons"),
+  person: (personId: number) => call<Person>("person", { personId }),
+  onboardPerson: (person: OnboardPersonRequest) => call<Person>("onboard_person", { person }),
+  /** The personal information checked by the service's own rules: every field error at once. */
+  checkPersonalInfo: (information: AuthenticatePersonRequest) => call<FieldError[]>("check_personal_info", { information }),
+  authenticatePerson: (information: AuthenticatePersonRequest) =>
+    call<AuthenticatePersonResponse>("authenticate_person", { information }),
+  verifyPerson: (answers: VerifyPersonRequest) => call<VerifyPersonResponse>("verify_person", { answers }),
+};
+
 export const api = {
   status: () => call<AppStatus>("status"),
   connect: (target: ConnectionTarget) => call<ConnectionInfo>("connect", { target }),
@@ -104,8 +224,8 @@ export const api = {
   },
 
   /** Live transactions of a card until the returned function is called. */
-  async watchTransactions(cardId: number, onEvent: (event: LiveEvent) => void): Promise<() => Promise<void>> {
-    const channel = new Channel<LiveEvent>();
+  async watchTransactions(cardId: number, onEvent: (event: CardLiveEvent) => void): Promise<() => Promise<void>> {
+    const channel = new Channel<CardLiveEvent>();
     channel.onmessage = onEvent;
     const watchId = await call<number>("watch_transactions", { cardId, onEvent: channel });
     return () => call<void>("stop_watch", { watchId });
@@ -115,8 +235,52 @@ export const api = {
   exportCsv: (cardId: number, transactionIds: number[]) =>
     call<ExportResult | null>("export_transactions_csv", { cardId, transactionIds }),
 
+  // ---- Merchant, locations, merchant transactions, lookup ----
+
+  /** The subscriber's merchant, or `null` before enrolling. */
+  merchant: () => call<Merchant | null>("merchant"),
+  /** Every country the service accepts (alpha-3 code and name), by name. */
+  countries: () => call<Country[]>("countries"),
+  /** Categories matching a code (`58`, `5812`) or words of the description, best first. */
+  searchCategories: (query: string) => call<MerchantCategory[]>("search_categories", { query }),
+  /** The form checked by the service's rules: every field error at once (empty when valid). */
+  checkMerchant: (merchant: EnrollMerchantRequest) => call<FieldError[]>("check_merchant", { merchant }),
+  enrollMerchant: (merchant: EnrollMerchantRequest) => call<Merchant>("enroll_merchant", { merchant }),
+  /** Field errors named `location.street`, `location.latitude`... */
+  checkLocation: (location: LocationInput) => call<FieldError[]>("check_location", { location }),
+  addLocation: (location: LocationInput) => call<CreateLocationResponse>("add_location", { location }),
+  /** A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards. */
+  simulatePurchase: (request: SandboxTransactionRequest) =>
+    call<SandboxTransactionResponse>("simulate_purchase", { request }),
+
+  /** Every transaction across the merchant's locations; `onBatch` sees each page as it arrives. */
+  loadMerchantTransactions(onBatch: (batch: MerchantBatch) => void): Promise<number> {
+    const channel = new Channel<MerchantBatch>();
+    channel.onmessage = onBatch;
+    return call<number>("load_merchant_transactions", { onBatch: channel });
+  },
+
+  /** Live transactions at the merchant's locations until the returned function is called. */
+  async watchMerchantTransactions(onEvent: (event: MerchantLiveEvent) => void): Promise<() => Promise<void>> {
+    const channel = new Channel<MerchantLiveEvent>();
+    channel.onmessage = onEvent;
+    const watchId = await call<number>("watch_merchant_transactions", { onEvent: channel });
+    return () => call<void>("stop_watch", { watchId });
+  },
+
+  /** Asks where to save, then writes those rows; `null` when the user cancels. */
+  exportMerchantCsv: (transactionIds: number[]) =>
+    call<ExportResult | null>("export_merchant_csv", { transactionIds }),
+
+  /** Merchants by statement descriptor, address or position; kept among the session's lookups. */
+  lookup: (query: LookupQuery) => call<Lookup>("lookup", { query }),
+  /** This session's lookups, newest first. */
+  recentLookups: () => call<Lookup[]>("recent_lookups"),
+
+  // ---- end of merchant and lookup ----
+
   /** Tells the app its first screen is usable (start-up timing). */
   ready: () => call<void>("app_ready"),
 
-  openInBrowser: (url: string) => openUrl(url),
+  ...secureFlows,
 };

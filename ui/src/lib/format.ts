@@ -26,6 +26,13 @@ export function when(epochMs: number): string {
   return dateTime.format(epochMs);
 }
 
+const timeOnly = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit" });
+
+/** "14:05": a time of today (the session's lookups). */
+export function clock(epochMs: number): string {
+  return timeOnly.format(epochMs);
+}
+
 export function day(epochMs: number): string {
   return dateOnly.format(epochMs);
 }

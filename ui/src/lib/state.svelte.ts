@@ -1,16 +1,20 @@
 // What the whole app shares: the status from the Rust side and the page shown.
-import type { AppStatus, SignupResult } from "./api";
+import { api, type AppStatus, type SignupResult } from "./api";
+import { screenKey } from "./screens";
 
 export type Route =
   | { name: "overview" }
   | { name: "cards" }
   | { name: "card"; cardId: number }
-  | { name: "merchant" }
+  | { name: "merchant"; tab?: MerchantTab }
   | { name: "lookup" }
   | { name: "accounts" }
   | { name: "identity" }
   | { name: "credentials" }
   | { name: "connect" };
+
+/** The merchant screen's tabs: its sales across locations, or the locations. */
+export type MerchantTab = "transactions" | "locations";
 
 export const app = $state({
   status: null as AppStatus | null,
@@ -21,7 +25,10 @@ export const app = $state({
   search: "",
 });
 
-export function go(route: Route): void {
+/** Shows `route`; while signed in the app keeps it, to reopen it after the next sign-in. */
+export function go(route: Route, options: { remember?: boolean } = {}): void {
   app.route = route;
   app.search = "";
+  const key = screenKey(route);
+  if ((options.remember ?? true) && key && app.status?.session) void api.rememberScreen(key).catch(() => undefined);
 }

@@ -119,6 +119,22 @@ async fn a_silent_stream_reconnects_after_the_idle_timeout() {
 }
 
 #[tokio::test]
+async fn the_stream_says_when_it_is_connected() {
+    let (base_url, _) = sse_stub(vec![(vec![event(1)], false), (vec![event(2)], true)]).await;
+    let client = stream_client(&base_url);
+    let mut stream = client.card_transaction_stream(1);
+    let mut connected = stream.connected();
+    assert!(!*connected.borrow_and_update(), "nothing is open before the first poll");
+    assert_eq!(take(&mut stream, 1).await, [1]);
+    assert!(*connected.borrow_and_update(), "open once the service answered");
+    // The first connection closes after event 1: the stream reconnects and delivers event 2.
+    assert_eq!(take(&mut stream, 1).await, [2]);
+    assert!(*connected.borrow_and_update(), "open again after reconnecting");
+    drop(stream);
+    assert!(connected.changed().await.is_err(), "a dropped stream ends the signal");
+}
+
+#[tokio::test]
 async fn a_stream_the_service_refuses_ends_with_the_error() {
     let router = Router::new().route(
         "/card/1/transactions/stream",
@@ -131,6 +147,7 @@ async fn a_stream_the_service_refuses_ends_with_the_error() {
     let mut stream = stream_client(&base_url).card_transaction_stream(1);
     let error = stream.next().await.expect("one item").expect_err("refused");
     assert_eq!((error.status().map(|status| status.as_u16()), error.code()), (Some(404), Some("not_found")));
+    assert!(!*stream.connected().borrow(), "a refused stream is not connected");
     assert!(stream.next().await.is_none(), "and then ends");
 }
 

@@ -3,6 +3,8 @@
 
 //! A dashboard over a real embedded sandbox, in a temporary data folder, with a real OS keyring.
 
+pub mod browser;
+
 use std::path::Path;
 
 use subscriber_dashboard::Dashboard;

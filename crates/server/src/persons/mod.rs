@@ -173,6 +173,12 @@ fn check_information(request: &AuthenticatePersonRequest, today: NaiveDate) -> R
     validation.finish(CheckedInformation { birth_year, country_code: country_code.unwrap_or_default() })
 }
 
+/// The personal information of an authentication checked as `POST /persons/authenticate`
+/// checks it (every field error at once): an app runs it for inline validation.
+pub fn check_personal_information(request: &AuthenticatePersonRequest, today: NaiveDate) -> Result<(), ApiError> {
+    check_information(request, today).map(|_| ())
+}
+
 /// The caller's person, or 404.
 async fn owned_person(state: &AppState, subscriber_id: i64, person_id: i64) -> Result<PersonRow, ApiError> {
     state

@@ -15,4 +15,8 @@ savedTarget: ConnectionTarget | null, session: SessionInfo | null, keyring: Keyr
 /**
  * The e-mail of the remembered sign-in of this connection, if any.
  */
-rememberedEmail: string | null, };
+rememberedEmail: string | null, 
+/**
+ * The screen shown last (`cards`, `card/12`, `merchant`...), to open again after sign-in.
+ */
+lastScreen: string | null, };

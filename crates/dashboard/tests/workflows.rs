@@ -1,0 +1,413 @@
+//! The dashboard's part-2 workflows against the real embedded sandbox: merchant and locations,
+//! a purchase at one of them, merchant lookup, the secure card-entry page and bank linking
+//! (the test plays the person's browser on the service's hosted pages), identity verification
+//! passed and failed into the lock, the overview, and what is remembered between runs.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::browser::Browser;
+use common::{TestApp, app, app_in, small_sandbox, test_card, test_secrets, unique_email};
+use subscriber_dashboard::secrets::{KeyringStatus, StoreKind};
+use subscriber_dashboard::views::{LiveEvent, LookupQuery, WindowSize};
+use subscriber_protocol::{
+    AccountPermission, AccountStatus, Answer, AuthenticatePersonRequest, CardSessionStatus, CategoryCode,
+    CoordinatesSource, EnrollMerchantRequest, LocationInput, OnboardPersonRequest, PersonAddress, PersonStatus,
+    SandboxTransactionRequest, VerifyPersonRequest,
+};
+
+/// These workflows need no keyring: secrets are simply not remembered.
+fn no_keyring() -> KeyringStatus {
+    KeyringStatus { available: false, store: StoreKind::SecretService, problem: Some("not used here".into()) }
+}
+
+async fn signed_up() -> TestApp {
+    let test = app(&no_keyring(), small_sandbox()).await;
+    test.dashboard.sign_up(&unique_email()).await.expect("signed up");
+    test
+}
+
+/// A second client of the same subscriber, for what the person or the sandbox does outside
+/// the app (the right answers of the questionnaire).
+async fn helper_client(test: &TestApp) -> subscriber_client::Client {
+    let status = test.dashboard.status().await;
+    let base_url = status.connection.expect("connected").base_url;
+    let email = status.session.expect("signed in").email;
+    let secret = test.dashboard.reveal_secret().await.expect("signed in");
+    subscriber_client::Client::builder().base_url(base_url).credentials(email, secret).build().expect("a client")
+}
+
+fn location(street_no: &str, street: &str, city: &str, zip: &str) -> LocationInput {
+    LocationInput {
+        country_code: "USA".into(),
+        street: street.into(),
+        street_no: street_no.into(),
+        city: city.into(),
+        zip: zip.into(),
+        latitude: None,
+        longitude: None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_and_is_found_by_lookup() {
+    let test = Arc::new(signed_up().await);
+    let dashboard = &test.dashboard;
+    let card = dashboard.enroll_card(test_card("4242424242424242")).await.expect("a card");
+    assert_eq!(dashboard.merchant().await.expect("readable"), None, "no merchant yet");
+
+    let categories = dashboard.search_categories("eating pla").await.expect("categories");
+    assert_eq!(categories.first().map(|category| category.code.as_str()), Some("5812"), "{categories:?}");
+    assert_eq!(dashboard.search_categories("5812").await.expect("categories")[0].code, "5812");
+
+    let countries = dashboard.countries();
+    assert!(countries.len() > 200, "every ISO 3166-1 country: {}", countries.len());
+    let germany = countries.iter().find(|country| country.code == "DEU").expect("Germany is offered");
+    assert_eq!(germany.name, "Germany");
+
+    let mut form = EnrollMerchantRequest {
+        name: "  ".into(),
+        category: CategoryCode("58".into()),
+        country_code: "XX".into(),
+        phone_number: None,
+        website: None,
+    };
+    let problems: Vec<String> = dashboard.check_merchant(&form).into_iter().map(|error| error.field).collect();
+    assert_eq!(problems, ["name", "category", "countryCode"], "every field error at once, as the service names them");
+    form = EnrollMerchantRequest {
+        name: "Dashboard Diner".into(),
+        category: CategoryCode("5812".into()),
+        country_code: "USA".into(),
+        ..form
+    };
+    assert!(dashboard.check_merchant(&form).is_empty());
+    let merchant = dashboard.enroll_merchant(form).await.expect("enrolled");
+    assert!(merchant.merchant_id > 0);
+    assert_eq!(merchant.category, "5812 Eating Places, Restaurants");
+
+    let half = LocationInput { latitude: Some(37.77), ..location("1", "Market St", "San Francisco", "94103") };
+    let problems: Vec<String> = dashboard.check_location(&half).into_iter().map(|error| error.field).collect();
+    assert_eq!(problems, ["location.longitude"], "coordinates come in pairs");
+    let derived =
+        dashboard.add_location(location("1022", "Valencia St", "San Francisco", "94110")).await.expect("added");
+    assert_eq!(derived.coordinates_source, CoordinatesSource::Derived, "the city gives the coordinates");
+    assert!(derived.latitude.is_some() && derived.longitude.is_some());
+    let provided = dashboard
+        .add_location(LocationInput {
+            latitude: Some(40.7590),
+            longitude: Some(-73.9845),
+            ..location("312", "W 46th St", "New York", "10036")
+        })
+        .await
+        .expect("added");
+    assert_eq!(provided.coordinates_source, CoordinatesSource::Provided);
+    let merchant = dashboard.merchant().await.expect("readable").expect("enrolled");
+    assert_eq!(merchant.locations.len(), 2);
+
+    // A purchase at the first location, seen live and in the table with the card's last four.
+    let (events, mut received) = tokio::sync::mpsc::unbounded_channel();
+    let watcher = Arc::clone(&test);
+    let merchant_id = merchant.merchant_id;
+    let watch = tokio::spawn(async move {
+        subscriber_dashboard::live::watch_merchant(&watcher.dashboard, merchant_id, |event| events.send(event).is_ok())
+            .await;
+    });
+    let live = tokio::time::timeout(Duration::from_secs(10), received.recv()).await.expect("a status in time");
+    assert_eq!(live, Some(LiveEvent::Status { live: true, message: None }));
+    let request = SandboxTransactionRequest {
+        card_id: Some(card.card_id),
+        location_id: Some(derived.location_id),
+        amount: Some(12.5),
+        merchant_name: None,
+    };
+    let purchase = dashboard.simulate_purchase(request).await.expect("a sandbox purchase");
+    let arrived = tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Some(LiveEvent::Transaction { transaction }) = received.recv().await {
+                return transaction;
+            }
+        }
+    })
+    .await
+    .expect("the purchase arrives live");
+    assert_eq!(
+        (arrived.transaction_id, arrived.last_four, arrived.location_id),
+        (purchase.transaction_id, 4242, derived.location_id)
+    );
+    watch.abort();
+
+    let mut batches = Vec::new();
+    let count = dashboard
+        .load_merchant_transactions(|batch| {
+            batches.push(batch);
+            true
+        })
+        .await
+        .expect("loaded");
+    assert!(count >= 1);
+    let row = batches.iter().flat_map(|batch| &batch.rows).find(|row| row.transaction_id == purchase.transaction_id);
+    let row = row.expect("the purchase is listed");
+    assert_eq!((row.last_four, row.location_id, row.amount), (4242, derived.location_id, 12.5));
+    assert!(batches.last().expect("a batch").done);
+
+    let path = test.dir.path().join("merchant.csv");
+    let exported = dashboard.export_merchant_csv(&[purchase.transaction_id], &path).expect("written");
+    assert_eq!(exported.rows, 1);
+    let csv = std::fs::read_to_string(&path).expect("readable");
+    assert!(csv.starts_with("transactionId,createdAt,pending,amount,currency,locationId,lastFour"), "{csv}");
+    assert!(csv.contains(&format!(",{},4242,", derived.location_id)), "{csv}");
+
+    // Lookup: the merchant by its location's descriptor, a published sandbox descriptor, an
+    // address and a position.
+    let descriptor = merchant.locations.iter().find(|l| l.location_id == derived.location_id).expect("listed");
+    let found = dashboard
+        .lookup(LookupQuery::Descriptor { descriptor: descriptor.descriptor.clone() })
+        .await
+        .expect("looked up");
+    let best = found.result.merchants.first().expect("a match");
+    assert_eq!((best.dba_name.as_str(), best.location_id), ("Dashboard Diner", derived.location_id));
+    let heron = dashboard
+        .lookup(LookupQuery::Descriptor { descriptor: "SQ *BLUE HERON COFFEE".into() })
+        .await
+        .expect("looked up");
+    assert_eq!(heron.result.merchants[0].dba_name, "Blue Heron Coffee");
+    assert!(heron.result.merchants[0].conf_score > 50.0);
+    let by_address = dashboard
+        .lookup(LookupQuery::Address {
+            street: "Valencia St".into(),
+            street_no: "1022".into(),
+            city: String::new(),
+            zip: "94110".into(),
+            country_code: String::new(),
+        })
+        .await
+        .expect("looked up");
+    assert!(by_address.result.merchants.iter().any(|found| found.dba_name == "Blue Heron Coffee"));
+    let nearby = dashboard
+        .lookup(LookupQuery::Position { latitude: 37.7557, longitude: -122.4211, radius: Some(200.0) })
+        .await
+        .expect("looked up");
+    assert!(nearby.result.merchants.iter().any(|found| found.dba_name == "Blue Heron Coffee"));
+    let recent: Vec<String> = dashboard.recent_lookups().await.into_iter().map(|lookup| lookup.label).collect();
+    assert_eq!(recent[0], "37.75570, -122.42110 (200 m)", "newest first");
+    assert_eq!(recent.len(), 4);
+
+    let overview = dashboard.overview().await.expect("overview");
+    assert_eq!(overview.cards, 1);
+    assert_eq!(overview.merchant.map(|merchant| merchant.merchant_id), Some(merchant_id));
+    assert_eq!(overview.recent_transactions[0].transaction_id, purchase.transaction_id, "newest first");
+    assert_eq!(overview.usage, None, "usage is read only when established");
+
+    dashboard.sign_out().await;
+    assert!(dashboard.recent_lookups().await.is_empty(), "lookups are kept for the session only");
+    dashboard.shut_down().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_card_typed_on_the_secure_page_is_enrolled_and_listed() {
+    let test = signed_up().await;
+    let page = test.dashboard.start_card_session().await.expect("a secure page");
+    let base_url = test.dashboard.status().await.connection.expect("connected").base_url;
+    assert!(page.url.starts_with(&format!("{base_url}/secure/card")), "{}", page.url);
+    assert!(test.dashboard.check_own_url(&page.url).await.is_ok());
+    assert_eq!(
+        test.dashboard.check_own_url("https://evil.example/secure/card").await.expect_err("foreign").code,
+        "foreign_url"
+    );
+
+    let mut seen = Vec::new();
+    let waiting = test.dashboard.wait_for_card_session(page.id, |session| {
+        seen.push(session.status);
+        true
+    });
+    let person = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let mut browser = Browser::default();
+        let form = browser.get(&page.url).await;
+        assert_eq!(form.status, 200, "{}", form.html);
+        let next_year =
+            (chrono::Utc::now().date_naive().format("%Y").to_string().parse::<i32>().expect("a year") + 2).to_string();
+        let fields = [
+            ("pan", "6011 1111 1111 1117"),
+            ("firstName", "Dorothy"),
+            ("lastName", "Vaughan"),
+            ("expMonth", "7"),
+            ("expYear", next_year.as_str()),
+            ("countryCode", "USA"),
+        ];
+        let done = browser.submit(&form, &fields).await;
+        assert_eq!(done.status, 200, "{}", done.html);
+    };
+    let (outcome, ()) = tokio::join!(waiting, person);
+    let outcome = outcome.expect("the page completed");
+    assert_eq!(outcome.status, CardSessionStatus::Completed);
+    assert_eq!(seen.first(), Some(&CardSessionStatus::Pending), "the wait saw the page open first");
+    let cards = test.dashboard.cards().await.expect("listed");
+    let card = cards.iter().find(|card| Some(card.card_id) == outcome.card_id).expect("the new card is listed");
+    assert_eq!((card.last_four, card.first_name.as_str()), (1117, "Dorothy"));
+    test.dashboard.shut_down().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bank_account_links_at_the_sandbox_bank_and_a_locked_bank_user_fails_it() {
+    let test = signed_up().await;
+    let banks = test.dashboard.banks().await.expect("banks");
+    assert!(banks.iter().any(|bank| bank.id == "northwind"), "{banks:?}");
+
+    let page = test.dashboard.link_account("northwind").await.expect("a bank page");
+    let waiting = test.dashboard.wait_for_account(page.id, |_| true);
+    let person = async {
+        let mut browser = Browser::default();
+        let login = browser.get(&page.url).await;
+        let consent = browser.submit(&login, &[("username", "user_good"), ("password", "pass_good")]).await;
+        assert_eq!(consent.status, 200, "{}", consent.html);
+        let outcome = browser.submit(&consent, &[("decision", "allow")]).await;
+        assert_eq!(outcome.status, 200, "{}", outcome.html);
+    };
+    let (linked, ()) = tokio::join!(waiting, person);
+    let linked = linked.expect("linked");
+    assert_eq!(linked.status, AccountStatus::Linked);
+    assert!(linked.permissions.contains(&AccountPermission::Transactions), "{:?}", linked.permissions);
+    let transactions = test.dashboard.account_transactions(linked.account_id).await.expect("granted");
+    assert!(!transactions.is_empty());
+
+    let page = test.dashboard.link_account("Harbor Credit Union").await.expect("a bank page");
+    let waiting = test.dashboard.wait_for_account(page.id, |_| true);
+    let person = async {
+        let mut browser = Browser::default();
+        let login = browser.get(&page.url).await;
+        browser.submit(&login, &[("username", "user_locked"), ("password", "anything")]).await;
+    };
+    let (failed, ()) = tokio::join!(waiting, person);
+    let failed = failed.expect("an outcome");
+    assert_eq!(failed.status, AccountStatus::Failed);
+    assert!(failed.failure_reason.is_some());
+    let refused = test.dashboard.account_transactions(failed.account_id).await.expect_err("nothing granted");
+    assert_eq!(refused.status, Some(403));
+
+    let accounts = test.dashboard.accounts().await.expect("listed");
+    assert_eq!(
+        accounts.iter().map(|account| account.account_id).collect::<Vec<_>>(),
+        [failed.account_id, linked.account_id]
+    );
+    let unknown = test.dashboard.link_account("Bank of Nowhere").await.expect_err("unknown bank");
+    assert_eq!(unknown.details[0].field, "bank");
+    test.dashboard.shut_down().await;
+}
+
+fn information(person_id: i64) -> AuthenticatePersonRequest {
+    AuthenticatePersonRequest {
+        person_id,
+        date_of_birth: "1984-06-02".into(),
+        address: PersonAddress {
+            street: "Valencia St".into(),
+            street_no: "1022".into(),
+            city: "San Francisco".into(),
+            zip: "94110".into(),
+            country_code: "USA".into(),
+        },
+        phone_number: Some("+1 415 555 0100".into()),
+        ssn_last4: Some("1234".into()),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_person_is_verified_with_the_right_answers_and_locked_after_three_wrong_ones() {
+    let test = signed_up().await;
+    let helper = helper_client(&test).await;
+    let person = test
+        .dashboard
+        .onboard_person(OnboardPersonRequest {
+            first_name: "Grace".into(),
+            last_name: "Hopper".into(),
+            email: "grace@example.com".into(),
+        })
+        .await
+        .expect("onboarded");
+    assert_eq!(person.status, PersonStatus::Onboarded);
+
+    let mut wrong = information(person.person_id);
+    wrong.date_of_birth = "1990-02-30".into();
+    wrong.address.zip = "94110!".into();
+    wrong.phone_number = Some("12".into());
+    let fields: Vec<String> = test.dashboard.check_personal_info(&wrong).into_iter().map(|error| error.field).collect();
+    assert_eq!(fields, ["dateOfBirth", "address.zip", "phoneNumber"], "as the service names them");
+    assert!(test.dashboard.check_personal_info(&information(person.person_id)).is_empty());
+
+    let questions = test.dashboard.authenticate_person(information(person.person_id)).await.expect("questions");
+    assert_eq!(questions.questions.len(), 4);
+    let answers = helper.sandbox_answers(person.person_id).await.expect("the sandbox's answers");
+    let verified = test
+        .dashboard
+        .verify_person(VerifyPersonRequest { person_id: person.person_id, answers })
+        .await
+        .expect("verified");
+    assert!(verified.verified);
+    let signals = verified.signals.expect("signals");
+    let shares: f64 = signals.spending_categories.iter().map(|category| category.share).sum();
+    assert!((shares - 1.0).abs() < 0.01, "{shares}");
+
+    let other = test
+        .dashboard
+        .onboard_person(OnboardPersonRequest {
+            first_name: "Alan".into(),
+            last_name: "Turing".into(),
+            email: "alan@example.com".into(),
+        })
+        .await
+        .expect("onboarded");
+    let mut last = None;
+    for attempt in 1..=3 {
+        let issued = test.dashboard.authenticate_person(information(other.person_id)).await.expect("questions");
+        let right = helper.sandbox_answers(other.person_id).await.expect("answers");
+        // Every answer changed to another choice of its question: none right.
+        let answers: Vec<Answer> = right
+            .iter()
+            .map(|answer| {
+                let question = issued.questions.iter().find(|q| q.question_id == answer.question_id).expect("asked");
+                let other = question.choices.iter().find(|c| c.choice_id != answer.choice_id).expect("a choice");
+                Answer { question_id: answer.question_id, choice_id: other.choice_id }
+            })
+            .collect();
+        let outcome = test
+            .dashboard
+            .verify_person(VerifyPersonRequest { person_id: other.person_id, answers })
+            .await
+            .expect("answered");
+        assert!(!outcome.verified);
+        assert_eq!(outcome.attempts_remaining, 3 - attempt);
+        last = Some(outcome);
+    }
+    let locked = last.expect("three attempts");
+    assert_eq!(locked.status, PersonStatus::Locked);
+    assert!(locked.locked_until.is_some_and(|until| until > chrono::Utc::now() + chrono::Duration::hours(23)));
+    let refused = test.dashboard.authenticate_person(information(other.person_id)).await.expect_err("locked");
+    assert_eq!((refused.status, refused.code.as_str()), (Some(403), "forbidden"));
+
+    let persons = test.dashboard.persons().await.expect("listed");
+    assert_eq!(
+        persons.iter().map(|person| person.status).collect::<Vec<_>>(),
+        [PersonStatus::Locked, PersonStatus::Verified]
+    );
+    test.dashboard.shut_down().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_last_screen_and_the_window_size_are_remembered_across_runs() {
+    let dir = tempfile::tempdir().expect("temporary data folder");
+    let first = app_in(dir, &no_keyring(), small_sandbox(), test_secrets()).await;
+    first.dashboard.remember_screen("card/12").await.expect("kept");
+    first.dashboard.remember_screen("merchant").await.expect("kept");
+    let refused = first.dashboard.remember_screen("https://example.com").await.expect_err("not a screen");
+    assert_eq!(refused.details[0].field, "screen");
+    first.dashboard.remember_window_size(WindowSize { width: 1100.0, height: 700.0 }).await.expect("kept");
+    first.dashboard.remember_window_size(WindowSize { width: 10.0, height: 700.0 }).await.expect("ignored");
+    first.dashboard.shut_down().await;
+
+    let second = app_in(first.dir, &no_keyring(), small_sandbox(), test_secrets()).await;
+    assert_eq!(second.dashboard.status().await.last_screen.as_deref(), Some("merchant"));
+    assert_eq!(second.dashboard.window_size().await, Some(WindowSize { width: 1100.0, height: 700.0 }));
+    second.dashboard.shut_down().await;
+}

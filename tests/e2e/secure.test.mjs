@@ -1,0 +1,384 @@
+// End to end, the real app and the pages a person uses in their browser: a card entered on the
+// service's secure page and a bank account linked at the sandbox bank show up in the dashboard
+// by themselves; the identity questionnaire passes with the sandbox's answers and fails into
+// the lock. Then the app starts again in dark mode and every screen is photographed.
+//
+// The app's "system browser" is tests/e2e/open-url.sh (SUBSCRIBER_DASHBOARD_BROWSER, set by the
+// harness): it only records the link, so nothing opens under Xvfb and nothing can hang. The
+// test then plays the person's browser over HTTP (person.mjs): it loads the link, keeps the
+// page's cookie and posts its forms, as a browser without script would.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { Key } from "selenium-webdriver";
+import { By, click, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
+import { PersonBrowser } from "./person.mjs";
+
+const email = `secure-${Date.now()}@example.com`;
+let app;
+let session;
+let serviceUrl;
+let secret;
+let token;
+
+before(async () => {
+  app = await launch();
+  session = app.session;
+});
+
+after(async () => {
+  await app?.stop();
+});
+
+/** The service's API as a program (the test's own sign-in), for the sandbox's answers. */
+async function service(method, path, body) {
+  const response = await fetch(`${serviceUrl}${path}`, {
+    method,
+    headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text);
+}
+
+async function attribute(testid, name) {
+  return (await find(session, testid)).getAttribute(name);
+}
+
+/** The text of an element clipped with an ellipsis (WebDriver's visible text leaves it out). */
+async function content(testid) {
+  return (await attribute(testid, "textContent")).trim();
+}
+
+async function all(testid) {
+  return session.findElements(By.css(`[data-testid="${testid}"]`));
+}
+
+async function shot(name) {
+  await screenshot(session, name);
+}
+
+test("sign up on the embedded sandbox", async () => {
+  await find(session, "connect-form", 30_000);
+  await click(session, "connect");
+  await find(session, "signup-form", 60_000);
+  await type(session, "email", email);
+  await click(session, "submit-signup");
+  await find(session, "signup-done", 30_000);
+  secret = await text(session, "new-secret");
+  await click(session, "continue");
+  serviceUrl = (await (await find(session, "service-url")).getAttribute("textContent")).trim();
+  assert.match(serviceUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+  token = (await service("POST", "/subscriber/login", { email, api_key: secret })).token;
+  assert.ok(token);
+});
+
+test("a card entered on the secure page appears in the list by itself", async () => {
+  await click(session, "nav-cards");
+  await find(session, "state-empty");
+  await click(session, "enroll-secure");
+  await find(session, "card-wait");
+  const url = await content("card-wait-url");
+  assert.ok(url.startsWith(`${serviceUrl}/secure/card?session=`), url);
+  // The app asked the system browser to open exactly the link it shows.
+  await waitFor(session, "the link was opened", async () => app.openedUrls().includes(url));
+  assert.equal(await attribute("card-wait", "data-status"), "waiting");
+  assert.match(await text(session, "card-wait"), /page opened in your browser/);
+  assert.match(await text(session, "card-wait-countdown"), /Link expires in\s+1[45]:\d\d/);
+  await shot("secure-01-card-waiting");
+
+  const browser = new PersonBrowser();
+  const page = await browser.open(url);
+  assert.equal(page.status, 200, page.title);
+  assert.equal(page.title, "Enroll a card");
+  const enrolled = await browser.submit(page, {
+    pan: "4000 0566 5566 5556",
+    firstName: "Grace",
+    lastName: "Hopper",
+    expMonth: "12",
+    expYear: String(new Date().getUTCFullYear() + 3),
+    countryCode: "USA",
+  });
+  assert.equal(enrolled.title, "Card enrolled", enrolled.html);
+
+  await waitFor(session, "the waiting state sees the card", async () => (await attribute("card-wait", "data-status")) === "completed", 15_000);
+  await waitFor(session, "the list shows the new card", async () => {
+    const lastFours = await Promise.all((await all("card-last-four")).map((element) => element.getText()));
+    return lastFours.includes("•••• 5556");
+  });
+  assert.match(await text(session, "card-wait-outcome"), /enrolled: visa •••• 5556/i);
+  await shot("secure-02-card-enrolled");
+  await click(session, "card-wait-close");
+  await waitFor(session, "the outcome is closed", async () => (await all("card-wait")).length === 0);
+});
+
+test("a waiting state can be cancelled", async () => {
+  await click(session, "enroll-secure");
+  await find(session, "card-wait");
+  await click(session, "card-wait-cancel");
+  await waitFor(session, "the waiting state is gone", async () => (await all("card-wait")).length === 0);
+});
+
+test("a bank account linked in the browser turns linked by itself, with its transactions", async () => {
+  await click(session, "nav-accounts");
+  await find(session, "bank-select", 30_000);
+  await find(session, "state-empty");
+  const banks = await Promise.all((await session.findElements(By.css('[data-testid="bank-select"] option'))).map((option) => option.getText()));
+  assert.ok(banks.includes("Northwind Bank"), banks.join(", "));
+  await shot("secure-03-accounts-empty");
+
+  await click(session, "connect-bank");
+  await find(session, "bank-wait");
+  const url = await content("bank-wait-url");
+  assert.ok(url.startsWith(`${serviceUrl}/secure/bank/login?link=`), url);
+  await waitFor(session, "the link was opened", async () => app.openedUrls().includes(url));
+  await waitFor(session, "the account is listed as pending", async () => (await text(session, "account-status")) === "pending");
+  await shot("secure-04-bank-waiting");
+
+  const browser = new PersonBrowser();
+  const login = await browser.open(url);
+  assert.equal(login.status, 200, login.title);
+  const consent = await browser.submit(login, { username: "user_good", password: "pass_good" });
+  assert.match(consent.title, /Share your account/, consent.html);
+  const linked = await browser.submit(consent, { decision: "allow" });
+  assert.equal(linked.title, "Account linked", linked.html);
+
+  await waitFor(session, "the waiting state sees the link", async () => (await attribute("bank-wait", "data-status")) === "completed", 15_000);
+  await waitFor(session, "the list shows it linked", async () => (await text(session, "account-status")) === "linked");
+  assert.match(await text(session, "bank-wait-outcome"), /Balances, Cards, Transactions/);
+  await click(session, "account-open");
+  assert.match(await text(session, "account-permissions"), /Balances[\s\S]*Cards[\s\S]*Transactions/);
+  await find(session, "account-balance");
+  await waitFor(session, "its transactions load", async () => (await all("account-transaction")).length > 0, 30_000);
+  assert.match(await text(session, "account-totals"), /\d+ transactions in the 90 days before linking/);
+  await shot("secure-05-account-linked");
+  await click(session, "bank-wait-close");
+});
+
+test("a link the bank refuses shows why, and a retry opens a new one", async () => {
+  await session.executeScript(
+    "const s = document.querySelector('[data-testid=bank-select]'); s.value = 'harbor-cu'; s.dispatchEvent(new Event('change'));",
+  );
+  await click(session, "connect-bank");
+  await waitFor(session, "a second link is waited for", async () => (await all("bank-wait")).length === 1);
+  const url = await content("bank-wait-url");
+  const browser = new PersonBrowser();
+  const refused = await browser.submit(await browser.open(url), { username: "user_locked", password: "anything" });
+  assert.match(refused.html, /locked/);
+
+  await waitFor(session, "the waiting state reports the failure", async () => (await attribute("bank-wait", "data-status")) === "failed", 15_000);
+  assert.match(await text(session, "bank-wait-outcome"), /the bank has locked this online banking account/);
+  const failedRow = await session.findElement(By.css('[data-testid="account-row"][data-status="failed"]'));
+  assert.match(await failedRow.getText(), /Harbor Credit Union[\s\S]*failed/);
+  await shot("secure-06-bank-failed");
+
+  const opened = app.openedUrls().length;
+  await click(session, "bank-wait-retry");
+  await waitFor(session, "the retry opens a new link", async () => app.openedUrls().length === opened + 1);
+  await waitFor(session, "and waits for it", async () => (await attribute("bank-wait", "data-status")) === "waiting");
+  assert.notEqual(await content("bank-wait-url"), url);
+  await click(session, "bank-wait-cancel");
+  await waitFor(session, "the waiting state is gone", async () => (await all("bank-wait")).length === 0);
+});
+
+/** Onboards a person and fills the personal information; returns their id once the questions show. */
+async function startIdentity(firstName, lastName) {
+  await click(session, "nav-identity");
+  await find(session, "identity-wizard", 30_000);
+  if ((await attribute("identity-wizard", "data-step")) !== "onboard") await click(session, "new-person");
+  await find(session, "onboard-form");
+  await type(session, "person-first-name", firstName);
+  await type(session, "person-last-name", lastName);
+  await type(session, "person-email", `${firstName.toLowerCase()}@example.com`);
+  await click(session, "onboard-submit");
+  await find(session, "information-form", 15_000);
+  const personId = Number(await attribute("identity-wizard", "data-person-id"));
+  assert.ok(personId > 0);
+  return personId;
+}
+
+async function fillInformation() {
+  await type(session, "info-street", "Valencia St");
+  await type(session, "info-street-no", "1022");
+  await type(session, "info-city", "San Francisco");
+  await type(session, "info-zip", "94110");
+  await type(session, "info-country", "USA");
+}
+
+/** Answers the four questions one at a time: the sandbox's right choice, or another one. */
+async function answerQuestions(personId, { right }) {
+  const { answers } = await service("GET", `/sandbox/persons/${personId}/answers`);
+  assert.equal(answers.length, 4);
+  let previous = null;
+  for (let index = 0; index < answers.length; index += 1) {
+    await waitFor(session, `question ${index + 1} shows`, async () => {
+      const id = await attribute("questions", "data-question-id");
+      return id !== previous && id !== null;
+    });
+    const questionId = Number(await attribute("questions", "data-question-id"));
+    previous = String(questionId);
+    assert.equal(await text(session, "question-progress"), `Question ${index + 1} of 4`);
+    const correct = answers.find((answer) => answer.questionId === questionId);
+    assert.ok(correct, `the sandbox knows question ${questionId}`);
+    const choices = await Promise.all((await all("choice")).map((choice) => choice.getAttribute("data-choice-id")));
+    assert.equal(choices.length, 5, "five choices, the last one 'None of the above'");
+    const pick = right ? correct.choiceId : Number(choices.find((choice) => Number(choice) !== correct.choiceId));
+    await (await session.findElement(By.css(`[data-testid="choice"][data-choice-id="${pick}"]`))).click();
+    if (index === 1 && right) await shot("secure-08-identity-question");
+    await click(session, "question-next");
+  }
+}
+
+test("the questionnaire passes with the sandbox's answers and draws the signals", async () => {
+  await startIdentity("Ada", "Lovelace");
+  // Inline validation by the service's own rules.
+  await type(session, "info-dob", "2030-01-01");
+  await fillInformation();
+  assert.match(await text(session, "error-dateOfBirth"), /is in the future/);
+  await type(session, "info-country", "US");
+  await (await find(session, "info-dob")).click();
+  assert.match(await text(session, "error-countryCode"), /ISO 3166-1 alpha-3/);
+  await shot("secure-07-identity-information");
+  await type(session, "info-dob", "1987-04-23");
+  await type(session, "info-country", "USA");
+  await waitFor(session, "the errors clear as the fields are fixed", async () => (await all("error-dateOfBirth")).length + (await all("error-countryCode")).length === 0);
+  await click(session, "info-submit");
+
+  await find(session, "questions", 15_000);
+  assert.match(await text(session, "questions-countdown"), /Questions expire in\s+(10:00|9:\d\d)/);
+  const personId = Number(await attribute("identity-wizard", "data-person-id"));
+  await answerQuestions(personId, { right: true });
+
+  await waitFor(session, "the person is verified", async () => (await attribute("identity-outcome", "data-outcome")) === "verified", 15_000);
+  await find(session, "signals", 15_000);
+  assert.match(await text(session, "signal-income"), /^[\d,]+\.\d\d USD$/);
+  assert.match(await text(session, "signal-delta"), /^[↑↓→] [+−]\d+(\.\d)?%$/);
+  assert.match(await text(session, "signal-delta-period"), /^(increasing|decreasing|stable) over 90 days$/);
+  const categories = await all("spending-categories-item");
+  assert.ok(categories.length >= 5, `${categories.length} spending categories`);
+  assert.equal(await text(session, "person-status"), "verified");
+  await shot("secure-09-identity-verified");
+});
+
+test("wrong answers fail, with the attempts left, and the third failure locks the person", async () => {
+  const personId = await startIdentity("Charles", "Babbage");
+  await type(session, "info-dob", "1971-12-26");
+  await fillInformation();
+  await click(session, "info-submit");
+  for (const left of [2, 1]) {
+    await find(session, "questions", 15_000);
+    await answerQuestions(personId, { right: false });
+    await waitFor(session, "the attempt failed", async () => (await attribute("identity-outcome", "data-outcome")) === "failed", 15_000);
+    assert.match(await text(session, "attempts-left"), new RegExp(`^${left} attempts? left`));
+    if (left === 2) await shot("secure-10-identity-failed");
+    // New questions for the same information: nothing to retype.
+    await click(session, "try-again");
+  }
+  await find(session, "questions", 15_000);
+  await answerQuestions(personId, { right: false });
+  await waitFor(session, "the person is locked", async () => (await attribute("identity-outcome", "data-outcome")) === "locked", 15_000);
+  const person = await service("GET", `/persons/${personId}`);
+  assert.equal(person.status, "locked");
+  const lockedUntil = new Date(person.lockedUntil);
+  assert.ok(lockedUntil.getTime() > Date.now() + 23 * 3600_000, "locked for a day");
+  assert.match(await text(session, "locked-until"), /can try again after \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d/);
+  await shot("secure-11-identity-locked");
+});
+
+test("the overview counts the card, the linked account and the verified person", async () => {
+  await click(session, "nav-overview");
+  await find(session, "overview");
+  assert.match(await text(session, "environment-badge", 15_000), /^sandbox$/i);
+  assert.equal(await text(session, "overview-card-count", 30_000), "1");
+  assert.equal(await text(session, "overview-linked-accounts"), "1");
+  assert.equal(await text(session, "overview-verified-persons"), "1");
+  await waitFor(session, "recent transactions across cards", async () => (await all("recent-transaction")).length > 0);
+  assert.match(await text(session, "recent-transactions"), /•••• 5556/, "each names its card by the last four");
+  await shot("secure-12-overview");
+});
+
+test("the keyboard reaches every section, and the last screen comes back after sign-in", async () => {
+  await click(session, "nav-overview");
+  await session.executeScript("document.querySelector('[data-testid=nav-overview]').focus()");
+  const keys = session.actions();
+  for (let step = 0; step < 4; step += 1) keys.sendKeys(Key.ARROW_DOWN);
+  await keys.perform();
+  const focused = await session.executeScript("return document.activeElement.dataset.testid");
+  assert.equal(focused, "nav-accounts", "arrows move down the sidebar");
+  await session.actions().sendKeys(Key.ENTER).perform();
+  await waitFor(session, "Enter opens the section", async () => (await text(session, "page-title")) === "Bank accounts");
+  assert.equal(await session.executeScript("return document.activeElement.dataset.testid"), "page-title", "focus moves to the new page");
+  const current = await session.findElement(By.css('[aria-current="page"]'));
+  assert.equal(await current.getAttribute("data-testid"), "nav-accounts");
+
+  await click(session, "sign-out");
+  await find(session, "login-form");
+  await click(session, "submit-login");
+  await waitFor(session, "the screen shown last opens again", async () => (await text(session, "page-title")) === "Bank accounts", 30_000);
+});
+
+/** Every screen, photographed as it is now, under `prefix`. */
+async function tour(prefix) {
+  const sections = ["overview", "cards", "merchant", "lookup", "accounts", "identity", "credentials"];
+  for (const section of sections) {
+    await click(session, `nav-${section}`);
+    await waitFor(session, `${section} has loaded`, async () => (await all("state-loading")).length === 0, 30_000);
+    if (section === "accounts") {
+      const open = await all("account-open");
+      if (open.length) {
+        await open[0].click();
+        await waitFor(session, "the account's transactions", async () => (await all("account-transaction")).length > 0, 30_000);
+      }
+    }
+    if (section === "identity") {
+      const verified = await session.findElements(By.xpath('//*[@data-testid="person-row"][.//*[text()="verified"]]'));
+      if (verified.length) {
+        await verified[0].click();
+        await find(session, "signals", 15_000);
+      }
+    }
+    await shot(`${prefix}-${section}`);
+  }
+  await click(session, "nav-cards");
+  await click(session, "open-card");
+  await find(session, "detail-last-four", 30_000);
+  await waitFor(session, "the card's transactions", async () => (await all("state-loading")).length === 0, 60_000);
+  await shot(`${prefix}-card-transactions`);
+}
+
+test("dark mode follows the OS: the app again, with a dark GTK theme, on every screen; the window keeps its size", async () => {
+  await tour("screens-light");
+  await session.manage().window().setRect({ width: 1180, height: 760 });
+  // The size is saved once a resize has settled.
+  await new Promise((resolve) => setTimeout(resolve, 1500));
+  const dataDir = app.data;
+  await app.stop();
+  app = await launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
+  session = app.session;
+  const { width, height } = await session.manage().window().getRect();
+  assert.deepEqual([width, height], [1180, 760], "the window opens at the size it was left at");
+
+  await find(session, "login-form", 60_000);
+  const scheme = await session.executeScript(
+    "return [matchMedia('(prefers-color-scheme: dark)').matches, getComputedStyle(document.body).backgroundColor]",
+  );
+  assert.deepEqual(scheme, [true, "rgb(20, 20, 24)"], "WebKitGTK reports the dark scheme and the page follows it");
+  await shot("screens-dark-sign-in");
+  await click(session, "submit-login");
+  await find(session, "signed-in-email", 30_000);
+  await tour("screens-dark");
+
+  // The waiting state and a question, in the dark.
+  await click(session, "nav-cards");
+  await click(session, "enroll-secure");
+  await find(session, "card-wait");
+  await shot("screens-dark-card-waiting");
+  await click(session, "card-wait-cancel");
+  const personId = await startIdentity("Mary", "Somerville");
+  await type(session, "info-dob", "1980-12-26");
+  await fillInformation();
+  await click(session, "info-submit");
+  await find(session, "questions", 15_000);
+  assert.ok(personId > 0);
+  await shot("screens-dark-identity-question");
+});

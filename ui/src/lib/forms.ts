@@ -1,0 +1,56 @@
+// Inline validation: the service's own rules run in the app (check_merchant, check_location)
+// on every change; a field's message shows once the field was left or the form submitted.
+import type { FieldError } from "./bindings/FieldError";
+
+/** Field errors by field name (the first message of a field wins). */
+export function byField(errors: readonly FieldError[], prefix = ""): Record<string, string> {
+  const found: Record<string, string> = {};
+  for (const error of errors) {
+    const field = prefix && error.field.startsWith(prefix) ? error.field.slice(prefix.length) : error.field;
+    found[field] ??= sentence(field, error.message);
+  }
+  return found;
+}
+
+const FIELD_WORDS: Record<string, string> = {
+  name: "The name",
+  category: "The category",
+  countryCode: "The country",
+  phoneNumber: "The phone number",
+  website: "The website",
+  street: "The street",
+  streetNo: "The number",
+  city: "The city",
+  zip: "The postcode",
+  latitude: "The latitude",
+  longitude: "The longitude",
+};
+
+/** The service says "is required"; next to a field that reads "The city is required". */
+export function sentence(field: string, message: string): string {
+  const subject = FIELD_WORDS[field];
+  if (!subject || /^[A-Z]/.test(message)) return message;
+  return `${subject} ${message}`;
+}
+
+/**
+ * Runs `check` on each new input and hands on only the newest answer: a slow answer to an
+ * older input never overwrites a newer one.
+ */
+export function latestOnly<I, O>(check: (input: I) => Promise<O>, onResult: (output: O) => void): (input: I) => Promise<void> {
+  let sequence = 0;
+  return async (input: I) => {
+    const mine = ++sequence;
+    const output = await check(input);
+    if (mine === sequence) onResult(output);
+  };
+}
+
+/** A number typed in a field, `undefined` when the field is empty, `NaN` when it is not a number. */
+export function optionalNumber(text: string | number | null | undefined): number | undefined {
+  if (text === null || text === undefined) return undefined;
+  if (typeof text === "number") return Number.isFinite(text) ? text : undefined;
+  const trimmed = text.trim().replace(",", ".");
+  if (!trimmed) return undefined;
+  return /^[-+]?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+}
