@@ -66,6 +66,8 @@ pub struct DiscoverQuery {
     #[serde(default, alias = "merchId", skip_serializing_if = "Option::is_none")]
     pub merchid: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    // Inline: a query parameter's schema is not collected into the document's components.
+    #[cfg_attr(feature = "openapi", param(inline))]
     pub match_type: Option<MatchType>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,

@@ -195,3 +195,36 @@ async fn request_schemas_carry_the_services_rules() {
     assert_eq!(cursor["schema"]["type"], "string");
     assert!(cursor["schema"]["pattern"].is_string());
 }
+
+/// Every `$ref` of the document points at something it holds: a dangling one makes other tools
+/// (Prism, code generators) refuse the whole document.
+#[tokio::test]
+async fn every_reference_in_the_document_resolves() {
+    fn references<'a>(value: &'a Value, found: &mut Vec<&'a str>) {
+        match value {
+            Value::Object(map) => {
+                if let Some(Value::String(target)) = map.get("$ref") {
+                    found.push(target);
+                }
+                map.values().for_each(|value| references(value, found));
+            }
+            Value::Array(items) => items.iter().for_each(|value| references(value, found)),
+            _ => {}
+        }
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let state = state(&dir).await;
+    let (_, _, body) = get(&state, "/openapi.json").await;
+    let document: Value = serde_json::from_slice(&body).expect("JSON");
+    let mut found = Vec::new();
+    references(&document, &mut found);
+    assert!(found.len() > 20, "the document uses shared schemas: {} references", found.len());
+    let dangling: BTreeSet<&str> = found
+        .into_iter()
+        .filter(|target| {
+            let pointer = target.strip_prefix('#').unwrap_or(target);
+            document.pointer(pointer).is_none()
+        })
+        .collect();
+    assert!(dangling.is_empty(), "references to nothing: {dangling:?}");
+}
