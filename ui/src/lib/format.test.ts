@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { integer, money, monthLabel } from "./format";
+import { integer, money, monthLabel, when } from "./format";
 
 describe("number formats", () => {
   it("writes money as en-US does, with the currency after", () => {
@@ -19,6 +19,12 @@ describe("number formats", () => {
       "-12,345",
       "3",
     ]);
+  });
+
+  it("writes a moment the same every time", () => {
+    const moment = Date.UTC(2026, 2, 7, 9, 5);
+    expect(when(moment)).toBe(when(moment));
+    expect(when(moment)).toMatch(/2026/);
   });
 
   it("names months", () => {

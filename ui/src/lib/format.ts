@@ -33,8 +33,18 @@ const dateTime = new Intl.DateTimeFormat("en-GB", {
 const dateOnly = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric" });
 const monthYear = new Intl.DateTimeFormat("en-GB", { month: "short", year: "2-digit", timeZone: "UTC" });
 
+const moments = new Map<number, string>();
+
+/** "7 Mar 2026, 09:05". A table redraws the same rows as its filter changes: each time is
+ * formatted once (Intl is slow in WebKit), the cache emptied when it grows large. */
 export function when(epochMs: number): string {
-  return dateTime.format(epochMs);
+  let text = moments.get(epochMs);
+  if (text === undefined) {
+    if (moments.size > 20_000) moments.clear();
+    text = dateTime.format(epochMs);
+    moments.set(epochMs, text);
+  }
+  return text;
 }
 
 const timeOnly = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit" });
