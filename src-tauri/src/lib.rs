@@ -13,7 +13,7 @@ use subscriber_dashboard::Dashboard;
 use subscriber_dashboard::app::DashboardOptions;
 use subscriber_dashboard::sandbox::SandboxOptions;
 use subscriber_dashboard::secrets::{self, Secrets, StoreKind};
-use subscriber_dashboard::views::WindowSize;
+use subscriber_dashboard::views::{ConnectionTarget, WindowSize};
 use tauri::{LogicalSize, Manager, RunEvent, Runtime, WindowEvent};
 
 /// How often the session is checked for a token to renew.
@@ -43,6 +43,17 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
                 keyring,
                 sandbox: SandboxOptions::from_env(),
             }));
+            // A returning sandbox user: start the sandbox (its database and merchant directory
+            // take a moment) while the window and the page load, rather than after; the page's
+            // `connect` then finds it started, or waits for the start under way.
+            if let Some(ConnectionTarget::Sandbox) = tauri::async_runtime::block_on(dashboard.saved_target()) {
+                let early = Arc::clone(&dashboard);
+                tauri::async_runtime::spawn(async move {
+                    if let Err(error) = early.sandbox_url().await {
+                        tracing::warn!(code = %error.code, "the sandbox did not start early: {}", error.message);
+                    }
+                });
+            }
             let renewer = Arc::clone(&dashboard);
             tauri::async_runtime::spawn(async move {
                 loop {

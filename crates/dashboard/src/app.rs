@@ -115,6 +115,11 @@ impl Dashboard {
         Ok(info)
     }
 
+    /// The environment chosen last time, to reconnect to at start.
+    pub async fn saved_target(&self) -> Option<ConnectionTarget> {
+        self.state.lock().await.settings.target.clone()
+    }
+
     /// The embedded sandbox's address, starting it on first use.
     pub async fn sandbox_url(&self) -> Result<String, CommandError> {
         let mut sandbox = self.sandbox.lock().await;

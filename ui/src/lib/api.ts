@@ -202,6 +202,39 @@ const secureFlows = {
   verifyPerson: (answers: VerifyPersonRequest) => call<VerifyPersonResponse>("verify_person", { answers }),
 };
 
+/**
+ * Runs a command that streams a list over a channel (`onBatch`) and answers with the row count.
+ * Resolves once the answer has come *and* the last batch (`done`) has been delivered: a channel's
+ * big messages are fetched separately and can arrive after the command's answer.
+ */
+export function loadBatches<T>(
+  command: string,
+  args: Record<string, unknown>,
+  onBatch: (batch: Batch<T>) => void,
+): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let answer: number | null = null;
+    let delivered = false;
+    const channel = new Channel<Batch<T>>();
+    channel.onmessage = (batch) => {
+      try {
+        onBatch(batch);
+      } catch (error) {
+        reject(error);
+        return;
+      }
+      if (batch.done) {
+        delivered = true;
+        if (answer !== null) resolve(answer);
+      }
+    };
+    call<number>(command, { ...args, onBatch: channel }).then((count) => {
+      answer = count;
+      if (delivered) resolve(count);
+    }, reject);
+  });
+}
+
 export const api = {
   status: () => call<AppStatus>("status"),
   connect: (target: ConnectionTarget) => call<ConnectionInfo>("connect", { target }),
@@ -218,9 +251,7 @@ export const api = {
 
   /** Every transaction of a card; `onBatch` sees each page as it arrives. */
   loadTransactions(cardId: number, onBatch: (batch: TransactionBatch) => void): Promise<number> {
-    const channel = new Channel<TransactionBatch>();
-    channel.onmessage = onBatch;
-    return call<number>("load_transactions", { cardId, onBatch: channel });
+    return loadBatches("load_transactions", { cardId }, onBatch);
   },
 
   /** Live transactions of a card until the returned function is called. */
@@ -255,9 +286,7 @@ export const api = {
 
   /** Every transaction across the merchant's locations; `onBatch` sees each page as it arrives. */
   loadMerchantTransactions(onBatch: (batch: MerchantBatch) => void): Promise<number> {
-    const channel = new Channel<MerchantBatch>();
-    channel.onmessage = onBatch;
-    return call<number>("load_merchant_transactions", { onBatch: channel });
+    return loadBatches("load_merchant_transactions", {}, onBatch);
   },
 
   /** Live transactions at the merchant's locations until the returned function is called. */

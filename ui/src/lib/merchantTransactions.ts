@@ -10,8 +10,28 @@ export interface MerchantRow {
   time: number;
   /** The card's last four as printed (`0042`). */
   card: string;
-  /** Lower-case text the filter field searches. */
-  haystack: string;
+  /**
+   * The searchable words, interned: the location's address, and the currency with the status.
+   * A merchant has many sales but few locations, so a keystroke searches each text once.
+   */
+  place: number;
+  kind: number;
+  /** The row's own searchable digits: the card's last four, amount and id. */
+  own: string;
+}
+
+/** Every distinct text seen, lower case, by `MerchantRow.place` and `.kind`. */
+const texts: string[] = [];
+const textIds = new Map<string, number>();
+
+function intern(text: string): number {
+  let id = textIds.get(text);
+  if (id === undefined) {
+    id = texts.length;
+    texts.push(text);
+    textIds.set(text, id);
+  }
+  return id;
 }
 
 export function prepareMerchantRow(tx: MerchantTransaction): MerchantRow {
@@ -20,21 +40,14 @@ export function prepareMerchantRow(tx: MerchantTransaction): MerchantRow {
     tx,
     time: Date.parse(tx.createdAt),
     card,
-    haystack: [
-      `${tx.streetNo} ${tx.street}`,
-      tx.city,
-      tx.zip,
-      tx.country,
-      card,
-      tx.amount.toFixed(2),
-      tx.currency,
-      String(tx.transactionId),
-      tx.pending ? "pending" : "settled",
-    ]
-      .join("\u0001")
-      .toLowerCase(),
+    place: intern([`${tx.streetNo} ${tx.street}`, tx.city, tx.zip, tx.country].join("\u0001").toLowerCase()),
+    kind: intern(`${tx.currency}\u0001${tx.pending ? "pending" : "settled"}`.toLowerCase()),
+    own: `${card}\u0001${tx.amount.toFixed(2)}\u0001${tx.transactionId}`,
   };
 }
+
+/** Only card digits, amounts and ids can hold these characters alone. */
+const OWN_CHARACTERS = /^[-0-9.\u0001]*$/;
 
 /** "1022 Valencia St, San Francisco": how a location reads in lists, filters and the chart. */
 export function locationLabel(location: Pick<Location, "streetNo" | "street" | "city">): string {
@@ -83,6 +96,12 @@ const cents = (amount: number) => Math.round(amount * 100) / 100;
 /** Keeps the order of `rows` (already sorted); sums what it keeps in the same pass. */
 export function filterMerchantRows(rows: readonly MerchantRow[], filter: MerchantFilter): MerchantFiltered {
   const needle = filter.text.trim().toLowerCase();
+  let matches: Uint8Array | null = null;
+  const searchOwn = needle !== "" && OWN_CHARACTERS.test(needle);
+  if (needle) {
+    matches = new Uint8Array(texts.length);
+    for (let text = 0; text < texts.length; text++) if (texts[text].includes(needle)) matches[text] = 1;
+  }
   const from = dayStart(filter.from);
   const toStart = dayStart(filter.to);
   const to = toStart === null ? null : toStart + DAY_MS - 1;
@@ -96,7 +115,9 @@ export function filterMerchantRows(rows: readonly MerchantRow[], filter: Merchan
     if (filter.locationId !== null && tx.locationId !== filter.locationId) continue;
     if (from !== null && row.time < from) continue;
     if (to !== null && row.time > to) continue;
-    if (needle && !row.haystack.includes(needle)) continue;
+    if (matches !== null && matches[row.place] !== 1 && matches[row.kind] !== 1 && !(searchOwn && row.own.includes(needle))) {
+      continue;
+    }
     kept.push(row);
     let sum = currencies.get(tx.currency);
     if (!sum) {

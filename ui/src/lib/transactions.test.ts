@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CardTransaction } from "./bindings/CardTransaction";
-import { applyFilter, defaultSort, emptyFilter, monthlySpending, prepare, sortRows, upsert } from "./transactions";
+import { applyFilter, createFilter, monthlyBars, defaultSort, emptyFilter, monthlySpending, prepare, sortRows, upsert } from "./transactions";
 
 let nextId = 1;
 function tx(overrides: Partial<CardTransaction>): CardTransaction {
@@ -44,6 +44,15 @@ describe("the transaction table's model", () => {
     const byText = applyFilter(rows, { ...emptyFilter, text: "  ATLANTA " });
     expect(byText.rows.map((row) => row.tx.merchantName)).toEqual(["Delta Air Lines"]);
 
+    expect(applyFilter(rows, { ...emptyFilter, text: "25.50" }).rows.map((row) => row.tx.merchantName)).toEqual(["Whole Foods"]);
+    const id = rows[0].tx.transactionId;
+    expect(applyFilter(rows, { ...emptyFilter, text: String(id) }).rows.map((row) => row.tx.transactionId)).toContain(id);
+    expect(applyFilter(rows, { ...emptyFilter, text: "5814" }).totals.count).toBe(3);
+    expect(applyFilter(rows, { ...emptyFilter, text: "sq *blue" }).rows.map((row) => row.tx.merchantName)).toEqual(
+      expect.arrayContaining(["Blue Bottle Coffee"]),
+    );
+    expect(applyFilter(rows, { ...emptyFilter, text: "no such shop" }).totals.count).toBe(0);
+
     const february = applyFilter(rows, { ...emptyFilter, from: "2026-02-01", to: "2026-02-28" });
     expect(february.rows.map((row) => row.tx.amount)).toEqual([100, -5]);
     expect(february.totals.byCurrency).toEqual([{ currency: "USD", amount: 95, count: 2 }]);
@@ -58,17 +67,50 @@ describe("the transaction table's model", () => {
     expect(all.totals.pending).toBe(1);
   });
 
+  it("gives the same answer typing on, deleting and changing other filters as a fresh filter", () => {
+    const filter = createFilter();
+    const steps = [
+      { ...emptyFilter, text: "b" },
+      { ...emptyFilter, text: "bl" },
+      { ...emptyFilter, text: "blue" },
+      { ...emptyFilter, text: "bl" },
+      { ...emptyFilter, text: "blue", pending: "settled" as const },
+      { ...emptyFilter, text: "blue b", pending: "settled" as const },
+      { ...emptyFilter, text: "" },
+      { ...emptyFilter, text: "1" },
+      { ...emptyFilter, text: "10" },
+    ];
+    for (const step of steps) {
+      const fresh = applyFilter(rows, step);
+      const remembered = filter(rows, step);
+      expect(remembered.rows.map((row) => row.tx.transactionId)).toEqual(fresh.rows.map((row) => row.tx.transactionId));
+      expect(remembered.totals).toEqual(fresh.totals);
+    }
+    const arrival = upsert(rows, prepare(tx({ createdAt: "2026-03-09T00:00:00Z", merchantName: "Blue Note" })), defaultSort);
+    expect(filter(arrival, { ...emptyFilter, text: "10" }).totals.count).toBe(applyFilter(arrival, { ...emptyFilter, text: "10" }).totals.count);
+  });
+
   it("buckets spending by month with empty months as zero", () => {
     const bars = monthlySpending(rows, "USD");
     expect(bars.map((bar) => [bar.amount, bar.count])).toEqual([
       [25.5, 1],
       [95, 2],
     ]);
+    expect(monthlyBars(applyFilter(rows, emptyFilter), "USD")).toEqual(bars);
+    expect(monthlyBars(applyFilter(sortRows(rows, { key: "amount", descending: false }), emptyFilter), "USD")).toEqual(bars);
+    expect(monthlyBars(applyFilter(rows, { ...emptyFilter, text: "whole" }), "USD").map((bar) => bar.amount)).toEqual([25.5]);
+    expect(monthlyBars(applyFilter(rows, emptyFilter), "GBP")).toEqual([]);
     const sparse = monthlySpending(
       [prepare(tx({ createdAt: "2025-11-03T00:00:00Z", amount: 1 })), prepare(tx({ createdAt: "2026-02-03T00:00:00Z", amount: 2 }))],
       "USD",
     );
     expect(sparse.map((bar) => bar.amount)).toEqual([1, 0, 0, 2]);
+    expect(
+      monthlyBars(
+        applyFilter([prepare(tx({ createdAt: "2026-02-03T00:00:00Z", amount: 2 })), prepare(tx({ createdAt: "2025-11-03T00:00:00Z", amount: 1 }))], emptyFilter),
+        "USD",
+      ).map((bar) => bar.amount),
+    ).toEqual([1, 0, 0, 2]);
   });
 
   it("puts a live arrival in its sorted place and replaces a row that settled", () => {

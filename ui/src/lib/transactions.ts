@@ -8,8 +8,28 @@ export interface Row {
   time: number;
   /** Months since year 0 (UTC), the monthly chart's bucket. */
   month: number;
-  /** Lower-case text the filter field searches. */
-  haystack: string;
+  /**
+   * The merchant's searchable text (name, category, descriptor, address), interned: a card's
+   * history has 100,000 rows but a few hundred merchants, so a keystroke searches each merchant
+   * once rather than every row.
+   */
+  place: number;
+  /** The row's own searchable text: amount and id. */
+  own: string;
+}
+
+/** Every distinct merchant text seen, lower case, by `Row.place`. */
+const places: string[] = [];
+const placeIds = new Map<string, number>();
+
+function intern(text: string): number {
+  let id = placeIds.get(text);
+  if (id === undefined) {
+    id = places.length;
+    places.push(text);
+    placeIds.set(text, id);
+  }
+  return id;
 }
 
 export function prepare(tx: CardTransaction): Row {
@@ -19,20 +39,16 @@ export function prepare(tx: CardTransaction): Row {
     tx,
     time,
     month: date.getUTCFullYear() * 12 + date.getUTCMonth(),
-    haystack: [
-      tx.merchantName,
-      tx.category,
-      tx.descriptor,
-      tx.city,
-      tx.street,
-      tx.country,
-      tx.zip,
-      tx.amount.toFixed(2),
-      String(tx.transactionId),
-    ]
-      .join("\u0001")
-      .toLowerCase(),
+    place: intern(
+      [tx.merchantName, tx.category, tx.descriptor, tx.city, tx.street, tx.country, tx.zip].join("\u0001").toLowerCase(),
+    ),
+    own: `${tx.amount.toFixed(2)}\u0001${tx.transactionId}`,
   };
+}
+
+/** What a row's text holds for a search: its merchant's text or its own (amount, id). */
+export function haystack(row: Row): string {
+  return `${places[row.place]}\u0001${row.own}`;
 }
 
 export type PendingFilter = "all" | "pending" | "settled";
@@ -71,43 +87,134 @@ export interface Totals {
   refunds: number;
 }
 
+/** Purchases less refunds of one month. */
+export interface MonthSum {
+  amount: number;
+  count: number;
+}
+
 export interface Filtered {
   rows: Row[];
   totals: Totals;
+  /** Per currency, per month (months since year 0): the monthly chart of what is kept. */
+  monthly: Map<string, Map<number, MonthSum>>;
 }
 
-/** Keeps the order of `rows` (already sorted); sums what it keeps in the same pass. */
+/** Only amounts and ids can hold these characters alone; a needle with others skips them. */
+const OWN_CHARACTERS = /^[-0-9.\u0001]*$/;
+
+/**
+ * Keeps the order of `rows` (already sorted); sums what it keeps in the same pass. Fast enough
+ * for every keystroke on 100,000 rows: the text is searched once per merchant, not per row.
+ */
 export function applyFilter(rows: readonly Row[], filter: Filter): Filtered {
   const needle = filter.text.trim().toLowerCase();
   const from = dayStart(filter.from);
   const toStart = dayStart(filter.to);
   const to = toStart === null ? null : toStart + DAY_MS - 1;
   const wantPending = filter.pending === "pending" ? true : filter.pending === "settled" ? false : null;
+  // Which merchants match, decided once each (1: yes, 0: no).
+  let placeMatches: Uint8Array | null = null;
+  const searchOwn = needle !== "" && OWN_CHARACTERS.test(needle);
+  if (needle) {
+    placeMatches = new Uint8Array(places.length);
+    for (let place = 0; place < places.length; place++) if (places[place].includes(needle)) placeMatches[place] = 1;
+  }
   const kept: Row[] = [];
-  const sums = new Map<string, { amount: number; count: number }>();
+  const sums = new Map<string, CurrencySum>();
+  let lastCurrency = "";
+  let lastSum: CurrencySum | undefined;
   let pending = 0;
   let refunds = 0;
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index];
     if (from !== null && row.time < from) continue;
     if (to !== null && row.time > to) continue;
-    if (wantPending !== null && row.tx.pending !== wantPending) continue;
-    if (needle && !row.haystack.includes(needle)) continue;
+    const tx = row.tx;
+    if (wantPending !== null && tx.pending !== wantPending) continue;
+    if (placeMatches !== null && placeMatches[row.place] !== 1 && !(searchOwn && row.own.includes(needle))) continue;
     kept.push(row);
-    let sum = sums.get(row.tx.currency);
-    if (!sum) {
-      sum = { amount: 0, count: 0 };
-      sums.set(row.tx.currency, sum);
+    // Rows come in runs of one currency: look the sum up only when it changes.
+    if (tx.currency !== lastCurrency || lastSum === undefined) {
+      lastCurrency = tx.currency;
+      lastSum = sums.get(lastCurrency);
+      if (!lastSum) {
+        lastSum = { amount: 0, count: 0, months: new Map(), month: Number.NaN, bucket: { amount: 0, count: 0 } };
+        sums.set(lastCurrency, lastSum);
+      }
     }
-    sum.amount += row.tx.amount;
-    sum.count += 1;
-    if (row.tx.pending) pending += 1;
-    if (row.tx.amount < 0) refunds += 1;
+    lastSum.amount += tx.amount;
+    lastSum.count += 1;
+    // The monthly chart in the same pass; sorted by time, a row's month is mostly the last one's.
+    if (row.month !== lastSum.month) {
+      lastSum.month = row.month;
+      let bucket = lastSum.months.get(row.month);
+      if (!bucket) {
+        bucket = { amount: 0, count: 0 };
+        if (!Number.isNaN(row.month)) lastSum.months.set(row.month, bucket);
+      }
+      lastSum.bucket = bucket;
+    }
+    lastSum.bucket.amount += tx.amount;
+    lastSum.bucket.count += 1;
+    if (tx.pending) pending += 1;
+    if (tx.amount < 0) refunds += 1;
   }
   const byCurrency = [...sums.entries()]
     .map(([currency, sum]) => ({ currency, amount: Math.round(sum.amount * 100) / 100, count: sum.count }))
     .sort((a, b) => b.count - a.count);
-  return { rows: kept, totals: { count: kept.length, byCurrency, pending, refunds } };
+  const monthly = new Map<string, Map<number, MonthSum>>();
+  for (const [currency, sum] of sums) monthly.set(currency, sum.months);
+  return { rows: kept, totals: { count: kept.length, byCurrency, pending, refunds }, monthly };
+}
+
+interface CurrencySum {
+  amount: number;
+  count: number;
+  months: Map<number, MonthSum>;
+  /** The month of the last row summed, and its bucket. */
+  month: number;
+  bucket: MonthSum;
+}
+
+/** The monthly chart of a filter's answer, as `monthlySpending` draws it from rows. */
+export function monthlyBars(filtered: Filtered, currency: string, maxMonths = 36): MonthBar[] {
+  const months = filtered.monthly.get(currency);
+  if (!months || months.size === 0) return [];
+  let last = -Infinity;
+  for (const month of months.keys()) if (month > last) last = month;
+  let first = Infinity;
+  for (const month of months.keys()) if (month < first) first = month;
+  const start = Math.max(first, last - maxMonths + 1);
+  const bars: MonthBar[] = [];
+  for (let month = start; month <= last; month++) {
+    const sum = months.get(month);
+    bars.push({ month, amount: sum ? Math.round(sum.amount * 100) / 100 : 0, count: sum?.count ?? 0 });
+  }
+  return bars;
+}
+
+/**
+ * `applyFilter` that remembers its last answer: when only the text changed and the new text
+ * contains the old one (typing on), only the rows kept last time can match, so only they are
+ * searched. One per table.
+ */
+export function createFilter(): (rows: readonly Row[], filter: Filter) => Filtered {
+  let last: { rows: readonly Row[]; filter: Filter; needle: string; result: Filtered } | null = null;
+  return (rows, filter) => {
+    const needle = filter.text.trim().toLowerCase();
+    const narrower =
+      last !== null &&
+      last.rows === rows &&
+      last.filter.from === filter.from &&
+      last.filter.to === filter.to &&
+      last.filter.pending === filter.pending &&
+      last.needle !== "" &&
+      needle.includes(last.needle);
+    const result = narrower && last ? applyFilter(last.result.rows, filter) : applyFilter(rows, filter);
+    last = { rows, filter: { ...filter }, needle, result };
+    return result;
+  };
 }
 
 const collator = new Intl.Collator("en", { sensitivity: "base" });
@@ -147,28 +254,28 @@ export interface MonthBar {
 
 /** Spending per month of `currency`, every month from the first to the last (gaps as zero). */
 export function monthlySpending(rows: readonly Row[], currency: string, maxMonths = 36): MonthBar[] {
-  const sums = new Map<number, MonthBar>();
+  // Two passes of plain number work (the range, then the sums) beat a map per row.
   let first = Infinity;
   let last = -Infinity;
   for (let index = 0; index < rows.length; index++) {
     const row = rows[index];
-    if (row.tx.currency !== currency) continue;
-    let bar = sums.get(row.month);
-    if (!bar) {
-      bar = { month: row.month, amount: 0, count: 0 };
-      sums.set(row.month, bar);
-    }
-    bar.amount += row.tx.amount;
-    bar.count += 1;
+    if (row.tx.currency !== currency || Number.isNaN(row.month)) continue;
     if (row.month < first) first = row.month;
     if (row.month > last) last = row.month;
   }
-  if (sums.size === 0) return [];
+  if (first === Infinity) return [];
   const start = Math.max(first, last - maxMonths + 1);
+  const amounts = new Float64Array(last - start + 1);
+  const counts = new Uint32Array(last - start + 1);
+  for (let index = 0; index < rows.length; index++) {
+    const row = rows[index];
+    if (!(row.month >= start) || row.tx.currency !== currency) continue;
+    amounts[row.month - start] += row.tx.amount;
+    counts[row.month - start] += 1;
+  }
   const bars: MonthBar[] = [];
-  for (let month = start; month <= last; month++) {
-    const bar = sums.get(month);
-    bars.push({ month, amount: bar ? Math.round(bar.amount * 100) / 100 : 0, count: bar?.count ?? 0 });
+  for (let offset = 0; offset < amounts.length; offset++) {
+    bars.push({ month: start + offset, amount: Math.round(amounts[offset] * 100) / 100, count: counts[offset] });
   }
   return bars;
 }
