@@ -70,6 +70,9 @@ pub mod codes {
     pub const RATE_LIMITED: &str = "rate_limited";
     pub const TIMEOUT: &str = "timeout";
     pub const INTERNAL: &str = "internal";
+    /// 501: the operation needs a provider this deployment has not configured (outside the
+    /// sandbox: an identity source for persons, a bank connection for accounts).
+    pub const NOT_CONFIGURED: &str = "not_configured";
 }
 
 /// A page of a list: the contract's opaque cursor paging.

@@ -38,6 +38,10 @@ pub enum ApiError {
     RateLimited { retry_after_seconds: u64 },
     #[error("the request took too long")]
     Timeout,
+    /// The operation needs a provider this environment has not configured (501): an
+    /// identity source, a bank connection.
+    #[error("{0}")]
+    NotConfigured(String),
     /// Never shown: the cause is logged with the request id, the client sees a generic text.
     #[error("internal error")]
     Internal(#[source] anyhow::Error),
@@ -77,6 +81,7 @@ impl ApiError {
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::Timeout => StatusCode::REQUEST_TIMEOUT,
+            Self::NotConfigured(_) => StatusCode::NOT_IMPLEMENTED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -96,6 +101,7 @@ impl ApiError {
             Self::UnsupportedMediaType(_) => codes::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. } => codes::RATE_LIMITED,
             Self::Timeout => codes::TIMEOUT,
+            Self::NotConfigured(_) => codes::NOT_CONFIGURED,
             Self::Internal(_) => codes::INTERNAL,
         }
     }

@@ -39,6 +39,9 @@ pub struct Shared {
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::realtime::EventHub>,
+    /// Where identity questions come from; `None` (501 `not_configured`) outside the sandbox
+    /// until a real source is configured.
+    pub identity_source: Option<Arc<dyn crate::persons::source::IdentitySource>>,
     /// `GET /openapi.json`, serialized once when the router is built.
     pub openapi: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
@@ -65,6 +68,7 @@ impl AppState {
         let usage = UsageRecorder::new(config.environment);
         let limits = crate::limits::Limits::new(&config);
         let directory = Directory::open(&db, config.sandbox_seed, config.directory_size).await?;
+        let identity_source = crate::persons::source::for_environment(&config);
         Ok(Self(Arc::new(Shared {
             config: Arc::new(config),
             db,
@@ -76,6 +80,7 @@ impl AppState {
             directory: Arc::new(directory),
             limits: Arc::new(limits),
             events: Arc::default(),
+            identity_source,
             openapi: Arc::default(),
         })))
     }

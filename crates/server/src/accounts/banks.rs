@@ -1,5 +1,6 @@
-//! The banks a subscriber can link an account at. The service plays each of them itself:
-//! their sign-in and consent pages are `crate::hosted::bank`.
+//! The sandbox banks. The service plays each of them itself: their sign-in and consent
+//! pages are `crate::hosted::bank`, with published test logins, so they exist only in the
+//! sandbox (`accounts::linkable_banks`).
 
 pub struct SandboxBank {
     pub id: &'static str,
@@ -17,10 +18,10 @@ pub const BANKS: &[SandboxBank] = &[
     SandboxBank { id: "thames-mutual", name: "Thames Mutual", currency: "GBP" },
 ];
 
-/// The bank an id or a name names, ignoring case and surrounding spaces.
-pub fn find(id_or_name: &str) -> Option<&'static SandboxBank> {
+/// The bank of `banks` an id or a name names, ignoring case and surrounding spaces.
+pub fn find(banks: &'static [SandboxBank], id_or_name: &str) -> Option<&'static SandboxBank> {
     let wanted = id_or_name.trim();
-    BANKS.iter().find(|bank| bank.id.eq_ignore_ascii_case(wanted) || bank.name.eq_ignore_ascii_case(wanted))
+    banks.iter().find(|bank| bank.id.eq_ignore_ascii_case(wanted) || bank.name.eq_ignore_ascii_case(wanted))
 }
 
 pub fn by_id(id: &str) -> Option<&'static SandboxBank> {
@@ -46,9 +47,10 @@ mod tests {
 
     #[test]
     fn banks_are_found_by_id_or_name_in_any_case() {
-        assert_eq!(find("NORTHWIND").map(|bank| bank.id), Some("northwind"));
-        assert_eq!(find("  harbor credit union ").map(|bank| bank.id), Some("harbor-cu"));
-        assert!(find("no such bank").is_none());
-        assert!(find("").is_none());
+        assert_eq!(find(BANKS, "NORTHWIND").map(|bank| bank.id), Some("northwind"));
+        assert_eq!(find(BANKS, "  harbor credit union ").map(|bank| bank.id), Some("harbor-cu"));
+        assert!(find(BANKS, "no such bank").is_none());
+        assert!(find(BANKS, "").is_none());
+        assert!(find(&[], "northwind").is_none());
     }
 }

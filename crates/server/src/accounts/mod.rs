@@ -15,7 +15,8 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
-    AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, ErrorBody, Success,
+    AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Environment, ErrorBody,
+    Success,
 };
 use utoipa_axum::routes;
 
@@ -77,11 +78,21 @@ fn bank_entry(bank: &SandboxBank) -> Bank {
     Bank { id: bank.id.to_owned(), name: bank.name.to_owned() }
 }
 
+/// The banks this environment can link accounts at: the sandbox banks, which the service plays
+/// itself with published test logins, exist only in the sandbox. Elsewhere no bank connection
+/// is configured yet, so there are none (`None`).
+pub fn linkable_banks(state: &AppState) -> Option<&'static [SandboxBank]> {
+    (state.environment() == Environment::Sandbox).then_some(banks::BANKS)
+}
+
 /// The banks an account can be enrolled at
+///
+/// Outside the sandbox the list is empty until a bank connection is configured.
 #[utoipa::path(get, path = "/banks", tag = "accounts", operation_id = "listBanks",
-    responses((status = 200, description = "The banks.", body = Success<BankList>)))]
-async fn list_banks(_auth: Auth) -> Json<Success<BankList>> {
-    Json(Success::new(BankList { banks: banks::BANKS.iter().map(bank_entry).collect() }))
+    responses((status = 200, description = "The banks (none outside the sandbox yet).", body = Success<BankList>)))]
+async fn list_banks(State(state): State<AppState>, _auth: Auth) -> Json<Success<BankList>> {
+    let banks = linkable_banks(&state).unwrap_or_default();
+    Json(Success::new(BankList { banks: banks.iter().map(bank_entry).collect() }))
 }
 
 /// Starts linking a bank account
@@ -94,6 +105,8 @@ async fn list_banks(_auth: Auth) -> Json<Success<BankList>> {
         (status = 201, description = "The account is pending until the person signs in at `url`.",
             body = Success<EnrollAccountResponse>),
         (status = 409, description = "The Idempotency-Key was used with another body.", body = ErrorBody),
+        (status = 501, description = "No bank connection is configured in this environment (`not_configured`): \
+            the sandbox banks exist only in the sandbox.", body = ErrorBody),
     ))]
 async fn enroll(
     State(state): State<AppState>,
@@ -101,8 +114,15 @@ async fn enroll(
     claim: Option<Extension<IdempotencyClaim>>,
     ApiJson(request): ApiJson<EnrollAccountRequest>,
 ) -> Result<Response, ApiError> {
-    let bank = banks::find(&request.bank).ok_or_else(|| {
-        let known = banks::BANKS.iter().map(|bank| format!("{} ({})", bank.id, bank.name)).collect::<Vec<_>>();
+    let linkable = linkable_banks(&state).ok_or_else(|| {
+        ApiError::NotConfigured(format!(
+            "no bank connection is configured in the {} environment: the sandbox banks and their test logins \
+             exist only in the sandbox",
+            state.environment().as_str()
+        ))
+    })?;
+    let bank = banks::find(linkable, &request.bank).ok_or_else(|| {
+        let known = linkable.iter().map(|bank| format!("{} ({})", bank.id, bank.name)).collect::<Vec<_>>();
         ApiError::invalid_field(
             "bank",
             format!("no bank is named {:?}: use an id or a name from GET /banks: {}", request.bank, known.join(", ")),

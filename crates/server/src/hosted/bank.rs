@@ -1,4 +1,4 @@
-//! The sandbox bank's pages: sign-in (`/secure/bank/login?link=<token>`; for `user_mfa` the
+//! The sandbox bank's pages (sandbox only: elsewhere every one of them is a 404 page): sign-in (`/secure/bank/login?link=<token>`; for `user_mfa` the
 //! same address then asks for a one-time code), then consent
 //! (`/secure/bank/consent?link=<token>`), then the outcome.
 //!
@@ -43,6 +43,15 @@ async fn open_link(state: &AppState, uri: &Uri) -> Result<Link, Response> {
             "This bank sign-in link is unknown. Go back to the application that sent you here and start again.",
         )
     };
+    // The published test logins must not link anything outside the sandbox, even through a
+    // link made while the same database served the sandbox.
+    if accounts::linkable_banks(state).is_none() {
+        return Err(page::message(
+            StatusCode::NOT_FOUND,
+            "There is no bank sign-in here",
+            "This service has no bank connection configured. Go back to the application that sent you here.",
+        ));
+    }
     let link_token = token::query_param(uri, "link").ok_or_else(unknown)?;
     let token_hash = token::hash(&link_token);
     let row = state

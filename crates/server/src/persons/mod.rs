@@ -9,8 +9,10 @@
 
 pub mod identity;
 pub mod signals;
+pub mod source;
 
 use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
 
 use axum::Json;
 use axum::extract::{Extension, State};
@@ -34,6 +36,8 @@ use crate::state::AppState;
 use crate::storage::persons::{NewPerson, PersonRow, QuestionSetRow};
 use crate::storage::{self, StorageError};
 use identity::IssuedQuestion;
+use rusqlite::Transaction;
+use source::{Applicant, IdentitySource};
 
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(routes!(onboard))
@@ -190,16 +194,22 @@ async fn owned_person(state: &AppState, subscriber_id: i64, person_id: i64) -> R
 
 fn locked(person: &PersonRow, now: i64) -> Result<(), ApiError> {
     match person.locked_until {
-        Some(until) if until > now => Err(ApiError::Locked {
-            message: format!(
-                "person {} failed verification {MAX_FAILED_VERIFICATIONS} times and is locked until {}",
-                person.id,
-                paging::checked_time(until)?.to_rfc3339()
-            ),
-            until: paging::checked_time(until)?,
-        }),
+        Some(until) if until > now => Err(locked_error(person.id, until)?),
         _ => Ok(()),
     }
+}
+
+/// The 403 of a locked person (`lockedUntil`); `Err` only when `until` is not a time.
+fn locked_error(person_id: i64, until: i64) -> Result<ApiError, ApiError> {
+    let until = paging::checked_time(until)?;
+    Ok(ApiError::Locked {
+        message: format!(
+            "person {person_id} failed or left unanswered {MAX_FAILED_VERIFICATIONS} question sets and is locked \
+             until {}",
+            until.to_rfc3339()
+        ),
+        until,
+    })
 }
 
 /// Failures that still count: a lock that has run out forgets them.
@@ -240,53 +250,162 @@ fn stored_questions(set: &QuestionSetRow) -> Result<Vec<IssuedQuestion>, ApiErro
     serde_json::from_str(&set.questions).map_err(ApiError::internal)
 }
 
+/// The identity source of this environment, or 501 `not_configured`.
+fn identity_source(state: &AppState) -> Result<Arc<dyn IdentitySource>, ApiError> {
+    state.identity_source.clone().ok_or_else(|| {
+        ApiError::NotConfigured(format!(
+            "identity verification is not configured in the {} environment: no identity source is connected \
+             (synthetic identities exist only in the sandbox)",
+            state.environment().as_str()
+        ))
+    })
+}
+
+/// Why no set was issued. Decided inside the transaction, which still commits: the
+/// unanswered sets it closed stay counted as failures.
+enum Refused {
+    Verified,
+    Locked { until: i64 },
+    Source(anyhow::Error),
+}
+
+/// When a set is issued, until when it holds, and how long a lock lasts.
+struct IssueTimes {
+    now: i64,
+    expires_at: i64,
+    lock_seconds: i64,
+}
+
+/// A question whose topic (its text) was asked before is asked again exactly as first
+/// asked: the same choices in the same order, the same right one. Fresh decoys on every ask
+/// would let anyone find the truth by counting which choice recurs.
+fn keep_earlier_choices(fresh: Vec<IssuedQuestion>, earlier: &[IssuedQuestion]) -> Vec<IssuedQuestion> {
+    fresh
+        .into_iter()
+        .map(|question| earlier.iter().find(|asked| asked.text == question.text).cloned().unwrap_or(question))
+        .collect()
+}
+
+/// Issues the person's next question set under the rules that keep the answers from being
+/// learnt by asking:
+/// - every earlier set left unanswered (open or expired) is closed and counts as a failed
+///   attempt, so the lock after `MAX_FAILED_VERIFICATIONS` failures also stops asking without
+///   answering: at most three sets per lock period (24 h), the fourth ask is refused locked;
+/// - a topic asked before keeps its choices (`keep_earlier_choices`).
+///
+/// One transaction on the single writer: concurrent asks are counted one after the other.
+/// `make(set_number)` asks the identity source.
+fn issue_question_set(
+    transaction: &Transaction<'_>,
+    person: &PersonRow,
+    times: &IssueTimes,
+    make: impl FnOnce(u32) -> anyhow::Result<Vec<IssuedQuestion>>,
+) -> Result<Result<(i64, Vec<IssuedQuestion>), Refused>, StorageError> {
+    let Some(current) = storage::persons::get(transaction, person.subscriber_id, person.id)? else {
+        return Err(StorageError::Corrupt(format!("person {} vanished", person.id)));
+    };
+    if current.verified_at.is_some() {
+        return Ok(Err(Refused::Verified));
+    }
+    let mut failures = current.failed_attempts;
+    match current.locked_until {
+        Some(until) if until > times.now => return Ok(Err(Refused::Locked { until })),
+        Some(_) => {
+            storage::persons::clear_lock(transaction, current.id)?;
+            failures = 0;
+        }
+        None => {}
+    }
+    let abandoned = storage::persons::close_unanswered(transaction, current.id, times.now)?;
+    if abandoned > 0 {
+        failures = failures.saturating_add(abandoned);
+        let lock_until = (failures >= MAX_FAILED_VERIFICATIONS).then_some(times.now + times.lock_seconds);
+        storage::persons::record_failures(transaction, current.id, abandoned, lock_until)?;
+        if let Some(until) = lock_until {
+            tracing::info!(person_id = current.id, "person locked: question sets left unanswered");
+            return Ok(Err(Refused::Locked { until }));
+        }
+    }
+    let earlier = storage::persons::question_sets(transaction, current.id)?
+        .iter()
+        .map(|set| serde_json::from_str::<Vec<IssuedQuestion>>(&set.questions))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|error| StorageError::Corrupt(error.to_string()))?;
+    let set_number = u32::try_from(earlier.len()).unwrap_or(u32::MAX);
+    let fresh = match make(set_number) {
+        Ok(fresh) => fresh,
+        Err(error) => return Ok(Err(Refused::Source(error))),
+    };
+    let earlier: Vec<IssuedQuestion> = earlier.into_iter().flatten().collect();
+    let issued = keep_earlier_choices(fresh, &earlier);
+    let json = serde_json::to_string(&issued).map_err(|error| StorageError::Corrupt(error.to_string()))?;
+    let set_id =
+        storage::persons::insert_question_set(transaction, current.id, times.now, times.expires_at, move |_| Ok(json))?;
+    Ok(Ok((set_id, issued)))
+}
+
 /// Sends the person's information and gets four questions (step 2 of 3)
 ///
-/// The multiple-choice questions are valid 10 minutes. Nothing typed here is stored.
+/// The multiple-choice questions are valid 10 minutes. Nothing typed here is stored. A set left
+/// unanswered counts as a failed attempt when the next one is asked, so a person gets at most three
+/// sets before the 24-hour lock; a topic asked again has the same choices as before. Outside the
+/// sandbox this answers 501 `not_configured` until an identity source is configured.
 #[utoipa::path(post, path = "/persons/authenticate", tag = "persons", operation_id = "authenticatePerson",
     request_body = AuthenticatePersonRequest,
     responses(
         (status = 200, description = "The questions to show the person.", body = Success<AuthenticatePersonResponse>),
-        (status = 403, description = "The person is locked after three failed verifications (`lockedUntil`).",
-            body = ErrorBody),
+        (status = 403, description = "The person is locked (`lockedUntil`) after three question sets failed or left \
+            unanswered.", body = ErrorBody),
         (status = 404, description = "No such person of the caller.", body = ErrorBody),
         (status = 409, description = "The person is already verified.", body = ErrorBody),
+        (status = 501, description = "No identity source is configured in this environment (`not_configured`): \
+            only the sandbox has one.", body = ErrorBody),
     ))]
 async fn authenticate(
     State(state): State<AppState>,
     auth: Auth,
     ApiJson(request): ApiJson<AuthenticatePersonRequest>,
 ) -> Result<Json<Success<AuthenticatePersonResponse>>, ApiError> {
+    let source = identity_source(&state)?;
     let today = Utc::now().date_naive();
     let information = check_information(&request, today)?;
     let person = owned_person(&state, auth.subscriber_id, request.person_id).await?;
     let now = Utc::now().timestamp();
-    locked(&person, now)?;
-    if person.verified_at.is_some() {
-        return Err(ApiError::conflict(format!("person {} is already verified", person.id)));
-    }
-    let seed = state.config.sandbox_seed;
     let validity = i64::try_from(state.config.person_questions_seconds).unwrap_or(600);
-    let expires_at = now + validity;
+    let times = IssueTimes {
+        now,
+        expires_at: now + validity,
+        lock_seconds: i64::try_from(state.config.person_lock_seconds).unwrap_or(86_400),
+    };
     let person_id = person.id;
     let this_year = today.year();
-    let lock_ran_out = person.locked_until.is_some();
-    let (set_id, issued) = state
+    let expires_at = times.expires_at;
+    let outcome = state
         .db
         .write(move |transaction| {
-            if lock_ran_out {
-                storage::persons::clear_lock(transaction, person_id)?;
+            let outcome = issue_question_set(transaction, &person, &times, |set_number| {
+                source.questions(&Applicant {
+                    person_id,
+                    first_name: &person.first_name,
+                    last_name: &person.last_name,
+                    information: &request,
+                    birth_year: information.birth_year,
+                    this_year,
+                    set_number,
+                })
+            })?;
+            if outcome.is_ok() {
+                storage::persons::set_country(transaction, person_id, &information.country_code)?;
             }
-            storage::persons::set_country(transaction, person_id, &information.country_code)?;
-            let set_number = storage::persons::count_question_sets(transaction, person_id)?;
-            let who = identity::identity(seed, person_id, information.birth_year, this_year);
-            let issued = identity::questions(seed, person_id, set_number, &who);
-            let json = serde_json::to_string(&issued).map_err(|error| StorageError::Corrupt(error.to_string()))?;
-            let set_id =
-                storage::persons::insert_question_set(transaction, person_id, now, expires_at, move |_| Ok(json))?;
-            Ok::<_, StorageError>((set_id, issued))
+            Ok(outcome)
         })
         .await?;
+    let (set_id, issued) = match outcome {
+        Ok(issued) => issued,
+        Err(Refused::Verified) => return Err(ApiError::conflict(format!("person {person_id} is already verified"))),
+        Err(Refused::Locked { until }) => return Err(locked_error(person_id, until)?),
+        Err(Refused::Source(cause)) => return Err(ApiError::internal(cause.context("identity source failed"))),
+    };
     tracing::info!(person_id, set_id, "identity questions issued");
     let questions = issued
         .iter()
@@ -366,12 +485,17 @@ fn score(set_id: i64, issued: &[IssuedQuestion], answers: &[Answer]) -> Result<u
         (status = 404, description = "No such person of the caller.", body = ErrorBody),
         (status = 409, description = "The person is already verified, or has no open questions: authenticate \
             first.", body = ErrorBody),
+        (status = 501, description = "No identity source is configured in this environment (`not_configured`).",
+            body = ErrorBody),
     ))]
 async fn verify(
     State(state): State<AppState>,
     auth: Auth,
     ApiJson(request): ApiJson<VerifyPersonRequest>,
 ) -> Result<Json<Success<VerifyPersonResponse>>, ApiError> {
+    // Sets issued by a source this environment does not have (a database that served the
+    // sandbox) are not answerable here either.
+    identity_source(&state)?;
     let person = owned_person(&state, auth.subscriber_id, request.person_id).await?;
     let now = Utc::now().timestamp();
     locked(&person, now)?;
@@ -416,7 +540,7 @@ async fn verify(
             if passed {
                 storage::persons::mark_verified(transaction, person_id, now)?;
             } else {
-                storage::persons::record_failure(transaction, person_id, lock_until)?;
+                storage::persons::record_failures(transaction, person_id, 1, lock_until)?;
             }
             Ok::<_, StorageError>(true)
         })
@@ -606,6 +730,20 @@ mod tests {
             rejected_fields(check_information(&bad, today)),
             ["address.city", "address.countryCode", "phoneNumber", "ssnLast4"]
         );
+    }
+
+    #[test]
+    fn a_topic_asked_again_keeps_the_choices_it_was_first_asked_with() {
+        let question = |text: &str, choices: [&str; 2], correct: usize| IssuedQuestion {
+            text: text.to_owned(),
+            choices: choices.iter().map(|choice| (*choice).to_owned()).collect(),
+            correct,
+        };
+        let earlier = [question("streets?", ["Oak Street", "Elm Road"], 1), question("cars?", ["Civic", "Golf"], 0)];
+        let fresh = vec![question("streets?", ["Pine Lane", "Elm Road"], 1), question("lenders?", ["A", "B"], 0)];
+        let kept = keep_earlier_choices(fresh, &earlier);
+        assert_eq!(kept[0], earlier[0], "the same choices, order and right answer as first asked");
+        assert_eq!(kept[1], question("lenders?", ["A", "B"], 0), "a topic not asked before is new");
     }
 
     #[test]

@@ -82,11 +82,16 @@ pub fn mark_verified(transaction: &Transaction<'_>, id: i64, now: i64) -> Storag
     Ok(())
 }
 
-/// Counts a failed verification; `lock_until` is set when it is the last one allowed.
-pub fn record_failure(transaction: &Transaction<'_>, id: i64, lock_until: Option<i64>) -> StorageResult<()> {
+/// Counts `count` failed attempts; `lock_until` is set when they reach the last one allowed.
+pub fn record_failures(
+    transaction: &Transaction<'_>,
+    id: i64,
+    count: u32,
+    lock_until: Option<i64>,
+) -> StorageResult<()> {
     transaction.execute(
-        "UPDATE persons SET failed_attempts = failed_attempts + 1, locked_until = ?2 WHERE id = ?1",
-        params![id, lock_until],
+        "UPDATE persons SET failed_attempts = failed_attempts + ?3, locked_until = ?2 WHERE id = ?1",
+        params![id, lock_until, count],
     )?;
     Ok(())
 }
@@ -97,6 +102,7 @@ pub struct QuestionSetRow {
     pub person_id: i64,
     pub issued_at: i64,
     pub expires_at: i64,
+    /// When the set was answered, or closed unanswered because the next one was asked.
     pub answered_at: Option<i64>,
     /// JSON, as `persons::questions` writes it.
     pub questions: String,
@@ -131,10 +137,24 @@ pub fn insert_question_set(
     Ok(id)
 }
 
-/// How many sets the person was issued: numbers the next one, so each set asks differently.
-pub fn count_question_sets(connection: &Connection, person_id: i64) -> StorageResult<u32> {
-    Ok(connection
-        .query_row("SELECT COUNT(*) FROM person_question_sets WHERE person_id = ?1", [person_id], |row| row.get(0))?)
+/// Every set the person was issued, oldest first.
+pub fn question_sets(connection: &Connection, person_id: i64) -> StorageResult<Vec<QuestionSetRow>> {
+    let mut statement = connection.prepare_cached(
+        "SELECT id, person_id, issued_at, expires_at, answered_at, questions FROM person_question_sets
+         WHERE person_id = ?1 ORDER BY id",
+    )?;
+    let rows = statement.query_map([person_id], set_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Closes the person's sets that were never answered (open or expired); returns how many,
+/// each of which counts as a failed attempt.
+pub fn close_unanswered(transaction: &Transaction<'_>, person_id: i64, now: i64) -> StorageResult<u32> {
+    let closed = transaction.execute(
+        "UPDATE person_question_sets SET answered_at = ?2 WHERE person_id = ?1 AND answered_at IS NULL",
+        params![person_id, now],
+    )?;
+    Ok(u32::try_from(closed).unwrap_or(u32::MAX))
 }
 
 /// The set issued last.

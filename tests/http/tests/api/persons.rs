@@ -280,13 +280,15 @@ fn expired_questions_are_refused_until_the_person_authenticates_again() {
     let (status, body) = verify(&server, &subscriber, person_id, &answers_with(&issued, &right, 4));
     assert_error(status, &body, 400, "invalid_request");
     assert!(body["error"].as_str().is_some_and(|message| message.contains("expired")), "{body}");
-    assert_eq!(person(&server, &subscriber, person_id)["attemptsRemaining"], 3, "expiry costs no attempt");
+    assert_eq!(person(&server, &subscriber, person_id)["attemptsRemaining"], 3, "expiry alone costs no attempt");
 
+    // Asking again counts the set left unanswered as a failed attempt.
     let issued = authenticate(&server, &subscriber, person_id);
     let right = right_answers(&server, &subscriber, person_id);
     let (status, body) = verify(&server, &subscriber, person_id, &answers_with(&issued, &right, 4));
     assert_eq!(status, 200, "{body}");
     assert_eq!(body["verified"], true);
+    assert_eq!(body["attemptsRemaining"], 2, "{body}");
 }
 
 #[test]
@@ -355,7 +357,7 @@ fn persons_are_scoped_to_their_subscriber() {
 }
 
 #[test]
-fn onboarding_is_idempotent_and_answers_are_a_sandbox_only_helper() {
+fn onboarding_is_idempotent_and_identity_questions_are_sandbox_only() {
     let server = TestServer::spawn_with(&["--environment", "expansion"]);
     let subscriber = server.subscriber();
     let body = json!({ "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com" });
@@ -368,8 +370,10 @@ fn onboarding_is_idempotent_and_answers_are_a_sandbox_only_helper() {
     let (_, list) = send(subscriber.auth(server.get("/persons")));
     assert_eq!(list["persons"].as_array().map(Vec::len), Some(1));
 
+    // No identity source outside the sandbox: no questions, and no answers helper.
     let person_id = first["personId"].as_i64().expect("personId");
-    authenticate(&server, &subscriber, person_id);
+    let (status, body) = send(subscriber.auth(server.post("/persons/authenticate", &information(person_id))));
+    assert_error(status, &body, 501, "not_configured");
     let (status, body) = send(subscriber.auth(server.get(&format!("/sandbox/persons/{person_id}/answers"))));
     assert_error(status, &body, 404, "not_found");
 }
