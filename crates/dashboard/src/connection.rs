@@ -89,8 +89,9 @@ fn builder(base_url: &str) -> subscriber_client::ClientBuilder {
     Client::builder().base_url(base_url).user_agent(USER_AGENT).connect_timeout(CONNECT_TIMEOUT)
 }
 
-/// A base URL as typed, checked: `http` or `https`, a host, no query or fragment; trailing
-/// slashes dropped.
+/// A base URL as typed, checked: `https`, or `http` to this machine only (a local service
+/// under development); a host, no query or fragment; trailing slashes dropped. Plain `http`
+/// to another machine would send the secret and every token in the clear.
 pub fn normalize_base_url(text: &str) -> Result<String, CommandError> {
     let text = text.trim().trim_end_matches('/');
     let rest = text
@@ -104,7 +105,26 @@ pub fn normalize_base_url(text: &str) -> Result<String, CommandError> {
     if rest.contains(['?', '#']) || rest.chars().any(char::is_whitespace) {
         return Err(CommandError::invalid_input("baseUrl", "must be a plain address without spaces, ? or #"));
     }
+    if text.starts_with("http://") && !is_loopback_host(host) {
+        return Err(CommandError::invalid_input(
+            "baseUrl",
+            "must start with https:// (plain http:// is accepted only for this machine: localhost, 127.0.0.1 or [::1])",
+        ));
+    }
     Ok(text.to_owned())
+}
+
+/// `localhost`, `127.x.x.x` or `[::1]`, with or without a port; a user part is not a host.
+fn is_loopback_host(authority: &str) -> bool {
+    if authority.contains('@') {
+        return false;
+    }
+    let host = match authority.strip_prefix('[') {
+        Some(bracketed) => bracketed.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
+    };
+    host.eq_ignore_ascii_case("localhost")
+        || host.parse::<std::net::IpAddr>().is_ok_and(|address| address.is_loopback())
 }
 
 #[cfg(test)]
@@ -115,7 +135,20 @@ mod tests {
     fn base_urls_are_checked_and_trimmed() {
         assert_eq!(normalize_base_url(" https://api.example.com/v1/ ").expect("valid"), "https://api.example.com/v1");
         assert_eq!(normalize_base_url("http://127.0.0.1:8080").expect("valid"), "http://127.0.0.1:8080");
-        for bad in ["api.example.com", "ftp://x", "https://", "https://:80", "https://a.b/?x=1", "https://a b"] {
+        assert_eq!(normalize_base_url("http://localhost:8080/").expect("valid"), "http://localhost:8080");
+        assert_eq!(normalize_base_url("http://[::1]:8080").expect("valid"), "http://[::1]:8080");
+        for bad in [
+            "api.example.com",
+            "ftp://x",
+            "https://",
+            "https://:80",
+            "https://a.b/?x=1",
+            "https://a b",
+            "http://api.example.com",
+            "http://10.0.0.5:8080",
+            "http://127.0.0.1.evil.example",
+            "http://localhost@evil.example",
+        ] {
             let error = normalize_base_url(bad).expect_err(bad);
             assert_eq!(error.code, "invalid_input", "{bad}");
             assert_eq!(error.details[0].field, "baseUrl");

@@ -46,9 +46,21 @@ pub fn database_path(data_dir: &Path) -> PathBuf {
     data_dir.join("sandbox.sqlite3")
 }
 
+/// The data folder, readable by this user only: it holds the sandbox's database and key file
+/// (which the service itself creates with mode 0600).
+fn make_private_folder(data_dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(data_dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(data_dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
 /// Starts the sandbox service on 127.0.0.1 with a random port.
 pub async fn start(data_dir: &Path, options: &SandboxOptions) -> Result<RunningServer, CommandError> {
-    std::fs::create_dir_all(data_dir).map_err(|error| {
+    make_private_folder(data_dir).map_err(|error| {
         CommandError::new(
             codes::SANDBOX_FAILED,
             format!("the data folder {} cannot be made: {error}", data_dir.display()),

@@ -28,6 +28,12 @@ pub struct Config {
     #[arg(long, env = "SUBSCRIBER_DATABASE", default_value = "subscriber-data.sqlite3")]
     pub database: PathBuf,
 
+    /// File of the service's secret keys (token signing, card fingerprints, hosted forms,
+    /// idempotency, webhooks), mode 0600, kept apart from the data; created on first start.
+    /// Default: the database's path with `.keys` added.
+    #[arg(long, env = "SUBSCRIBER_KEYS")]
+    pub keys: Option<PathBuf>,
+
     /// sandbox (test data, test cards only), expansion (live credentials) or established
     /// (production: requests are billed).
     #[arg(long, env = "SUBSCRIBER_ENVIRONMENT", default_value = "sandbox")]
@@ -106,6 +112,7 @@ impl Config {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             database,
+            keys: None,
             environment: Environment::Sandbox,
             token_validity_seconds: 18_000,
             directory_size: 50_000,

@@ -18,6 +18,7 @@ pub mod discovery;
 pub mod error;
 pub mod hosted;
 pub mod http;
+pub mod keys;
 pub mod limits;
 pub mod merchants;
 pub mod paging;

@@ -7,6 +7,7 @@ use chrono::Utc;
 
 use crate::config::Config;
 use crate::directory::Directory;
+use crate::keys::{self, Keys};
 use crate::storage::{self, Db};
 use crate::subscriber::auth::TokenIssuer;
 use crate::subscriber::usage::UsageRecorder;
@@ -34,6 +35,8 @@ pub struct Shared {
     pub fingerprint_key: Arc<[u8]>,
     /// Key of the hosted pages' form tokens (HMAC-SHA256 over session and browser).
     pub hosted_key: Arc<[u8]>,
+    /// All the service's keys, from the key file (never from the database).
+    pub keys: Arc<Keys>,
     pub idempotency: Arc<crate::http::idempotency::InFlight>,
     pub directory: Arc<Directory>,
     pub limits: Arc<crate::limits::Limits>,
@@ -46,22 +49,31 @@ pub struct Shared {
     pub openapi: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
 
+/// The key file's keys, checked against the database; keys an older version kept in the
+/// database move to the file and leave the database.
+async fn load_keys(config: &Config, db: &Db) -> anyhow::Result<Keys> {
+    let path = config.keys.clone().unwrap_or_else(|| keys::default_path(&config.database));
+    let stored = db.read(storage::keys::all).await?;
+    let (checks, legacy): (Vec<_>, Vec<_>) = stored.into_iter().partition(|(name, _)| name.starts_with("check:"));
+    let keys = Keys::load_or_create(&path, &legacy, &checks)?;
+    let checks = keys.checks();
+    let now = Utc::now().timestamp();
+    db.write(move |transaction| storage::keys::replace_with_checks(transaction, &checks, now)).await?;
+    if !legacy.is_empty() {
+        // The deleted keys may still sit in the write-ahead log until it is checkpointed.
+        db.checkpoint().await?;
+        tracing::info!(path = %path.display(), "the service's keys moved from the database to the key file");
+    }
+    Ok(keys)
+}
+
 impl AppState {
     /// Opens the database and loads (or makes) the service's keys.
     pub async fn new(config: Config) -> anyhow::Result<Self> {
         let db = Db::open(&config.database)?;
-        let now = Utc::now().timestamp();
-        let (signing_key, fingerprint_key, hosted_key) = db
-            .write(move |transaction| {
-                Ok((
-                    storage::keys::load_or_create(transaction, "token_signing", now)?,
-                    storage::keys::load_or_create(transaction, "card_fingerprint", now)?,
-                    storage::keys::load_or_create(transaction, "hosted_forms", now)?,
-                ))
-            })
-            .await?;
+        let keys = Arc::new(load_keys(&config, &db).await?);
         let auth = TokenIssuer::new(
-            &signing_key,
+            &keys.token_signing,
             Duration::from_secs(config.token_validity_seconds),
             config.environment.as_str(),
         );
@@ -74,8 +86,9 @@ impl AppState {
             db,
             auth: Arc::new(auth),
             usage: Arc::new(usage),
-            fingerprint_key: fingerprint_key.into(),
-            hosted_key: hosted_key.into(),
+            fingerprint_key: keys.card_fingerprint.clone().into(),
+            hosted_key: keys.hosted_forms.clone().into(),
+            keys,
             idempotency: Arc::default(),
             directory: Arc::new(directory),
             limits: Arc::new(limits),

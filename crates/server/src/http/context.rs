@@ -77,27 +77,41 @@ fn is_acceptable_request_id(id: &str) -> bool {
     (1..=64).contains(&id.len()) && id.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
 }
 
-/// A path nobody routed may still carry a card number typed in the wrong place.
-fn mask_long_digit_runs(path: &str) -> String {
-    let mut masked = String::with_capacity(path.len());
-    let mut run = String::new();
-    let flush = |run: &mut String, masked: &mut String| {
-        if run.len() >= 12 {
-            masked.push_str(&"*".repeat(run.len()));
-        } else {
-            masked.push_str(run);
+/// A path nobody routed may still carry a card number typed in the wrong place, whole or
+/// split by spaces, dashes, dots or plus signs, raw or percent-encoded (`%20`, `%2D`).
+/// Every run of 12 or more digits with only such separators between them is masked.
+pub fn mask_long_digit_runs(path: &str) -> String {
+    let decoded: String = form_urlencoded::parse(path.replace('&', "%26").replace('=', "%3D").as_bytes())
+        .map(|(key, _)| key.into_owned())
+        .collect();
+    let characters: Vec<char> = decoded.chars().collect();
+    let is_separator = |character: char| matches!(character, ' ' | '-' | '.' | '+' | '_' | '/' | '\u{a0}');
+    let mut masked = String::with_capacity(decoded.len());
+    let mut index = 0;
+    while index < characters.len() {
+        if !characters[index].is_ascii_digit() {
+            masked.push(characters[index]);
+            index += 1;
+            continue;
         }
-        run.clear();
-    };
-    for character in path.chars() {
-        if character.is_ascii_digit() {
-            run.push(character);
-        } else {
-            flush(&mut run, &mut masked);
-            masked.push(character);
+        // The run: digits, and separators that have a digit after them.
+        let mut end = index;
+        let mut digits = 0;
+        let mut cursor = index;
+        while cursor < characters.len() {
+            if characters[cursor].is_ascii_digit() {
+                digits += 1;
+                end = cursor + 1;
+            } else if !is_separator(characters[cursor]) {
+                break;
+            }
+            cursor += 1;
         }
+        for &character in &characters[index..end] {
+            masked.push(if digits >= 12 && character.is_ascii_digit() { '*' } else { character });
+        }
+        index = end;
     }
-    flush(&mut run, &mut masked);
     masked
 }
 
@@ -148,5 +162,10 @@ mod tests {
     fn long_digit_runs_are_masked_in_logged_paths() {
         assert_eq!(mask_long_digit_runs("/card/4242424242424242/x"), "/card/****************/x");
         assert_eq!(mask_long_digit_runs("/card/12/transactions"), "/card/12/transactions");
+        for split in ["/card/4242-4242-4242-4242", "/card/4242%204242%204242%204242", "/x/4242+4242.4242 4242/y"] {
+            let masked = mask_long_digit_runs(split);
+            assert_eq!(masked.chars().filter(char::is_ascii_digit).count(), 0, "{split} -> {masked}");
+        }
+        assert_eq!(mask_long_digit_runs("/card/12/34"), "/card/12/34");
     }
 }

@@ -162,6 +162,10 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
 /// A numeric id from the path. An id that is not a number addresses nothing: 404.
 pub struct IdPath(pub i64);
 
+/// Ids are counted up from 1; an id of 12 digits or more is a card number typed in the wrong
+/// place far more likely than an id, and must not be echoed in the answer.
+const LARGEST_ID: i64 = 99_999_999_999;
+
 impl<S: Send + Sync> FromRequestParts<S> for IdPath {
     type Rejection = ApiError;
 
@@ -169,11 +173,12 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
         let axum::extract::Path(raw) = axum::extract::Path::<String>::from_request_parts(parts, state)
             .await
             .map_err(|_| ApiError::not_found("no such path"))?;
-        raw.parse::<i64>()
-            .ok()
-            .filter(|id| *id > 0)
-            .map(IdPath)
-            .ok_or_else(|| ApiError::not_found(format!("no resource with id {raw:?}: ids are positive integers")))
+        raw.parse::<i64>().ok().filter(|id| (1..=LARGEST_ID).contains(id)).map(IdPath).ok_or_else(|| {
+            ApiError::not_found(format!(
+                "no resource with id {:?}: ids are positive integers",
+                super::context::mask_long_digit_runs(&raw)
+            ))
+        })
     }
 }
 

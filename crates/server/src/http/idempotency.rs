@@ -5,6 +5,9 @@
 //! as the thing it creates (`IdempotencyClaim::store`), so a crash can never leave a
 //! created resource without its replayable response. Other outcomes (validation errors,
 //! handlers that do not store) are stored here after the handler returns.
+//!
+//! What is kept is keyed with the key file's idempotency key: the request as an HMAC (a card
+//! number cannot be tried against it), the response sealed (it may hold a live one-time link).
 
 use std::collections::HashSet;
 
@@ -16,10 +19,10 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use parking_lot::Mutex;
 use rusqlite::Transaction;
-use sha2::{Digest, Sha256};
 
 use super::extract::BODY_LIMIT;
 use crate::error::ApiError;
+use crate::keys::Keys;
 use crate::state::AppState;
 use crate::storage::{self, StorageResult, idempotency::StoredResponse};
 
@@ -42,11 +45,12 @@ impl Drop for InFlightGuard<'_> {
 }
 
 /// Handed to the handler in the request's extensions.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct IdempotencyClaim {
     scope: String,
     key: String,
     request_hash: Vec<u8>,
+    keys: std::sync::Arc<Keys>,
 }
 
 /// On a response whose replay was already stored with what it created.
@@ -66,7 +70,11 @@ impl IdempotencyClaim {
             transaction,
             &self.scope,
             &self.key,
-            &StoredResponse { request_hash: self.request_hash.clone(), status: status.as_u16(), body },
+            &StoredResponse {
+                request_hash: self.request_hash.clone(),
+                status: status.as_u16(),
+                body: self.keys.seal(&body),
+            },
             Utc::now().timestamp(),
         )
     }
@@ -110,13 +118,15 @@ async fn serve(state: AppState, request: Request, next: Next) -> Result<Response
 
     let (mut parts, body) = request.into_parts();
     let bytes = to_bytes(body, BODY_LIMIT).await.map_err(|_| ApiError::PayloadTooLarge.into_response())?;
-    let mut hasher = Sha256::new();
-    hasher.update(parts.method.as_str());
-    hasher.update(b" ");
-    hasher.update(parts.uri.path().trim_end_matches('/'));
-    hasher.update(b"\n");
-    hasher.update(&bytes);
-    let request_hash = hasher.finalize().to_vec();
+    // Keyed: the body of `POST /card` holds a card number, which an unkeyed digest would give
+    // back to anyone holding the database by trying numbers.
+    let request_hash = state.keys.idempotency_hash(&[
+        parts.method.as_str().as_bytes(),
+        b" ",
+        parts.uri.path().trim_end_matches('/').as_bytes(),
+        b"\n",
+        &bytes,
+    ]);
 
     let lookup = (scope.clone(), key.clone());
     let stored = state
@@ -126,7 +136,10 @@ async fn serve(state: AppState, request: Request, next: Next) -> Result<Response
         .map_err(|error| ApiError::from(error).into_response())?;
     if let Some(stored) = stored {
         return if stored.request_hash == request_hash {
-            Ok(replay(stored))
+            let body = state.keys.open(&stored.body).ok_or_else(|| {
+                ApiError::internal(anyhow::anyhow!("a stored replay is not sealed with this key file")).into_response()
+            })?;
+            Ok(replay(stored.status, body))
         } else {
             Err(ApiError::conflict(
                 "this Idempotency-Key was already used with a different request: use a new key for a new request",
@@ -144,7 +157,7 @@ async fn serve(state: AppState, request: Request, next: Next) -> Result<Response
     }
     let _guard = InFlightGuard { set: &state.idempotency, entry };
 
-    let claim = IdempotencyClaim { scope, key, request_hash };
+    let claim = IdempotencyClaim { scope, key, request_hash, keys: state.keys.clone() };
     parts.extensions.insert(claim.clone());
     let response = next.run(Request::from_parts(parts, Body::from(bytes))).await;
 
@@ -154,8 +167,11 @@ async fn serve(state: AppState, request: Request, next: Next) -> Result<Response
     }
     let (parts, body) = response.into_parts();
     let body = to_bytes(body, usize::MAX).await.map_err(|error| ApiError::internal(error).into_response())?;
-    let stored =
-        StoredResponse { request_hash: claim.request_hash.clone(), status: status.as_u16(), body: body.to_vec() };
+    let stored = StoredResponse {
+        request_hash: claim.request_hash.clone(),
+        status: status.as_u16(),
+        body: claim.keys.seal(&body),
+    };
     let now = Utc::now().timestamp();
     state
         .db
@@ -179,9 +195,9 @@ fn is_replayable(status: StatusCode) -> bool {
             ))
 }
 
-fn replay(stored: StoredResponse) -> Response {
-    let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
-    let mut response = (status, stored.body).into_response();
+fn replay(status: u16, body: Vec<u8>) -> Response {
+    let status = StatusCode::from_u16(status).unwrap_or(StatusCode::OK);
+    let mut response = (status, body).into_response();
     let headers = response.headers_mut();
     headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
     headers.insert(REPLAYED, HeaderValue::from_static("true"));

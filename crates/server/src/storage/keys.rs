@@ -1,20 +1,27 @@
-//! The service's own keys (token signing, card fingerprints), made on first start and kept
-//! with the data so tokens and fingerprints stay valid across restarts.
+//! What the database keeps about the service's keys: only check values (see [`crate::keys`]).
+//! Versions before the key file kept the keys themselves here: [`all`] hands them over once,
+//! and [`replace_with_checks`] leaves only the checks.
 
-use rand::RngCore;
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, Transaction, params};
 
 use super::StorageResult;
 
-pub fn load_or_create(transaction: &Transaction<'_>, name: &str, now: i64) -> StorageResult<Vec<u8>> {
-    let existing: Option<Vec<u8>> =
-        transaction.query_row("SELECT value FROM server_keys WHERE name = ?1", [name], |row| row.get(0)).optional()?;
-    if let Some(value) = existing {
-        return Ok(value);
+/// Every row: `(name, value)`. Rows named `check:*` are check values, the others are keys of
+/// an older version.
+pub fn all(connection: &Connection) -> StorageResult<Vec<(String, Vec<u8>)>> {
+    let mut statement = connection.prepare("SELECT name, value FROM server_keys ORDER BY name")?;
+    let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Leaves only `checks` in the table: no key stays in the database.
+pub fn replace_with_checks(transaction: &Transaction<'_>, checks: &[(String, Vec<u8>)], now: i64) -> StorageResult<()> {
+    transaction.execute("DELETE FROM server_keys", [])?;
+    for (name, value) in checks {
+        transaction.execute(
+            "INSERT INTO server_keys (name, value, created_at) VALUES (?1, ?2, ?3)",
+            params![name, value, now],
+        )?;
     }
-    let mut value = vec![0u8; 32];
-    rand::rng().fill_bytes(&mut value);
-    transaction
-        .execute("INSERT INTO server_keys (name, value, created_at) VALUES (?1, ?2, ?3)", params![name, value, now])?;
-    Ok(value)
+    Ok(())
 }

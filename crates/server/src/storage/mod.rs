@@ -47,17 +47,21 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0002_merchants.sql")),
         M::up(include_str!("../../migrations/0003_directory.sql")),
         M::up(include_str!("../../migrations/0004_secure_flows.sql")),
+        M::up(include_str!("../../migrations/0005_credential_generation.sql")),
+        M::up(include_str!("../../migrations/0006_keys_apart.sql")),
     ])
 }
 
 /// Applied to every connection. `synchronous = FULL` in WAL mode syncs the log at every
 /// commit: an acknowledged write survives a crash of the process or of the machine.
+/// `secure_delete` overwrites what is deleted, so a copy of the file does not keep it.
 const CONNECTION_PRAGMAS: &str = "
     PRAGMA journal_mode = WAL;
     PRAGMA synchronous = FULL;
     PRAGMA foreign_keys = ON;
     PRAGMA busy_timeout = 10000;
     PRAGMA temp_store = MEMORY;
+    PRAGMA secure_delete = ON;
 ";
 
 #[derive(Clone)]
@@ -73,6 +77,7 @@ impl Db {
             std::fs::create_dir_all(parent)
                 .map_err(|error| StorageError::Corrupt(format!("cannot create {}: {error}", parent.display())))?;
         }
+        create_private(path)?;
         let mut writer = Connection::open(path)?;
         writer.execute_batch(CONNECTION_PRAGMAS)?;
         migrations().to_latest(&mut writer)?;
@@ -122,6 +127,16 @@ impl Db {
         self.write_then(work, |_| {}).await
     }
 
+    /// Copies the write-ahead log into the database and empties it.
+    pub async fn checkpoint(&self) -> StorageResult<()> {
+        let writer = self.writer.clone().lock_owned().await;
+        tokio::task::spawn_blocking(move || {
+            writer.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+            Ok(())
+        })
+        .await?
+    }
+
     /// As [`Db::write`], then runs `committed` after the commit while still holding the
     /// writer: whatever it announces (the real-time hub) is announced in commit order.
     pub async fn write_then<T, F, C>(&self, work: F, committed: C) -> StorageResult<T>
@@ -139,6 +154,20 @@ impl Db {
             Ok(value)
         })
         .await?
+    }
+}
+
+/// A new database file is readable by its owner only (SQLite gives its `-wal` and `-shm`
+/// files the same mode).
+fn create_private(path: &Path) -> StorageResult<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    match options.open(path) {
+        Ok(_) => Ok(()),
+        Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+        Err(error) => Err(StorageError::Corrupt(format!("cannot create {}: {error}", path.display()))),
     }
 }
 

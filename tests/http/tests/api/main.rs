@@ -17,4 +17,5 @@ mod persons;
 mod realtime;
 mod sandbox;
 mod security_identity;
+mod security_storage;
 mod subscriber;
