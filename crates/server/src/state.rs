@@ -28,6 +28,8 @@ pub struct Shared {
     pub config: Arc<Config>,
     pub db: Db,
     pub auth: Arc<TokenIssuer>,
+    /// The subscribers' current credential generations: what revokes tokens at a rotation.
+    pub generations: Arc<crate::subscriber::revocation::CredentialGenerations>,
     pub usage: Arc<UsageRecorder>,
     /// Key of the card fingerprints (HMAC-SHA256): recognises a card enrolled twice without
     /// keeping its number.
@@ -69,6 +71,7 @@ impl AppState {
             config: Arc::new(config),
             db,
             auth: Arc::new(auth),
+            generations: Arc::default(),
             usage: Arc::new(usage),
             fingerprint_key: fingerprint_key.into(),
             hosted_key: hosted_key.into(),

@@ -47,6 +47,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0002_merchants.sql")),
         M::up(include_str!("../../migrations/0003_directory.sql")),
         M::up(include_str!("../../migrations/0004_secure_flows.sql")),
+        M::up(include_str!("../../migrations/0005_credential_generation.sql")),
     ])
 }
 
