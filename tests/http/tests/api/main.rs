@@ -16,4 +16,5 @@ mod merchants;
 mod persons;
 mod realtime;
 mod sandbox;
+mod security_credentials;
 mod subscriber;
