@@ -246,9 +246,9 @@ fn costs_a_hash_anonymously(path: &str) -> bool {
 pub async fn limit_requests(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     if let Some((limiter, burst)) = &state.limits.credential_requests
         && costs_a_hash_anonymously(request.uri().path())
-        && let Err(refused) = take(limiter, *burst, &Caller::Address(client_address(&request)))
+        && let Err(retry_after_seconds) = take(limiter, &Caller::Address(client_address(&request)))
     {
-        return refused;
+        return refused(*burst, retry_after_seconds);
     }
     let Some((limiter, burst)) = &state.limits.requests else {
         return next.run(request).await;
@@ -262,7 +262,7 @@ pub async fn limit_requests(State(state): State<AppState>, mut request: Request,
         None
     };
     let caller = subscriber.map_or_else(|| Caller::Address(client_address(&request)), Caller::Subscriber);
-    match take(limiter, *burst, &caller) {
+    match take(limiter, &caller) {
         Ok(remaining) => {
             let mut response = next.run(request).await;
             let headers = response.headers_mut();
@@ -270,23 +270,26 @@ pub async fn limit_requests(State(state): State<AppState>, mut request: Request,
             headers.insert(REMAINING_HEADER, HeaderValue::from(remaining));
             response
         }
-        Err(refused) => refused,
+        Err(retry_after_seconds) => refused(*burst, retry_after_seconds),
     }
 }
 
-/// One request from `caller`'s bucket: the capacity left, or the 429 to answer.
-fn take(limiter: &RequestLimiter, burst: u32, caller: &Caller) -> Result<u32, Response> {
+/// One request from `caller`'s bucket: the capacity left, or the seconds to wait.
+fn take(limiter: &RequestLimiter, caller: &Caller) -> Result<u32, u64> {
     match limiter.check_key(caller) {
         Ok(snapshot) => Ok(snapshot.remaining_burst_capacity()),
         Err(not_until) => {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
-            let retry_after_seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            let mut response =
-                ApiError::RateLimited { retry_after_seconds: retry_after_seconds.max(1) }.into_response();
-            let headers = response.headers_mut();
-            headers.insert(LIMIT_HEADER, HeaderValue::from(burst));
-            headers.insert(REMAINING_HEADER, HeaderValue::from(0));
-            Err(response)
+            Err((wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1))
         }
     }
+}
+
+/// The 429 of an empty bucket.
+fn refused(burst: u32, retry_after_seconds: u64) -> Response {
+    let mut response = ApiError::RateLimited { retry_after_seconds }.into_response();
+    let headers = response.headers_mut();
+    headers.insert(LIMIT_HEADER, HeaderValue::from(burst));
+    headers.insert(REMAINING_HEADER, HeaderValue::from(0));
+    response
 }

@@ -39,8 +39,7 @@ impl CredentialGenerations {
         let mut current = self.current.write();
         let sender = current.entry(subscriber_id).or_insert_with(|| watch::channel(generation).0);
         sender.send_if_modified(|current| raise(current, generation));
-        let value = *sender.borrow();
-        value
+        *sender.borrow()
     }
 
     /// Follows the subscriber's generation (for open streams), once it is known.
