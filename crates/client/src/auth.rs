@@ -148,6 +148,11 @@ impl Auth {
         }
     }
 
+    /// Drops the token held (a secret rotation revoked it): the next call logs in again.
+    pub async fn forget_token(&self) {
+        self.slot.lock().await.token = None;
+    }
+
     pub async fn current(&self) -> Option<Token> {
         self.slot.lock().await.token.clone()
     }

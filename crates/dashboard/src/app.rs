@@ -224,11 +224,14 @@ impl Dashboard {
         state.session.as_ref().map(|session| session.secret().to_owned()).ok_or_else(CommandError::not_signed_in)
     }
 
-    /// A new secret; the old one stops working. The session's client logs in with the new one
-    /// from now on, and a remembered secret is replaced in the keyring.
+    /// A new secret; the old one stops working and the session's token is revoked. The
+    /// rotation proves the secret in use (the one the session signed in with, from the OS
+    /// keyring when remembered); the session's client logs in with the new one from now on,
+    /// and a remembered secret is replaced in the keyring.
     pub async fn rotate_secret(&self) -> Result<RotateResult, CommandError> {
         let connection = self.connection().await?;
-        let rotated = self.client().await?.rotate_secret().await?;
+        let current_secret = self.reveal_secret().await?;
+        let rotated = self.client().await?.rotate_secret(&current_secret).await?;
         let (email, remembered) = {
             let mut state = self.state.lock().await;
             let session = state.session.as_mut().ok_or_else(CommandError::not_signed_in)?;

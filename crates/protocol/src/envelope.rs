@@ -69,6 +69,8 @@ pub mod codes {
     pub const UNSUPPORTED_MEDIA_TYPE: &str = "unsupported_media_type";
     pub const RATE_LIMITED: &str = "rate_limited";
     pub const TIMEOUT: &str = "timeout";
+    /// 503: the service is busy for now (e.g. its secret-hashing queue is full); see `Retry-After`.
+    pub const UNAVAILABLE: &str = "unavailable";
     pub const INTERNAL: &str = "internal";
     /// 501: the operation needs a provider this deployment has not configured (outside the
     /// sandbox: an identity source for persons, a bank connection for accounts).

@@ -92,8 +92,20 @@ pub struct SubscriberProfile {
     pub created_at: DateTime<Utc>,
 }
 
+/// `POST /subscriber/secret/rotate`: proves the caller holds the current secret (a token alone
+/// cannot rotate it). `Debug` hides the secret.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RotateSecretRequest {
+    /// The secret in use now (the `api_key` of a login).
+    #[serde(rename = "currentSecret", alias = "current_secret", default)]
+    pub current_secret: String,
+}
+
 /// `POST /subscriber/secret/rotate`: the new secret, shown once. The old secret stops working
-/// at once; tokens already issued stay valid until they expire. `Debug` hides the secret.
+/// at once, every token issued before is revoked and the subscriber's open streams end: log in
+/// with the new secret. `Debug` hides the secret.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -156,6 +168,12 @@ impl std::fmt::Debug for LoginResponse {
     }
 }
 
+impl std::fmt::Debug for RotateSecretRequest {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RotateSecretRequest").field("current_secret", &REDACTED).finish()
+    }
+}
+
 impl std::fmt::Debug for RotateSecretResponse {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("RotateSecretResponse")
@@ -186,7 +204,14 @@ mod tests {
             secret: "sk_test_hidden".to_owned(),
             rotated_at: DateTime::UNIX_EPOCH,
         };
-        for shown in [format!("{signup:?}"), format!("{login:?}"), format!("{token:?}"), format!("{rotated:?}")] {
+        let rotate = RotateSecretRequest { current_secret: "sk_test_hidden".to_owned() };
+        for shown in [
+            format!("{signup:?}"),
+            format!("{login:?}"),
+            format!("{token:?}"),
+            format!("{rotated:?}"),
+            format!("{rotate:?}"),
+        ] {
             assert!(!shown.contains("hidden"), "{shown}");
             assert!(shown.contains(REDACTED), "{shown}");
         }

@@ -75,8 +75,24 @@ pub struct Config {
     #[arg(long, env = "SUBSCRIBER_RATE_LIMIT_BURST", default_value_t = 2000)]
     pub rate_limit_burst: u32,
 
-    /// Failed logins allowed per e-mail address and client address in 15 minutes; later
-    /// attempts are refused (429) until the window passes.
+    /// Signup and login requests per second each client address may make (each costs a
+    /// secret hash); 0 turns this limit off.
+    #[arg(long, env = "SUBSCRIBER_CREDENTIAL_RATE_LIMIT", default_value_t = 10)]
+    pub credential_rate_limit: u32,
+
+    /// Signup and login requests a client address may make at once above that rate.
+    #[arg(long, env = "SUBSCRIBER_CREDENTIAL_RATE_LIMIT_BURST", default_value_t = 100)]
+    pub credential_rate_limit_burst: u32,
+
+    /// Secret hashes (signup, login, rotation) that may wait for a hashing thread; when the
+    /// queue is full, such requests are answered 503 with Retry-After.
+    #[arg(long, env = "SUBSCRIBER_HASH_QUEUE_SIZE", default_value_t = 64,
+          value_parser = clap::value_parser!(u32).range(1..=100_000))]
+    pub hash_queue_size: u32,
+
+    /// Failed logins allowed per e-mail address and client address in 15 minutes (three
+    /// times as many per client address over all e-mails, five times as many per e-mail
+    /// address from all clients); later attempts are refused (429) until the window passes.
     #[arg(long, env = "SUBSCRIBER_LOGIN_ATTEMPTS", default_value_t = 10,
           value_parser = clap::value_parser!(u32).range(1..))]
     pub login_attempts: u32,
@@ -122,6 +138,9 @@ impl Config {
             public_url: None,
             rate_limit: 1000,
             rate_limit_burst: 2000,
+            credential_rate_limit: 10,
+            credential_rate_limit_burst: 100,
+            hash_queue_size: 64,
             login_attempts: 10,
             request_timeout_seconds: 30,
             hosted_session_seconds: 900,

@@ -16,6 +16,10 @@ pub enum ApiError {
     Unauthorized(String),
     #[error("the token has expired: log in again for a new one")]
     TokenExpired,
+    /// A token issued before its subscriber's last secret rotation (`token_expired`, so a
+    /// client logs in again as it does for an expired one).
+    #[error("the token was revoked by a rotation of the secret: log in again with the new secret")]
+    TokenRevoked,
     #[error("the e-mail address or the API key is wrong")]
     InvalidCredentials,
     #[error("{0}")]
@@ -36,6 +40,9 @@ pub enum ApiError {
     UnsupportedMediaType(String),
     #[error("too many requests: retry after {retry_after_seconds} s")]
     RateLimited { retry_after_seconds: u64 },
+    /// Busy for now (the secret-hashing queue is full); retry after `Retry-After`.
+    #[error("{message}")]
+    Unavailable { message: String, retry_after_seconds: u64 },
     #[error("the request took too long")]
     Timeout,
     /// The operation needs a provider this environment has not configured (501): an
@@ -72,7 +79,9 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             Self::InvalidRequest { .. } => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) | Self::TokenExpired | Self::InvalidCredentials => StatusCode::UNAUTHORIZED,
+            Self::Unauthorized(_) | Self::TokenExpired | Self::TokenRevoked | Self::InvalidCredentials => {
+                StatusCode::UNAUTHORIZED
+            }
             Self::Forbidden(_) | Self::Locked { .. } | Self::PanNotAccepted(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
@@ -80,6 +89,7 @@ impl ApiError {
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
+            Self::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             Self::Timeout => StatusCode::REQUEST_TIMEOUT,
             Self::NotConfigured(_) => StatusCode::NOT_IMPLEMENTED,
             Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -90,7 +100,7 @@ impl ApiError {
         match self {
             Self::InvalidRequest { .. } => codes::INVALID_REQUEST,
             Self::Unauthorized(_) => codes::UNAUTHORIZED,
-            Self::TokenExpired => codes::TOKEN_EXPIRED,
+            Self::TokenExpired | Self::TokenRevoked => codes::TOKEN_EXPIRED,
             Self::InvalidCredentials => codes::INVALID_CREDENTIALS,
             Self::Forbidden(_) | Self::Locked { .. } => codes::FORBIDDEN,
             Self::PanNotAccepted(_) => codes::PAN_NOT_ACCEPTED,
@@ -100,6 +110,7 @@ impl ApiError {
             Self::PayloadTooLarge => codes::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => codes::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. } => codes::RATE_LIMITED,
+            Self::Unavailable { .. } => codes::UNAVAILABLE,
             Self::Timeout => codes::TIMEOUT,
             Self::NotConfigured(_) => codes::NOT_CONFIGURED,
             Self::Internal(_) => codes::INTERNAL,
@@ -137,7 +148,9 @@ impl IntoResponse for ApiError {
         }
         let status = self.status();
         let retry_after = match &self {
-            Self::RateLimited { retry_after_seconds } => Some(*retry_after_seconds),
+            Self::RateLimited { retry_after_seconds } | Self::Unavailable { retry_after_seconds, .. } => {
+                Some(*retry_after_seconds)
+            }
             _ => None,
         };
         let mut response = (status, axum::Json(self.body())).into_response();

@@ -19,9 +19,21 @@ use parking_lot::Mutex;
 
 use crate::config::Config;
 use crate::error::ApiError;
+use crate::http::extract::authenticate;
 use crate::state::AppState;
 
 const LOGIN_WINDOW: Duration = Duration::from_secs(15 * 60);
+
+/// Failed logins one client address may make, over all e-mail addresses, per window, as a
+/// multiple of `--login-attempts`: guessing with random e-mails from one address is refused.
+const ADDRESS_ATTEMPTS_FACTOR: usize = 3;
+/// Failed logins one e-mail address may take, from all client addresses, per window, as a
+/// multiple of `--login-attempts`: one account guessed from many addresses is refused.
+const EMAIL_ATTEMPTS_FACTOR: usize = 5;
+/// Keys each failure table keeps at most. Failures are recorded only after a secret check,
+/// which the hashing queue paces, so a window rarely holds this many; past it the table
+/// forgets whoever failed longest ago, so its memory stays bounded.
+const MAX_TRACKED: usize = 100_000;
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum Caller {
@@ -31,22 +43,80 @@ enum Caller {
 
 type RequestLimiter = RateLimiter<Caller, DefaultKeyedStateStore<Caller>, DefaultClock, StateInformationMiddleware>;
 
+/// Failed logins per key in the last [`LOGIN_WINDOW`]; at most `limit` times per key.
+struct FailureWindow<K> {
+    limit: usize,
+    failures: HashMap<K, VecDeque<Instant>>,
+}
+
+impl<K: std::hash::Hash + Eq + Clone> FailureWindow<K> {
+    fn new(limit: usize) -> Self {
+        Self { limit: limit.max(1), failures: HashMap::new() }
+    }
+
+    /// The time until the key may try again, when it has failed `limit` times in the window.
+    fn wait(&mut self, key: &K, now: Instant) -> Option<Duration> {
+        let times = self.failures.get_mut(key)?;
+        while times.front().is_some_and(|first| now.duration_since(*first) >= LOGIN_WINDOW) {
+            times.pop_front();
+        }
+        if times.is_empty() {
+            self.failures.remove(key);
+            return None;
+        }
+        (times.len() >= self.limit).then(|| {
+            times.front().map_or(LOGIN_WINDOW, |first| LOGIN_WINDOW.saturating_sub(now.duration_since(*first)))
+        })
+    }
+
+    fn record(&mut self, key: K, now: Instant) {
+        if self.failures.len() >= MAX_TRACKED && !self.failures.contains_key(&key) {
+            self.failures.retain(|_, times| times.back().is_some_and(|last| now.duration_since(*last) < LOGIN_WINDOW));
+            if self.failures.len() >= MAX_TRACKED
+                && let Some(oldest) =
+                    self.failures.iter().min_by_key(|(_, times)| times.back().copied()).map(|(key, _)| key.clone())
+            {
+                self.failures.remove(&oldest);
+            }
+        }
+        let times = self.failures.entry(key).or_default();
+        times.push_back(now);
+        // Only the newest `limit` failures decide anything.
+        while times.len() > self.limit {
+            times.pop_front();
+        }
+    }
+
+    fn forget(&mut self, key: &K) {
+        self.failures.remove(key);
+    }
+}
+
+/// Failed logins by (e-mail, address), by address alone, and by e-mail alone.
+struct FailedLogins {
+    pairs: FailureWindow<(String, IpAddr)>,
+    addresses: FailureWindow<IpAddr>,
+    emails: FailureWindow<String>,
+}
+
 pub struct Limits {
     requests: Option<(RequestLimiter, u32)>,
-    login_attempts: usize,
-    failed_logins: Mutex<HashMap<(String, IpAddr), VecDeque<Instant>>>,
+    /// Signup and login per client address: each costs a secret hash.
+    credential_requests: Option<(RequestLimiter, u32)>,
+    failed_logins: Mutex<FailedLogins>,
     /// Secret hashes (argon2id, 19 MiB each) run on a few threads of their own. On the blocking
     /// pool, 64 logins at a time spread the hashes over dozens of threads, each of which kept
     /// its 19 MiB in its allocator arena: the memory grew to 2.7 GiB and stayed, and no login
-    /// finished sooner on two cores.
-    hashing: std::sync::mpsc::Sender<HashJob>,
+    /// finished sooner on two cores. The queue is bounded: when it is full, a request is
+    /// answered 503 at once instead of waiting behind work that cannot finish in time.
+    hashing: std::sync::mpsc::SyncSender<HashJob>,
 }
 
 type HashJob = Box<dyn FnOnce() + Send>;
 
-/// `count` threads taking hash jobs from one queue, for the life of the process.
-fn hashing_threads(count: usize) -> std::sync::mpsc::Sender<HashJob> {
-    let (sender, receiver) = std::sync::mpsc::channel::<HashJob>();
+/// `count` threads taking hash jobs from one queue of `capacity`, for the life of the process.
+fn hashing_threads(count: usize, capacity: usize) -> std::sync::mpsc::SyncSender<HashJob> {
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<HashJob>(capacity);
     let receiver = std::sync::Arc::new(Mutex::new(receiver));
     for index in 0..count {
         let receiver = receiver.clone();
@@ -66,64 +136,90 @@ fn hashing_threads(count: usize) -> std::sync::mpsc::Sender<HashJob> {
     sender
 }
 
+fn limiter(rate: u32, burst: u32) -> Option<(RequestLimiter, u32)> {
+    NonZeroU32::new(rate).map(|rate| {
+        let burst = NonZeroU32::new(burst.max(rate.get())).unwrap_or(rate);
+        (
+            RateLimiter::keyed(Quota::per_second(rate).allow_burst(burst))
+                .with_middleware::<StateInformationMiddleware>(),
+            burst.get(),
+        )
+    })
+}
+
 impl Limits {
     pub fn new(config: &Config) -> Self {
-        let requests = NonZeroU32::new(config.rate_limit).map(|rate| {
-            let burst = NonZeroU32::new(config.rate_limit_burst.max(config.rate_limit)).unwrap_or(rate);
-            (
-                RateLimiter::keyed(Quota::per_second(rate).allow_burst(burst))
-                    .with_middleware::<StateInformationMiddleware>(),
-                burst.get(),
-            )
-        });
+        let attempts = usize::try_from(config.login_attempts).unwrap_or(usize::MAX);
+        let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
         Self {
-            requests,
-            login_attempts: usize::try_from(config.login_attempts).unwrap_or(usize::MAX),
-            failed_logins: Mutex::default(),
-            hashing: hashing_threads(std::thread::available_parallelism().map_or(2, std::num::NonZero::get)),
+            requests: limiter(config.rate_limit, config.rate_limit_burst),
+            credential_requests: limiter(config.credential_rate_limit, config.credential_rate_limit_burst),
+            failed_logins: Mutex::new(FailedLogins {
+                pairs: FailureWindow::new(attempts),
+                addresses: FailureWindow::new(attempts.saturating_mul(ADDRESS_ATTEMPTS_FACTOR)),
+                emails: FailureWindow::new(attempts.saturating_mul(EMAIL_ATTEMPTS_FACTOR)),
+            }),
+            hashing: hashing_threads(threads, usize::try_from(config.hash_queue_size).unwrap_or(usize::MAX).max(1)),
         }
     }
 
-    /// Runs a secret hash (or check) on the hashing threads.
+    /// Runs a secret hash (or check) on the hashing threads: 503 at once when the queue is
+    /// full, and nothing at all when the request is dropped (its client gone) before a thread
+    /// takes the job.
     pub async fn hash<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
         let (done, result) = tokio::sync::oneshot::channel();
         let job: HashJob = Box::new(move || {
+            if done.is_closed() {
+                return;
+            }
             let _ = done.send(work());
         });
-        self.hashing.send(job).map_err(|_| ApiError::internal(anyhow::anyhow!("the hashing threads stopped")))?;
+        match self.hashing.try_send(job) {
+            Ok(()) => {}
+            Err(std::sync::mpsc::TrySendError::Full(_)) => {
+                return Err(ApiError::Unavailable {
+                    message: "the service is busy checking other secrets: retry shortly".to_owned(),
+                    retry_after_seconds: 1,
+                });
+            }
+            Err(std::sync::mpsc::TrySendError::Disconnected(_)) => {
+                return Err(ApiError::internal(anyhow::anyhow!("the hashing threads stopped")));
+            }
+        }
         result.await.map_err(|_| ApiError::internal(anyhow::anyhow!("a secret hash was dropped")))
     }
 
-    /// `Err` with the seconds to wait when this e-mail has failed too often from this address.
+    /// `Err` with the seconds to wait when this e-mail has failed too often from this address,
+    /// this address too often with any e-mail, or this e-mail too often from anywhere.
     pub fn check_login(&self, email: &str, address: IpAddr) -> Result<(), ApiError> {
-        let mut failures = self.failed_logins.lock();
-        let Some(times) = failures.get_mut(&(email.to_owned(), address)) else {
-            return Ok(());
-        };
         let now = Instant::now();
-        while times.front().is_some_and(|first| now.duration_since(*first) >= LOGIN_WINDOW) {
-            times.pop_front();
+        let mut failures = self.failed_logins.lock();
+        let wait = [
+            failures.pairs.wait(&(email.to_owned(), address), now),
+            failures.addresses.wait(&address, now),
+            failures.emails.wait(&email.to_owned(), now),
+        ]
+        .into_iter()
+        .flatten()
+        .max();
+        match wait {
+            None => Ok(()),
+            Some(wait) => Err(ApiError::RateLimited { retry_after_seconds: wait.as_secs().max(1) }),
         }
-        if times.len() < self.login_attempts {
-            return Ok(());
-        }
-        let retry_after =
-            times.front().map_or(LOGIN_WINDOW, |first| LOGIN_WINDOW.saturating_sub(now.duration_since(*first)));
-        Err(ApiError::RateLimited { retry_after_seconds: retry_after.as_secs().max(1) })
     }
 
     pub fn record_failed_login(&self, email: &str, address: IpAddr) {
+        let now = Instant::now();
         let mut failures = self.failed_logins.lock();
-        // Forget addresses whose window has passed, so the map cannot grow without bound.
-        if failures.len() > 100_000 {
-            let now = Instant::now();
-            failures.retain(|_, times| times.back().is_some_and(|last| now.duration_since(*last) < LOGIN_WINDOW));
-        }
-        failures.entry((email.to_owned(), address)).or_default().push_back(Instant::now());
+        failures.pairs.record((email.to_owned(), address), now);
+        failures.addresses.record(address, now);
+        failures.emails.record(email.to_owned(), now);
     }
 
+    /// After a successful login: the pair starts afresh. The address and e-mail counts stay,
+    /// so a guesser cannot clear them by logging in to an account of its own.
     pub fn forget_failed_logins(&self, email: &str, address: IpAddr) {
-        self.failed_logins.lock().remove(&(email.to_owned(), address));
+        self.failed_logins.lock().pairs.forget(&(email.to_owned(), address));
     }
 }
 
@@ -139,37 +235,61 @@ pub fn client_address(request: &Request) -> IpAddr {
 const LIMIT_HEADER: HeaderName = HeaderName::from_static("ratelimit-limit");
 const REMAINING_HEADER: HeaderName = HeaderName::from_static("ratelimit-remaining");
 
-/// Middleware: one bucket per subscriber (by token) or per client address.
-pub async fn limit_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// The routes that cost a secret hash before anyone is known: limited per client address
+/// (`--credential-rate-limit`) below the general request rate.
+fn costs_a_hash_anonymously(path: &str) -> bool {
+    matches!(path.trim_end_matches('/'), "/subscriber/signup" | "/subscriber/login")
+}
+
+/// Middleware: one bucket per subscriber (by token) or per client address, and a tighter one
+/// per client address on signup and login.
+pub async fn limit_requests(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    if let Some((limiter, burst)) = &state.limits.credential_requests
+        && costs_a_hash_anonymously(request.uri().path())
+        && let Err(retry_after_seconds) = take(limiter, &Caller::Address(client_address(&request)))
+    {
+        return refused(*burst, retry_after_seconds);
+    }
     let Some((limiter, burst)) = &state.limits.requests else {
         return next.run(request).await;
     };
-    let subscriber = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|text| text.trim().split_once(' '))
-        .and_then(|(_, token)| state.auth.verify_token(token.trim()).ok())
-        .map(|(subscriber_id, _)| subscriber_id);
+    let subscriber = if request.headers().contains_key(header::AUTHORIZATION) {
+        let (mut parts, body) = request.into_parts();
+        let auth = authenticate(&state, &parts.headers, &mut parts.extensions).await.ok();
+        request = Request::from_parts(parts, body);
+        auth.map(|auth| auth.subscriber_id)
+    } else {
+        None
+    };
     let caller = subscriber.map_or_else(|| Caller::Address(client_address(&request)), Caller::Subscriber);
-    match limiter.check_key(&caller) {
-        Ok(snapshot) => {
-            let remaining = snapshot.remaining_burst_capacity();
+    match take(limiter, &caller) {
+        Ok(remaining) => {
             let mut response = next.run(request).await;
             let headers = response.headers_mut();
             headers.insert(LIMIT_HEADER, HeaderValue::from(*burst));
             headers.insert(REMAINING_HEADER, HeaderValue::from(remaining));
             response
         }
+        Err(retry_after_seconds) => refused(*burst, retry_after_seconds),
+    }
+}
+
+/// One request from `caller`'s bucket: the capacity left, or the seconds to wait.
+fn take(limiter: &RequestLimiter, caller: &Caller) -> Result<u32, u64> {
+    match limiter.check_key(caller) {
+        Ok(snapshot) => Ok(snapshot.remaining_burst_capacity()),
         Err(not_until) => {
             let wait = not_until.wait_time_from(DefaultClock::default().now());
-            let retry_after_seconds = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-            let mut response =
-                ApiError::RateLimited { retry_after_seconds: retry_after_seconds.max(1) }.into_response();
-            let headers = response.headers_mut();
-            headers.insert(LIMIT_HEADER, HeaderValue::from(*burst));
-            headers.insert(REMAINING_HEADER, HeaderValue::from(0));
-            response
+            Err((wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1))
         }
     }
+}
+
+/// The 429 of an empty bucket.
+fn refused(burst: u32, retry_after_seconds: u64) -> Response {
+    let mut response = ApiError::RateLimited { retry_after_seconds }.into_response();
+    let headers = response.headers_mut();
+    headers.insert(LIMIT_HEADER, HeaderValue::from(burst));
+    headers.insert(REMAINING_HEADER, HeaderValue::from(0));
+    response
 }

@@ -29,6 +29,8 @@ pub struct Shared {
     pub config: Arc<Config>,
     pub db: Db,
     pub auth: Arc<TokenIssuer>,
+    /// The subscribers' current credential generations: what revokes tokens at a rotation.
+    pub generations: Arc<crate::subscriber::revocation::CredentialGenerations>,
     pub usage: Arc<UsageRecorder>,
     /// Key of the card fingerprints (HMAC-SHA256): recognises a card enrolled twice without
     /// keeping its number.
@@ -85,6 +87,7 @@ impl AppState {
             config: Arc::new(config),
             db,
             auth: Arc::new(auth),
+            generations: Arc::default(),
             usage: Arc::new(usage),
             fingerprint_key: keys.card_fingerprint.clone().into(),
             hosted_key: keys.hosted_forms.clone().into(),

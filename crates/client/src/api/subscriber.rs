@@ -3,7 +3,9 @@
 use std::time::Duration;
 
 use reqwest::Method;
-use subscriber_protocol::{RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile, UsageResponse};
+use subscriber_protocol::{
+    RotateSecretRequest, RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile, UsageResponse,
+};
 
 use crate::auth::Secret;
 use crate::client::Client;
@@ -41,12 +43,16 @@ impl Client {
         self.inner.call(Call::new(&routes::SUBSCRIBER, "/subscriber")).await
     }
 
-    /// `POST /subscriber/secret/rotate`: a new secret; the old one stops working. The client
-    /// keeps the new secret for its own later logins. Never retried (a repeat would rotate again).
-    pub async fn rotate_secret(&self) -> Result<RotateSecretResponse> {
-        let call = Call::new(&routes::ROTATE_SECRET, "/subscriber/secret/rotate");
+    /// `POST /subscriber/secret/rotate` with the secret in use now (a token alone cannot
+    /// rotate): a new secret; the old one stops working and every token issued before is
+    /// revoked. The client keeps the new secret and logs in with it at its next call. Never
+    /// retried (a repeat would rotate again).
+    pub async fn rotate_secret(&self, current_secret: &str) -> Result<RotateSecretResponse> {
+        let request = RotateSecretRequest { current_secret: current_secret.to_owned() };
+        let call = Call::new(&routes::ROTATE_SECRET, "/subscriber/secret/rotate").json(&request)?;
         let rotated: RotateSecretResponse = self.inner.call(call).await?;
         self.inner.auth.set_secret(Secret::new(rotated.secret.clone()));
+        self.inner.auth.forget_token().await;
         Ok(rotated)
     }
 

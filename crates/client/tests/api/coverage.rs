@@ -145,7 +145,7 @@ async fn subscriber_steps(tour: &mut Tour, account: &subscriber_client::protocol
     assert!(!usage.billable, "the sandbox bills nothing");
     assert_eq!(usage.total, usage.usage.iter().map(|row| row.count).sum::<u64>());
 
-    let rotated = tour.client.rotate_secret().await.expect("POST /subscriber/secret/rotate");
+    let rotated = tour.client.rotate_secret(&account.secret).await.expect("POST /subscriber/secret/rotate");
     assert_eq!(rotated.client_id, account.client_id);
     assert!(rotated.secret.starts_with("sk_test_") && rotated.secret != account.secret);
     assert!(recent(rotated.rotated_at, 120));

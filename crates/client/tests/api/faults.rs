@@ -282,7 +282,7 @@ async fn creating_posts_repeat_with_their_idempotency_key_and_unsafe_posts_never
     }
     assert_eq!(seen.header(0, "content-type").as_deref(), Some("application/json"));
 
-    let error = client.rotate_secret().await.expect_err("503");
+    let error = client.rotate_secret("sk_test_current").await.expect_err("503");
     assert_eq!(error.status(), Some(StatusCode::SERVICE_UNAVAILABLE));
     assert_eq!(rotations.count(), 1, "a rotation is never repeated");
     assert_eq!(rotations.header(0, "idempotency-key"), None);
@@ -334,7 +334,7 @@ async fn dropped_connections_are_retried_for_reads_only() {
     assert_eq!(*connections.lock(), 3);
 
     let (base_url, connections) = dropping_stub(1, json!({"error": null}).to_string()).await;
-    let error = client(&base_url).rotate_secret().await.expect_err("the connection dropped");
+    let error = client(&base_url).rotate_secret("sk_test_current").await.expect_err("the connection dropped");
     assert!(matches!(error, Error::Transport { timed_out: false, .. }), "{error:?}");
     assert_eq!(*connections.lock(), 1, "the rotation may have happened: not repeated");
 }

@@ -3,7 +3,7 @@
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
 use axum::http::request::Parts;
-use axum::http::{Method, header};
+use axum::http::{Extensions, HeaderMap, Method, header};
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
@@ -187,32 +187,58 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
 pub struct Auth {
     pub subscriber_id: i64,
     pub client_id: String,
+    /// The credential generation the token was issued under.
+    pub generation: i64,
+    /// When the token stops working (Unix seconds).
+    pub expires_at: i64,
+}
+
+/// The one check of a bearer token: signature, expiry, environment, and that no secret
+/// rotation has revoked it. Every layer that needs the caller (request limits, idempotency,
+/// the [`Auth`] extractor) comes here; the first leaves the result in the request's
+/// extensions, so a token is verified once per request.
+pub async fn authenticate(
+    state: &AppState,
+    headers: &HeaderMap,
+    extensions: &mut Extensions,
+) -> Result<Auth, ApiError> {
+    if let Some(auth) = extensions.get::<Auth>() {
+        return Ok(auth.clone());
+    }
+    let header_value = headers
+        .get(header::AUTHORIZATION)
+        .ok_or_else(|| {
+            ApiError::Unauthorized("missing Authorization header: send Authorization: Bearer <token>".to_owned())
+        })?
+        .to_str()
+        .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".to_owned()))?;
+    let token = bearer_token(header_value)
+        .ok_or_else(|| ApiError::Unauthorized("the Authorization header must be Bearer <token>".to_owned()))?;
+    let (subscriber_id, Claims { cid, exp, r#gen, .. }) = state.auth.verify_token(token)?;
+    match state.generations.current(&state.db, subscriber_id).await? {
+        None => return Err(ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned())),
+        Some(current) if current != r#gen => return Err(ApiError::TokenRevoked),
+        Some(_) => {}
+    }
+    let auth = Auth { subscriber_id, client_id: cid, generation: r#gen, expires_at: exp };
+    extensions.insert(auth.clone());
+    Ok(auth)
 }
 
 impl FromRequestParts<AppState> for Auth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let header_value = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .ok_or_else(|| {
-                ApiError::Unauthorized("missing Authorization header: send Authorization: Bearer <token>".to_owned())
-            })?
-            .to_str()
-            .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".to_owned()))?;
-        let token = bearer_token(header_value)
-            .ok_or_else(|| ApiError::Unauthorized("the Authorization header must be Bearer <token>".to_owned()))?;
-        let (sub, Claims { cid, .. }) = state.auth.verify_token(token)?;
+        let auth = authenticate(state, &parts.headers, &mut parts.extensions).await?;
         if state.usage.is_billing() {
             let endpoint = parts
                 .extensions
                 .get::<MatchedPath>()
                 .map(|matched| format!("{} {}", method_name(&parts.method), matched.as_str().trim_end_matches('/')))
                 .unwrap_or_else(|| format!("{} (unmatched)", method_name(&parts.method)));
-            state.usage.record(sub, endpoint);
+            state.usage.record(auth.subscriber_id, endpoint);
         }
-        Ok(Auth { subscriber_id: sub, client_id: cid })
+        Ok(auth)
     }
 }
 

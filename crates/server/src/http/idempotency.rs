@@ -20,7 +20,7 @@ use chrono::Utc;
 use parking_lot::Mutex;
 use rusqlite::Transaction;
 
-use super::extract::BODY_LIMIT;
+use super::extract::{BODY_LIMIT, authenticate};
 use crate::error::ApiError;
 use crate::keys::Keys;
 use crate::state::AppState;
@@ -86,7 +86,7 @@ pub async fn idempotent(State(state): State<AppState>, request: Request, next: N
     }
 }
 
-async fn serve(state: AppState, request: Request, next: Next) -> Result<Response, Response> {
+async fn serve(state: AppState, mut request: Request, next: Next) -> Result<Response, Response> {
     let Some(key) = request.headers().get(&IDEMPOTENCY_KEY) else {
         return Ok(next.run(request).await);
     };
@@ -100,20 +100,17 @@ async fn serve(state: AppState, request: Request, next: Next) -> Result<Response
                 .into_response()
         })?
         .to_owned();
-    let scope = match request.headers().get(header::AUTHORIZATION) {
-        None => "anonymous".to_owned(),
-        Some(value) => {
-            let claims = value
-                .to_str()
-                .ok()
-                .and_then(|text| text.trim().split_once(' '))
-                .and_then(|(_, token)| state.auth.verify_token(token.trim()).ok());
-            match claims {
-                Some((subscriber_id, _)) => format!("subscriber:{subscriber_id}"),
-                // The handler's own extractor answers with the precise 401.
-                None => return Ok(next.run(request).await),
-            }
+    let scope = if request.headers().contains_key(header::AUTHORIZATION) {
+        let (mut parts, body) = request.into_parts();
+        let auth = authenticate(&state, &parts.headers, &mut parts.extensions).await;
+        request = Request::from_parts(parts, body);
+        match auth {
+            Ok(auth) => format!("subscriber:{}", auth.subscriber_id),
+            // The handler's own extractor answers with the precise 401.
+            Err(_) => return Ok(next.run(request).await),
         }
+    } else {
+        "anonymous".to_owned()
     };
 
     let (mut parts, body) = request.into_parts();

@@ -1,7 +1,9 @@
 //! The in-process announcement of transaction events to the open streams.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use parking_lot::Mutex;
 use rusqlite::Transaction;
 use tokio::sync::{broadcast, watch};
 
@@ -11,14 +13,37 @@ use crate::storage::{Db, StorageResult};
 /// Events a slow stream may fall behind by before it catches up from the database.
 pub(super) const CAPACITY: usize = 1024;
 
+/// Streams one subscriber may hold open at once (the contract's live-environment rule).
+pub const MAX_STREAMS_PER_SUBSCRIBER: usize = 10;
+
 pub struct EventHub {
     sender: broadcast::Sender<Arc<EventRow>>,
     closed: watch::Sender<bool>,
+    /// Open streams per subscriber; a subscriber without any has no entry.
+    open_streams: Mutex<HashMap<i64, usize>>,
 }
 
 impl Default for EventHub {
     fn default() -> Self {
-        Self { sender: broadcast::channel(CAPACITY).0, closed: watch::channel(false).0 }
+        Self { sender: broadcast::channel(CAPACITY).0, closed: watch::channel(false).0, open_streams: Mutex::default() }
+    }
+}
+
+/// One of a subscriber's open streams; dropped when the stream ends.
+pub struct StreamSlot {
+    hub: Arc<EventHub>,
+    subscriber_id: i64,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        let mut open = self.hub.open_streams.lock();
+        if let Some(count) = open.get_mut(&self.subscriber_id) {
+            *count = count.saturating_sub(1);
+            if *count == 0 {
+                open.remove(&self.subscriber_id);
+            }
+        }
     }
 }
 
@@ -47,6 +72,17 @@ impl EventHub {
         let hub = Arc::clone(self);
         let (value, _) = db.write_then(work, move |(_, events)| hub.publish(events)).await?;
         Ok(value)
+    }
+
+    /// A slot for one more stream of the subscriber; `None` when it holds the most it may.
+    pub fn claim_stream(self: &Arc<Self>, subscriber_id: i64) -> Option<StreamSlot> {
+        let mut open = self.open_streams.lock();
+        let count = open.entry(subscriber_id).or_insert(0);
+        if *count >= MAX_STREAMS_PER_SUBSCRIBER {
+            return None;
+        }
+        *count += 1;
+        Some(StreamSlot { hub: Arc::clone(self), subscriber_id })
     }
 
     /// Ends every open stream: the service is shutting down, and graceful shutdown waits for

@@ -7,8 +7,9 @@
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
+use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -68,7 +69,7 @@ pub async fn card_stream(
 ) -> Result<Response, ApiError> {
     let resume_after = resume_point(&headers, &query)?;
     crate::cards::owned_card(&state, auth.subscriber_id, card_id).await?;
-    open(state, Owner::Card(card_id), resume_after).await
+    open(state, &auth, Owner::Card(card_id), resume_after).await
 }
 
 /// Transactions at the caller's merchant as they happen (Server-Sent Events)
@@ -90,7 +91,7 @@ pub async fn merchant_stream(
 ) -> Result<Response, ApiError> {
     let resume_after = resume_point(&headers, &query)?;
     crate::merchants::owned_merchant(&state, auth.subscriber_id, merchant_id).await?;
-    open(state, Owner::Merchant(merchant_id), resume_after).await
+    open(state, &auth, Owner::Merchant(merchant_id), resume_after).await
 }
 
 /// The event id to resume after: the header, else the query parameter.
@@ -114,14 +115,48 @@ fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64>
     id
 }
 
-async fn open(state: AppState, owner: Owner, resume_after: Option<i64>) -> Result<Response, ApiError> {
+/// Seconds a client refused an 11th stream is told to wait.
+const STREAMS_FULL_RETRY_SECONDS: u64 = 5;
+
+async fn open(state: AppState, auth: &Auth, owner: Owner, resume_after: Option<i64>) -> Result<Response, ApiError> {
+    let slot = state
+        .events
+        .claim_stream(auth.subscriber_id)
+        .ok_or(ApiError::RateLimited { retry_after_seconds: STREAMS_FULL_RETRY_SECONDS })?;
+    let ended = token_ends(&state, auth);
     let feed = Feed::subscribe(state, owner, resume_after).await?;
-    let mut response = Sse::new(feed.into_stream())
-        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive"))
-        .into_response();
+    // The slot lives as long as the stream does.
+    let events = feed.into_stream().take_until(ended).map(move |event| {
+        let _open = &slot;
+        event
+    });
+    let mut response =
+        Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE).text("keep-alive")).into_response();
     // Proxies that buffer responses would hold the events back.
     response.headers_mut().insert("x-accel-buffering", axum::http::HeaderValue::from_static("no"));
     Ok(response)
+}
+
+/// Resolves when the stream's token stops working: at its expiry, or when its subscriber
+/// rotates the secret. A client reconnecting with it then gets the 401.
+fn token_ends(state: &AppState, auth: &Auth) -> impl Future<Output = ()> + Send + 'static {
+    let generation = auth.generation;
+    let revoked = state.generations.watch(auth.subscriber_id);
+    let expires_at = UNIX_EPOCH + Duration::from_secs(u64::try_from(auth.expires_at).unwrap_or(0));
+    let expires_in = expires_at.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO);
+    async move {
+        let rotated = async move {
+            match revoked {
+                // An error means the generations were dropped: the service is stopping.
+                Some(mut revoked) => drop(revoked.wait_for(|current| *current != generation).await),
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            () = tokio::time::sleep(expires_in) => {}
+            () = rotated => {}
+        }
+    }
 }
 
 struct Feed {

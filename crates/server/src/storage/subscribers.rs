@@ -10,9 +10,11 @@ pub struct SubscriberRow {
     pub public_key: String,
     pub secret_hash: String,
     pub created_at: i64,
+    /// Moves on at each secret rotation; tokens of an older generation are revoked.
+    pub credential_generation: i64,
 }
 
-const COLUMNS: &str = "id, email, client_id, public_key, secret_hash, created_at";
+const COLUMNS: &str = "id, email, client_id, public_key, secret_hash, created_at, credential_generation";
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<SubscriberRow> {
     Ok(SubscriberRow {
@@ -22,6 +24,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<SubscriberRow> {
         public_key: row.get(3)?,
         secret_hash: row.get(4)?,
         created_at: row.get(5)?,
+        credential_generation: row.get(6)?,
     })
 }
 
@@ -57,10 +60,25 @@ pub fn find(connection: &Connection, id: i64) -> StorageResult<Option<Subscriber
     Ok(statement.query_row([id], from_row).optional()?)
 }
 
-pub fn replace_secret(transaction: &Transaction<'_>, id: i64, secret_hash: &str, now: i64) -> StorageResult<bool> {
-    let changed = transaction.execute(
-        "UPDATE subscribers SET secret_hash = ?2, secret_rotated_at = ?3 WHERE id = ?1",
-        params![id, secret_hash, now],
+/// Replaces the secret's hash, when it is still `replaced_hash`, and moves the credential
+/// generation on; the new generation, or `None` when the subscriber or that hash is gone.
+pub fn replace_secret(
+    transaction: &Transaction<'_>,
+    id: i64,
+    replaced_hash: &str,
+    secret_hash: &str,
+    now: i64,
+) -> StorageResult<Option<i64>> {
+    let mut statement = transaction.prepare_cached(
+        "UPDATE subscribers SET secret_hash = ?3, secret_rotated_at = ?4,
+             credential_generation = credential_generation + 1
+         WHERE id = ?1 AND secret_hash = ?2 RETURNING credential_generation",
     )?;
-    Ok(changed == 1)
+    Ok(statement.query_row(params![id, replaced_hash, secret_hash, now], |row| row.get(0)).optional()?)
+}
+
+/// The current credential generation of a subscriber, `None` when there is no such subscriber.
+pub fn credential_generation(connection: &Connection, id: i64) -> StorageResult<Option<i64>> {
+    let mut statement = connection.prepare_cached("SELECT credential_generation FROM subscribers WHERE id = ?1")?;
+    Ok(statement.query_row([id], |row| row.get(0)).optional()?)
 }

@@ -22,6 +22,10 @@ pub struct Claims {
     pub env: String,
     pub iat: i64,
     pub exp: i64,
+    /// The subscriber's credential generation at login: a secret rotation revokes older ones.
+    /// Tokens issued before generations existed have none, which is generation 0.
+    #[serde(default)]
+    pub r#gen: i64,
 }
 
 pub struct TokenIssuer {
@@ -50,7 +54,7 @@ impl TokenIssuer {
         self.validity.as_secs()
     }
 
-    pub fn issue(&self, subscriber_id: i64, client_id: &str) -> Result<String, ApiError> {
+    pub fn issue(&self, subscriber_id: i64, client_id: &str, generation: i64) -> Result<String, ApiError> {
         let now = Utc::now();
         // `exp` has whole seconds: rounding up keeps the token alive for at least the
         // `validity_seconds` the login answers (rounding down cut up to a second off).
@@ -61,6 +65,7 @@ impl TokenIssuer {
             env: self.environment.clone(),
             iat: now.timestamp(),
             exp: expiry_base + i64::try_from(self.validity.as_secs()).unwrap_or(i64::MAX / 2),
+            r#gen: generation,
         };
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
     }
@@ -165,7 +170,7 @@ mod tests {
     #[test]
     fn tokens_carry_the_subscriber_and_expire() {
         let issuer = TokenIssuer::new(b"0123456789abcdef0123456789abcdef", Duration::from_secs(60), "sandbox");
-        let token = issuer.issue(7, "cli_x").expect("issues");
+        let token = issuer.issue(7, "cli_x", 0).expect("issues");
         let (subscriber_id, claims) = issuer.verify_token(&token).expect("valid");
         assert_eq!((subscriber_id, claims.cid.as_str()), (7, "cli_x"));
         // `issue` rounds the expiry up to the next second, so a zero validity is not yet
@@ -177,12 +182,13 @@ mod tests {
             env: "sandbox".to_owned(),
             iat: now - 120,
             exp: now - 60,
+            r#gen: 0,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &issuer.encoding).expect("encodes");
         assert!(matches!(issuer.verify_token(&token), Err(ApiError::TokenExpired)));
         let other_key = TokenIssuer::new(b"fedcba9876543210fedcba9876543210", Duration::from_secs(60), "sandbox");
         assert!(matches!(
-            other_key.verify_token(&issuer.issue(7, "c").expect("issues")),
+            other_key.verify_token(&issuer.issue(7, "c", 0).expect("issues")),
             Err(ApiError::Unauthorized(_))
         ));
     }

@@ -1,6 +1,7 @@
 //! Subscriber accounts: signup, login, profile, secret rotation, billable usage.
 
 pub mod auth;
+pub mod revocation;
 pub mod usage;
 
 use std::net::{IpAddr, SocketAddr};
@@ -10,13 +11,13 @@ use axum::extract::{ConnectInfo, Extension, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use subscriber_protocol::{
-    ErrorBody, LoginRequest, LoginResponse, RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile,
-    Success, UsageResponse, UsageRow,
+    ErrorBody, LoginRequest, LoginResponse, RotateSecretRequest, RotateSecretResponse, SignupRequest, SignupResponse,
+    SubscriberProfile, Success, UsageResponse, UsageRow,
 };
 use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
-use crate::http::extract::{ApiJson, Auth};
+use crate::http::extract::{ApiJson, ApiJsonOrEmpty, Auth};
 use crate::http::routes::Routes;
 use crate::state::AppState;
 use crate::storage::{self, subscribers::NewSubscriber};
@@ -32,6 +33,14 @@ pub fn routes(api: Routes) -> Routes {
 }
 
 const MAX_EMAIL_LENGTH: usize = 254;
+
+/// The 503 of the routes that hash a secret.
+const BUSY: &str = "The service is busy checking other secrets (`unavailable`): retry after `Retry-After` seconds.";
+
+/// The client's address; loopback when the service runs without connection info.
+fn client_address(connection: Option<Extension<ConnectInfo<SocketAddr>>>) -> IpAddr {
+    connection.map_or(IpAddr::from([127, 0, 0, 1]), |Extension(ConnectInfo(address))| address.ip())
+}
 
 /// Lower-cased, trimmed; a plausible single address.
 pub fn normalize_email(field: &str, email: &str, validation: &mut Validation) -> String {
@@ -63,6 +72,8 @@ pub fn normalize_email(field: &str, email: &str, validation: &mut Validation) ->
         (status = 201, description = "The subscriber exists; keep the secret, it is not shown again.",
             body = Success<SignupResponse>),
         (status = 409, description = "A subscriber with this e-mail address exists.", body = ErrorBody),
+        (status = 503, description = BUSY, body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying."))),
     ))]
 async fn signup(
     State(state): State<AppState>,
@@ -119,6 +130,8 @@ async fn signup(
             body = Success<LoginResponse>),
         (status = 401, description = "The e-mail address or the key is wrong (`invalid_credentials`).",
             body = ErrorBody),
+        (status = 503, description = BUSY, body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying."))),
     ))]
 async fn login(
     State(state): State<AppState>,
@@ -126,7 +139,7 @@ async fn login(
     ApiJson(request): ApiJson<LoginRequest>,
 ) -> Result<Json<Success<LoginResponse>>, ApiError> {
     let email = request.email.trim().to_ascii_lowercase();
-    let address = connection.map_or(IpAddr::from([127, 0, 0, 1]), |Extension(ConnectInfo(address))| address.ip());
+    let address = client_address(connection);
     state.limits.check_login(&email, address)?;
     let lookup = email.clone();
     let subscriber = state.db.read(move |connection| storage::subscribers::find_by_email(connection, &lookup)).await?;
@@ -142,7 +155,8 @@ async fn login(
         }
     };
     state.limits.forget_failed_logins(&email, address);
-    let token = state.auth.issue(subscriber.id, &subscriber.client_id)?;
+    let generation = state.generations.note(subscriber.id, subscriber.credential_generation);
+    let token = state.auth.issue(subscriber.id, &subscriber.client_id, generation)?;
     Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
 }
 
@@ -167,29 +181,75 @@ async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
 
 /// Replaces the secret
 ///
-/// The old one stops working at once; issued tokens stay valid.
+/// Needs the current secret as well as a token. The old secret stops working at once, every
+/// token issued before is revoked (401 `token_expired`) and the caller's open streams end:
+/// log in again with the new secret. Wrong secrets count as failed logins (429 when too many).
 #[utoipa::path(post, path = "/subscriber/secret/rotate", tag = "subscriber", operation_id = "rotateSecret",
-    responses((status = 200, description = "The new secret, shown once.", body = Success<RotateSecretResponse>)))]
+    request_body = RotateSecretRequest,
+    responses(
+        (status = 200, description = "The new secret, shown once.", body = Success<RotateSecretResponse>),
+        (status = 401, description = "No valid token (`unauthorized`, `token_expired`), or `currentSecret` is \
+            missing or wrong (`invalid_credentials`).", body = ErrorBody),
+        (status = 409, description = "The secret was rotated by another request meanwhile.", body = ErrorBody),
+        (status = 503, description = BUSY, body = ErrorBody,
+            headers(("Retry-After" = u64, description = "Seconds to wait before retrying."))),
+    ))]
 async fn rotate_secret(
     State(state): State<AppState>,
+    connection: Option<Extension<ConnectInfo<SocketAddr>>>,
     auth: Auth,
+    ApiJsonOrEmpty(request): ApiJsonOrEmpty<RotateSecretRequest>,
 ) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let subscriber = state
+        .db
+        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))?;
+    // A stolen token alone must not take the account over: the secret is checked as a login
+    // checks it, under the same failed-login limits.
+    let address = client_address(connection);
+    state.limits.check_login(&subscriber.email, address)?;
+    let current_secret = request.current_secret;
+    let current_hash = subscriber.secret_hash.clone();
+    let proven = !current_secret.is_empty()
+        && state.limits.hash(move || auth::secret_matches(&current_secret, &current_hash)).await?;
+    if !proven {
+        state.limits.record_failed_login(&subscriber.email, address);
+        return Err(ApiError::InvalidCredentials);
+    }
+
     let secret = auth::new_secret(state.environment().as_str());
     let to_hash = secret.clone();
     let secret_hash = state.limits.hash(move || auth::hash_secret(&to_hash)).await??;
     let now = timestamp(Utc::now().timestamp())?;
-    let subscriber_id = auth.subscriber_id;
     let timestamp_now = now.timestamp();
-    let replaced = state
+    let generations = state.generations.clone();
+    let replaced_hash = subscriber.secret_hash;
+    let rotated = state
         .db
-        .write(move |transaction| {
-            storage::subscribers::replace_secret(transaction, subscriber_id, &secret_hash, timestamp_now)
-        })
+        .write_then(
+            move |transaction| {
+                storage::subscribers::replace_secret(
+                    transaction,
+                    subscriber_id,
+                    &replaced_hash,
+                    &secret_hash,
+                    timestamp_now,
+                )
+            },
+            // Announced once committed: older tokens are refused and the streams end.
+            move |generation| {
+                if let Some(generation) = generation {
+                    generations.note(subscriber_id, *generation);
+                }
+            },
+        )
         .await?;
-    if !replaced {
-        return Err(ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()));
+    if rotated.is_none() {
+        return Err(ApiError::conflict("the secret was rotated by another request meanwhile: log in with the new one"));
     }
-    tracing::info!(client_id = %auth.client_id, "secret rotated");
+    tracing::info!(client_id = %auth.client_id, "secret rotated; earlier tokens revoked");
     Ok(Json(Success::new(RotateSecretResponse { client_id: auth.client_id, secret, rotated_at: now })))
 }
 

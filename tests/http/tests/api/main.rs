@@ -16,6 +16,7 @@ mod merchants;
 mod persons;
 mod realtime;
 mod sandbox;
+mod security_credentials;
 mod security_identity;
 mod security_storage;
 mod subscriber;

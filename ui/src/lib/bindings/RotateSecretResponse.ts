@@ -2,6 +2,7 @@
 
 /**
  * `POST /subscriber/secret/rotate`: the new secret, shown once. The old secret stops working
- * at once; tokens already issued stay valid until they expire. `Debug` hides the secret.
+ * at once, every token issued before is revoked and the subscriber's open streams end: log in
+ * with the new secret. `Debug` hides the secret.
  */
 export type RotateSecretResponse = { client_id: string, secret: string, rotatedAt: string, };

@@ -1,0 +1,261 @@
+//! The live-environment rules on credentials: rotating the secret needs the secret and revokes
+//! tokens and streams; streams are capped; failed logins are limited per e-mail and per client
+//! address; the secret-hashing queue is bounded.
+
+use std::io::{BufRead, BufReader};
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::helpers::{Subscriber, TestServer, assert_error, read, send};
+use crate::merchants::enroll_merchant;
+
+/// Generous: how long a stream may take to end once its token stops working.
+const ENDS_WITHIN: Duration = Duration::from_secs(20);
+
+fn login(server: &TestServer, email: &str, secret: &str) -> (u16, Value) {
+    send(server.post("/subscriber/login", &json!({ "email": email, "api_key": secret })))
+}
+
+fn rotate(server: &TestServer, token: &str, body: Option<Value>) -> (u16, Value) {
+    let request = server.http.post(server.url("/subscriber/secret/rotate")).bearer_auth(token);
+    send(match body {
+        Some(body) => request.json(&body),
+        None => request,
+    })
+}
+
+/// A stream read on its own thread; `ended` disconnects when the server closes it.
+struct OpenStream {
+    lines: mpsc::Receiver<String>,
+}
+
+impl OpenStream {
+    fn open(server: &TestServer, token: &str, path: &str) -> Self {
+        let client = reqwest::blocking::Client::builder().timeout(None).build().expect("client");
+        let response = client.get(server.url(path)).bearer_auth(token).send().expect("stream opens");
+        assert_eq!(response.status().as_u16(), 200, "{path}");
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(response).lines() {
+                let Ok(line) = line else { return };
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+        Self { lines }
+    }
+
+    fn ended_within(&self, wait: Duration) -> bool {
+        let deadline = Instant::now() + wait;
+        loop {
+            match self.lines.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+                Ok(_) => continue,
+                Err(RecvTimeoutError::Disconnected) => return true,
+                Err(RecvTimeoutError::Timeout) => return false,
+            }
+        }
+    }
+}
+
+fn merchant_stream_path(server: &TestServer, subscriber: &Subscriber) -> String {
+    let merchant_id = enroll_merchant(server, subscriber, "Credential Cafe");
+    format!("/merchant/{merchant_id}/transactions/stream")
+}
+
+#[test]
+fn a_token_alone_cannot_rotate_the_secret() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (status, body) = rotate(&server, &subscriber.token, None);
+    assert_error(status, &body, 401, "invalid_credentials");
+    let (status, body) = rotate(&server, &subscriber.token, Some(json!({})));
+    assert_error(status, &body, 401, "invalid_credentials");
+    let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": "sk_test_guess" })));
+    assert_error(status, &body, 401, "invalid_credentials");
+    let (status, body) = login(&server, &subscriber.email, &subscriber.secret);
+    assert_eq!(status, 200, "the secret still works: {body}");
+    let (status, _) = send(subscriber.auth(server.get("/subscriber")));
+    assert_eq!(status, 200, "and so does the token");
+}
+
+#[test]
+fn wrong_current_secrets_count_as_failed_logins() {
+    let server = TestServer::spawn_with(&["--login-attempts", "3"]);
+    let subscriber = server.subscriber();
+    for _ in 0..3 {
+        let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": "sk_test_guess" })));
+        assert_error(status, &body, 401, "invalid_credentials");
+    }
+    let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": subscriber.secret })));
+    assert_error(status, &body, 429, "rate_limited");
+}
+
+#[test]
+fn rotation_revokes_every_earlier_token() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (status, body) = login(&server, &subscriber.email, &subscriber.secret);
+    assert_eq!(status, 200, "{body}");
+    let second_token = body["token"].as_str().expect("token").to_owned();
+    let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": subscriber.secret })));
+    assert_eq!(status, 200, "{body}");
+    let new_secret = body["secret"].as_str().expect("new secret").to_owned();
+    assert_ne!(new_secret, subscriber.secret);
+
+    for token in [&subscriber.token, &second_token] {
+        let (status, body) = send(server.get("/subscriber").bearer_auth(token));
+        assert_eq!(status, 401, "{body}");
+        assert!(["token_expired", "unauthorized"].contains(&body["code"].as_str().unwrap_or_default()), "{body}");
+        let (status, body) = send(server.get("/card/1").bearer_auth(token));
+        assert_eq!(status, 401, "{body}");
+    }
+    let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": new_secret })));
+    assert_eq!(status, 401, "a revoked token cannot rotate again: {body}");
+
+    let (status, body) = login(&server, &subscriber.email, &subscriber.secret);
+    assert_error(status, &body, 401, "invalid_credentials");
+    let (status, body) = login(&server, &subscriber.email, &new_secret);
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = send(server.get("/subscriber").bearer_auth(body["token"].as_str().expect("token")));
+    assert_eq!(status, 200, "the token of a login after the rotation works: {body}");
+}
+
+#[test]
+fn an_open_stream_ends_when_the_secret_rotates() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let path = merchant_stream_path(&server, &subscriber);
+    let stream = OpenStream::open(&server, &subscriber.token, &path);
+    assert!(!stream.ended_within(Duration::from_millis(300)), "the stream is open");
+    let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": subscriber.secret })));
+    assert_eq!(status, 200, "{body}");
+    assert!(stream.ended_within(ENDS_WITHIN), "the stream ends at the rotation");
+    let (status, body) = send(server.get(&path).bearer_auth(&subscriber.token));
+    assert_eq!(status, 401, "reconnecting with the old token: {body}");
+}
+
+#[test]
+fn an_open_stream_ends_when_its_token_expires() {
+    let server = TestServer::spawn_with(&["--token-validity-seconds", "3"]);
+    let subscriber = server.subscriber();
+    let path = merchant_stream_path(&server, &subscriber);
+    let (status, body) = login(&server, &subscriber.email, &subscriber.secret);
+    assert_eq!(status, 200, "{body}");
+    let token = body["token"].as_str().expect("token").to_owned();
+    let stream = OpenStream::open(&server, &token, &path);
+    assert!(stream.ended_within(ENDS_WITHIN), "the stream ends when its token expires");
+    let (status, body) = send(server.get(&path).bearer_auth(&token));
+    assert_error(status, &body, 401, "token_expired");
+}
+
+#[test]
+fn the_eleventh_stream_of_a_subscriber_is_refused() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let path = merchant_stream_path(&server, &subscriber);
+    let mut streams: Vec<OpenStream> = (0..10).map(|_| OpenStream::open(&server, &subscriber.token, &path)).collect();
+    let response = server.get(&path).bearer_auth(&subscriber.token).send().expect("sent");
+    let retry_after = response.headers().get("retry-after").and_then(|value| value.to_str().ok()).map(str::to_owned);
+    let (status, body) = read(response);
+    assert_error(status, &body, 429, "rate_limited");
+    assert!(retry_after.and_then(|text| text.parse::<u64>().ok()).is_some_and(|seconds| seconds >= 1));
+
+    let other = server.subscriber();
+    let other_path = merchant_stream_path(&server, &other);
+    let _other_stream = OpenStream::open(&server, &other.token, &other_path);
+
+    // A closed stream frees its place.
+    streams.pop();
+    let deadline = Instant::now() + ENDS_WITHIN;
+    loop {
+        let response = server.get(&path).bearer_auth(&subscriber.token).send().expect("sent");
+        if response.status() == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the place of a closed stream is never freed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[test]
+fn guessing_with_random_emails_from_one_address_is_limited() {
+    let server = TestServer::spawn();
+    let mut refused = None;
+    for attempt in 0..60 {
+        let email = format!("guess-{}@example.com", uuid::Uuid::new_v4().simple());
+        let response = server.post("/subscriber/login", &json!({ "email": email, "api_key": "sk_test_guess" }));
+        let (status, body) = send(response);
+        if status == 429 {
+            assert_error(status, &body, 429, "rate_limited");
+            refused = Some(attempt);
+            break;
+        }
+        assert_error(status, &body, 401, "invalid_credentials");
+    }
+    let refused = refused.expect("an address guessing with random e-mails is refused");
+    assert!(refused >= 10, "refused only after many failures ({refused})");
+}
+
+#[test]
+fn one_email_guessed_from_many_addresses_is_limited() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let wrong = json!({ "email": subscriber.email, "api_key": "sk_test_guess" });
+    let mut refused = false;
+    'addresses: for last_octet in 2..40 {
+        let client = reqwest::blocking::Client::builder()
+            .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, last_octet)))
+            .timeout(Duration::from_secs(60))
+            .build()
+            .expect("client on another loopback address");
+        // Fewer than the ten a single address may fail with one e-mail.
+        for _ in 0..9 {
+            let (status, body) = send(client.post(server.url("/subscriber/login")).json(&wrong));
+            if status == 429 {
+                assert_error(status, &body, 429, "rate_limited");
+                refused = true;
+                break 'addresses;
+            }
+            assert_error(status, &body, 401, "invalid_credentials");
+        }
+    }
+    assert!(refused, "one e-mail guessed from many addresses is refused");
+}
+
+#[test]
+fn a_full_hashing_queue_answers_503_with_retry_after() {
+    let server = TestServer::spawn_with(&["--hash-queue-size", "1"]);
+    let url = server.url("/subscriber/signup");
+    let outcomes: Vec<(u16, Option<String>, Value)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..24)
+            .map(|_| {
+                let url = url.clone();
+                scope.spawn(move || {
+                    let email = format!("busy-{}@example.com", uuid::Uuid::new_v4().simple());
+                    let client =
+                        reqwest::blocking::Client::builder().timeout(Duration::from_secs(60)).build().expect("client");
+                    let response = client.post(url).json(&json!({ "email": email })).send().expect("sent");
+                    let retry_after =
+                        response.headers().get("retry-after").and_then(|value| value.to_str().ok()).map(str::to_owned);
+                    let (status, body) = read(response);
+                    (status, retry_after, body)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|handle| handle.join().expect("thread")).collect()
+    });
+    let busy: Vec<_> = outcomes.iter().filter(|(status, _, _)| *status == 503).collect();
+    assert!(!busy.is_empty(), "some signups find the queue full: {outcomes:?}");
+    for (status, retry_after, body) in &busy {
+        assert_error(*status, body, 503, "unavailable");
+        assert!(retry_after.as_deref().and_then(|text| text.parse::<u64>().ok()).is_some_and(|seconds| seconds >= 1));
+    }
+    assert!(
+        outcomes.iter().all(|(status, _, _)| [201, 503].contains(status)),
+        "every other signup succeeds: {outcomes:?}"
+    );
+}
