@@ -87,8 +87,10 @@ impl Limits {
     /// Runs a secret hash (or check) on the hashing threads.
     pub async fn hash<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
         let (done, result) = tokio::sync::oneshot::channel();
+        crate::operations::metrics::record_hash_queue(1.0);
         let job: HashJob = Box::new(move || {
             let _ = done.send(work());
+            crate::operations::metrics::record_hash_queue(-1.0);
         });
         self.hashing.send(job).map_err(|_| ApiError::internal(anyhow::anyhow!("the hashing threads stopped")))?;
         result.await.map_err(|_| ApiError::internal(anyhow::anyhow!("a secret hash was dropped")))
