@@ -26,7 +26,7 @@ BINDINGS_DIR := ui/src/lib/bindings
 
 .PHONY: help run serve test test-rust lint bench deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
-	bench-discovery test-schemathesis deps-schemathesis
+	bench-discovery test-schemathesis deps-schemathesis package package-debug deps-package test-package
 
 help:
 	@echo "make run             - the dashboard on the embedded sandbox (installs what it needs)"
@@ -34,6 +34,7 @@ help:
 	@echo "make test            - every test: Rust, UI, dashboard with a real keyring, end-to-end"
 	@echo "make test-browser    - the hosted pages in headless Chromium"
 	@echo "make test-schemathesis - Schemathesis fuzzes the running service from its /openapi.json"
+	@echo "make package         - the service's and the dashboard's .deb files, in target/packages"
 	@echo "make bench           - benchmarks, written to BENCHMARKS.md"
 
 deps-rust:
@@ -148,7 +149,38 @@ test-schemathesis: deps-rust deps-schemathesis
 	$(CARGO) build -p subscriber-server
 	python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --schemathesis $(VENV)/bin/schemathesis
 
-test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis
+test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis test-package
+
+# Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
+# through Tauri's bundler (@tauri-apps/cli in ui/package.json), offline. The UI is built first,
+# so the bundler's own beforeBuildCommand is switched off.
+CARGO_DEB_VERSION := 3.8.0
+TAURI_CLI := $(CURDIR)/ui/node_modules/.bin/tauri
+TAURI_NO_UI_BUILD := {"build":{"beforeBuildCommand":""}}
+PACKAGE_DIR := target/packages
+
+deps-package: deps-desktop
+	@command -v cargo-deb >/dev/null || env -u CARGO_TARGET_DIR $(CARGO) install cargo-deb --locked --version $(CARGO_DEB_VERSION)
+	@command -v dpkg-deb >/dev/null || { echo "dpkg-deb is required (Debian/Ubuntu)"; exit 1; }
+
+# Release builds: what to install.
+package: deps-package ui-build
+	rm -rf $(PACKAGE_DIR) && mkdir -p $(PACKAGE_DIR)
+	$(CARGO) deb -p subscriber-server --output $(PACKAGE_DIR)/
+	cd src-tauri && $(TAURI_CLI) build --bundles deb --config '$(TAURI_NO_UI_BUILD)'
+	cp "$(CARGO_TARGET_DIR)"/release/bundle/deb/*.deb $(PACKAGE_DIR)/
+	@ls -l $(PACKAGE_DIR)
+
+# The same packages from the debug builds `make test` already has, for the smoke test.
+package-debug: deps-package ui-build
+	rm -rf $(PACKAGE_DIR)/debug && mkdir -p $(PACKAGE_DIR)/debug
+	$(CARGO) deb -p subscriber-server --profile dev --no-strip --output $(PACKAGE_DIR)/debug/
+	cd src-tauri && $(TAURI_CLI) build --debug --bundles deb --config '$(TAURI_NO_UI_BUILD)'
+	cp "$(CARGO_TARGET_DIR)"/debug/bundle/deb/*.deb $(PACKAGE_DIR)/debug/
+
+# Unpacks each .deb into a temporary root and starts what it installed.
+test-package: package-debug
+	tests/package/smoke.sh $(PACKAGE_DIR)/debug/subscriber-data_*.deb "$$(ls $(PACKAGE_DIR)/debug/*.deb | grep -v '/subscriber-data_' | head -n1)"
 
 # wrk (Debian), oha (crates.io) for the constant-rate soak, Prism (npm, bench/package-lock.json).
 deps-bench:

@@ -120,6 +120,22 @@ pub struct Config {
     /// Log filter (tracing's EnvFilter syntax).
     #[arg(long, env = "SUBSCRIBER_LOG", default_value = "info")]
     pub log: String,
+
+    /// Log lines as text (for a person) or JSON (one object per line, for a log collector).
+    #[arg(long, env = "SUBSCRIBER_LOG_FORMAT", value_enum, default_value_t = LogFormat::Text)]
+    pub log_format: LogFormat,
+
+    /// Address and port of a second listener serving Prometheus metrics at `GET /metrics`
+    /// (off when unset; keep it off the public network).
+    #[arg(long, env = "SUBSCRIBER_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
+}
+
+/// How log lines are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
 }
 
 impl Config {
@@ -147,6 +163,8 @@ impl Config {
             person_questions_seconds: 600,
             person_lock_seconds: 86_400,
             log: "info".to_owned(),
+            log_format: LogFormat::Text,
+            metrics_listen: None,
         }
     }
 

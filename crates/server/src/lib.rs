@@ -6,6 +6,7 @@
 //!   [`persons`], [`discovery`] (over the merchant [`directory`]); [`storage`] holds the SQL
 //!   of each. [`realtime`] streams transactions as they happen; [`sandbox`] makes them.
 //! - [`hosted`]: the pages a person (not a program) uses: card entry, the sandbox bank.
+//! - [`operations`]: health and readiness probes, Prometheus metrics.
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
 pub mod accounts;
@@ -21,6 +22,7 @@ pub mod http;
 pub mod keys;
 pub mod limits;
 pub mod merchants;
+pub mod operations;
 pub mod paging;
 pub mod persons;
 pub mod realtime;

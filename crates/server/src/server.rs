@@ -1,44 +1,94 @@
 //! Running the service: bind, serve, shut down cleanly.
+//!
+//! The listener opens first and answers the health probes while the service loads (see
+//! [`crate::operations`]); "listening on http://…" is logged once it is ready.
 
 use std::future::Future;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::config::Config;
+use crate::operations::Gate;
 use crate::state::AppState;
 
 /// Serves `config` until `shutdown` resolves, finishing requests in flight.
 pub async fn serve(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
     let listener = TcpListener::bind(config.listen).await?;
     let config = config.with_bound_address(listener.local_addr()?);
-    let state = AppState::new(config).await?;
-    run(listener, state, shutdown).await
+    run(listener, config, shutdown, None).await
 }
 
+/// Serves on `listener` at once, loads the service, then serves it until `shutdown`.
+/// `ready` gets the state once the service is loaded.
 async fn run(
     listener: TcpListener,
-    state: AppState,
+    config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
+    ready: Option<oneshot::Sender<AppState>>,
 ) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
+    let gate = Gate::new(config.database.clone());
+    let metrics = match config.metrics_listen {
+        Some(metrics_address) => Some(crate::operations::metrics::serve(metrics_address, Arc::clone(&gate)).await?),
+        None => None,
+    };
+    let (stop, stopping) = watch::channel(false);
+    tokio::spawn(async move {
+        shutdown.await;
+        stop.send_replace(true);
+    });
+    let app = crate::operations::router(Arc::clone(&gate)).into_make_service_with_connect_info::<SocketAddr>();
+    let mut graceful = stopping.clone();
+    let serving = tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async move {
+                let _ = graceful.wait_for(|stop| *stop).await;
+            })
+            .await
+    });
+    tracing::info!("accepting connections on http://{address} while starting: /readyz answers 503 until loaded");
+
+    let mut interrupted = stopping.clone();
+    let loaded = tokio::select! {
+        state = AppState::new(config) => Some(state),
+        _ = interrupted.wait_for(|stop| *stop) => None,
+    };
+    let state = match loaded {
+        Some(Ok(state)) => state,
+        Some(Err(error)) => {
+            serving.abort();
+            metrics.inspect(JoinHandle::abort);
+            return Err(error);
+        }
+        None => {
+            serving.await??;
+            metrics.inspect(JoinHandle::abort);
+            tracing::info!("stopped while starting");
+            return Ok(());
+        }
+    };
+
     let background = crate::background::spawn(&state);
+    gate.open(state.clone(), crate::app(state.clone()));
     tracing::info!(
         environment = %state.environment(),
         database = %state.config.database.display(),
         "listening on http://{address}"
     );
-    let app = crate::app(state.clone()).into_make_service_with_connect_info::<SocketAddr>();
-    let events = state.events.clone();
-    let shutdown = async move {
-        shutdown.await;
-        // Open event streams would keep graceful shutdown waiting forever.
-        events.close();
-    };
-    axum::serve(listener, app).with_graceful_shutdown(shutdown).await?;
+    if let Some(ready) = ready {
+        let _ = ready.send(state.clone());
+    }
+    let mut interrupted = stopping;
+    let _ = interrupted.wait_for(|stop| *stop).await;
+    // Open event streams would keep graceful shutdown waiting forever.
+    state.events.close();
+    serving.await??;
     background.abort();
+    metrics.inspect(JoinHandle::abort);
     if let Err(error) = state.usage.flush(&state.db).await {
         tracing::warn!(error = %error, "usage counts not saved at shutdown");
     }
@@ -68,15 +118,29 @@ impl RunningServer {
     }
 }
 
-/// Binds `config.listen` (port 0 picks a free port) and serves in the background.
+/// Binds `config.listen` (port 0 picks a free port) and serves in the background; returns
+/// once the service is loaded.
 pub async fn start(config: Config) -> anyhow::Result<RunningServer> {
     let listener = TcpListener::bind(config.listen).await?;
     let address = listener.local_addr()?;
     let config = config.with_bound_address(address);
-    let state = AppState::new(config).await?;
     let (shutdown, signal) = oneshot::channel::<()>();
-    let task = tokio::spawn(run(listener, state.clone(), async move {
-        let _ = signal.await;
-    }));
-    Ok(RunningServer { address, state, shutdown: Some(shutdown), task })
+    let (ready, loaded) = oneshot::channel();
+    let task = tokio::spawn(run(
+        listener,
+        config,
+        async move {
+            let _ = signal.await;
+        },
+        Some(ready),
+    ));
+    match loaded.await {
+        Ok(state) => Ok(RunningServer { address, state, shutdown: Some(shutdown), task }),
+        // The service stopped before it was loaded: its error says why.
+        Err(_) => Err(match task.await {
+            Ok(Err(error)) => error,
+            Ok(Ok(())) => anyhow::anyhow!("the service stopped while starting"),
+            Err(error) => error.into(),
+        }),
+    }
 }

@@ -48,15 +48,19 @@ pub async fn request_context(mut request: Request, next: Next) -> Response {
     if let Ok(value) = HeaderValue::from_str(&request_id) {
         response.headers_mut().insert(REQUEST_ID_HEADER, value);
     }
-    let route = slot.0.lock().take().unwrap_or_else(|| mask_long_digit_runs(&raw_path));
+    let matched = slot.0.lock().take();
     let status = response.status().as_u16();
-    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+    let elapsed = started.elapsed();
+    crate::operations::metrics::record_request(&method, matched.as_deref(), status, elapsed);
+    let route = matched.unwrap_or_else(|| mask_long_digit_runs(&raw_path));
+    // Rounded to 0.01 ms, a number (not text) in JSON logs.
+    let latency_ms = (elapsed.as_secs_f64() * 100_000.0).round() / 100.0;
     tracing::info!(
         target: "http",
         method = %method,
         route = %route,
         status,
-        latency_ms = format_args!("{latency_ms:.2}"),
+        latency_ms,
         request_id = %request_id,
         "request"
     );

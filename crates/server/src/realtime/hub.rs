@@ -91,6 +91,11 @@ impl EventHub {
         self.closed.send_replace(true);
     }
 
+    /// Streams open now (each holds one subscription), for the metrics.
+    pub fn open_streams(&self) -> usize {
+        self.sender.receiver_count()
+    }
+
     pub fn closed(&self) -> watch::Receiver<bool> {
         self.closed.subscribe()
     }

@@ -96,11 +96,14 @@ impl Db {
         F: FnOnce(&Connection) -> StorageResult<T> + Send + 'static,
     {
         let readers = self.readers.clone();
-        tokio::task::spawn_blocking(move || {
+        let started = std::time::Instant::now();
+        let result = tokio::task::spawn_blocking(move || {
             let connection = readers.get()?;
             work(&connection)
         })
-        .await?
+        .await?;
+        crate::operations::metrics::record_query("read", started.elapsed());
+        result
     }
 
     /// Runs `work` in one immediate transaction on the writer; commits when it returns `Ok`.
@@ -114,7 +117,12 @@ impl Db {
         F: FnOnce(&Connection) -> StorageResult<T> + Send + 'static,
     {
         match self.readers.try_get() {
-            Some(connection) => work(&connection),
+            Some(connection) => {
+                let started = std::time::Instant::now();
+                let result = work(&connection);
+                crate::operations::metrics::record_query("read", started.elapsed());
+                result
+            }
             None => self.read(work).await,
         }
     }
@@ -145,16 +153,50 @@ impl Db {
         F: FnOnce(&Transaction<'_>) -> StorageResult<T> + Send + 'static,
         C: FnOnce(&T) + Send + 'static,
     {
+        // The time includes the wait for the writer: it is what a request waits.
+        let started = std::time::Instant::now();
         let mut writer = self.writer.clone().lock_owned().await;
-        tokio::task::spawn_blocking(move || {
+        let result = tokio::task::spawn_blocking(move || {
             let transaction = writer.transaction_with_behavior(TransactionBehavior::Immediate)?;
             let value = work(&transaction)?;
             transaction.commit()?;
             committed(&value);
             Ok(value)
         })
-        .await?
+        .await?;
+        crate::operations::metrics::record_query("write", started.elapsed());
+        result
     }
+
+    /// Connections of the read pool: (open, idle).
+    pub fn pool_connections(&self) -> (u32, u32) {
+        let state = self.readers.state();
+        (state.connections, state.idle_connections)
+    }
+}
+
+/// Whether the database file at `path` answers now, on a connection of its own: the pool's
+/// connections keep a deleted or renamed file open and would still answer. `Ok` holds the
+/// number of migrations not applied yet; `Err` says what is wrong in words fit for an
+/// unauthenticated caller (the cause, which may name the file, is logged). Never creates the file.
+pub fn probe(path: &Path) -> Result<i32, &'static str> {
+    use rusqlite::OpenFlags;
+    let logged = |what: &'static str| {
+        move |error: rusqlite_migration::Error| {
+            tracing::warn!(error = %error, "readiness: {what}");
+            what
+        }
+    };
+    let connection = Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
+    )
+    .map_err(|error| logged("the database file cannot be opened")(error.into()))?;
+    connection
+        .busy_timeout(std::time::Duration::from_secs(2))
+        .and_then(|()| connection.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get::<_, i64>(0)))
+        .map_err(|error| logged("the database does not answer")(error.into()))?;
+    migrations().pending_migrations(&connection).map_err(logged("the schema version cannot be read"))
 }
 
 /// A new database file is readable by its owner only (SQLite gives its `-wal` and `-shm`

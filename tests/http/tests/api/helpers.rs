@@ -40,6 +40,13 @@ impl TestServer {
     }
 
     pub fn spawn_on(dir: tempfile::TempDir, database: PathBuf, listen: &str, args: &[&str]) -> Self {
+        Self::spawn_until(dir, database, listen, args, "listening on http://")
+    }
+
+    /// Starts the server and returns once it logs `marker` followed by its address
+    /// ("listening on http://" once it is ready).
+    pub fn spawn_until(dir: tempfile::TempDir, database: PathBuf, listen: &str, args: &[&str], marker: &str) -> Self {
+        let marker = marker.to_owned();
         let mut command = Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"));
         command
             .arg("--listen")
@@ -63,10 +70,12 @@ impl TestServer {
         {
             let log = Arc::clone(&log);
             let address_tx = address_tx.clone();
+            let marker = marker.clone();
             std::thread::spawn(move || {
                 for line in BufReader::new(stream).lines().map_while(Result::ok) {
-                    if let Some(rest) = line.split("listening on http://").nth(1) {
-                        let address = rest.split_whitespace().next().unwrap_or_default().to_owned();
+                    if let Some(rest) = line.split(marker.as_str()).nth(1) {
+                        // The address ends where a text or a JSON log line goes on.
+                        let address = rest.split(['"', ' ', ',', '/']).next().unwrap_or_default().to_owned();
                         let _ = address_tx.send(address);
                     }
                     let mut log = log.lock().expect("log lock");

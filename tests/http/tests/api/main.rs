@@ -13,6 +13,7 @@ mod history;
 mod idempotency;
 mod limits;
 mod merchants;
+mod operations;
 mod persons;
 mod realtime;
 mod sandbox;

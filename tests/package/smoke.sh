@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Unpacks each .deb into a temporary root (dpkg-deb -x, nothing installed on the machine) and
+# starts what it holds: the service must answer /healthz and /readyz, the dashboard's window
+# must stay up under Xvfb.
+#   tests/package/smoke.sh SERVICE.deb DASHBOARD.deb
+set -euo pipefail
+
+service_deb=$1
+dashboard_deb=$2
+work=$(mktemp -d)
+pids=()
+cleanup() {
+    # The dashboard runs under xvfb-run: stop it by its unique path in the temporary root.
+    for pid in $(pgrep -f "$work/dashboard/" || true); do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    sleep 1
+    rm -rf "$work"
+}
+trap cleanup EXIT
+
+fail() {
+    echo "package smoke test: $*" >&2
+    exit 1
+}
+
+# --- the service -------------------------------------------------------------------------
+root="$work/service"
+dpkg-deb -x "$service_deb" "$root"
+dpkg-deb -e "$service_deb" "$work/service-control"
+for path in usr/bin/subscriber-server etc/subscriber-data/server.env; do
+    [ -e "$root/$path" ] || fail "$service_deb lacks /$path"
+done
+unit=$(find "$root" -name subscriber-data.service | head -n1)
+[ -n "$unit" ] || fail "$service_deb has no systemd unit"
+grep -q '^User=subscriber-data' "$unit" || fail "the unit does not run as subscriber-data"
+grep -q '^EnvironmentFile=/etc/subscriber-data/server.env' "$unit" || fail "the unit reads no environment file"
+grep -q 'adduser --system' "$work/service-control/postinst" || fail "postinst creates no user"
+grep -q 'etc/subscriber-data/server.env' "$work/service-control/conffiles" || fail "server.env is not a conffile"
+
+# The installed configuration, with the database and port moved into the temporary root.
+(
+    set -a
+    # shellcheck disable=SC1091
+    . "$root/etc/subscriber-data/server.env"
+    set +a
+    export SUBSCRIBER_LISTEN=127.0.0.1:0 SUBSCRIBER_DATABASE="$work/server.sqlite3" SUBSCRIBER_DIRECTORY_SIZE=2000
+    exec "$root/usr/bin/subscriber-server"
+) >"$work/service.log" 2>&1 &
+pids+=($!)
+address=""
+for _ in $(seq 1 600); do
+    address=$(grep -o 'listening on http://[0-9.:]*' "$work/service.log" | head -n1 | sed 's|listening on http://||' || true)
+    [ -n "$address" ] && break
+    kill -0 "${pids[0]}" 2>/dev/null || { cat "$work/service.log" >&2; fail "the service exited"; }
+    sleep 0.2
+done
+[ -n "$address" ] || { cat "$work/service.log" >&2; fail "the service did not start"; }
+curl -fsS "http://$address/healthz" | grep -q '"ok"' || fail "/healthz did not answer ok"
+curl -fsS "http://$address/readyz" | grep -q '"ready"' || fail "/readyz did not answer ready"
+head -n1 "$work/service.log" | python3 -c 'import json,sys; json.loads(sys.stdin.readline())' \
+    || fail "the packaged configuration does not log JSON"
+echo "service package: $(basename "$service_deb") answers /readyz on $address"
+
+# --- the dashboard -----------------------------------------------------------------------
+root="$work/dashboard"
+dpkg-deb -x "$dashboard_deb" "$root"
+binary=$(find "$root/usr/bin" -type f -perm -u+x | head -n1)
+[ -n "$binary" ] || fail "$dashboard_deb has no program in /usr/bin"
+find "$root/usr/share/applications" -name '*.desktop' | grep -q . || fail "$dashboard_deb has no .desktop entry"
+mkdir -p "$work/home"
+HOME="$work/home" XDG_DATA_HOME="$work/home/data" XDG_CONFIG_HOME="$work/home/config" \
+    xvfb-run -a -s "-screen 0 1280x820x24" "$binary" >"$work/dashboard.log" 2>&1 &
+pids+=($!)
+sleep 8
+kill -0 "${pids[1]}" 2>/dev/null || { cat "$work/dashboard.log" >&2; fail "the dashboard exited"; }
+pgrep -f "$binary" >/dev/null || { cat "$work/dashboard.log" >&2; fail "the dashboard's process is not running"; }
+echo "dashboard package: $(basename "$dashboard_deb") keeps its window open under Xvfb"
