@@ -618,6 +618,58 @@ mod tests {
         }
     }
 
+    /// Enrolled locations near a card's home (a subscriber's shop in a city of the directory)
+    /// neither break its history (a 500 on enrollment once) nor change it: histories come from
+    /// the generated directory alone.
+    #[test]
+    fn enrolled_locations_near_home_leave_the_history_as_it_was() {
+        let plain = Directory::generate(20_261_122, 1500);
+        let crowded = Directory::generate(20_261_122, 1500);
+        let sites: Vec<(f64, f64, String, String, String)> = crowded.with_generated(|entries, _| {
+            entries
+                .iter()
+                .map(|entry| {
+                    (
+                        entry.latitude,
+                        entry.longitude,
+                        entry.city.to_string(),
+                        entry.zip.to_string(),
+                        entry.country.to_string(),
+                    )
+                })
+                .collect()
+        });
+        for (number, (latitude, longitude, city, zip, country)) in (1_i64..).zip(sites) {
+            crowded.add_enrolled_location(crate::directory::DirectoryMerchant {
+                id: number,
+                dba_name: format!("Shop {number}"),
+                descriptor: String::new(),
+                mcc: "5812".to_owned(),
+                street: "Market St".to_owned(),
+                street_no: number.to_string(),
+                city,
+                region: None,
+                country,
+                zip,
+                phone: 14_155_550_100,
+                latitude,
+                longitude,
+                currency: String::new(),
+                merchant_id: Some(number),
+                location_id: Some(number),
+            });
+        }
+        for case in 0_u32..6 {
+            let fingerprint = Sha256::digest(case.to_le_bytes());
+            for country in ["USA", "DEU"] {
+                let rows = history(&crowded, &fingerprint, country, ENROLLED_AT);
+                assert!(rows.len() > 500, "case {case} {country}: {} rows", rows.len());
+                assert!(rows.iter().all(|row| row.location_id.is_none() && row.merchant_id.is_none()));
+                assert_eq!(rows, history(&plain, &fingerprint, country, ENROLLED_AT), "case {case} {country}");
+            }
+        }
+    }
+
     #[test]
     fn a_history_is_deterministic_and_spans_36_months() {
         let directory = Directory::generate(42, 3000);

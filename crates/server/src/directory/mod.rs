@@ -115,23 +115,63 @@ impl Entry {
     }
 }
 
+/// The entries and their indexes. Generated merchants and enrolled locations are indexed
+/// apart: card histories are drawn from the generated directory alone (deterministic for a
+/// seed, and never a subscriber's shop), so they get an index of exactly those entries, while
+/// discovery searches both.
 #[derive(Default)]
 struct Inner {
     entries: Vec<Entry>,
     /// The first `generated` entries are the generated directory; enrolled locations follow.
     generated: usize,
-    index: SearchIndex,
+    /// Indexes `entries[..generated]` only.
+    generated_index: SearchIndex,
+    /// Indexes the enrolled locations, by their position in `entries` (all `>= generated`).
+    enrolled_index: SearchIndex,
     interner: Interner,
 }
 
 impl Inner {
-    fn push(&mut self, entry: Entry) {
-        let Ok(index) = u32::try_from(self.entries.len()) else {
-            tracing::warn!("the directory is full: a location was not added");
-            return;
+    fn push_generated(&mut self, entry: Entry) {
+        debug_assert_eq!(self.generated, self.entries.len(), "generated merchants come before enrolled ones");
+        if self.push(entry, |inner| &mut inner.generated_index) {
+            self.generated = self.entries.len();
+        }
+    }
+
+    fn push_enrolled(&mut self, entry: Entry) {
+        self.push(entry, |inner| &mut inner.enrolled_index);
+    }
+
+    fn push(&mut self, entry: Entry, index_of: impl FnOnce(&mut Self) -> &mut SearchIndex) -> bool {
+        let Ok(position) = u32::try_from(self.entries.len()) else {
+            tracing::warn!("the directory is full: a merchant was not added");
+            return false;
         };
-        self.index.add(index, &entry);
+        index_of(self).add(position, &entry);
         self.entries.push(entry);
+        true
+    }
+
+    /// The best `limit` hits of both indexes, as one index would rank them.
+    fn search(&self, query: &Query, limit: usize) -> Vec<Hit> {
+        let entries = &self.entries;
+        let of = |index: &SearchIndex| match query {
+            Query::Descriptor { text, exact } => index.by_descriptor(entries, text, *exact, limit),
+            Query::Address(address) => index.by_address(entries, address, limit),
+            Query::Position { latitude, longitude, radius } => {
+                index.by_position(entries, *latitude, *longitude, *radius, limit)
+            }
+        };
+        let mut hits = of(&self.generated_index);
+        hits.extend(of(&self.enrolled_index));
+        match query {
+            // The one merchant printing exactly this; a generated one first, as ever.
+            Query::Descriptor { exact: true, .. } => hits.truncate(1),
+            Query::Descriptor { .. } | Query::Address(_) => search::rank(&mut hits, entries, limit),
+            Query::Position { .. } => search::nearest_first(&mut hits, limit),
+        }
+        hits
     }
 }
 
@@ -160,10 +200,10 @@ pub struct Found {
 impl Directory {
     /// A directory of the given merchants (generated or loaded), indexed.
     pub fn from_entries(entries: Vec<Entry>) -> Self {
-        let mut inner = Inner { generated: entries.len(), ..Inner::default() };
+        let mut inner = Inner::default();
         inner.entries.reserve(entries.len());
         for entry in entries {
-            inner.push(entry);
+            inner.push_generated(entry);
         }
         Self { inner: RwLock::new(inner) }
     }
@@ -266,23 +306,28 @@ impl Directory {
             }
         }
         let entry = Entry::from_merchant(location, &mut inner.interner);
-        inner.push(entry);
+        inner.push_enrolled(entry);
     }
 
-    /// A merchant for a simulated purchase: any merchant of the directory, enrolled ones too.
+    /// A merchant for a simulated purchase: one of the generated directory. Enrolled locations
+    /// are their subscribers' own: a purchase there is chosen by rules of its own (the
+    /// simulator's pick, or the owner naming the location), never by landing on it here.
     pub fn random_merchant(&self, rng: &mut dyn RngCore) -> Option<DirectoryMerchant> {
         let inner = self.inner.read();
-        if inner.entries.is_empty() {
+        let generated = &inner.entries[..inner.generated];
+        if generated.is_empty() {
             return None;
         }
-        for _ in 0..8 {
-            let index = usize::try_from(rng.next_u64() % inner.entries.len() as u64).unwrap_or(0);
-            let entry = &inner.entries[index];
-            if !entry.retired {
-                return Some(entry.to_merchant());
-            }
-        }
-        inner.entries.iter().find(|entry| !entry.retired).map(Entry::to_merchant)
+        let index = usize::try_from(rng.next_u64() % generated.len() as u64).unwrap_or(0);
+        generated.get(index).map(Entry::to_merchant)
+    }
+
+    /// A merchant of the generated directory by its id (what discovery shows as its
+    /// `locationId`); an enrolled location is not one.
+    pub fn generated_merchant(&self, id: i64) -> Option<DirectoryMerchant> {
+        let inner = self.inner.read();
+        let index = usize::try_from(id.checked_sub(generate::ID_BASE + 1)?).ok()?;
+        inner.entries[..inner.generated].get(index).filter(|entry| entry.id == id).map(Entry::to_merchant)
     }
 
     /// The merchant with this id (a directory id, or an enrolled location's id).
@@ -311,14 +356,9 @@ impl Directory {
     /// Discovery: the best `limit` merchants for a query.
     pub fn search(&self, query: &Query, limit: usize) -> Vec<Found> {
         let inner = self.inner.read();
-        let hits: Vec<Hit> = match query {
-            Query::Descriptor { text, exact } => inner.index.by_descriptor(&inner.entries, text, *exact, limit),
-            Query::Address(address) => inner.index.by_address(&inner.entries, address, limit),
-            Query::Position { latitude, longitude, radius } => {
-                inner.index.by_position(&inner.entries, *latitude, *longitude, *radius, limit)
-            }
-        };
-        hits.into_iter()
+        inner
+            .search(query, limit)
+            .into_iter()
             .map(|hit| Found {
                 merchant: inner.entries[hit.index as usize].to_merchant(),
                 score: hit.score,
@@ -327,10 +367,11 @@ impl Directory {
             .collect()
     }
 
-    /// Read access to the generated merchants and the index (card histories pick from them).
+    /// Read access to the generated merchants and their index, which holds exactly those
+    /// entries (card histories pick from them).
     pub(crate) fn with_generated<R>(&self, work: impl FnOnce(&[Entry], &SearchIndex) -> R) -> R {
         let inner = self.inner.read();
-        work(&inner.entries[..inner.generated], &inner.index)
+        work(&inner.entries[..inner.generated], &inner.generated_index)
     }
 }
 
@@ -399,6 +440,13 @@ mod tests {
         let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
         let merchant = directory.random_merchant(&mut rng).expect("a merchant");
         assert!(merchant.id > generate::ID_BASE);
+        assert_eq!(directory.generated_merchant(merchant.id), Some(merchant));
+        directory.add_enrolled_location(enrolled(5, "Only Shop", "Oakland"));
+        for _ in 0..200 {
+            let merchant = directory.random_merchant(&mut rng).expect("a merchant");
+            assert_eq!(merchant.location_id, None, "never another subscriber's shop");
+        }
+        assert_eq!(directory.generated_merchant(5), None);
         assert!(Directory::default().random_merchant(&mut rng).is_none());
     }
 }

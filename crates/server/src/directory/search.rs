@@ -49,6 +49,8 @@ pub struct AddressQuery {
     pub country: Option<String>,
 }
 
+/// Postings are positions in the directory's entries; every search takes the entries the
+/// index was built over (a slice holding at least every position added).
 #[derive(Default)]
 pub struct SearchIndex {
     trigrams: Vec<Vec<u32>>,
@@ -255,14 +257,7 @@ impl SearchIndex {
                 distance: Some(distance),
             })
             .collect();
-        let by_distance = |a: &Hit, b: &Hit| {
-            a.distance.unwrap_or(f64::MAX).total_cmp(&b.distance.unwrap_or(f64::MAX)).then(a.index.cmp(&b.index))
-        };
-        if hits.len() > limit {
-            hits.select_nth_unstable_by(limit, by_distance);
-            hits.truncate(limit);
-        }
-        hits.sort_by(by_distance);
+        nearest_first(&mut hits, limit);
         hits
     }
 
@@ -301,8 +296,20 @@ fn push_to(map: &mut HashMap<Box<str>, Vec<u32>>, key: &str, index: u32) {
     }
 }
 
+/// Nearest first, the first `limit`; equally near by position, so that results are stable.
+pub fn nearest_first(hits: &mut Vec<Hit>, limit: usize) {
+    let by_distance = |a: &Hit, b: &Hit| {
+        a.distance.unwrap_or(f64::MAX).total_cmp(&b.distance.unwrap_or(f64::MAX)).then(a.index.cmp(&b.index))
+    };
+    if hits.len() > limit {
+        hits.select_nth_unstable_by(limit, by_distance);
+        hits.truncate(limit);
+    }
+    hits.sort_by(by_distance);
+}
+
 /// Best first; equal scores by id, so that results are stable.
-fn rank(hits: &mut Vec<Hit>, entries: &[Entry], limit: usize) {
+pub fn rank(hits: &mut Vec<Hit>, entries: &[Entry], limit: usize) {
     hits.sort_by(|a, b| {
         b.score.total_cmp(&a.score).then(entries[a.index as usize].id.cmp(&entries[b.index as usize].id))
     });

@@ -20,6 +20,7 @@ use crate::http::routes::Routes;
 use crate::merchants::validation::{NAME_MAX, required_text};
 use crate::state::AppState;
 use crate::storage;
+use crate::storage::merchants::MerchantRow;
 use crate::storage::transactions::TransactionRow;
 use purchase::{Buyer, Shop};
 
@@ -76,7 +77,8 @@ fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
     request_body(content = Option<SandboxTransactionRequest>, description = "May be empty."),
     responses(
         (status = 201, description = "The purchase.", body = Success<SandboxTransactionResponse>),
-        (status = 404, description = "Not the sandbox, or no such card or location of the caller.",
+        (status = 404, description = "Not the sandbox, no such card of the caller, or no such location \
+            of the caller or of the directory (another subscriber's is not one).",
             body = ErrorBody),
         (status = 409, description = "The caller has no card and no location to buy with, or the \
             Idempotency-Key was used with another body.", body = ErrorBody),
@@ -126,16 +128,12 @@ async fn create_transaction(
 
     let mut shop = match request.location_id {
         Some(location_id) => {
-            let (location, merchant) = state
-                .db
-                .read(move |connection| storage::merchants::location_with_merchant(connection, location_id))
-                .await?
-                .ok_or_else(|| ApiError::not_found(format!("no location {location_id} is enrolled")))?;
-            if card.is_none() && merchant.subscriber_id != subscriber_id {
-                // Nobody here would see a stranger's card paying a stranger's shop.
+            let shop = shop_at(&state, own_merchant.as_ref(), location_id).await?;
+            if card.is_none() && shop.merchant_id.is_none() {
+                // A synthetic card at a directory merchant: nobody here would see it.
                 return Err(no_card_no_place());
             }
-            Shop::at_location(&location, &merchant)
+            shop
         }
         None if card.is_none() => own_location(rand::Rng::random(&mut rng)).await?.ok_or_else(no_card_no_place)?,
         None if checked.merchant_name.is_some() => Shop::generated(&mut rng, checked.merchant_name.as_deref()),
@@ -164,6 +162,28 @@ async fn create_transaction(
         response.extensions_mut().insert(StoredWithResult);
     }
     Ok(response)
+}
+
+/// Where the caller may buy by naming a `locationId`: a location of its own merchant, or a
+/// merchant of the generated directory (the `locationId` discovery shows). Another
+/// subscriber's location is as unknown as one that does not exist: the caller must not be
+/// able to write into someone else's merchant list.
+async fn shop_at(state: &AppState, own_merchant: Option<&MerchantRow>, location_id: i64) -> Result<Shop, ApiError> {
+    if let Some(merchant) = own_merchant {
+        let merchant_id = merchant.id;
+        let location = state
+            .db
+            .read(move |connection| storage::merchants::location_of(connection, merchant_id, location_id))
+            .await?;
+        if let Some(location) = location {
+            return Ok(Shop::at_location(&location, merchant));
+        }
+    }
+    state
+        .directory
+        .generated_merchant(location_id)
+        .map(Shop::from_directory)
+        .ok_or_else(|| ApiError::not_found(format!("no location {location_id} of yours or of the directory")))
 }
 
 fn response(row: TransactionRow) -> Result<SandboxTransactionResponse, ApiError> {
