@@ -149,7 +149,7 @@ test-schemathesis: deps-rust deps-schemathesis
 	$(CARGO) build -p subscriber-server
 	python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --schemathesis $(VENV)/bin/schemathesis
 
-test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis test-package
+test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis
 
 # Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
 # through Tauri's bundler (@tauri-apps/cli in ui/package.json), offline. The UI is built first,

@@ -60,7 +60,7 @@ def start(server, workdir):
     process = subprocess.Popen(
         [server, "--listen", "127.0.0.1:0", "--database", f"{workdir}/fuzz.sqlite3",
          # The fuzzer sends thousands of requests a minute from one address and token.
-         "--rate-limit", "0", "--login-attempts", "1000000",
+         "--rate-limit", "0", "--credential-rate-limit", "0", "--login-attempts", "1000000",
          "--directory-size", "2000", "--simulate-rate", "0", "--log", "warn,subscriber_server::server=info"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     found = threading.Event()
