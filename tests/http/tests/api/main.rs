@@ -21,3 +21,4 @@ mod security_credentials;
 mod security_identity;
 mod security_storage;
 mod subscriber;
+mod workload;

@@ -88,21 +88,26 @@ fn a_sandbox_purchase_is_seen_by_the_card_and_by_the_merchant() {
 }
 
 #[test]
-fn a_card_can_pay_at_another_subscribers_location_and_each_sees_only_their_side() {
+fn a_card_cannot_pay_at_another_subscribers_location_and_each_sees_only_their_side() {
     let server = TestServer::spawn();
     let shopper = server.subscriber();
     let card_id = server.enroll_card(&shopper, "5555555555554444");
     let shopkeeper = server.subscriber();
     let merchant_id = enroll_merchant(&server, &shopkeeper, "Corner Store");
     let location_id = create_location(&server, &shopkeeper, "Corner St");
+    let own = purchase(&server, &shopkeeper, &json!({"locationId": location_id, "amount": 5}));
+    let before = merchant_transactions(&server, &shopkeeper, merchant_id, "");
+    assert!(find(&before, &own["transactionId"]).is_some());
 
-    let created = purchase(&server, &shopper, &json!({"cardId": card_id, "locationId": location_id, "amount": 5}));
-    let transaction_id = created["transactionId"].clone();
-    assert!(find(&card_transactions(&server, &shopper, card_id), &transaction_id).is_some());
-    let at_merchant =
-        find(&merchant_transactions(&server, &shopkeeper, merchant_id, ""), &transaction_id).expect("merchant side");
-    assert_eq!(at_merchant["lastFour"], 4444);
-    assert_eq!(at_merchant["amount"], 5.0);
+    // Live-environment rule: only the caller's own location (or a directory merchant's).
+    let since = from_now();
+    let (status, body) = send(shopper.auth(server.post(
+        "/sandbox/transactions",
+        &json!({"cardId": card_id, "locationId": location_id, "amount": 5, "merchantName": "Not Yours"}),
+    )));
+    assert_error(status, &body, 404, "not_found");
+    assert_eq!(merchant_transactions(&server, &shopkeeper, merchant_id, ""), before, "nothing written");
+    assert_eq!(card_transactions_since(&server, &shopper, card_id, &since), Vec::<Value>::new());
 
     let (status, body) = send(shopper.auth(server.get(&format!("/merchant/{merchant_id}/transactions"))));
     assert_error(status, &body, 404, "not_found");
@@ -160,7 +165,7 @@ fn without_a_card_the_purchase_happens_at_the_callers_own_location() {
     let stranger_location = create_location(&server, &stranger, "Far St");
     let (status, body) =
         send(subscriber.auth(server.post("/sandbox/transactions", &json!({"locationId": stranger_location}))));
-    assert_error(status, &body, 409, "conflict");
+    assert_error(status, &body, 404, "not_found");
 }
 
 #[test]

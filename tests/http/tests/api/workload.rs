@@ -1,0 +1,899 @@
+//! Several subscribers sharing one sandbox: card enrollment near other subscribers' shops,
+//! `POST /sandbox/transactions` kept to the caller's own locations, and a seeded workload of
+//! random operations across every resource that checks the rules after every step.
+//!
+//! The workload replays: `WORKLOAD_SEED=<seed> WORKLOAD_STEPS=<n> cargo test -p
+//! http-conformance --test api -- workload::` (the seed is printed; a failing test shows it).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rand::seq::IndexedRandom;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use reqwest::blocking::RequestBuilder;
+use serde_json::{Value, json};
+
+use crate::discovery::query_string;
+use crate::helpers::{Subscriber, TEST_PANS, TestServer, assert_error, card_body, send};
+use crate::merchants::{create_location, enroll_merchant};
+use crate::sandbox::purchase;
+
+/// Every page of a list, following `next_cursor` from `path` (which has a query already).
+fn all_pages(server: &TestServer, subscriber: &Subscriber, path: &str, list: &str) -> Vec<Value> {
+    let mut items = Vec::new();
+    let mut cursor: Option<String> = None;
+    for _ in 0..10_000 {
+        let page_path = match &cursor {
+            Some(cursor) => format!("{path}&cursor={cursor}"),
+            None => path.to_owned(),
+        };
+        let (status, body) = send(subscriber.auth(server.get(&page_path)));
+        assert_eq!(status, 200, "{page_path}: {body}");
+        items.extend(body[list].as_array().unwrap_or_else(|| panic!("{list} in {body}")).iter().cloned());
+        match &body["next_cursor"] {
+            Value::String(next) => cursor = Some(next.clone()),
+            Value::Null => return items,
+            other => panic!("next_cursor is a string or null: {other}"),
+        }
+    }
+    panic!("paging of {path} does not end")
+}
+
+fn transaction_ids(transactions: &[Value]) -> Vec<i64> {
+    transactions.iter().map(|transaction| transaction["transactionId"].as_i64().expect("transactionId")).collect()
+}
+
+/// The card's whole list: newest first, each transaction once.
+fn card_list(server: &TestServer, subscriber: &Subscriber, card_id: i64) -> Vec<Value> {
+    all_pages(server, subscriber, &format!("/card/{card_id}/transactions?limit=5000"), "transactions")
+}
+
+fn merchant_list(server: &TestServer, subscriber: &Subscriber, merchant_id: i64) -> Vec<Value> {
+    all_pages(server, subscriber, &format!("/merchant/{merchant_id}/transactions?limit=5000"), "transactions")
+}
+
+/// The city, postcode and country where the card's history buys most: near its holder's home.
+fn home_of(server: &TestServer, subscriber: &Subscriber, card_id: i64) -> (String, String, String) {
+    let mut counts: HashMap<(String, String, String), usize> = HashMap::new();
+    for transaction in card_list(server, subscriber, card_id) {
+        let place = ["city", "zip", "country"].map(|field| transaction[field].as_str().unwrap_or_default().to_owned());
+        if place.iter().all(|part| !part.is_empty()) {
+            *counts.entry((place[0].clone(), place[1].clone(), place[2].clone())).or_default() += 1;
+        }
+    }
+    counts.into_iter().max_by_key(|(place, count)| (*count, place.clone())).map(|(place, _)| place).expect("a history")
+}
+
+fn location_at(street: &str, street_no: &str, (city, zip, country): &(String, String, String)) -> Value {
+    // No coordinates: the service derives them from the address, as it would for a real shop.
+    json!({"location": {"countryCode": country, "street": street, "streetNo": street_no, "city": city, "zip": zip}})
+}
+
+/// Issue 12: once a subscriber had a location, enrolling a card whose home was near it
+/// answered 500 (the history generator read the search index past the generated merchants).
+#[test]
+fn cards_enroll_near_enrolled_locations() {
+    let server = TestServer::spawn();
+    let scout = server.subscriber();
+    let shopkeeper = server.subscriber();
+    enroll_merchant(&server, &shopkeeper, "Corner Cafe");
+    // The homes of the test cards' holders: the same card gives the same holder everywhere.
+    for (number, pan) in TEST_PANS.iter().enumerate() {
+        let card_id = server.enroll_card(&scout, pan);
+        let home = home_of(&server, &scout, card_id);
+        let (status, body) = send(
+            shopkeeper.auth(server.post("/merchant/location", &location_at("Market St", &number.to_string(), &home))),
+        );
+        assert_eq!(status, 201, "location in {home:?}: {body}");
+    }
+    for (number, pan) in TEST_PANS.iter().enumerate() {
+        let enroller = server.subscriber();
+        let (status, body) = send(enroller.auth(server.post("/card", &card_body(pan))));
+        assert_eq!(status, 201, "card {number} near an enrolled location: {body}\nserver log:\n{}", server.log());
+        let card_id = body["cardId"].as_i64().expect("cardId");
+        let history = card_list(&server, &enroller, card_id);
+        assert!(history.len() > 500, "a full history: {}", history.len());
+        assert!(history.iter().all(|transaction| transaction["locationId"].is_null()), "no stranger's shop");
+    }
+    // The shopkeeper's own cards, whose homes are its locations' cities.
+    for pan in TEST_PANS {
+        server.enroll_card(&shopkeeper, pan);
+    }
+}
+
+/// Live-environment rule: `POST /sandbox/transactions` takes only the caller's own location or
+/// a directory merchant's, never another subscriber's; nothing is written into a stranger's
+/// merchant list, under any name.
+#[test]
+fn a_sandbox_purchase_happens_only_at_the_callers_own_or_a_directory_location() {
+    let server = TestServer::spawn();
+    let owner = server.subscriber();
+    let owner_merchant = enroll_merchant(&server, &owner, "Owner Bakery");
+    let owner_location = create_location(&server, &owner, "Owner St");
+    let owner_card = server.enroll_card(&owner, TEST_PANS[0]);
+    let own_sale =
+        purchase(&server, &owner, &json!({"cardId": owner_card, "locationId": owner_location, "amount": 4.5}));
+    let before = merchant_list(&server, &owner, owner_merchant);
+    assert_eq!(transaction_ids(&before), vec![own_sale["transactionId"].as_i64().expect("id")]);
+
+    let intruder = server.subscriber();
+    let intruder_card = server.enroll_card(&intruder, TEST_PANS[1]);
+    enroll_merchant(&server, &intruder, "Intruder Deli");
+    let intruder_location = create_location(&server, &intruder, "Intruder St");
+    let intruder_history = transaction_ids(&card_list(&server, &intruder, intruder_card));
+    let attempts = [
+        json!({"cardId": intruder_card, "locationId": owner_location}),
+        json!({"cardId": intruder_card, "locationId": owner_location, "merchantName": "Owner Bakery", "amount": 99}),
+        json!({"locationId": owner_location}),
+        json!({"locationId": owner_location, "amount": -5}),
+        json!({"cardId": owner_card, "locationId": intruder_location}),
+        json!({"cardId": owner_card}),
+    ];
+    for body in attempts {
+        let (status, response) = send(intruder.auth(server.post("/sandbox/transactions", &body)));
+        assert_error(status, &response, 404, "not_found");
+        assert!(!response.to_string().contains("Owner"), "nothing of the owner is revealed: {response}");
+    }
+    assert_eq!(merchant_list(&server, &owner, owner_merchant), before, "the owner's list is unchanged");
+    assert_eq!(transaction_ids(&card_list(&server, &intruder, intruder_card)), intruder_history, "nothing written");
+
+    // A directory merchant, by the locationId discovery shows, is open to everyone.
+    let (status, found) = send(
+        intruder
+            .auth(server.get(&format!("/merchant/discover?{}", query_string(&[("merchid", "SQ *BLUE HERON COFFEE")])))),
+    );
+    assert_eq!(status, 200, "{found}");
+    let directory_location = found["result"]["merchants"][0]["locationId"].as_i64().expect("a directory merchant");
+    let sale = purchase(
+        &server,
+        &intruder,
+        &json!({"cardId": intruder_card, "locationId": directory_location, "merchantName": "Owner Bakery", "amount": 3}),
+    );
+    assert!(sale["transaction"]["locationId"].is_null() && sale["transaction"]["merchantId"].is_null(), "{sale}");
+    assert!(
+        card_list(&server, &intruder, intruder_card).iter().any(|item| item["transactionId"] == sale["transactionId"])
+    );
+    // Without a location, under a name, anywhere: never in the owner's list.
+    for body in [json!({"merchantName": "Owner Bakery"}), json!({}), json!({"cardId": intruder_card, "amount": 1.25})] {
+        let created = purchase(&server, &intruder, &body);
+        assert_ne!(created["transaction"]["merchantId"].as_i64(), Some(owner_merchant), "{created}");
+    }
+    assert_eq!(merchant_list(&server, &owner, owner_merchant), before, "the owner's list is still unchanged");
+
+    // Bad input is the contract's JSON error and creates nothing.
+    for (body, field) in [
+        (json!({"cardId": intruder_card, "amount": 1e308}), "amount"),
+        (json!({"cardId": intruder_card, "amount": -0.0}), "amount"),
+        (json!({"cardId": intruder_card, "amount": 0.001}), "amount"),
+        (json!({"cardId": intruder_card, "locationId": "x"}), "locationId"),
+        (json!({"cardId": intruder_card, "merchantName": 7}), "merchantName"),
+    ] {
+        let (status, response) = send(intruder.auth(server.post("/sandbox/transactions", &body)));
+        assert_error(status, &response, 400, "invalid_request");
+        assert_eq!(response["details"][0]["field"], field, "{body}: {response}");
+    }
+    for location_id in [-1_i64, 0, i64::MAX] {
+        let body = json!({"cardId": intruder_card, "locationId": location_id});
+        let (status, response) = send(intruder.auth(server.post("/sandbox/transactions", &body)));
+        assert_error(status, &response, 404, "not_found");
+    }
+}
+
+/// A place shops and card holders share: (city, zip, country).
+type Place = (String, String, String);
+
+struct CardModel {
+    pan: &'static str,
+    /// Sandbox purchases made with it.
+    sales: BTreeSet<i64>,
+}
+
+/// What one subscriber owns, as the workload made it.
+struct Tenant {
+    number: usize,
+    subscriber: Subscriber,
+    cards: BTreeMap<i64, CardModel>,
+    merchant: Option<i64>,
+    /// locationId -> (street, streetNo, place)
+    locations: BTreeMap<i64, (String, String, Place)>,
+    /// Purchases at its locations.
+    merchant_sales: BTreeSet<i64>,
+    /// personId -> status
+    persons: BTreeMap<i64, &'static str>,
+    accounts: BTreeSet<i64>,
+    card_sessions: BTreeSet<String>,
+}
+
+struct Workload {
+    server: TestServer,
+    seed: u64,
+    step: usize,
+    rng: ChaCha8Rng,
+    tenants: Vec<Tenant>,
+    /// Places of the test cards' holders (learned from their histories) and a fixed city.
+    places: Vec<Place>,
+    homes_learned: BTreeSet<&'static str>,
+    /// Directory merchants' locationIds, from discovery.
+    directory_locations: Vec<i64>,
+    banks: Vec<String>,
+}
+
+fn env_number(name: &str, default: u64) -> u64 {
+    std::env::var(name).ok().and_then(|value| value.trim().parse().ok()).unwrap_or(default)
+}
+
+impl Workload {
+    /// Sends as `tenant` (or without auth) and checks the wire rules every answer keeps: no
+    /// 5xx, errors in the contract's JSON, successes with `error: null`.
+    fn call(&self, tenant: Option<usize>, request: RequestBuilder, what: &str) -> (u16, Value) {
+        let request = match tenant {
+            Some(tenant) => self.tenants[tenant].subscriber.auth(request),
+            None => request,
+        };
+        let (status, body) = send(request);
+        let context = format!("seed {} step {} ({what})", self.seed, self.step);
+        assert!(status < 500, "{context}: {status} {body}\nserver log:\n{}", self.server.log());
+        if status >= 400 {
+            assert!(body["error"].as_str().is_some_and(|error| !error.is_empty()), "{context}: error: {body}");
+            assert!(body["code"].as_str().is_some_and(|code| !code.is_empty()), "{context}: code: {body}");
+            assert!(body["requestId"].as_str().is_some_and(|id| !id.is_empty()), "{context}: requestId: {body}");
+        } else {
+            assert!(body["error"].is_null(), "{context}: success has error null: {body}");
+        }
+        (status, body)
+    }
+
+    fn get(&self, tenant: usize, path: &str) -> (u16, Value) {
+        self.call(Some(tenant), self.server.get(path), &format!("GET {path}"))
+    }
+
+    fn post(&self, tenant: usize, path: &str, body: &Value) -> (u16, Value) {
+        self.call(Some(tenant), self.server.post(path, body), &format!("POST {path} {body}"))
+    }
+
+    fn expect(&self, (status, body): (u16, Value), expected: u16, code: Option<&str>, what: &str) -> Value {
+        let context = format!("seed {} step {}: {what}", self.seed, self.step);
+        assert_eq!(status, expected, "{context}: {body}");
+        if let Some(code) = code {
+            assert_eq!(body["code"], code, "{context}: {body}");
+        }
+        body
+    }
+
+    fn context(&self) -> String {
+        format!("seed {} step {}", self.seed, self.step)
+    }
+
+    fn other_than(&mut self, tenant: usize) -> usize {
+        let other = self.rng.random_range(0..self.tenants.len() - 1);
+        if other >= tenant { other + 1 } else { other }
+    }
+
+    fn amount(&mut self) -> f64 {
+        let cents = self.rng.random_range(1..=50_000_i64);
+        let sign = if self.rng.random_bool(0.1) { -1 } else { 1 };
+        (sign * cents) as f64 / 100.0
+    }
+
+    fn all_pages(&self, tenant: usize, path: &str, list: &str) -> Vec<Value> {
+        let items = all_pages(&self.server, &self.tenants[tenant].subscriber, path, list);
+        let ids = transaction_ids(&items);
+        let unique: BTreeSet<i64> = ids.iter().copied().collect();
+        assert_eq!(unique.len(), ids.len(), "{}: no transaction twice in {path}", self.context());
+        let times: Vec<i64> = items
+            .iter()
+            .map(|item| {
+                chrono::DateTime::parse_from_rfc3339(item["createdAt"].as_str().unwrap_or_default())
+                    .unwrap_or_else(|_| panic!("{}: createdAt is RFC 3339: {item}", self.context()))
+                    .timestamp()
+            })
+            .collect();
+        assert!(times.windows(2).all(|pair| pair[0] >= pair[1]), "{}: newest first in {path}", self.context());
+        items
+    }
+
+    /// Everything `tenant` lists is exactly what it owns.
+    fn check_tenant(&self, tenant: usize) {
+        let model = &self.tenants[tenant];
+        let context = format!("{} tenant {tenant}", self.context());
+        let cards = self.expect(self.get(tenant, "/card"), 200, None, "GET /card");
+        let listed: BTreeSet<i64> = cards["cards"]
+            .as_array()
+            .expect("cards")
+            .iter()
+            .map(|card| card["cardId"].as_i64().expect("cardId"))
+            .collect();
+        assert_eq!(listed, model.cards.keys().copied().collect(), "{context}: GET /card");
+
+        let merchant = self.get(tenant, "/merchant");
+        match model.merchant {
+            None => {
+                self.expect(merchant, 404, Some("not_found"), "GET /merchant without one");
+            }
+            Some(merchant_id) => {
+                let merchant = self.expect(merchant, 200, None, "GET /merchant");
+                assert_eq!(merchant["merchantId"].as_i64(), Some(merchant_id), "{context}");
+                let locations: BTreeSet<i64> = merchant["locations"]
+                    .as_array()
+                    .expect("locations")
+                    .iter()
+                    .map(|location| location["locationId"].as_i64().expect("locationId"))
+                    .collect();
+                assert_eq!(locations, model.locations.keys().copied().collect(), "{context}: locations");
+                let sales =
+                    self.all_pages(tenant, &format!("/merchant/{merchant_id}/transactions?limit=5000"), "transactions");
+                let listed: BTreeSet<i64> = transaction_ids(&sales).into_iter().collect();
+                assert_eq!(listed, model.merchant_sales, "{context}: the merchant list holds its own sales only");
+                for sale in &sales {
+                    let location = sale["locationId"].as_i64();
+                    assert!(location.is_some_and(|id| model.locations.contains_key(&id)), "{context}: {sale}");
+                }
+            }
+        }
+
+        let persons = self.expect(self.get(tenant, "/persons"), 200, None, "GET /persons");
+        let listed: BTreeSet<i64> = persons["persons"]
+            .as_array()
+            .expect("persons")
+            .iter()
+            .map(|person| person["personId"].as_i64().expect("personId"))
+            .collect();
+        assert_eq!(listed, model.persons.keys().copied().collect(), "{context}: GET /persons");
+
+        let accounts = self.expect(self.get(tenant, "/account"), 200, None, "GET /account");
+        let listed: BTreeSet<i64> = accounts["accounts"]
+            .as_array()
+            .expect("accounts")
+            .iter()
+            .map(|account| account["accountId"].as_i64().expect("accountId"))
+            .collect();
+        assert_eq!(listed, model.accounts, "{context}: GET /account");
+    }
+
+    /// The place the holder of `pan` lives, learned once from a history of that card.
+    fn learn_home(&mut self, tenant: usize, card_id: i64, pan: &'static str) {
+        if self.homes_learned.insert(pan) {
+            let home = home_of(&self.server, &self.tenants[tenant].subscriber, card_id);
+            if !self.places.contains(&home) {
+                self.places.push(home);
+            }
+        }
+    }
+
+    fn enroll_card(&mut self, tenant: usize) {
+        let pan = *TEST_PANS.choose(&mut self.rng).expect("a test card");
+        let existing = self.tenants[tenant].cards.iter().find(|(_, card)| card.pan == pan).map(|(id, _)| *id);
+        let answer = self.post(tenant, "/card", &card_body(pan));
+        match existing {
+            Some(card_id) => {
+                let body = self.expect(answer, 409, Some("conflict"), "the same card twice");
+                assert_eq!(body["cardId"].as_i64(), Some(card_id), "{}: the existing cardId", self.context());
+            }
+            None => {
+                let body = self.expect(answer, 201, None, "enroll a card");
+                let card_id = body["cardId"].as_i64().expect("cardId");
+                let taken = self.tenants.iter().any(|other| other.cards.contains_key(&card_id));
+                assert!(!taken, "{}: a new cardId", self.context());
+                self.tenants[tenant].cards.insert(card_id, CardModel { pan, sales: BTreeSet::new() });
+                self.learn_home(tenant, card_id, pan);
+            }
+        }
+    }
+
+    fn random_card(&mut self, tenant: usize) -> Option<i64> {
+        let cards: Vec<i64> = self.tenants[tenant].cards.keys().copied().collect();
+        cards.choose(&mut self.rng).copied()
+    }
+
+    fn card_details(&mut self, tenant: usize) {
+        let Some(card_id) = self.random_card(tenant) else { return };
+        let body = self.expect(self.get(tenant, &format!("/card/{card_id}")), 200, None, "GET /card/<id>");
+        let pan = self.tenants[tenant].cards[&card_id].pan;
+        let last_four: i64 = pan[12..].parse().expect("digits");
+        assert_eq!(body["cardId"].as_i64(), Some(card_id), "{}", self.context());
+        assert_eq!(body["lastFour"].as_i64(), Some(last_four), "{}: {body}", self.context());
+        assert!(!body.to_string().contains(pan), "{}: the PAN is never echoed", self.context());
+    }
+
+    /// Small pages, followed to the end, hold exactly the whole list; the card's sandbox sales
+    /// are in it and nothing of another merchant's subscriber.
+    fn card_paging(&mut self, tenant: usize) {
+        let Some(card_id) = self.random_card(tenant) else { return };
+        let limit = self.rng.random_range(50..=400);
+        let paged = self.all_pages(tenant, &format!("/card/{card_id}/transactions?limit={limit}"), "transactions");
+        let whole = self.all_pages(tenant, &format!("/card/{card_id}/transactions?limit=5000"), "transactions");
+        assert_eq!(transaction_ids(&paged), transaction_ids(&whole), "{}: no gaps, no repeats", self.context());
+        let model = &self.tenants[tenant];
+        let listed: BTreeSet<i64> = transaction_ids(&whole).into_iter().collect();
+        assert!(model.cards[&card_id].sales.is_subset(&listed), "{}: every sale of the card is listed", self.context());
+        for item in &whole {
+            let merchant = item["merchantId"].as_i64();
+            assert!(merchant.is_none() || merchant == model.merchant, "{}: only its own shops: {item}", self.context());
+        }
+    }
+
+    fn enroll_merchant(&mut self, tenant: usize) {
+        let mcc = *["5812", "5814", "5411", "5942", "5499"].choose(&mut self.rng).expect("mcc");
+        let body = json!({"name": format!("Tenant {tenant} Shop"), "category": mcc, "countryCode": "USA"});
+        let path = if self.rng.random_bool(0.5) { "/merchant" } else { "/merchant/enroll" };
+        let answer = self.post(tenant, path, &body);
+        if self.tenants[tenant].merchant.is_some() {
+            self.expect(answer, 409, Some("conflict"), "a second merchant");
+        } else {
+            let body = self.expect(answer, 201, None, "enroll a merchant");
+            let merchant_id = body["merchantId"].as_i64().expect("merchantId");
+            assert_eq!(body["mechantId"].as_i64(), Some(merchant_id), "{}", self.context());
+            self.tenants[tenant].merchant = Some(merchant_id);
+        }
+    }
+
+    /// A location in a city others share (the same city and zip as other subscribers' shops,
+    /// near card holders' homes).
+    fn location_request(&mut self, tenant: usize) -> (Value, String, String, Place) {
+        let place = self.places.choose(&mut self.rng).expect("a place").clone();
+        let street = format!("Tenant{tenant} Street");
+        let street_no = self.rng.random_range(1..=999).to_string();
+        let mut body = location_at(&street, &street_no, &place);
+        if place.0 == "San Francisco" && self.rng.random_bool(0.5) {
+            body["location"]["latitude"] = json!(37.7609);
+            body["location"]["longitude"] = json!(-122.4212);
+        }
+        (body, street, street_no, place)
+    }
+
+    fn add_location(&mut self, tenant: usize) {
+        let (body, street, street_no, place) = self.location_request(tenant);
+        let answer = self.post(tenant, "/merchant/location", &body);
+        if self.tenants[tenant].merchant.is_none() {
+            self.expect(answer, 409, Some("conflict"), "a location without a merchant");
+            return;
+        }
+        let body = self.expect(answer, 201, None, "create a location");
+        let location_id = body["locationId"].as_i64().expect("locationId");
+        self.tenants[tenant].locations.insert(location_id, (street, street_no, place));
+    }
+
+    fn merchant_paging(&mut self, tenant: usize) {
+        let Some(merchant_id) = self.tenants[tenant].merchant else {
+            let other = self.other_than(tenant);
+            let merchant_id = self.tenants[other].merchant.unwrap_or(999_999);
+            let answer = self.get(tenant, &format!("/merchant/{merchant_id}/transactions"));
+            self.expect(answer, 404, Some("not_found"), "someone else's merchant");
+            return;
+        };
+        let limit = self.rng.random_range(1..=4);
+        let path = format!("/merchant/{merchant_id}/transactions?limit={limit}");
+        let paged = transaction_ids(&self.all_pages(tenant, &path, "transactions"));
+        let expected: Vec<i64> = self.tenants[tenant].merchant_sales.iter().rev().copied().collect();
+        let mut sorted = paged.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        assert_eq!(sorted, expected, "{}: every page, each sale once", self.context());
+        let locations: Vec<i64> = self.tenants[tenant].locations.keys().copied().collect();
+        if let Some(location_id) = locations.choose(&mut self.rng).copied() {
+            let path = format!("/merchant/{merchant_id}/transactions?limit={limit}&locationId={location_id}");
+            for sale in self.all_pages(tenant, &path, "transactions") {
+                assert_eq!(sale["locationId"].as_i64(), Some(location_id), "{}: the filter holds", self.context());
+            }
+        }
+    }
+
+    fn record_sale(&mut self, tenant: usize, created: &Value) {
+        let transaction_id = created["transactionId"].as_i64().expect("transactionId");
+        let everyone = self.tenants.iter();
+        let seen = everyone.clone().any(|other| {
+            other.merchant_sales.contains(&transaction_id)
+                || other.cards.values().any(|card| card.sales.contains(&transaction_id))
+        });
+        assert!(!seen, "{}: a new transactionId", self.context());
+        let model = &mut self.tenants[tenant];
+        if let Some(card_id) = created["cardId"].as_i64() {
+            let card = model.cards.get_mut(&card_id).unwrap_or_else(|| panic!("the caller's card paid: {created}"));
+            card.sales.insert(transaction_id);
+        }
+        match created["transaction"]["merchantId"].as_i64() {
+            Some(merchant_id) => {
+                assert_eq!(Some(merchant_id), model.merchant, "only at its own merchant: {created}");
+                model.merchant_sales.insert(transaction_id);
+            }
+            None => assert!(created["transaction"]["locationId"].is_null(), "{created}"),
+        }
+    }
+
+    /// Both sides see a sale: the card's newest transactions and the merchant's list.
+    fn check_sale_on_both_sides(&self, tenant: usize, created: &Value) {
+        let model = &self.tenants[tenant];
+        if let Some(card_id) = created["cardId"].as_i64() {
+            let (_, page) = self.get(tenant, &format!("/card/{card_id}/transactions?limit=20"));
+            let on_card = page["transactions"].as_array().expect("transactions");
+            assert!(
+                on_card.iter().any(|item| item["transactionId"] == created["transactionId"]),
+                "{}: card side",
+                self.context()
+            );
+        }
+        if let (Some(merchant_id), Some(_)) = (model.merchant, created["transaction"]["merchantId"].as_i64()) {
+            let sales = merchant_list(&self.server, &model.subscriber, merchant_id);
+            let sale = sales.iter().find(|item| item["transactionId"] == created["transactionId"]);
+            let sale = sale.unwrap_or_else(|| panic!("{}: merchant side of {created}", self.context()));
+            assert_eq!(sale["amount"], created["transaction"]["amount"], "{}", self.context());
+            assert_eq!(sale["lastFour"], created["lastFour"], "{}", self.context());
+        }
+    }
+
+    fn sandbox_sale(&mut self, tenant: usize) {
+        let own_card = self.random_card(tenant);
+        let own_location = {
+            let locations: Vec<i64> = self.tenants[tenant].locations.keys().copied().collect();
+            locations.choose(&mut self.rng).copied()
+        };
+        let amount = self.amount();
+        let other = self.other_than(tenant);
+        let foreign_location = self.tenants[other].locations.keys().next().copied();
+        let directory_location = self.directory_locations.choose(&mut self.rng).copied();
+        match self.rng.random_range(0..6) {
+            0 if own_card.is_some() && own_location.is_some() => {
+                let body = json!({"cardId": own_card, "locationId": own_location, "amount": amount});
+                let created =
+                    self.expect(self.post(tenant, "/sandbox/transactions", &body), 201, None, "own card, own shop");
+                assert_eq!(created["transaction"]["amount"], json!(amount), "{}", self.context());
+                self.record_sale(tenant, &created);
+                self.check_sale_on_both_sides(tenant, &created);
+            }
+            1 if foreign_location.is_some() => {
+                let mut body = json!({"locationId": foreign_location, "amount": amount, "merchantName": "Intruder"});
+                if let Some(card_id) = own_card {
+                    body["cardId"] = json!(card_id);
+                }
+                let answer = self.post(tenant, "/sandbox/transactions", &body);
+                self.expect(answer, 404, Some("not_found"), "another subscriber's location");
+                self.check_tenant(other);
+            }
+            2 if own_card.is_some() && directory_location.is_some() => {
+                let body = json!({"cardId": own_card, "locationId": directory_location, "merchantName": "Named Here"});
+                let created =
+                    self.expect(self.post(tenant, "/sandbox/transactions", &body), 201, None, "a directory shop");
+                assert!(created["transaction"]["merchantId"].is_null(), "{}: {created}", self.context());
+                self.record_sale(tenant, &created);
+                self.check_sale_on_both_sides(tenant, &created);
+            }
+            3 => {
+                let amount = [0.0, 0.001, 2e6, -2e6][self.rng.random_range(0..4)];
+                let body = json!({ "amount": amount });
+                let answer = self.post(tenant, "/sandbox/transactions", &body);
+                let body = self.expect(answer, 400, Some("invalid_request"), "a bad amount");
+                assert_eq!(body["details"][0]["field"], "amount", "{}", self.context());
+            }
+            _ => {
+                // Every field optional: the caller's newest card at a directory shop, else a
+                // synthetic card at one of its own locations, else nothing to buy with.
+                let mut body = json!({});
+                if self.rng.random_bool(0.5) {
+                    body["merchantName"] = json!(format!("Named {}", self.step));
+                }
+                if self.rng.random_bool(0.5) {
+                    body["amount"] = json!(amount);
+                }
+                let answer = self.post(tenant, "/sandbox/transactions", &body);
+                let model = &self.tenants[tenant];
+                if model.cards.is_empty() && model.locations.is_empty() {
+                    self.expect(answer, 409, Some("conflict"), "nothing to buy with");
+                    return;
+                }
+                let created = self.expect(answer, 201, None, "a purchase with defaults");
+                let newest = model.cards.keys().max().copied();
+                assert_eq!(created["cardId"].as_i64(), newest, "{}: the newest card pays", self.context());
+                if newest.is_some() {
+                    assert!(
+                        created["transaction"]["merchantId"].is_null(),
+                        "{}: no shop of anyone: {created}",
+                        self.context()
+                    );
+                }
+                self.record_sale(tenant, &created);
+                self.check_sale_on_both_sides(tenant, &created);
+            }
+        }
+    }
+
+    fn discovery(&mut self, tenant: usize) {
+        let locations: Vec<(i64, (String, String, Place))> =
+            self.tenants[tenant].locations.iter().map(|(id, at)| (*id, at.clone())).collect();
+        if let Some((_, (street, street_no, (city, zip, country)))) = locations.choose(&mut self.rng).cloned() {
+            let query = query_string(&[
+                ("street", &street),
+                ("streetNo", &street_no),
+                ("city", &city),
+                ("zip", &zip),
+                ("countryCode", &country),
+            ]);
+            let body = self.expect(self.get(tenant, &format!("/merchant/discover?{query}")), 200, None, "by address");
+            let first = body["result"]["merchants"][0]["locationId"].as_i64();
+            let here: Vec<i64> = locations
+                .iter()
+                .filter(|(_, at)| at.0 == street && at.1 == street_no && at.2.0 == city && at.2.1 == zip)
+                .map(|(id, _)| *id)
+                .collect();
+            assert!(first.is_some_and(|id| here.contains(&id)), "{}: its own shop first: {body}", self.context());
+            return;
+        }
+        let descriptor =
+            *["SQ *BLUE HERON COFFEE", "BLUE HERON", "TST* Blue Heron Coffee"].choose(&mut self.rng).expect("one");
+        let answer = self.get(tenant, &format!("/merchant/discover?{}", query_string(&[("merchid", descriptor)])));
+        let body = self.expect(answer, 200, None, "by descriptor");
+        let enrolled: BTreeSet<i64> = self.tenants.iter().flat_map(|other| other.locations.keys().copied()).collect();
+        for item in body["result"]["merchants"].as_array().expect("merchants") {
+            assert!(item["ID"].is_string() && item["dbaName"].is_string(), "{}: {item}", self.context());
+            let score = item["confScore"].as_f64().expect("confScore");
+            assert!((0.0..=100.0).contains(&score), "{}: {item}", self.context());
+            let location_id = item["locationId"].as_i64().expect("locationId");
+            if !enrolled.contains(&location_id) && !self.directory_locations.contains(&location_id) {
+                self.directory_locations.push(location_id);
+            }
+        }
+    }
+
+    fn persons(&mut self, tenant: usize) {
+        let onboarded: Vec<i64> = self.tenants[tenant]
+            .persons
+            .iter()
+            .filter(|(_, status)| **status == "onboarded")
+            .map(|(id, _)| *id)
+            .collect();
+        if let Some(person_id) = onboarded.choose(&mut self.rng).copied().filter(|_| self.rng.random_bool(0.7)) {
+            let answer = self.post(tenant, "/persons/authenticate", &person_information(person_id));
+            let issued = self.expect(answer, 200, None, "authenticate");
+            assert_eq!(issued["questions"].as_array().map(Vec::len), Some(4), "{}: {issued}", self.context());
+            let answers = self.get(tenant, &format!("/sandbox/persons/{person_id}/answers"));
+            let answers = self.expect(answers, 200, None, "the sandbox's right answers")["answers"].clone();
+            let answer = self.post(tenant, "/persons/verify", &json!({"personId": person_id, "answers": answers}));
+            let verified = self.expect(answer, 200, None, "verify");
+            assert_eq!(verified["verified"], true, "{}: {verified}", self.context());
+            let shown = self.expect(self.get(tenant, &format!("/persons/{person_id}")), 200, None, "GET /persons/<id>");
+            assert_eq!(shown["status"], verified["status"], "{}", self.context());
+            self.tenants[tenant].persons.insert(person_id, "verified");
+        } else {
+            let body = json!({"firstName": "Ada", "lastName": format!("Tenant{tenant}"), "email": "ada@example.com"});
+            let created = self.expect(self.post(tenant, "/persons", &body), 201, None, "onboard");
+            assert_eq!(created["status"], "onboarded", "{}", self.context());
+            let person_id = created["personId"].as_i64().expect("personId");
+            self.tenants[tenant].persons.insert(person_id, "onboarded");
+        }
+    }
+
+    fn accounts(&mut self, tenant: usize) {
+        if self.banks.is_empty() {
+            let banks = self.expect(self.get(tenant, "/banks"), 200, None, "GET /banks");
+            self.banks = banks["banks"]
+                .as_array()
+                .expect("banks")
+                .iter()
+                .map(|bank| bank["id"].as_str().expect("id").to_owned())
+                .collect();
+        }
+        let bank = self.banks.choose(&mut self.rng).expect("a bank").clone();
+        let created = self.expect(self.post(tenant, "/account", &json!({"bank": bank})), 201, None, "POST /account");
+        assert_eq!(created["status"], "pending", "{}", self.context());
+        let account_id = created["accountId"].as_i64().expect("accountId");
+        let shown = self.expect(self.get(tenant, &format!("/account/{account_id}")), 200, None, "GET /account/<id>");
+        assert_eq!(shown["accountId"].as_i64(), Some(account_id), "{}", self.context());
+        self.tenants[tenant].accounts.insert(account_id);
+    }
+
+    fn card_session(&mut self, tenant: usize) {
+        let created = self.expect(self.post(tenant, "/card/session", &json!({})), 201, None, "POST /card/session");
+        let session_id = match &created["sessionId"] {
+            serde_json::Value::String(text) => text.clone(),
+            other => other.to_string(),
+        };
+        let shown = self.get(tenant, &format!("/card/session/{session_id}"));
+        let shown = self.expect(shown, 200, None, "GET /card/session/<id>");
+        assert_eq!(shown["status"], "pending", "{}", self.context());
+        self.tenants[tenant].card_sessions.insert(session_id);
+    }
+
+    /// The same Idempotency-Key and body twice: one answer, one thing created; the same key
+    /// with another body: 409, nothing created.
+    fn idempotent_retry(&mut self, tenant: usize) {
+        let key = format!("workload-{}-{}", self.seed, self.step);
+        let own_card = self.random_card(tenant);
+        let (path, first_body, other_body) = match self.rng.random_range(0..4) {
+            0 => {
+                let body =
+                    json!({"firstName": "Retry", "lastName": format!("Step{}", self.step), "email": "r@example.com"});
+                let mut other = body.clone();
+                other["firstName"] = json!("Other");
+                ("/persons", body, other)
+            }
+            1 if own_card.is_some() => {
+                let amount = self.amount();
+                let body = json!({"cardId": own_card, "amount": amount, "merchantName": "Retry Shop"});
+                let mut other = body.clone();
+                other["amount"] = json!(if amount == 1.0 { 2.0 } else { 1.0 });
+                ("/sandbox/transactions", body, other)
+            }
+            2 if self.tenants[tenant].merchant.is_some() => {
+                let (body, _, _, _) = self.location_request(tenant);
+                let mut other = body.clone();
+                other["location"]["streetNo"] = json!("0");
+                ("/merchant/location", body, other)
+            }
+            _ => {
+                let bank = self.banks.first().cloned().unwrap_or_else(|| "bluebird".to_owned());
+                ("/account", json!({"bank": bank}), json!({"bank": "no such bank"}))
+            }
+        };
+        let send_with = |body: &Value| {
+            self.call(
+                Some(tenant),
+                self.server.post(path, body).header("Idempotency-Key", key.as_str()),
+                &format!("POST {path} {body} with Idempotency-Key"),
+            )
+        };
+        let first = send_with(&first_body);
+        let again = send_with(&first_body);
+        assert_eq!(first.0, again.0, "{}: the same status", self.context());
+        let without_request_id = |body: &Value| {
+            let mut body = body.clone();
+            if let Some(object) = body.as_object_mut() {
+                object.remove("requestId");
+            }
+            body
+        };
+        assert_eq!(without_request_id(&first.1), without_request_id(&again.1), "{}: the same body", self.context());
+        let conflict = send_with(&other_body);
+        self.expect(conflict, 409, Some("conflict"), "the same key, another body");
+        let created = self.expect(first, 201, None, "the first of an idempotent pair");
+        let model = &mut self.tenants[tenant];
+        match path {
+            "/persons" => {
+                model.persons.insert(created["personId"].as_i64().expect("personId"), "onboarded");
+            }
+            "/account" => {
+                model.accounts.insert(created["accountId"].as_i64().expect("accountId"));
+            }
+            "/merchant/location" => {
+                let location = &first_body["location"];
+                let text = |field: &str| location[field].as_str().expect("text").to_owned();
+                let place = (text("city"), text("zip"), text("countryCode"));
+                model.locations.insert(
+                    created["locationId"].as_i64().expect("locationId"),
+                    (text("street"), text("streetNo"), place),
+                );
+            }
+            _ => {
+                self.record_sale(tenant, &created);
+                self.check_sale_on_both_sides(tenant, &created);
+            }
+        }
+    }
+
+    /// Another subscriber's ids, on every route that takes one: 404, and nothing of theirs
+    /// changes.
+    fn foreign_ids(&mut self, tenant: usize) {
+        let victim = self.other_than(tenant);
+        let model = &self.tenants[victim];
+        let mut attempts: Vec<(bool, String, Value)> = Vec::new();
+        let get = |path: String| (false, path, Value::Null);
+        if let Some(card_id) = model.cards.keys().next() {
+            attempts.push(get(format!("/card/{card_id}")));
+            attempts.push(get(format!("/card/{card_id}/transactions?limit=5")));
+            attempts.push(get(format!("/card/{card_id}/transactions/stream")));
+            attempts.push((true, "/sandbox/transactions".to_owned(), json!({"cardId": card_id})));
+        }
+        if let Some(merchant_id) = model.merchant {
+            attempts.push(get(format!("/merchant/{merchant_id}/transactions")));
+            attempts.push(get(format!("/merchant/{merchant_id}/transactions/stream")));
+        }
+        if let Some(location_id) = model.locations.keys().next() {
+            attempts.push((true, "/sandbox/transactions".to_owned(), json!({"locationId": location_id})));
+        }
+        if let Some(person_id) = model.persons.keys().next() {
+            attempts.push(get(format!("/persons/{person_id}")));
+            attempts.push(get(format!("/sandbox/persons/{person_id}/answers")));
+            attempts.push((true, "/persons/authenticate".to_owned(), person_information(*person_id)));
+            let answers: Vec<Value> = (1..=4).map(|id| json!({"questionId": id, "choiceId": 1})).collect();
+            attempts.push((true, "/persons/verify".to_owned(), json!({"personId": person_id, "answers": answers})));
+        }
+        if let Some(account_id) = model.accounts.iter().next() {
+            attempts.push(get(format!("/account/{account_id}")));
+            attempts.push(get(format!("/account/{account_id}/transactions")));
+        }
+        if let Some(session_id) = model.card_sessions.iter().next() {
+            attempts.push(get(format!("/card/session/{session_id}")));
+        }
+        for (post, path, body) in attempts {
+            let answer = if post { self.post(tenant, &path, &body) } else { self.get(tenant, &path) };
+            let body =
+                self.expect(answer, 404, Some("not_found"), &format!("tenant {tenant} at tenant {victim}'s {path}"));
+            assert!(!body.to_string().contains(&format!("Tenant{victim}")), "{}: nothing revealed", self.context());
+        }
+        self.check_tenant(victim);
+    }
+
+    fn run_step(&mut self) {
+        let tenant = self.rng.random_range(0..self.tenants.len());
+        let operation = self.rng.random_range(0..100);
+        println!("step {}: tenant {tenant}, operation {operation}", self.step);
+        match operation {
+            0..14 => self.enroll_card(tenant),
+            14..19 => self.card_details(tenant),
+            19..23 => self.card_paging(tenant),
+            23..28 => self.enroll_merchant(tenant),
+            28..38 => self.add_location(tenant),
+            38..44 => self.merchant_paging(tenant),
+            44..62 => self.sandbox_sale(tenant),
+            62..67 => self.discovery(tenant),
+            67..75 => self.persons(tenant),
+            75..80 => self.accounts(tenant),
+            80..82 => self.card_session(tenant),
+            82..90 => self.idempotent_retry(tenant),
+            _ => self.foreign_ids(tenant),
+        }
+        self.check_tenant(tenant);
+    }
+}
+
+fn person_information(person_id: i64) -> Value {
+    json!({
+        "personId": person_id,
+        "dateOfBirth": "1985-07-14",
+        "address": {"street": "Market Street", "streetNo": "101", "city": "San Francisco", "zip": "94105", "countryCode": "USA"},
+        "phoneNumber": "+1 415 555 0100",
+        "ssnLast4": "6789"
+    })
+}
+
+/// A seeded random order of operations by five subscribers on one sandbox; after every step
+/// the rules hold: no 5xx, errors in the contract's shape, lists hold exactly the caller's own
+/// things, sales on both sides, paging complete.
+#[test]
+fn a_seeded_multi_tenant_workload_keeps_every_rule() {
+    let seed = env_number("WORKLOAD_SEED", 20_261_122);
+    let steps = usize::try_from(env_number("WORKLOAD_STEPS", 300)).unwrap_or(300);
+    println!("workload seed {seed}, {steps} steps (replay: WORKLOAD_SEED={seed} WORKLOAD_STEPS={steps})");
+    let server = TestServer::spawn();
+    let tenants = (0..5)
+        .map(|number| Tenant {
+            number,
+            subscriber: server.subscriber(),
+            cards: BTreeMap::new(),
+            merchant: None,
+            locations: BTreeMap::new(),
+            merchant_sales: BTreeSet::new(),
+            persons: BTreeMap::new(),
+            accounts: BTreeSet::new(),
+            card_sessions: BTreeSet::new(),
+        })
+        .collect();
+    let mut workload = Workload {
+        server,
+        seed,
+        step: 0,
+        rng: ChaCha8Rng::seed_from_u64(seed),
+        tenants,
+        places: vec![("San Francisco".to_owned(), "94110".to_owned(), "USA".to_owned())],
+        homes_learned: BTreeSet::new(),
+        directory_locations: Vec::new(),
+        banks: Vec::new(),
+    };
+    for step in 0..steps {
+        workload.step = step;
+        workload.run_step();
+    }
+    workload.step = steps;
+    for tenant in 0..workload.tenants.len() {
+        workload.check_tenant(tenant);
+        for card_id in workload.tenants[tenant].cards.keys().copied().collect::<Vec<_>>() {
+            let listed: BTreeSet<i64> =
+                transaction_ids(&card_list(&workload.server, &workload.tenants[tenant].subscriber, card_id))
+                    .into_iter()
+                    .collect();
+            let sales = &workload.tenants[tenant].cards[&card_id].sales;
+            assert!(
+                sales.is_subset(&listed),
+                "seed {seed}: tenant {} card {card_id} lists its sales",
+                workload.tenants[tenant].number
+            );
+        }
+    }
+}
