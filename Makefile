@@ -53,7 +53,7 @@ deps-desktop: deps-rust
 	@command -v npm >/dev/null || { $(APT_INSTALL) nodejs npm; }
 	@for dir in ui tests/e2e; do \
 		if [ ! -f $$dir/node_modules/.installed ] || [ $$dir/package-lock.json -nt $$dir/node_modules/.installed ]; then \
-			(cd $$dir && npm ci --no-audit --no-fund) && touch $$dir/node_modules/.installed; \
+			(cd $$dir && npm ci --no-audit --no-fund) || exit 1; touch $$dir/node_modules/.installed; \
 		fi; \
 	done
 	@command -v tauri-driver >/dev/null || $(CARGO) install tauri-driver --locked --version $(TAURI_DRIVER_VERSION)
@@ -152,7 +152,7 @@ test-schemathesis: deps-rust deps-schemathesis
 test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis
 
 # Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
-# through Tauri's bundler (@tauri-apps/cli in ui/package.json), offline. The UI is built first,
+# through Tauri's bundler (@tauri-apps/cli, to be added to ui/package.json: not yet run), offline. The UI is built first,
 # so the bundler's own beforeBuildCommand is switched off.
 CARGO_DEB_VERSION := 3.8.0
 TAURI_CLI := $(CURDIR)/ui/node_modules/.bin/tauri
