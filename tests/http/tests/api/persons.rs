@@ -8,14 +8,14 @@ use serde_json::{Value, json};
 
 use crate::helpers::{Subscriber, TestServer, assert_error, send};
 
-fn onboard(server: &TestServer, subscriber: &Subscriber) -> i64 {
+pub fn onboard(server: &TestServer, subscriber: &Subscriber) -> i64 {
     let body = json!({ "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com" });
     let (status, body) = send(subscriber.auth(server.post("/persons", &body)));
     assert_eq!(status, 201, "{body}");
     body["personId"].as_i64().expect("personId")
 }
 
-fn information(person_id: i64) -> Value {
+pub fn information(person_id: i64) -> Value {
     json!({
         "personId": person_id,
         "dateOfBirth": "1985-07-14",

@@ -7,23 +7,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::helpers::{PageClient, Subscriber, TestServer, assert_error, assert_nowhere_stored, send};
-
-fn onboard(server: &TestServer, subscriber: &Subscriber) -> i64 {
-    let body = json!({ "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com" });
-    let (status, body) = send(subscriber.auth(server.post("/persons", &body)));
-    assert_eq!(status, 201, "{body}");
-    body["personId"].as_i64().expect("personId")
-}
-
-fn information(person_id: i64) -> Value {
-    json!({
-        "personId": person_id,
-        "dateOfBirth": "1985-07-14",
-        "address": { "street": "Market Street", "streetNo": "101", "city": "San Francisco", "zip": "94105", "countryCode": "USA" },
-        "phoneNumber": "+1 415 555 0100",
-        "ssnLast4": "6789"
-    })
-}
+use crate::persons::{information, onboard};
 
 fn ask(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> (u16, Value) {
     send(subscriber.auth(server.post("/persons/authenticate", &information(person_id))))
