@@ -32,7 +32,8 @@ enum Outcome {
 
 #[test]
 fn a_crash_loses_no_acknowledged_enrollment_and_retries_create_no_duplicates() {
-    let flags = ["--rate-limit", "0"];
+    // 125 sign-ups and logins in a row: the per-address credential limit would refuse them.
+    let flags = ["--rate-limit", "0", "--credential-rate-limit", "0"];
     let server = TestServer::spawn_with(&flags);
     let subscribers: Vec<_> = (0..125).map(|_| server.subscriber()).collect();
     let enrollments: Vec<Enrollment> = subscribers
