@@ -152,7 +152,8 @@ test-schemathesis: deps-rust deps-schemathesis
 test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis
 
 # Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
-# through Tauri's bundler (@tauri-apps/cli, to be added to ui/package.json: not yet run), offline. The UI is built first,
+# through Tauri's bundler (@tauri-apps/cli in ui/package.json, pinned to the last version whose
+# platform binaries are all on the registry, so `npm ci` accepts the lock), offline. The UI is built first,
 # so the bundler's own beforeBuildCommand is switched off.
 CARGO_DEB_VERSION := 3.8.0
 TAURI_CLI := $(CURDIR)/ui/node_modules/.bin/tauri
