@@ -8,6 +8,8 @@
 // test then plays the person's browser over HTTP (person.mjs): it loads the link, keeps the
 // page's cookie and posts its forms, as a browser without script would.
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Key } from "selenium-webdriver";
 import { By, click, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
@@ -349,9 +351,18 @@ async function tour(prefix) {
 test("dark mode follows the OS: the app again, with a dark GTK theme, on every screen; the window keeps its size", async () => {
   await tour("screens-light");
   await session.manage().window().setRect({ width: 1180, height: 760 });
-  // The size is saved once a resize has settled.
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  // The size is saved once a resize has settled: wait for it in the settings file (a fixed
+  // pause is too short on a busy machine).
   const dataDir = app.data;
+  await waitFor(
+    session,
+    "the window size saved in settings.json",
+    async () => {
+      const settings = JSON.parse(await readFile(join(dataDir, "settings.json"), "utf8"));
+      return settings.window?.width === 1180 && settings.window?.height === 760;
+    },
+    30_000,
+  );
   await app.stop();
   app = await launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
   session = app.session;
