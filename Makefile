@@ -149,7 +149,7 @@ test-schemathesis: deps-rust deps-schemathesis
 	$(CARGO) build -p subscriber-server
 	python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --schemathesis $(VENV)/bin/schemathesis
 
-test: lint test-rust test-browser test-ui test-dashboard test-e2e test-schemathesis
+test: lint test-rust test-browser test-ui test-dashboard test-e2e test-package test-schemathesis
 
 # Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
 # through Tauri's bundler (@tauri-apps/cli in ui/package.json, pinned to the last version whose
@@ -181,7 +181,7 @@ package-debug: deps-package ui-build
 
 # Unpacks each .deb into a temporary root and starts what it installed.
 test-package: package-debug
-	tests/package/smoke.sh $(PACKAGE_DIR)/debug/subscriber-data_*.deb "$$(ls $(PACKAGE_DIR)/debug/*.deb | grep -v '/subscriber-data_' | head -n1)"
+	tests/package/smoke.sh $(PACKAGE_DIR)/debug/subscriber-data-server_*.deb "$$(ls $(PACKAGE_DIR)/debug/Subscriber*.deb | head -n1)"
 
 # wrk (Debian), oha (crates.io) for the constant-rate soak, Prism (npm, bench/package-lock.json).
 deps-bench:

@@ -23,6 +23,13 @@ fail() {
     exit 1
 }
 
+# Both install side by side: different package names, no file in common.
+[ "$(dpkg-deb -f "$service_deb" Package)" != "$(dpkg-deb -f "$dashboard_deb" Package)" ] \
+    || fail "the service's and the dashboard's packages have the same name"
+common=$(comm -12 <(dpkg-deb -c "$service_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||' | sort) \
+    <(dpkg-deb -c "$dashboard_deb" | awk '$1 !~ /^d/ {print $6}' | sed 's|^\./||' | sort))
+[ -z "$common" ] || fail "both packages install $common"
+
 # --- the service -------------------------------------------------------------------------
 root="$work/service"
 dpkg-deb -x "$service_deb" "$root"
