@@ -23,14 +23,17 @@ DESKTOP_DEBS := build-essential pkg-config libssl-dev libwebkit2gtk-4.1-dev liba
 TAURI_DRIVER_VERSION := 2.1.0
 DASHBOARD_BIN := $(CARGO_TARGET_DIR)/debug/subscriber-dashboard
 BINDINGS_DIR := ui/src/lib/bindings
+# A real Secret Service of its own for the command that follows (tests/support/with-keyring.sh).
+WITH_KEYRING := tests/support/with-keyring.sh
 
-.PHONY: help run serve test test-rust lint bench deps-rust deps-desktop ui-build bindings bindings-check \
+.PHONY: help run dev serve test test-rust lint bench deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
 	bench-discovery test-schemathesis deps-schemathesis package package-debug deps-package test-package
 
 help:
 	@echo "make run             - the dashboard on the embedded sandbox (installs what it needs)"
 	@echo "make serve           - the service alone on http://127.0.0.1:8080 (sandbox)"
+	@echo "make dev             - the dashboard with hot reload of the UI and the app"
 	@echo "make test            - every test: Rust, UI, dashboard with a real keyring, end-to-end"
 	@echo "make test-browser    - the hosted pages in headless Chromium"
 	@echo "make test-schemathesis - Schemathesis fuzzes the running service from its /openapi.json"
@@ -73,6 +76,12 @@ dashboard-build: ui-build
 run: dashboard-build
 	$(DASHBOARD_BIN)
 
+# The dashboard with hot reload: Vite's dev server for the UI (a saved .svelte or .ts file shows at
+# once) and the app rebuilt and restarted when its Rust changes (the Tauri CLI's `dev`). Without
+# the default `custom-protocol` feature the window loads the dev server instead of the built UI.
+dev: deps-desktop
+	cd src-tauri && $(TAURI_CLI) dev -- --no-default-features
+
 # TypeScript declarations of the IPC and wire types, generated from the Rust types (ts-rs).
 bindings: deps-rust
 	rm -rf "$(BINDINGS_DIR)" && mkdir -p "$(BINDINGS_DIR)"
@@ -104,10 +113,7 @@ test-ui: deps-desktop bindings-check
 # (gnome-keyring, unlocked, in its own D-Bus session and data folder) and the kernel keyring.
 test-dashboard: deps-desktop
 	$(CARGO) test -p subscriber-dashboard --no-run
-	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
-	XDG_DATA_HOME="$$keyring_home" dbus-run-session -- sh -c \
-		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
-		 $(CARGO) test -p subscriber-dashboard --lib --test secret_service --test workflows'
+	$(WITH_KEYRING) $(CARGO) test -p subscriber-dashboard --lib --test secret_service --test workflows
 	keyctl session - $(CARGO) test -p subscriber-dashboard --test kernel_keyring
 
 # The real app under Xvfb, driven through tauri-driver and WebKitWebDriver: every
@@ -116,11 +122,8 @@ test-dashboard: deps-desktop
 # recorded there (tests/e2e/open-url.sh): the tests play the person's browser themselves.
 test-e2e: dashboard-build
 	mkdir -p target/screenshots
-	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
-	XDG_DATA_HOME="$$keyring_home" DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
-		dbus-run-session -- sh -c \
-		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
-		 xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 tests/e2e/*.test.mjs'
+	DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
+		$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 tests/e2e/*.test.mjs
 
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
 deps-browser:
@@ -208,12 +211,9 @@ bench-discovery: deps-rust
 bench-dashboard: deps-desktop ui-build
 	$(CARGO) build --release -p subscriber-dashboard-app --bin subscriber-dashboard --example blank-window
 	$(CARGO) build --release -p subscriber-dashboard --example seed_history
-	keyring_home=$$(mktemp -d); trap 'rm -rf "$$keyring_home"' EXIT; \
-	XDG_DATA_HOME="$$keyring_home" dbus-run-session -- sh -c \
-		'echo -n pass | gnome-keyring-daemon --unlock --components=secrets >/dev/null && \
-		 xvfb-run -a -s "-screen 0 1440x900x24" node tests/e2e/bench.mjs \
-			--app "$(CARGO_TARGET_DIR)/release/subscriber-dashboard" \
-			--blank "$(CARGO_TARGET_DIR)/release/examples/blank-window" \
-			--seeder "$(CARGO_TARGET_DIR)/release/examples/seed_history" --out BENCHMARKS.md'
+	$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" node tests/e2e/bench.mjs \
+		--app "$(CARGO_TARGET_DIR)/release/subscriber-dashboard" \
+		--blank "$(CARGO_TARGET_DIR)/release/examples/blank-window" \
+		--seeder "$(CARGO_TARGET_DIR)/release/examples/seed_history" --out BENCHMARKS.md
 
 bench: bench-http bench-discovery bench-dashboard
