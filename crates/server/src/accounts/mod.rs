@@ -27,7 +27,7 @@ use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
 use crate::http::routes::Routes;
 use crate::paging;
 use crate::state::AppState;
-use crate::storage::bank_accounts::BankAccountRow;
+use crate::storage::bank_accounts::{BankAccountRow, LinkStatus};
 use crate::storage::{self, StorageError};
 use banks::SandboxBank;
 
@@ -61,11 +61,11 @@ pub fn permissions_of(stored: &str) -> Vec<AccountPermission> {
 }
 
 pub fn status_of(row: &BankAccountRow, now: i64) -> AccountStatus {
-    match row.status.as_str() {
-        "linked" => AccountStatus::Linked,
-        "failed" => AccountStatus::Failed,
-        _ if now >= row.expires_at => AccountStatus::Expired,
-        _ => AccountStatus::Pending,
+    match row.status {
+        LinkStatus::Linked => AccountStatus::Linked,
+        LinkStatus::Failed => AccountStatus::Failed,
+        LinkStatus::Pending if now >= row.expires_at => AccountStatus::Expired,
+        LinkStatus::Pending => AccountStatus::Pending,
     }
 }
 

@@ -22,7 +22,8 @@ use super::token::{self, Browser};
 use crate::accounts::banks::{SandboxBank, credentials};
 use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, permission_name};
 use crate::state::AppState;
-use crate::storage::{self, bank_accounts::BankAccountRow};
+use crate::storage;
+use crate::storage::bank_accounts::{BankAccountRow, LinkStage};
 
 const LOGIN_PURPOSE: &str = "bank-login";
 const CONSENT_PURPOSE: &str = "bank-consent";
@@ -130,12 +131,12 @@ fn next_page(link: &Link, nonce: &str) -> Option<String> {
     if !signed_in_here(link, Some(nonce)) {
         return None;
     }
-    (link.row.stage == "consent").then(|| format!("{CONSENT_PATH}?link={}", link.token))
+    (link.row.stage == LinkStage::Consent).then(|| format!("{CONSENT_PATH}?link={}", link.token))
 }
 
 /// Whether this browser signed in with the password and now owes the one-time code.
 fn owes_code(link: &Link, nonce: &str) -> bool {
-    link.row.stage == "mfa" && signed_in_here(link, Some(nonce))
+    link.row.stage == LinkStage::Mfa && signed_in_here(link, Some(nonce))
 }
 
 fn code_page(state: &AppState, link: &Link, browser: &Browser, error: Option<&str>, status: StatusCode) -> Response {
@@ -307,7 +308,7 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
     if (username == credentials::GOOD_USER || asks_code) && password == credentials::GOOD_PASSWORD {
         let browser_hash = token::hash(&browser.nonce);
         // The code is asked on this same address, after the redirect.
-        let (stage, next) = if asks_code { ("mfa", LOGIN_PATH) } else { ("consent", CONSENT_PATH) };
+        let (stage, next) = if asks_code { (LinkStage::Mfa, LOGIN_PATH) } else { (LinkStage::Consent, CONSENT_PATH) };
         return match state
             .db
             .write(move |transaction| {
@@ -376,7 +377,7 @@ pub async fn show_consent(State(state): State<AppState>, headers: HeaderMap, uri
         Err(page) => return page,
     };
     let nonce = Browser::existing(&headers);
-    if link.row.stage != "consent" || !signed_in_here(&link, nonce.as_deref()) {
+    if link.row.stage != LinkStage::Consent || !signed_in_here(&link, nonce.as_deref()) {
         return redirect(&format!("{LOGIN_PATH}?link={}", link.token));
     }
     let browser = Browser::known(nonce.unwrap_or_default());
@@ -442,7 +443,7 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
     else {
         return forbidden_form();
     };
-    if link.row.stage != "consent" || !signed_in_here(&link, Some(&nonce)) {
+    if link.row.stage != LinkStage::Consent || !signed_in_here(&link, Some(&nonce)) {
         return redirect(&format!("{LOGIN_PATH}?link={}", link.token));
     }
     let browser = Browser::known(nonce);

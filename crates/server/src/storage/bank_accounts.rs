@@ -1,20 +1,81 @@
 //! Bank accounts being linked or linked. Every step of the link is an update that holds only
 //! while the link is pending and unexpired, so a late or repeated step changes nothing.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
+use rusqlite::{Connection, OptionalExtension, Row, ToSql, Transaction, params};
 
 use super::StorageResult;
+
+/// Where the person is in the bank's pages (the table's CHECK holds the same four names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkStage {
+    /// The bank's sign-in form.
+    Login,
+    /// Password right, the one-time code asked.
+    Mfa,
+    /// Signed in: the consent page.
+    Consent,
+    /// Linked or failed: no step moves it any more.
+    Done,
+}
+
+/// What the link came to (the table's CHECK holds the same three names). A pending link past
+/// `expires_at` reads as expired; that is not stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkStatus {
+    Pending,
+    Linked,
+    Failed,
+}
+
+impl LinkStage {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Login => "login",
+            Self::Mfa => "mfa",
+            Self::Consent => "consent",
+            Self::Done => "done",
+        }
+    }
+}
+
+impl ToSql for LinkStage {
+    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
+        Ok(ToSqlOutput::from(self.as_str()))
+    }
+}
+
+impl FromSql for LinkStage {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        match value.as_str()? {
+            "login" => Ok(Self::Login),
+            "mfa" => Ok(Self::Mfa),
+            "consent" => Ok(Self::Consent),
+            "done" => Ok(Self::Done),
+            other => Err(FromSqlError::Other(format!("unknown bank link stage {other:?}").into())),
+        }
+    }
+}
+
+impl FromSql for LinkStatus {
+    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
+        match value.as_str()? {
+            "pending" => Ok(Self::Pending),
+            "linked" => Ok(Self::Linked),
+            "failed" => Ok(Self::Failed),
+            other => Err(FromSqlError::Other(format!("unknown bank link status {other:?}").into())),
+        }
+    }
+}
 
 #[derive(Debug, Clone)]
 pub struct BankAccountRow {
     pub id: i64,
     pub subscriber_id: i64,
     pub bank_id: String,
-    /// `login`, `mfa` (password right, one-time code asked), `consent` (signed in), `done`.
-    pub stage: String,
+    pub stage: LinkStage,
     pub browser_hash: Option<Vec<u8>>,
-    /// `pending`, `linked`, `failed` (a pending link past `expires_at` reads as expired).
-    pub status: String,
+    pub status: LinkStatus,
     pub login_failures: u32,
     pub failure_reason: Option<String>,
     /// Comma-separated: `balances,cards,transactions`.
@@ -84,14 +145,14 @@ pub fn find_by_token(connection: &Connection, link_token_hash: &[u8]) -> Storage
 const STILL_PENDING: &str = "status = 'pending' AND expires_at > ?2";
 
 /// The person signed in at the bank in the browser whose nonce hashes to `browser_hash`
-/// (again, perhaps in another browser, before consenting); `next_stage` is `mfa` when the
-/// bank asks for a one-time code first, else `consent`.
+/// (again, perhaps in another browser, before consenting); `next_stage` is `Mfa` when the
+/// bank asks for a one-time code first, else `Consent`.
 pub fn sign_in(
     transaction: &Transaction<'_>,
     id: i64,
     now: i64,
     browser_hash: &[u8],
-    next_stage: &str,
+    next_stage: LinkStage,
 ) -> StorageResult<bool> {
     let changed = transaction.execute(
         &format!(

@@ -49,6 +49,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0004_secure_flows.sql")),
         M::up(include_str!("../../migrations/0005_credential_generation.sql")),
         M::up(include_str!("../../migrations/0006_keys_apart.sql")),
+        M::up(include_str!("../../migrations/0007_bank_link_states.sql")),
     ])
 }
 
@@ -230,5 +231,26 @@ mod tests {
     #[test]
     fn migrations_are_valid() {
         assert!(migrations().validate().is_ok());
+    }
+
+    #[test]
+    fn bank_links_keep_their_rows_and_refuse_unknown_states_after_0007() {
+        let mut connection = Connection::open_in_memory().expect("database");
+        connection.execute_batch("PRAGMA foreign_keys = ON;").expect("pragma");
+        migrations().to_version(&mut connection, 6).expect("migrated to 0006");
+        connection
+            .execute_batch(
+                "INSERT INTO subscribers (id, email, client_id, public_key, secret_hash, created_at)
+                     VALUES (1, 'a@example.com', 'c', 'p', 'h', 0);
+                 INSERT INTO bank_accounts (id, subscriber_id, bank_id, link_token_hash, stage, status, created_at, expires_at)
+                     VALUES (7, 1, 'bank', x'01', 'mfa', 'pending', 0, 10);",
+            )
+            .expect("a link made before 0007");
+        migrations().to_latest(&mut connection).expect("migrated to the latest");
+        let row = bank_accounts::get(&connection, 1, 7).expect("read").expect("the link is still there");
+        assert_eq!((row.stage, row.status), (bank_accounts::LinkStage::Mfa, bank_accounts::LinkStatus::Pending));
+        for update in ["UPDATE bank_accounts SET stage = 'lost'", "UPDATE bank_accounts SET status = 'expired'"] {
+            assert!(connection.execute(update, []).is_err(), "{update} is refused");
+        }
     }
 }
