@@ -20,7 +20,7 @@ use chrono::Utc;
 use parking_lot::Mutex;
 use rusqlite::Transaction;
 
-use super::extract::{BODY_LIMIT, authenticate};
+use super::extract::{BODY_LIMIT, TokenCheck};
 use crate::error::ApiError;
 use crate::keys::Keys;
 use crate::state::AppState;
@@ -86,7 +86,7 @@ pub async fn idempotent(State(state): State<AppState>, request: Request, next: N
     }
 }
 
-async fn serve(state: AppState, mut request: Request, next: Next) -> Result<Response, Response> {
+async fn serve(state: AppState, request: Request, next: Next) -> Result<Response, Response> {
     let Some(key) = request.headers().get(&IDEMPOTENCY_KEY) else {
         return Ok(next.run(request).await);
     };
@@ -100,17 +100,11 @@ async fn serve(state: AppState, mut request: Request, next: Next) -> Result<Resp
                 .into_response()
         })?
         .to_owned();
-    let scope = if request.headers().contains_key(header::AUTHORIZATION) {
-        let (mut parts, body) = request.into_parts();
-        let auth = authenticate(&state, &parts.headers, &mut parts.extensions).await;
-        request = Request::from_parts(parts, body);
-        match auth {
-            Ok(auth) => format!("subscriber:{}", auth.subscriber_id),
-            // The handler's own extractor answers with the precise 401.
-            Err(_) => return Ok(next.run(request).await),
-        }
-    } else {
-        "anonymous".to_owned()
+    let scope = match TokenCheck::of(request.extensions()) {
+        TokenCheck::Verified(auth) => format!("subscriber:{}", auth.subscriber_id),
+        // The handler's own extractor answers with the precise 401.
+        TokenCheck::Refused => return Ok(next.run(request).await),
+        TokenCheck::Absent => "anonymous".to_owned(),
     };
 
     let (mut parts, body) = request.into_parts();
