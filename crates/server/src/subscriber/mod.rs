@@ -143,21 +143,36 @@ async fn login(
     state.limits.check_login(&email, address)?;
     let lookup = email.clone();
     let subscriber = state.db.read(move |connection| storage::subscribers::find_by_email(connection, &lookup)).await?;
-    let stored_hash =
-        subscriber.as_ref().map_or_else(|| auth::decoy_hash().to_owned(), |subscriber| subscriber.secret_hash.clone());
-    let api_key = request.api_key;
-    let matches = state.limits.hash(move || auth::secret_matches(&api_key, &stored_hash)).await?;
-    let subscriber = match subscriber {
-        Some(subscriber) if matches => subscriber,
-        _ => {
-            state.limits.record_failed_login(&email, address);
-            return Err(ApiError::InvalidCredentials);
-        }
-    };
+    let stored_hash = subscriber.as_ref().map(|subscriber| subscriber.secret_hash.clone());
+    prove_secret(&state, &email, address, request.api_key, stored_hash).await?;
+    let Some(subscriber) = subscriber else { return Err(ApiError::InvalidCredentials) };
     state.limits.forget_failed_logins(&email, address);
     let generation = state.generations.note(subscriber.id, subscriber.credential_generation);
     let token = state.auth.issue(subscriber.id, &subscriber.client_id, generation)?;
     Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
+}
+
+/// The secret check of login and rotation, after `check_login`: on the hashing threads, against
+/// a decoy when the e-mail has no account (so an unknown e-mail takes as long as a wrong
+/// secret), and a wrong secret is a failed login of this e-mail from this address. An empty
+/// secret matches nothing and costs no hash.
+async fn prove_secret(
+    state: &AppState,
+    email: &str,
+    address: IpAddr,
+    presented: String,
+    stored_hash: Option<String>,
+) -> Result<(), ApiError> {
+    let known = stored_hash.is_some();
+    let stored_hash = stored_hash.unwrap_or_else(|| auth::decoy_hash().to_owned());
+    let proven = !presented.is_empty()
+        && state.limits.hash(move || auth::secret_matches(&presented, &stored_hash)).await?
+        && known;
+    if !proven {
+        state.limits.record_failed_login(email, address);
+        return Err(ApiError::InvalidCredentials);
+    }
+    Ok(())
 }
 
 /// The caller's subscriber account
@@ -210,14 +225,8 @@ async fn rotate_secret(
     // checks it, under the same failed-login limits.
     let address = client_address(connection);
     state.limits.check_login(&subscriber.email, address)?;
-    let current_secret = request.current_secret;
-    let current_hash = subscriber.secret_hash.clone();
-    let proven = !current_secret.is_empty()
-        && state.limits.hash(move || auth::secret_matches(&current_secret, &current_hash)).await?;
-    if !proven {
-        state.limits.record_failed_login(&subscriber.email, address);
-        return Err(ApiError::InvalidCredentials);
-    }
+    prove_secret(&state, &subscriber.email, address, request.current_secret, Some(subscriber.secret_hash.clone()))
+        .await?;
 
     let secret = auth::new_secret(state.environment().as_str());
     let to_hash = secret.clone();
