@@ -175,16 +175,21 @@ async fn prove_secret(
     Ok(())
 }
 
+/// The subscriber of the caller's token: 401 when it was deleted since the token was checked.
+async fn caller(state: &AppState, auth: &Auth) -> Result<storage::subscribers::SubscriberRow, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    state
+        .db
+        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))
+}
+
 /// The caller's subscriber account
 #[utoipa::path(get, path = "/subscriber", tag = "subscriber", operation_id = "getSubscriber",
     responses((status = 200, description = "The caller's account.", body = Success<SubscriberProfile>)))]
 async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<SubscriberProfile>>, ApiError> {
-    let subscriber_id = auth.subscriber_id;
-    let subscriber = state
-        .db
-        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))?;
+    let subscriber = caller(&state, &auth).await?;
     Ok(Json(Success::new(SubscriberProfile {
         client_id: subscriber.client_id,
         public_key: subscriber.public_key,
@@ -215,12 +220,7 @@ async fn rotate_secret(
     auth: Auth,
     ApiJsonOrEmpty(request): ApiJsonOrEmpty<RotateSecretRequest>,
 ) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
-    let subscriber_id = auth.subscriber_id;
-    let subscriber = state
-        .db
-        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))?;
+    let subscriber = caller(&state, &auth).await?;
     // A stolen token alone must not take the account over: the secret is checked as a login
     // checks it, under the same failed-login limits.
     let address = client_address(connection);
@@ -234,6 +234,7 @@ async fn rotate_secret(
     let now = timestamp(Utc::now().timestamp())?;
     let timestamp_now = now.timestamp();
     let generations = state.generations.clone();
+    let subscriber_id = subscriber.id;
     let replaced_hash = subscriber.secret_hash;
     let rotated = state
         .db
