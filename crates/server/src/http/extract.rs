@@ -115,7 +115,6 @@ fn integral_numbers_as_integers(value: &mut serde_json::Value) {
         serde_json::Value::Number(number) => {
             if let Some(float) = number.as_f64().filter(|float| number.is_f64() && float.fract() == 0.0) {
                 // Casts are exact here: the value is integral and inside the target's range.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
                 if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
                     *number = serde_json::Number::from(float as u64);
                 } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {

@@ -55,7 +55,6 @@ fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
             validation.reject("amount", "must have at most 2 decimals (major units, e.g. 12.34)");
             None
         } else {
-            #[allow(clippy::cast_possible_truncation)]
             Some(cents as i64)
         }
     });
