@@ -117,7 +117,7 @@ pub use auth::{Credentials, Secret};
 pub use client::{Client, ClientBuilder, RetryPolicy};
 pub use error::{ApiError, BoxError, Error, Result};
 pub use metrics::Metrics;
-pub use paging::{Page, Paged, Paging};
+pub use paging::{Page, Paged, Paging, TimeWindow};
 pub use sse::TransactionStream;
 pub use subscriber_protocol as protocol;
 pub use validate::luhn_valid;

@@ -165,19 +165,40 @@ impl<Q: Paging, P: Page> Paged<Q, P> {
     }
 }
 
-impl<P: Page> Paged<CardTransactionQuery, P> {
+/// The query of a list in a time window.
+pub trait TimeWindow: Paging {
+    /// The `from` and `to` bounds.
+    fn window(&mut self) -> (&mut Option<String>, &mut Option<String>);
+}
+
+macro_rules! time_window {
+    ($query:ty) => {
+        impl TimeWindow for $query {
+            fn window(&mut self) -> (&mut Option<String>, &mut Option<String>) {
+                (&mut self.from, &mut self.to)
+            }
+        }
+    };
+}
+
+time_window!(CardTransactionQuery);
+time_window!(MerchantTransactionQuery);
+
+impl<Q: TimeWindow, P: Page> Paged<Q, P> {
     /// From this date (`2026-01-31`, whole days in UTC) or RFC 3339 time on.
     pub fn from(mut self, from: impl Into<String>) -> Self {
-        self.query.from = Some(from.into());
+        *self.query.window().0 = Some(from.into());
         self
     }
 
     /// Up to this date (inclusive) or RFC 3339 time.
     pub fn to(mut self, to: impl Into<String>) -> Self {
-        self.query.to = Some(to.into());
+        *self.query.window().1 = Some(to.into());
         self
     }
+}
 
+impl<P: Page> Paged<CardTransactionQuery, P> {
     /// Only pending (`true`) or only settled (`false`) transactions.
     pub fn pending(mut self, pending: bool) -> Self {
         self.query.pending = Some(pending);
@@ -186,16 +207,6 @@ impl<P: Page> Paged<CardTransactionQuery, P> {
 }
 
 impl<P: Page> Paged<MerchantTransactionQuery, P> {
-    pub fn from(mut self, from: impl Into<String>) -> Self {
-        self.query.from = Some(from.into());
-        self
-    }
-
-    pub fn to(mut self, to: impl Into<String>) -> Self {
-        self.query.to = Some(to.into());
-        self
-    }
-
     /// Only transactions at this location of the merchant.
     pub fn location_id(mut self, location_id: i64) -> Self {
         self.query.location_id = Some(location_id);

@@ -82,75 +82,56 @@ pub trait CsvRow {
     fn fields(&self) -> Vec<String>;
 }
 
-impl CsvRow for CardTransaction {
-    const HEADER: &'static [&'static str] = &[
-        "transactionId",
-        "createdAt",
-        "pending",
-        "amount",
-        "currency",
-        "merchantName",
-        "category",
-        "descriptor",
-        "street",
-        "streetNo",
-        "city",
-        "zip",
-        "country",
-    ];
+/// A transaction's CSV row: its id, time, state, amount and currency first, then the columns
+/// of its own list, then the address, so every transaction export reads alike.
+macro_rules! transaction_row {
+    ($row:ty, $($column:literal => |$it:ident| $value:expr),* $(,)?) => {
+        impl CsvRow for $row {
+            const HEADER: &'static [&'static str] = &[
+                "transactionId",
+                "createdAt",
+                "pending",
+                "amount",
+                "currency",
+                $($column,)*
+                "street",
+                "streetNo",
+                "city",
+                "zip",
+                "country",
+            ];
 
-    fn fields(&self) -> Vec<String> {
-        vec![
-            self.transaction_id.to_string(),
-            self.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            self.pending.to_string(),
-            format!("{:.2}", self.amount),
-            self.currency.clone(),
-            self.merchant_name.clone(),
-            self.category.clone(),
-            self.descriptor.clone(),
-            self.street.clone(),
-            self.street_no.clone(),
-            self.city.clone(),
-            self.zip.clone(),
-            self.country.clone(),
-        ]
-    }
+            fn fields(&self) -> Vec<String> {
+                vec![
+                    self.transaction_id.to_string(),
+                    self.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    self.pending.to_string(),
+                    format!("{:.2}", self.amount),
+                    self.currency.clone(),
+                    $({
+                        let $it = self;
+                        $value
+                    },)*
+                    self.street.clone(),
+                    self.street_no.clone(),
+                    self.city.clone(),
+                    self.zip.clone(),
+                    self.country.clone(),
+                ]
+            }
+        }
+    };
 }
 
-impl CsvRow for MerchantTransaction {
-    const HEADER: &'static [&'static str] = &[
-        "transactionId",
-        "createdAt",
-        "pending",
-        "amount",
-        "currency",
-        "locationId",
-        "lastFour",
-        "street",
-        "streetNo",
-        "city",
-        "zip",
-        "country",
-    ];
-
-    fn fields(&self) -> Vec<String> {
-        vec![
-            self.transaction_id.to_string(),
-            self.created_at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
-            self.pending.to_string(),
-            format!("{:.2}", self.amount),
-            self.currency.clone(),
-            self.location_id.to_string(),
-            format!("{:04}", self.last_four),
-            self.street.clone(),
-            self.street_no.clone(),
-            self.city.clone(),
-            self.zip.clone(),
-            self.country.clone(),
-        ]
-    }
-}
+transaction_row!(CardTransaction,
+    "merchantName" => |row| row.merchant_name.clone(),
+    "category" => |row| row.category.clone(),
+    "descriptor" => |row| row.descriptor.clone(),
+);
+transaction_row!(MerchantTransaction,
+    "locationId" => |row| row.location_id.to_string(),
+    "lastFour" => |row| format!("{:04}", row.last_four),
+);
 
 /// RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. A field
 /// starting with `=`, `+`, `-` or `@` that is not a number gets a leading `'` so a spreadsheet

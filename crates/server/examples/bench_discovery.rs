@@ -130,7 +130,6 @@ fn main() -> anyhow::Result<()> {
         ("position (radius 250 m to 5 km)", percentiles(&mut position_times)),
         ("a card's 36-month history (50 cards)", percentiles(&mut history_times)),
     ];
-    #[allow(clippy::cast_precision_loss)]
     let hit_rate = descriptor_hits as f64 / LOOKUPS as f64 * 100.0;
     let mut section = String::new();
     section.push_str("## Merchant discovery\n\n");
@@ -170,7 +169,6 @@ fn main() -> anyhow::Result<()> {
 fn percentiles(times: &mut [Duration]) -> (Duration, Duration) {
     times.sort();
     let at = |fraction: f64| {
-        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
         let index = ((times.len() as f64 * fraction).ceil() as usize).saturating_sub(1);
         times[index.min(times.len() - 1)]
     };
@@ -199,7 +197,6 @@ fn machine() -> String {
         .and_then(|rest| rest.split_whitespace().next())
         .and_then(|kb| kb.parse().ok())
         .unwrap_or(0);
-    #[allow(clippy::cast_precision_loss)]
     let memory = memory_kb as f64 / 1024.0 / 1024.0;
     // The machine is shared: the load says how much of it the run had.
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();

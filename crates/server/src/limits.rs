@@ -8,7 +8,7 @@ use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderName, HeaderValue, header};
+use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
@@ -19,7 +19,7 @@ use parking_lot::Mutex;
 
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::http::extract::authenticate;
+use crate::http::extract::TokenCheck;
 use crate::state::AppState;
 
 const LOGIN_WINDOW: Duration = Duration::from_secs(15 * 60);
@@ -243,9 +243,9 @@ fn costs_a_hash_anonymously(path: &str) -> bool {
     matches!(path.trim_end_matches('/'), "/subscriber/signup" | "/subscriber/login")
 }
 
-/// Middleware: one bucket per subscriber (by token) or per client address, and a tighter one
+/// Middleware, inside `authenticate_requests`: one bucket per subscriber (by verified token) or per client address, and a tighter one
 /// per client address on signup and login.
-pub async fn limit_requests(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub async fn limit_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
     if let Some((limiter, burst)) = &state.limits.credential_requests
         && costs_a_hash_anonymously(request.uri().path())
         && let Err(retry_after_seconds) = take(limiter, &Caller::Address(client_address(&request)))
@@ -255,15 +255,11 @@ pub async fn limit_requests(State(state): State<AppState>, mut request: Request,
     let Some((limiter, burst)) = &state.limits.requests else {
         return next.run(request).await;
     };
-    let subscriber = if request.headers().contains_key(header::AUTHORIZATION) {
-        let (mut parts, body) = request.into_parts();
-        let auth = authenticate(&state, &parts.headers, &mut parts.extensions).await.ok();
-        request = Request::from_parts(parts, body);
-        auth.map(|auth| auth.subscriber_id)
-    } else {
-        None
+    // A refused token is keyed by address, as no token is: a bad token gets no bucket of its own.
+    let caller = match TokenCheck::of(request.extensions()) {
+        TokenCheck::Verified(auth) => Caller::Subscriber(auth.subscriber_id),
+        TokenCheck::Absent | TokenCheck::Refused => Caller::Address(client_address(&request)),
     };
-    let caller = subscriber.map_or_else(|| Caller::Address(client_address(&request)), Caller::Subscriber);
     match take(limiter, &caller) {
         Ok(remaining) => {
             let mut response = next.run(request).await;

@@ -78,9 +78,7 @@ pub fn finish_page(mut rows: Vec<TransactionRow>, limit: u32) -> (Vec<Transactio
 }
 
 pub fn amount(minor: i64) -> f64 {
-    #[allow(clippy::cast_precision_loss)]
-    let value = minor as f64 / 100.0;
-    value
+    minor as f64 / 100.0
 }
 
 pub fn checked_time(seconds: i64) -> Result<DateTime<Utc>, ApiError> {

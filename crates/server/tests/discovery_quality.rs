@@ -131,7 +131,6 @@ fn mangled_descriptors_find_their_merchant() {
             misses.push(format!("{:?} {text:?} <- {:?}: got {got:?}", applied, merchant.descriptor));
         }
     }
-    #[allow(clippy::cast_precision_loss)]
     let (first_rate, top_three_rate) = (first as f64 / QUERIES as f64, top_three as f64 / QUERIES as f64);
     println!("discovery quality on {DIRECTORY_SIZE} merchants, {QUERIES} mangled descriptors:");
     println!("  right merchant first: {:.1}%", first_rate * 100.0);

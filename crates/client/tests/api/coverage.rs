@@ -22,6 +22,9 @@ use subscriber_client::{AddressQuery, Client, luhn_valid, routes};
 use crate::browser::{Browser, Page};
 use crate::common::{TestService, recent, test_card};
 
+/// The address of the location the tour gives its merchant: street, number, city, zip, country.
+const MINT_PLAZA: [&str; 5] = ["Mint Plaza", "66", "San Francisco", "94103", "USA"];
+
 /// What the tour has learnt and who it called with.
 struct Tour {
     service: TestService,
@@ -379,16 +382,7 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> Option<EnrolledMerchan
     assert_eq!(merchant.locations.len(), 2);
     let listed =
         merchant.locations.iter().find(|location| location.location_id == located.location_id).expect("listed");
-    assert_eq!(
-        (
-            listed.street.as_str(),
-            listed.street_no.as_str(),
-            listed.city.as_str(),
-            listed.zip.as_str(),
-            listed.country_code.as_str()
-        ),
-        ("Mint Plaza", "66", "San Francisco", "94103", "USA")
-    );
+    assert_eq!([&listed.street, &listed.street_no, &listed.city, &listed.zip, &listed.country_code], MINT_PLAZA);
     assert_eq!(
         (listed.latitude, listed.longitude, listed.coordinates_source),
         (Some(37.7825), Some(-122.4076), CoordinatesSource::Provided)
@@ -418,11 +412,9 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> Option<EnrolledMerchan
         assert_eq!((transaction.card_id, transaction.amount, transaction.pending), (card_id, 12.34, true));
         assert_eq!((transaction.merchant_id, transaction.location_id), (Some(merchant_id), Some(located.location_id)));
         assert_eq!(transaction.merchant_name, "Blue Bottle Coffee");
-        assert_eq!(
-            (transaction.street.as_str(), transaction.street_no.as_str(), transaction.city.as_str()),
-            ("Mint Plaza", "66", "San Francisco")
-        );
-        assert_eq!((transaction.zip.as_str(), transaction.country.as_str()), ("94103", "USA"));
+        let sold_at =
+            [&transaction.street, &transaction.street_no, &transaction.city, &transaction.zip, &transaction.country];
+        assert_eq!(sold_at, MINT_PLAZA);
         assert!(transaction.category.starts_with("5814"));
         assert!(recent(transaction.created_at, 60));
 
@@ -444,16 +436,7 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> Option<EnrolledMerchan
             (seen.currency.as_str(), seen.pending, seen.created_at),
             (transaction.currency.as_str(), true, transaction.created_at)
         );
-        assert_eq!(
-            (
-                seen.street.as_str(),
-                seen.street_no.as_str(),
-                seen.city.as_str(),
-                seen.zip.as_str(),
-                seen.country.as_str()
-            ),
-            ("Mint Plaza", "66", "San Francisco", "94103", "USA")
-        );
+        assert_eq!([&seen.street, &seen.street_no, &seen.city, &seen.zip, &seen.country], MINT_PLAZA);
         let elsewhere = tour
             .client
             .merchant_transactions(merchant_id)

@@ -9,9 +9,8 @@ pub mod data;
 use std::collections::BTreeSet;
 
 use axum::Json;
-use axum::extract::{Extension, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::extract::State;
+use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
@@ -23,7 +22,7 @@ use utoipa_axum::routes;
 use crate::error::ApiError;
 use crate::hosted::token;
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
-use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging;
 use crate::state::AppState;
@@ -111,7 +110,7 @@ async fn list_banks(State(state): State<AppState>, _auth: Auth) -> Json<Success<
 async fn enroll(
     State(state): State<AppState>,
     auth: Auth,
-    claim: Option<Extension<IdempotencyClaim>>,
+    idempotent: Idempotent,
     ApiJson(request): ApiJson<EnrollAccountRequest>,
 ) -> Result<Response, ApiError> {
     let linkable = linkable_banks(&state).ok_or_else(|| {
@@ -135,32 +134,28 @@ async fn enroll(
     let expires_at_time = paging::checked_time(expires_at)?;
     let url = format!("{}{LOGIN_PATH}?link={link_token}", state.public_url());
     let subscriber_id = auth.subscriber_id;
-    let stored_with_result = claim.is_some();
     let response_url = url.clone();
+    let replay = idempotent.clone();
     let account_id = state
         .db
         .write(move |transaction| {
             let account_id =
                 storage::bank_accounts::insert(transaction, subscriber_id, bank.id, &token_hash, now, expires_at)?;
-            if let Some(Extension(claim)) = &claim {
-                let body = Success::new(EnrollAccountResponse {
+            if replay.is_keyed() {
+                let body = EnrollAccountResponse {
                     account_id,
                     url: response_url,
                     expires_at: expires_at_time,
                     status: AccountStatus::Pending,
-                });
-                claim.store(transaction, StatusCode::CREATED, &body)?;
+                };
+                replay.store_created(transaction, &body)?;
             }
             Ok::<_, StorageError>(account_id)
         })
         .await?;
     tracing::info!(account_id, bank = bank.id, "bank link opened");
     let body = EnrollAccountResponse { account_id, url, expires_at: expires_at_time, status: AccountStatus::Pending };
-    let mut response = (StatusCode::CREATED, Json(Success::new(body))).into_response();
-    if stored_with_result {
-        response.extensions_mut().insert(StoredWithResult);
-    }
-    Ok(response)
+    Ok(idempotent.created(body))
 }
 
 /// The account as the subscriber sees it: bank data only when linked and granted.

@@ -178,7 +178,6 @@ impl<'a> History<'a> {
         }
         let end = DateTime::from_timestamp(input.enrolled_at, 0)?;
         let start = DateTime::from_timestamp(paging::history_start(end) + 3600, 0)?;
-        #[allow(clippy::cast_possible_truncation)]
         let utc_offset_hours = (home.longitude / 15.0).round() as i64;
         let mut history = Self {
             entries,
@@ -282,7 +281,6 @@ impl<'a> History<'a> {
                 self.trips.iter().any(|trip| day >= trip.start && day < trip.start + Duration::days(trip.nights));
             if day.day() == 1 {
                 let raise = 1.0 + 0.03 * f64::from(day.year() - self.start.year());
-                #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
                 let amount = (rent as f64 * raise / 100.0).round() as i64 * 100;
                 self.bill(day, Group::Rent, 0, amount);
             }
@@ -573,9 +571,7 @@ fn in_currency(usd_cents: i64, currency: &str) -> i64 {
         "JPY" => 150.0,
         _ => 1.0,
     };
-    #[allow(clippy::cast_possible_truncation, clippy::cast_precision_loss)]
-    let converted = (usd_cents as f64 * factor).round() as i64;
-    converted
+    (usd_cents as f64 * factor).round() as i64
 }
 
 /// A random merchant of the country, by sampling (a country with merchants is found within a

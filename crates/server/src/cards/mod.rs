@@ -7,9 +7,8 @@ pub mod test_cards;
 pub mod validation;
 
 use axum::Json;
-use axum::extract::{Extension, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::extract::State;
+use axum::response::Response;
 use chrono::Utc;
 use rusqlite::Transaction;
 use subscriber_protocol::{
@@ -20,7 +19,7 @@ use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
-use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging::{self, Bound};
 use crate::reference::mcc;
@@ -167,7 +166,7 @@ pub async fn enroll_card(
     subscriber_id: i64,
     card: ValidCard,
     brand: &'static str,
-    claim: Option<IdempotencyClaim>,
+    idempotent: Idempotent,
 ) -> Result<i64, ApiError> {
     let prepared = prepare_card(state, subscriber_id, card, brand).await?;
     let last_four = prepared.last_four;
@@ -175,9 +174,9 @@ pub async fn enroll_card(
         .db
         .write(move |transaction| {
             let inserted = insert_prepared(transaction, prepared)?;
-            if let (Inserted::Created(card_id), Some(claim)) = (&inserted, &claim) {
-                let body = Success::new(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id: *card_id });
-                claim.store(transaction, StatusCode::CREATED, &body)?;
+            if let (Inserted::Created(card_id), true) = (&inserted, idempotent.is_keyed()) {
+                let body = EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id: *card_id };
+                idempotent.store_created(transaction, &body)?;
             }
             Ok::<_, StorageError>(inserted)
         })
@@ -211,7 +210,7 @@ pub async fn enroll_card(
 async fn enroll(
     State(state): State<AppState>,
     auth: Auth,
-    claim: Option<Extension<IdempotencyClaim>>,
+    idempotent: Idempotent,
     ApiJson(request): ApiJson<EnrollCardRequest>,
 ) -> Result<Response, ApiError> {
     let input = CardInput {
@@ -223,15 +222,8 @@ async fn enroll(
         country_code: &request.country_code,
     };
     let (card, brand) = check_card(state.environment(), PanChannel::Api, &input)?;
-    let stored_with_result = claim.is_some();
-    let card_id = enroll_card(&state, auth.subscriber_id, card, brand, claim.map(|Extension(claim)| claim)).await?;
-    let mut response =
-        (StatusCode::CREATED, Json(Success::new(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id })))
-            .into_response();
-    if stored_with_result {
-        response.extensions_mut().insert(StoredWithResult);
-    }
-    Ok(response)
+    let card_id = enroll_card(&state, auth.subscriber_id, card, brand, idempotent.clone()).await?;
+    Ok(idempotent.created(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id }))
 }
 
 pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {

@@ -3,16 +3,15 @@
 //! tells the subscriber how it went. The page itself is in `crate::hosted::card`.
 
 use axum::Json;
-use axum::extract::{Extension, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::extract::State;
+use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{CardSession, CardSessionCreated, CardSessionStatus, ErrorBody, Success};
 
 use crate::error::ApiError;
 use crate::hosted::token;
 use crate::http::extract::{Auth, IdPath};
-use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::idempotency::Idempotent;
 use crate::paging;
 use crate::state::AppState;
 use crate::storage::{self, StorageError, card_sessions::CardSessionRow};
@@ -42,11 +41,7 @@ pub fn status_of(row: &CardSessionRow, now: i64) -> CardSessionStatus {
         (status = 201, description = "The page's address (`url`) and expiry.", body = Success<CardSessionCreated>),
         (status = 409, description = "The Idempotency-Key was used with another body.", body = ErrorBody),
     ))]
-pub async fn create(
-    State(state): State<AppState>,
-    auth: Auth,
-    claim: Option<Extension<IdempotencyClaim>>,
-) -> Result<Response, ApiError> {
+pub async fn create(State(state): State<AppState>, auth: Auth, idempotent: Idempotent) -> Result<Response, ApiError> {
     let page_token = token::new_token();
     let token_hash = token::hash(&page_token);
     let now = Utc::now().timestamp();
@@ -55,31 +50,27 @@ pub async fn create(
     let expires_at_time = paging::checked_time(expires_at)?;
     let url = format!("{}{PAGE_PATH}?session={page_token}", state.public_url());
     let subscriber_id = auth.subscriber_id;
-    let stored_with_result = claim.is_some();
     let response_url = url.clone();
+    let replay = idempotent.clone();
     let session_id = state
         .db
         .write(move |transaction| {
             let session_id = storage::card_sessions::insert(transaction, subscriber_id, &token_hash, now, expires_at)?;
-            if let Some(Extension(claim)) = &claim {
-                let body = Success::new(CardSessionCreated {
+            if replay.is_keyed() {
+                let body = CardSessionCreated {
                     session_id,
                     url: response_url,
                     expires_at: expires_at_time,
                     status: CardSessionStatus::Pending,
-                });
-                claim.store(transaction, StatusCode::CREATED, &body)?;
+                };
+                replay.store_created(transaction, &body)?;
             }
             Ok::<_, StorageError>(session_id)
         })
         .await?;
     tracing::info!(session_id, subscriber_id, "card-entry page opened");
     let body = CardSessionCreated { session_id, url, expires_at: expires_at_time, status: CardSessionStatus::Pending };
-    let mut response = (StatusCode::CREATED, Json(Success::new(body))).into_response();
-    if stored_with_result {
-        response.extensions_mut().insert(StoredWithResult);
-    }
-    Ok(response)
+    Ok(idempotent.created(body))
 }
 
 /// How a card-entry page went

@@ -114,7 +114,6 @@ pub fn luhn_valid(digits: &str) -> bool {
 
 /// HMAC-SHA256 of the PAN: equal for the same card, useless to recover the number.
 pub fn fingerprint(key: &[u8], pan_digits: &str) -> Vec<u8> {
-    #[allow(clippy::expect_used)]
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC accepts keys of every length");
     mac.update(pan_digits.as_bytes());
     mac.finalize().into_bytes().to_vec()

@@ -543,7 +543,6 @@ fn position(rng: &mut ChaCha8Rng, pool: &CountryPool, row: &Postcode) -> (f64, f
     let spread = if pool.alpha3 == "USA" {
         0.012
     } else {
-        #[allow(clippy::cast_precision_loss)]
         let city_size = pool.city_sizes.get(row.city).copied().unwrap_or(1) as f64;
         0.01 + 0.006 * city_size.sqrt()
     };

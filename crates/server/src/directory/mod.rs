@@ -222,7 +222,6 @@ impl Directory {
     pub async fn open(db: &Db, seed: u64, size: u32) -> anyhow::Result<Self> {
         let started = Instant::now();
         let stored = db.read(storage::directory::state).await?;
-        #[allow(clippy::cast_possible_wrap)]
         let wanted = storage::directory::DirectoryState {
             seed: seed as i64,
             size: i64::from(size),

@@ -158,7 +158,6 @@ impl SearchIndex {
             touched.select_nth_unstable_by(SHORTLIST, |a, b| counts[*b as usize].cmp(&counts[*a as usize]));
             touched.truncate(SHORTLIST);
         }
-        #[allow(clippy::cast_precision_loss)]
         let query_gram_count = query_grams.len() as f64;
         for index in touched {
             let entry = &entries[index as usize];
@@ -167,7 +166,6 @@ impl SearchIndex {
             }
             let shared = usize::from(counts[index as usize])
                 + probed.iter().filter(|list| list.binary_search(&index).is_ok()).count();
-            #[allow(clippy::cast_precision_loss)]
             let containment = shared as f64 / query_gram_count;
             if containment < 0.5 {
                 continue;
@@ -332,11 +330,9 @@ fn descriptor_score(
     own_grams.sort_unstable();
     own_grams.dedup();
     let covered = own_grams.iter().filter(|gram| query_grams.binary_search(gram).is_ok()).count();
-    #[allow(clippy::cast_precision_loss)]
     let coverage = if own_grams.is_empty() { 0.0 } else { covered as f64 / own_grams.len() as f64 };
     let name_letters = letters(&entry.dba_name);
     let common = common_prefix(query_letters, &own_letters).max(common_prefix(query_letters, &name_letters));
-    #[allow(clippy::cast_precision_loss)]
     let start = common as f64 / query_letters.len().min(own_letters.len()).clamp(1, 12) as f64;
     let number = number_match(query_numbers, &digit_runs(rest));
     0.65 * containment + 0.1 * coverage + 0.1 * start.min(1.0) + 0.15 * number
@@ -450,7 +446,6 @@ fn street_similarity(query: &str, candidate: &str) -> f64 {
         return 0.0;
     }
     let shared = a.iter().filter(|gram| b.contains(gram)).count();
-    #[allow(clippy::cast_precision_loss)]
     let dice = 2.0 * shared as f64 / (a.len() + b.len()) as f64;
     if dice >= 0.6 { dice * 0.8 } else { 0.0 }
 }
@@ -459,13 +454,11 @@ fn cell_of(latitude: f64, longitude: f64) -> Option<(i32, i32)> {
     if !latitude.is_finite() || !longitude.is_finite() {
         return None;
     }
-    #[allow(clippy::cast_possible_truncation)]
     let cell = ((latitude / CELL_DEGREES).floor() as i32, (longitude / CELL_DEGREES).floor() as i32);
     Some(cell)
 }
 
 fn cells_for(degrees: f64) -> i32 {
-    #[allow(clippy::cast_possible_truncation)]
     let cells = (degrees / CELL_DEGREES).ceil().min(5000.0) as i32;
     cells.max(1)
 }

@@ -149,7 +149,6 @@ pub fn response(found: Vec<Found>) -> DiscoverResponse {
 pub fn discovered(found: Found) -> DiscoveredMerchant {
     let merchant = found.merchant;
     let mcc_code = merchant.mcc.clone();
-    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let conf_score = (found.score * 100.0).round().clamp(0.0, 100.0);
     DiscoveredMerchant {
         address: postal_address(

@@ -89,7 +89,6 @@ impl Browser {
 }
 
 fn csrf_mac(key: &[u8], purpose: &str, id: i64, nonce: &str) -> Hmac<Sha256> {
-    #[allow(clippy::expect_used)]
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC accepts keys of every length");
     mac.update(format!("{purpose}\n{id}\n{nonce}").as_bytes());
     mac

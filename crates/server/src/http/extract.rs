@@ -1,9 +1,14 @@
 //! Extractors whose rejections are the contract's JSON errors.
 
 use axum::body::Bytes;
-use axum::extract::{FromRequest, FromRequestParts, MatchedPath, Request};
+use std::sync::Arc;
+
+use axum::extract::{FromRequest, FromRequestParts, Request, State};
 use axum::http::request::Parts;
-use axum::http::{Extensions, HeaderMap, Method, header};
+use axum::http::{Extensions, HeaderMap, header};
+use axum::middleware::Next;
+use axum::response::Response;
+use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
@@ -110,7 +115,6 @@ fn integral_numbers_as_integers(value: &mut serde_json::Value) {
         serde_json::Value::Number(number) => {
             if let Some(float) = number.as_f64().filter(|float| number.is_f64() && float.fract() == 0.0) {
                 // Casts are exact here: the value is integral and inside the target's range.
-                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss, clippy::cast_precision_loss)]
                 if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
                     *number = serde_json::Number::from(float as u64);
                 } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
@@ -193,23 +197,55 @@ pub struct Auth {
     pub expires_at: i64,
 }
 
-/// The one check of a bearer token: signature, expiry, environment, and that no secret
-/// rotation has revoked it. Every layer that needs the caller (request limits, idempotency,
-/// the [`Auth`] extractor) comes here; the first leaves the result in the request's
-/// extensions, so a token is verified once per request.
-pub async fn authenticate(
-    state: &AppState,
-    headers: &HeaderMap,
-    extensions: &mut Extensions,
-) -> Result<Auth, ApiError> {
-    if let Some(auth) = extensions.get::<Auth>() {
-        return Ok(auth.clone());
+/// Why the request's bearer token was refused, left in the request's extensions by
+/// [`authenticate_requests`] for the [`Auth`] extractor to answer with. The error is not
+/// `Clone` (it may carry the cause of a database failure), so the first extractor takes it.
+#[derive(Clone)]
+struct TokenRefused(Arc<Mutex<Option<ApiError>>>);
+
+/// What the request's bearer token proved, as [`authenticate_requests`] decided it.
+pub enum TokenCheck<'a> {
+    /// No `Authorization` header: an anonymous caller.
+    Absent,
+    Verified(&'a Auth),
+    /// A token was sent and refused; the [`Auth`] extractor answers with the precise 401.
+    Refused,
+}
+
+impl TokenCheck<'_> {
+    pub fn of(extensions: &Extensions) -> TokenCheck<'_> {
+        match extensions.get::<Auth>() {
+            Some(auth) => TokenCheck::Verified(auth),
+            None if extensions.get::<TokenRefused>().is_some() => TokenCheck::Refused,
+            None => TokenCheck::Absent,
+        }
     }
+}
+
+/// Middleware outside every layer that needs the caller (request limits, idempotency, usage,
+/// the [`Auth`] extractor): the one check of a request's bearer token, so a token is verified
+/// once per request. It refuses nothing itself: a public route ignores a bad token, and the
+/// extractor of a protected route answers with why it was refused.
+pub async fn authenticate_requests(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    if request.headers().contains_key(header::AUTHORIZATION) {
+        match authenticate(&state, request.headers()).await {
+            Ok(auth) => {
+                request.extensions_mut().insert(auth);
+            }
+            Err(refusal) => {
+                request.extensions_mut().insert(TokenRefused(Arc::new(Mutex::new(Some(refusal)))));
+            }
+        }
+    }
+    next.run(request).await
+}
+
+/// The check of a bearer token: signature, expiry, environment, and that no secret rotation
+/// has revoked it.
+async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Auth, ApiError> {
     let header_value = headers
         .get(header::AUTHORIZATION)
-        .ok_or_else(|| {
-            ApiError::Unauthorized("missing Authorization header: send Authorization: Bearer <token>".to_owned())
-        })?
+        .ok_or_else(missing_authorization)?
         .to_str()
         .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".to_owned()))?;
     let token = bearer_token(header_value)
@@ -220,30 +256,31 @@ pub async fn authenticate(
         Some(current) if current != r#gen => return Err(ApiError::TokenRevoked),
         Some(_) => {}
     }
-    let auth = Auth { subscriber_id, client_id: cid, generation: r#gen, expires_at: exp };
-    extensions.insert(auth.clone());
-    Ok(auth)
+    Ok(Auth { subscriber_id, client_id: cid, generation: r#gen, expires_at: exp })
 }
 
-impl FromRequestParts<AppState> for Auth {
+fn missing_authorization() -> ApiError {
+    ApiError::Unauthorized("missing Authorization header: send Authorization: Bearer <token>".to_owned())
+}
+
+/// A protected route's caller, as [`authenticate_requests`] verified it.
+impl<S: Send + Sync> FromRequestParts<S> for Auth {
     type Rejection = ApiError;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        let auth = authenticate(state, &parts.headers, &mut parts.extensions).await?;
-        if state.usage.is_billing() {
-            let endpoint = parts
-                .extensions
-                .get::<MatchedPath>()
-                .map(|matched| format!("{} {}", method_name(&parts.method), matched.as_str().trim_end_matches('/')))
-                .unwrap_or_else(|| format!("{} (unmatched)", method_name(&parts.method)));
-            state.usage.record(auth.subscriber_id, endpoint);
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let extensions = &parts.extensions;
+        if let Some(auth) = extensions.get::<Auth>() {
+            return Ok(auth.clone());
         }
-        Ok(auth)
+        match extensions.get::<TokenRefused>() {
+            // A second `Auth` in one handler finds the refusal already taken.
+            Some(TokenRefused(refusal)) => Err(refusal
+                .lock()
+                .take()
+                .unwrap_or_else(|| ApiError::Unauthorized("the bearer token was refused".to_owned()))),
+            None => Err(missing_authorization()),
+        }
     }
-}
-
-fn method_name(method: &Method) -> &str {
-    method.as_str()
 }
 
 fn bearer_token(header_value: &str) -> Option<&str> {

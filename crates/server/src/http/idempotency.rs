@@ -10,17 +10,21 @@
 //! number cannot be tried against it), the response sealed (it may hold a live one-time link).
 
 use std::collections::HashSet;
+use std::convert::Infallible;
 
+use axum::Json;
 use axum::body::{Body, to_bytes};
-use axum::extract::{Request, State};
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use parking_lot::Mutex;
 use rusqlite::Transaction;
+use subscriber_protocol::Success;
 
-use super::extract::{BODY_LIMIT, authenticate};
+use super::extract::{BODY_LIMIT, TokenCheck};
 use crate::error::ApiError;
 use crate::keys::Keys;
 use crate::state::AppState;
@@ -80,13 +84,58 @@ impl IdempotencyClaim {
     }
 }
 
+/// What a creating handler does about idempotency, taken as an extractor: with an
+/// `Idempotency-Key`, the handler stores its 201 in the transaction that creates the resource
+/// ([`Idempotent::store_created`]) and answers with [`Idempotent::created`], which tells the
+/// layer the replay is stored already. Without a key, both do only the answering.
+#[derive(Clone)]
+pub struct Idempotent(Option<IdempotencyClaim>);
+
+impl<S: Send + Sync> FromRequestParts<S> for Idempotent {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        Ok(Self(parts.extensions.get::<IdempotencyClaim>().cloned()))
+    }
+}
+
+impl Idempotent {
+    /// What no request asked for (the sandbox's simulated purchases) has nothing to replay.
+    pub fn none() -> Self {
+        Self(None)
+    }
+
+    /// Whether the request came with a key: the replay is worth building.
+    pub fn is_keyed(&self) -> bool {
+        self.0.is_some()
+    }
+
+    /// Stores the 201 of `body` (in the success envelope) for a retry to replay, inside the
+    /// transaction that creates what it describes.
+    pub fn store_created(&self, transaction: &Transaction<'_>, body: &impl serde::Serialize) -> StorageResult<()> {
+        match &self.0 {
+            Some(claim) => claim.store(transaction, StatusCode::CREATED, &Success::new(body)),
+            None => Ok(()),
+        }
+    }
+
+    /// The 201 of `body`, in the success envelope.
+    pub fn created(&self, body: impl serde::Serialize) -> Response {
+        let mut response = (StatusCode::CREATED, Json(Success::new(body))).into_response();
+        if self.is_keyed() {
+            response.extensions_mut().insert(StoredWithResult);
+        }
+        response
+    }
+}
+
 pub async fn idempotent(State(state): State<AppState>, request: Request, next: Next) -> Response {
     match serve(state, request, next).await {
         Ok(response) | Err(response) => response,
     }
 }
 
-async fn serve(state: AppState, mut request: Request, next: Next) -> Result<Response, Response> {
+async fn serve(state: AppState, request: Request, next: Next) -> Result<Response, Response> {
     let Some(key) = request.headers().get(&IDEMPOTENCY_KEY) else {
         return Ok(next.run(request).await);
     };
@@ -100,17 +149,11 @@ async fn serve(state: AppState, mut request: Request, next: Next) -> Result<Resp
                 .into_response()
         })?
         .to_owned();
-    let scope = if request.headers().contains_key(header::AUTHORIZATION) {
-        let (mut parts, body) = request.into_parts();
-        let auth = authenticate(&state, &parts.headers, &mut parts.extensions).await;
-        request = Request::from_parts(parts, body);
-        match auth {
-            Ok(auth) => format!("subscriber:{}", auth.subscriber_id),
-            // The handler's own extractor answers with the precise 401.
-            Err(_) => return Ok(next.run(request).await),
-        }
-    } else {
-        "anonymous".to_owned()
+    let scope = match TokenCheck::of(request.extensions()) {
+        TokenCheck::Verified(auth) => format!("subscriber:{}", auth.subscriber_id),
+        // The handler's own extractor answers with the precise 401.
+        TokenCheck::Refused => return Ok(next.run(request).await),
+        TokenCheck::Absent => "anonymous".to_owned(),
     };
 
     let (mut parts, body) = request.into_parts();

@@ -53,6 +53,8 @@ pub fn app(state: AppState) -> Router {
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
         .layer(from_fn_with_state(state.clone(), crate::limits::limit_requests))
+        // Outside the limiter: the one verification of the bearer token the layers inside read.
+        .layer(from_fn_with_state(state.clone(), extract::authenticate_requests))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
     // Hosted pages set stricter or page-specific values of their own; these are the defaults.
     for (name, value) in [

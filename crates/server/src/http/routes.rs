@@ -100,9 +100,20 @@ impl Routes {
     fn add_documented(
         mut self,
         alias: Option<&'static str>,
-        (schemas, paths, method_router): UtoipaMethodRouter<AppState>,
+        (schemas, mut paths, method_router): UtoipaMethodRouter<AppState>,
         creating: bool,
     ) -> Self {
+        // Usage counts the protected routes, inside the idempotency layer (a replay is not
+        // counted twice).
+        let secured = paths
+            .paths
+            .values_mut()
+            .any(|item| operations_mut(item).into_iter().any(|(_, operation)| super::openapi::is_secured(operation)));
+        let method_router = if secured {
+            method_router.route_layer(from_fn_with_state(self.state.clone(), crate::subscriber::usage::record_usage))
+        } else {
+            method_router
+        };
         // `route_layer`: a method the route does not serve gets its 405 without the idempotency
         // layer reading (or remembering) its key.
         let method_router = if creating {

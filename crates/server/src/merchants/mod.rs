@@ -3,9 +3,8 @@
 pub mod validation;
 
 use axum::Json;
-use axum::extract::{Extension, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::extract::State;
+use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{
     CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, ErrorBody, Location,
@@ -17,7 +16,7 @@ use utoipa_axum::routes;
 use crate::directory::{self, DirectoryMerchant};
 use crate::error::ApiError;
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
-use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging;
 use crate::reference::{currencies, mcc, places};
@@ -51,13 +50,12 @@ pub fn routes(api: Routes) -> Routes {
 async fn enroll(
     State(state): State<AppState>,
     auth: Auth,
-    claim: Option<Extension<IdempotencyClaim>>,
+    idempotent: Idempotent,
     ApiJson(draft): ApiJson<MerchantDraft>,
 ) -> Result<Response, ApiError> {
     let merchant = validation::merchant(draft)?;
     let subscriber_id = auth.subscriber_id;
-    let claim = claim.map(|Extension(claim)| claim);
-    let stored_with_result = claim.is_some();
+    let replay = idempotent.clone();
     let created_at = Utc::now().timestamp();
     let inserted = state
         .db
@@ -72,8 +70,8 @@ async fn enroll(
                 created_at,
             };
             let inserted = storage::merchants::insert(transaction, &new)?;
-            if let (Inserted::Created(merchant_id), Some(claim)) = (&inserted, &claim) {
-                claim.store(transaction, StatusCode::CREATED, &Success::new(enrolled(*merchant_id)))?;
+            if let Inserted::Created(merchant_id) = &inserted {
+                replay.store_created(transaction, &enrolled(*merchant_id))?;
             }
             Ok::<_, StorageError>(inserted)
         })
@@ -92,11 +90,7 @@ async fn enroll(
         }
     };
     tracing::info!(merchant_id, "merchant enrolled");
-    let mut response = (StatusCode::CREATED, Json(Success::new(enrolled(merchant_id)))).into_response();
-    if stored_with_result {
-        response.extensions_mut().insert(StoredWithResult);
-    }
-    Ok(response)
+    Ok(idempotent.created(enrolled(merchant_id)))
 }
 
 fn enrolled(merchant_id: i64) -> EnrollMerchantResponse {
@@ -216,7 +210,7 @@ fn place(location: &ValidLocation) -> Placed {
 async fn create_location(
     State(state): State<AppState>,
     auth: Auth,
-    claim: Option<Extension<IdempotencyClaim>>,
+    idempotent: Idempotent,
     ApiJson(body): ApiJson<LocationBody>,
 ) -> Result<Response, ApiError> {
     let location = validation::location(body)?;
@@ -227,8 +221,7 @@ async fn create_location(
     })?;
     let placed = place(&location);
     let descriptor = directory::descriptor_for_location(&merchant.name, &location.city);
-    let claim = claim.map(|Extension(claim)| claim);
-    let stored_with_result = claim.is_some();
+    let replay = idempotent.clone();
     let created_at = Utc::now().timestamp();
     let merchant_id = merchant.id;
     let (latitude, longitude, source) = (placed.latitude, placed.longitude, placed.source);
@@ -250,13 +243,7 @@ async fn create_location(
                 created_at,
             };
             let location_id = storage::merchants::insert_location(transaction, &new)?;
-            if let Some(claim) = &claim {
-                claim.store(
-                    transaction,
-                    StatusCode::CREATED,
-                    &Success::new(created(location_id, latitude, longitude, source)),
-                )?;
-            }
+            replay.store_created(transaction, &created(location_id, latitude, longitude, source))?;
             Ok::<_, StorageError>(location_id)
         })
         .await?;
@@ -280,12 +267,7 @@ async fn create_location(
         merchant_id: Some(merchant_id),
         location_id: Some(location_id),
     });
-    let mut response =
-        (StatusCode::CREATED, Json(Success::new(created(location_id, latitude, longitude, source)))).into_response();
-    if stored_with_result {
-        response.extensions_mut().insert(StoredWithResult);
-    }
-    Ok(response)
+    Ok(idempotent.created(created(location_id, latitude, longitude, source)))
 }
 
 fn created(

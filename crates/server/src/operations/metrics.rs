@@ -103,7 +103,6 @@ async fn render(State((handle, gate)): State<(&'static PrometheusHandle, Arc<Gat
         let (open, idle) = running.state.db.pool_connections();
         gauge!("subscriber_db_pool_connections", "state" => "idle").set(f64::from(idle));
         gauge!("subscriber_db_pool_connections", "state" => "busy").set(f64::from(open.saturating_sub(idle)));
-        #[allow(clippy::cast_precision_loss)]
         gauge!("subscriber_open_streams").set(running.state.events.open_streams() as f64);
     }
     handle.run_upkeep();

@@ -199,7 +199,6 @@ pub fn identity(seed: u64, person_id: i64, birth_year: i32, this_year: i32) -> I
     // A fraction rather than a year, so the identity stays put while the range follows the birth date.
     let fraction: f64 = rng.random();
     let span = f64::from(latest - earliest + 1);
-    #[allow(clippy::cast_possible_truncation)]
     let first_credit_year = earliest + ((fraction * span) as i32).min(latest - earliest);
     Identity { past_streets, employers, vehicles, lenders, first_credit_year }
 }

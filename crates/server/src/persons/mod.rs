@@ -15,9 +15,8 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{Extension, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::extract::State;
+use axum::response::Response;
 use chrono::{Datelike, NaiveDate, Utc};
 use subscriber_protocol::{
     Answer, AuthenticatePersonRequest, AuthenticatePersonResponse, Environment, ErrorBody, OnboardPersonRequest,
@@ -28,7 +27,7 @@ use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, Auth, IdPath};
-use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging;
 use crate::reference::countries;
@@ -79,7 +78,7 @@ fn text_field(field: &str, value: &str, max: usize, validation: &mut Validation)
 async fn onboard(
     State(state): State<AppState>,
     auth: Auth,
-    claim: Option<Extension<IdempotencyClaim>>,
+    idempotent: Idempotent,
     ApiJson(request): ApiJson<OnboardPersonRequest>,
 ) -> Result<Response, ApiError> {
     let mut validation = Validation::new();
@@ -89,7 +88,7 @@ async fn onboard(
     validation.finish(())?;
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now().timestamp();
-    let stored_with_result = claim.is_some();
+    let replay = idempotent.clone();
     let person_id = state
         .db
         .write(move |transaction| {
@@ -101,20 +100,13 @@ async fn onboard(
                 created_at: now,
             };
             let person_id = storage::persons::insert(transaction, &new)?;
-            if let Some(Extension(claim)) = &claim {
-                let body = Success::new(OnboardPersonResponse { person_id, status: PersonStatus::Onboarded });
-                claim.store(transaction, StatusCode::CREATED, &body)?;
-            }
+            replay.store_created(transaction, &OnboardPersonResponse { person_id, status: PersonStatus::Onboarded })?;
             Ok::<_, StorageError>(person_id)
         })
         .await?;
     tracing::info!(person_id, "person onboarded");
     let body = OnboardPersonResponse { person_id, status: PersonStatus::Onboarded };
-    let mut response = (StatusCode::CREATED, Json(Success::new(body))).into_response();
-    if stored_with_result {
-        response.extensions_mut().insert(StoredWithResult);
-    }
-    Ok(response)
+    Ok(idempotent.created(body))
 }
 
 /// The personal information of an authentication, checked. Only what the questions need

@@ -133,7 +133,6 @@ pub fn locate(country_alpha3: &str, city: &str, zip: &str) -> Option<Place> {
         regions.entry(row.region).or_default().push(row);
     }
     let town = regions.into_values().max_by(|a, b| a.len().cmp(&b.len()).then_with(|| b[0].zip.cmp(a[0].zip)))?;
-    #[allow(clippy::cast_precision_loss)]
     let count = town.len() as f64;
     let latitude = town.iter().map(|row| row.latitude).sum::<f64>() / count;
     let longitude = town.iter().map(|row| row.longitude).sum::<f64>() / count;

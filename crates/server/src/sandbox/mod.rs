@@ -5,17 +5,15 @@
 pub mod purchase;
 pub mod simulator;
 
-use axum::Json;
-use axum::extract::{Extension, State};
-use axum::http::StatusCode;
-use axum::response::{IntoResponse, Response};
+use axum::extract::State;
+use axum::response::Response;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use subscriber_protocol::{Environment, ErrorBody, SandboxTransactionRequest, SandboxTransactionResponse, Success};
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJsonOrEmpty, Auth};
-use crate::http::idempotency::{IdempotencyClaim, StoredWithResult};
+use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::merchants::validation::{NAME_MAX, required_text};
 use crate::state::AppState;
@@ -57,7 +55,6 @@ fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
             validation.reject("amount", "must have at most 2 decimals (major units, e.g. 12.34)");
             None
         } else {
-            #[allow(clippy::cast_possible_truncation)]
             Some(cents as i64)
         }
     });
@@ -86,7 +83,7 @@ fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
 async fn create_transaction(
     State(state): State<AppState>,
     auth: Auth,
-    claim: Option<Extension<IdempotencyClaim>>,
+    idempotent: Idempotent,
     ApiJsonOrEmpty(request): ApiJsonOrEmpty<SandboxTransactionRequest>,
 ) -> Result<Response, ApiError> {
     require_sandbox(&state)?;
@@ -151,17 +148,10 @@ async fn create_transaction(
     let buyer = card.as_ref().map_or_else(|| Buyer::synthetic(&mut rng), Buyer::card);
     let amount_minor = checked.amount_minor.unwrap_or_else(|| purchase::random_amount_minor(&mut rng));
 
-    let claim = claim.map(|Extension(claim)| claim);
-    let stored_with_result = claim.is_some();
-    let respond =
-        |row: &TransactionRow| serde_json::to_value(Success::new(response(row.clone())?)).map_err(ApiError::internal);
-    let row = purchase::record(&state, buyer, shop, amount_minor, claim.map(|claim| (claim, respond))).await?;
+    let respond = |row: &TransactionRow| response(row.clone());
+    let row = purchase::record(&state, buyer, shop, amount_minor, idempotent.clone(), respond).await?;
     tracing::info!(transaction_id = row.id, card_id = ?row.card_id, location_id = ?row.location_id, "sandbox purchase");
-    let mut response = (StatusCode::CREATED, Json(Success::new(response(row)?))).into_response();
-    if stored_with_result {
-        response.extensions_mut().insert(StoredWithResult);
-    }
-    Ok(response)
+    Ok(idempotent.created(response(row)?))
 }
 
 /// Where the caller may buy by naming a `locationId`: a location of its own merchant, or a

@@ -6,7 +6,7 @@ use rand::seq::IndexedRandom;
 
 use crate::directory::{self, DirectoryMerchant};
 use crate::error::ApiError;
-use crate::http::idempotency::IdempotencyClaim;
+use crate::http::idempotency::Idempotent;
 use crate::reference::currencies;
 use crate::state::AppState;
 use crate::storage::cards::CardRow;
@@ -156,17 +156,19 @@ pub fn random_amount_minor(rng: &mut impl Rng) -> i64 {
 }
 
 /// Records a pending purchase made now and announces it to the card's and the merchant's
-/// streams. With a claim, the idempotent replay of `respond`'s body is stored in the same
+/// streams. With an `Idempotency-Key`, the replay of `respond`'s body is stored in the same
 /// transaction.
-pub async fn record<R>(
+pub async fn record<R, B>(
     state: &AppState,
     buyer: Buyer,
     shop: Shop,
     amount_minor: i64,
-    claim: Option<(IdempotencyClaim, R)>,
+    idempotent: Idempotent,
+    respond: R,
 ) -> Result<TransactionRow, ApiError>
 where
-    R: FnOnce(&TransactionRow) -> Result<serde_json::Value, ApiError> + Send + 'static,
+    R: FnOnce(&TransactionRow) -> Result<B, ApiError> + Send + 'static,
+    B: serde::Serialize,
 {
     let now = Utc::now().timestamp();
     let settle_after = i64::try_from(state.config.settle_after_seconds).unwrap_or(i64::MAX);
@@ -198,9 +200,9 @@ where
             let ids = storage::transactions::insert_many(transaction, std::slice::from_ref(&row))?;
             row.id = ids.first().copied().ok_or_else(|| StorageError::Corrupt("no id for a new transaction".into()))?;
             let events = events::record(transaction, EventKind::Created, std::slice::from_ref(&row), now)?;
-            if let Some((claim, respond)) = claim {
+            if idempotent.is_keyed() {
                 let body = respond(&row).map_err(|error| StorageError::Corrupt(error.to_string()))?;
-                claim.store(transaction, axum::http::StatusCode::CREATED, &body)?;
+                idempotent.store_created(transaction, &body)?;
             }
             Ok((row, events))
         })

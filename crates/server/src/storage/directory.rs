@@ -129,7 +129,6 @@ pub fn enrolled_locations(connection: &Connection) -> StorageResult<Vec<Director
         let number = |index: usize| -> rusqlite::Result<f64> {
             Ok(match row.get::<_, Value>(index)? {
                 Value::Real(number) => number,
-                #[allow(clippy::cast_precision_loss)]
                 Value::Integer(number) => number as f64,
                 _ => f64::NAN,
             })

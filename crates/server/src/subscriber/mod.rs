@@ -143,33 +143,53 @@ async fn login(
     state.limits.check_login(&email, address)?;
     let lookup = email.clone();
     let subscriber = state.db.read(move |connection| storage::subscribers::find_by_email(connection, &lookup)).await?;
-    let stored_hash =
-        subscriber.as_ref().map_or_else(|| auth::decoy_hash().to_owned(), |subscriber| subscriber.secret_hash.clone());
-    let api_key = request.api_key;
-    let matches = state.limits.hash(move || auth::secret_matches(&api_key, &stored_hash)).await?;
-    let subscriber = match subscriber {
-        Some(subscriber) if matches => subscriber,
-        _ => {
-            state.limits.record_failed_login(&email, address);
-            return Err(ApiError::InvalidCredentials);
-        }
-    };
+    let stored_hash = subscriber.as_ref().map(|subscriber| subscriber.secret_hash.clone());
+    prove_secret(&state, &email, address, request.api_key, stored_hash).await?;
+    let Some(subscriber) = subscriber else { return Err(ApiError::InvalidCredentials) };
     state.limits.forget_failed_logins(&email, address);
     let generation = state.generations.note(subscriber.id, subscriber.credential_generation);
     let token = state.auth.issue(subscriber.id, &subscriber.client_id, generation)?;
     Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
 }
 
+/// The secret check of login and rotation, after `check_login`: on the hashing threads, against
+/// a decoy when the e-mail has no account (so an unknown e-mail takes as long as a wrong
+/// secret), and a wrong secret is a failed login of this e-mail from this address. An empty
+/// secret matches nothing and costs no hash.
+async fn prove_secret(
+    state: &AppState,
+    email: &str,
+    address: IpAddr,
+    presented: String,
+    stored_hash: Option<String>,
+) -> Result<(), ApiError> {
+    let known = stored_hash.is_some();
+    let stored_hash = stored_hash.unwrap_or_else(|| auth::decoy_hash().to_owned());
+    let proven = !presented.is_empty()
+        && state.limits.hash(move || auth::secret_matches(&presented, &stored_hash)).await?
+        && known;
+    if !proven {
+        state.limits.record_failed_login(email, address);
+        return Err(ApiError::InvalidCredentials);
+    }
+    Ok(())
+}
+
+/// The subscriber of the caller's token: 401 when it was deleted since the token was checked.
+async fn caller(state: &AppState, auth: &Auth) -> Result<storage::subscribers::SubscriberRow, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    state
+        .db
+        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))
+}
+
 /// The caller's subscriber account
 #[utoipa::path(get, path = "/subscriber", tag = "subscriber", operation_id = "getSubscriber",
     responses((status = 200, description = "The caller's account.", body = Success<SubscriberProfile>)))]
 async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<SubscriberProfile>>, ApiError> {
-    let subscriber_id = auth.subscriber_id;
-    let subscriber = state
-        .db
-        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))?;
+    let subscriber = caller(&state, &auth).await?;
     Ok(Json(Success::new(SubscriberProfile {
         client_id: subscriber.client_id,
         public_key: subscriber.public_key,
@@ -200,24 +220,13 @@ async fn rotate_secret(
     auth: Auth,
     ApiJsonOrEmpty(request): ApiJsonOrEmpty<RotateSecretRequest>,
 ) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
-    let subscriber_id = auth.subscriber_id;
-    let subscriber = state
-        .db
-        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
-        .await?
-        .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))?;
+    let subscriber = caller(&state, &auth).await?;
     // A stolen token alone must not take the account over: the secret is checked as a login
     // checks it, under the same failed-login limits.
     let address = client_address(connection);
     state.limits.check_login(&subscriber.email, address)?;
-    let current_secret = request.current_secret;
-    let current_hash = subscriber.secret_hash.clone();
-    let proven = !current_secret.is_empty()
-        && state.limits.hash(move || auth::secret_matches(&current_secret, &current_hash)).await?;
-    if !proven {
-        state.limits.record_failed_login(&subscriber.email, address);
-        return Err(ApiError::InvalidCredentials);
-    }
+    prove_secret(&state, &subscriber.email, address, request.current_secret, Some(subscriber.secret_hash.clone()))
+        .await?;
 
     let secret = auth::new_secret(state.environment().as_str());
     let to_hash = secret.clone();
@@ -225,6 +234,7 @@ async fn rotate_secret(
     let now = timestamp(Utc::now().timestamp())?;
     let timestamp_now = now.timestamp();
     let generations = state.generations.clone();
+    let subscriber_id = subscriber.id;
     let replaced_hash = subscriber.secret_hash;
     let rotated = state
         .db

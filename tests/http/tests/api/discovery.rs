@@ -22,15 +22,32 @@ pub fn discover(server: &TestServer, subscriber: &Subscriber, path: &str, pairs:
     send(subscriber.auth(server.get(&format!("{path}?{}", query_string(pairs)))))
 }
 
+/// A service and a subscriber asking it `GET /merchant/discover`.
+struct Discovery {
+    server: TestServer,
+    subscriber: Subscriber,
+}
+
+impl Discovery {
+    fn start() -> Self {
+        let server = TestServer::spawn();
+        let subscriber = server.subscriber();
+        Self { server, subscriber }
+    }
+
+    fn find(&self, pairs: &[(&str, &str)]) -> (u16, Value) {
+        discover(&self.server, &self.subscriber, "/merchant/discover", pairs)
+    }
+}
+
 fn merchants(body: &Value) -> &Vec<Value> {
     body["result"]["merchants"].as_array().expect("result.merchants is a list")
 }
 
 #[test]
 fn a_descriptor_finds_its_merchant_with_the_spec_fields_and_types() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
-    let (status, body) = discover(&server, &subscriber, "/merchant/discover", &[("merchid", "SQ *BLUE HERON COFFEE")]);
+    let discovery = Discovery::start();
+    let (status, body) = discovery.find(&[("merchid", "SQ *BLUE HERON COFFEE")]);
     assert_eq!(status, 200, "{body}");
     assert!(body["error"].is_null());
     let found = merchants(&body);
@@ -64,12 +81,15 @@ fn a_descriptor_finds_its_merchant_with_the_spec_fields_and_types() {
 
 #[test]
 fn merch_id_and_a_trailing_slash_address_the_same_lookup() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
+    let discovery = Discovery::start();
     let pairs = [("merchid", "TST* GOLDEN LANTERN")];
-    let (_, plain) = discover(&server, &subscriber, "/merchant/discover", &pairs);
-    let (status, aliased) =
-        discover(&server, &subscriber, "/merchant/discover/", &[("merchId", "TST* GOLDEN LANTERN")]);
+    let (_, plain) = discovery.find(&pairs);
+    let (status, aliased) = discover(
+        &discovery.server,
+        &discovery.subscriber,
+        "/merchant/discover/",
+        &[("merchId", "TST* GOLDEN LANTERN")],
+    );
     assert_eq!(status, 200, "{aliased}");
     assert_eq!(merchants(&plain)[0], merchants(&aliased)[0]);
     assert_eq!(merchants(&aliased)[0]["dbaName"], "Golden Lantern");
@@ -77,8 +97,7 @@ fn merch_id_and_a_trailing_slash_address_the_same_lookup() {
 
 #[test]
 fn fuzzy_matching_reads_descriptors_as_statements_print_them() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
+    let discovery = Discovery::start();
     let cases = [
         ("blue heron coffee", "Blue Heron Coffee"),
         ("SQ*BLUEHERONCOFFEE", "Blue Heron Coffee"),
@@ -91,7 +110,7 @@ fn fuzzy_matching_reads_descriptors_as_statements_print_them() {
         ("TRATTORIADAGINO", "Trattoria da Gino"),
     ];
     for (descriptor, dba_name) in cases {
-        let (status, body) = discover(&server, &subscriber, "/merchant/discover", &[("merchid", descriptor)]);
+        let (status, body) = discovery.find(&[("merchid", descriptor)]);
         assert_eq!(status, 200, "{body}");
         assert_eq!(
             merchants(&body).first().map(|first| first["dbaName"].clone()),
@@ -103,41 +122,28 @@ fn fuzzy_matching_reads_descriptors_as_statements_print_them() {
 
 #[test]
 fn exact_matching_gives_one_merchant_or_none() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
-    let (status, body) = discover(
-        &server,
-        &subscriber,
-        "/merchant/discover",
-        &[("merchid", "sq *blue heron coffee"), ("matchType", "exact")],
-    );
+    let discovery = Discovery::start();
+    let (status, body) = discovery.find(&[("merchid", "sq *blue heron coffee"), ("matchType", "exact")]);
     assert_eq!(status, 200, "{body}");
     assert_eq!(merchants(&body).len(), 1);
     assert_eq!(merchants(&body)[0]["dbaName"], "Blue Heron Coffee");
-    let (status, body) = discover(
-        &server,
-        &subscriber,
-        "/merchant/discover",
-        &[("merchid", "BLUE HERON COFFE"), ("matchType", "exact")],
-    );
+    let (status, body) = discovery.find(&[("merchid", "BLUE HERON COFFE"), ("matchType", "exact")]);
     assert_eq!(status, 200, "{body}");
     assert!(merchants(&body).is_empty());
     assert_eq!(body["result"]["message"], "0 merchant(s) found");
-    let (status, body) =
-        discover(&server, &subscriber, "/merchant/discover", &[("merchid", "BLUE HERON"), ("matchType", "sloppy")]);
+    let (status, body) = discovery.find(&[("merchid", "BLUE HERON"), ("matchType", "sloppy")]);
     assert_error(status, &body, 400, "invalid_request");
 }
 
 #[test]
 fn no_match_is_an_empty_list() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
+    let discovery = Discovery::start();
     for pairs in [
         vec![("merchid", "QXZVW JKPFQ")],
         vec![("zip", "99999"), ("countryCode", "USA")],
         vec![("latitude", "-60"), ("longitude", "-140"), ("radius", "5000")],
     ] {
-        let (status, body) = discover(&server, &subscriber, "/merchant/discover", &pairs);
+        let (status, body) = discovery.find(&pairs);
         assert_eq!(status, 200, "{pairs:?}: {body}");
         assert!(body["error"].is_null());
         assert!(merchants(&body).is_empty(), "{pairs:?}: {body}");
@@ -147,8 +153,7 @@ fn no_match_is_an_empty_list() {
 
 #[test]
 fn an_address_finds_the_merchants_there() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
+    let discovery = Discovery::start();
     let full = [
         ("street", "Valencia Street"),
         ("streetNo", "1022"),
@@ -156,17 +161,15 @@ fn an_address_finds_the_merchants_there() {
         ("zip", "94110"),
         ("countryCode", "USA"),
     ];
-    let (status, body) = discover(&server, &subscriber, "/merchant/discover", &full);
+    let (status, body) = discovery.find(&full);
     assert_eq!(status, 200, "{body}");
     assert_eq!(merchants(&body)[0]["dbaName"], "Blue Heron Coffee", "{body}");
     assert_eq!(merchants(&body)[0]["confScore"], 100.0);
     // The zip as discovery prints it (a number: Boston's leading zero is gone) still finds it.
-    let (status, body) =
-        discover(&server, &subscriber, "/merchant/discover", &[("zip", "2116"), ("street", "Boylston St")]);
+    let (status, body) = discovery.find(&[("zip", "2116"), ("street", "Boylston St")]);
     assert_eq!(status, 200, "{body}");
     assert_eq!(merchants(&body)[0]["dbaName"], "Copley Pharmacy", "{body}");
-    let (status, body) =
-        discover(&server, &subscriber, "/merchant/discover", &[("city", "Berlin"), ("countryCode", "DEU")]);
+    let (status, body) = discovery.find(&[("city", "Berlin"), ("countryCode", "DEU")]);
     assert_eq!(status, 200, "{body}");
     assert!(merchants(&body).iter().any(|item| item["dbaName"] == "Café Kranich"), "{body}");
     assert!(merchants(&body).iter().all(|item| item["countryCode"] == "DEU" && item["city"] == "Berlin"));
@@ -174,45 +177,32 @@ fn an_address_finds_the_merchants_there() {
 
 #[test]
 fn a_position_finds_the_nearest_merchants_first() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
-    let (status, body) = discover(
-        &server,
-        &subscriber,
-        "/merchant/discover",
-        &[("latitude", "52.5009"), ("longitude", "13.4191"), ("radius", "300")],
-    );
+    let discovery = Discovery::start();
+    let (status, body) = discovery.find(&[("latitude", "52.5009"), ("longitude", "13.4191"), ("radius", "300")]);
     assert_eq!(status, 200, "{body}");
     let found = merchants(&body);
     assert_eq!(found[0]["dbaName"], "Café Kranich", "{body}");
     let distances: Vec<f64> = found.iter().map(|item| item["comment"].as_f64().expect("distance")).collect();
     assert!(distances.windows(2).all(|pair| pair[0] <= pair[1]), "nearest first: {distances:?}");
     assert!(distances.iter().all(|distance| *distance <= 300.0));
-    let (status, body) = discover(
-        &server,
-        &subscriber,
-        "/merchant/discover",
-        &[("latitude", "52.5009"), ("longitude", "13.4191"), ("limit", "3")],
-    );
+    let (status, body) = discovery.find(&[("latitude", "52.5009"), ("longitude", "13.4191"), ("limit", "3")]);
     assert_eq!(status, 200, "{body}");
     assert!(merchants(&body).len() <= 3);
 }
 
 #[test]
 fn the_limit_bounds_the_list() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
-    let (status, body) = discover(&server, &subscriber, "/merchant/discover", &[("city", "New York"), ("limit", "2")]);
+    let discovery = Discovery::start();
+    let (status, body) = discovery.find(&[("city", "New York"), ("limit", "2")]);
     assert_eq!(status, 200, "{body}");
     assert!(merchants(&body).len() <= 2);
-    let (_, body) = discover(&server, &subscriber, "/merchant/discover", &[("merchid", "COFFEE")]);
+    let (_, body) = discovery.find(&[("merchid", "COFFEE")]);
     assert!(merchants(&body).len() <= 10, "10 at most by default");
 }
 
 #[test]
 fn bad_queries_are_rejected_with_details() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
+    let discovery = Discovery::start();
     let cases: Vec<(Vec<(&str, &str)>, &str)> = vec![
         (vec![], "merchid"),
         (vec![("merchid", "")], "merchid"),
@@ -228,7 +218,7 @@ fn bad_queries_are_rejected_with_details() {
         (vec![("countryCode", "USA")], "street"),
     ];
     for (pairs, field) in cases {
-        let (status, body) = discover(&server, &subscriber, "/merchant/discover", &pairs);
+        let (status, body) = discovery.find(&pairs);
         assert_error(status, &body, 400, "invalid_request");
         let details = body["details"].as_array().expect("details");
         assert!(details.iter().any(|detail| detail["field"] == field), "{pairs:?} names {field}: {body}");

@@ -240,12 +240,18 @@ fn request_id_header() -> utoipa::openapi::header::Header {
         .build()
 }
 
+/// Whether the operation needs a bearer token: it inherits the document's bearer requirement
+/// unless it declares `security(())`.
+pub fn is_secured(operation: &Operation) -> bool {
+    operation.security.as_ref().is_none_or(|requirements| {
+        requirements.iter().all(|requirement| requirement != &SecurityRequirement::default())
+    })
+}
+
 /// Adds the responses an operation can get from the layers around its handler, keeping any
 /// the operation describes itself.
 fn add_shared_responses(operation: &mut Operation) {
-    let secured = operation.security.as_ref().is_none_or(|requirements| {
-        requirements.iter().all(|requirement| requirement != &SecurityRequirement::default())
-    });
+    let secured = is_secured(operation);
     let located = |wanted: ParameterIn| {
         operation.parameters.as_deref().unwrap_or_default().iter().any(|parameter| {
             matches!(parameter, RefOr::T(parameter) if std::mem::discriminant(&parameter.parameter_in) == std::mem::discriminant(&wanted))
