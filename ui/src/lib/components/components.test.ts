@@ -27,7 +27,13 @@ describe("ErrorNote", () => {
 
   it("makes an unreachable service its own state with a retry", async () => {
     const onRetry = vi.fn();
-    const error = new ApiError({ code: "unreachable", message: "the service cannot be reached", requestId: null, status: null, details: [] });
+    const error = new ApiError({
+      code: "unreachable",
+      message: "the service cannot be reached",
+      requestId: null,
+      status: null,
+      details: [],
+    });
     render(ErrorNote, { error, onRetry });
     expect(screen.getByTestId("unreachable")).toHaveTextContent("The service cannot be reached");
     await fireEvent.click(screen.getByRole("button", { name: "Retry" }));
@@ -42,7 +48,9 @@ describe("SecretField", () => {
     expect(screen.getByTestId("secret")).not.toHaveTextContent("sk_sandbox");
     expect(load).not.toHaveBeenCalled();
     await fireEvent.click(screen.getByTestId("secret-reveal"));
-    await waitFor(() => expect(screen.getByTestId("secret")).toHaveTextContent("sk_sandbox_abcdefghijklmnop"));
+    await waitFor(() =>
+      expect(screen.getByTestId("secret")).toHaveTextContent("sk_sandbox_abcdefghijklmnop"),
+    );
     await fireEvent.click(screen.getByTestId("secret-reveal"));
     expect(screen.getByTestId("secret")).not.toHaveTextContent("sk_sandbox");
   });
@@ -64,7 +72,9 @@ describe("EnvironmentBand", () => {
   });
   it("warns that established requests are billed", () => {
     render(EnvironmentBand, { environment: "established" });
-    expect(screen.getByTestId("environment-band")).toHaveTextContent(/production, requests are billed/);
+    expect(screen.getByTestId("environment-band")).toHaveTextContent(
+      /production, requests are billed/,
+    );
   });
 });
 
@@ -91,7 +101,12 @@ describe("TransactionTable", () => {
 
   it("puts only the rows in view on the page, even for 100,000 rows", () => {
     const rows = Array.from({ length: 100_000 }, (_, index) => prepare(transaction(index)));
-    render(TransactionTable, { rows, sort: defaultSort, onSort: () => undefined, flashing: new Set<number>() });
+    render(TransactionTable, {
+      rows,
+      sort: defaultSort,
+      onSort: () => undefined,
+      flashing: new Set<number>(),
+    });
     const shown = screen.getAllByTestId("transaction-row");
     expect(shown.length).toBeGreaterThan(0);
     expect(shown.length).toBeLessThan(100);
@@ -104,7 +119,12 @@ describe("TransactionTable", () => {
       prepare(transaction(0, { pending: true })),
       prepare(transaction(1, { amount: -7.25 })),
     ];
-    render(TransactionTable, { rows, sort: defaultSort, onSort: () => undefined, flashing: new Set([1]) });
+    render(TransactionTable, {
+      rows,
+      sort: defaultSort,
+      onSort: () => undefined,
+      flashing: new Set([1]),
+    });
     const [pending, refund] = screen.getAllByTestId("transaction-row");
     expect(pending).toHaveClass("pending");
     expect(pending).toHaveTextContent("pending");
@@ -115,9 +135,17 @@ describe("TransactionTable", () => {
 
   it("sorts when a column header is clicked", async () => {
     const onSort = vi.fn();
-    render(TransactionTable, { rows: [prepare(transaction(0))], sort: defaultSort, onSort, flashing: new Set<number>() });
+    render(TransactionTable, {
+      rows: [prepare(transaction(0))],
+      sort: defaultSort,
+      onSort,
+      flashing: new Set<number>(),
+    });
     await fireEvent.click(screen.getByTestId("sort-amount"));
     expect(onSort).toHaveBeenCalledWith("amount");
-    expect(screen.getByRole("columnheader", { name: /Date/ })).toHaveAttribute("aria-sort", "descending");
+    expect(screen.getByRole("columnheader", { name: /Date/ })).toHaveAttribute(
+      "aria-sort",
+      "descending",
+    );
   });
 });
