@@ -11,26 +11,11 @@ import {
   sortRows,
   upsert,
 } from "./transactions";
+import { sampleTransaction } from "./fixtures.test-helpers";
 
 let nextId = 1;
 function tx(overrides: Partial<CardTransaction>): CardTransaction {
-  return {
-    transactionId: nextId++,
-    createdAt: "2026-03-07T09:05:00Z",
-    pending: false,
-    amount: 10,
-    currency: "USD",
-    merchantName: "Blue Bottle Coffee",
-    street: "Main St",
-    streetNo: "1",
-    city: "Oakland",
-    country: "USA",
-    zip: "94607",
-    category: "5814 Fast Food Restaurants",
-    descriptor: "SQ *BLUE BOTTLE",
-    cardId: 1,
-    ...overrides,
-  };
+  return sampleTransaction({ transactionId: nextId++, ...overrides });
 }
 
 describe("the transaction table's model", () => {

@@ -7,6 +7,7 @@ import ErrorNote from "./ErrorNote.svelte";
 import SecretField from "./SecretField.svelte";
 import TransactionTable from "./TransactionTable.svelte";
 import EnvironmentBand from "./EnvironmentBand.svelte";
+import { sampleTransaction } from "../fixtures.test-helpers";
 
 describe("ErrorNote", () => {
   it("shows the service's message, code, status and request id", () => {
@@ -80,23 +81,14 @@ describe("EnvironmentBand", () => {
 
 describe("TransactionTable", () => {
   function transaction(index: number, overrides: Partial<CardTransaction> = {}): CardTransaction {
-    return {
+    return sampleTransaction({
       transactionId: index + 1,
       createdAt: new Date(Date.UTC(2026, 0, 1) - index * 60_000).toISOString(),
-      pending: false,
       amount: 12.5,
-      currency: "USD",
       merchantName: `Merchant ${index}`,
-      street: "Main St",
-      streetNo: "1",
-      city: "Oakland",
-      country: "USA",
-      zip: "94607",
-      category: "5814 Fast Food Restaurants",
       descriptor: `MERCHANT ${index}`,
-      cardId: 1,
       ...overrides,
-    };
+    });
   }
 
   it("puts only the rows in view on the page, even for 100,000 rows", () => {
