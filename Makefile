@@ -101,6 +101,7 @@ lint: deps-rust ui-build
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	cd ui && npm run check
+	cd ui && npm run lint
 
 test-rust: deps-rust
 	$(CARGO) test --workspace --exclude subscriber-dashboard --exclude subscriber-dashboard-app

@@ -180,3 +180,14 @@ export async function waitFor(session, what, condition, timeoutMs = 15_000) {
     }
   }, timeoutMs, what);
 }
+
+/** Connects to the embedded sandbox and signs up with `email`: ends on the sign-up's done page,
+ *  before "continue", so a test can read the new secret first. */
+export async function signUpOnSandbox(session, email) {
+  await find(session, "connect-form", 30_000);
+  await click(session, "connect");
+  await find(session, "signup-form", 60_000);
+  await type(session, "email", email);
+  await click(session, "submit-signup");
+  await find(session, "signup-done", 30_000);
+}

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { By, click, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
+import { By, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox } from "./harness.mjs";
 
 const email = `e2e-merchant-${Date.now()}@example.com`;
 let app;
@@ -39,12 +39,7 @@ async function count(testid) {
 }
 
 test("signed up on the sandbox with a test card", async () => {
-  await find(session, "connect-form", 30_000);
-  await click(session, "connect");
-  await find(session, "signup-form", 60_000);
-  await type(session, "email", email);
-  await click(session, "submit-signup");
-  await find(session, "signup-done", 30_000);
+  await signUpOnSandbox(session, email);
   await click(session, "continue");
   await click(session, "open-enroll");
   await find(session, "test-card");

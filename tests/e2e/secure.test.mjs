@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Key } from "selenium-webdriver";
-import { By, click, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
+import { By, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox } from "./harness.mjs";
 import { PersonBrowser } from "./person.mjs";
 
 const email = `secure-${Date.now()}@example.com`;
@@ -61,12 +61,7 @@ async function shot(name) {
 }
 
 test("sign up on the embedded sandbox", async () => {
-  await find(session, "connect-form", 30_000);
-  await click(session, "connect");
-  await find(session, "signup-form", 60_000);
-  await type(session, "email", email);
-  await click(session, "submit-signup");
-  await find(session, "signup-done", 30_000);
+  await signUpOnSandbox(session, email);
   secret = await text(session, "new-secret");
   await click(session, "continue");
   serviceUrl = (await (await find(session, "service-url")).getAttribute("textContent")).trim();

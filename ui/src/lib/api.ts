@@ -181,25 +181,34 @@ const secureFlows = {
 
   /** Starts a secure card-entry page and opens it in the browser. */
   startCardSession: () => call<SecurePage>("start_card_session"),
-  watchCardSession: (sessionId: number, onUpdate: (session: CardSession) => void, onError: (error: ApiError) => void) =>
-    follow<CardSession>("watch_card_session", { sessionId }, onUpdate, onError),
+  watchCardSession: (
+    sessionId: number,
+    onUpdate: (session: CardSession) => void,
+    onError: (error: ApiError) => void,
+  ) => follow<CardSession>("watch_card_session", { sessionId }, onUpdate, onError),
 
   banks: () => call<Bank[]>("banks"),
   accounts: () => call<Account[]>("accounts"),
   /** Starts linking an account at `bank` and opens the bank's sign-in page in the browser. */
   linkAccount: (bank: string) => call<SecurePage>("link_account", { bank }),
-  watchAccount: (accountId: number, onUpdate: (account: Account) => void, onError: (error: ApiError) => void) =>
-    follow<Account>("watch_account", { accountId }, onUpdate, onError),
-  accountTransactions: (accountId: number) => call<AccountTransaction[]>("account_transactions", { accountId }),
+  watchAccount: (
+    accountId: number,
+    onUpdate: (account: Account) => void,
+    onError: (error: ApiError) => void,
+  ) => follow<Account>("watch_account", { accountId }, onUpdate, onError),
+  accountTransactions: (accountId: number) =>
+    call<AccountTransaction[]>("account_transactions", { accountId }),
 
   persons: () => call<Person[]>("persons"),
   person: (personId: number) => call<Person>("person", { personId }),
   onboardPerson: (person: OnboardPersonRequest) => call<Person>("onboard_person", { person }),
   /** The personal information checked by the service's own rules: every field error at once. */
-  checkPersonalInfo: (information: AuthenticatePersonRequest) => call<FieldError[]>("check_personal_info", { information }),
+  checkPersonalInfo: (information: AuthenticatePersonRequest) =>
+    call<FieldError[]>("check_personal_info", { information }),
   authenticatePerson: (information: AuthenticatePersonRequest) =>
     call<AuthenticatePersonResponse>("authenticate_person", { information }),
-  verifyPerson: (answers: VerifyPersonRequest) => call<VerifyPersonResponse>("verify_person", { answers }),
+  verifyPerson: (answers: VerifyPersonRequest) =>
+    call<VerifyPersonResponse>("verify_person", { answers }),
 };
 
 /**
@@ -247,7 +256,8 @@ export const api = {
   cards: () => call<CardRecord[]>("list_cards"),
   testCards: () => call<SandboxCard[]>("test_cards"),
   enrollCard: (card: EnrollCardRequest) => call<EnrollCardResponse>("enroll_card", { card }),
-  simulateTransaction: (cardId: number) => call<CardTransaction>("simulate_transaction", { cardId }),
+  simulateTransaction: (cardId: number) =>
+    call<CardTransaction>("simulate_transaction", { cardId }),
 
   /** Every transaction of a card; `onBatch` sees each page as it arrives. */
   loadTransactions(cardId: number, onBatch: (batch: TransactionBatch) => void): Promise<number> {
@@ -255,7 +265,10 @@ export const api = {
   },
 
   /** Live transactions of a card until the returned function is called. */
-  async watchTransactions(cardId: number, onEvent: (event: CardLiveEvent) => void): Promise<() => Promise<void>> {
+  async watchTransactions(
+    cardId: number,
+    onEvent: (event: CardLiveEvent) => void,
+  ): Promise<() => Promise<void>> {
     const channel = new Channel<CardLiveEvent>();
     channel.onmessage = onEvent;
     const watchId = await call<number>("watch_transactions", { cardId, onEvent: channel });
@@ -275,11 +288,14 @@ export const api = {
   /** Categories matching a code (`58`, `5812`) or words of the description, best first. */
   searchCategories: (query: string) => call<MerchantCategory[]>("search_categories", { query }),
   /** The form checked by the service's rules: every field error at once (empty when valid). */
-  checkMerchant: (merchant: EnrollMerchantRequest) => call<FieldError[]>("check_merchant", { merchant }),
-  enrollMerchant: (merchant: EnrollMerchantRequest) => call<Merchant>("enroll_merchant", { merchant }),
+  checkMerchant: (merchant: EnrollMerchantRequest) =>
+    call<FieldError[]>("check_merchant", { merchant }),
+  enrollMerchant: (merchant: EnrollMerchantRequest) =>
+    call<Merchant>("enroll_merchant", { merchant }),
   /** Field errors named `location.street`, `location.latitude`... */
   checkLocation: (location: LocationInput) => call<FieldError[]>("check_location", { location }),
-  addLocation: (location: LocationInput) => call<CreateLocationResponse>("add_location", { location }),
+  addLocation: (location: LocationInput) =>
+    call<CreateLocationResponse>("add_location", { location }),
   /** A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards. */
   simulatePurchase: (request: SandboxTransactionRequest) =>
     call<SandboxTransactionResponse>("simulate_purchase", { request }),
@@ -290,7 +306,9 @@ export const api = {
   },
 
   /** Live transactions at the merchant's locations until the returned function is called. */
-  async watchMerchantTransactions(onEvent: (event: MerchantLiveEvent) => void): Promise<() => Promise<void>> {
+  async watchMerchantTransactions(
+    onEvent: (event: MerchantLiveEvent) => void,
+  ): Promise<() => Promise<void>> {
     const channel = new Channel<MerchantLiveEvent>();
     channel.onmessage = onEvent;
     const watchId = await call<number>("watch_merchant_transactions", { onEvent: channel });

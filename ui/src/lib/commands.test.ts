@@ -40,7 +40,11 @@ function capabilityCommands(): string[] {
 }
 
 function wrapperCalls(): string[] {
-  return sorted([...wrapperSource.matchAll(/\b(?:call|follow|loadBatches)(?:<[^>(]*>)?\(\s*"([a-z_]+)"/g)].map((match) => match[1]));
+  return sorted(
+    [...wrapperSource.matchAll(/\b(?:call|follow|loadBatches)(?:<[^>(]*>)?\(\s*"([a-z_]+)"/g)].map(
+      (match) => match[1],
+    ),
+  );
 }
 
 describe("the command list", () => {

@@ -3,22 +3,27 @@ import { integer, money, monthLabel, when } from "./format";
 
 describe("number formats", () => {
   it("writes money as en-US does, with the currency after", () => {
-    const reference = new Intl.NumberFormat("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 });
-    for (const amount of [0, 0.004, 1, 12.5, -7.25, 999.995, 1204.1, 1234567.891, -1000000, 8164110.54]) {
+    const reference = new Intl.NumberFormat("en-US", {
+      minimumFractionDigits: 2,
+      maximumFractionDigits: 2,
+    });
+    for (const amount of [
+      0, 0.004, 1, 12.5, -7.25, 999.995, 1204.1, 1234567.891, -1000000, 8164110.54,
+    ]) {
       expect(money(amount, "USD")).toBe(`${reference.format(amount)} USD`);
     }
     expect(money(-0.001, "EUR")).toBe("0.00 EUR");
   });
 
   it("groups integers by thousands", () => {
-    expect([integer(0), integer(999), integer(1000), integer(100000), integer(-12345), integer(2.6)]).toEqual([
-      "0",
-      "999",
-      "1,000",
-      "100,000",
-      "-12,345",
-      "3",
-    ]);
+    expect([
+      integer(0),
+      integer(999),
+      integer(1000),
+      integer(100000),
+      integer(-12345),
+      integer(2.6),
+    ]).toEqual(["0", "999", "1,000", "100,000", "-12,345", "3"]);
   });
 
   it("writes a moment the same every time", () => {

@@ -6,7 +6,8 @@ import type { FieldError } from "./bindings/FieldError";
 export function byField(errors: readonly FieldError[], prefix = ""): Record<string, string> {
   const found: Record<string, string> = {};
   for (const error of errors) {
-    const field = prefix && error.field.startsWith(prefix) ? error.field.slice(prefix.length) : error.field;
+    const field =
+      prefix && error.field.startsWith(prefix) ? error.field.slice(prefix.length) : error.field;
     found[field] ??= sentence(field, error.message);
   }
   return found;
@@ -37,7 +38,10 @@ export function sentence(field: string, message: string): string {
  * Runs `check` on each new input and hands on only the newest answer: a slow answer to an
  * older input never overwrites a newer one.
  */
-export function latestOnly<I, O>(check: (input: I) => Promise<O>, onResult: (output: O) => void): (input: I) => Promise<void> {
+export function latestOnly<I, O>(
+  check: (input: I) => Promise<O>,
+  onResult: (output: O) => void,
+): (input: I) => Promise<void> {
   let sequence = 0;
   return async (input: I) => {
     const mine = ++sequence;

@@ -30,7 +30,10 @@ const person: Person = {
 const questions = [1, 2, 3, 4].map((questionId) => ({
   questionId,
   text: `Question ${questionId}?`,
-  choices: [1, 2, 3, 4, 5].map((n) => ({ choiceId: questionId * 10 + n, text: n === 5 ? "None of the above" : `Choice ${n}` })),
+  choices: [1, 2, 3, 4, 5].map((n) => ({
+    choiceId: questionId * 10 + n,
+    text: n === 5 ? "None of the above" : `Choice ${n}`,
+  })),
 }));
 
 const asked = startQuestions(person, { personId: 7, expiresAt: "2026-03-07T09:10:00Z", questions });
@@ -40,19 +43,25 @@ describe("the identity wizard", () => {
 
   it("resumes a listed person where they stand", () => {
     expect(stepFor(person, now).kind).toBe("information");
-    expect(stepFor({ ...person, status: "failed", attemptsRemaining: 2 }, now).kind).toBe("information");
+    expect(stepFor({ ...person, status: "failed", attemptsRemaining: 2 }, now).kind).toBe(
+      "information",
+    );
     // Questions issued before are never shown again: new ones are asked for.
     expect(stepFor({ ...person, status: "authenticating" }, now).kind).toBe("information");
     expect(stepFor({ ...person, status: "verified", verified: true }, now)).toMatchObject({
       kind: "outcome",
       outcome: { kind: "verified", signals: null },
     });
-    expect(stepFor({ ...person, status: "locked", lockedUntil: "2026-03-08T12:00:00Z" }, now)).toMatchObject({
+    expect(
+      stepFor({ ...person, status: "locked", lockedUntil: "2026-03-08T12:00:00Z" }, now),
+    ).toMatchObject({
       kind: "outcome",
       outcome: { kind: "locked", lockedUntil: "2026-03-08T12:00:00Z" },
     });
     // A lock that has ended: the person starts again.
-    expect(stepFor({ ...person, status: "locked", lockedUntil: "2026-03-07T11:00:00Z" }, now).kind).toBe("information");
+    expect(
+      stepFor({ ...person, status: "locked", lockedUntil: "2026-03-07T11:00:00Z" }, now).kind,
+    ).toBe("information");
   });
 
   it("asks one question at a time, with progress, and keeps each answer once given", () => {
@@ -83,27 +92,57 @@ describe("the identity wizard", () => {
       spendingCategories: [{ category: "Groceries", monthlyAverage: 410.5, share: 1 }],
       spendingDelta: { value: 0.12, direction: "increasing", periodDays: 90 },
     };
-    expect(outcomeOf({ personId: 7, verified: true, status: "verified", attemptsRemaining: 3, signals })).toEqual({
+    expect(
+      outcomeOf({ personId: 7, verified: true, status: "verified", attemptsRemaining: 3, signals }),
+    ).toEqual({
       kind: "verified",
       signals,
     });
-    expect(outcomeOf({ personId: 7, verified: false, status: "failed", attemptsRemaining: 2 })).toEqual({
+    expect(
+      outcomeOf({ personId: 7, verified: false, status: "failed", attemptsRemaining: 2 }),
+    ).toEqual({
       kind: "failed",
       attemptsRemaining: 2,
     });
-    const locked = { personId: 7, verified: false, status: "locked" as const, attemptsRemaining: 0, lockedUntil: "2026-03-08T12:00:00Z" };
+    const locked = {
+      personId: 7,
+      verified: false,
+      status: "locked" as const,
+      attemptsRemaining: 0,
+      lockedUntil: "2026-03-08T12:00:00Z",
+    };
     expect(outcomeOf(locked)).toEqual({ kind: "locked", lockedUntil: "2026-03-08T12:00:00Z" });
-    expect(afterVerify(person, locked)).toMatchObject({ status: "locked", attemptsRemaining: 0, lockedUntil: "2026-03-08T12:00:00Z" });
+    expect(afterVerify(person, locked)).toMatchObject({
+      status: "locked",
+      attemptsRemaining: 0,
+      lockedUntil: "2026-03-08T12:00:00Z",
+    });
   });
 
   it("sends the personal information as the service takes it", () => {
-    const form = { ...emptyPersonalForm(), dateOfBirth: " 1987-04-23 ", street: "Valencia St", streetNo: "1022", city: "San Francisco", zip: "94110", countryCode: "usa" };
+    const form = {
+      ...emptyPersonalForm(),
+      dateOfBirth: " 1987-04-23 ",
+      street: "Valencia St",
+      streetNo: "1022",
+      city: "San Francisco",
+      zip: "94110",
+      countryCode: "usa",
+    };
     expect(personalRequest(7, form)).toEqual({
       personId: 7,
       dateOfBirth: "1987-04-23",
-      address: { street: "Valencia St", streetNo: "1022", city: "San Francisco", zip: "94110", countryCode: "USA" },
+      address: {
+        street: "Valencia St",
+        streetNo: "1022",
+        city: "San Francisco",
+        zip: "94110",
+        countryCode: "USA",
+      },
     });
-    expect(personalRequest(7, { ...form, phoneNumber: "+1 415 555 0100", ssnLast4: "1234" })).toMatchObject({
+    expect(
+      personalRequest(7, { ...form, phoneNumber: "+1 415 555 0100", ssnLast4: "1234" }),
+    ).toMatchObject({
       phoneNumber: "+1 415 555 0100",
       ssnLast4: "1234",
     });
@@ -115,7 +154,10 @@ describe("the identity wizard", () => {
       { field: "address.zip", message: "must contain only letters, digits, spaces and hyphens" },
       { field: "address.zip", message: "a second message" },
     ]);
-    expect(messages).toEqual({ dateOfBirth: "is in the future", zip: "must contain only letters, digits, spaces and hyphens" });
+    expect(messages).toEqual({
+      dateOfBirth: "is in the future",
+      zip: "must contain only letters, digits, spaces and hyphens",
+    });
     expect(visibleErrors(messages, new Set(["zip"]), false)).toEqual({ zip: messages.zip });
     expect(visibleErrors(messages, new Set(), true)).toEqual(messages);
   });

@@ -35,11 +35,19 @@ export type Step =
 export function stepFor(person: Person, now: number): Step {
   switch (person.status) {
     case "verified":
-      return { kind: "outcome", person, outcome: { kind: "verified", signals: person.signals ?? null } };
+      return {
+        kind: "outcome",
+        person,
+        outcome: { kind: "verified", signals: person.signals ?? null },
+      };
     case "locked": {
       const until = person.lockedUntil ? Date.parse(person.lockedUntil) : Number.NaN;
       if (Number.isNaN(until) || until > now) {
-        return { kind: "outcome", person, outcome: { kind: "locked", lockedUntil: person.lockedUntil ?? null } };
+        return {
+          kind: "outcome",
+          person,
+          outcome: { kind: "locked", lockedUntil: person.lockedUntil ?? null },
+        };
       }
       return { kind: "information", person };
     }
@@ -49,7 +57,14 @@ export function stepFor(person: Person, now: number): Step {
 }
 
 export function startQuestions(person: Person, response: AuthenticatePersonResponse): Step {
-  return { kind: "questions", person, questions: response.questions, expiresAt: response.expiresAt, index: 0, answers: [] };
+  return {
+    kind: "questions",
+    person,
+    questions: response.questions,
+    expiresAt: response.expiresAt,
+    index: 0,
+    answers: [],
+  };
 }
 
 /** Records the answer to the question shown and moves to the next; there is no way back. */
@@ -62,11 +77,21 @@ export function answerCurrent(step: Step, choiceId: number): Step {
 }
 
 /** "Question 2 of 4" while answering; complete once every question has its answer. */
-export function progress(step: Step): { current: number; total: number; label: string; complete: boolean } {
+export function progress(step: Step): {
+  current: number;
+  total: number;
+  label: string;
+  complete: boolean;
+} {
   if (step.kind !== "questions") return { current: 0, total: 0, label: "", complete: false };
   const total = step.questions.length;
   const current = Math.min(step.index + 1, total);
-  return { current, total, label: `${current} of ${total}`, complete: step.answers.length === total };
+  return {
+    current,
+    total,
+    label: `${current} of ${total}`,
+    complete: step.answers.length === total,
+  };
 }
 
 export function isLastQuestion(step: Step): boolean {
@@ -75,7 +100,8 @@ export function isLastQuestion(step: Step): boolean {
 
 export function outcomeOf(response: VerifyPersonResponse): Outcome {
   if (response.verified) return { kind: "verified", signals: response.signals ?? null };
-  if (response.status === "locked") return { kind: "locked", lockedUntil: response.lockedUntil ?? null };
+  if (response.status === "locked")
+    return { kind: "locked", lockedUntil: response.lockedUntil ?? null };
   return { kind: "failed", attemptsRemaining: response.attemptsRemaining };
 }
 
@@ -103,7 +129,16 @@ export interface PersonalForm {
 }
 
 export function emptyPersonalForm(): PersonalForm {
-  return { dateOfBirth: "", street: "", streetNo: "", city: "", zip: "", countryCode: "USA", phoneNumber: "", ssnLast4: "" };
+  return {
+    dateOfBirth: "",
+    street: "",
+    streetNo: "",
+    city: "",
+    zip: "",
+    countryCode: "USA",
+    phoneNumber: "",
+    ssnLast4: "",
+  };
 }
 
 /** The request as the service takes it: trimmed, the country in capitals, optional fields
@@ -141,7 +176,11 @@ export function fieldMessages(details: FieldError[]): Record<string, string> {
 }
 
 /** Shown beside a field: only once the person has left it, or tried to continue. */
-export function visibleErrors(messages: Record<string, string>, touched: Set<string>, attempted: boolean): Record<string, string> {
+export function visibleErrors(
+  messages: Record<string, string>,
+  touched: Set<string>,
+  attempted: boolean,
+): Record<string, string> {
   if (attempted) return messages;
   return Object.fromEntries(Object.entries(messages).filter(([field]) => touched.has(field)));
 }

@@ -30,7 +30,8 @@ export const emptyLookupForm: LookupForm = {
   radius: "",
 };
 
-export type Built = { query: LookupQuery; problems: null } | { query: null; problems: Record<string, string> };
+export type Built =
+  { query: LookupQuery; problems: null } | { query: null; problems: Record<string, string> };
 
 /** The query of a mode from what was typed, or what to fix next to which field. */
 export function buildQuery(mode: LookupMode, form: LookupForm): Built {
@@ -38,7 +39,8 @@ export function buildQuery(mode: LookupMode, form: LookupForm): Built {
   let query: LookupQuery | null = null;
   if (mode === "descriptor") {
     const descriptor = form.descriptor.trim();
-    if (!descriptor) problems.descriptor = "Type what the card statement prints, e.g. SQ *BLUE HERON COFFEE";
+    if (!descriptor)
+      problems.descriptor = "Type what the card statement prints, e.g. SQ *BLUE HERON COFFEE";
     else query = { by: "descriptor", descriptor };
   } else if (mode === "address") {
     const address = {
@@ -48,7 +50,8 @@ export function buildQuery(mode: LookupMode, form: LookupForm): Built {
       zip: form.zip.trim(),
       countryCode: form.countryCode.trim().toUpperCase(),
     };
-    if (!address.street && !address.city && !address.zip) problems.street = "Give at least a street, a city or a postcode";
+    if (!address.street && !address.city && !address.zip)
+      problems.street = "Give at least a street, a city or a postcode";
     if (address.countryCode && !/^[A-Z]{3}$/.test(address.countryCode)) {
       problems.countryCode = "A three-letter country code, e.g. USA";
     }
@@ -63,7 +66,8 @@ export function buildQuery(mode: LookupMode, form: LookupForm): Built {
     if (longitude === undefined || Number.isNaN(longitude) || longitude < -180 || longitude > 180) {
       problems.longitude = "A longitude from -180 to 180, e.g. -122.4211";
     }
-    if (radius !== undefined && (Number.isNaN(radius) || radius <= 0)) problems.radius = "A positive number of metres, or empty";
+    if (radius !== undefined && (Number.isNaN(radius) || radius <= 0))
+      problems.radius = "A positive number of metres, or empty";
     if (Object.keys(problems).length === 0 && latitude !== undefined && longitude !== undefined) {
       query = { by: "position", latitude, longitude, ...(radius !== undefined ? { radius } : {}) };
     }

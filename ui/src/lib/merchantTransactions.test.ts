@@ -33,7 +33,12 @@ function sale(id: number, overrides: Partial<MerchantTransaction> = {}): Merchan
   };
 }
 
-function place(locationId: number, streetNo: string, street: string, city = "San Francisco"): Location {
+function place(
+  locationId: number,
+  streetNo: string,
+  street: string,
+  city = "San Francisco",
+): Location {
   return {
     locationId,
     countryCode: "USA",
@@ -50,12 +55,22 @@ function place(locationId: number, streetNo: string, street: string, city = "San
 }
 
 const marketSale = (id: number, overrides: Partial<MerchantTransaction> = {}) =>
-  sale(id, { locationId: MARKET, street: "Market St", streetNo: "1", zip: "94103", lastFour: 17, ...overrides });
+  sale(id, {
+    locationId: MARKET,
+    street: "Market St",
+    streetNo: "1",
+    zip: "94103",
+    lastFour: 17,
+    ...overrides,
+  });
 
 describe("the merchant transactions model", () => {
-  const rows = [sale(1, { amount: 12.5 }), marketSale(2, { amount: 30 }), sale(3, { pending: true, amount: 7.25 }), marketSale(4)].map(
-    prepareMerchantRow,
-  );
+  const rows = [
+    sale(1, { amount: 12.5 }),
+    marketSale(2, { amount: 30 }),
+    sale(3, { pending: true, amount: 7.25 }),
+    marketSale(4),
+  ].map(prepareMerchantRow);
 
   it("filters by location and sums per location what it keeps", () => {
     const all = filterMerchantRows(rows, emptyMerchantFilter);
@@ -86,7 +101,11 @@ describe("the merchant transactions model", () => {
       sale(2, { createdAt: "2026-03-02T23:59:59Z" }),
       sale(3, { createdAt: "2026-03-03T00:00:00Z" }),
     ].map(prepareMerchantRow);
-    const kept = filterMerchantRows(spread, { ...emptyMerchantFilter, from: "2026-03-02", to: "2026-03-02" });
+    const kept = filterMerchantRows(spread, {
+      ...emptyMerchantFilter,
+      from: "2026-03-02",
+      to: "2026-03-02",
+    });
     expect(kept.rows.map((row) => row.tx.transactionId)).toEqual([2]);
   });
 
@@ -111,7 +130,11 @@ describe("the merchant transactions model", () => {
 
   it("gives every location a bar, at zero without sales, with labels that tell them apart", () => {
     const totals = filterMerchantRows(rows, emptyMerchantFilter).byLocation;
-    const places = [place(VALENCIA, "1022", "Valencia St"), place(MARKET, "1", "Market St"), place(13, "1", "Market St", "Oakland")];
+    const places = [
+      place(VALENCIA, "1022", "Valencia St"),
+      place(MARKET, "1", "Market St"),
+      place(13, "1", "Market St", "Oakland"),
+    ];
     const bars = locationBars(totals, places, "USD", (amount) => `${amount.toFixed(2)} USD`);
     expect(bars.map((bar) => [bar.label, bar.value])).toEqual([
       ["1022 Valencia St", 19.75],

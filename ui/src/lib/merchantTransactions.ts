@@ -40,7 +40,9 @@ export function prepareMerchantRow(tx: MerchantTransaction): MerchantRow {
     tx,
     time: Date.parse(tx.createdAt),
     card,
-    place: intern([`${tx.streetNo} ${tx.street}`, tx.city, tx.zip, tx.country].join("\u0001").toLowerCase()),
+    place: intern(
+      [`${tx.streetNo} ${tx.street}`, tx.city, tx.zip, tx.country].join("\u0001").toLowerCase(),
+    ),
     kind: intern(`${tx.currency}\u0001${tx.pending ? "pending" : "settled"}`.toLowerCase()),
     own: `${card}\u0001${tx.amount.toFixed(2)}\u0001${tx.transactionId}`,
   };
@@ -94,13 +96,17 @@ function dayStart(text: string): number | null {
 const cents = (amount: number) => Math.round(amount * 100) / 100;
 
 /** Keeps the order of `rows` (already sorted); sums what it keeps in the same pass. */
-export function filterMerchantRows(rows: readonly MerchantRow[], filter: MerchantFilter): MerchantFiltered {
+export function filterMerchantRows(
+  rows: readonly MerchantRow[],
+  filter: MerchantFilter,
+): MerchantFiltered {
   const needle = filter.text.trim().toLowerCase();
   let matches: Uint8Array | null = null;
   const searchOwn = needle !== "" && OWN_CHARACTERS.test(needle);
   if (needle) {
     matches = new Uint8Array(texts.length);
-    for (let text = 0; text < texts.length; text++) if (texts[text].includes(needle)) matches[text] = 1;
+    for (let text = 0; text < texts.length; text++)
+      if (texts[text].includes(needle)) matches[text] = 1;
   }
   const from = dayStart(filter.from);
   const toStart = dayStart(filter.to);
@@ -115,7 +121,12 @@ export function filterMerchantRows(rows: readonly MerchantRow[], filter: Merchan
     if (filter.locationId !== null && tx.locationId !== filter.locationId) continue;
     if (from !== null && row.time < from) continue;
     if (to !== null && row.time > to) continue;
-    if (matches !== null && matches[row.place] !== 1 && matches[row.kind] !== 1 && !(searchOwn && row.own.includes(needle))) {
+    if (
+      matches !== null &&
+      matches[row.place] !== 1 &&
+      matches[row.kind] !== 1 &&
+      !(searchOwn && row.own.includes(needle))
+    ) {
       continue;
     }
     kept.push(row);
@@ -165,7 +176,10 @@ export function merchantComparator(sort: MerchantSort): (a: MerchantRow, b: Merc
         return (a: MerchantRow, b: MerchantRow) => a.tx.amount - b.tx.amount;
       case "location":
         return (a: MerchantRow, b: MerchantRow) =>
-          collator.compare(`${a.tx.street} ${a.tx.streetNo} ${a.tx.city}`, `${b.tx.street} ${b.tx.streetNo} ${b.tx.city}`);
+          collator.compare(
+            `${a.tx.street} ${a.tx.streetNo} ${a.tx.city}`,
+            `${b.tx.street} ${b.tx.streetNo} ${b.tx.city}`,
+          );
       case "card":
         return (a: MerchantRow, b: MerchantRow) => a.card.localeCompare(b.card);
       case "status":
@@ -181,7 +195,11 @@ export function sortMerchantRows(rows: readonly MerchantRow[], sort: MerchantSor
 }
 
 /** A live arrival: a new row goes in its sorted place; a settled one replaces its pending row. */
-export function upsertMerchantRow(rows: readonly MerchantRow[], row: MerchantRow, sort: MerchantSort): MerchantRow[] {
+export function upsertMerchantRow(
+  rows: readonly MerchantRow[],
+  row: MerchantRow,
+  sort: MerchantSort,
+): MerchantRow[] {
   const compare = merchantComparator(sort);
   const result: MerchantRow[] = [];
   let placed = false;
@@ -215,9 +233,12 @@ export function locationBars(
   currency: string,
   format: (amount: number) => string,
 ): LocationBar[] {
-  const byId = new Map(totals.filter((total) => total.currency === currency).map((total) => [total.locationId, total]));
+  const byId = new Map(
+    totals.filter((total) => total.currency === currency).map((total) => [total.locationId, total]),
+  );
   const seen = new Map<string, number>();
-  for (const location of locations) seen.set(shortLabel(location), (seen.get(shortLabel(location)) ?? 0) + 1);
+  for (const location of locations)
+    seen.set(shortLabel(location), (seen.get(shortLabel(location)) ?? 0) + 1);
   const known = new Set(locations.map((location) => location.locationId));
   const bars = locations.map((location) => {
     const total = byId.get(location.locationId);

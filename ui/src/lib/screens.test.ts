@@ -11,6 +11,7 @@ describe("the remembered screen", () => {
   it("turns a kept name back into the route, and ignores what it does not know", () => {
     expect(routeOf("identity")).toEqual({ name: "identity" });
     expect(routeOf("card/12")).toEqual({ name: "card", cardId: 12 });
-    for (const unknown of [null, undefined, "", "connect", "card/", "card/x", "admin"]) expect(routeOf(unknown)).toBeNull();
+    for (const unknown of [null, undefined, "", "connect", "card/", "card/x", "admin"])
+      expect(routeOf(unknown)).toBeNull();
   });
 });

@@ -2,7 +2,15 @@
 // shown last after the next sign-in.
 import type { Route } from "./state.svelte";
 
-const simple = ["overview", "cards", "merchant", "lookup", "accounts", "identity", "credentials"] as const;
+const simple = [
+  "overview",
+  "cards",
+  "merchant",
+  "lookup",
+  "accounts",
+  "identity",
+  "credentials",
+] as const;
 
 /** The name kept for a route; `null` for screens not worth reopening (the environment chooser). */
 export function screenKey(route: Route): string | null {

@@ -72,7 +72,10 @@ export async function cancelCardWait(): Promise<void> {
 export async function linkBank(bank: Bank): Promise<BankWait> {
   const page = await api.linkAccount(bank.id);
   const wait: BankWait = { page, status: "waiting", error: null, bank, account: null };
-  waits.banks = [wait, ...waits.banks.filter((other) => other.bank.id !== bank.id || other.status === "waiting")];
+  waits.banks = [
+    wait,
+    ...waits.banks.filter((other) => other.bank.id !== bank.id || other.status === "waiting"),
+  ];
   await followAccount(page.id);
   return wait;
 }
@@ -88,11 +91,15 @@ export async function followAccount(accountId: number): Promise<void> {
       (account) => {
         waits.accounts[accountId] = account;
         const status = accountWaitStatus(account);
-        waits.banks = waits.banks.map((wait) => (wait.page.id === accountId ? { ...wait, status, account } : wait));
+        waits.banks = waits.banks.map((wait) =>
+          wait.page.id === accountId ? { ...wait, status, account } : wait,
+        );
         if (isFinal(status)) void stop(key);
       },
       (error) => {
-        waits.banks = waits.banks.map((wait) => (wait.page.id === accountId ? { ...wait, error } : wait));
+        waits.banks = waits.banks.map((wait) =>
+          wait.page.id === accountId ? { ...wait, error } : wait,
+        );
         void stop(key);
       },
     );

@@ -32,7 +32,9 @@ export function latest(listed: Account[], updates: Record<number, Account>): Acc
 /** Accounts whose link may still be open: the app follows them until they settle. */
 export function toFollow(accounts: Account[], followed: Iterable<number>): Account[] {
   const known = new Set(followed);
-  return accounts.filter((account) => account.status === "pending" && !known.has(account.accountId));
+  return accounts.filter(
+    (account) => account.status === "pending" && !known.has(account.accountId),
+  );
 }
 
 const permissionWords: Record<string, string> = {

@@ -30,5 +30,6 @@ export function go(route: Route, options: { remember?: boolean } = {}): void {
   app.route = route;
   app.search = "";
   const key = screenKey(route);
-  if ((options.remember ?? true) && key && app.status?.session) void api.rememberScreen(key).catch(() => undefined);
+  if ((options.remember ?? true) && key && app.status?.session)
+    void api.rememberScreen(key).catch(() => undefined);
 }

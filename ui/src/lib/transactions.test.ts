@@ -1,56 +1,92 @@
 import { describe, expect, it } from "vitest";
 import type { CardTransaction } from "./bindings/CardTransaction";
-import { applyFilter, createFilter, monthlyBars, defaultSort, emptyFilter, monthlySpending, prepare, sortRows, upsert } from "./transactions";
+import {
+  applyFilter,
+  createFilter,
+  monthlyBars,
+  defaultSort,
+  emptyFilter,
+  monthlySpending,
+  prepare,
+  sortRows,
+  upsert,
+} from "./transactions";
+import { sampleTransaction } from "./fixtures.test-helpers";
 
 let nextId = 1;
 function tx(overrides: Partial<CardTransaction>): CardTransaction {
-  return {
-    transactionId: nextId++,
-    createdAt: "2026-03-07T09:05:00Z",
-    pending: false,
-    amount: 10,
-    currency: "USD",
-    merchantName: "Blue Bottle Coffee",
-    street: "Main St",
-    streetNo: "1",
-    city: "Oakland",
-    country: "USA",
-    zip: "94607",
-    category: "5814 Fast Food Restaurants",
-    descriptor: "SQ *BLUE BOTTLE",
-    cardId: 1,
-    ...overrides,
-  };
+  return sampleTransaction({ transactionId: nextId++, ...overrides });
 }
 
 describe("the transaction table's model", () => {
   const rows = sortRows(
     [
-      prepare(tx({ createdAt: "2026-01-15T10:00:00Z", amount: 25.5, merchantName: "Whole Foods", category: "5411 Grocery Stores" })),
-      prepare(tx({ createdAt: "2026-02-01T00:00:00Z", amount: -5, merchantName: "Blue Bottle Coffee" })),
-      prepare(tx({ createdAt: "2026-02-28T23:59:59Z", amount: 100, merchantName: "Delta Air Lines", city: "Atlanta" })),
-      prepare(tx({ createdAt: "2026-03-07T09:05:00Z", amount: 3.25, pending: true, merchantName: "Shell", currency: "EUR" })),
+      prepare(
+        tx({
+          createdAt: "2026-01-15T10:00:00Z",
+          amount: 25.5,
+          merchantName: "Whole Foods",
+          category: "5411 Grocery Stores",
+        }),
+      ),
+      prepare(
+        tx({ createdAt: "2026-02-01T00:00:00Z", amount: -5, merchantName: "Blue Bottle Coffee" }),
+      ),
+      prepare(
+        tx({
+          createdAt: "2026-02-28T23:59:59Z",
+          amount: 100,
+          merchantName: "Delta Air Lines",
+          city: "Atlanta",
+        }),
+      ),
+      prepare(
+        tx({
+          createdAt: "2026-03-07T09:05:00Z",
+          amount: 3.25,
+          pending: true,
+          merchantName: "Shell",
+          currency: "EUR",
+        }),
+      ),
     ],
     defaultSort,
   );
 
   it("sorts newest first by default and by any column on request", () => {
-    expect(rows.map((row) => row.tx.merchantName)).toEqual(["Shell", "Delta Air Lines", "Blue Bottle Coffee", "Whole Foods"]);
-    expect(sortRows(rows, { key: "amount", descending: true }).map((row) => row.tx.amount)).toEqual([100, 25.5, 3.25, -5]);
-    expect(sortRows(rows, { key: "merchant", descending: false })[0].tx.merchantName).toBe("Blue Bottle Coffee");
+    expect(rows.map((row) => row.tx.merchantName)).toEqual([
+      "Shell",
+      "Delta Air Lines",
+      "Blue Bottle Coffee",
+      "Whole Foods",
+    ]);
+    expect(sortRows(rows, { key: "amount", descending: true }).map((row) => row.tx.amount)).toEqual(
+      [100, 25.5, 3.25, -5],
+    );
+    expect(sortRows(rows, { key: "merchant", descending: false })[0].tx.merchantName).toBe(
+      "Blue Bottle Coffee",
+    );
   });
 
   it("filters by text, date range (whole UTC days) and pending, and sums what it keeps", () => {
     const byText = applyFilter(rows, { ...emptyFilter, text: "  ATLANTA " });
     expect(byText.rows.map((row) => row.tx.merchantName)).toEqual(["Delta Air Lines"]);
 
-    expect(applyFilter(rows, { ...emptyFilter, text: "25.50" }).rows.map((row) => row.tx.merchantName)).toEqual(["Whole Foods"]);
+    expect(
+      applyFilter(rows, { ...emptyFilter, text: "25.50" }).rows.map((row) => row.tx.merchantName),
+    ).toEqual(["Whole Foods"]);
     const id = rows[0].tx.transactionId;
-    expect(applyFilter(rows, { ...emptyFilter, text: String(id) }).rows.map((row) => row.tx.transactionId)).toContain(id);
+    expect(
+      applyFilter(rows, { ...emptyFilter, text: String(id) }).rows.map(
+        (row) => row.tx.transactionId,
+      ),
+    ).toContain(id);
     expect(applyFilter(rows, { ...emptyFilter, text: "5814" }).totals.count).toBe(3);
-    expect(applyFilter(rows, { ...emptyFilter, text: "sq *blue" }).rows.map((row) => row.tx.merchantName)).toEqual(
-      expect.arrayContaining(["Blue Bottle Coffee"]),
-    );
+    expect(
+      applyFilter(rows, { ...emptyFilter, text: "sq *blue" }).rows.map(
+        (row) => row.tx.merchantName,
+      ),
+    ).toEqual(expect.arrayContaining(["Blue Bottle Coffee"]));
     expect(applyFilter(rows, { ...emptyFilter, text: "no such shop" }).totals.count).toBe(0);
 
     const february = applyFilter(rows, { ...emptyFilter, from: "2026-02-01", to: "2026-02-28" });
@@ -83,11 +119,19 @@ describe("the transaction table's model", () => {
     for (const step of steps) {
       const fresh = applyFilter(rows, step);
       const remembered = filter(rows, step);
-      expect(remembered.rows.map((row) => row.tx.transactionId)).toEqual(fresh.rows.map((row) => row.tx.transactionId));
+      expect(remembered.rows.map((row) => row.tx.transactionId)).toEqual(
+        fresh.rows.map((row) => row.tx.transactionId),
+      );
       expect(remembered.totals).toEqual(fresh.totals);
     }
-    const arrival = upsert(rows, prepare(tx({ createdAt: "2026-03-09T00:00:00Z", merchantName: "Blue Note" })), defaultSort);
-    expect(filter(arrival, { ...emptyFilter, text: "10" }).totals.count).toBe(applyFilter(arrival, { ...emptyFilter, text: "10" }).totals.count);
+    const arrival = upsert(
+      rows,
+      prepare(tx({ createdAt: "2026-03-09T00:00:00Z", merchantName: "Blue Note" })),
+      defaultSort,
+    );
+    expect(filter(arrival, { ...emptyFilter, text: "10" }).totals.count).toBe(
+      applyFilter(arrival, { ...emptyFilter, text: "10" }).totals.count,
+    );
   });
 
   it("buckets spending by month with empty months as zero", () => {
@@ -97,24 +141,44 @@ describe("the transaction table's model", () => {
       [95, 2],
     ]);
     expect(monthlyBars(applyFilter(rows, emptyFilter), "USD")).toEqual(bars);
-    expect(monthlyBars(applyFilter(sortRows(rows, { key: "amount", descending: false }), emptyFilter), "USD")).toEqual(bars);
-    expect(monthlyBars(applyFilter(rows, { ...emptyFilter, text: "whole" }), "USD").map((bar) => bar.amount)).toEqual([25.5]);
+    expect(
+      monthlyBars(
+        applyFilter(sortRows(rows, { key: "amount", descending: false }), emptyFilter),
+        "USD",
+      ),
+    ).toEqual(bars);
+    expect(
+      monthlyBars(applyFilter(rows, { ...emptyFilter, text: "whole" }), "USD").map(
+        (bar) => bar.amount,
+      ),
+    ).toEqual([25.5]);
     expect(monthlyBars(applyFilter(rows, emptyFilter), "GBP")).toEqual([]);
     const sparse = monthlySpending(
-      [prepare(tx({ createdAt: "2025-11-03T00:00:00Z", amount: 1 })), prepare(tx({ createdAt: "2026-02-03T00:00:00Z", amount: 2 }))],
+      [
+        prepare(tx({ createdAt: "2025-11-03T00:00:00Z", amount: 1 })),
+        prepare(tx({ createdAt: "2026-02-03T00:00:00Z", amount: 2 })),
+      ],
       "USD",
     );
     expect(sparse.map((bar) => bar.amount)).toEqual([1, 0, 0, 2]);
     expect(
       monthlyBars(
-        applyFilter([prepare(tx({ createdAt: "2026-02-03T00:00:00Z", amount: 2 })), prepare(tx({ createdAt: "2025-11-03T00:00:00Z", amount: 1 }))], emptyFilter),
+        applyFilter(
+          [
+            prepare(tx({ createdAt: "2026-02-03T00:00:00Z", amount: 2 })),
+            prepare(tx({ createdAt: "2025-11-03T00:00:00Z", amount: 1 })),
+          ],
+          emptyFilter,
+        ),
         "USD",
       ).map((bar) => bar.amount),
     ).toEqual([1, 0, 0, 2]);
   });
 
   it("puts a live arrival in its sorted place and replaces a row that settled", () => {
-    const arrival = prepare(tx({ createdAt: "2026-03-08T12:00:00Z", merchantName: "Live Cafe", pending: true }));
+    const arrival = prepare(
+      tx({ createdAt: "2026-03-08T12:00:00Z", merchantName: "Live Cafe", pending: true }),
+    );
     const withArrival = upsert(rows, arrival, defaultSort);
     expect(withArrival[0].tx.merchantName).toBe("Live Cafe");
     expect(withArrival).toHaveLength(rows.length + 1);

@@ -40,7 +40,9 @@ export function prepare(tx: CardTransaction): Row {
     time,
     month: date.getUTCFullYear() * 12 + date.getUTCMonth(),
     place: intern(
-      [tx.merchantName, tx.category, tx.descriptor, tx.city, tx.street, tx.country, tx.zip].join("\u0001").toLowerCase(),
+      [tx.merchantName, tx.category, tx.descriptor, tx.city, tx.street, tx.country, tx.zip]
+        .join("\u0001")
+        .toLowerCase(),
     ),
     own: `${tx.amount.toFixed(2)}\u0001${tx.transactionId}`,
   };
@@ -112,13 +114,15 @@ export function applyFilter(rows: readonly Row[], filter: Filter): Filtered {
   const from = dayStart(filter.from);
   const toStart = dayStart(filter.to);
   const to = toStart === null ? null : toStart + DAY_MS - 1;
-  const wantPending = filter.pending === "pending" ? true : filter.pending === "settled" ? false : null;
+  const wantPending =
+    filter.pending === "pending" ? true : filter.pending === "settled" ? false : null;
   // Which merchants match, decided once each (1: yes, 0: no).
   let placeMatches: Uint8Array | null = null;
   const searchOwn = needle !== "" && OWN_CHARACTERS.test(needle);
   if (needle) {
     placeMatches = new Uint8Array(places.length);
-    for (let place = 0; place < places.length; place++) if (places[place].includes(needle)) placeMatches[place] = 1;
+    for (let place = 0; place < places.length; place++)
+      if (places[place].includes(needle)) placeMatches[place] = 1;
   }
   const kept: Row[] = [];
   const sums = new Map<string, CurrencySum>();
@@ -132,14 +136,25 @@ export function applyFilter(rows: readonly Row[], filter: Filter): Filtered {
     if (to !== null && row.time > to) continue;
     const tx = row.tx;
     if (wantPending !== null && tx.pending !== wantPending) continue;
-    if (placeMatches !== null && placeMatches[row.place] !== 1 && !(searchOwn && row.own.includes(needle))) continue;
+    if (
+      placeMatches !== null &&
+      placeMatches[row.place] !== 1 &&
+      !(searchOwn && row.own.includes(needle))
+    )
+      continue;
     kept.push(row);
     // Rows come in runs of one currency: look the sum up only when it changes.
     if (tx.currency !== lastCurrency || lastSum === undefined) {
       lastCurrency = tx.currency;
       lastSum = sums.get(lastCurrency);
       if (!lastSum) {
-        lastSum = { amount: 0, count: 0, months: new Map(), month: Number.NaN, bucket: { amount: 0, count: 0 } };
+        lastSum = {
+          amount: 0,
+          count: 0,
+          months: new Map(),
+          month: Number.NaN,
+          bucket: { amount: 0, count: 0 },
+        };
         sums.set(lastCurrency, lastSum);
       }
     }
@@ -161,7 +176,11 @@ export function applyFilter(rows: readonly Row[], filter: Filter): Filtered {
     if (tx.amount < 0) refunds += 1;
   }
   const byCurrency = [...sums.entries()]
-    .map(([currency, sum]) => ({ currency, amount: Math.round(sum.amount * 100) / 100, count: sum.count }))
+    .map(([currency, sum]) => ({
+      currency,
+      amount: Math.round(sum.amount * 100) / 100,
+      count: sum.count,
+    }))
     .sort((a, b) => b.count - a.count);
   const monthly = new Map<string, Map<number, MonthSum>>();
   for (const [currency, sum] of sums) monthly.set(currency, sum.months);
@@ -189,7 +208,11 @@ export function monthlyBars(filtered: Filtered, currency: string, maxMonths = 36
   const bars: MonthBar[] = [];
   for (let month = start; month <= last; month++) {
     const sum = months.get(month);
-    bars.push({ month, amount: sum ? Math.round(sum.amount * 100) / 100 : 0, count: sum?.count ?? 0 });
+    bars.push({
+      month,
+      amount: sum ? Math.round(sum.amount * 100) / 100 : 0,
+      count: sum?.count ?? 0,
+    });
   }
   return bars;
 }
@@ -200,7 +223,8 @@ export function monthlyBars(filtered: Filtered, currency: string, maxMonths = 36
  * searched. One per table.
  */
 export function createFilter(): (rows: readonly Row[], filter: Filter) => Filtered {
-  let last: { rows: readonly Row[]; filter: Filter; needle: string; result: Filtered } | null = null;
+  let last: { rows: readonly Row[]; filter: Filter; needle: string; result: Filtered } | null =
+    null;
   return (rows, filter) => {
     const needle = filter.text.trim().toLowerCase();
     const narrower =
@@ -211,7 +235,8 @@ export function createFilter(): (rows: readonly Row[], filter: Filter) => Filter
       last.filter.pending === filter.pending &&
       last.needle !== "" &&
       needle.includes(last.needle);
-    const result = narrower && last ? applyFilter(last.result.rows, filter) : applyFilter(rows, filter);
+    const result =
+      narrower && last ? applyFilter(last.result.rows, filter) : applyFilter(rows, filter);
     last = { rows, filter: { ...filter }, needle, result };
     return result;
   };
@@ -253,7 +278,11 @@ export interface MonthBar {
 }
 
 /** Spending per month of `currency`, every month from the first to the last (gaps as zero). */
-export function monthlySpending(rows: readonly Row[], currency: string, maxMonths = 36): MonthBar[] {
+export function monthlySpending(
+  rows: readonly Row[],
+  currency: string,
+  maxMonths = 36,
+): MonthBar[] {
   // Two passes of plain number work (the range, then the sums) beat a map per row.
   let first = Infinity;
   let last = -Infinity;
@@ -275,7 +304,11 @@ export function monthlySpending(rows: readonly Row[], currency: string, maxMonth
   }
   const bars: MonthBar[] = [];
   for (let offset = 0; offset < amounts.length; offset++) {
-    bars.push({ month: start + offset, amount: Math.round(amounts[offset] * 100) / 100, count: counts[offset] });
+    bars.push({
+      month: start + offset,
+      amount: Math.round(amounts[offset] * 100) / 100,
+      count: counts[offset],
+    });
   }
   return bars;
 }

@@ -16,7 +16,11 @@ const CATEGORIES: MerchantCategory[] = [
 
 describe("CategoryPicker", () => {
   it("searches as you type and picks with the keyboard", async () => {
-    const search = vi.fn(async (query: string) => CATEGORIES.filter((category) => `${category.code} ${category.description}`.toLowerCase().includes(query)));
+    const search = vi.fn(async (query: string) =>
+      CATEGORIES.filter((category) =>
+        `${category.code} ${category.description}`.toLowerCase().includes(query),
+      ),
+    );
     const picked = { value: "" };
     render(CategoryPicker, {
       props: {
@@ -47,7 +51,9 @@ describe("CategoryPicker", () => {
     render(CategoryPicker, { props: { value: "", search: async () => [] } });
     const input = screen.getByRole("combobox");
     await fireEvent.input(input, { target: { value: "zzz" } });
-    await waitFor(() => expect(screen.getByRole("listbox")).toHaveTextContent("No category matches"));
+    await waitFor(() =>
+      expect(screen.getByRole("listbox")).toHaveTextContent("No category matches"),
+    );
     await fireEvent.keyDown(input, { key: "Escape" });
     expect(screen.queryByRole("listbox")).not.toBeInTheDocument();
   });
@@ -64,7 +70,8 @@ describe("MerchantEnroll", () => {
         const merchant = (args as { merchant: { name: string; category: string } }).merchant;
         const errors = [];
         if (!merchant.name.trim()) errors.push({ field: "name", message: "is required" });
-        if (!/^\d{4}$/.test(merchant.category)) errors.push({ field: "category", message: "must be a 4-digit merchant category code" });
+        if (!/^\d{4}$/.test(merchant.category))
+          errors.push({ field: "category", message: "must be a 4-digit merchant category code" });
         return errors;
       }
       if (command === "enroll_merchant") return { merchantId: 7, name: "Diner", locations: [] };
@@ -74,7 +81,9 @@ describe("MerchantEnroll", () => {
     render(MerchantEnroll, { onEnrolled });
     const name = screen.getByTestId("merchant-name");
     await fireEvent.blur(name);
-    await waitFor(() => expect(screen.getByTestId("merchant-name-error")).toHaveTextContent("The name is required"));
+    await waitFor(() =>
+      expect(screen.getByTestId("merchant-name-error")).toHaveTextContent("The name is required"),
+    );
     expect(name).toHaveAttribute("aria-invalid", "true");
     expect(screen.queryByTestId("merchant-category-error")).not.toBeInTheDocument();
 
@@ -84,7 +93,9 @@ describe("MerchantEnroll", () => {
 
     await fireEvent.input(name, { target: { value: "Diner" } });
     await fireEvent.input(screen.getByTestId("category-input"), { target: { value: "5812" } });
-    await waitFor(() => expect(screen.queryByTestId("merchant-name-error")).not.toBeInTheDocument());
+    await waitFor(() =>
+      expect(screen.queryByTestId("merchant-name-error")).not.toBeInTheDocument(),
+    );
     await fireEvent.click(screen.getByTestId("merchant-submit"));
     await waitFor(() => expect(onEnrolled).toHaveBeenCalledOnce());
     expect(calls.find(([command]) => command === "enroll_merchant")?.[1]).toEqual({
@@ -147,15 +158,23 @@ describe("Lookup", () => {
       return null;
     });
     render(LookupScreen);
-    await waitFor(() => expect(screen.getByTestId("recent-lookups")).toHaveTextContent("Lookups of this session appear here"));
+    await waitFor(() =>
+      expect(screen.getByTestId("recent-lookups")).toHaveTextContent(
+        "Lookups of this session appear here",
+      ),
+    );
     await fireEvent.click(screen.getByTestId("lookup-submit"));
     expect(screen.getByTestId("lookup-descriptor")).toHaveAttribute("aria-invalid", "true");
     expect(calls.some(([command]) => command === "lookup")).toBe(false);
 
-    await fireEvent.input(screen.getByTestId("lookup-descriptor"), { target: { value: " sq*blueheroncoffee " } });
+    await fireEvent.input(screen.getByTestId("lookup-descriptor"), {
+      target: { value: " sq*blueheroncoffee " },
+    });
     await fireEvent.click(screen.getByTestId("lookup-submit"));
     await waitFor(() => expect(screen.getAllByTestId("lookup-match")).toHaveLength(2));
-    expect(calls.find(([command]) => command === "lookup")?.[1]).toEqual({ query: { by: "descriptor", descriptor: "sq*blueheroncoffee" } });
+    expect(calls.find(([command]) => command === "lookup")?.[1]).toEqual({
+      query: { by: "descriptor", descriptor: "sq*blueheroncoffee" },
+    });
     const [best, second] = screen.getAllByTestId("lookup-match");
     expect(best).toHaveTextContent("Blue Heron Coffee");
     expect(best).toHaveTextContent("5814 Fast Food Restaurants");
@@ -190,7 +209,9 @@ describe("Lookup", () => {
     await fireEvent.input(screen.getByTestId("lookup-longitude"), { target: { value: "-122.4" } });
     await fireEvent.input(screen.getByTestId("lookup-radius"), { target: { value: "90000" } });
     await fireEvent.click(screen.getByTestId("lookup-submit"));
-    await waitFor(() => expect(screen.getByTestId("lookup-radius")).toHaveAttribute("aria-invalid", "true"));
+    await waitFor(() =>
+      expect(screen.getByTestId("lookup-radius")).toHaveAttribute("aria-invalid", "true"),
+    );
     expect(screen.getByText("must be at most 50000 metres")).toBeInTheDocument();
     expect(screen.getByRole("alert")).toHaveTextContent("the lookup is not valid");
     expect(screen.getByTestId("request-id")).toHaveTextContent("req_7");
@@ -200,11 +221,20 @@ describe("Lookup", () => {
     mockIPC((command) => {
       if (command === "recent_lookups") return [];
       if (command === "merchant") return null;
-      if (command === "lookup") throw { code: "rate_limited", message: "too many lookups", requestId: "req_9", status: 429, details: [] };
+      if (command === "lookup")
+        throw {
+          code: "rate_limited",
+          message: "too many lookups",
+          requestId: "req_9",
+          status: 429,
+          details: [],
+        };
       return null;
     });
     render(LookupScreen);
-    await fireEvent.input(screen.getByTestId("lookup-descriptor"), { target: { value: "NORTHWIND AIR" } });
+    await fireEvent.input(screen.getByTestId("lookup-descriptor"), {
+      target: { value: "NORTHWIND AIR" },
+    });
     await fireEvent.click(screen.getByTestId("lookup-submit"));
     await waitFor(() => expect(screen.getByRole("alert")).toHaveTextContent("too many lookups"));
     expect(screen.getByTestId("request-id")).toHaveTextContent("req_9");

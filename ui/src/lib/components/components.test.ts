@@ -7,6 +7,7 @@ import ErrorNote from "./ErrorNote.svelte";
 import SecretField from "./SecretField.svelte";
 import TransactionTable from "./TransactionTable.svelte";
 import EnvironmentBand from "./EnvironmentBand.svelte";
+import { sampleTransaction } from "../fixtures.test-helpers";
 
 describe("ErrorNote", () => {
   it("shows the service's message, code, status and request id", () => {
@@ -27,7 +28,13 @@ describe("ErrorNote", () => {
 
   it("makes an unreachable service its own state with a retry", async () => {
     const onRetry = vi.fn();
-    const error = new ApiError({ code: "unreachable", message: "the service cannot be reached", requestId: null, status: null, details: [] });
+    const error = new ApiError({
+      code: "unreachable",
+      message: "the service cannot be reached",
+      requestId: null,
+      status: null,
+      details: [],
+    });
     render(ErrorNote, { error, onRetry });
     expect(screen.getByTestId("unreachable")).toHaveTextContent("The service cannot be reached");
     await fireEvent.click(screen.getByRole("button", { name: "Retry" }));
@@ -42,7 +49,9 @@ describe("SecretField", () => {
     expect(screen.getByTestId("secret")).not.toHaveTextContent("sk_sandbox");
     expect(load).not.toHaveBeenCalled();
     await fireEvent.click(screen.getByTestId("secret-reveal"));
-    await waitFor(() => expect(screen.getByTestId("secret")).toHaveTextContent("sk_sandbox_abcdefghijklmnop"));
+    await waitFor(() =>
+      expect(screen.getByTestId("secret")).toHaveTextContent("sk_sandbox_abcdefghijklmnop"),
+    );
     await fireEvent.click(screen.getByTestId("secret-reveal"));
     expect(screen.getByTestId("secret")).not.toHaveTextContent("sk_sandbox");
   });
@@ -64,34 +73,32 @@ describe("EnvironmentBand", () => {
   });
   it("warns that established requests are billed", () => {
     render(EnvironmentBand, { environment: "established" });
-    expect(screen.getByTestId("environment-band")).toHaveTextContent(/production, requests are billed/);
+    expect(screen.getByTestId("environment-band")).toHaveTextContent(
+      /production, requests are billed/,
+    );
   });
 });
 
 describe("TransactionTable", () => {
   function transaction(index: number, overrides: Partial<CardTransaction> = {}): CardTransaction {
-    return {
+    return sampleTransaction({
       transactionId: index + 1,
       createdAt: new Date(Date.UTC(2026, 0, 1) - index * 60_000).toISOString(),
-      pending: false,
       amount: 12.5,
-      currency: "USD",
       merchantName: `Merchant ${index}`,
-      street: "Main St",
-      streetNo: "1",
-      city: "Oakland",
-      country: "USA",
-      zip: "94607",
-      category: "5814 Fast Food Restaurants",
       descriptor: `MERCHANT ${index}`,
-      cardId: 1,
       ...overrides,
-    };
+    });
   }
 
   it("puts only the rows in view on the page, even for 100,000 rows", () => {
     const rows = Array.from({ length: 100_000 }, (_, index) => prepare(transaction(index)));
-    render(TransactionTable, { rows, sort: defaultSort, onSort: () => undefined, flashing: new Set<number>() });
+    render(TransactionTable, {
+      rows,
+      sort: defaultSort,
+      onSort: () => undefined,
+      flashing: new Set<number>(),
+    });
     const shown = screen.getAllByTestId("transaction-row");
     expect(shown.length).toBeGreaterThan(0);
     expect(shown.length).toBeLessThan(100);
@@ -104,7 +111,12 @@ describe("TransactionTable", () => {
       prepare(transaction(0, { pending: true })),
       prepare(transaction(1, { amount: -7.25 })),
     ];
-    render(TransactionTable, { rows, sort: defaultSort, onSort: () => undefined, flashing: new Set([1]) });
+    render(TransactionTable, {
+      rows,
+      sort: defaultSort,
+      onSort: () => undefined,
+      flashing: new Set([1]),
+    });
     const [pending, refund] = screen.getAllByTestId("transaction-row");
     expect(pending).toHaveClass("pending");
     expect(pending).toHaveTextContent("pending");
@@ -115,9 +127,17 @@ describe("TransactionTable", () => {
 
   it("sorts when a column header is clicked", async () => {
     const onSort = vi.fn();
-    render(TransactionTable, { rows: [prepare(transaction(0))], sort: defaultSort, onSort, flashing: new Set<number>() });
+    render(TransactionTable, {
+      rows: [prepare(transaction(0))],
+      sort: defaultSort,
+      onSort,
+      flashing: new Set<number>(),
+    });
     await fireEvent.click(screen.getByTestId("sort-amount"));
     expect(onSort).toHaveBeenCalledWith("amount");
-    expect(screen.getByRole("columnheader", { name: /Date/ })).toHaveAttribute("aria-sort", "descending");
+    expect(screen.getByRole("columnheader", { name: /Date/ })).toHaveAttribute(
+      "aria-sort",
+      "descending",
+    );
   });
 });

@@ -26,10 +26,18 @@ describe("SecureWait", () => {
     const onCancel = vi.fn();
     const writeText = vi.fn(async () => undefined);
     Object.defineProperty(navigator, "clipboard", { value: { writeText }, configurable: true });
-    render(SecureWait, { title: "Waiting for the card", instruction: "Type the card.", page, status: "waiting", onCancel });
+    render(SecureWait, {
+      title: "Waiting for the card",
+      instruction: "Type the card.",
+      page,
+      status: "waiting",
+      onCancel,
+    });
     expect(screen.getByTestId("secure-wait")).toHaveAttribute("data-status", "waiting");
     expect(screen.getByTestId("secure-wait-url")).toHaveTextContent(page.url);
-    expect(screen.getByRole("timer")).toHaveAccessibleName(/Link expires in (14 minutes 59|15 minutes) /);
+    expect(screen.getByRole("timer")).toHaveAccessibleName(
+      /Link expires in (14 minutes 59|15 minutes) /,
+    );
     await fireEvent.click(screen.getByTestId("secure-wait-copy"));
     await waitFor(() => expect(screen.getByTestId("secure-wait-copy")).toHaveTextContent("Copied"));
     expect(writeText).toHaveBeenCalledWith(page.url);
@@ -50,13 +58,21 @@ describe("SecureWait", () => {
       status: "waiting",
       onCancel: () => undefined,
     });
-    expect(screen.getByTestId("secure-wait")).toHaveTextContent("The browser did not open (no browser)");
+    expect(screen.getByTestId("secure-wait")).toHaveTextContent(
+      "The browser did not open (no browser)",
+    );
     await fireEvent.click(screen.getByTestId("secure-wait-open"));
     await waitFor(() => expect(calls).toEqual([["open_secure_page", { url: page.url }]]));
   });
 
   it("shows the outcome instead of the link once the page is done", () => {
-    render(SecureWait, { title: "Card enrolled", instruction: "", page, status: "completed", onCancel: () => undefined });
+    render(SecureWait, {
+      title: "Card enrolled",
+      instruction: "",
+      page,
+      status: "completed",
+      onCancel: () => undefined,
+    });
     expect(screen.queryByTestId("secure-wait-url")).toBeNull();
     expect(screen.getByTestId("secure-wait-close")).toBeInTheDocument();
   });
@@ -66,7 +82,12 @@ describe("Countdown", () => {
   it("ticks down and says once that time is up", async () => {
     vi.useFakeTimers();
     const onExpired = vi.fn();
-    render(Countdown, { expiresAt: new Date(Date.now() + 3_000).toISOString(), label: "Questions expire in", totalSeconds: 600, onExpired });
+    render(Countdown, {
+      expiresAt: new Date(Date.now() + 3_000).toISOString(),
+      label: "Questions expire in",
+      totalSeconds: 600,
+      onExpired,
+    });
     expect(screen.getByRole("timer")).toHaveTextContent("0:03");
     expect(screen.getByRole("timer")).toHaveClass("soon");
     await vi.advanceTimersByTimeAsync(1_000);
@@ -83,7 +104,10 @@ describe("IdentityQuestions", () => {
   const questions = [1, 2].map((questionId) => ({
     questionId,
     text: `Which street, ${questionId}?`,
-    choices: [1, 2, 3, 4, 5].map((n) => ({ choiceId: questionId * 10 + n, text: n === 5 ? "None of the above" : `Street ${questionId}.${n}` })),
+    choices: [1, 2, 3, 4, 5].map((n) => ({
+      choiceId: questionId * 10 + n,
+      text: n === 5 ? "None of the above" : `Street ${questionId}.${n}`,
+    })),
   }));
   const person = {
     personId: 7,
@@ -95,14 +119,22 @@ describe("IdentityQuestions", () => {
     attemptsRemaining: 3,
     createdAt: "2026-03-07T09:00:00Z",
   };
-  const asked = startQuestions(person, { personId: 7, expiresAt: new Date(Date.now() + 600_000).toISOString(), questions }) as Extract<
-    Step,
-    { kind: "questions" }
-  >;
+  const asked = startQuestions(person, {
+    personId: 7,
+    expiresAt: new Date(Date.now() + 600_000).toISOString(),
+    questions,
+  }) as Extract<Step, { kind: "questions" }>;
 
   it("shows one question with progress, and goes on only with a choice", async () => {
     const onAnswer = vi.fn();
-    render(IdentityQuestions, { step: asked, totalSeconds: 600, busy: false, error: null, onAnswer, onExpired: () => undefined });
+    render(IdentityQuestions, {
+      step: asked,
+      totalSeconds: 600,
+      busy: false,
+      error: null,
+      onAnswer,
+      onExpired: () => undefined,
+    });
     expect(screen.getByTestId("question-progress")).toHaveTextContent("Question 1 of 2");
     expect(screen.getByTestId("question-text")).toHaveTextContent("Which street, 1?");
     expect(screen.getAllByRole("radio")).toHaveLength(5);
@@ -118,7 +150,14 @@ describe("IdentityQuestions", () => {
 
   it("offers to submit on the last question", () => {
     const last = { ...asked, index: 1, answers: [{ questionId: 1, choiceId: 13 }] };
-    render(IdentityQuestions, { step: last, totalSeconds: 600, busy: false, error: null, onAnswer: () => undefined, onExpired: () => undefined });
+    render(IdentityQuestions, {
+      step: last,
+      totalSeconds: 600,
+      busy: false,
+      error: null,
+      onAnswer: () => undefined,
+      onExpired: () => undefined,
+    });
     expect(screen.getByTestId("question-progress")).toHaveTextContent("Question 2 of 2");
     expect(screen.getByTestId("question-next")).toHaveTextContent("Submit answers");
     expect(screen.getByRole("progressbar")).toHaveAttribute("aria-valuenow", "1");

@@ -1,0 +1,23 @@
+// Sample data shared by the vitest suites (not part of the app bundle: only tests import it).
+import type { CardTransaction } from "./bindings/CardTransaction";
+
+/** A settled 10 USD coffee on card 1 in Oakland; `overrides` sets what a test is about. */
+export function sampleTransaction(overrides: Partial<CardTransaction> = {}): CardTransaction {
+  return {
+    transactionId: 1,
+    createdAt: "2026-03-07T09:05:00Z",
+    pending: false,
+    amount: 10,
+    currency: "USD",
+    merchantName: "Blue Bottle Coffee",
+    street: "Main St",
+    streetNo: "1",
+    city: "Oakland",
+    country: "USA",
+    zip: "94607",
+    category: "5814 Fast Food Restaurants",
+    descriptor: "SQ *BLUE BOTTLE",
+    cardId: 1,
+    ...overrides,
+  };
+}
