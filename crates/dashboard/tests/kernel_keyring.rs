@@ -5,9 +5,10 @@ mod common;
 
 use std::sync::LazyLock;
 
-use common::{app, small_sandbox, test_secrets, unique_email};
+use common::{app, small_sandbox, test_secrets};
 use subscriber_dashboard::secrets::{self, Account, KeyringStatus, StoreKind};
 use subscriber_dashboard::views::LoginInput;
+use subscriber_testkit::unique_email;
 
 static KEYRING: LazyLock<KeyringStatus> = LazyLock::new(|| {
     let status = secrets::use_os_store(StoreKind::KernelKeyring);

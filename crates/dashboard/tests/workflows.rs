@@ -8,8 +8,7 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::browser::Browser;
-use common::{TestApp, app, app_in, small_sandbox, test_card, test_secrets, unique_email};
+use common::{TestApp, app, app_in, small_sandbox, test_secrets};
 use subscriber_dashboard::secrets::{KeyringStatus, StoreKind};
 use subscriber_dashboard::views::{LiveEvent, LookupQuery, WindowSize};
 use subscriber_protocol::{
@@ -17,6 +16,8 @@ use subscriber_protocol::{
     CoordinatesSource, EnrollMerchantRequest, LocationInput, OnboardPersonRequest, PersonAddress, PersonStatus,
     SandboxTransactionRequest, VerifyPersonRequest,
 };
+use subscriber_testkit::Browser;
+use subscriber_testkit::{test_card, unique_email};
 
 /// These workflows need no keyring: secrets are simply not remembered.
 fn no_keyring() -> KeyringStatus {
@@ -226,7 +227,7 @@ async fn a_card_typed_on_the_secure_page_is_enrolled_and_listed() {
         tokio::time::sleep(Duration::from_millis(300)).await;
         let mut browser = Browser::default();
         let form = browser.get(&page.url).await;
-        assert_eq!(form.status, 200, "{}", form.html);
+        assert_eq!(form.status, 200, "{}", form.body);
         let next_year =
             (chrono::Utc::now().date_naive().format("%Y").to_string().parse::<i32>().expect("a year") + 2).to_string();
         let fields = [
@@ -238,7 +239,7 @@ async fn a_card_typed_on_the_secure_page_is_enrolled_and_listed() {
             ("countryCode", "USA"),
         ];
         let done = browser.submit(&form, &fields).await;
-        assert_eq!(done.status, 200, "{}", done.html);
+        assert_eq!(done.status, 200, "{}", done.body);
     };
     let (outcome, ()) = tokio::join!(waiting, person);
     let outcome = outcome.expect("the page completed");
@@ -262,9 +263,9 @@ async fn a_bank_account_links_at_the_sandbox_bank_and_a_locked_bank_user_fails_i
         let mut browser = Browser::default();
         let login = browser.get(&page.url).await;
         let consent = browser.submit(&login, &[("username", "user_good"), ("password", "pass_good")]).await;
-        assert_eq!(consent.status, 200, "{}", consent.html);
+        assert_eq!(consent.status, 200, "{}", consent.body);
         let outcome = browser.submit(&consent, &[("decision", "allow")]).await;
-        assert_eq!(outcome.status, 200, "{}", outcome.html);
+        assert_eq!(outcome.status, 200, "{}", outcome.body);
     };
     let (linked, ()) = tokio::join!(waiting, person);
     let linked = linked.expect("linked");

@@ -2,8 +2,8 @@
 //! field; then the routes the clients called are compared with the service's router, so a
 //! route added to the service fails this test until it has a client method and a step here.
 //!
-//! Steps for routes the service does not serve yet are skipped (the client has their methods,
-//! written to the contract); they run as soon as the route exists.
+//! It fails both ways: a served route no step calls, and a client route the service does not
+//! serve.
 
 use std::collections::BTreeSet;
 use std::time::Duration;
@@ -19,8 +19,8 @@ use subscriber_client::protocol::{
 };
 use subscriber_client::{AddressQuery, Client, luhn_valid, routes};
 
-use crate::browser::{Browser, Page};
-use crate::common::{TestService, recent, test_card};
+use subscriber_testkit::{Browser, Page};
+use subscriber_testkit::{TestService, recent, test_card};
 
 /// The address of the location the tour gives its merchant: street, number, city, zip, country.
 const MINT_PLAZA: [&str; 5] = ["Mint Plaza", "66", "San Francisco", "94103", "USA"];
@@ -48,7 +48,7 @@ impl Tour {
     async fn open_page(&mut self, url: &str) -> Page {
         assert!(url.starts_with(&self.service.base_url()), "{url} is served by the service");
         let page = self.browser.get(url).await;
-        assert_eq!(page.status, 200, "{url}: {}", page.html);
+        assert_eq!(page.status, 200, "{url}: {}", page.body);
         page
     }
 }
@@ -61,7 +61,7 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
     let anonymous = service.anonymous();
     let mut tour = Tour {
         clients: vec![client.clone(), other.clone(), anonymous.clone()],
-        browser: Browser::new(service.served_routes()),
+        browser: Browser::recording(service.served_routes()),
         client,
         other,
         anonymous,
@@ -71,28 +71,18 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
     subscriber_steps(&mut tour, &account).await;
     let card_id = card_steps(&mut tour).await;
     let merchant = merchant_steps(&mut tour, card_id).await;
-    discovery_steps(&mut tour, merchant.as_ref()).await;
-    stream_steps(&mut tour, card_id, merchant.as_ref()).await;
+    discovery_steps(&mut tour, &merchant).await;
+    stream_steps(&mut tour, card_id, &merchant).await;
     account_steps(&mut tour).await;
     person_steps(&mut tour).await;
-    if tour.serves(&routes::OPENAPI) {
-        let document = tour.client.openapi().await.expect("GET /openapi.json");
-        assert!(
-            document["openapi"].as_str().is_some_and(|version| version.starts_with("3.1")),
-            "{}",
-            document["openapi"]
-        );
-        assert!(
-            document["paths"]
-                .as_object()
-                .is_some_and(|paths| paths.contains_key("/card/{card_id}") || paths.len() > 10)
-        );
-    }
+    let document = tour.client.openapi().await.expect("GET /openapi.json");
+    assert!(document["openapi"].as_str().is_some_and(|version| version.starts_with("3.1")), "{}", document["openapi"]);
+    assert!(
+        document["paths"].as_object().is_some_and(|paths| paths.contains_key("/card/{card_id}") || paths.len() > 10)
+    );
     // The docs page is for a person's browser, like the hosted pages: open it with its stylesheets.
-    if tour.service.served_routes().contains(&("GET".to_owned(), "/docs".to_owned())) {
-        let page = tour.browser.get(&format!("{}/docs/", tour.service.base_url())).await;
-        assert!(page.html.contains("swagger-ui"), "the docs page is Swagger UI");
-    }
+    let page = tour.browser.get(&format!("{}/docs/", tour.service.base_url())).await;
+    assert!(page.body.contains("swagger-ui"), "the docs page is Swagger UI");
 
     let mut covered: BTreeSet<(String, String)> = tour.browser.visited.clone();
     for client in &tour.clients {
@@ -108,13 +98,8 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
         .collect();
     let unserved: Vec<String> =
         routes::ALL.iter().filter(|route| !tour.serves(route)).map(routes::Route::endpoint).collect();
-    println!(
-        "client tests cover {} of {} routes the service serves; the client also has methods for {} routes not served yet: {}",
-        served.len() - missing.len(),
-        served.len(),
-        unserved.len(),
-        unserved.join(", ")
-    );
+    println!("client tests cover {} of {} routes the service serves", served.len() - missing.len(), served.len());
+    assert!(unserved.is_empty(), "the client has methods for routes the service does not serve: {unserved:?}");
     assert!(
         missing.is_empty(),
         "routes the service serves without a client method called in this test: {missing:?}\n\
@@ -239,47 +224,42 @@ async fn card_steps(tour: &mut Tour) -> i64 {
     let hidden = tour.other.card_transactions(card_id).await.expect_err("someone else's card");
     assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
 
-    if tour.serves(&routes::CREATE_CARD_SESSION) {
-        let session = tour.client.create_card_session().await.expect("POST /card/session");
-        assert!(session.session_id > 0);
-        assert_eq!(session.status, CardSessionStatus::Pending);
-        let minutes = (session.expires_at - chrono::Utc::now()).num_minutes();
-        assert!((13..=15).contains(&minutes), "a session lasts 15 minutes, not {minutes}");
-        let status = tour.client.card_session(session.session_id).await.expect("GET /card/session/{session_id}");
-        assert_eq!(status.session_id, session.session_id);
-        assert_eq!(status.status, CardSessionStatus::Pending);
-        assert_eq!(status.card_id, None);
-        assert_eq!(status.expires_at, session.expires_at);
-        let form = tour.open_page(&session.url).await;
-        let done = tour
-            .browser
-            .submit(
-                &form,
-                &[
-                    ("pan", "6011 1111 1111 1117"),
-                    ("firstName", "Dorothy"),
-                    ("lastName", "Vaughan"),
-                    ("expMonth", "7"),
-                    ("expYear", &(chrono::Utc::now().year() + 2).to_string()),
-                    ("countryCode", "USA"),
-                ],
-            )
-            .await;
-        assert_eq!(done.status, 200, "{}", done.html);
-        assert!(!done.html.contains("6011"), "the page never shows the number back");
-        let completed = tour.client.card_session(session.session_id).await.expect("GET /card/session/{session_id}");
-        assert_eq!(completed.status, CardSessionStatus::Completed);
-        let entered = tour.client.card(completed.card_id.expect("the enrolled card")).await.expect("the card");
-        assert_eq!((entered.last_four, entered.brand.as_str()), (1117, "Discover"));
-        assert_eq!(
-            (entered.first_name.as_str(), entered.last_name.as_str(), entered.exp_month),
-            ("Dorothy", "Vaughan", 7)
-        );
-        let used = tour.browser.get(&session.url).await;
-        assert_ne!(used.status, 200, "a link works once");
-        let hidden = tour.other.card_session(session.session_id).await.expect_err("someone else's session");
-        assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
-    }
+    let session = tour.client.create_card_session().await.expect("POST /card/session");
+    assert!(session.session_id > 0);
+    assert_eq!(session.status, CardSessionStatus::Pending);
+    let minutes = (session.expires_at - chrono::Utc::now()).num_minutes();
+    assert!((13..=15).contains(&minutes), "a session lasts 15 minutes, not {minutes}");
+    let status = tour.client.card_session(session.session_id).await.expect("GET /card/session/{session_id}");
+    assert_eq!(status.session_id, session.session_id);
+    assert_eq!(status.status, CardSessionStatus::Pending);
+    assert_eq!(status.card_id, None);
+    assert_eq!(status.expires_at, session.expires_at);
+    let form = tour.open_page(&session.url).await;
+    let done = tour
+        .browser
+        .submit(
+            &form,
+            &[
+                ("pan", "6011 1111 1111 1117"),
+                ("firstName", "Dorothy"),
+                ("lastName", "Vaughan"),
+                ("expMonth", "7"),
+                ("expYear", &(chrono::Utc::now().year() + 2).to_string()),
+                ("countryCode", "USA"),
+            ],
+        )
+        .await;
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert!(!done.body.contains("6011"), "the page never shows the number back");
+    let completed = tour.client.card_session(session.session_id).await.expect("GET /card/session/{session_id}");
+    assert_eq!(completed.status, CardSessionStatus::Completed);
+    let entered = tour.client.card(completed.card_id.expect("the enrolled card")).await.expect("the card");
+    assert_eq!((entered.last_four, entered.brand.as_str()), (1117, "Discover"));
+    assert_eq!((entered.first_name.as_str(), entered.last_name.as_str(), entered.exp_month), ("Dorothy", "Vaughan", 7));
+    let used = tour.browser.get(&session.url).await;
+    assert_ne!(used.status, 200, "a link works once");
+    let hidden = tour.other.card_session(session.session_id).await.expect_err("someone else's session");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
     card_id
 }
 
@@ -291,16 +271,11 @@ struct EnrolledMerchant {
     descriptor: String,
 }
 
-async fn merchant_steps(tour: &mut Tour, card_id: i64) -> Option<EnrolledMerchant> {
-    if tour.serves(&routes::MERCHANT_CATEGORIES) {
-        let categories = tour.client.merchant_categories().await.expect("GET /merchant/categories");
-        let restaurants = categories.iter().find(|category| category.code == "5812").expect("5812 is listed");
-        assert!(restaurants.description.contains("Eating"), "{}", restaurants.description);
-        assert!(categories.iter().all(|category| category.code.len() == 4 && !category.description.is_empty()));
-    }
-    if !tour.serves(&routes::ENROLL_MERCHANT) {
-        return None;
-    }
+async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
+    let categories = tour.client.merchant_categories().await.expect("GET /merchant/categories");
+    let restaurants = categories.iter().find(|category| category.code == "5812").expect("5812 is listed");
+    assert!(restaurants.description.contains("Eating"), "{}", restaurants.description);
+    assert!(categories.iter().all(|category| category.code.len() == 4 && !category.description.is_empty()));
     let request = EnrollMerchantRequest {
         name: "Blue Bottle Coffee".to_owned(),
         category: CategoryCode("5814".to_owned()),
@@ -395,68 +370,56 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> Option<EnrolledMerchan
     let hidden = tour.other.merchant_transactions(merchant_id).await.expect_err("someone else's merchant");
     assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
 
-    if tour.serves(&routes::SANDBOX_TRANSACTION) {
-        let sale = tour
-            .client
-            .create_sandbox_transaction(&SandboxTransactionRequest {
-                card_id: Some(card_id),
-                location_id: Some(located.location_id),
-                amount: Some(12.34),
-                merchant_name: None,
-            })
-            .await
-            .expect("POST /sandbox/transactions");
-        assert!(sale.transaction_id > 0 && !sale.message.is_empty());
-        let transaction = &sale.transaction;
-        assert_eq!(transaction.transaction_id, sale.transaction_id);
-        assert_eq!((transaction.card_id, transaction.amount, transaction.pending), (card_id, 12.34, true));
-        assert_eq!((transaction.merchant_id, transaction.location_id), (Some(merchant_id), Some(located.location_id)));
-        assert_eq!(transaction.merchant_name, "Blue Bottle Coffee");
-        let sold_at =
-            [&transaction.street, &transaction.street_no, &transaction.city, &transaction.zip, &transaction.country];
-        assert_eq!(sold_at, MINT_PLAZA);
-        assert!(transaction.category.starts_with("5814"));
-        assert!(recent(transaction.created_at, 60));
+    let sale = tour
+        .client
+        .create_sandbox_transaction(&SandboxTransactionRequest {
+            card_id: Some(card_id),
+            location_id: Some(located.location_id),
+            amount: Some(12.34),
+            merchant_name: None,
+        })
+        .await
+        .expect("POST /sandbox/transactions");
+    assert!(sale.transaction_id > 0 && !sale.message.is_empty());
+    let transaction = &sale.transaction;
+    assert_eq!(transaction.transaction_id, sale.transaction_id);
+    assert_eq!((transaction.card_id, transaction.amount, transaction.pending), (card_id, 12.34, true));
+    assert_eq!((transaction.merchant_id, transaction.location_id), (Some(merchant_id), Some(located.location_id)));
+    assert_eq!(transaction.merchant_name, "Blue Bottle Coffee");
+    let sold_at =
+        [&transaction.street, &transaction.street_no, &transaction.city, &transaction.zip, &transaction.country];
+    assert_eq!(sold_at, MINT_PLAZA);
+    assert!(transaction.category.starts_with("5814"));
+    assert!(recent(transaction.created_at, 60));
 
-        let newest = tour.client.card_transactions(card_id).limit(1).await.expect("card list");
-        assert_eq!(newest.transactions.first(), Some(transaction), "both sides see it, newest first");
-        let sold = tour
-            .client
-            .merchant_transactions(merchant_id)
-            .location_id(located.location_id)
-            .await
-            .expect("merchant list");
-        assert_eq!(sold.transactions.len(), 1);
-        let seen = &sold.transactions[0];
-        assert_eq!(
-            (seen.transaction_id, seen.amount, seen.location_id, seen.last_four),
-            (sale.transaction_id, 12.34, located.location_id, 4242)
-        );
-        assert_eq!(
-            (seen.currency.as_str(), seen.pending, seen.created_at),
-            (transaction.currency.as_str(), true, transaction.created_at)
-        );
-        assert_eq!([&seen.street, &seen.street_no, &seen.city, &seen.zip, &seen.country], MINT_PLAZA);
-        let elsewhere = tour
-            .client
-            .merchant_transactions(merchant_id)
-            .location_id(derived.location_id)
-            .await
-            .expect("merchant list");
-        assert!(elsewhere.transactions.is_empty());
-    }
-    Some(EnrolledMerchant {
+    let newest = tour.client.card_transactions(card_id).limit(1).await.expect("card list");
+    assert_eq!(newest.transactions.first(), Some(transaction), "both sides see it, newest first");
+    let sold_at_location = async |location_id| {
+        let list = tour.client.merchant_transactions(merchant_id).location_id(location_id).await;
+        list.expect("merchant list").transactions
+    };
+    let sold = sold_at_location(located.location_id).await;
+    assert_eq!(sold.len(), 1);
+    let seen = &sold[0];
+    assert_eq!(
+        (seen.transaction_id, seen.amount, seen.location_id, seen.last_four),
+        (sale.transaction_id, 12.34, located.location_id, 4242)
+    );
+    assert_eq!(
+        (seen.currency.as_str(), seen.pending, seen.created_at),
+        (transaction.currency.as_str(), true, transaction.created_at)
+    );
+    assert_eq!([&seen.street, &seen.street_no, &seen.city, &seen.zip, &seen.country], MINT_PLAZA);
+    assert!(sold_at_location(derived.location_id).await.is_empty(), "nothing sold at the other location");
+    EnrolledMerchant {
         merchant_id,
         derived_location: derived.location_id,
         located: (located.location_id, 37.7825, -122.4076),
         descriptor: listed.descriptor.clone(),
-    })
+    }
 }
 
-async fn discovery_steps(tour: &mut Tour, merchant: Option<&EnrolledMerchant>) {
-    if !tour.serves(&routes::DISCOVER) {
-        return;
-    }
+async fn discovery_steps(tour: &mut Tour, merchant: &EnrolledMerchant) {
     let check = |result: &subscriber_client::protocol::DiscoverResult| {
         assert_eq!(result.message, format!("{} merchant(s) found", result.merchants.len()));
         assert!(result.merchants.len() <= 10, "at most 10 by default");
@@ -481,7 +444,6 @@ async fn discovery_steps(tour: &mut Tour, merchant: Option<&EnrolledMerchant>) {
         .expect("GET /merchant/discover");
     assert!(nothing.merchants.is_empty(), "{:?}", nothing.merchants);
     check(&nothing);
-    let Some(merchant) = merchant else { return };
 
     let by_descriptor = tour.client.discover_by_descriptor(&merchant.descriptor).await.expect("by descriptor");
     check(&by_descriptor);
@@ -509,63 +471,48 @@ async fn discovery_steps(tour: &mut Tour, merchant: Option<&EnrolledMerchant>) {
     assert!(by_position.merchants.iter().any(|found| found.location_id == location_id), "{by_position:?}");
 }
 
-async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: Option<&EnrolledMerchant>) {
-    if !tour.serves(&routes::SANDBOX_TRANSACTION) {
-        return;
-    }
-    if tour.serves(&routes::CARD_TRANSACTION_STREAM) {
-        let mut stream = tour.client.card_transaction_stream(card_id);
-        // The request goes out when the stream is first polled.
-        let next = tokio::spawn(async move { (stream.next().await, stream) });
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let sale = tour
-            .client
-            .create_sandbox_transaction(&SandboxTransactionRequest {
-                card_id: Some(card_id),
-                amount: Some(3.5),
-                ..Default::default()
-            })
-            .await
-            .expect("a sale");
-        let (received, _stream) =
-            tokio::time::timeout(Duration::from_secs(10), next).await.expect("an event in time").expect("task");
-        let received = received.expect("the stream goes on").expect("a transaction");
-        assert_eq!(received, sale.transaction);
-    }
-    if let Some(merchant) = merchant
-        && tour.serves(&routes::MERCHANT_TRANSACTION_STREAM)
-    {
-        let mut stream = tour.client.merchant_transaction_stream(merchant.merchant_id);
-        let next = tokio::spawn(async move { (stream.next().await, stream) });
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        let sale = tour
-            .client
-            .create_sandbox_transaction(&SandboxTransactionRequest {
-                card_id: Some(card_id),
-                location_id: Some(merchant.located.0),
-                amount: Some(7.25),
-                merchant_name: None,
-            })
-            .await
-            .expect("a sale");
-        let (received, _stream) =
-            tokio::time::timeout(Duration::from_secs(10), next).await.expect("an event in time").expect("task");
-        let received = received.expect("the stream goes on").expect("a transaction");
-        assert_eq!((received.transaction_id, received.amount, received.last_four), (sale.transaction_id, 7.25, 4242));
-        assert_eq!(received.location_id, merchant.located.0);
-    }
+async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: &EnrolledMerchant) {
+    let mut stream = tour.client.card_transaction_stream(card_id);
+    // The request goes out when the stream is first polled.
+    let next = tokio::spawn(async move { (stream.next().await, stream) });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let sale = tour
+        .client
+        .create_sandbox_transaction(&SandboxTransactionRequest {
+            card_id: Some(card_id),
+            amount: Some(3.5),
+            ..Default::default()
+        })
+        .await
+        .expect("a sale");
+    let (received, _stream) =
+        tokio::time::timeout(Duration::from_secs(10), next).await.expect("an event in time").expect("task");
+    let received = received.expect("the stream goes on").expect("a transaction");
+    assert_eq!(received, sale.transaction);
+    let mut stream = tour.client.merchant_transaction_stream(merchant.merchant_id);
+    let next = tokio::spawn(async move { (stream.next().await, stream) });
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let sale = tour
+        .client
+        .create_sandbox_transaction(&SandboxTransactionRequest {
+            card_id: Some(card_id),
+            location_id: Some(merchant.located.0),
+            amount: Some(7.25),
+            merchant_name: None,
+        })
+        .await
+        .expect("a sale");
+    let (received, _stream) =
+        tokio::time::timeout(Duration::from_secs(10), next).await.expect("an event in time").expect("task");
+    let received = received.expect("the stream goes on").expect("a transaction");
+    assert_eq!((received.transaction_id, received.amount, received.last_four), (sale.transaction_id, 7.25, 4242));
+    assert_eq!(received.location_id, merchant.located.0);
 }
 
 async fn account_steps(tour: &mut Tour) {
-    if !tour.serves(&routes::BANKS) {
-        return;
-    }
     let banks = tour.client.banks().await.expect("GET /banks");
     assert!(!banks.is_empty());
     assert!(banks.iter().all(|bank| !bank.id.is_empty() && !bank.name.is_empty()));
-    if !tour.serves(&routes::ENROLL_ACCOUNT) {
-        return;
-    }
     let bank = &banks[0];
     let enrolled = tour.client.enroll_account(&bank.name.to_uppercase()).await.expect("POST /account");
     assert!(enrolled.account_id > 0);
@@ -598,9 +545,9 @@ async fn account_steps(tour: &mut Tour) {
     // The person signs in at the sandbox bank and grants every permission offered.
     let login = tour.open_page(&enrolled.url).await;
     let consent = tour.browser.submit(&login, &[("username", "user_good"), ("password", "pass_good")]).await;
-    assert_eq!(consent.status, 200, "{}", consent.html);
+    assert_eq!(consent.status, 200, "{}", consent.body);
     let outcome = tour.browser.submit(&consent, &[("decision", "allow")]).await;
-    assert_eq!(outcome.status, 200, "{}", outcome.html);
+    assert_eq!(outcome.status, 200, "{}", outcome.body);
     let linked = tour.client.account(enrolled.account_id).await.expect("GET /account/{account_id}");
     assert_eq!(linked.status, AccountStatus::Linked);
     assert!(linked.linked_at.is_some_and(|at| recent(at, 120)));
@@ -620,9 +567,6 @@ async fn account_steps(tour: &mut Tour) {
 }
 
 async fn person_steps(tour: &mut Tour) {
-    if !tour.serves(&routes::ONBOARD_PERSON) {
-        return;
-    }
     let onboarded = tour
         .client
         .onboard_person(&OnboardPersonRequest {
@@ -645,11 +589,9 @@ async fn person_steps(tour: &mut Tour) {
     assert_eq!((person.status, person.verified, person.signals.is_none()), (PersonStatus::Onboarded, false, true));
     assert_eq!(person.attempts_remaining, 3);
     assert!(recent(person.created_at, 120));
-    if tour.serves(&routes::PERSONS) {
-        let persons = tour.client.persons().await.expect("GET /persons");
-        assert_eq!(persons, vec![person.clone()]);
-        assert!(tour.other.persons().await.expect("GET /persons").is_empty());
-    }
+    let persons = tour.client.persons().await.expect("GET /persons");
+    assert_eq!(persons, vec![person.clone()]);
+    assert!(tour.other.persons().await.expect("GET /persons").is_empty());
     let hidden = tour.other.person(person_id).await.expect_err("someone else's person");
     assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
 

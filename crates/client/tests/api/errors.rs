@@ -6,7 +6,7 @@ use subscriber_client::protocol::{
 };
 use subscriber_client::{Client, Error};
 
-use crate::common::{TestService, test_card};
+use subscriber_testkit::{TestService, test_card};
 
 #[tokio::test]
 async fn the_service_error_body_arrives_whole() {

@@ -15,7 +15,7 @@ use subscriber_client::protocol::VerifyPersonRequest;
 use subscriber_client::{Client, Error, RetryPolicy};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-use crate::common::test_card;
+use subscriber_testkit::test_card;
 
 /// Serves `router` on a free loopback port.
 pub async fn stub(router: Router) -> String {

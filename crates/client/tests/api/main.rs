@@ -1,8 +1,6 @@
 //! The client against the real service (in-process, port 0, temporary database), and against
 //! small stub servers for the faults the real service cannot produce.
 
-mod browser;
-mod common;
 mod coverage;
 mod errors;
 mod faults;

@@ -5,7 +5,7 @@ use futures::TryStreamExt;
 use subscriber_client::protocol::SandboxTransactionRequest;
 use subscriber_client::routes;
 
-use crate::common::{TestService, test_card};
+use subscriber_testkit::{TestService, test_card};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn pages_follow_the_cursor_to_the_end() {

@@ -15,8 +15,8 @@ use serde_json::json;
 use subscriber_client::Client;
 use subscriber_client::protocol::{CardTransaction, SandboxTransactionRequest};
 
-use crate::common::{TestService, test_card};
 use crate::faults::{Seen, quick_retries, stub};
+use subscriber_testkit::{TestService, test_card};
 
 fn transaction(id: i64) -> String {
     json!({"transactionId": id, "createdAt": "2026-01-01T12:00:00Z", "pending": true, "amount": 1.5,

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use futures::future::join_all;
 use subscriber_client::Client;
 
-use crate::common::TestService;
+use subscriber_testkit::TestService;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn concurrent_first_calls_share_one_login() {

@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    PageClient, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers, send,
+    BlockingBrowser, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers, send,
 };
 
 /// Starts a link at `bank`; returns (accountId, url).
@@ -23,14 +23,14 @@ fn account(server: &TestServer, subscriber: &Subscriber, account_id: i64) -> Val
 }
 
 /// Signs in with `username`/`password`; returns the page answered.
-fn sign_in(browser: &mut PageClient, url: &str, username: &str, password: &str) -> crate::helpers::Page {
+fn sign_in(browser: &mut BlockingBrowser, url: &str, username: &str, password: &str) -> crate::helpers::Page {
     let csrf = browser.get(url).csrf();
     browser.post_form(url, &[("csrf", &csrf), ("username", username), ("password", password)])
 }
 
 /// Signs in as the good user and consents to `permissions`; returns the final page.
 fn link_with(server: &TestServer, url: &str, permissions: &[&str]) -> crate::helpers::Page {
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let signed_in = sign_in(&mut browser, url, "user_good", "pass_good");
     assert_eq!(signed_in.status, 303, "{}", signed_in.body);
     let consent_url = server.url(signed_in.location());
@@ -91,7 +91,7 @@ fn a_person_signs_in_and_shares_only_what_they_tick() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (account_id, url) = start_link(&server, &subscriber, "northwind");
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let login = browser.get(&url);
     assert_eq!(login.status, 200);
     assert_secure_page_headers(&login);
@@ -178,7 +178,7 @@ fn consenting_to_nothing_asks_again_and_cancelling_fails_the_link() {
     assert!(none.body.contains("at least one"), "{}", none.body);
     assert_eq!(account(&server, &subscriber, account_id)["status"], "pending");
 
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let signed_in = sign_in(&mut browser, &url, "user_good", "pass_good");
     let consent_url = server.url(signed_in.location());
     let csrf = browser.get(&consent_url).csrf();
@@ -196,7 +196,7 @@ fn wrong_passwords_ask_again_then_fail_the_link() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (account_id, url) = start_link(&server, &subscriber, "harbor-cu");
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let first = sign_in(&mut browser, &url, "user_good", "Wr0ng-Passw0rd-1");
     assert_eq!(first.status, 401);
     assert!(first.body.contains("incorrect") && first.body.contains("2 attempts left"), "{}", first.body);
@@ -220,7 +220,7 @@ fn a_locked_bank_user_fails_the_link_at_once() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (account_id, url) = start_link(&server, &subscriber, "first-meridian");
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let page = sign_in(&mut browser, &url, "user_locked", "pass_good");
     assert_eq!(page.status, 200);
     assert!(page.body.contains("locked"), "{}", page.body);
@@ -234,11 +234,11 @@ fn consent_belongs_to_the_browser_that_signed_in_and_forms_need_their_token() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (account_id, url) = start_link(&server, &subscriber, "northwind");
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let login = browser.get(&url);
     let no_token = browser.post_form(&url, &[("username", "user_good"), ("password", "pass_good")]);
     assert_eq!(no_token.status, 403);
-    let mut elsewhere = PageClient::new();
+    let mut elsewhere = BlockingBrowser::new();
     let cross_site =
         elsewhere.post_form(&url, &[("csrf", &login.csrf()), ("username", "user_good"), ("password", "pass_good")]);
     assert_eq!(cross_site.status, 403, "a token without its browser's cookie is refused");
@@ -247,7 +247,7 @@ fn consent_belongs_to_the_browser_that_signed_in_and_forms_need_their_token() {
         browser.post_form(&url, &[("csrf", &login.csrf()), ("username", "user_good"), ("password", "pass_good")]);
     let consent_url = server.url(signed_in.location());
     // Someone else who has only the link is sent to sign in, and cannot consent.
-    let mut intruder = PageClient::new();
+    let mut intruder = BlockingBrowser::new();
     let redirected = intruder.get(&consent_url);
     assert_eq!(redirected.status, 303);
     assert!(redirected.location().starts_with("/secure/bank/login"));
@@ -265,7 +265,7 @@ fn an_unused_link_expires() {
     let (account_id, url) = start_link(&server, &subscriber, "northwind");
     std::thread::sleep(Duration::from_millis(2100));
     assert_eq!(account(&server, &subscriber, account_id)["status"], "expired");
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let page = browser.get(&url);
     assert_eq!(page.status, 410);
     assert!(page.body.contains("expired"));
@@ -305,7 +305,7 @@ fn the_mfa_user_is_asked_for_a_one_time_code_before_consent() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (account_id, url) = start_link(&server, &subscriber, "thames-mutual");
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let signed_in = sign_in(&mut browser, &url, "user_mfa", "pass_good");
     assert_eq!(signed_in.status, 303, "{}", signed_in.body);
     assert_eq!(server.url(signed_in.location()), url, "the code is asked on the sign-in address");
@@ -317,7 +317,7 @@ fn the_mfa_user_is_asked_for_a_one_time_code_before_consent() {
     // Consent is not reachable before the code, nor the code from another browser.
     let consent_url = code_url.replace("/secure/bank/login", "/secure/bank/consent");
     assert_eq!(browser.get(&consent_url).status, 303);
-    let mut elsewhere = PageClient::new();
+    let mut elsewhere = BlockingBrowser::new();
     assert!(!elsewhere.get(&code_url).body.contains("name=\"code\""), "another browser sees the sign-in form");
 
     let wrong = browser.post_form(&code_url, &[("csrf", &page.csrf()), ("code", "000000")]);

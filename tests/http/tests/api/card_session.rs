@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::helpers::{
-    PageClient, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers, send,
+    BlockingBrowser, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers, send,
 };
 
 /// Opens a session and returns (sessionId, url).
@@ -68,7 +68,7 @@ fn the_page_is_locked_down_and_asks_for_the_card() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (_, url) = open_session(&server, &subscriber);
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let page = browser.get(&url);
     assert_eq!(page.status, 200, "{}", page.body);
     assert_secure_page_headers(&page);
@@ -98,7 +98,7 @@ fn a_test_card_typed_on_the_page_is_enrolled_once_and_the_link_dies() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (session_id, url) = open_session(&server, &subscriber);
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let csrf = browser.get(&url).csrf();
 
     let done = browser.post_form(&url, &card_fields(&csrf, "5555 5555 5555 4444"));
@@ -135,7 +135,7 @@ fn forms_without_the_right_csrf_token_and_cookie_are_refused() {
     let subscriber = server.subscriber();
     let (session_id, url) = open_session(&server, &subscriber);
     let (_, other_url) = open_session(&server, &subscriber);
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let csrf = browser.get(&url).csrf();
     let other_csrf = browser.get(&other_url).csrf();
 
@@ -147,7 +147,7 @@ fn forms_without_the_right_csrf_token_and_cookie_are_refused() {
     let of_another_session = browser.post_form(&url, &card_fields(&other_csrf, "4242424242424242"));
     assert_eq!(of_another_session.status, 403);
     // The right token from a browser without the page's cookie (another site's form).
-    let mut elsewhere = PageClient::new();
+    let mut elsewhere = BlockingBrowser::new();
     let cross_site = elsewhere.post_form(&url, &card_fields(&csrf, "4242424242424242"));
     assert_eq!(cross_site.status, 403);
     assert_secure_page_headers(&cross_site);
@@ -162,7 +162,7 @@ fn mistakes_are_shown_beside_their_fields_without_the_card_number() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (session_id, url) = open_session(&server, &subscriber);
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let csrf = browser.get(&url).csrf();
 
     let mut fields = card_fields(&csrf, "4242424242424241");
@@ -193,9 +193,9 @@ fn too_many_rejected_submissions_close_the_page() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let (session_id, url) = open_session(&server, &subscriber);
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let csrf = browser.get(&url).csrf();
-    let mut last = 0;
+    let mut last = reqwest::StatusCode::OK;
     for _ in 0..10 {
         last = browser.post_form(&url, &card_fields(&csrf, "1234")).status;
     }
@@ -210,7 +210,7 @@ fn an_expired_link_shows_a_clear_page_and_reports_expired() {
     let server = TestServer::spawn_with(&["--hosted-session-seconds", "3"]);
     let subscriber = server.subscriber();
     let (session_id, url) = open_session(&server, &subscriber);
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let csrf = browser.get(&url).csrf();
     std::thread::sleep(Duration::from_millis(4100));
     let page = browser.get(&url);
@@ -226,7 +226,7 @@ fn an_expired_link_shows_a_clear_page_and_reports_expired() {
 #[test]
 fn unknown_links_are_html_not_found_pages() {
     let server = TestServer::spawn();
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     for path in ["/secure/card", "/secure/card?session=", "/secure/card?session=not-a-session-token-at-all-0000000000"]
     {
         let page = browser.get(&server.url(path));
@@ -259,11 +259,11 @@ fn sessions_are_scoped_to_their_subscriber_and_creation_is_idempotent() {
 fn outside_the_sandbox_the_page_is_the_only_way_to_enroll_any_valid_card() {
     let server = TestServer::spawn_with(&["--environment", "expansion"]);
     let subscriber = server.subscriber();
-    let (status, body) = send(subscriber.auth(server.post("/card", &crate::helpers::card_body("4111111111111111"))));
+    let (status, body) = send(subscriber.auth(server.post("/card", &crate::helpers::card_json("4111111111111111"))));
     assert_error(status, &body, 403, "pan_not_accepted");
 
     let (session_id, url) = open_session(&server, &subscriber);
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let page = browser.get(&url);
     assert!(!page.body.contains("Sandbox"), "no sandbox notice outside the sandbox");
     let done = browser.post_form(&url, &card_fields(&page.csrf(), "4111 1111 1111 1111"));

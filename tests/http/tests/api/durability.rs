@@ -3,7 +3,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::helpers::{TestServer, card_body, send};
+use crate::helpers::{TestServer, card_json, send};
 
 /// The eight sandbox test cards: every subscriber enrolls each once.
 const ALL_TEST_PANS: [&str; 8] = [
@@ -74,7 +74,7 @@ fn a_crash_loses_no_acknowledged_enrollment_and_retries_create_no_duplicates() {
                         .post(format!("{base_url}/card"))
                         .bearer_auth(&enrollment.token)
                         .header("Idempotency-Key", &enrollment.key)
-                        .json(&card_body(enrollment.pan))
+                        .json(&card_json(enrollment.pan))
                         .send();
                     let outcome = match response {
                         Ok(response) if response.status() == 201 => {
@@ -121,7 +121,7 @@ fn a_crash_loses_no_acknowledged_enrollment_and_retries_create_no_duplicates() {
     for (index, enrollment) in enrollments.iter().enumerate() {
         let (status, body) = send(
             server
-                .post("/card", &card_body(enrollment.pan))
+                .post("/card", &card_json(enrollment.pan))
                 .bearer_auth(&enrollment.token)
                 .header("Idempotency-Key", &enrollment.key),
         );

@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use crate::helpers::{TEST_PAN, TestServer, assert_error, card_body, read, send};
+use crate::helpers::{TEST_PAN, TestServer, assert_error, card_json, read, send};
 
 #[test]
 fn unknown_routes_are_json_404s() {
@@ -34,7 +34,7 @@ fn malformed_bodies_are_400_and_name_the_problem() {
         let (status, response) = send(raw(body));
         assert_error(status, &response, 400, "invalid_request");
     }
-    let mut wrong_type = card_body(TEST_PAN);
+    let mut wrong_type = card_json(TEST_PAN);
     wrong_type["firstName"] = json!(["Ada"]);
     let (status, body) = send(subscriber.auth(server.post("/card", &wrong_type)));
     assert_error(status, &body, 400, "invalid_request");
@@ -57,7 +57,7 @@ fn a_body_that_is_not_json_is_415() {
 fn a_body_over_64_kib_is_413_and_changes_nothing() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
-    let mut big = card_body(TEST_PAN);
+    let mut big = card_json(TEST_PAN);
     big["firstName"] = json!("x".repeat(70 * 1024));
     let (status, body) = send(subscriber.auth(server.post("/card", &big)));
     assert_error(status, &body, 413, "payload_too_large");

@@ -12,10 +12,7 @@ use std::time::{Duration, Instant};
 
 use reqwest::blocking::{Client, RequestBuilder, Response};
 use serde_json::{Value, json};
-
-pub const TEST_PAN: &str = "4242424242424242";
-pub const TEST_PANS: [&str; 5] =
-    ["4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222", "6011111111111117"];
+pub use subscriber_testkit::{BlockingBrowser, Page, TEST_PAN, TEST_PANS, card_json};
 
 pub struct TestServer {
     pub base_url: String,
@@ -136,7 +133,7 @@ impl TestServer {
 
     /// Enrolls a sandbox test card for the subscriber; returns its cardId.
     pub fn enroll_card(&self, subscriber: &Subscriber, pan: &str) -> i64 {
-        let (status, body) = send(subscriber.auth(self.post("/card", &card_body(pan))));
+        let (status, body) = send(subscriber.auth(self.post("/card", &card_json(pan))));
         assert_eq!(status, 201, "enroll {pan}: {body}\nserver log:\n{}", self.log());
         body["cardId"].as_i64().expect("cardId")
     }
@@ -177,17 +174,6 @@ impl Subscriber {
     }
 }
 
-pub fn card_body(pan: &str) -> Value {
-    json!({
-        "pan": pan,
-        "firstName": "Ada",
-        "lastName": "Lovelace",
-        "expMonth": 12,
-        "expYear": 2030,
-        "countryCode": "USA"
-    })
-}
-
 /// Sends and returns (status, JSON body); panics when the body is not JSON.
 pub fn send(request: RequestBuilder) -> (u16, Value) {
     let response = request.send().expect("request sent");
@@ -210,91 +196,6 @@ pub fn assert_error(status: u16, body: &Value, expected_status: u16, expected_co
     assert_eq!(body["code"], expected_code, "code; body: {body}");
     assert!(body["error"].as_str().is_some_and(|message| !message.is_empty()), "error message; body: {body}");
     assert!(body["requestId"].as_str().is_some_and(|id| !id.is_empty()), "requestId; body: {body}");
-}
-
-/// A person's browser on the hosted pages, spoken to as raw HTTP: keeps the cookies the
-/// service sets and follows no redirect on its own, so a test sees each step.
-pub struct PageClient {
-    http: Client,
-    cookies: Vec<(String, String)>,
-}
-
-/// A page as the browser got it.
-pub struct Page {
-    pub status: u16,
-    pub headers: reqwest::header::HeaderMap,
-    pub body: String,
-}
-
-impl Page {
-    pub fn header(&self, name: &str) -> &str {
-        self.headers.get(name).and_then(|value| value.to_str().ok()).unwrap_or_default()
-    }
-
-    /// The value of the form's hidden CSRF field.
-    pub fn csrf(&self) -> String {
-        let marker = "name=\"csrf\" value=\"";
-        let start = self.body.find(marker).unwrap_or_else(|| panic!("no csrf field in {}", self.body)) + marker.len();
-        self.body[start..].split('"').next().unwrap_or_default().to_owned()
-    }
-
-    /// The redirect target, as a path.
-    pub fn location(&self) -> &str {
-        self.header("location")
-    }
-}
-
-impl PageClient {
-    pub fn new() -> Self {
-        let http = Client::builder()
-            .redirect(reqwest::redirect::Policy::none())
-            .timeout(Duration::from_secs(60))
-            .build()
-            .expect("http client");
-        Self { http, cookies: Vec::new() }
-    }
-
-    fn cookie_header(&self) -> String {
-        self.cookies.iter().map(|(name, value)| format!("{name}={value}")).collect::<Vec<_>>().join("; ")
-    }
-
-    fn keep_cookies(&mut self, response: &Response) {
-        for value in response.headers().get_all("set-cookie") {
-            let text = value.to_str().expect("cookie is text");
-            let pair = text.split(';').next().unwrap_or_default();
-            if let Some((name, value)) = pair.split_once('=') {
-                self.cookies.retain(|(kept, _)| kept != name);
-                self.cookies.push((name.to_owned(), value.to_owned()));
-            }
-        }
-    }
-
-    fn finish(&mut self, response: Response) -> Page {
-        self.keep_cookies(&response);
-        let status = response.status().as_u16();
-        let headers = response.headers().clone();
-        let body = response.text().expect("body read");
-        Page { status, headers, body }
-    }
-
-    pub fn get(&mut self, url: &str) -> Page {
-        let mut request = self.http.get(url);
-        if !self.cookies.is_empty() {
-            request = request.header("cookie", self.cookie_header());
-        }
-        let response = request.send().expect("page request sent");
-        self.finish(response)
-    }
-
-    /// Submits a form the way a browser does (`application/x-www-form-urlencoded`).
-    pub fn post_form(&mut self, url: &str, fields: &[(&str, &str)]) -> Page {
-        let mut request = self.http.post(url).form(fields);
-        if !self.cookies.is_empty() {
-            request = request.header("cookie", self.cookie_header());
-        }
-        let response = request.send().expect("form sent");
-        self.finish(response)
-    }
 }
 
 /// Asserts the headers every hosted page carries.

@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use crate::helpers::{TEST_PANS, TestServer, assert_error, card_body, send};
+use crate::helpers::{TEST_PANS, TestServer, assert_error, card_json, send};
 
 #[test]
 fn a_replayed_key_returns_the_first_response_and_creates_nothing() {
@@ -8,13 +8,13 @@ fn a_replayed_key_returns_the_first_response_and_creates_nothing() {
     let subscriber = server.subscriber();
     let key = uuid::Uuid::new_v4().to_string();
     let first = subscriber
-        .auth(server.post("/card", &card_body(TEST_PANS[0])).header("Idempotency-Key", &key))
+        .auth(server.post("/card", &card_json(TEST_PANS[0])).header("Idempotency-Key", &key))
         .send()
         .expect("sent");
     assert_eq!(first.status(), 201);
     let first: serde_json::Value = first.json().expect("json");
     let replay = subscriber
-        .auth(server.post("/card", &card_body(TEST_PANS[0])).header("Idempotency-Key", &key))
+        .auth(server.post("/card", &card_json(TEST_PANS[0])).header("Idempotency-Key", &key))
         .send()
         .expect("sent");
     assert_eq!(replay.status(), 201, "replayed, not 409 duplicate");
@@ -31,10 +31,10 @@ fn the_same_key_with_another_body_is_409_and_changes_nothing() {
     let subscriber = server.subscriber();
     let key = "order-7";
     let (status, _) =
-        send(subscriber.auth(server.post("/card", &card_body(TEST_PANS[0])).header("Idempotency-Key", key)));
+        send(subscriber.auth(server.post("/card", &card_json(TEST_PANS[0])).header("Idempotency-Key", key)));
     assert_eq!(status, 201);
     let (status, body) =
-        send(subscriber.auth(server.post("/card", &card_body(TEST_PANS[1])).header("Idempotency-Key", key)));
+        send(subscriber.auth(server.post("/card", &card_json(TEST_PANS[1])).header("Idempotency-Key", key)));
     assert_error(status, &body, 409, "conflict");
     let (_, cards) = send(subscriber.auth(server.get("/card")));
     assert_eq!(cards["cards"].as_array().map(Vec::len), Some(1));
@@ -47,10 +47,10 @@ fn keys_belong_to_one_subscriber() {
     let bob = server.subscriber();
     let key = "shared-key";
     let (status, ada_body) =
-        send(ada.auth(server.post("/card", &card_body(TEST_PANS[0])).header("Idempotency-Key", key)));
+        send(ada.auth(server.post("/card", &card_json(TEST_PANS[0])).header("Idempotency-Key", key)));
     assert_eq!(status, 201);
     let (status, bob_body) =
-        send(bob.auth(server.post("/card", &card_body(TEST_PANS[0])).header("Idempotency-Key", key)));
+        send(bob.auth(server.post("/card", &card_json(TEST_PANS[0])).header("Idempotency-Key", key)));
     assert_eq!(status, 201, "another subscriber's key does not replay: {bob_body}");
     assert_ne!(ada_body["cardId"], bob_body["cardId"]);
 }
@@ -59,14 +59,14 @@ fn keys_belong_to_one_subscriber() {
 fn a_validation_failure_is_replayed_too_and_a_bad_key_is_400() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
-    let mut bad = card_body(TEST_PANS[0]);
+    let mut bad = card_json(TEST_PANS[0]);
     bad["expMonth"] = json!(13);
     let (status, first) = send(subscriber.auth(server.post("/card", &bad).header("Idempotency-Key", "bad-once")));
     assert_error(status, &first, 400, "invalid_request");
     let (status, again) = send(subscriber.auth(server.post("/card", &bad).header("Idempotency-Key", "bad-once")));
     assert_eq!((status, &again["details"]), (400, &first["details"]));
     let (status, body) = send(
-        subscriber.auth(server.post("/card", &card_body(TEST_PANS[0])).header("Idempotency-Key", "x".repeat(300))),
+        subscriber.auth(server.post("/card", &card_json(TEST_PANS[0])).header("Idempotency-Key", "x".repeat(300))),
     );
     assert_error(status, &body, 400, "invalid_request");
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{PageClient, Subscriber, TestServer, assert_error, assert_nowhere_stored, send};
+use crate::helpers::{BlockingBrowser, Subscriber, TestServer, assert_error, assert_nowhere_stored, send};
 use crate::persons::{information, onboard};
 
 fn ask(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> (u16, Value) {
@@ -169,7 +169,7 @@ fn a_sandbox_bank_link_does_not_accept_the_published_logins_once_the_database_se
     let (dir, database) = sandbox.stop();
 
     let server = TestServer::spawn_on(dir, database, "127.0.0.1:0", &["--environment", "established"]);
-    let mut browser = PageClient::new();
+    let mut browser = BlockingBrowser::new();
     let login = browser.get(&server.url(&page));
     assert_eq!(login.status, 404, "{}", login.body);
     assert!(!login.body.contains("user_good"), "no test login is shown");

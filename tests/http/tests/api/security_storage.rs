@@ -9,7 +9,7 @@ use base64::Engine;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
-use crate::helpers::{TEST_PANS, TestServer, assert_error, card_body, send};
+use crate::helpers::{TEST_PANS, TestServer, assert_error, card_json, send};
 
 /// The database file with its write-ahead log: everything a copy of the data would hold.
 fn database_bytes(database: &Path) -> Vec<u8> {
@@ -47,7 +47,7 @@ fn the_database_holds_no_unkeyed_digest_of_a_card_number_sent_with_an_idempotenc
     for environment in ["sandbox", "expansion"] {
         let server = TestServer::spawn_with(&["--environment", environment]);
         let subscriber = server.subscriber();
-        let body = serde_json::to_vec(&card_body(TEST_PANS[2])).expect("json");
+        let body = serde_json::to_vec(&card_json(TEST_PANS[2])).expect("json");
         let (status, answer) = send(
             subscriber.auth(
                 server

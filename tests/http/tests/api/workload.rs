@@ -14,7 +14,7 @@ use reqwest::blocking::RequestBuilder;
 use serde_json::{Value, json};
 
 use crate::discovery::query_string;
-use crate::helpers::{Subscriber, TEST_PANS, TestServer, assert_error, card_body, send};
+use crate::helpers::{Subscriber, TEST_PANS, TestServer, assert_error, card_json, send};
 use crate::merchants::{create_location, enroll_merchant};
 use crate::sandbox::purchase;
 
@@ -88,7 +88,7 @@ fn cards_enroll_near_enrolled_locations() {
     }
     for (number, pan) in TEST_PANS.iter().enumerate() {
         let enroller = server.subscriber();
-        let (status, body) = send(enroller.auth(server.post("/card", &card_body(pan))));
+        let (status, body) = send(enroller.auth(server.post("/card", &card_json(pan))));
         assert_eq!(status, 201, "card {number} near an enrolled location: {body}\nserver log:\n{}", server.log());
         let card_id = body["cardId"].as_i64().expect("cardId");
         let history = card_list(&server, &enroller, card_id);
@@ -363,7 +363,7 @@ impl Workload {
     fn enroll_card(&mut self, tenant: usize) {
         let pan = *TEST_PANS.choose(&mut self.rng).expect("a test card");
         let existing = self.tenants[tenant].cards.iter().find(|(_, card)| card.pan == pan).map(|(id, _)| *id);
-        let answer = self.post(tenant, "/card", &card_body(pan));
+        let answer = self.post(tenant, "/card", &card_json(pan));
         match existing {
             Some(card_id) => {
                 let body = self.expect(answer, 409, Some("conflict"), "the same card twice");

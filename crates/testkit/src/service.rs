@@ -1,12 +1,11 @@
-//! The real service, in-process on a free port with a temporary database, and what every test
-//! needs around it.
+//! The real service, in-process on a free port with a temporary SQLite database, and clients
+//! signed up on it.
 
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use chrono::{Datelike, Utc};
-use subscriber_client::protocol::{EnrollCardRequest, Pan, SignupResponse};
+use subscriber_client::protocol::SignupResponse;
 use subscriber_client::{Client, routes};
 use subscriber_server::{Config, RunningServer};
 
@@ -109,21 +108,4 @@ impl TestService {
             .expect("client builds");
         (client, account)
     }
-}
-
-/// A card request for a sandbox test card, valid for a few more years.
-pub fn test_card(pan: &str) -> EnrollCardRequest {
-    EnrollCardRequest {
-        pan: Pan::new(pan),
-        first_name: "Ada".to_owned(),
-        last_name: "Lovelace".to_owned(),
-        exp_month: 12,
-        exp_year: u32::try_from(Utc::now().year() + 3).expect("a positive year"),
-        country_code: "USA".to_owned(),
-    }
-}
-
-/// Whether `time` is within `seconds` of now.
-pub fn recent(time: chrono::DateTime<Utc>, seconds: i64) -> bool {
-    (Utc::now() - time).num_seconds().abs() <= seconds
 }
