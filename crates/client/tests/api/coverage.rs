@@ -15,9 +15,9 @@ use serde_json::json;
 use subscriber_client::protocol::{
     AccountPermission, AccountStatus, AuthenticatePersonRequest, CardSessionStatus, CategoryCode, CoordinatesSource,
     DiscoverQuery, EnrollMerchantRequest, Environment, LocationInput, MatchType, OnboardPersonRequest, PersonAddress,
-    PersonStatus, SandboxTransactionRequest, VerifyPersonRequest,
+    PersonStatus, SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest,
 };
-use subscriber_client::{AddressQuery, Client, luhn_valid, routes};
+use subscriber_client::{AddressQuery, Client, TransactionStream, luhn_valid, routes};
 
 use subscriber_testkit::{Browser, Page};
 use subscriber_testkit::{TestService, recent, test_card};
@@ -472,41 +472,37 @@ async fn discovery_steps(tour: &mut Tour, merchant: &EnrolledMerchant) {
 }
 
 async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: &EnrolledMerchant) {
-    let mut stream = tour.client.card_transaction_stream(card_id);
+    let stream = tour.client.card_transaction_stream(card_id);
+    let card_sale = SandboxTransactionRequest { card_id: Some(card_id), amount: Some(3.5), ..Default::default() };
+    let (sale, received) = sale_seen_by(tour, stream, card_sale).await;
+    assert_eq!(received, sale.transaction);
+
+    let stream = tour.client.merchant_transaction_stream(merchant.merchant_id);
+    let location_sale = SandboxTransactionRequest {
+        card_id: Some(card_id),
+        location_id: Some(merchant.located.0),
+        amount: Some(7.25),
+        merchant_name: None,
+    };
+    let (sale, received) = sale_seen_by(tour, stream, location_sale).await;
+    assert_eq!((received.transaction_id, received.amount, received.last_four), (sale.transaction_id, 7.25, 4242));
+    assert_eq!(received.location_id, merchant.located.0);
+}
+
+/// Opens `stream`, makes the sandbox sale `request`, and returns the sale and the stream's
+/// first event.
+async fn sale_seen_by<T: Send + 'static>(
+    tour: &Tour,
+    mut stream: TransactionStream<T>,
+    request: SandboxTransactionRequest,
+) -> (SandboxTransactionResponse, T) {
     // The request goes out when the stream is first polled.
     let next = tokio::spawn(async move { (stream.next().await, stream) });
     tokio::time::sleep(Duration::from_millis(500)).await;
-    let sale = tour
-        .client
-        .create_sandbox_transaction(&SandboxTransactionRequest {
-            card_id: Some(card_id),
-            amount: Some(3.5),
-            ..Default::default()
-        })
-        .await
-        .expect("a sale");
+    let sale = tour.client.create_sandbox_transaction(&request).await.expect("a sale");
     let (received, _stream) =
         tokio::time::timeout(Duration::from_secs(10), next).await.expect("an event in time").expect("task");
-    let received = received.expect("the stream goes on").expect("a transaction");
-    assert_eq!(received, sale.transaction);
-    let mut stream = tour.client.merchant_transaction_stream(merchant.merchant_id);
-    let next = tokio::spawn(async move { (stream.next().await, stream) });
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    let sale = tour
-        .client
-        .create_sandbox_transaction(&SandboxTransactionRequest {
-            card_id: Some(card_id),
-            location_id: Some(merchant.located.0),
-            amount: Some(7.25),
-            merchant_name: None,
-        })
-        .await
-        .expect("a sale");
-    let (received, _stream) =
-        tokio::time::timeout(Duration::from_secs(10), next).await.expect("an event in time").expect("task");
-    let received = received.expect("the stream goes on").expect("a transaction");
-    assert_eq!((received.transaction_id, received.amount, received.last_four), (sale.transaction_id, 7.25, 4242));
-    assert_eq!(received.location_id, merchant.located.0);
+    (sale, received.expect("the stream goes on").expect("a transaction"))
 }
 
 async fn account_steps(tour: &mut Tour) {
