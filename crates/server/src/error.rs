@@ -6,7 +6,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use subscriber_protocol::{ErrorBody, FieldError, codes};
 
-use crate::http::context::current_request_id;
+use crate::request_id::current_request_id;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {

@@ -168,13 +168,13 @@ impl Limits {
     /// takes the job.
     pub async fn hash<T: Send + 'static>(&self, work: impl FnOnce() -> T + Send + 'static) -> Result<T, ApiError> {
         let (done, result) = tokio::sync::oneshot::channel();
-        crate::operations::metrics::record_hash_queue(1.0);
+        crate::metrics::record_hash_queue(1.0);
         let job: HashJob = Box::new(move || {
             if done.is_closed() {
                 return;
             }
             let _ = done.send(work());
-            crate::operations::metrics::record_hash_queue(-1.0);
+            crate::metrics::record_hash_queue(-1.0);
         });
         match self.hashing.try_send(job) {
             Ok(()) => {}

@@ -33,7 +33,7 @@ async fn run(
     let address = listener.local_addr()?;
     let gate = Gate::new(config.database.clone());
     let metrics = match config.metrics_listen {
-        Some(metrics_address) => Some(crate::operations::metrics::serve(metrics_address, Arc::clone(&gate)).await?),
+        Some(metrics_address) => Some(crate::operations::exporter::serve(metrics_address, Arc::clone(&gate)).await?),
         None => None,
     };
     let (stop, stopping) = watch::channel(false);

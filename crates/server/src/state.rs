@@ -39,7 +39,6 @@ pub struct Shared {
     pub hosted_key: Arc<[u8]>,
     /// All the service's keys, from the key file (never from the database).
     pub keys: Arc<Keys>,
-    pub idempotency: Arc<crate::http::idempotency::InFlight>,
     pub directory: Arc<Directory>,
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
@@ -92,7 +91,6 @@ impl AppState {
             fingerprint_key: keys.card_fingerprint.clone().into(),
             hosted_key: keys.hosted_forms.clone().into(),
             keys,
-            idempotency: Arc::default(),
             directory: Arc::new(directory),
             limits: Arc::new(limits),
             events: Arc::default(),

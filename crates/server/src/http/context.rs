@@ -5,23 +5,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request};
-use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use parking_lot::Mutex;
 
 use crate::error::{ApiError, RenderedError};
-
-pub const REQUEST_ID_HEADER: HeaderName = HeaderName::from_static("x-request-id");
-
-tokio::task_local! {
-    static REQUEST_ID: String;
-}
-
-/// The id of the request being served, for error bodies and logs.
-pub fn current_request_id() -> Option<String> {
-    REQUEST_ID.try_with(Clone::clone).ok()
-}
+use crate::request_id;
 
 /// Filled after routing with the matched route template, so the log line names the route
 /// (`/card/{card_id}`) instead of echoing whatever the client put in the path.
@@ -29,13 +19,7 @@ pub fn current_request_id() -> Option<String> {
 struct RouteSlot(Arc<Mutex<Option<String>>>);
 
 pub async fn request_context(mut request: Request, next: Next) -> Response {
-    let request_id = request
-        .headers()
-        .get(&REQUEST_ID_HEADER)
-        .and_then(|value| value.to_str().ok())
-        .filter(|id| is_acceptable_request_id(id))
-        .map(str::to_owned)
-        .unwrap_or_else(|| format!("req_{}", uuid::Uuid::new_v4().simple()));
+    let request_id = request_id::of_request(request.headers());
     let method = request.method().clone();
     let raw_path = request.uri().path().to_owned();
     let slot = RouteSlot::default();
@@ -43,15 +27,15 @@ pub async fn request_context(mut request: Request, next: Next) -> Response {
     let started = Instant::now();
 
     let mut response =
-        REQUEST_ID.scope(request_id.clone(), async move { render_bare_failure(next.run(request).await) }).await;
+        request_id::scope(request_id.clone(), async move { render_bare_failure(next.run(request).await) }).await;
 
     if let Ok(value) = HeaderValue::from_str(&request_id) {
-        response.headers_mut().insert(REQUEST_ID_HEADER, value);
+        response.headers_mut().insert(request_id::REQUEST_ID_HEADER, value);
     }
     let matched = slot.0.lock().take();
     let status = response.status().as_u16();
     let elapsed = started.elapsed();
-    crate::operations::metrics::record_request(&method, matched.as_deref(), status, elapsed);
+    crate::metrics::record_request(&method, matched.as_deref(), status, elapsed);
     let route = matched.unwrap_or_else(|| mask_long_digit_runs(&raw_path));
     // Rounded to 0.01 ms, a number (not text) in JSON logs.
     let latency_ms = (elapsed.as_secs_f64() * 100_000.0).round() / 100.0;
@@ -75,10 +59,6 @@ pub async fn record_route(request: Request, next: Next) -> Response {
         *slot.0.lock() = Some(matched.as_str().to_owned());
     }
     next.run(request).await
-}
-
-fn is_acceptable_request_id(id: &str) -> bool {
-    (1..=64).contains(&id.len()) && id.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
 }
 
 /// A path nobody routed may still carry a card number typed in the wrong place, whole or

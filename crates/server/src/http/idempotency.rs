@@ -11,6 +11,7 @@
 
 use std::collections::HashSet;
 use std::convert::Infallible;
+use std::sync::Arc;
 
 use axum::Json;
 use axum::body::{Body, to_bytes};
@@ -35,7 +36,21 @@ pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
 /// Keys whose first request is still being served by this process.
 #[derive(Default)]
-pub struct InFlight(Mutex<HashSet<(String, String)>>);
+struct InFlight(Mutex<HashSet<(String, String)>>);
+
+/// The idempotency layer's state: the service's, and the keys in flight, which only this
+/// layer knows of.
+#[derive(Clone)]
+pub struct IdempotencyLayer {
+    state: AppState,
+    in_flight: Arc<InFlight>,
+}
+
+impl IdempotencyLayer {
+    pub fn new(state: AppState) -> Self {
+        Self { state, in_flight: Arc::default() }
+    }
+}
 
 struct InFlightGuard<'a> {
     set: &'a InFlight,
@@ -54,7 +69,7 @@ pub struct IdempotencyClaim {
     scope: String,
     key: String,
     request_hash: Vec<u8>,
-    keys: std::sync::Arc<Keys>,
+    keys: Arc<Keys>,
 }
 
 /// On a response whose replay was already stored with what it created.
@@ -129,13 +144,17 @@ impl Idempotent {
     }
 }
 
-pub async fn idempotent(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    match serve(state, request, next).await {
+pub async fn idempotent(State(layer): State<IdempotencyLayer>, request: Request, next: Next) -> Response {
+    match serve(layer, request, next).await {
         Ok(response) | Err(response) => response,
     }
 }
 
-async fn serve(state: AppState, request: Request, next: Next) -> Result<Response, Response> {
+async fn serve(
+    IdempotencyLayer { state, in_flight }: IdempotencyLayer,
+    request: Request,
+    next: Next,
+) -> Result<Response, Response> {
     let Some(key) = request.headers().get(&IDEMPOTENCY_KEY) else {
         return Ok(next.run(request).await);
     };
@@ -189,13 +208,13 @@ async fn serve(state: AppState, request: Request, next: Next) -> Result<Response
     }
 
     let entry = (scope.clone(), key.clone());
-    if !state.idempotency.0.lock().insert(entry.clone()) {
+    if !in_flight.0.lock().insert(entry.clone()) {
         return Err(ApiError::conflict(
             "a request with this Idempotency-Key is still in progress: retry when it has finished",
         )
         .into_response());
     }
-    let _guard = InFlightGuard { set: &state.idempotency, entry };
+    let _guard = InFlightGuard { set: &in_flight, entry };
 
     let claim = IdempotencyClaim { scope, key, request_hash, keys: state.keys.clone() };
     parts.extensions.insert(claim.clone());

@@ -18,6 +18,7 @@ use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::{Components, OpenApi, RefOr, Required};
 use utoipa_axum::router::UtoipaMethodRouter;
 
+use super::idempotency::{self, IdempotencyLayer};
 use crate::state::AppState;
 
 /// What a registered route serves.
@@ -32,6 +33,8 @@ pub enum RouteKind {
 pub struct Routes {
     router: Router<AppState>,
     state: AppState,
+    /// One for every creating route, so a key in flight is seen by all of them.
+    idempotency: IdempotencyLayer,
     paths: Vec<(&'static str, String)>,
     kinds: Vec<RouteKind>,
     document: OpenApi,
@@ -39,7 +42,14 @@ pub struct Routes {
 
 impl Routes {
     pub fn new(state: AppState) -> Self {
-        Self { router: Router::new(), state, paths: Vec::new(), kinds: Vec::new(), document: OpenApi::default() }
+        Self {
+            router: Router::new(),
+            idempotency: IdempotencyLayer::new(state.clone()),
+            state,
+            paths: Vec::new(),
+            kinds: Vec::new(),
+            document: OpenApi::default(),
+        }
     }
 
     pub fn state(&self) -> &AppState {
@@ -77,7 +87,7 @@ impl Routes {
 
     /// A POST that creates something, without documentation (prefer [`Routes::api_creating`]).
     pub fn post_creating<H: Handler<T, AppState>, T: 'static>(self, path: &'static str, handler: H) -> Self {
-        let layer = from_fn_with_state(self.state.clone(), super::idempotency::idempotent);
+        let layer = from_fn_with_state(self.idempotency.clone(), idempotency::idempotent);
         self.route("POST", path, post(handler).route_layer(layer))
     }
 
@@ -117,7 +127,7 @@ impl Routes {
         // `route_layer`: a method the route does not serve gets its 405 without the idempotency
         // layer reading (or remembering) its key.
         let method_router = if creating {
-            method_router.route_layer(from_fn_with_state(self.state.clone(), super::idempotency::idempotent))
+            method_router.route_layer(from_fn_with_state(self.idempotency.clone(), idempotency::idempotent))
         } else {
             method_router
         };

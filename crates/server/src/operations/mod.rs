@@ -1,6 +1,6 @@
 //! What whoever runs the service watches: `GET /healthz` and `GET /readyz` for a load balancer
 //! on the service's own listener, and Prometheus metrics on a listener of their own
-//! ([`metrics`]).
+//! ([`exporter`]).
 //!
 //! The listener opens before the service has loaded (opening the database, migrating it,
 //! loading or generating the merchant directory can take many seconds): during that time the
@@ -8,7 +8,7 @@
 //! service is ready. The probes sit outside the API's router: no authentication, no rate
 //! limit, no billing, and not in the OpenAPI document (they are not part of the API).
 
-pub mod metrics;
+pub mod exporter;
 
 use std::convert::Infallible;
 use std::path::PathBuf;
@@ -125,14 +125,14 @@ async fn healthz() -> Response {
 /// else 503 with what is missing.
 async fn readyz(State(gate): State<Arc<Gate>>) -> Response {
     let missing = gate.missing().await;
-    metrics::record_readiness(missing.is_empty());
+    crate::metrics::record_readiness(missing.is_empty());
     if missing.is_empty() {
         return axum::Json(json!({ "status": "ready" })).into_response();
     }
     let body = json!({
         "status": "not_ready",
         "missing": missing,
-        "requestId": context::current_request_id(),
+        "requestId": crate::request_id::current_request_id(),
     });
     let mut response = (StatusCode::SERVICE_UNAVAILABLE, axum::Json(body)).into_response();
     // The body already says what is wrong: the contract's error rendering leaves it alone.

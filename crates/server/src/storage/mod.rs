@@ -103,7 +103,7 @@ impl Db {
             work(&connection)
         })
         .await?;
-        crate::operations::metrics::record_query("read", started.elapsed());
+        crate::metrics::record_query("read", started.elapsed());
         result
     }
 
@@ -121,7 +121,7 @@ impl Db {
             Some(connection) => {
                 let started = std::time::Instant::now();
                 let result = work(&connection);
-                crate::operations::metrics::record_query("read", started.elapsed());
+                crate::metrics::record_query("read", started.elapsed());
                 result
             }
             None => self.read(work).await,
@@ -165,7 +165,7 @@ impl Db {
             Ok(value)
         })
         .await?;
-        crate::operations::metrics::record_query("write", started.elapsed());
+        crate::metrics::record_query("write", started.elapsed());
         result
     }
 

@@ -1,26 +1,17 @@
-//! Prometheus metrics (`metrics` facade, rendered by `metrics-exporter-prometheus`) on a
-//! listener of their own (`--metrics-listen`), so they never share a port, a rate limit or
-//! a router with the API.
+//! Prometheus metrics (`metrics` facade, rendered by `metrics-exporter-prometheus`): what
+//! each part of the service records. A leaf: storage, limits and the HTTP layers record here;
+//! `operations::exporter` serves them on a listener of their own.
 //!
 //! Labels are fixed words and route templates (`/card/{card_id}`), never what a client sent:
 //! no PAN, e-mail, token or id can become a label, and the number of series stays bounded.
 //! Without `--metrics-listen` no recorder is installed and recording costs one atomic load.
 
-use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
-use axum::Router;
-use axum::extract::State;
-use axum::http::{HeaderValue, Method, header};
-use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::http::Method;
 use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
-use tokio::net::TcpListener;
-use tokio::task::JoinHandle;
-
-use super::Gate;
 
 /// The label of a request no route matched.
 pub const UNMATCHED_ROUTE: &str = "unmatched";
@@ -31,7 +22,7 @@ const BUCKETS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1
 /// One recorder for the process (the `metrics` facade has one global recorder).
 static RECORDER: OnceLock<PrometheusHandle> = OnceLock::new();
 
-fn recorder() -> anyhow::Result<&'static PrometheusHandle> {
+pub(crate) fn recorder() -> anyhow::Result<&'static PrometheusHandle> {
     if let Some(handle) = RECORDER.get() {
         return Ok(handle);
     }
@@ -81,36 +72,6 @@ fn describe() {
 
 fn enabled() -> bool {
     RECORDER.get().is_some()
-}
-
-/// Binds `address` and serves `GET /metrics` there until the returned task is aborted.
-pub async fn serve(address: SocketAddr, gate: Arc<Gate>) -> anyhow::Result<JoinHandle<()>> {
-    let handle = recorder()?;
-    let listener = TcpListener::bind(address).await?;
-    let bound = listener.local_addr()?;
-    let app = Router::new().route("/metrics", get(render)).with_state((handle, gate));
-    tracing::info!("metrics on http://{bound}/metrics");
-    Ok(tokio::spawn(async move {
-        if let Err(error) = axum::serve(listener, app).await {
-            tracing::error!(error = %error, "the metrics listener stopped");
-        }
-    }))
-}
-
-/// Gauges read at scrape time, then the text exposition format.
-async fn render(State((handle, gate)): State<(&'static PrometheusHandle, Arc<Gate>)>) -> Response {
-    if let Some(running) = gate.running() {
-        let (open, idle) = running.state.db.pool_connections();
-        gauge!("subscriber_db_pool_connections", "state" => "idle").set(f64::from(idle));
-        gauge!("subscriber_db_pool_connections", "state" => "busy").set(f64::from(open.saturating_sub(idle)));
-        gauge!("subscriber_open_streams").set(running.state.events.open_streams() as f64);
-    }
-    handle.run_upkeep();
-    let mut response = handle.render().into_response();
-    response
-        .headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain; version=0.0.4; charset=utf-8"));
-    response
 }
 
 /// One answered request. `route` is the matched route template, `None` when no route matched.
