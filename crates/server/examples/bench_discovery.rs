@@ -10,11 +10,11 @@ use std::time::{Duration, Instant};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use subscriber_server::cards::history::{self, HistoryInput};
 use subscriber_server::directory::descriptor::{cut, split_prefix};
 use subscriber_server::directory::generate::{self, ID_BASE};
 use subscriber_server::directory::search::AddressQuery;
 use subscriber_server::directory::{Directory, Query};
+use subscriber_server::simulation::history::{self, HistoryInput};
 use subscriber_server::storage::Db;
 
 const SEED: u64 = 20_261_122;
@@ -121,7 +121,7 @@ fn main() -> anyhow::Result<()> {
             enrolled_at: 1_790_000_000 + i64::from(card) * 3600,
         };
         let started = Instant::now();
-        history_rows += history::generate_with(&directory, &input).len();
+        history_rows += history::generate(&directory, &input).len();
         history_times.push(started.elapsed());
     }
     let rows = [

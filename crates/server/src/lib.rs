@@ -10,17 +10,22 @@
 //! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
 
 pub mod accounts;
+pub mod api;
 pub mod background;
 pub mod cards;
 pub mod cli;
 pub mod config;
+pub mod credentials;
 pub mod directory;
 pub mod discovery;
 pub mod error;
+pub mod events;
 pub mod hosted;
 pub mod http;
+pub mod identity_source;
 pub mod keys;
 pub mod limits;
+pub mod link_token;
 pub mod merchants;
 pub mod metrics;
 pub mod operations;
@@ -31,11 +36,13 @@ pub mod reference;
 pub mod request_id;
 pub mod sandbox;
 pub mod server;
+pub mod simulation;
 pub mod state;
 pub mod storage;
 pub mod subscriber;
+pub mod usage;
 
+pub use api::app;
 pub use config::Config;
-pub use http::app;
 pub use server::{RunningServer, serve, start};
 pub use state::AppState;

@@ -1,16 +1,13 @@
 //! Rate limits: requests per subscriber (per client address before login), and failed
 //! logins per e-mail and client address, so a guesser is slowed without locking the real
-//! subscriber out from elsewhere.
+//! subscriber out from elsewhere. The buckets and windows live here; the layer that applies
+//! them to requests is `http::limit`.
 
 use std::collections::{HashMap, VecDeque};
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, Request, State};
-use axum::http::{HeaderName, HeaderValue};
-use axum::middleware::Next;
-use axum::response::{IntoResponse, Response};
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
 use governor::state::keyed::DefaultKeyedStateStore;
@@ -19,8 +16,6 @@ use parking_lot::Mutex;
 
 use crate::config::Config;
 use crate::error::ApiError;
-use crate::http::extract::TokenCheck;
-use crate::state::AppState;
 
 const LOGIN_WINDOW: Duration = Duration::from_secs(15 * 60);
 
@@ -35,8 +30,9 @@ const EMAIL_ATTEMPTS_FACTOR: usize = 5;
 /// forgets whoever failed longest ago, so its memory stays bounded.
 const MAX_TRACKED: usize = 100_000;
 
+/// Whose bucket a request takes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-enum Caller {
+pub enum Caller {
     Subscriber(i64),
     Address(IpAddr),
 }
@@ -225,50 +221,38 @@ impl Limits {
     }
 }
 
-/// The client's address; loopback when the service runs without connection info (tests of
-/// the router alone).
-pub fn client_address(request: &Request) -> IpAddr {
-    request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::from([127, 0, 0, 1]), |ConnectInfo(address)| address.ip())
+/// What the request buckets say of one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Admission {
+    /// No request limit is configured.
+    Unlimited,
+    Admitted {
+        burst: u32,
+        remaining: u32,
+    },
+    Refused {
+        burst: u32,
+        retry_after_seconds: u64,
+    },
 }
 
-const LIMIT_HEADER: HeaderName = HeaderName::from_static("ratelimit-limit");
-const REMAINING_HEADER: HeaderName = HeaderName::from_static("ratelimit-remaining");
-
-/// The routes that cost a secret hash before anyone is known: limited per client address
-/// (`--credential-rate-limit`) below the general request rate.
-fn costs_a_hash_anonymously(path: &str) -> bool {
-    matches!(path.trim_end_matches('/'), "/subscriber/signup" | "/subscriber/login")
-}
-
-/// Middleware, inside `authenticate_requests`: one bucket per subscriber (by verified token) or per client address, and a tighter one
-/// per client address on signup and login.
-pub async fn limit_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    if let Some((limiter, burst)) = &state.limits.credential_requests
-        && costs_a_hash_anonymously(request.uri().path())
-        && let Err(retry_after_seconds) = take(limiter, &Caller::Address(client_address(&request)))
-    {
-        return refused(*burst, retry_after_seconds);
-    }
-    let Some((limiter, burst)) = &state.limits.requests else {
-        return next.run(request).await;
-    };
-    // A refused token is keyed by address, as no token is: a bad token gets no bucket of its own.
-    let caller = match TokenCheck::of(request.extensions()) {
-        TokenCheck::Verified(auth) => Caller::Subscriber(auth.subscriber_id),
-        TokenCheck::Absent | TokenCheck::Refused => Caller::Address(client_address(&request)),
-    };
-    match take(limiter, &caller) {
-        Ok(remaining) => {
-            let mut response = next.run(request).await;
-            let headers = response.headers_mut();
-            headers.insert(LIMIT_HEADER, HeaderValue::from(*burst));
-            headers.insert(REMAINING_HEADER, HeaderValue::from(remaining));
-            response
+impl Limits {
+    /// Takes one request from `caller`'s bucket, and first from the credential bucket of
+    /// `address` when the request costs a secret hash before anyone is known.
+    pub fn admit(&self, caller: &Caller, address: IpAddr, costs_a_hash_anonymously: bool) -> Admission {
+        if let Some((limiter, burst)) = &self.credential_requests
+            && costs_a_hash_anonymously
+            && let Err(retry_after_seconds) = take(limiter, &Caller::Address(address))
+        {
+            return Admission::Refused { burst: *burst, retry_after_seconds };
         }
-        Err(retry_after_seconds) => refused(*burst, retry_after_seconds),
+        let Some((limiter, burst)) = &self.requests else {
+            return Admission::Unlimited;
+        };
+        match take(limiter, caller) {
+            Ok(remaining) => Admission::Admitted { burst: *burst, remaining },
+            Err(retry_after_seconds) => Admission::Refused { burst: *burst, retry_after_seconds },
+        }
     }
 }
 
@@ -281,13 +265,4 @@ fn take(limiter: &RequestLimiter, caller: &Caller) -> Result<u32, u64> {
             Err((wait.as_secs() + u64::from(wait.subsec_nanos() > 0)).max(1))
         }
     }
-}
-
-/// The 429 of an empty bucket.
-fn refused(burst: u32, retry_after_seconds: u64) -> Response {
-    let mut response = ApiError::RateLimited { retry_after_seconds }.into_response();
-    let headers = response.headers_mut();
-    headers.insert(LIMIT_HEADER, HeaderValue::from(burst));
-    headers.insert(REMAINING_HEADER, HeaderValue::from(0));
-    response
 }

@@ -6,11 +6,11 @@ use std::time::Duration;
 use chrono::Utc;
 
 use crate::config::Config;
+use crate::credentials::TokenIssuer;
 use crate::directory::Directory;
 use crate::keys::{self, Keys};
 use crate::storage::{self, Db};
-use crate::subscriber::auth::TokenIssuer;
-use crate::subscriber::usage::UsageRecorder;
+use crate::usage::UsageRecorder;
 
 /// Cloned for every request by each layer and handler that takes state: one reference count
 /// instead of one per field.
@@ -30,7 +30,7 @@ pub struct Shared {
     pub db: Db,
     pub auth: Arc<TokenIssuer>,
     /// The subscribers' current credential generations: what revokes tokens at a rotation.
-    pub generations: Arc<crate::subscriber::revocation::CredentialGenerations>,
+    pub generations: Arc<crate::credentials::revocation::CredentialGenerations>,
     pub usage: Arc<UsageRecorder>,
     /// Key of the card fingerprints (HMAC-SHA256): recognises a card enrolled twice without
     /// keeping its number.
@@ -42,10 +42,10 @@ pub struct Shared {
     pub directory: Arc<Directory>,
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
-    pub events: Arc<crate::realtime::EventHub>,
+    pub events: Arc<crate::events::EventHub>,
     /// Where identity questions come from; `None` (501 `not_configured`) outside the sandbox
     /// until a real source is configured.
-    pub identity_source: Option<Arc<dyn crate::persons::source::IdentitySource>>,
+    pub identity_source: Option<Arc<dyn crate::identity_source::IdentitySource>>,
     /// `GET /openapi.json`, serialized once when the router is built.
     pub openapi: Arc<std::sync::OnceLock<bytes::Bytes>>,
 }
@@ -81,7 +81,7 @@ impl AppState {
         let usage = UsageRecorder::new(config.environment);
         let limits = crate::limits::Limits::new(&config);
         let directory = Directory::open(&db, config.sandbox_seed, config.directory_size).await?;
-        let identity_source = crate::persons::source::for_environment(&config);
+        let identity_source = crate::identity_source::for_environment(&config);
         Ok(Self(Arc::new(Shared {
             config: Arc::new(config),
             db,

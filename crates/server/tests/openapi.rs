@@ -53,7 +53,7 @@ async fn every_api_route_is_in_the_served_document_and_nothing_else() {
     let document: Value = serde_json::from_slice(&body).expect("JSON");
     assert_eq!(document["openapi"], "3.1.0");
 
-    let routes = subscriber_server::http::routes(state.clone());
+    let routes = subscriber_server::api::routes(state.clone());
     let api: BTreeSet<(String, String)> = routes
         .routes()
         .filter(|(_, _, kind)| *kind == RouteKind::Api)
@@ -82,7 +82,7 @@ async fn every_api_route_is_in_the_served_document_and_nothing_else() {
 async fn the_contracts_routes_are_documented_with_their_errors_and_the_bearer_scheme() {
     let dir = tempfile::tempdir().expect("temporary directory");
     let state = state(&dir).await;
-    let document = subscriber_server::http::document(state);
+    let document = subscriber_server::api::document(state);
     let served = documented(&document);
     for (method, path) in [
         ("POST", "/subscriber/signup"),
@@ -171,7 +171,7 @@ async fn the_docs_page_is_served_from_the_binary_with_a_policy_of_its_own() {
 #[tokio::test]
 async fn request_schemas_carry_the_services_rules() {
     let dir = tempfile::tempdir().expect("temporary directory");
-    let document = subscriber_server::http::document(state(&dir).await);
+    let document = subscriber_server::api::document(state(&dir).await);
     let schemas = &document["components"]["schemas"];
     let property = |schema: &str, name: &str| schemas[schema]["properties"][name].clone();
     assert!(property("SignupRequest", "email")["pattern"].is_string());

@@ -46,7 +46,7 @@ impl TestService {
 
     /// Every (method, template) the service's router serves.
     pub fn served_routes(&self) -> BTreeSet<(String, String)> {
-        subscriber_server::http::routes(self.server().state.clone())
+        subscriber_server::api::routes(self.server().state.clone())
             .paths()
             .iter()
             .map(|(method, path)| ((*method).to_owned(), (*path).to_owned()))

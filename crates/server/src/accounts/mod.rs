@@ -4,7 +4,6 @@
 //! person granted. Status: pending → linked | failed | expired.
 
 pub mod banks;
-pub mod data;
 
 use std::collections::BTreeSet;
 
@@ -20,11 +19,12 @@ use subscriber_protocol::{
 use utoipa_axum::routes;
 
 use crate::error::ApiError;
-use crate::hosted::token;
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
+use crate::link_token;
 use crate::paging;
+use crate::simulation::bank;
 use crate::state::AppState;
 use crate::storage::bank_accounts::{BankAccountRow, LinkStatus};
 use crate::storage::{self, StorageError};
@@ -127,8 +127,8 @@ async fn enroll(
             format!("no bank is named {:?}: use an id or a name from GET /banks: {}", request.bank, known.join(", ")),
         )
     })?;
-    let link_token = token::new_token();
-    let token_hash = token::hash(&link_token);
+    let link_token = link_token::new_token();
+    let token_hash = link_token::hash(&link_token);
     let now = Utc::now().timestamp();
     let expires_at = now + i64::try_from(state.config.hosted_session_seconds).unwrap_or(900);
     let expires_at_time = paging::checked_time(expires_at)?;
@@ -164,14 +164,14 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
     let status = status_of(row, now);
     let permissions = if status == AccountStatus::Linked { permissions_of(&row.permissions) } else { Vec::new() };
     let balance = permissions.contains(&AccountPermission::Balances).then(|| {
-        let balance = data::balance(seed, row.id);
+        let balance = bank::balance(seed, row.id);
         AccountBalance {
             available: paging::amount(balance.available_minor),
             current: paging::amount(balance.current_minor),
             currency: bank.currency.to_owned(),
         }
     });
-    let cards = permissions.contains(&AccountPermission::Cards).then(|| data::cards(seed, row.id));
+    let cards = permissions.contains(&AccountPermission::Cards).then(|| bank::cards(seed, row.id));
     Ok(Account {
         account_id: row.id,
         bank: bank_entry(bank),
@@ -268,7 +268,7 @@ async fn transactions(
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let mut page: Vec<AccountTransaction> = Vec::new();
     let mut next_cursor = None;
-    for item in data::transactions(state.config.sandbox_seed, account_id, until) {
+    for item in bank::transactions(state.config.sandbox_seed, account_id, until) {
         let in_range = filter.from.is_none_or(|from| item.created_at >= from)
             && filter.to.is_none_or(|to| item.created_at <= to)
             && query.pending.is_none_or(|pending| item.pending == pending)

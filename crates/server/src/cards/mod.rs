@@ -1,7 +1,6 @@
 //! Cards: enrollment (test cards only in the sandbox, never a stored PAN), details, and the
 //! transaction list.
 
-pub mod history;
 pub mod session;
 pub mod test_cards;
 pub mod validation;
@@ -23,6 +22,7 @@ use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging::{self, Bound};
 use crate::reference::mcc;
+use crate::simulation::history;
 use crate::state::AppState;
 use crate::storage::cards::{CardRow, Inserted, NewCard};
 use crate::storage::transactions::{Filter, Owner, TransactionRow};
@@ -115,7 +115,9 @@ pub async fn prepare_card(
             enrolled_at,
         };
         let state = state.clone();
-        tokio::task::spawn_blocking(move || history::generate(&state, &input)).await.map_err(ApiError::internal)?
+        tokio::task::spawn_blocking(move || history::generate(&state.directory, &input))
+            .await
+            .map_err(ApiError::internal)?
     } else {
         Vec::new()
     };

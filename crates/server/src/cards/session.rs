@@ -9,9 +9,9 @@ use chrono::Utc;
 use subscriber_protocol::{CardSession, CardSessionCreated, CardSessionStatus, ErrorBody, Success};
 
 use crate::error::ApiError;
-use crate::hosted::token;
 use crate::http::extract::{Auth, IdPath};
 use crate::http::idempotency::Idempotent;
+use crate::link_token;
 use crate::paging;
 use crate::state::AppState;
 use crate::storage::{self, StorageError, card_sessions::CardSessionRow};
@@ -42,8 +42,8 @@ pub fn status_of(row: &CardSessionRow, now: i64) -> CardSessionStatus {
         (status = 409, description = "The Idempotency-Key was used with another body.", body = ErrorBody),
     ))]
 pub async fn create(State(state): State<AppState>, auth: Auth, idempotent: Idempotent) -> Result<Response, ApiError> {
-    let page_token = token::new_token();
-    let token_hash = token::hash(&page_token);
+    let page_token = link_token::new_token();
+    let token_hash = link_token::hash(&page_token);
     let now = Utc::now().timestamp();
     let validity = i64::try_from(state.config.hosted_session_seconds).unwrap_or(900);
     let expires_at = now + validity;

@@ -21,6 +21,7 @@ use super::page;
 use super::token::{self, Browser};
 use crate::accounts::banks::{SandboxBank, credentials};
 use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, permission_name};
+use crate::link_token;
 use crate::state::AppState;
 use crate::storage;
 use crate::storage::bank_accounts::{BankAccountRow, LinkStage};
@@ -54,7 +55,7 @@ async fn open_link(state: &AppState, uri: &Uri) -> Result<Link, Response> {
         ));
     }
     let link_token = token::query_param(uri, "link").ok_or_else(unknown)?;
-    let token_hash = token::hash(&link_token);
+    let token_hash = link_token::hash(&link_token);
     let row = state
         .db
         .read(move |connection| storage::bank_accounts::find_by_token(connection, &token_hash))
@@ -121,7 +122,7 @@ fn with_cookie(mut response: Response, state: &AppState, browser: &Browser) -> R
 
 fn signed_in_here(link: &Link, nonce: Option<&str>) -> bool {
     match (&link.row.browser_hash, nonce) {
-        (Some(stored), Some(nonce)) => *stored == token::hash(nonce),
+        (Some(stored), Some(nonce)) => *stored == link_token::hash(nonce),
         _ => false,
     }
 }
@@ -306,7 +307,7 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
     }
     let asks_code = username == credentials::MFA_USER;
     if (username == credentials::GOOD_USER || asks_code) && password == credentials::GOOD_PASSWORD {
-        let browser_hash = token::hash(&browser.nonce);
+        let browser_hash = link_token::hash(&browser.nonce);
         // The code is asked on this same address, after the redirect.
         let (stage, next) = if asks_code { (LinkStage::Mfa, LOGIN_PATH) } else { (LinkStage::Consent, CONSENT_PATH) };
         return match state
@@ -477,7 +478,7 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
     }
     let stored = granted.iter().map(|permission| permission_name(*permission)).collect::<Vec<_>>().join(",");
     // The token the bank hands over instead of credentials: random, good only for `stored`.
-    let access_token = format!("sbx_{}", token::new_token());
+    let access_token = format!("sbx_{}", link_token::new_token());
     let linked = state
         .db
         .write(move |transaction| storage::bank_accounts::link(transaction, account_id, now, &stored, &access_token))

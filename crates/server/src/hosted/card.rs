@@ -22,6 +22,7 @@ use crate::cards::test_cards::TEST_CARDS;
 use crate::cards::validation::CardInput;
 use crate::cards::{self, PanChannel};
 use crate::error::ApiError;
+use crate::link_token;
 use crate::reference::countries;
 use crate::state::AppState;
 use crate::storage::{self, StorageError, card_sessions::CardSessionRow, cards::Inserted};
@@ -39,7 +40,7 @@ async fn open_session(state: &AppState, uri: &Uri) -> Result<(String, CardSessio
         )
     };
     let link_token = token::query_param(uri, "session").ok_or_else(unknown)?;
-    let token_hash = token::hash(&link_token);
+    let token_hash = link_token::hash(&link_token);
     let row = state
         .db
         .read(move |connection| storage::card_sessions::find_by_token(connection, &token_hash))

@@ -1,25 +1,13 @@
-//! Secrets of the hosted pages: one-time link tokens (stored only as hashes), the browser
-//! nonce cookie, and CSRF tokens bound to both a session and that browser.
+//! Secrets of the hosted pages: the browser nonce cookie, and CSRF tokens bound to both a
+//! session and that browser. The one-time link tokens are `crate::link_token`.
 
 use axum::http::{HeaderMap, HeaderValue, Uri, header};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use hmac::{Hmac, Mac};
-use rand::RngCore;
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
-/// A new random token: 256 bits, URL-safe.
-pub fn new_token() -> String {
-    let mut bytes = [0u8; 32];
-    rand::rng().fill_bytes(&mut bytes);
-    URL_SAFE_NO_PAD.encode(bytes)
-}
-
-/// What the database keeps of a token. The token has 256 random bits, so a plain hash is
-/// as hard to reverse as the token is to guess.
-pub fn hash(token: &str) -> Vec<u8> {
-    Sha256::digest(token.as_bytes()).to_vec()
-}
+use crate::link_token::new_token;
 
 /// A query parameter of a hosted page's link.
 pub fn query_param(uri: &Uri, name: &str) -> Option<String> {
@@ -110,16 +98,6 @@ pub fn csrf_valid(key: &[u8], purpose: &str, id: i64, nonce: &str, presented: &s
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn tokens_are_long_random_and_url_safe() {
-        let (first, second) = (new_token(), new_token());
-        assert_ne!(first, second);
-        assert_eq!(first.len(), 43);
-        assert!(first.bytes().all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_'));
-        assert_eq!(hash(&first), hash(&first));
-        assert_ne!(hash(&first), hash(&second));
-    }
 
     #[test]
     fn csrf_tokens_bind_purpose_session_and_browser() {

@@ -11,9 +11,9 @@ use axum::response::Response;
 use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
 
+use crate::credentials::Claims;
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::subscriber::auth::Claims;
 
 /// The largest body the service reads (the contract's 64 KiB).
 pub const BODY_LIMIT: usize = 64 * 1024;

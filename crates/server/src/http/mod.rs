@@ -1,75 +1,9 @@
-//! The HTTP face of the service: routes of every resource, and the layers around them.
+//! The HTTP plumbing every resource uses: route registration, extractors (the one token
+//! verification), idempotency, the request context. The assembled API is `crate::api`.
 
 pub mod context;
 pub mod extract;
 pub mod idempotency;
-pub mod openapi;
+pub mod limit;
 pub mod routes;
-
-use std::time::Duration;
-
-use axum::Router;
-use axum::extract::DefaultBodyLimit;
-use axum::http::{HeaderName, HeaderValue, StatusCode, header};
-use axum::middleware::{from_fn, from_fn_with_state};
-use tower_http::set_header::SetResponseHeaderLayer;
-use tower_http::timeout::TimeoutLayer;
-
-use crate::error::ApiError;
-use crate::state::AppState;
-use routes::Routes;
-
-/// Every route of the service, each resource adding its own.
-pub fn routes(state: AppState) -> Routes {
-    let routes = Routes::new(state);
-    let routes = crate::subscriber::routes(routes);
-    let routes = crate::cards::routes(routes);
-    let routes = crate::merchants::routes(routes);
-    let routes = crate::realtime::routes(routes);
-    let routes = crate::sandbox::routes(routes);
-    let routes = crate::persons::routes(routes);
-    let routes = crate::accounts::routes(routes);
-    let routes = crate::hosted::routes(routes);
-    let routes = crate::discovery::routes(routes);
-    openapi::routes(routes)
-}
-
-/// The complete OpenAPI document of the service's JSON API.
-pub fn document(state: AppState) -> serde_json::Value {
-    let config = state.config.clone();
-    let (_, operations) = routes(state).into_parts();
-    openapi::complete(operations, &config)
-}
-
-/// The service as an axum router, ready to serve.
-pub fn app(state: AppState) -> Router {
-    let timeout = Duration::from_secs(state.config.request_timeout_seconds);
-    let (router, operations) = routes(state.clone()).into_parts();
-    if let Err(error) = openapi::publish(&state, &openapi::complete(operations, &state.config)) {
-        tracing::error!(error = format!("{error:#}"), "the OpenAPI document could not be serialized");
-    }
-    let mut router = router
-        .route_layer(from_fn(context::record_route))
-        .fallback(not_found)
-        .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
-        .layer(from_fn_with_state(state.clone(), crate::limits::limit_requests))
-        // Outside the limiter: the one verification of the bearer token the layers inside read.
-        .layer(from_fn_with_state(state.clone(), extract::authenticate_requests))
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
-    // Hosted pages set stricter or page-specific values of their own; these are the defaults.
-    for (name, value) in [
-        (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        (header::X_FRAME_OPTIONS, "DENY"),
-        (header::REFERRER_POLICY, "no-referrer"),
-        (header::CACHE_CONTROL, "no-store"),
-        (header::CONTENT_SECURITY_POLICY, "default-src 'none'; frame-ancestors 'none'"),
-        (HeaderName::from_static("cross-origin-resource-policy"), "same-origin"),
-    ] {
-        router = router.layer(SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value)));
-    }
-    router.layer(from_fn(context::request_context)).with_state(state)
-}
-
-async fn not_found() -> ApiError {
-    ApiError::not_found("no such path: see the API contract for the routes the service serves")
-}
+pub mod usage;

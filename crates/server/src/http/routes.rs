@@ -15,6 +15,7 @@ use axum::middleware::from_fn_with_state;
 use axum::routing::{MethodRouter, get, post};
 use utoipa::openapi::path::{Operation, ParameterBuilder, ParameterIn, PathItem};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
+use utoipa::openapi::security::SecurityRequirement;
 use utoipa::openapi::{Components, OpenApi, RefOr, Required};
 use utoipa_axum::router::UtoipaMethodRouter;
 
@@ -118,9 +119,9 @@ impl Routes {
         let secured = paths
             .paths
             .values_mut()
-            .any(|item| operations_mut(item).into_iter().any(|(_, operation)| super::openapi::is_secured(operation)));
+            .any(|item| operations_mut(item).into_iter().any(|(_, operation)| is_secured(operation)));
         let method_router = if secured {
-            method_router.route_layer(from_fn_with_state(self.state.clone(), crate::subscriber::usage::record_usage))
+            method_router.route_layer(from_fn_with_state(self.state.clone(), super::usage::record_usage))
         } else {
             method_router
         };
@@ -194,7 +195,7 @@ impl Routes {
     }
 
     /// The operations and schemas of the documented routes (the rest of the document is
-    /// added by `http::openapi`).
+    /// added by `api::openapi`).
     pub fn document(&self) -> &OpenApi {
         &self.document
     }
@@ -267,4 +268,12 @@ mod tests {
         assert_eq!(alias_suffix("/card/link"), "AtCardLink");
         assert_eq!(alias_suffix("/merchant/enroll"), "AtMerchantEnroll");
     }
+}
+
+/// Whether the operation needs a bearer token: it inherits the document's bearer requirement
+/// unless it declares `security(())`.
+pub fn is_secured(operation: &Operation) -> bool {
+    operation.security.as_ref().is_none_or(|requirements| {
+        requirements.iter().all(|requirement| requirement != &SecurityRequirement::default())
+    })
 }

@@ -7,9 +7,7 @@
 //! checked and used to fit the questions, and never stored: only the country is kept, for
 //! the currency of the signals.
 
-pub mod identity;
 pub mod signals;
-pub mod source;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
@@ -29,14 +27,14 @@ use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
+use crate::identity_source::{Applicant, IdentitySource};
 use crate::paging;
 use crate::reference::countries;
+use crate::simulation::identity::IssuedQuestion;
 use crate::state::AppState;
 use crate::storage::persons::{NewPerson, PersonRow, QuestionSetRow};
 use crate::storage::{self, StorageError};
-use identity::IssuedQuestion;
 use rusqlite::Transaction;
-use source::{Applicant, IdentitySource};
 
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(routes!(onboard))

@@ -5,7 +5,7 @@ use rand::Rng;
 use rand::seq::SliceRandom;
 use subscriber_protocol::{IncomeSignal, Signals, SpendingCategory, SpendingDelta};
 
-use super::identity::seeded;
+use crate::simulation::identity::seeded;
 
 const CATEGORIES: &[&str] = &[
     "Groceries",

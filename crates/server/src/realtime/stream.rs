@@ -399,7 +399,7 @@ mod tests {
         let mut feed = Feed::subscribe(state.clone(), Owner::Card(cards.0), None).await.expect("stream");
 
         // More than the hub holds, while the stream is not read: it lags.
-        let expected = buy_many(&state, cards, super::super::hub::CAPACITY + 300).await;
+        let expected = buy_many(&state, cards, crate::events::CAPACITY + 300).await;
         let received = take(&mut feed, expected.len()).await;
         assert_eq!(transaction_ids(&received), expected, "every purchase of the card, once, in order");
         assert!(received.windows(2).all(|pair| pair[0].id < pair[1].id));

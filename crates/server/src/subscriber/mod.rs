@@ -1,9 +1,5 @@
 //! Subscriber accounts: signup, login, profile, secret rotation, billable usage.
 
-pub mod auth;
-pub mod revocation;
-pub mod usage;
-
 use std::net::{IpAddr, SocketAddr};
 
 use axum::Json;
@@ -16,6 +12,7 @@ use subscriber_protocol::{
 };
 use utoipa_axum::routes;
 
+use crate::credentials;
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiJsonOrEmpty, Auth};
 use crate::http::routes::Routes;
@@ -83,9 +80,9 @@ async fn signup(
     let email = normalize_email("email", &request.email, &mut validation);
     validation.finish(())?;
     let environment = state.environment();
-    let credentials = auth::new_credentials(environment.as_str());
+    let credentials = credentials::new_credentials(environment.as_str());
     let secret = credentials.secret.clone();
-    let secret_hash = state.limits.hash(move || auth::hash_secret(&secret)).await??;
+    let secret_hash = state.limits.hash(move || credentials::hash_secret(&secret)).await??;
     let now = Utc::now().timestamp();
     let (client_id, public_key) = (credentials.client_id.clone(), credentials.public_key.clone());
     let stored_email = email.clone();
@@ -164,9 +161,9 @@ async fn prove_secret(
     stored_hash: Option<String>,
 ) -> Result<(), ApiError> {
     let known = stored_hash.is_some();
-    let stored_hash = stored_hash.unwrap_or_else(|| auth::decoy_hash().to_owned());
+    let stored_hash = stored_hash.unwrap_or_else(|| credentials::decoy_hash().to_owned());
     let proven = !presented.is_empty()
-        && state.limits.hash(move || auth::secret_matches(&presented, &stored_hash)).await?
+        && state.limits.hash(move || credentials::secret_matches(&presented, &stored_hash)).await?
         && known;
     if !proven {
         state.limits.record_failed_login(email, address);
@@ -228,9 +225,9 @@ async fn rotate_secret(
     prove_secret(&state, &subscriber.email, address, request.current_secret, Some(subscriber.secret_hash.clone()))
         .await?;
 
-    let secret = auth::new_secret(state.environment().as_str());
+    let secret = credentials::new_secret(state.environment().as_str());
     let to_hash = secret.clone();
-    let secret_hash = state.limits.hash(move || auth::hash_secret(&to_hash)).await??;
+    let secret_hash = state.limits.hash(move || credentials::hash_secret(&to_hash)).await??;
     let now = timestamp(Utc::now().timestamp())?;
     let timestamp_now = now.timestamp();
     let generations = state.generations.clone();

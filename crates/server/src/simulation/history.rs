@@ -13,7 +13,6 @@ use crate::directory::catalog::{Group, group_of};
 use crate::directory::search::SearchIndex;
 use crate::directory::{Directory, Entry};
 use crate::paging;
-use crate::state::AppState;
 use crate::storage::transactions::TransactionRow;
 
 pub struct HistoryInput {
@@ -66,12 +65,7 @@ const BILLERS: &[Group] = &[
 ];
 
 /// Rows with `card_id` unset (the caller sets it once the card has its id).
-pub fn generate(state: &AppState, input: &HistoryInput) -> Vec<TransactionRow> {
-    generate_with(&state.directory, input)
-}
-
-/// [`generate`] from a directory (benchmarks, tests).
-pub fn generate_with(directory: &Directory, input: &HistoryInput) -> Vec<TransactionRow> {
+pub fn generate(directory: &Directory, input: &HistoryInput) -> Vec<TransactionRow> {
     directory.with_generated(|entries, index| History::new(entries, index, input).map(History::run).unwrap_or_default())
 }
 

@@ -5,7 +5,7 @@
 use rand::seq::IndexedRandom;
 use rand::{Rng, RngCore};
 
-use crate::persons::identity::seeded;
+use crate::simulation::identity::seeded;
 
 pub const HISTORY_DAYS: i64 = 90;
 const DAY: i64 = 86_400;

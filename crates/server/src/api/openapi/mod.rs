@@ -29,9 +29,9 @@ use utoipa::openapi::{Components, ContentBuilder, InfoBuilder, OpenApi, Ref, Ref
 use utoipa::{PartialSchema, ToSchema};
 use utoipa_axum::routes;
 
-use super::routes::{Routes, operations_mut};
 use crate::config::Config;
 use crate::error::ApiError;
+use crate::http::routes::{Routes, is_secured, operations_mut};
 use crate::state::AppState;
 
 pub const DOCUMENT_PATH: &str = "/openapi.json";
@@ -238,14 +238,6 @@ fn request_id_header() -> utoipa::openapi::header::Header {
         .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
         .description(Some("The id of this request; error bodies repeat it as `requestId`."))
         .build()
-}
-
-/// Whether the operation needs a bearer token: it inherits the document's bearer requirement
-/// unless it declares `security(())`.
-pub fn is_secured(operation: &Operation) -> bool {
-    operation.security.as_ref().is_none_or(|requirements| {
-        requirements.iter().all(|requirement| requirement != &SecurityRequirement::default())
-    })
 }
 
 /// Adds the responses an operation can get from the layers around its handler, keeping any

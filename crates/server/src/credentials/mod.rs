@@ -1,4 +1,7 @@
-//! Credentials: API secrets (argon2id hashes at rest) and the JWTs a login hands out.
+//! Credentials: API secrets (argon2id hashes at rest) and the JWTs a login hands out, and
+//! their revocation by secret rotation ([`revocation`]).
+
+pub mod revocation;
 
 use std::time::Duration;
 

@@ -1,4 +1,4 @@
-//! The in-process announcement of transaction events to the open streams.
+//! The in-process announcement of transaction events to the open streams (`realtime`).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -11,7 +11,7 @@ use crate::storage::events::EventRow;
 use crate::storage::{Db, StorageResult};
 
 /// Events a slow stream may fall behind by before it catches up from the database.
-pub(super) const CAPACITY: usize = 1024;
+pub(crate) const CAPACITY: usize = 1024;
 
 /// Streams one subscriber may hold open at once (the contract's live-environment rule).
 pub const MAX_STREAMS_PER_SUBSCRIBER: usize = 10;

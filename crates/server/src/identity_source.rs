@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use subscriber_protocol::{AuthenticatePersonRequest, Environment};
 
-use super::identity::{self, IssuedQuestion};
 use crate::config::Config;
+use crate::simulation::identity::{self, IssuedQuestion};
 
 /// What a source is asked with. `information` is what the person typed: a source may
 /// match on it but must not keep it (the service stores none of it).
