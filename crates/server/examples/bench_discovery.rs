@@ -34,7 +34,7 @@ fn main() -> anyhow::Result<()> {
     let directory = runtime.block_on(Directory::open(&db, SEED, size))?;
     let first_start = started.elapsed();
     let started = Instant::now();
-    let entries = generate::generate(SEED, size, &mut generate::Interner::default());
+    let entries = generate::generate(SEED, size, &mut subscriber_server::directory::Interner::default());
     let generation = started.elapsed();
     let started = Instant::now();
     let indexed = Directory::from_entries(entries);

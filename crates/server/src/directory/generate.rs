@@ -2,14 +2,13 @@
 //! with the same ids, on every machine.
 
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use super::Entry;
 use super::catalog::{self, CATEGORIES, Category, Language};
 use super::descriptor::{self, DESCRIPTOR_WIDTH, cut, statement_text};
+use super::{Entry, Interner};
 use crate::reference::places::{self, Postcode};
 
 /// Bumped whenever the generator's output changes, so a stored directory is made anew.
@@ -23,21 +22,6 @@ pub const ID_BASE: i64 = 100_000_000;
 /// Australian cities whose postcodes are numbers.
 const COUNTRY_WEIGHTS: &[(&str, u32)] =
     &[("USA", 62), ("DEU", 10), ("FRA", 7), ("ITA", 6), ("ESP", 5), ("AUS", 4), ("AUT", 2), ("CHE", 2), ("BEL", 2)];
-
-/// Shares one allocation between every merchant in the same city, street or country.
-#[derive(Default)]
-pub struct Interner(HashMap<Box<str>, Arc<str>>);
-
-impl Interner {
-    pub fn get(&mut self, text: &str) -> Arc<str> {
-        if let Some(shared) = self.0.get(text) {
-            return Arc::clone(shared);
-        }
-        let shared: Arc<str> = Arc::from(text);
-        self.0.insert(text.into(), Arc::clone(&shared));
-        shared
-    }
-}
 
 struct CountryPool {
     alpha3: &'static str,

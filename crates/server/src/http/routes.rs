@@ -259,6 +259,14 @@ fn idempotency_key_parameter() -> utoipa::openapi::path::Parameter {
         .build()
 }
 
+/// Whether the operation needs a bearer token: it inherits the document's bearer requirement
+/// unless it declares `security(())`.
+pub fn is_secured(operation: &Operation) -> bool {
+    operation.security.as_ref().is_none_or(|requirements| {
+        requirements.iter().all(|requirement| requirement != &SecurityRequirement::default())
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,12 +276,4 @@ mod tests {
         assert_eq!(alias_suffix("/card/link"), "AtCardLink");
         assert_eq!(alias_suffix("/merchant/enroll"), "AtMerchantEnroll");
     }
-}
-
-/// Whether the operation needs a bearer token: it inherits the document's bearer requirement
-/// unless it declares `security(())`.
-pub fn is_secured(operation: &Operation) -> bool {
-    operation.security.as_ref().is_none_or(|requirements| {
-        requirements.iter().all(|requirement| requirement != &SecurityRequirement::default())
-    })
 }

@@ -1,11 +1,80 @@
-//! The generated merchant directory, and the enrolled locations that join it.
+//! The generated merchant directory, and the enrolled locations that join it. The rows are
+//! defined here; what the directory does with them (search, statements) is `crate::directory`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
 
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::StorageResult;
-use crate::directory::generate::Interner;
-use crate::directory::{DirectoryMerchant, Entry};
+
+/// A merchant of the directory, as a statement and discovery show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DirectoryMerchant {
+    /// `directory_merchants.id` (above [`crate::directory::generate::ID_BASE`]), or the location id for an
+    /// enrolled location.
+    pub id: i64,
+    pub dba_name: String,
+    /// What a card statement prints, e.g. `SQ *BLUE BOTTLE COFFEE`.
+    pub descriptor: String,
+    /// 4-digit MCC.
+    pub mcc: String,
+    pub street: String,
+    pub street_no: String,
+    pub city: String,
+    pub region: Option<String>,
+    /// ISO 3166-1 alpha-3.
+    pub country: String,
+    pub zip: String,
+    pub phone: u64,
+    pub latitude: f64,
+    pub longitude: f64,
+    /// ISO 4217 currency of the country.
+    pub currency: String,
+    /// Set for an enrolled merchant's location.
+    pub merchant_id: Option<i64>,
+    pub location_id: Option<i64>,
+}
+
+/// A merchant as the directory keeps it: strings that many merchants share (city, street,
+/// country) are shared allocations, which halves the memory of a million merchants.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub id: i64,
+    pub dba_name: Box<str>,
+    pub descriptor: Box<str>,
+    pub mcc: u16,
+    pub street: Arc<str>,
+    pub street_no: Box<str>,
+    pub city: Arc<str>,
+    pub region: Option<Arc<str>>,
+    pub country: Arc<str>,
+    pub zip: Arc<str>,
+    pub phone: u64,
+    pub latitude: f64,
+    pub longitude: f64,
+    pub currency: Arc<str>,
+    pub merchant_id: Option<i64>,
+    pub location_id: Option<i64>,
+    /// An enrolled location replaced by a newer version of itself: no longer found.
+    pub retired: bool,
+}
+
+/// Shares one allocation between every merchant in the same city, street or country.
+#[derive(Default)]
+pub struct Interner(HashMap<Box<str>, Arc<str>>);
+
+impl Interner {
+    pub fn get(&mut self, text: &str) -> Arc<str> {
+        if let Some(shared) = self.0.get(text) {
+            return Arc::clone(shared);
+        }
+        let shared: Arc<str> = Arc::from(text);
+        self.0.insert(text.into(), Arc::clone(&shared));
+        shared
+    }
+}
 
 /// Which directory the database holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
