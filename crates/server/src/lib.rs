@@ -1,46 +1,57 @@
 //! Subscriber Data service.
 //!
-//! - [`app`] builds the router over an [`AppState`]; [`serve`] runs it until shutdown;
-//!   [`start`] runs it in the background (tests, the embedded dashboard sandbox).
-//! - One module per resource: [`subscriber`], [`cards`], [`merchants`], [`accounts`],
-//!   [`persons`], [`discovery`] (over the merchant [`directory`]); [`storage`] holds the SQL
-//!   of each. [`realtime`] streams transactions as they happen; [`sandbox`] makes them.
-//! - [`hosted`]: the pages a person (not a program) uses: card entry, the sandbox bank.
-//! - [`operations`]: health and readiness probes, Prometheus metrics.
-//! - [`error::ApiError`] is the one error type; every failure leaves as the contract's JSON.
+//! Layers, each using only those above it (no module cycles):
+//! - Leaves: [`config`], [`keys`], [`reference`] tables, [`request_id`], [`metrics`],
+//!   [`link_token`].
+//! - [`storage`]: every SQL statement, returning rows; [`error::ApiError`], the one error type
+//!   (every failure leaves as the contract's JSON); [`paging`].
+//! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
+//!   [`usage`], [`events`] (the live fan-out), [`directory`] (the merchant directory),
+//!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
+//! - [`state::AppState`]; [`http`], the plumbing every route uses (registration, the one
+//!   token verification, idempotency, rate limit, usage, request context).
+//! - Resources: [`subscriber`], [`cards`], [`merchants`], [`accounts`], [`persons`],
+//!   [`discovery`], [`realtime`] (transactions as they happen), [`sandbox`] (controls and the
+//!   point-of-sale simulator); [`hosted`], the pages a person uses (card entry, the sandbox
+//!   bank), views over the card and bank-link sessions.
+//! - [`api`] assembles the routes and the OpenAPI document; [`server`] serves them beside
+//!   [`operations`] (probes, metrics) and the [`background`] work.
+//!
+//! The public surface is [`app`], [`serve`], [`start`], [`Config`], [`cli`], and the modules
+//! the dashboard, the benchmarks and the tests read.
 
-pub mod accounts;
+mod accounts;
 pub mod api;
-pub mod background;
-pub mod cards;
+mod background;
+mod cards;
 pub mod cli;
 pub mod config;
-pub mod credentials;
+mod credentials;
 pub mod directory;
-pub mod discovery;
+mod discovery;
 pub mod error;
-pub mod events;
-pub mod hosted;
+mod events;
+mod hosted;
 pub mod http;
-pub mod identity_source;
-pub mod keys;
-pub mod limits;
-pub mod link_token;
+mod identity_source;
+mod keys;
+mod limits;
+mod link_token;
 pub mod merchants;
-pub mod metrics;
-pub mod operations;
-pub mod paging;
+mod metrics;
+mod operations;
+mod paging;
 pub mod persons;
-pub mod realtime;
+mod realtime;
 pub mod reference;
-pub mod request_id;
-pub mod sandbox;
+mod request_id;
+mod sandbox;
 pub mod server;
 pub mod simulation;
 pub mod state;
 pub mod storage;
-pub mod subscriber;
-pub mod usage;
+mod subscriber;
+mod usage;
 
 pub use api::app;
 pub use config::Config;

@@ -4,7 +4,7 @@ use chrono::{DateTime, Months, NaiveDate, Utc};
 use subscriber_protocol::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 
 use crate::error::{ApiError, Validation};
-use crate::storage::transactions::TransactionRow;
+use crate::storage::transactions::{Filter, TransactionRow};
 
 /// A position in a newest-first list: the last row of the page before, `<time>.<id>`.
 /// Clients treat it as opaque; its form is simple enough for the OpenAPI document to state
@@ -84,6 +84,29 @@ pub fn amount(minor: i64) -> f64 {
 pub fn checked_time(seconds: i64) -> Result<DateTime<Utc>, ApiError> {
     DateTime::from_timestamp(seconds, 0)
         .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {seconds} is out of range")))
+}
+
+/// The filter a transaction query asks for, checked.
+pub fn transaction_filter(
+    limit: Option<u32>,
+    cursor: Option<&str>,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<(Filter, u32), ApiError> {
+    let mut validation = Validation::new();
+    let limit = page_limit(limit, &mut validation);
+    let after = cursor.filter(|cursor| !cursor.is_empty()).and_then(|cursor| decode_cursor(cursor, &mut validation));
+    let from = from.and_then(|text| parse_time_bound("from", text, Bound::Start, &mut validation));
+    let to = to.and_then(|text| parse_time_bound("to", text, Bound::End, &mut validation));
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        validation.reject("from", "must not be after to");
+    }
+    validation.finish(())?;
+    let oldest = history_start(Utc::now());
+    let filter = Filter { from: Some(from.map_or(oldest, |from| from.max(oldest))), to, after, ..Filter::default() };
+    Ok((filter, limit))
 }
 
 #[cfg(test)]

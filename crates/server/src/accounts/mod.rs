@@ -242,7 +242,7 @@ async fn transactions(
     IdPath(account_id): IdPath,
     ApiQuery(query): ApiQuery<AccountTransactionQuery>,
 ) -> Result<Json<Success<AccountTransactionPage>>, ApiError> {
-    let (filter, limit) = crate::cards::transaction_filter(
+    let (filter, limit) = crate::paging::transaction_filter(
         query.limit,
         query.cursor.as_deref(),
         query.from.as_deref(),

@@ -20,12 +20,12 @@ use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
-use crate::paging::{self, Bound};
+use crate::paging;
 use crate::reference::mcc;
 use crate::simulation::history;
 use crate::state::AppState;
 use crate::storage::cards::{CardRow, Inserted, NewCard};
-use crate::storage::transactions::{Filter, Owner, TransactionRow};
+use crate::storage::transactions::{Owner, TransactionRow};
 use crate::storage::{self, StorageError};
 use validation::{CardInput, ValidCard};
 
@@ -277,30 +277,6 @@ async fn details(
     Ok(Json(Success::new(card_record(row)?)))
 }
 
-/// The filter a transaction query asks for, checked.
-pub fn transaction_filter(
-    limit: Option<u32>,
-    cursor: Option<&str>,
-    from: Option<&str>,
-    to: Option<&str>,
-) -> Result<(Filter, u32), ApiError> {
-    let mut validation = Validation::new();
-    let limit = paging::page_limit(limit, &mut validation);
-    let after =
-        cursor.filter(|cursor| !cursor.is_empty()).and_then(|cursor| paging::decode_cursor(cursor, &mut validation));
-    let from = from.and_then(|text| paging::parse_time_bound("from", text, Bound::Start, &mut validation));
-    let to = to.and_then(|text| paging::parse_time_bound("to", text, Bound::End, &mut validation));
-    if let (Some(from), Some(to)) = (from, to)
-        && from > to
-    {
-        validation.reject("from", "must not be after to");
-    }
-    validation.finish(())?;
-    let oldest = paging::history_start(Utc::now());
-    let filter = Filter { from: Some(from.map_or(oldest, |from| from.max(oldest))), to, after, ..Filter::default() };
-    Ok((filter, limit))
-}
-
 pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError> {
     Ok(CardTransaction {
         transaction_id: row.id,
@@ -337,7 +313,7 @@ async fn transactions(
     ApiQuery(query): ApiQuery<CardTransactionQuery>,
 ) -> Result<Json<Success<CardTransactionPage>>, ApiError> {
     let (mut filter, limit) =
-        transaction_filter(query.limit, query.cursor.as_deref(), query.from.as_deref(), query.to.as_deref())?;
+        paging::transaction_filter(query.limit, query.cursor.as_deref(), query.from.as_deref(), query.to.as_deref())?;
     filter.pending = query.pending;
     owned_card(&state, auth.subscriber_id, card_id).await?;
     let rows = state

@@ -327,7 +327,7 @@ async fn transactions(
     IdPath(merchant_id): IdPath,
     ApiQuery(query): ApiQuery<MerchantTransactionQuery>,
 ) -> Result<Json<Success<MerchantTransactionPage>>, ApiError> {
-    let (mut filter, limit) = crate::cards::transaction_filter(
+    let (mut filter, limit) = crate::paging::transaction_filter(
         query.limit,
         query.cursor.as_deref(),
         query.from.as_deref(),
