@@ -3,6 +3,7 @@
 //! sees the bank credentials: it keeps only the bank's scoped token and the permissions the
 //! person granted. Status: pending → linked | failed | expired.
 
+pub mod bank_link;
 pub mod banks;
 
 use std::collections::BTreeSet;

@@ -1,6 +1,8 @@
 //! Secure card entry (the spec's "secure website interface"): `POST /card/session` opens a
 //! one-time page of the service where a person types the card; `GET /card/session/<id>`
-//! tells the subscriber how it went. The page itself is in `crate::hosted::card`.
+//! tells the subscriber how it went. The session's states and moves (pending → completed with
+//! a card, or expired by time or by too many rejected submissions) are here; the page itself,
+//! a view over them, is `crate::hosted::card`.
 
 use axum::Json;
 use axum::extract::State;
@@ -14,7 +16,7 @@ use crate::http::idempotency::Idempotent;
 use crate::link_token;
 use crate::paging;
 use crate::state::AppState;
-use crate::storage::{self, StorageError, card_sessions::CardSessionRow};
+use crate::storage::{self, StorageError, card_sessions::CardSessionRow, cards::Inserted};
 
 /// Where the card-entry page lives; its link carries the session's token as `session`.
 pub const PAGE_PATH: &str = "/secure/card";
@@ -100,4 +102,57 @@ pub async fn status(
         card_id: row.card_id,
         expires_at: paging::checked_time(row.expires_at)?,
     })))
+}
+
+/// The session a link's token opens, with its state now; `None` for a token of no session.
+pub async fn find_by_link(
+    state: &AppState,
+    link_token: &str,
+) -> Result<Option<(CardSessionRow, CardSessionStatus)>, ApiError> {
+    let token_hash = link_token::hash(link_token);
+    let row = state.db.read(move |connection| storage::card_sessions::find_by_token(connection, &token_hash)).await?;
+    let now = Utc::now().timestamp();
+    Ok(row.map(|row| {
+        let status = status_of(&row, now);
+        (row, status)
+    }))
+}
+
+/// Enrolls the page's card and completes the session in one transaction; `None` when the
+/// session closed meanwhile (a second submission of the same page, however close, finds it
+/// closed).
+pub async fn complete(
+    state: &AppState,
+    session_id: i64,
+    card: super::PreparedCard,
+) -> Result<Option<Inserted>, ApiError> {
+    let now = Utc::now().timestamp();
+    let outcome = state
+        .db
+        .write(move |transaction| {
+            if !storage::card_sessions::is_open(transaction, session_id, now)? {
+                return Ok(None);
+            }
+            let inserted = super::insert_prepared(transaction, card)?;
+            let card_id = match inserted {
+                Inserted::Created(card_id) | Inserted::Duplicate(card_id) => card_id,
+            };
+            storage::card_sessions::complete(transaction, session_id, card_id, now)?;
+            Ok::<_, StorageError>(Some(inserted))
+        })
+        .await?;
+    Ok(outcome)
+}
+
+/// Counts a rejected submission; `true` when the session is still open for another try,
+/// `false` when this one closed it.
+pub async fn record_rejection(state: &AppState, session_id: i64) -> Result<bool, ApiError> {
+    let now = Utc::now().timestamp();
+    let attempts = state
+        .db
+        .write(move |transaction| {
+            storage::card_sessions::record_failure(transaction, session_id, MAX_FAILED_SUBMISSIONS, now)
+        })
+        .await?;
+    Ok(attempts < MAX_FAILED_SUBMISSIONS)
 }

@@ -20,10 +20,9 @@ use subscriber_protocol::{AccountPermission, AccountStatus, Environment};
 use super::page;
 use super::token::{self, Browser};
 use crate::accounts::banks::{SandboxBank, credentials};
-use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, permission_name};
+use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, bank_link, permission_name};
 use crate::link_token;
 use crate::state::AppState;
-use crate::storage;
 use crate::storage::bank_accounts::{BankAccountRow, LinkStage};
 
 const LOGIN_PURPOSE: &str = "bank-login";
@@ -55,12 +54,9 @@ async fn open_link(state: &AppState, uri: &Uri) -> Result<Link, Response> {
         ));
     }
     let link_token = token::query_param(uri, "link").ok_or_else(unknown)?;
-    let token_hash = link_token::hash(&link_token);
-    let row = state
-        .db
-        .read(move |connection| storage::bank_accounts::find_by_token(connection, &token_hash))
+    let row = bank_link::find_by_link(state, &link_token)
         .await
-        .map_err(|error| page::internal_error(&error.into()))?
+        .map_err(|error| page::internal_error(&error))?
         .ok_or_else(unknown)?;
     let bank = accounts::bank_of(&row).map_err(|error| page::internal_error(&error))?;
     match accounts::status_of(&row, Utc::now().timestamp()) {
@@ -182,15 +178,9 @@ async fn submit_code(
     }
     let browser = Browser::known(nonce);
     if fields.get("code").map(|code| code.trim()) == Some(credentials::MFA_CODE) {
-        let account_id = link.row.id;
-        let now = Utc::now().timestamp();
-        return match state
-            .db
-            .write(move |transaction| storage::bank_accounts::pass_code(transaction, account_id, now))
-            .await
-        {
+        return match bank_link::pass_code(state, link.row.id).await {
             Ok(_) => redirect(&format!("{CONSENT_PATH}?link={}", link.token)),
-            Err(error) => page::internal_error(&error.into()),
+            Err(error) => page::internal_error(&error),
         };
     }
     let retry = |state: &AppState, link: &Link, message: &str| {
@@ -289,36 +279,24 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
     let username = fields.get("username").map_or("", |value| value.trim());
     let password = fields.get("password").map_or("", String::as_str);
     let account_id = link.row.id;
-    let now = Utc::now().timestamp();
 
     if username == credentials::LOCKED_USER {
         let reason = "the bank has locked this online banking account";
-        return match state
-            .db
-            .write(move |transaction| storage::bank_accounts::fail(transaction, account_id, now, reason))
-            .await
-        {
+        return match bank_link::fail(&state, account_id, reason).await {
             Ok(_) => {
                 tracing::info!(account_id, "bank link failed: locked bank account");
                 failed_page(link.bank, StatusCode::OK, Some(reason))
             }
-            Err(error) => page::internal_error(&error.into()),
+            Err(error) => page::internal_error(&error),
         };
     }
     let asks_code = username == credentials::MFA_USER;
     if (username == credentials::GOOD_USER || asks_code) && password == credentials::GOOD_PASSWORD {
-        let browser_hash = link_token::hash(&browser.nonce);
         // The code is asked on this same address, after the redirect.
         let (stage, next) = if asks_code { (LinkStage::Mfa, LOGIN_PATH) } else { (LinkStage::Consent, CONSENT_PATH) };
-        return match state
-            .db
-            .write(move |transaction| {
-                storage::bank_accounts::sign_in(transaction, account_id, now, &browser_hash, stage)
-            })
-            .await
-        {
+        return match bank_link::sign_in(&state, account_id, &browser.nonce, stage).await {
             Ok(_) => redirect(&format!("{next}?link={}", link.token)),
-            Err(error) => page::internal_error(&error.into()),
+            Err(error) => page::internal_error(&error),
         };
     }
     let retry = |state: &AppState, link: &Link, message: &str| {
@@ -337,20 +315,8 @@ async fn count_failure(
     retry: impl FnOnce(&AppState, &Link, &str) -> Response,
 ) -> Response {
     let account_id = link.row.id;
-    let now = Utc::now().timestamp();
     let reason = "too many failed sign-in attempts";
-    let failures = state
-        .db
-        .write(move |transaction| {
-            storage::bank_accounts::record_login_failure(
-                transaction,
-                account_id,
-                now,
-                credentials::MAX_LOGIN_FAILURES,
-                reason,
-            )
-        })
-        .await;
+    let failures = bank_link::record_login_failure(state, account_id, reason).await;
     match failures {
         Ok(Some(failures)) if failures >= credentials::MAX_LOGIN_FAILURES => {
             tracing::info!(account_id, "bank link failed: too many failed sign-ins");
@@ -367,7 +333,7 @@ async fn count_failure(
             Ok(_) => redirect(&format!("{LOGIN_PATH}?link={}", link.token)),
             Err(page) => page,
         },
-        Err(error) => page::internal_error(&error.into()),
+        Err(error) => page::internal_error(&error),
     }
 }
 
@@ -449,19 +415,14 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
     }
     let browser = Browser::known(nonce);
     let account_id = link.row.id;
-    let now = Utc::now().timestamp();
     if fields.get("decision").map(String::as_str) == Some("cancel") {
         let reason = "the account holder declined to share the account";
-        return match state
-            .db
-            .write(move |transaction| storage::bank_accounts::fail(transaction, account_id, now, reason))
-            .await
-        {
+        return match bank_link::fail(&state, account_id, reason).await {
             Ok(_) => {
                 tracing::info!(account_id, "bank link declined");
                 failed_page(link.bank, StatusCode::OK, Some(reason))
             }
-            Err(error) => page::internal_error(&error.into()),
+            Err(error) => page::internal_error(&error),
         };
     }
     let granted: Vec<AccountPermission> =
@@ -476,13 +437,7 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
             StatusCode::BAD_REQUEST,
         );
     }
-    let stored = granted.iter().map(|permission| permission_name(*permission)).collect::<Vec<_>>().join(",");
-    // The token the bank hands over instead of credentials: random, good only for `stored`.
-    let access_token = format!("sbx_{}", link_token::new_token());
-    let linked = state
-        .db
-        .write(move |transaction| storage::bank_accounts::link(transaction, account_id, now, &stored, &access_token))
-        .await;
+    let linked = bank_link::link(&state, account_id, &granted).await;
     match linked {
         Ok(true) => {
             tracing::info!(account_id, "bank account linked");
@@ -505,6 +460,6 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
             "This link has expired",
             "The link closed before the account was linked. Go back to the application and start again.",
         ),
-        Err(error) => page::internal_error(&error.into()),
+        Err(error) => page::internal_error(&error),
     }
 }

@@ -17,15 +17,14 @@ use subscriber_protocol::{CardSessionStatus, Environment};
 
 use super::page;
 use super::token::{self, Browser};
-use crate::cards::session::{MAX_FAILED_SUBMISSIONS, PAGE_PATH, status_of};
+use crate::cards::session::{self, PAGE_PATH};
 use crate::cards::test_cards::TEST_CARDS;
 use crate::cards::validation::CardInput;
 use crate::cards::{self, PanChannel};
 use crate::error::ApiError;
-use crate::link_token;
 use crate::reference::countries;
 use crate::state::AppState;
-use crate::storage::{self, StorageError, card_sessions::CardSessionRow, cards::Inserted};
+use crate::storage::{card_sessions::CardSessionRow, cards::Inserted};
 
 const CSRF_PURPOSE: &str = "card-entry";
 const FIELDS: [&str; 6] = ["pan", "firstName", "lastName", "expMonth", "expYear", "countryCode"];
@@ -40,14 +39,11 @@ async fn open_session(state: &AppState, uri: &Uri) -> Result<(String, CardSessio
         )
     };
     let link_token = token::query_param(uri, "session").ok_or_else(unknown)?;
-    let token_hash = link_token::hash(&link_token);
-    let row = state
-        .db
-        .read(move |connection| storage::card_sessions::find_by_token(connection, &token_hash))
+    let (row, status) = session::find_by_link(state, &link_token)
         .await
-        .map_err(|error| page::internal_error(&error.into()))?
+        .map_err(|error| page::internal_error(&error))?
         .ok_or_else(unknown)?;
-    match status_of(&row, Utc::now().timestamp()) {
+    match status {
         CardSessionStatus::Pending => Ok((link_token, row)),
         CardSessionStatus::Completed => Err(used_page()),
         CardSessionStatus::Expired => Err(expired_page()),
@@ -158,23 +154,7 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     };
     let (last_four, brand) = (prepared.last_four, prepared.brand);
     let session_id = session.id;
-    let now = Utc::now().timestamp();
-    let outcome = state
-        .db
-        .write(move |transaction| {
-            // Checked again inside the writing transaction: a second submission of the same
-            // page, however close, finds the session closed.
-            if !storage::card_sessions::is_open(transaction, session_id, now)? {
-                return Ok(None);
-            }
-            let inserted = cards::insert_prepared(transaction, prepared)?;
-            let card_id = match inserted {
-                Inserted::Created(card_id) | Inserted::Duplicate(card_id) => card_id,
-            };
-            storage::card_sessions::complete(transaction, session_id, card_id, now)?;
-            Ok::<_, StorageError>(Some(inserted))
-        })
-        .await;
+    let outcome = session::complete(&state, session_id, prepared).await;
     match outcome {
         Ok(Some(Inserted::Created(card_id))) => {
             tracing::info!(session_id, card_id, last_four, "card enrolled on the secure page");
@@ -185,7 +165,7 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
             enrolled_page(brand, last_four, true)
         }
         Ok(None) => used_page(),
-        Err(error) => page::internal_error(&error.into()),
+        Err(error) => page::internal_error(&error),
     }
 }
 
@@ -197,18 +177,10 @@ async fn rejected(
     browser: &Browser,
     retyped: &Retyped,
 ) -> Response {
-    let session_id = session.id;
-    let now = Utc::now().timestamp();
-    let attempts = state
-        .db
-        .write(move |transaction| {
-            storage::card_sessions::record_failure(transaction, session_id, MAX_FAILED_SUBMISSIONS, now)
-        })
-        .await;
-    match attempts {
-        Ok(attempts) if attempts >= MAX_FAILED_SUBMISSIONS => expired_page(),
-        Ok(_) => form_page(state, link_token, session, browser, retyped, StatusCode::BAD_REQUEST),
-        Err(error) => page::internal_error(&error.into()),
+    match session::record_rejection(state, session.id).await {
+        Ok(true) => form_page(state, link_token, session, browser, retyped, StatusCode::BAD_REQUEST),
+        Ok(false) => expired_page(),
+        Err(error) => page::internal_error(&error),
     }
 }
 

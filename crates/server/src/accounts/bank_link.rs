@@ -1,0 +1,78 @@
+//! The bank-link session's moves: a pending link is signed in at the bank (then asked for a
+//! one-time code, or straight to consent), and ends linked with the permissions granted or
+//! failed with a reason; wrong sign-ins are counted. Each move happens only while the link is
+//! still pending (checked in the writing statement). The pages that drive them are views,
+//! `crate::hosted::bank`.
+
+use chrono::Utc;
+use subscriber_protocol::AccountPermission;
+
+use super::banks::credentials::MAX_LOGIN_FAILURES;
+use super::permission_name;
+use crate::error::ApiError;
+use crate::link_token;
+use crate::state::AppState;
+use crate::storage::{self, bank_accounts::BankAccountRow, bank_accounts::LinkStage};
+
+/// The link a page's token names, in whatever state.
+pub async fn find_by_link(state: &AppState, link_token: &str) -> Result<Option<BankAccountRow>, ApiError> {
+    let token_hash = link_token::hash(link_token);
+    Ok(state.db.read(move |connection| storage::bank_accounts::find_by_token(connection, &token_hash)).await?)
+}
+
+/// Signed in at the bank in the browser holding `browser_nonce`; on to `next_stage`.
+pub async fn sign_in(
+    state: &AppState,
+    account_id: i64,
+    browser_nonce: &str,
+    next_stage: LinkStage,
+) -> Result<bool, ApiError> {
+    let browser_hash = link_token::hash(browser_nonce);
+    let now = Utc::now().timestamp();
+    Ok(state
+        .db
+        .write(move |transaction| {
+            storage::bank_accounts::sign_in(transaction, account_id, now, &browser_hash, next_stage)
+        })
+        .await?)
+}
+
+/// The one-time code was right: on to consent.
+pub async fn pass_code(state: &AppState, account_id: i64) -> Result<bool, ApiError> {
+    let now = Utc::now().timestamp();
+    Ok(state.db.write(move |transaction| storage::bank_accounts::pass_code(transaction, account_id, now)).await?)
+}
+
+/// Counts a wrong sign-in or code: the failures so far (the link fails with `reason` at
+/// [`MAX_LOGIN_FAILURES`]), or `None` when the link is no longer pending.
+pub async fn record_login_failure(
+    state: &AppState,
+    account_id: i64,
+    reason: &'static str,
+) -> Result<Option<u32>, ApiError> {
+    let now = Utc::now().timestamp();
+    Ok(state
+        .db
+        .write(move |transaction| {
+            storage::bank_accounts::record_login_failure(transaction, account_id, now, MAX_LOGIN_FAILURES, reason)
+        })
+        .await?)
+}
+
+/// The link ends failed, with the reason the subscriber is shown.
+pub async fn fail(state: &AppState, account_id: i64, reason: &'static str) -> Result<bool, ApiError> {
+    let now = Utc::now().timestamp();
+    Ok(state.db.write(move |transaction| storage::bank_accounts::fail(transaction, account_id, now, reason)).await?)
+}
+
+/// The person consented to share `granted`: the bank's scoped token (random, good only for
+/// those permissions) is kept instead of any credential. `false` when the link closed first.
+pub async fn link(state: &AppState, account_id: i64, granted: &[AccountPermission]) -> Result<bool, ApiError> {
+    let stored = granted.iter().map(|permission| permission_name(*permission)).collect::<Vec<_>>().join(",");
+    let access_token = format!("sbx_{}", link_token::new_token());
+    let now = Utc::now().timestamp();
+    Ok(state
+        .db
+        .write(move |transaction| storage::bank_accounts::link(transaction, account_id, now, &stored, &access_token))
+        .await?)
+}
