@@ -74,6 +74,9 @@ struct Inner {
     generated: usize,
     /// Indexes `entries[..generated]` only.
     generated_index: SearchIndex,
+    /// The spending group of each generated merchant, worked out once (the sandbox's card
+    /// histories look it up for every neighbour of a home).
+    generated_groups: Vec<Option<catalog::Group>>,
     /// Indexes the enrolled locations, by their position in `entries` (all `>= generated`).
     enrolled_index: SearchIndex,
     interner: Interner,
@@ -82,8 +85,10 @@ struct Inner {
 impl Inner {
     fn push_generated(&mut self, entry: Entry) {
         debug_assert_eq!(self.generated, self.entries.len(), "generated merchants come before enrolled ones");
+        let group = catalog::group_of(entry.mcc, &entry.dba_name);
         if self.push(entry, |inner| &mut inner.generated_index) {
             self.generated = self.entries.len();
+            self.generated_groups.push(group);
         }
     }
 
@@ -127,6 +132,15 @@ impl Inner {
 #[derive(Default)]
 pub struct Directory {
     inner: RwLock<Inner>,
+}
+
+/// The generated directory as the sandbox's card histories read it.
+#[derive(Clone, Copy)]
+pub(crate) struct Generated<'a> {
+    pub entries: &'a [Entry],
+    pub index: &'a SearchIndex,
+    /// `groups[i]` is the spending group of `entries[i]`.
+    pub groups: &'a [Option<catalog::Group>],
 }
 
 /// What discovery asks the directory.
@@ -316,9 +330,13 @@ impl Directory {
 
     /// Read access to the generated merchants and their index, which holds exactly those
     /// entries (card histories pick from them).
-    pub(crate) fn with_generated<R>(&self, work: impl FnOnce(&[Entry], &SearchIndex) -> R) -> R {
+    pub(crate) fn with_generated<R>(&self, work: impl FnOnce(Generated<'_>) -> R) -> R {
         let inner = self.inner.read();
-        work(&inner.entries[..inner.generated], &inner.generated_index)
+        work(Generated {
+            entries: &inner.entries[..inner.generated],
+            index: &inner.generated_index,
+            groups: &inner.generated_groups,
+        })
     }
 }
 

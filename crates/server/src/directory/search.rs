@@ -261,6 +261,18 @@ impl SearchIndex {
 
     /// Every live merchant within `radius` metres, with its distance.
     pub fn within(&self, entries: &[Entry], latitude: f64, longitude: f64, radius: f64) -> Vec<(u32, f64)> {
+        self.within_where(entries, latitude, longitude, radius, |_| true)
+    }
+
+    /// [`SearchIndex::within`], of the entries `keep` accepts (checked before the distance).
+    pub fn within_where(
+        &self,
+        entries: &[Entry],
+        latitude: f64,
+        longitude: f64,
+        radius: f64,
+        keep: impl Fn(u32) -> bool,
+    ) -> Vec<(u32, f64)> {
         let Some((row, column)) = cell_of(latitude, longitude) else { return Vec::new() };
         let cos = latitude.to_radians().cos().max(0.01);
         let reach_rows = cells_for(radius / METRES_PER_DEGREE);
@@ -270,6 +282,9 @@ impl SearchIndex {
             for cell_column in column - reach_columns..=column + reach_columns {
                 let Some(indices) = self.grid.get(&(cell_row, cell_column)) else { continue };
                 for &index in indices {
+                    if !keep(index) {
+                        continue;
+                    }
                     let entry = &entries[index as usize];
                     if entry.retired {
                         continue;

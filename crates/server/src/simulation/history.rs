@@ -9,9 +9,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
 
-use crate::directory::catalog::{Group, group_of};
+use crate::directory::catalog::Group;
 use crate::directory::search::SearchIndex;
-use crate::directory::{Directory, Entry};
+use crate::directory::{Directory, Entry, Generated};
 use crate::paging;
 use crate::storage::transactions::TransactionRow;
 
@@ -66,7 +66,7 @@ const BILLERS: &[Group] = &[
 
 /// Rows with `card_id` unset (the caller sets it once the card has its id).
 pub fn generate(directory: &Directory, input: &HistoryInput) -> Vec<TransactionRow> {
-    directory.with_generated(|entries, index| History::new(entries, index, input).map(History::run).unwrap_or_default())
+    directory.with_generated(|generated| History::new(generated, input).map(History::run).unwrap_or_default())
 }
 
 /// A deterministic random source for this card and seed: who the cardholder is (home, usual
@@ -100,6 +100,8 @@ struct Trip {
 
 struct History<'a> {
     entries: &'a [Entry],
+    /// The spending group of each entry.
+    groups: &'a [Option<Group>],
     input: &'a HistoryInput,
     rng: ChaCha8Rng,
     /// Merchants this person uses, by group.
@@ -113,7 +115,8 @@ struct History<'a> {
 }
 
 impl<'a> History<'a> {
-    fn new(entries: &'a [Entry], index: &SearchIndex, input: &'a HistoryInput) -> Option<Self> {
+    fn new(generated: Generated<'a>, input: &'a HistoryInput) -> Option<Self> {
+        let Generated { entries, index, groups } = generated;
         if entries.is_empty() {
             return None;
         }
@@ -130,13 +133,17 @@ impl<'a> History<'a> {
             .map(|group| (group, Vec::new()))
             .collect();
         // Nearest first: widen the circle until every group has the merchants it needs.
+        // Only merchants of a needed group are measured and sorted: a wide circle in a city of a
+        // million-merchant directory holds hundreds of thousands of others.
+        let needed = |candidate: u32| {
+            groups[candidate as usize].is_some_and(|group| LOCAL_NEEDS.iter().any(|(own, _)| *own == group))
+        };
         for radius in [6_000.0, 20_000.0, 60_000.0, 200_000.0] {
-            let mut nearby = index.within(entries, home.latitude, home.longitude, radius);
+            let mut nearby = index.within_where(entries, home.latitude, home.longitude, radius, needed);
             nearby.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-            // One pass over the neighbours, nearest first, each merchant's group worked out once.
+            // One pass over the neighbours, nearest first.
             for (candidate, _) in &nearby {
-                let entry = &entries[*candidate as usize];
-                let Some(group) = group_of(entry.mcc, &entry.dba_name) else { continue };
+                let Some(group) = groups[*candidate as usize] else { continue };
                 let Some(wanted) = LOCAL_NEEDS.iter().find(|(own, _)| *own == group).map(|(_, wanted)| *wanted) else {
                     continue;
                 };
@@ -162,7 +169,7 @@ impl<'a> History<'a> {
                 let candidate = rng.random_range(0..entries.len());
                 let entry = &entries[candidate];
                 let in_country = entry.country == home.country || tries > 3000;
-                if in_country && group_of(entry.mcc, &entry.dba_name) == Some(*group) {
+                if in_country && groups[candidate] == Some(*group) {
                     let candidate = u32::try_from(candidate).ok()?;
                     if !list.contains(&candidate) {
                         list.push(candidate);
@@ -175,6 +182,7 @@ impl<'a> History<'a> {
         let utc_offset_hours = (home.longitude / 15.0).round() as i64;
         let mut history = Self {
             entries,
+            groups,
             input,
             rng: card_rng(input),
             regulars,
@@ -205,16 +213,18 @@ impl<'a> History<'a> {
             }) else {
                 continue;
             };
-            let mut nearby = index.within(self.entries, destination.latitude, destination.longitude, 25_000.0);
+            let groups = self.groups;
+            let for_a_trip = |candidate: u32| {
+                matches!(groups[candidate as usize], Some(Group::Hotel | Group::Restaurant | Group::Taxi))
+            };
+            let mut nearby =
+                index.within_where(self.entries, destination.latitude, destination.longitude, 25_000.0, for_a_trip);
             nearby.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
             let of_group = |group: Group| {
                 nearby
                     .iter()
                     .map(|(candidate, _)| *candidate)
-                    .filter(|candidate| {
-                        let entry = &self.entries[*candidate as usize];
-                        group_of(entry.mcc, &entry.dba_name) == Some(group)
-                    })
+                    .filter(|candidate| groups[*candidate as usize] == Some(group))
                     .collect::<Vec<u32>>()
             };
             let airlines = self.regular(Group::Airline);
@@ -235,8 +245,7 @@ impl<'a> History<'a> {
         if group == Group::Airline {
             for _ in 0..3000 {
                 let candidate = self.rng.random_range(0..self.entries.len());
-                let entry = &self.entries[candidate];
-                if group_of(entry.mcc, &entry.dba_name) == Some(Group::Airline) {
+                if self.groups[candidate] == Some(Group::Airline) {
                     return u32::try_from(candidate).ok();
                 }
             }
@@ -586,8 +595,7 @@ mod tests {
             country_code: country.to_owned(),
             enrolled_at,
         };
-        directory
-            .with_generated(|entries, index| History::new(entries, index, &input).map(History::run).unwrap_or_default())
+        directory.with_generated(|generated| History::new(generated, &input).map(History::run).unwrap_or_default())
     }
 
     const ENROLLED_AT: i64 = 1_790_000_000;
@@ -615,8 +623,9 @@ mod tests {
     fn enrolled_locations_near_home_leave_the_history_as_it_was() {
         let plain = Directory::generate(20_261_122, 1500);
         let crowded = Directory::generate(20_261_122, 1500);
-        let sites: Vec<(f64, f64, String, String, String)> = crowded.with_generated(|entries, _| {
-            entries
+        let sites: Vec<(f64, f64, String, String, String)> = crowded.with_generated(|generated| {
+            generated
+                .entries
                 .iter()
                 .map(|entry| {
                     (
