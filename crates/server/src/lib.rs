@@ -2,7 +2,7 @@
 //!
 //! Layers, each using only those above it (no module cycles):
 //! - Leaves: [`config`], [`keys`], [`reference`] tables, [`request_id`], [`metrics`],
-//!   [`link_token`].
+//!   [`link_token`], [`body_cache`].
 //! - [`storage`]: every SQL statement, returning rows; [`error::ApiError`], the one error type
 //!   (every failure leaves as the contract's JSON); [`paging`].
 //! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
@@ -23,6 +23,7 @@
 mod accounts;
 pub mod api;
 mod background;
+mod body_cache;
 mod cards;
 pub mod cli;
 pub mod config;

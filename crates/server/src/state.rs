@@ -12,6 +12,9 @@ use crate::keys::{self, Keys};
 use crate::storage::{self, Db};
 use crate::usage::UsageRecorder;
 
+/// Card bodies kept in memory: about 300 bytes each.
+const CARD_BODIES: usize = 100_000;
+
 /// Cloned for every request by each layer and handler that takes state: one reference count
 /// instead of one per field.
 #[derive(Clone)]
@@ -40,6 +43,8 @@ pub struct Shared {
     /// All the service's keys, from the key file (never from the database).
     pub keys: Arc<Keys>,
     pub directory: Arc<Directory>,
+    /// `GET /card/{id}` bodies: a card never changes once enrolled.
+    pub card_bodies: Arc<crate::body_cache::BodyCache>,
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::events::EventHub>,
@@ -92,6 +97,7 @@ impl AppState {
             hosted_key: keys.hosted_forms.clone().into(),
             keys,
             directory: Arc::new(directory),
+            card_bodies: Arc::new(crate::body_cache::BodyCache::new(CARD_BODIES)),
             limits: Arc::new(limits),
             events: Arc::default(),
             identity_source,

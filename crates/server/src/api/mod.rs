@@ -8,8 +8,8 @@ use std::time::Duration;
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
-use axum::middleware::{from_fn, from_fn_with_state};
-use tower_http::set_header::SetResponseHeaderLayer;
+use axum::middleware::{from_fn, from_fn_with_state, map_response};
+use axum::response::Response;
 use tower_http::timeout::TimeoutLayer;
 
 use crate::error::ApiError;
@@ -46,15 +46,23 @@ pub fn app(state: AppState) -> Router {
     if let Err(error) = openapi::publish(&state, &openapi::complete(operations, &state.config)) {
         tracing::error!(error = format!("{error:#}"), "the OpenAPI document could not be serialized");
     }
-    let mut router = router
+    router
         .route_layer(from_fn(context::record_route))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
         .layer(from_fn_with_state(state.clone(), limit::limit_requests))
         // Outside the limiter: the one verification of the bearer token the layers inside read.
         .layer(from_fn_with_state(state.clone(), extract::authenticate_requests))
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
-    // Hosted pages set stricter or page-specific values of their own; these are the defaults.
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
+        // Hosted pages set stricter or page-specific values of their own; these are the defaults.
+        .layer(map_response(default_headers))
+        .layer(from_fn(context::request_context))
+        .with_state(state)
+}
+
+/// The security headers every answer carries unless it set its own.
+async fn default_headers(mut response: Response) -> Response {
+    let headers = response.headers_mut();
     for (name, value) in [
         (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
         (header::X_FRAME_OPTIONS, "DENY"),
@@ -63,9 +71,11 @@ pub fn app(state: AppState) -> Router {
         (header::CONTENT_SECURITY_POLICY, "default-src 'none'; frame-ancestors 'none'"),
         (HeaderName::from_static("cross-origin-resource-policy"), "same-origin"),
     ] {
-        router = router.layer(SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value)));
+        if !headers.contains_key(&name) {
+            headers.insert(name, HeaderValue::from_static(value));
+        }
     }
-    router.layer(from_fn(context::request_context)).with_state(state)
+    response
 }
 
 async fn not_found() -> ApiError {

@@ -6,8 +6,10 @@ pub mod test_cards;
 pub mod validation;
 
 use axum::Json;
+use axum::body::Bytes;
 use axum::extract::State;
-use axum::response::Response;
+use axum::http::{HeaderValue, header};
+use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rusqlite::Transaction;
 use subscriber_protocol::{
@@ -268,13 +270,17 @@ pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> R
         (status = 200, description = "The card.", body = Success<CardRecord>),
         (status = 404, description = "No such card of the caller.", body = ErrorBody),
     ))]
-async fn details(
-    State(state): State<AppState>,
-    auth: Auth,
-    IdPath(card_id): IdPath,
-) -> Result<Json<Success<CardRecord>>, ApiError> {
-    let row = owned_card(&state, auth.subscriber_id, card_id).await?;
-    Ok(Json(Success::new(card_record(row)?)))
+async fn details(State(state): State<AppState>, auth: Auth, IdPath(card_id): IdPath) -> Result<Response, ApiError> {
+    let body = match state.card_bodies.get(card_id, auth.subscriber_id) {
+        Some(body) => body,
+        None => {
+            let row = owned_card(&state, auth.subscriber_id, card_id).await?;
+            let body = Bytes::from(serde_json::to_vec(&Success::new(card_record(row)?)).map_err(ApiError::internal)?);
+            state.card_bodies.insert(card_id, auth.subscriber_id, body.clone());
+            body
+        }
+    };
+    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response())
 }
 
 pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError> {

@@ -3,6 +3,8 @@
 
 pub mod revocation;
 
+use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Duration;
 
 use argon2::password_hash::phc::PasswordHash;
@@ -10,6 +12,7 @@ use argon2::{Argon2, PasswordHasher, PasswordVerifier};
 use chrono::Utc;
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation};
+use parking_lot::RwLock;
 use rand::Rng;
 use rand::distr::Alphanumeric;
 use serde::{Deserialize, Serialize};
@@ -37,7 +40,26 @@ pub struct TokenIssuer {
     validation: Validation,
     validity: Duration,
     environment: String,
+    /// Tokens this process verified, by their text: a client sends the same token with every
+    /// request, and its signature and claims need checking only once. Only valid tokens are
+    /// kept, and each hit checks the expiry again; revocation is checked per request by the
+    /// caller (credential generations), not here.
+    verified: RwLock<HashMap<Box<str>, VerifiedToken>>,
 }
+
+/// What a valid token says.
+#[derive(Debug, Clone)]
+pub struct VerifiedToken {
+    pub subscriber_id: i64,
+    pub client_id: Arc<str>,
+    /// The credential generation the token was issued under.
+    pub generation: i64,
+    /// When the token stops working (Unix seconds).
+    pub expires_at: i64,
+}
+
+/// Verified tokens kept at most; past it the cache starts afresh.
+const VERIFIED_TOKENS: usize = 50_000;
 
 impl TokenIssuer {
     pub fn new(signing_key: &[u8], validity: Duration, environment: &str) -> Self {
@@ -50,6 +72,7 @@ impl TokenIssuer {
             validation,
             validity,
             environment: environment.to_owned(),
+            verified: RwLock::default(),
         }
     }
 
@@ -73,8 +96,32 @@ impl TokenIssuer {
         jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &self.encoding).map_err(ApiError::internal)
     }
 
+    /// What a valid token says: its signature, expiry and environment checked (once per
+    /// token text; the expiry on every call).
+    pub fn verify_token(&self, token: &str) -> Result<VerifiedToken, ApiError> {
+        if let Some(verified) = self.verified.read().get(token) {
+            if verified.expires_at <= Utc::now().timestamp() {
+                return Err(ApiError::TokenExpired);
+            }
+            return Ok(verified.clone());
+        }
+        let (subscriber_id, claims) = self.decode(token)?;
+        let verified = VerifiedToken {
+            subscriber_id,
+            client_id: claims.cid.into(),
+            generation: claims.r#gen,
+            expires_at: claims.exp,
+        };
+        let mut cache = self.verified.write();
+        if cache.len() >= VERIFIED_TOKENS {
+            cache.clear();
+        }
+        cache.insert(token.into(), verified.clone());
+        Ok(verified)
+    }
+
     /// The subscriber id a valid token speaks for, with its claims.
-    pub fn verify_token(&self, token: &str) -> Result<(i64, Claims), ApiError> {
+    fn decode(&self, token: &str) -> Result<(i64, Claims), ApiError> {
         let data =
             jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).map_err(|error| {
                 match error.kind() {
@@ -174,8 +221,10 @@ mod tests {
     fn tokens_carry_the_subscriber_and_expire() {
         let issuer = TokenIssuer::new(b"0123456789abcdef0123456789abcdef", Duration::from_secs(60), "sandbox");
         let token = issuer.issue(7, "cli_x", 0).expect("issues");
-        let (subscriber_id, claims) = issuer.verify_token(&token).expect("valid");
-        assert_eq!((subscriber_id, claims.cid.as_str()), (7, "cli_x"));
+        let verified = issuer.verify_token(&token).expect("valid");
+        assert_eq!((verified.subscriber_id, &*verified.client_id), (7, "cli_x"));
+        let again = issuer.verify_token(&token).expect("still valid, from the cache");
+        assert_eq!((again.subscriber_id, again.expires_at), (7, verified.expires_at));
         // `issue` rounds the expiry up to the next second, so a zero validity is not yet
         // expired: sign a token whose expiry has passed instead.
         let now = Utc::now().timestamp();

@@ -16,12 +16,13 @@ use crate::request_id;
 /// Filled after routing with the matched route template, so the log line names the route
 /// (`/card/{card_id}`) instead of echoing whatever the client put in the path.
 #[derive(Clone, Default)]
-struct RouteSlot(Arc<Mutex<Option<String>>>);
+struct RouteSlot(Arc<Mutex<Option<MatchedPath>>>);
 
 pub async fn request_context(mut request: Request, next: Next) -> Response {
     let request_id = request_id::of_request(request.headers());
     let method = request.method().clone();
-    let raw_path = request.uri().path().to_owned();
+    // A cheap copy (shared bytes): the path is read again only when no route matched.
+    let uri = request.uri().clone();
     let slot = RouteSlot::default();
     request.extensions_mut().insert(slot.clone());
     let started = Instant::now();
@@ -35,8 +36,11 @@ pub async fn request_context(mut request: Request, next: Next) -> Response {
     let matched = slot.0.lock().take();
     let status = response.status().as_u16();
     let elapsed = started.elapsed();
-    crate::metrics::record_request(&method, matched.as_deref(), status, elapsed);
-    let route = matched.unwrap_or_else(|| mask_long_digit_runs(&raw_path));
+    crate::metrics::record_request(&method, matched.as_ref().map(MatchedPath::as_str), status, elapsed);
+    let route: std::borrow::Cow<'_, str> = match &matched {
+        Some(matched) => matched.as_str().into(),
+        None => mask_long_digit_runs(uri.path()).into(),
+    };
     // Rounded to 0.01 ms, a number (not text) in JSON logs.
     let latency_ms = (elapsed.as_secs_f64() * 100_000.0).round() / 100.0;
     tracing::info!(
@@ -56,7 +60,7 @@ pub async fn record_route(request: Request, next: Next) -> Response {
     if let (Some(slot), Some(matched)) =
         (request.extensions().get::<RouteSlot>(), request.extensions().get::<MatchedPath>())
     {
-        *slot.0.lock() = Some(matched.as_str().to_owned());
+        *slot.0.lock() = Some(matched.clone());
     }
     next.run(request).await
 }

@@ -11,7 +11,7 @@ use axum::response::Response;
 use parking_lot::Mutex;
 use serde::de::DeserializeOwned;
 
-use crate::credentials::Claims;
+use crate::credentials::VerifiedToken;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -190,7 +190,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
 #[derive(Debug, Clone)]
 pub struct Auth {
     pub subscriber_id: i64,
-    pub client_id: String,
+    pub client_id: Arc<str>,
     /// The credential generation the token was issued under.
     pub generation: i64,
     /// When the token stops working (Unix seconds).
@@ -250,13 +250,13 @@ async fn authenticate(state: &AppState, headers: &HeaderMap) -> Result<Auth, Api
         .map_err(|_| ApiError::Unauthorized("the Authorization header is not valid text".to_owned()))?;
     let token = bearer_token(header_value)
         .ok_or_else(|| ApiError::Unauthorized("the Authorization header must be Bearer <token>".to_owned()))?;
-    let (subscriber_id, Claims { cid, exp, r#gen, .. }) = state.auth.verify_token(token)?;
+    let VerifiedToken { subscriber_id, client_id, generation, expires_at } = state.auth.verify_token(token)?;
     match state.generations.current(&state.db, subscriber_id).await? {
         None => return Err(ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned())),
-        Some(current) if current != r#gen => return Err(ApiError::TokenRevoked),
+        Some(current) if current != generation => return Err(ApiError::TokenRevoked),
         Some(_) => {}
     }
-    Ok(Auth { subscriber_id, client_id: cid, generation: r#gen, expires_at: exp })
+    Ok(Auth { subscriber_id, client_id, generation, expires_at })
 }
 
 fn missing_authorization() -> ApiError {

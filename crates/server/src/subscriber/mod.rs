@@ -257,7 +257,7 @@ async fn rotate_secret(
         return Err(ApiError::conflict("the secret was rotated by another request meanwhile: log in with the new one"));
     }
     tracing::info!(client_id = %auth.client_id, "secret rotated; earlier tokens revoked");
-    Ok(Json(Success::new(RotateSecretResponse { client_id: auth.client_id, secret, rotated_at: now })))
+    Ok(Json(Success::new(RotateSecretResponse { client_id: auth.client_id.to_string(), secret, rotated_at: now })))
 }
 
 /// Billable requests by day and endpoint (counted in the `established` environment only)
