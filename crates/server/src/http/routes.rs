@@ -120,7 +120,8 @@ impl Routes {
             .paths
             .values_mut()
             .any(|item| operations_mut(item).into_iter().any(|(_, operation)| is_secured(operation)));
-        let method_router = if secured {
+        // Only where requests are billed (`established`): elsewhere the layer would count nothing.
+        let method_router = if secured && self.state.usage.is_billing() {
             method_router.route_layer(from_fn_with_state(self.state.clone(), super::usage::record_usage))
         } else {
             method_router
