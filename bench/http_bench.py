@@ -98,7 +98,7 @@ def main():
     # The service logs only warnings (and the line that says where it listens): a log line per
     # request would measure the terminal.
     service = Server([str(release / "subscriber-server"), "--listen", "127.0.0.1:0", "--database",
-                      f"{workdir}/bench.sqlite3", "--rate-limit", "0", "--login-attempts", "1000000",
+                      f"{workdir}/bench.sqlite3", "--rate-limit", "0", "--credential-rate-limit", "0", "--login-attempts", "1000000",
                       "--directory-size", str(arguments.directory_size),
                       "--log", "warn,subscriber_server::server=info"])
     prism = None
@@ -207,7 +207,7 @@ Machine: {machine()}; load average (1, 5, 15 min) {load_before} before the run a
 it (the machine is shared with other engineers' builds and tests). Busiest processes at the start:
 {busy_before}; at the end: {busy_after}.
 Command: `{command}` — release builds; `wrk -t2 -c64 -d{arguments.duration}s --latency` on loopback
-(wrk shares the machine's cores with the server); the service runs with `--rate-limit 0` and a
+(wrk shares the machine's cores with the server); the service runs with `--rate-limit 0 --credential-rate-limit 0` and a
 directory of {arguments.directory_size:,} merchants.
 Baseline: a bare axum hello-world (`crates/server/examples/hello_world.rs`) in the same run:
 {baseline['rps']:,.0f} requests/s, p50 {baseline['p50']:.2f} ms, p99 {baseline['p99']:.2f} ms.
