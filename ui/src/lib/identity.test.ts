@@ -1,20 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Person } from "./bindings/Person";
-import {
-  afterVerify,
-  answerCurrent,
-  deltaPercent,
-  emptyPersonalForm,
-  fieldMessages,
-  isLastQuestion,
-  outcomeOf,
-  personalRequest,
-  progress,
-  startQuestions,
-  stepFor,
-  visibleErrors,
-  type Step,
-} from "./identity";
+import * as identity from "./identity";
+import type { Step } from "./identity";
 
 const person: Person = {
   personId: 7,
@@ -36,46 +23,56 @@ const questions = [1, 2, 3, 4].map((questionId) => ({
   })),
 }));
 
-const asked = startQuestions(person, { personId: 7, expiresAt: "2026-03-07T09:10:00Z", questions });
+const asked = identity.startQuestions(person, {
+  personId: 7,
+  expiresAt: "2026-03-07T09:10:00Z",
+  questions,
+});
 
 describe("the identity wizard", () => {
   const now = Date.parse("2026-03-07T12:00:00Z");
 
   it("resumes a listed person where they stand", () => {
-    expect(stepFor(person, now).kind).toBe("information");
-    expect(stepFor({ ...person, status: "failed", attemptsRemaining: 2 }, now).kind).toBe(
+    expect(identity.stepFor(person, now).kind).toBe("information");
+    expect(identity.stepFor({ ...person, status: "failed", attemptsRemaining: 2 }, now).kind).toBe(
       "information",
     );
     // Questions issued before are never shown again: new ones are asked for.
-    expect(stepFor({ ...person, status: "authenticating" }, now).kind).toBe("information");
-    expect(stepFor({ ...person, status: "verified", verified: true }, now)).toMatchObject({
+    expect(identity.stepFor({ ...person, status: "authenticating" }, now).kind).toBe("information");
+    expect(identity.stepFor({ ...person, status: "verified", verified: true }, now)).toMatchObject({
       kind: "outcome",
       outcome: { kind: "verified", signals: null },
     });
     expect(
-      stepFor({ ...person, status: "locked", lockedUntil: "2026-03-08T12:00:00Z" }, now),
+      identity.stepFor({ ...person, status: "locked", lockedUntil: "2026-03-08T12:00:00Z" }, now),
     ).toMatchObject({
       kind: "outcome",
       outcome: { kind: "locked", lockedUntil: "2026-03-08T12:00:00Z" },
     });
     // A lock that has ended: the person starts again.
     expect(
-      stepFor({ ...person, status: "locked", lockedUntil: "2026-03-07T11:00:00Z" }, now).kind,
+      identity.stepFor({ ...person, status: "locked", lockedUntil: "2026-03-07T11:00:00Z" }, now)
+        .kind,
     ).toBe("information");
   });
 
-  it("asks one question at a time, with progress, and keeps each answer once given", () => {
-    expect(progress(asked)).toEqual({ current: 1, total: 4, label: "1 of 4", complete: false });
-    let step: Step = answerCurrent(asked, 12);
-    expect(progress(step).label).toBe("2 of 4");
+  it("asks one question at a time, with identity.progress, and keeps each answer once given", () => {
+    expect(identity.progress(asked)).toEqual({
+      current: 1,
+      total: 4,
+      label: "1 of 4",
+      complete: false,
+    });
+    let step: Step = identity.answerCurrent(asked, 12);
+    expect(identity.progress(step).label).toBe("2 of 4");
     // A choice of another question does not count.
-    expect(answerCurrent(step, 12)).toBe(step);
-    step = answerCurrent(step, 25);
-    step = answerCurrent(step, 31);
-    expect(isLastQuestion(step)).toBe(true);
-    expect(progress(step)).toMatchObject({ label: "4 of 4", complete: false });
-    step = answerCurrent(step, 44);
-    expect(progress(step).complete).toBe(true);
+    expect(identity.answerCurrent(step, 12)).toBe(step);
+    step = identity.answerCurrent(step, 25);
+    step = identity.answerCurrent(step, 31);
+    expect(identity.isLastQuestion(step)).toBe(true);
+    expect(identity.progress(step)).toMatchObject({ label: "4 of 4", complete: false });
+    step = identity.answerCurrent(step, 44);
+    expect(identity.progress(step).complete).toBe(true);
     expect(step.kind === "questions" && step.answers).toEqual([
       { questionId: 1, choiceId: 12 },
       { questionId: 2, choiceId: 25 },
@@ -83,7 +80,7 @@ describe("the identity wizard", () => {
       { questionId: 4, choiceId: 44 },
     ]);
     // Nothing after the last question.
-    expect(answerCurrent(step, 41)).toBe(step);
+    expect(identity.answerCurrent(step, 41)).toBe(step);
   });
 
   it("reads the outcome: verified with signals, failed with attempts left, or locked", () => {
@@ -93,13 +90,19 @@ describe("the identity wizard", () => {
       spendingDelta: { value: 0.12, direction: "increasing", periodDays: 90 },
     };
     expect(
-      outcomeOf({ personId: 7, verified: true, status: "verified", attemptsRemaining: 3, signals }),
+      identity.outcomeOf({
+        personId: 7,
+        verified: true,
+        status: "verified",
+        attemptsRemaining: 3,
+        signals,
+      }),
     ).toEqual({
       kind: "verified",
       signals,
     });
     expect(
-      outcomeOf({ personId: 7, verified: false, status: "failed", attemptsRemaining: 2 }),
+      identity.outcomeOf({ personId: 7, verified: false, status: "failed", attemptsRemaining: 2 }),
     ).toEqual({
       kind: "failed",
       attemptsRemaining: 2,
@@ -111,8 +114,11 @@ describe("the identity wizard", () => {
       attemptsRemaining: 0,
       lockedUntil: "2026-03-08T12:00:00Z",
     };
-    expect(outcomeOf(locked)).toEqual({ kind: "locked", lockedUntil: "2026-03-08T12:00:00Z" });
-    expect(afterVerify(person, locked)).toMatchObject({
+    expect(identity.outcomeOf(locked)).toEqual({
+      kind: "locked",
+      lockedUntil: "2026-03-08T12:00:00Z",
+    });
+    expect(identity.afterVerify(person, locked)).toMatchObject({
       status: "locked",
       attemptsRemaining: 0,
       lockedUntil: "2026-03-08T12:00:00Z",
@@ -121,7 +127,7 @@ describe("the identity wizard", () => {
 
   it("sends the personal information as the service takes it", () => {
     const form = {
-      ...emptyPersonalForm(),
+      ...identity.emptyPersonalForm(),
       dateOfBirth: " 1987-04-23 ",
       street: "Valencia St",
       streetNo: "1022",
@@ -129,7 +135,7 @@ describe("the identity wizard", () => {
       zip: "94110",
       countryCode: "usa",
     };
-    expect(personalRequest(7, form)).toEqual({
+    expect(identity.personalRequest(7, form)).toEqual({
       personId: 7,
       dateOfBirth: "1987-04-23",
       address: {
@@ -141,7 +147,7 @@ describe("the identity wizard", () => {
       },
     });
     expect(
-      personalRequest(7, { ...form, phoneNumber: "+1 415 555 0100", ssnLast4: "1234" }),
+      identity.personalRequest(7, { ...form, phoneNumber: "+1 415 555 0100", ssnLast4: "1234" }),
     ).toMatchObject({
       phoneNumber: "+1 415 555 0100",
       ssnLast4: "1234",
@@ -149,7 +155,7 @@ describe("the identity wizard", () => {
   });
 
   it("puts the service's field errors beside the fields the person has left", () => {
-    const messages = fieldMessages([
+    const messages = identity.fieldMessages([
       { field: "dateOfBirth", message: "is in the future" },
       { field: "address.zip", message: "must contain only letters, digits, spaces and hyphens" },
       { field: "address.zip", message: "a second message" },
@@ -158,13 +164,15 @@ describe("the identity wizard", () => {
       dateOfBirth: "is in the future",
       zip: "must contain only letters, digits, spaces and hyphens",
     });
-    expect(visibleErrors(messages, new Set(["zip"]), false)).toEqual({ zip: messages.zip });
-    expect(visibleErrors(messages, new Set(), true)).toEqual(messages);
+    expect(identity.visibleErrors(messages, new Set(["zip"]), false)).toEqual({
+      zip: messages.zip,
+    });
+    expect(identity.visibleErrors(messages, new Set(), true)).toEqual(messages);
   });
 
   it("signs the spending delta as a percentage", () => {
-    expect(deltaPercent(0.125)).toBe("+12.5%");
-    expect(deltaPercent(-0.04)).toBe("−4%");
-    expect(deltaPercent(0)).toBe("+0%");
+    expect(identity.deltaPercent(0.125)).toBe("+12.5%");
+    expect(identity.deltaPercent(-0.04)).toBe("−4%");
+    expect(identity.deltaPercent(0)).toBe("+0%");
   });
 });

@@ -1,42 +1,37 @@
 import { describe, expect, it } from "vitest";
 import type { DiscoveredMerchant } from "./bindings/DiscoveredMerchant";
 import { byField, latestOnly, optionalNumber, sentence } from "./forms";
-import {
-  addressLine,
-  buildQuery,
-  confidence,
-  confidenceWidth,
-  distance,
-  emptyLookupForm,
-  formOf,
-  phone,
-} from "./lookup";
+import * as lookup from "./lookup";
 
 describe("lookup queries from the forms", () => {
   it("trims a descriptor and refuses an empty one", () => {
     expect(
-      buildQuery("descriptor", { ...emptyLookupForm, descriptor: "  SQ *BLUE HERON COFFEE " }),
+      lookup.buildQuery("descriptor", {
+        ...lookup.emptyLookupForm,
+        descriptor: "  SQ *BLUE HERON COFFEE ",
+      }),
     ).toEqual({
       query: { by: "descriptor", descriptor: "SQ *BLUE HERON COFFEE" },
       problems: null,
     });
-    const empty = buildQuery("descriptor", emptyLookupForm);
+    const empty = lookup.buildQuery("descriptor", lookup.emptyLookupForm);
     expect(empty.query).toBeNull();
     expect(empty.problems).toHaveProperty("descriptor");
   });
 
   it("needs a street, city or postcode, and a three-letter country", () => {
-    expect(buildQuery("address", { ...emptyLookupForm, streetNo: "1022" }).problems).toHaveProperty(
-      "street",
-    );
     expect(
-      buildQuery("address", { ...emptyLookupForm, zip: "94110", countryCode: "US" }).problems,
+      lookup.buildQuery("address", { ...lookup.emptyLookupForm, streetNo: "1022" }).problems,
+    ).toHaveProperty("street");
+    expect(
+      lookup.buildQuery("address", { ...lookup.emptyLookupForm, zip: "94110", countryCode: "US" })
+        .problems,
     ).toEqual({
       countryCode: "A three-letter country code, e.g. USA",
     });
     expect(
-      buildQuery("address", {
-        ...emptyLookupForm,
+      lookup.buildQuery("address", {
+        ...lookup.emptyLookupForm,
         street: "Valencia St",
         streetNo: "1022",
         countryCode: "usa",
@@ -53,16 +48,19 @@ describe("lookup queries from the forms", () => {
 
   it("reads positions, with a comma as decimal point, and checks their range", () => {
     expect(
-      buildQuery("position", { ...emptyLookupForm, latitude: "37,7557", longitude: "-122.4211" })
-        .query,
+      lookup.buildQuery("position", {
+        ...lookup.emptyLookupForm,
+        latitude: "37,7557",
+        longitude: "-122.4211",
+      }).query,
     ).toEqual({
       by: "position",
       latitude: 37.7557,
       longitude: -122.4211,
     });
     expect(
-      buildQuery("position", {
-        ...emptyLookupForm,
+      lookup.buildQuery("position", {
+        ...lookup.emptyLookupForm,
         latitude: "37.7",
         longitude: "-122.4",
         radius: "200",
@@ -70,8 +68,8 @@ describe("lookup queries from the forms", () => {
     ).toMatchObject({
       radius: 200,
     });
-    const wrong = buildQuery("position", {
-      ...emptyLookupForm,
+    const wrong = lookup.buildQuery("position", {
+      ...lookup.emptyLookupForm,
       latitude: "91",
       longitude: "east",
       radius: "-5",
@@ -81,40 +79,40 @@ describe("lookup queries from the forms", () => {
 
   it("restores the form of a recent lookup", () => {
     const query = { by: "position" as const, latitude: 37.7557, longitude: -122.4211, radius: 200 };
-    const restored = formOf(query);
+    const restored = lookup.formOf(query);
     expect(restored.mode).toBe("position");
-    expect(buildQuery(restored.mode, restored.form).query).toEqual(query);
+    expect(lookup.buildQuery(restored.mode, restored.form).query).toEqual(query);
   });
 });
 
 describe("how a match reads", () => {
-  it("puts the confidence in words and bounds the bar", () => {
-    expect([confidence(97), confidence(80), confidence(62), confidence(12)]).toEqual([
-      "high",
-      "high",
-      "medium",
-      "low",
-    ]);
+  it("puts the lookup.confidence in words and bounds the bar", () => {
     expect([
-      confidenceWidth(140),
-      confidenceWidth(-3),
-      confidenceWidth(Number.NaN),
-      confidenceWidth(55),
+      lookup.confidence(97),
+      lookup.confidence(80),
+      lookup.confidence(62),
+      lookup.confidence(12),
+    ]).toEqual(["high", "high", "medium", "low"]);
+    expect([
+      lookup.confidenceWidth(140),
+      lookup.confidenceWidth(-3),
+      lookup.confidenceWidth(Number.NaN),
+      lookup.confidenceWidth(55),
     ]).toEqual([100, 0, 0, 55]);
   });
 
   it("gives distances in metres, then kilometres", () => {
-    expect([distance(0), distance(35.4), distance(1250), distance(23_400)]).toEqual([
-      "0 m",
-      "35 m",
-      "1.3 km",
-      "23 km",
-    ]);
+    expect([
+      lookup.distance(0),
+      lookup.distance(35.4),
+      lookup.distance(1250),
+      lookup.distance(23_400),
+    ]).toEqual(["0 m", "35 m", "1.3 km", "23 km"]);
   });
 
-  it("writes phone numbers with their calling code", () => {
-    expect(phone(14155550101)).toBe("+1 415 555 0101");
-    expect(phone(4930123456)).toBe("+4930123456");
+  it("writes lookup.phone numbers with their calling code", () => {
+    expect(lookup.phone(14155550101)).toBe("+1 415 555 0101");
+    expect(lookup.phone(4930123456)).toBe("+4930123456");
   });
 
   it("writes the address with the country", () => {
@@ -122,7 +120,9 @@ describe("how a match reads", () => {
       address: "1022 Valencia St, San Francisco, CA 94110",
       countryName: "United States",
     } as DiscoveredMerchant;
-    expect(addressLine(found)).toBe("1022 Valencia St, San Francisco, CA 94110, United States");
+    expect(lookup.addressLine(found)).toBe(
+      "1022 Valencia St, San Francisco, CA 94110, United States",
+    );
   });
 });
 

@@ -1,16 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Location } from "./bindings/Location";
 import type { MerchantTransaction } from "./bindings/MerchantTransaction";
-import {
-  defaultMerchantSort,
-  emptyMerchantFilter,
-  filterMerchantRows,
-  locationBars,
-  locationLabel,
-  prepareMerchantRow,
-  sortMerchantRows,
-  upsertMerchantRow,
-} from "./merchantTransactions";
+import * as merchantTransactions from "./merchantTransactions";
 
 const VALENCIA = 11;
 const MARKET = 12;
@@ -70,10 +61,13 @@ describe("the merchant transactions model", () => {
     marketSale(2, { amount: 30 }),
     sale(3, { pending: true, amount: 7.25 }),
     marketSale(4),
-  ].map(prepareMerchantRow);
+  ].map(merchantTransactions.prepareMerchantRow);
 
   it("filters by location and sums per location what it keeps", () => {
-    const all = filterMerchantRows(rows, emptyMerchantFilter);
+    const all = merchantTransactions.filterMerchantRows(
+      rows,
+      merchantTransactions.emptyMerchantFilter,
+    );
     expect(all.count).toBe(4);
     expect(all.pending).toBe(1);
     expect(all.byCurrency).toEqual([{ currency: "USD", amount: 59.75, count: 4 }]);
@@ -81,18 +75,44 @@ describe("the merchant transactions model", () => {
       { locationId: MARKET, currency: "USD", amount: 40, count: 2 },
       { locationId: VALENCIA, currency: "USD", amount: 19.75, count: 2 },
     ]);
-    const market = filterMerchantRows(rows, { ...emptyMerchantFilter, locationId: MARKET });
+    const market = merchantTransactions.filterMerchantRows(rows, {
+      ...merchantTransactions.emptyMerchantFilter,
+      locationId: MARKET,
+    });
     expect(market.rows.map((row) => row.tx.transactionId)).toEqual([2, 4]);
     expect(market.byLocation).toHaveLength(1);
   });
 
   it("finds a sale by the card's last four, padded as printed, and by place", () => {
-    const byCard = filterMerchantRows(rows, { ...emptyMerchantFilter, text: "0017" });
+    const byCard = merchantTransactions.filterMerchantRows(rows, {
+      ...merchantTransactions.emptyMerchantFilter,
+      text: "0017",
+    });
     expect(byCard.rows.map((row) => row.tx.transactionId)).toEqual([2, 4]);
-    expect(filterMerchantRows(rows, { ...emptyMerchantFilter, text: "4242" }).count).toBe(2);
-    expect(filterMerchantRows(rows, { ...emptyMerchantFilter, text: "market st" }).count).toBe(2);
-    expect(filterMerchantRows(rows, { ...emptyMerchantFilter, text: "12.50" }).count).toBe(1);
-    expect(filterMerchantRows(rows, { ...emptyMerchantFilter, text: "pending" }).count).toBe(1);
+    expect(
+      merchantTransactions.filterMerchantRows(rows, {
+        ...merchantTransactions.emptyMerchantFilter,
+        text: "4242",
+      }).count,
+    ).toBe(2);
+    expect(
+      merchantTransactions.filterMerchantRows(rows, {
+        ...merchantTransactions.emptyMerchantFilter,
+        text: "market st",
+      }).count,
+    ).toBe(2);
+    expect(
+      merchantTransactions.filterMerchantRows(rows, {
+        ...merchantTransactions.emptyMerchantFilter,
+        text: "12.50",
+      }).count,
+    ).toBe(1);
+    expect(
+      merchantTransactions.filterMerchantRows(rows, {
+        ...merchantTransactions.emptyMerchantFilter,
+        text: "pending",
+      }).count,
+    ).toBe(1);
   });
 
   it("keeps whole UTC days between from and to", () => {
@@ -100,9 +120,9 @@ describe("the merchant transactions model", () => {
       sale(1, { createdAt: "2026-03-01T00:00:00Z" }),
       sale(2, { createdAt: "2026-03-02T23:59:59Z" }),
       sale(3, { createdAt: "2026-03-03T00:00:00Z" }),
-    ].map(prepareMerchantRow);
-    const kept = filterMerchantRows(spread, {
-      ...emptyMerchantFilter,
+    ].map(merchantTransactions.prepareMerchantRow);
+    const kept = merchantTransactions.filterMerchantRows(spread, {
+      ...merchantTransactions.emptyMerchantFilter,
       from: "2026-03-02",
       to: "2026-03-02",
     });
@@ -110,32 +130,56 @@ describe("the merchant transactions model", () => {
   });
 
   it("sorts by card and amount, ties newest first", () => {
-    const byCard = sortMerchantRows(rows, { key: "card", descending: false });
+    const byCard = merchantTransactions.sortMerchantRows(rows, { key: "card", descending: false });
     expect(byCard.map((row) => row.tx.transactionId)).toEqual([2, 4, 1, 3]);
-    const byAmount = sortMerchantRows(rows, { key: "amount", descending: true });
+    const byAmount = merchantTransactions.sortMerchantRows(rows, {
+      key: "amount",
+      descending: true,
+    });
     expect(byAmount[0].tx.transactionId).toBe(2);
   });
 
   it("puts a live sale in its place and replaces a pending one when it settles", () => {
-    const sorted = sortMerchantRows(rows, defaultMerchantSort);
-    const fresh = prepareMerchantRow(sale(99, { createdAt: "2026-04-01T00:00:00Z" }));
-    const withFresh = upsertMerchantRow(sorted, fresh, defaultMerchantSort);
+    const sorted = merchantTransactions.sortMerchantRows(
+      rows,
+      merchantTransactions.defaultMerchantSort,
+    );
+    const fresh = merchantTransactions.prepareMerchantRow(
+      sale(99, { createdAt: "2026-04-01T00:00:00Z" }),
+    );
+    const withFresh = merchantTransactions.upsertMerchantRow(
+      sorted,
+      fresh,
+      merchantTransactions.defaultMerchantSort,
+    );
     expect(withFresh[0].tx.transactionId).toBe(99);
     expect(withFresh).toHaveLength(5);
-    const settled = prepareMerchantRow({ ...rows[2].tx, pending: false });
-    const after = upsertMerchantRow(withFresh, settled, defaultMerchantSort);
+    const settled = merchantTransactions.prepareMerchantRow({ ...rows[2].tx, pending: false });
+    const after = merchantTransactions.upsertMerchantRow(
+      withFresh,
+      settled,
+      merchantTransactions.defaultMerchantSort,
+    );
     expect(after).toHaveLength(5);
     expect(after.find((row) => row.tx.transactionId === 3)?.tx.pending).toBe(false);
   });
 
   it("gives every location a bar, at zero without sales, with labels that tell them apart", () => {
-    const totals = filterMerchantRows(rows, emptyMerchantFilter).byLocation;
+    const totals = merchantTransactions.filterMerchantRows(
+      rows,
+      merchantTransactions.emptyMerchantFilter,
+    ).byLocation;
     const places = [
       place(VALENCIA, "1022", "Valencia St"),
       place(MARKET, "1", "Market St"),
       place(13, "1", "Market St", "Oakland"),
     ];
-    const bars = locationBars(totals, places, "USD", (amount) => `${amount.toFixed(2)} USD`);
+    const bars = merchantTransactions.locationBars(
+      totals,
+      places,
+      "USD",
+      (amount) => `${amount.toFixed(2)} USD`,
+    );
     expect(bars.map((bar) => [bar.label, bar.value])).toEqual([
       ["1022 Valencia St", 19.75],
       ["1 Market St #12", 40],
@@ -143,6 +187,6 @@ describe("the merchant transactions model", () => {
     ]);
     expect(bars[2].detail).toBe("1 Market St, Oakland: 0.00 USD in 0 transactions");
     expect(bars[0].detail).toBe("1022 Valencia St, San Francisco: 19.75 USD in 2 transactions");
-    expect(locationLabel(places[0])).toBe("1022 Valencia St, San Francisco");
+    expect(merchantTransactions.locationLabel(places[0])).toBe("1022 Valencia St, San Francisco");
   });
 });
