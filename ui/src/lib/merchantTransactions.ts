@@ -3,6 +3,7 @@
 import type { Location } from "./bindings/Location";
 import type { MerchantTransaction } from "./bindings/MerchantTransaction";
 import { lastFour } from "./format";
+import { TextPool, dayBounds, needleIn, upsertSorted } from "./rowSearch";
 
 export interface MerchantRow {
   tx: MerchantTransaction;
@@ -21,18 +22,7 @@ export interface MerchantRow {
 }
 
 /** Every distinct text seen, lower case, by `MerchantRow.place` and `.kind`. */
-const texts: string[] = [];
-const textIds = new Map<string, number>();
-
-function intern(text: string): number {
-  let id = textIds.get(text);
-  if (id === undefined) {
-    id = texts.length;
-    texts.push(text);
-    textIds.set(text, id);
-  }
-  return id;
-}
+const texts = new TextPool();
 
 export function prepareMerchantRow(tx: MerchantTransaction): MerchantRow {
   const card = lastFour(tx.lastFour);
@@ -40,16 +30,13 @@ export function prepareMerchantRow(tx: MerchantTransaction): MerchantRow {
     tx,
     time: Date.parse(tx.createdAt),
     card,
-    place: intern(
+    place: texts.intern(
       [`${tx.streetNo} ${tx.street}`, tx.city, tx.zip, tx.country].join("\u0001").toLowerCase(),
     ),
-    kind: intern(`${tx.currency}\u0001${tx.pending ? "pending" : "settled"}`.toLowerCase()),
+    kind: texts.intern(`${tx.currency}\u0001${tx.pending ? "pending" : "settled"}`.toLowerCase()),
     own: `${card}\u0001${tx.amount.toFixed(2)}\u0001${tx.transactionId}`,
   };
 }
-
-/** Only card digits, amounts and ids can hold these characters alone. */
-const OWN_CHARACTERS = /^[-0-9.\u0001]*$/;
 
 /** "1022 Valencia St, San Francisco": how a location reads in lists, filters and the chart. */
 export function locationLabel(location: Pick<Location, "streetNo" | "street" | "city">): string {
@@ -85,14 +72,6 @@ export interface MerchantFiltered {
   byLocation: LocationTotal[];
 }
 
-const DAY_MS = 86_400_000;
-
-function dayStart(text: string): number | null {
-  if (!text) return null;
-  const value = Date.parse(`${text}T00:00:00Z`);
-  return Number.isNaN(value) ? null : value;
-}
-
 const cents = (amount: number) => Math.round(amount * 100) / 100;
 
 /** Keeps the order of `rows` (already sorted); sums what it keeps in the same pass. */
@@ -100,17 +79,8 @@ export function filterMerchantRows(
   rows: readonly MerchantRow[],
   filter: MerchantFilter,
 ): MerchantFiltered {
-  const needle = filter.text.trim().toLowerCase();
-  let matches: Uint8Array | null = null;
-  const searchOwn = needle !== "" && OWN_CHARACTERS.test(needle);
-  if (needle) {
-    matches = new Uint8Array(texts.length);
-    for (let text = 0; text < texts.length; text++)
-      if (texts[text].includes(needle)) matches[text] = 1;
-  }
-  const from = dayStart(filter.from);
-  const toStart = dayStart(filter.to);
-  const to = toStart === null ? null : toStart + DAY_MS - 1;
+  const { text: needle, matches, searchOwn } = needleIn(texts, filter.text);
+  const { from, to } = dayBounds(filter.from, filter.to);
   const kept: MerchantRow[] = [];
   const currencies = new Map<string, { amount: number; count: number }>();
   const locations = new Map<string, LocationTotal>();
@@ -200,20 +170,7 @@ export function upsertMerchantRow(
   row: MerchantRow,
   sort: MerchantSort,
 ): MerchantRow[] {
-  const compare = merchantComparator(sort);
-  const result: MerchantRow[] = [];
-  let placed = false;
-  for (let index = 0; index < rows.length; index++) {
-    const existing = rows[index];
-    if (existing.tx.transactionId === row.tx.transactionId) continue;
-    if (!placed && compare(row, existing) <= 0) {
-      result.push(row);
-      placed = true;
-    }
-    result.push(existing);
-  }
-  if (!placed) result.push(row);
-  return result;
+  return upsertSorted(rows, row, merchantComparator(sort));
 }
 
 export interface LocationBar {

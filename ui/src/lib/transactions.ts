@@ -1,6 +1,7 @@
 // The transaction table's model: rows prepared once, then filtered, sorted and summed fast
 // enough to run on every keystroke over 100,000 rows.
 import type { CardTransaction } from "./bindings/CardTransaction";
+import { TextPool, dayBounds, needleIn, upsertSorted } from "./rowSearch";
 
 export interface Row {
   tx: CardTransaction;
@@ -19,18 +20,7 @@ export interface Row {
 }
 
 /** Every distinct merchant text seen, lower case, by `Row.place`. */
-const places: string[] = [];
-const placeIds = new Map<string, number>();
-
-function intern(text: string): number {
-  let id = placeIds.get(text);
-  if (id === undefined) {
-    id = places.length;
-    places.push(text);
-    placeIds.set(text, id);
-  }
-  return id;
-}
+const places = new TextPool();
 
 export function prepare(tx: CardTransaction): Row {
   const time = Date.parse(tx.createdAt);
@@ -39,7 +29,7 @@ export function prepare(tx: CardTransaction): Row {
     tx,
     time,
     month: date.getUTCFullYear() * 12 + date.getUTCMonth(),
-    place: intern(
+    place: places.intern(
       [tx.merchantName, tx.category, tx.descriptor, tx.city, tx.street, tx.country, tx.zip]
         .join("\u0001")
         .toLowerCase(),
@@ -50,7 +40,7 @@ export function prepare(tx: CardTransaction): Row {
 
 /** What a row's text holds for a search: its merchant's text or its own (amount, id). */
 export function haystack(row: Row): string {
-  return `${places[row.place]}\u0001${row.own}`;
+  return `${places.texts[row.place]}\u0001${row.own}`;
 }
 
 export type PendingFilter = "all" | "pending" | "settled";
@@ -73,14 +63,6 @@ export interface Sort {
 
 export const defaultSort: Sort = { key: "time", descending: true };
 
-const DAY_MS = 86_400_000;
-
-function dayStart(text: string): number | null {
-  if (!text) return null;
-  const value = Date.parse(`${text}T00:00:00Z`);
-  return Number.isNaN(value) ? null : value;
-}
-
 export interface Totals {
   count: number;
   /** Sum per currency, largest count first. */
@@ -102,28 +84,15 @@ export interface Filtered {
   monthly: Map<string, Map<number, MonthSum>>;
 }
 
-/** Only amounts and ids can hold these characters alone; a needle with others skips them. */
-const OWN_CHARACTERS = /^[-0-9.\u0001]*$/;
-
 /**
  * Keeps the order of `rows` (already sorted); sums what it keeps in the same pass. Fast enough
  * for every keystroke on 100,000 rows: the text is searched once per merchant, not per row.
  */
 export function applyFilter(rows: readonly Row[], filter: Filter): Filtered {
-  const needle = filter.text.trim().toLowerCase();
-  const from = dayStart(filter.from);
-  const toStart = dayStart(filter.to);
-  const to = toStart === null ? null : toStart + DAY_MS - 1;
+  const { text: needle, matches: placeMatches, searchOwn } = needleIn(places, filter.text);
+  const { from, to } = dayBounds(filter.from, filter.to);
   const wantPending =
     filter.pending === "pending" ? true : filter.pending === "settled" ? false : null;
-  // Which merchants match, decided once each (1: yes, 0: no).
-  let placeMatches: Uint8Array | null = null;
-  const searchOwn = needle !== "" && OWN_CHARACTERS.test(needle);
-  if (needle) {
-    placeMatches = new Uint8Array(places.length);
-    for (let place = 0; place < places.length; place++)
-      if (places[place].includes(needle)) placeMatches[place] = 1;
-  }
   const kept: Row[] = [];
   const sums = new Map<string, CurrencySum>();
   let lastCurrency = "";
@@ -315,18 +284,5 @@ export function monthlySpending(
 
 /** A live arrival: a new row goes in its sorted place; a settled one replaces its pending row. */
 export function upsert(rows: readonly Row[], row: Row, sort: Sort): Row[] {
-  const compare = comparator(sort);
-  const result: Row[] = [];
-  let placed = false;
-  for (let index = 0; index < rows.length; index++) {
-    const existing = rows[index];
-    if (existing.tx.transactionId === row.tx.transactionId) continue;
-    if (!placed && compare(row, existing) <= 0) {
-      result.push(row);
-      placed = true;
-    }
-    result.push(existing);
-  }
-  if (!placed) result.push(row);
-  return result;
+  return upsertSorted(rows, row, comparator(sort));
 }
