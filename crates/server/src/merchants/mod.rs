@@ -138,11 +138,11 @@ async fn details(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
 fn location_record(row: LocationRow) -> Result<Location, ApiError> {
     Ok(Location {
         location_id: row.id,
-        country_code: row.country_code,
-        street: row.street,
-        street_no: row.street_no,
-        city: row.city,
-        zip: row.zip,
+        country_code: row.address.country_code,
+        street: row.address.street,
+        street_no: row.address.street_no,
+        city: row.address.city,
+        zip: row.address.zip,
         latitude: row.latitude,
         longitude: row.longitude,
         coordinates_source: wire_source(row.coordinates_source),

@@ -58,15 +58,21 @@ impl CoordinatesSource {
     }
 }
 
+/// Where a location is, as stored.
 #[derive(Debug, Clone, PartialEq)]
-pub struct LocationRow {
-    pub id: i64,
-    pub merchant_id: i64,
+pub struct StoredAddress {
     pub country_code: String,
     pub street: String,
     pub street_no: String,
     pub city: String,
     pub zip: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocationRow {
+    pub id: i64,
+    pub merchant_id: i64,
+    pub address: StoredAddress,
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
     pub coordinates_source: CoordinatesSource,
@@ -83,11 +89,13 @@ fn location_from_row(row: &Row<'_>, first: usize) -> rusqlite::Result<(LocationR
         LocationRow {
             id: row.get(first)?,
             merchant_id: row.get(first + 1)?,
-            country_code: row.get(first + 2)?,
-            street: row.get(first + 3)?,
-            street_no: row.get(first + 4)?,
-            city: row.get(first + 5)?,
-            zip: row.get(first + 6)?,
+            address: StoredAddress {
+                country_code: row.get(first + 2)?,
+                street: row.get(first + 3)?,
+                street_no: row.get(first + 4)?,
+                city: row.get(first + 5)?,
+                zip: row.get(first + 6)?,
+            },
             latitude: row.get(first + 7)?,
             longitude: row.get(first + 8)?,
             coordinates_source: CoordinatesSource::Unknown,
