@@ -90,6 +90,9 @@ fn another_subscribers_card_is_404_on_details_and_transactions() {
         assert_error(status, &body, 404, "not_found");
         let (status, _) = send(owner.auth(server.get(&path)));
         assert_eq!(status, 200, "{path} for its owner");
+        // The owner's read leaves the card's answer in memory: a stranger still gets nothing.
+        let (status, body) = send(stranger.auth(server.get(&path)));
+        assert_error(status, &body, 404, "not_found");
     }
     for path in ["/card/999999", "/card/abc", "/card/0/transactions", "/card/-1"] {
         let (status, body) = send(owner.auth(server.get(path)));
