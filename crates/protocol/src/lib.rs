@@ -9,6 +9,7 @@ mod cards;
 mod discovery;
 mod envelope;
 mod merchants;
+pub mod object;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 mod persons;

@@ -58,6 +58,7 @@ pub struct AuthenticatePersonRequest {
     pub person_id: i64,
     /// `YYYY-MM-DD`
     pub date_of_birth: String,
+    #[serde(deserialize_with = "crate::object::only")]
     pub address: PersonAddress,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -113,6 +114,7 @@ pub struct Answer {
 #[serde(rename_all = "camelCase")]
 pub struct VerifyPersonRequest {
     pub person_id: i64,
+    #[serde(deserialize_with = "crate::object::each")]
     pub answers: Vec<Answer>,
 }
 

@@ -92,6 +92,12 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             ApiError::invalid(format!("the body is not valid JSON for this request: {error}"))
         }
     })?;
+    // Every body this service reads is an object. serde would also fill a struct from an
+    // array, by position (`[]` for a body whose fields are all optional): not what the
+    // contract or the OpenAPI document accepts.
+    if !value.is_object() {
+        return Err(ApiError::invalid("the body must be a JSON object"));
+    }
     integral_numbers_as_integers(&mut value);
     let value = serde_path_to_error::deserialize(value).map_err(|error| {
         let path = error.path().to_string();

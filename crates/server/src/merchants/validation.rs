@@ -67,7 +67,7 @@ pub fn merchant(draft: MerchantDraft) -> Result<ValidMerchant, crate::error::Api
 /// `POST /merchant/location` as sent.
 #[derive(Debug, Default, Deserialize)]
 pub struct LocationBody {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "subscriber_protocol::object::optional")]
     pub location: Option<LocationDraft>,
 }
 

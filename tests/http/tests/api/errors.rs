@@ -1,4 +1,4 @@
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::helpers::{TEST_PAN, TestServer, assert_error, card_json, read, send};
 
@@ -39,6 +39,44 @@ fn malformed_bodies_are_400_and_name_the_problem() {
     let (status, body) = send(subscriber.auth(server.post("/card", &wrong_type)));
     assert_error(status, &body, 400, "invalid_request");
     assert_eq!(body["details"][0]["field"], "firstName");
+}
+
+/// serde would fill a struct from an array by position; the contract has objects only, at
+/// the top and inside. Each is refused and nothing is made.
+#[test]
+fn arrays_in_place_of_objects_are_400_and_change_nothing() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let raw = |path: &str, body: Value| subscriber.auth(server.post(path, &body));
+    let cases = [
+        ("/sandbox/transactions", json!([])),
+        ("/sandbox/transactions", json!([1, 10.0, "Shop"])),
+        ("/card", json!([TEST_PAN, "Ada", "Lovelace", 12, 2030, "USA"])),
+        ("/merchant", json!(["Cafe", "5812", "USA"])),
+        ("/account", json!(["chase"])),
+        ("/persons", json!(["Ada", "Lovelace", "ada@example.com"])),
+        ("/persons/verify", json!({"personId": 1, "answers": [[1, 2]]})),
+        (
+            "/persons/authenticate",
+            json!({"personId": 1, "dateOfBirth": "1990-01-01", "address": ["Main St", "1", "Springfield", "12345", "USA"]}),
+        ),
+    ];
+    for (path, body) in cases {
+        let (status, response) = send(raw(path, body.clone()));
+        assert_error(status, &response, 400, "invalid_request");
+        assert!(response["error"].as_str().is_some_and(|message| !message.is_empty()), "{path} {body}: {response}");
+    }
+    let (status, merchant) = send(raw("/merchant", json!({"name": "Cafe", "category": "5812", "countryCode": "USA"})));
+    assert_eq!(status, 201, "{merchant}");
+    let located = json!({"location": ["USA", "Main St", "1", "Springfield", "12345"]});
+    let (status, response) = send(raw("/merchant/location", located));
+    assert_error(status, &response, 400, "invalid_request");
+    let (status, body) = send(subscriber.auth(server.get("/merchant")));
+    assert_eq!(status, 200);
+    assert_eq!(body["locations"], json!([]), "{body}");
+    let (status, body) = send(subscriber.auth(server.get("/card")));
+    assert_eq!(status, 200);
+    assert_eq!(body["cards"], json!([]), "{body}");
 }
 
 #[test]
