@@ -1,8 +1,9 @@
-//! Checks the client makes before sending, for inputs that could never succeed. They mirror the
-//! contract's rules; the service stays the judge of everything else (test cards, expiry
-//! against its clock, country lists).
+//! Checks the client makes before sending, for inputs that could never succeed: the service's
+//! own rules (`subscriber_protocol::rules`), so a request that passes here is not refused for its
+//! form. The service stays the judge of what needs its data (test cards, its clock, ownership).
 
-use chrono::{Datelike, NaiveDate, Utc};
+use chrono::Utc;
+use subscriber_protocol::rules::{self, Violations, cards, merchants, persons};
 use subscriber_protocol::{
     AuthenticatePersonRequest, EnrollCardRequest, EnrollMerchantRequest, LocationInput, OnboardPersonRequest,
     VerifyPersonRequest,
@@ -10,9 +11,21 @@ use subscriber_protocol::{
 
 use crate::error::{Error, Result};
 
-const MAX_NAME_LENGTH: usize = 64;
-const MAX_EMAIL_LENGTH: usize = 254;
-const MAX_TEXT_LENGTH: usize = 200;
+pub use subscriber_protocol::rules::cards::luhn_valid;
+
+/// The first problem found, as the service would name it.
+fn first<T>(checked: std::result::Result<T, Violations>) -> Result<T> {
+    checked.map_err(|violations| match violations.into_details().into_iter().next() {
+        Some(detail) => Error::invalid(&detail.field, detail.message),
+        None => Error::invalid("body", "is not valid"),
+    })
+}
+
+fn checked<T>(check: impl FnOnce(&mut Violations) -> T) -> Result<T> {
+    let mut violations = Violations::new();
+    let value = check(&mut violations);
+    first(violations.finish(value))
+}
 
 pub fn positive_id(field: &str, id: i64) -> Result<()> {
     if id <= 0 {
@@ -21,116 +34,31 @@ pub fn positive_id(field: &str, id: i64) -> Result<()> {
     Ok(())
 }
 
-/// The digits of a card number as people type it (spaces and dashes allowed).
-pub fn pan(pan: &str) -> Result<String> {
-    let digits: String = pan.chars().filter(|character| !matches!(character, ' ' | '-')).collect();
-    if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
-        return Err(Error::invalid("pan", "must contain only digits"));
-    }
-    if digits.len() != 16 {
-        return Err(Error::invalid("pan", format!("must have 16 digits, not {}", digits.len())));
-    }
-    if !luhn_valid(&digits) {
-        return Err(Error::invalid("pan", "is not a valid card number (the check digit does not match)"));
-    }
-    Ok(digits)
-}
-
-/// The Luhn check every card number passes.
-pub fn luhn_valid(digits: &str) -> bool {
-    let mut sum = 0;
-    for (position, byte) in digits.bytes().rev().enumerate() {
-        let mut digit = u32::from(byte.wrapping_sub(b'0'));
-        if digit > 9 {
-            return false;
-        }
-        if position % 2 == 1 {
-            digit *= 2;
-            if digit > 9 {
-                digit -= 9;
-            }
-        }
-        sum += digit;
-    }
-    !digits.is_empty() && sum % 10 == 0
-}
-
+/// The card by the service's rules, its expiry judged on this machine's date.
 pub fn card(request: &EnrollCardRequest) -> Result<()> {
-    pan(request.pan.expose())?;
-    name("firstName", &request.first_name)?;
-    name("lastName", &request.last_name)?;
-    if !(1..=12).contains(&request.exp_month) {
-        return Err(Error::invalid("expMonth", format!("must be a month from 1 to 12, not {}", request.exp_month)));
-    }
-    let year = match request.exp_year {
-        year @ 0..=99 => 2000 + year,
-        year @ 2000..=2099 => year,
-        other => return Err(Error::invalid("expYear", format!("must have 2 or 4 digits (30 or 2030), not {other}"))),
-    };
-    let today = Utc::now().date_naive();
-    if (year, request.exp_month) < (u32::try_from(today.year()).unwrap_or(0), today.month()) {
-        return Err(Error::invalid("expYear", format!("the card expired in {:02}/{year}", request.exp_month)));
-    }
-    country_code("countryCode", &request.country_code)
+    checked(|violations| cards::card(&request.into(), Utc::now().date_naive(), violations)).map(drop)
 }
 
-pub fn name(field: &str, value: &str) -> Result<()> {
-    text(field, value, MAX_NAME_LENGTH)
-}
-
-/// Required text: not blank, at most `max` characters.
+/// Required text: not blank, at most `max` characters, no control characters.
 pub fn text(field: &str, value: &str, max: usize) -> Result<()> {
-    let length = value.trim().chars().count();
-    if length == 0 {
-        return Err(Error::invalid(field, "must not be empty"));
-    }
-    if length > max {
-        return Err(Error::invalid(field, format!("must have at most {max} characters, not {length}")));
-    }
-    Ok(())
+    checked(|violations| rules::required_text(violations, field, Some(value), max)).map(drop)
 }
 
-/// ISO 3166-1 alpha-3 in shape (three letters); the service knows which exist.
+/// An ISO 3166-1 alpha-3 code of a country that exists.
 pub fn country_code(field: &str, code: &str) -> Result<()> {
-    let code = code.trim();
-    if code.len() != 3 || !code.bytes().all(|byte| byte.is_ascii_alphabetic()) {
-        return Err(Error::invalid(field, format!("must be a three-letter country code such as USA, not {code:?}")));
-    }
-    Ok(())
+    checked(|violations| rules::country_alpha3(violations, field, code)).map(drop)
 }
 
 pub fn email(field: &str, email: &str) -> Result<()> {
-    let email = email.trim();
-    let plausible = email.len() <= MAX_EMAIL_LENGTH
-        && email.split_once('@').is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.'))
-        && !email.chars().any(char::is_whitespace);
-    if !plausible {
-        return Err(Error::invalid(field, "must be an e-mail address such as dev@example.com"));
-    }
-    Ok(())
+    checked(|violations| rules::email(violations, field, email)).map(drop)
 }
 
 pub fn merchant(request: &EnrollMerchantRequest) -> Result<()> {
-    text("name", &request.name, MAX_TEXT_LENGTH)?;
-    let code = request.category.0.trim();
-    if code.len() != 4 || !code.bytes().all(|byte| byte.is_ascii_digit()) {
-        return Err(Error::invalid("category", format!("must be a 4-digit merchant category code, not {code:?}")));
-    }
-    country_code("countryCode", &request.country_code)
+    first(merchants::merchant(request.into())).map(drop)
 }
 
 pub fn location(location: &LocationInput) -> Result<()> {
-    country_code("location.countryCode", &location.country_code)?;
-    text("location.street", &location.street, MAX_TEXT_LENGTH)?;
-    text("location.streetNo", &location.street_no, MAX_TEXT_LENGTH)?;
-    text("location.city", &location.city, MAX_TEXT_LENGTH)?;
-    text("location.zip", &location.zip, MAX_TEXT_LENGTH)?;
-    match (location.latitude, location.longitude) {
-        (Some(latitude), Some(longitude)) => position("location.latitude", "location.longitude", latitude, longitude),
-        (None, None) => Ok(()),
-        (Some(_), None) => Err(Error::invalid("location.longitude", "is required with latitude")),
-        (None, Some(_)) => Err(Error::invalid("location.latitude", "is required with longitude")),
-    }
+    first(merchants::location(location.into())).map(drop)
 }
 
 pub fn position(latitude_field: &str, longitude_field: &str, latitude: f64, longitude: f64) -> Result<()> {
@@ -144,31 +72,13 @@ pub fn position(latitude_field: &str, longitude_field: &str, latitude: f64, long
 }
 
 pub fn onboard_person(request: &OnboardPersonRequest) -> Result<()> {
-    name("firstName", &request.first_name)?;
-    name("lastName", &request.last_name)?;
-    email("email", &request.email)
+    first(persons::person(request)).map(drop)
 }
 
+/// The personal information by the service's rules (age judged on this machine's date).
 pub fn authenticate_person(request: &AuthenticatePersonRequest) -> Result<()> {
     positive_id("personId", request.person_id)?;
-    if NaiveDate::parse_from_str(request.date_of_birth.trim(), "%Y-%m-%d").is_err() {
-        return Err(Error::invalid(
-            "dateOfBirth",
-            format!("must be a date YYYY-MM-DD, not {:?}", request.date_of_birth),
-        ));
-    }
-    let address = &request.address;
-    text("address.street", &address.street, MAX_TEXT_LENGTH)?;
-    text("address.streetNo", &address.street_no, MAX_TEXT_LENGTH)?;
-    text("address.city", &address.city, MAX_TEXT_LENGTH)?;
-    text("address.zip", &address.zip, MAX_TEXT_LENGTH)?;
-    country_code("address.countryCode", &address.country_code)?;
-    if let Some(ssn) = &request.ssn_last4
-        && (ssn.len() != 4 || !ssn.bytes().all(|byte| byte.is_ascii_digit()))
-    {
-        return Err(Error::invalid("ssnLast4", "must be the last 4 digits"));
-    }
-    Ok(())
+    first(persons::information(request, Utc::now().date_naive())).map(drop)
 }
 
 pub fn verify_person(request: &VerifyPersonRequest) -> Result<()> {
@@ -180,12 +90,7 @@ pub fn verify_person(request: &VerifyPersonRequest) -> Result<()> {
 }
 
 pub fn page_limit(limit: Option<u32>, max: u32) -> Result<()> {
-    match limit {
-        Some(limit) if !(1..=max).contains(&limit) => {
-            Err(Error::invalid("limit", format!("must be from 1 to {max}, not {limit}")))
-        }
-        _ => Ok(()),
-    }
+    checked(|violations| rules::page_limit(violations, limit, max, max)).map(drop)
 }
 
 #[cfg(test)]
@@ -212,29 +117,20 @@ mod tests {
     }
 
     #[test]
-    fn luhn_accepts_test_cards_and_rejects_a_changed_digit() {
-        for pan in ["4242424242424242", "5555555555554444", "6011111111111117", "2223003122003222"] {
-            assert!(luhn_valid(pan), "{pan}");
-        }
-        assert!(!luhn_valid("4242424242424241"));
-        assert!(!luhn_valid(""));
-        assert!(!luhn_valid("42424242x2424242"));
-    }
-
-    #[test]
     fn cards_are_checked_before_sending() {
-        assert!(card(&card_request("4242 4242 4242 4242", 12, 2099)).is_ok());
-        assert!(card(&card_request("4242-4242-4242-4242", 12, 99)).is_ok());
-        assert_eq!(field_of(card(&card_request("424242424242424", 12, 2099))), "pan");
-        assert_eq!(field_of(card(&card_request("4242424242424241", 12, 2099))), "pan");
+        assert!(card(&card_request("4242 4242 4242 4242", 12, 2030)).is_ok());
+        assert!(card(&card_request("4242-4242-4242-4242", 12, 30)).is_ok());
+        assert_eq!(field_of(card(&card_request("424242424242424", 12, 2030))), "pan");
+        assert_eq!(field_of(card(&card_request("4242424242424241", 12, 2030))), "pan");
         assert_eq!(field_of(card(&card_request("4242424242424242", 13, 2099))), "expMonth");
         assert_eq!(field_of(card(&card_request("4242424242424242", 0, 2099))), "expMonth");
         assert_eq!(field_of(card(&card_request("4242424242424242", 12, 123))), "expYear");
         assert_eq!(field_of(card(&card_request("4242424242424242", 1, 2001))), "expYear");
-        let mut long_name = card_request("4242424242424242", 12, 2099);
+        assert_eq!(field_of(card(&card_request("4242424242424242", 12, 2099))), "expYear", "more than 20 years away");
+        let mut long_name = card_request("4242424242424242", 12, 2030);
         long_name.first_name = "A".repeat(65);
         assert_eq!(field_of(card(&long_name)), "firstName");
-        let mut country = card_request("4242424242424242", 12, 2099);
+        let mut country = card_request("4242424242424242", 12, 2030);
         country.country_code = "US".to_owned();
         assert_eq!(field_of(card(&country)), "countryCode");
     }

@@ -120,17 +120,3 @@ impl From<subscriber_client::Error> for CommandError {
         }
     }
 }
-
-/// The service's own rules, run in the app for inline validation: the same field errors the
-/// service would answer with.
-impl From<subscriber_server::error::ApiError> for CommandError {
-    fn from(error: subscriber_server::error::ApiError) -> Self {
-        use subscriber_server::error::ApiError;
-        match error {
-            ApiError::InvalidRequest { message, details } => {
-                Self { details, ..Self::new(codes::INVALID_INPUT, message) }
-            }
-            other => Self::new(codes::INVALID_INPUT, other.to_string()),
-        }
-    }
-}

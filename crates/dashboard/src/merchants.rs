@@ -3,10 +3,10 @@
 
 use std::path::Path;
 
+use subscriber_protocol::rules::{self, Violations};
 use subscriber_protocol::{
     CreateLocationResponse, EnrollMerchantRequest, LocationInput, Merchant, MerchantCategory, MerchantTransaction,
 };
-use subscriber_server::merchants::validation::{self, LocationBody, LocationDraft, MerchantDraft};
 
 use crate::app::Dashboard;
 use crate::cards::load_pages;
@@ -55,7 +55,7 @@ impl Dashboard {
 
     /// The countries the service accepts, by name: the choices of a country field.
     pub fn countries(&self) -> Vec<Country> {
-        subscriber_server::reference::countries::all()
+        rules::countries::all()
             .into_iter()
             .map(|(code, name)| Country { code: code.to_owned(), name: name.to_owned() })
             .collect()
@@ -63,14 +63,7 @@ impl Dashboard {
 
     /// The merchant form checked by the service's own rules: every field error at once.
     pub fn check_merchant(&self, merchant: &EnrollMerchantRequest) -> FieldErrors {
-        let draft = MerchantDraft {
-            name: Some(merchant.name.clone()),
-            category: Some(merchant.category.clone()),
-            country_code: Some(merchant.country_code.clone()),
-            phone_number: merchant.phone_number.clone(),
-            website: merchant.website.clone(),
-        };
-        validation::merchant(draft).err().map(|error| CommandError::from(error).details).unwrap_or_default()
+        rules::merchants::merchant(merchant.into()).err().map(Violations::into_details).unwrap_or_default()
     }
 
     /// Enrolls the subscriber as a merchant and returns it as the service now has it.
@@ -82,18 +75,7 @@ impl Dashboard {
 
     /// The location form checked by the service's own rules (fields named `location.street`...).
     pub fn check_location(&self, location: &LocationInput) -> FieldErrors {
-        let body = LocationBody {
-            location: Some(LocationDraft {
-                country_code: Some(location.country_code.clone()),
-                street: Some(location.street.clone()),
-                street_no: Some(location.street_no.clone()),
-                city: Some(location.city.clone()),
-                zip: Some(location.zip.clone()),
-                latitude: location.latitude,
-                longitude: location.longitude,
-            }),
-        };
-        validation::location(body).err().map(|error| CommandError::from(error).details).unwrap_or_default()
+        rules::merchants::location(location.into()).err().map(Violations::into_details).unwrap_or_default()
     }
 
     /// Adds a location; without coordinates the service derives them where it can.

@@ -2,11 +2,11 @@
 //! does, fetch the questions, send the answers; the persons and their signals.
 
 use chrono::Utc;
+use subscriber_protocol::rules;
 use subscriber_protocol::{
     AuthenticatePersonRequest, AuthenticatePersonResponse, OnboardPersonRequest, Person, VerifyPersonRequest,
     VerifyPersonResponse,
 };
-use subscriber_server::persons::check_personal_information;
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
@@ -32,9 +32,9 @@ impl Dashboard {
     /// The personal information checked by the service's own rules, every field error at once
     /// (fields named `dateOfBirth`, `address.zip`, `phoneNumber`...).
     pub fn check_personal_info(&self, information: &AuthenticatePersonRequest) -> FieldErrors {
-        check_personal_information(information, Utc::now().date_naive())
+        rules::persons::information(information, Utc::now().date_naive())
             .err()
-            .map(|error| CommandError::from(error).details)
+            .map(rules::Violations::into_details)
             .unwrap_or_default()
     }
 

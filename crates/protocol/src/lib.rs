@@ -13,6 +13,7 @@ pub mod object;
 #[cfg(feature = "openapi")]
 pub mod openapi;
 mod persons;
+pub mod rules;
 mod sandbox;
 mod subscriber;
 pub mod time;

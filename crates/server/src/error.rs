@@ -175,37 +175,15 @@ impl From<crate::storage::StorageError> for ApiError {
     }
 }
 
-/// Collects every problem of a request body before answering, so a form can mark all its
-/// fields at once.
-#[derive(Debug, Default)]
-pub struct Validation {
-    details: Vec<FieldError>,
-}
+/// Every problem of a request body, collected before answering (the rules are
+/// `subscriber_protocol::rules`).
+pub use subscriber_protocol::rules::Violations as Validation;
 
-impl Validation {
-    pub fn new() -> Self {
-        Self::default()
-    }
-
-    pub fn reject(&mut self, field: &str, message: impl Into<String>) {
-        self.details.push(FieldError { field: field.to_owned(), message: message.into() });
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.details.is_empty()
-    }
-
-    /// `Ok(value)` when nothing was rejected.
-    pub fn finish<T>(self, value: T) -> Result<T, ApiError> {
-        if self.details.is_empty() {
-            return Ok(value);
+impl From<Validation> for ApiError {
+    fn from(violations: Validation) -> Self {
+        if violations.is_empty() {
+            return ApiError::invalid("the request is not valid");
         }
-        let message = self
-            .details
-            .iter()
-            .map(|detail| format!("{}: {}", detail.field, detail.message))
-            .collect::<Vec<_>>()
-            .join("; ");
-        Err(ApiError::InvalidRequest { message, details: self.details })
+        ApiError::InvalidRequest { message: violations.message(), details: violations.into_details() }
     }
 }

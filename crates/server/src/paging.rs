@@ -26,14 +26,7 @@ pub fn decode_cursor(cursor: &str, validation: &mut Validation) -> Option<(i64, 
 }
 
 pub fn page_limit(limit: Option<u32>, validation: &mut Validation) -> u32 {
-    match limit {
-        None => DEFAULT_PAGE_LIMIT,
-        Some(limit) if (1..=MAX_PAGE_LIMIT).contains(&limit) => limit,
-        Some(_) => {
-            validation.reject("limit", format!("must be from 1 to {MAX_PAGE_LIMIT}"));
-            DEFAULT_PAGE_LIMIT
-        }
-    }
+    subscriber_protocol::rules::page_limit(validation, limit, DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT)
 }
 
 /// Which end of a day a bare date stands for.

@@ -65,7 +65,7 @@ pub fn check_card(
         ));
     }
     let mut validation = Validation::new();
-    let card = validation::validate(input, &mut validation);
+    let card = subscriber_protocol::rules::cards::card(input, Utc::now().date_naive(), &mut validation);
     validation.finish(())?;
     let card = card.ok_or_else(|| ApiError::invalid("the card is not valid"))?;
     if environment == Environment::Sandbox {
@@ -217,15 +217,7 @@ async fn enroll(
     idempotent: Idempotent,
     ApiJson(request): ApiJson<EnrollCardRequest>,
 ) -> Result<Response, ApiError> {
-    let input = CardInput {
-        pan: request.pan.expose(),
-        first_name: &request.first_name,
-        last_name: &request.last_name,
-        exp_month: request.exp_month,
-        exp_year: request.exp_year,
-        country_code: &request.country_code,
-    };
-    let (card, brand) = check_card(state.environment(), PanChannel::Api, &input)?;
+    let (card, brand) = check_card(state.environment(), PanChannel::Api, &CardInput::from(&request))?;
     let card_id = enroll_card(&state, auth.subscriber_id, card, brand, idempotent.clone()).await?;
     Ok(idempotent.created(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id }))
 }

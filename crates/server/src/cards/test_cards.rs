@@ -58,7 +58,7 @@ pub fn brand_of(pan: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cards::validation::luhn_valid;
+    use subscriber_protocol::rules::cards::luhn_valid;
 
     #[test]
     fn every_test_card_passes_luhn_and_has_a_real_country() {

@@ -49,14 +49,7 @@ async fn discover(
 /// over a position, a position over an address.
 pub fn checked_query(query: &DiscoverQuery) -> Result<(Query, usize), ApiError> {
     let mut validation = Validation::new();
-    let limit = match query.limit {
-        None => DEFAULT_LIMIT,
-        Some(limit) if (1..=MAX_LIMIT).contains(&limit) => limit,
-        Some(_) => {
-            validation.reject("limit", format!("must be from 1 to {MAX_LIMIT}"));
-            DEFAULT_LIMIT
-        }
-    };
+    let limit = subscriber_protocol::rules::page_limit(&mut validation, query.limit, DEFAULT_LIMIT, MAX_LIMIT);
     let text = |value: &Option<String>, field: &str, validation: &mut Validation| -> Option<String> {
         let sent = value.as_deref()?;
         let value = sent.trim();

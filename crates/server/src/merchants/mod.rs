@@ -1,7 +1,5 @@
 //! Merchants: enrollment (one per subscriber), locations, and the transactions at them.
 
-pub mod validation;
-
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
@@ -24,7 +22,7 @@ use crate::state::AppState;
 use crate::storage::merchants::{CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant};
 use crate::storage::transactions::{Owner, TransactionRow};
 use crate::storage::{self, StorageError};
-use validation::{LocationBody, MerchantDraft, ValidLocation};
+use subscriber_protocol::rules::merchants::{self as validation, LocationBody, MerchantDraft, ValidLocation};
 
 pub const MERCHANT_ENROLLED: &str = "Merchant enrolled";
 pub const LOCATION_CREATED: &str = "Location created";

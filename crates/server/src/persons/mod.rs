@@ -15,7 +15,7 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
-use chrono::{Datelike, NaiveDate, Utc};
+use chrono::{Datelike, Utc};
 use subscriber_protocol::{
     Answer, AuthenticatePersonRequest, AuthenticatePersonResponse, Environment, ErrorBody, OnboardPersonRequest,
     OnboardPersonResponse, Person, PersonList, PersonStatus, Question, QuestionChoice, SandboxAnswers, Success,
@@ -23,13 +23,14 @@ use subscriber_protocol::{
 };
 use utoipa_axum::routes;
 
+use subscriber_protocol::rules::{self, persons::ValidPerson};
+
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::identity_source::{Applicant, IdentitySource};
 use crate::paging;
-use crate::reference::countries;
 use crate::simulation::identity::IssuedQuestion;
 use crate::state::AppState;
 use crate::storage::persons::{NewPerson, PersonRow, QuestionSetRow};
@@ -49,23 +50,6 @@ pub fn routes(api: Routes) -> Routes {
 pub const MAX_FAILED_VERIFICATIONS: u32 = 3;
 /// Right answers of four that pass.
 pub const ANSWERS_TO_PASS: usize = 3;
-pub const MAX_NAME_LENGTH: usize = 64;
-pub const MAX_ADDRESS_FIELD_LENGTH: usize = 100;
-pub const ADULT_AGE: i32 = 18;
-pub const OLDEST_AGE: i32 = 120;
-
-fn text_field(field: &str, value: &str, max: usize, validation: &mut Validation) -> String {
-    let trimmed = value.trim();
-    if trimmed.is_empty() {
-        validation.reject(field, "is required");
-    } else if value.chars().count() > max {
-        validation.reject(field, format!("must be at most {max} characters"));
-    } else if trimmed.chars().any(char::is_control) {
-        validation.reject(field, "must not contain control characters");
-    }
-    trimmed.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
 /// Onboards a person for identity verification (step 1 of 3)
 #[utoipa::path(post, path = "/persons", tag = "persons", operation_id = "onboardPerson",
     request_body = OnboardPersonRequest,
@@ -79,11 +63,7 @@ async fn onboard(
     idempotent: Idempotent,
     ApiJson(request): ApiJson<OnboardPersonRequest>,
 ) -> Result<Response, ApiError> {
-    let mut validation = Validation::new();
-    let first_name = text_field("firstName", &request.first_name, MAX_NAME_LENGTH, &mut validation);
-    let last_name = text_field("lastName", &request.last_name, MAX_NAME_LENGTH, &mut validation);
-    let email = crate::subscriber::normalize_email("email", &request.email, &mut validation);
-    validation.finish(())?;
+    let ValidPerson { first_name, last_name, email } = rules::persons::person(&request)?;
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now().timestamp();
     let replay = idempotent.clone();
@@ -105,72 +85,6 @@ async fn onboard(
     tracing::info!(person_id, "person onboarded");
     let body = OnboardPersonResponse { person_id, status: PersonStatus::Onboarded };
     Ok(idempotent.created(body))
-}
-
-/// The personal information of an authentication, checked. Only what the questions need
-/// leaves this function.
-struct CheckedInformation {
-    birth_year: i32,
-    country_code: String,
-}
-
-fn check_information(request: &AuthenticatePersonRequest, today: NaiveDate) -> Result<CheckedInformation, ApiError> {
-    let mut validation = Validation::new();
-    let text = request.date_of_birth.trim();
-    let birth = if text.len() == 10 { NaiveDate::parse_from_str(text, "%Y-%m-%d").ok() } else { None };
-    let birth_year = match birth {
-        None => {
-            validation.reject("dateOfBirth", "must be a real date written YYYY-MM-DD, e.g. 1987-04-23");
-            0
-        }
-        Some(birth) => {
-            let mut age = today.year() - birth.year();
-            if (today.month(), today.day()) < (birth.month(), birth.day()) {
-                age -= 1;
-            }
-            if birth > today {
-                validation.reject("dateOfBirth", "is in the future");
-            } else if age < ADULT_AGE {
-                validation.reject("dateOfBirth", format!("the person must be at least {ADULT_AGE} years old"));
-            } else if age > OLDEST_AGE {
-                validation.reject("dateOfBirth", format!("is more than {OLDEST_AGE} years ago"));
-            }
-            birth.year()
-        }
-    };
-    let address = &request.address;
-    text_field("address.street", &address.street, MAX_ADDRESS_FIELD_LENGTH, &mut validation);
-    text_field("address.streetNo", &address.street_no, 20, &mut validation);
-    text_field("address.city", &address.city, MAX_ADDRESS_FIELD_LENGTH, &mut validation);
-    let zip = text_field("address.zip", &address.zip, 12, &mut validation);
-    if !zip.is_empty()
-        && !zip.chars().all(|character| character.is_ascii_alphanumeric() || matches!(character, ' ' | '-'))
-    {
-        validation.reject("address.zip", "must contain only letters, digits, spaces and hyphens");
-    }
-    let country_code = countries::normalize_alpha3(&address.country_code);
-    if country_code.is_none() {
-        validation.reject("address.countryCode", "must be an ISO 3166-1 alpha-3 country code such as USA or DEU");
-    }
-    if let Some(phone) = &request.phone_number {
-        let digits = phone.chars().filter(char::is_ascii_digit).count();
-        let allowed = phone.chars().all(|character| character.is_ascii_digit() || " +-().".contains(character));
-        if !allowed || !(7..=15).contains(&digits) {
-            validation.reject("phoneNumber", "must be a phone number of 7 to 15 digits, e.g. +1 415 555 0100");
-        }
-    }
-    if let Some(ssn) = &request.ssn_last4
-        && !(ssn.len() == 4 && ssn.bytes().all(|byte| byte.is_ascii_digit()))
-    {
-        validation.reject("ssnLast4", "must be exactly 4 digits");
-    }
-    validation.finish(CheckedInformation { birth_year, country_code: country_code.unwrap_or_default() })
-}
-
-/// The personal information of an authentication checked as `POST /persons/authenticate`
-/// checks it (every field error at once): an app runs it for inline validation.
-pub fn check_personal_information(request: &AuthenticatePersonRequest, today: NaiveDate) -> Result<(), ApiError> {
-    check_information(request, today).map(|_| ())
 }
 
 /// The caller's person, or 404.
@@ -358,7 +272,7 @@ async fn authenticate(
 ) -> Result<Json<Success<AuthenticatePersonResponse>>, ApiError> {
     let source = identity_source(&state)?;
     let today = Utc::now().date_naive();
-    let information = check_information(&request, today)?;
+    let information = rules::persons::information(&request, today)?;
     let person = owned_person(&state, auth.subscriber_id, request.person_id).await?;
     let now = Utc::now().timestamp();
     let validity = i64::try_from(state.config.person_questions_seconds).unwrap_or(600);
@@ -458,7 +372,7 @@ fn score(set_id: i64, issued: &[IssuedQuestion], answers: &[Answer]) -> Result<u
     if validation.is_empty() && seen.len() != issued.len() {
         validation.reject("answers", format!("answer all {} questions, one answer each", issued.len()));
     }
-    validation.finish(right)
+    Ok(validation.finish(right)?)
 }
 
 /// Sends the person's answers (step 3 of 3)
@@ -669,58 +583,6 @@ async fn sandbox_answers(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use subscriber_protocol::PersonAddress;
-
-    fn request(date_of_birth: &str) -> AuthenticatePersonRequest {
-        AuthenticatePersonRequest {
-            person_id: 1,
-            date_of_birth: date_of_birth.to_owned(),
-            address: PersonAddress {
-                street: "Market Street".to_owned(),
-                street_no: "1".to_owned(),
-                city: "San Francisco".to_owned(),
-                zip: "94105".to_owned(),
-                country_code: "usa".to_owned(),
-            },
-            phone_number: Some("+1 415 555 0100".to_owned()),
-            ssn_last4: Some("1234".to_owned()),
-        }
-    }
-
-    fn rejected_fields(result: Result<CheckedInformation, ApiError>) -> Vec<String> {
-        match result {
-            Err(ApiError::InvalidRequest { details, .. }) => details.into_iter().map(|detail| detail.field).collect(),
-            Err(other) => panic!("unexpected {other:?}"),
-            Ok(_) => Vec::new(),
-        }
-    }
-
-    #[test]
-    fn adults_with_real_dates_pass_and_others_do_not() {
-        let today = NaiveDate::from_ymd_opt(2026, 6, 15).expect("date");
-        assert!(check_information(&request("2008-06-15"), today).is_ok(), "18 today");
-        assert_eq!(rejected_fields(check_information(&request("2008-06-16"), today)), ["dateOfBirth"]);
-        assert_eq!(rejected_fields(check_information(&request("1987-02-30"), today)), ["dateOfBirth"]);
-        assert_eq!(rejected_fields(check_information(&request("1987-2-3"), today)), ["dateOfBirth"]);
-        assert_eq!(rejected_fields(check_information(&request("1890-01-01"), today)), ["dateOfBirth"]);
-        assert_eq!(rejected_fields(check_information(&request("2030-01-01"), today)), ["dateOfBirth"]);
-        let checked = check_information(&request("1987-04-23"), today).expect("valid");
-        assert_eq!((checked.birth_year, checked.country_code.as_str()), (1987, "USA"));
-    }
-
-    #[test]
-    fn every_bad_field_is_named() {
-        let today = NaiveDate::from_ymd_opt(2026, 6, 15).expect("date");
-        let mut bad = request("1987-04-23");
-        bad.address.city = " ".to_owned();
-        bad.address.country_code = "US".to_owned();
-        bad.phone_number = Some("12".to_owned());
-        bad.ssn_last4 = Some("12a4".to_owned());
-        assert_eq!(
-            rejected_fields(check_information(&bad, today)),
-            ["address.city", "address.countryCode", "phoneNumber", "ssnLast4"]
-        );
-    }
 
     #[test]
     fn a_topic_asked_again_keeps_the_choices_it_was_first_asked_with() {

@@ -102,7 +102,7 @@ fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>,
         .get(LAST_EVENT_ID)
         .and_then(|value| event_id("Last-Event-ID", value.to_str().unwrap_or("not text"), &mut validation));
     let query = query.last_event_id.as_deref().and_then(|text| event_id("lastEventId", text, &mut validation));
-    validation.finish(header.or(query))
+    Ok(validation.finish(header.or(query))?)
 }
 
 /// An event id as sent (an EventSource with no id sends no header rather than an empty one).

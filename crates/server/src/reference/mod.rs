@@ -1,6 +1,8 @@
-//! Reference tables the service validates against: countries and merchant category codes.
+//! Reference tables: currencies, places (and, from the rules, countries and merchant category
+//! codes).
 
-pub mod countries;
 pub mod currencies;
-pub mod mcc;
 pub mod places;
+
+// The tables the request rules check against live with the rules (protocol).
+pub use subscriber_protocol::rules::{countries, mcc};

@@ -15,12 +15,13 @@ use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJsonOrEmpty, Auth};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
-use crate::merchants::validation::{NAME_MAX, required_text};
 use crate::state::AppState;
 use crate::storage;
 use crate::storage::merchants::MerchantRow;
 use crate::storage::transactions::TransactionRow;
 use purchase::{Buyer, Shop};
+use subscriber_protocol::rules::merchants::NAME_MAX;
+use subscriber_protocol::rules::required_text;
 
 pub const TRANSACTION_CREATED: &str = "Transaction created";
 
@@ -63,7 +64,7 @@ fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
         .as_deref()
         .filter(|name| !name.trim().is_empty())
         .and_then(|name| required_text(&mut validation, "merchantName", Some(name), NAME_MAX));
-    validation.finish(Checked { amount_minor, merchant_name })
+    Ok(validation.finish(Checked { amount_minor, merchant_name })?)
 }
 
 /// Makes a point-of-sale purchase now (sandbox only)

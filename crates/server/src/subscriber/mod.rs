@@ -6,6 +6,7 @@ use axum::Json;
 use axum::extract::{ConnectInfo, Extension, State};
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
+use subscriber_protocol::rules;
 use subscriber_protocol::{
     ErrorBody, LoginRequest, LoginResponse, RotateSecretRequest, RotateSecretResponse, SignupRequest, SignupResponse,
     SubscriberProfile, Success, UsageResponse, UsageRow,
@@ -29,35 +30,12 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(usage))
 }
 
-const MAX_EMAIL_LENGTH: usize = 254;
-
 /// The 503 of the routes that hash a secret.
 const BUSY: &str = "The service is busy checking other secrets (`unavailable`): retry after `Retry-After` seconds.";
 
 /// The client's address; loopback when the service runs without connection info.
 fn client_address(connection: Option<Extension<ConnectInfo<SocketAddr>>>) -> IpAddr {
     connection.map_or(IpAddr::from([127, 0, 0, 1]), |Extension(ConnectInfo(address))| address.ip())
-}
-
-/// Lower-cased, trimmed; a plausible single address.
-pub fn normalize_email(field: &str, email: &str, validation: &mut Validation) -> String {
-    // The limit counts what was sent, surrounding spaces included (as the OpenAPI maxLength does).
-    let sent_length = email.chars().count();
-    let email = email.trim().to_ascii_lowercase();
-    let plausible = sent_length <= MAX_EMAIL_LENGTH
-        && email.split_once('@').is_some_and(|(local, domain)| {
-            !local.is_empty()
-                && !domain.starts_with('.')
-                && !domain.ends_with('.')
-                && domain.contains('.')
-                && !domain.contains('@')
-                && !domain.contains("..")
-        })
-        && !email.chars().any(|character| character.is_whitespace() || character.is_control());
-    if !plausible {
-        validation.reject(field, "must be an e-mail address such as dev@example.com");
-    }
-    email
 }
 
 /// Creates a subscriber account and returns its credentials
@@ -77,7 +55,7 @@ async fn signup(
     ApiJson(request): ApiJson<SignupRequest>,
 ) -> Result<(StatusCode, Json<Success<SignupResponse>>), ApiError> {
     let mut validation = Validation::new();
-    let email = normalize_email("email", &request.email, &mut validation);
+    let email = rules::email(&mut validation, "email", &request.email);
     validation.finish(())?;
     let environment = state.environment();
     let credentials = credentials::new_credentials(environment.as_str());

@@ -1,7 +1,7 @@
 //! The validation rules of the request bodies and parameters, stated in the document.
 //!
-//! The wire types give the shapes; the rules live in the service (its validation constants,
-//! its reference tables, the sandbox's test cards, today's date), so they are written into
+//! The wire types give the shapes; the rules live in `subscriber_protocol::rules` (its
+//! limits and reference tables) and in the service (the sandbox's test cards, the banks, the sandbox's test cards, today's date), so they are written into
 //! the document here. A schema states exactly what the service accepts: a request the
 //! schema allows is not rejected for its form, and one it forbids is (the fuzzer checks
 //! both ways). Patterns use the JSON Schema (ECMA-262) syntax, anchored.
@@ -13,8 +13,8 @@ use subscriber_protocol::{Environment, MAX_PAGE_LIMIT};
 use crate::accounts::banks::BANKS;
 use crate::cards::test_cards::TEST_CARDS;
 use crate::config::Config;
-use crate::merchants::validation::{CITY_MAX, NAME_MAX, STREET_MAX, STREET_NO_MAX, WEBSITE_MAX, ZIP_MAX};
-use crate::reference::{countries, mcc};
+use subscriber_protocol::rules::merchants::{CITY_MAX, NAME_MAX, STREET_MAX, STREET_NO_MAX, WEBSITE_MAX, ZIP_MAX};
+use subscriber_protocol::rules::{cards, countries, mcc, persons};
 
 /// What Rust's `str::trim` removes: Unicode White_Space.
 const SPACE: &str = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
@@ -52,7 +52,7 @@ fn text_or_integer(max: usize, extra_pattern: Option<&str>, integers: (i64, u64)
 fn email() -> Value {
     let local = format!("[^@{SPACE}{CONTROL}]+");
     let label = format!("[^@.{SPACE}{CONTROL}]+");
-    json!({"type": "string", "maxLength": 254,
+    json!({"type": "string", "maxLength": subscriber_protocol::rules::MAX_EMAIL_LENGTH,
         "pattern": format!("^[{SPACE}]*{local}@{label}(?:\\.{label})+[{SPACE}]*$"),
         "examples": ["dev@example.com"]})
 }
@@ -65,10 +65,11 @@ fn countries() -> Value {
 
 /// The years of the next 20 an expiry may name, in two and four digits.
 fn expiry_years(this_year: u32) -> Value {
+    let ahead = cards::MAX_YEARS_AHEAD;
     json!({"oneOf": [
-        {"type": "integer", "minimum": this_year % 100, "maximum": this_year % 100 + 20},
-        {"type": "integer", "minimum": this_year, "maximum": this_year + 20},
-    ], "description": "Two digits (30) or four (2030); not past, at most 20 years ahead."})
+        {"type": "integer", "minimum": this_year % 100, "maximum": this_year % 100 + ahead},
+        {"type": "integer", "minimum": this_year, "maximum": this_year + ahead},
+    ], "description": format!("Two digits (30) or four (2030); not past, at most {ahead} years ahead.")})
 }
 
 /// `YYYY-MM-DD` of a real day (29 February left out) of one of `years` (a pattern).
@@ -119,8 +120,8 @@ pub fn refine(document: &mut Value, config: &Config) {
             "description": "Refused through the API in this environment (403 pan_not_accepted): use POST /card/session."}),
     };
     schemas["Pan"] = pan;
-    set(schemas, "EnrollCardRequest", "firstName", text(crate::cards::validation::MAX_NAME_LENGTH));
-    set(schemas, "EnrollCardRequest", "lastName", text(crate::cards::validation::MAX_NAME_LENGTH));
+    set(schemas, "EnrollCardRequest", "firstName", text(cards::MAX_NAME_LENGTH));
+    set(schemas, "EnrollCardRequest", "lastName", text(cards::MAX_NAME_LENGTH));
     set(schemas, "EnrollCardRequest", "expMonth", json!({"type": "integer", "minimum": 1, "maximum": 12}));
     set(schemas, "EnrollCardRequest", "expYear", expiry_years(this_year));
     set(schemas, "EnrollCardRequest", "countryCode", countries());
@@ -188,11 +189,11 @@ pub fn refine(document: &mut Value, config: &Config) {
     );
 
     // Persons
-    set(schemas, "OnboardPersonRequest", "firstName", text(crate::persons::MAX_NAME_LENGTH));
-    set(schemas, "OnboardPersonRequest", "lastName", text(crate::persons::MAX_NAME_LENGTH));
+    set(schemas, "OnboardPersonRequest", "firstName", text(persons::MAX_NAME_LENGTH));
+    set(schemas, "OnboardPersonRequest", "lastName", text(persons::MAX_NAME_LENGTH));
     set(schemas, "OnboardPersonRequest", "email", email());
     // Adults up to 120: the years every birthday of which is in range today.
-    let (youngest, oldest) = (today.year() - crate::persons::ADULT_AGE - 1, today.year() - crate::persons::OLDEST_AGE);
+    let (youngest, oldest) = (today.year() - persons::ADULT_AGE - 1, today.year() - persons::OLDEST_AGE);
     set(
         schemas,
         "AuthenticatePersonRequest",
@@ -206,18 +207,19 @@ pub fn refine(document: &mut Value, config: &Config) {
         "AuthenticatePersonRequest",
         "phoneNumber",
         json!({"type": ["string", "null"],
-        "pattern": "^[ +().-]*(?:[0-9][ +().-]*){7,15}$"}),
+        "pattern": format!("^[ +().-]*(?:[0-9][ +().-]*){{{},{}}}$",
+            persons::PHONE_DIGITS.start(), persons::PHONE_DIGITS.end())}),
     );
     set(schemas, "AuthenticatePersonRequest", "ssnLast4", json!({"type": ["string", "null"], "pattern": "^[0-9]{4}$"}));
-    let address_max = crate::persons::MAX_ADDRESS_FIELD_LENGTH;
+    let address_max = persons::MAX_ADDRESS_FIELD_LENGTH;
     set(schemas, "PersonAddress", "street", text(address_max));
-    set(schemas, "PersonAddress", "streetNo", text(20));
+    set(schemas, "PersonAddress", "streetNo", text(persons::MAX_STREET_NO_LENGTH));
     set(schemas, "PersonAddress", "city", text(address_max));
     set(
         schemas,
         "PersonAddress",
         "zip",
-        json!({"type": "string", "minLength": 1, "maxLength": 12,
+        json!({"type": "string", "minLength": 1, "maxLength": persons::MAX_ZIP_LENGTH,
         "pattern": format!("^[{SPACE}]*[A-Za-z0-9-](?:[A-Za-z0-9 -]*[A-Za-z0-9-])?[{SPACE}]*$")}),
     );
     set(schemas, "PersonAddress", "countryCode", countries());

@@ -3,10 +3,9 @@
 //! stopping the parse at the first one.
 
 use serde::{Deserialize, Deserializer};
-use subscriber_protocol::CategoryCode;
 
-use crate::error::Validation;
-use crate::reference::{countries, mcc};
+use super::{Violations, mcc};
+use crate::CategoryCode;
 
 pub const NAME_MAX: usize = 100;
 pub const STREET_MAX: usize = 100;
@@ -32,6 +31,18 @@ pub struct MerchantDraft {
     pub website: Option<String>,
 }
 
+impl From<&crate::EnrollMerchantRequest> for MerchantDraft {
+    fn from(request: &crate::EnrollMerchantRequest) -> Self {
+        MerchantDraft {
+            name: Some(request.name.clone()),
+            category: Some(request.category.clone()),
+            country_code: Some(request.country_code.clone()),
+            phone_number: request.phone_number.clone(),
+            website: request.website.clone(),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ValidMerchant {
     pub name: String,
@@ -41,33 +52,37 @@ pub struct ValidMerchant {
     pub website: Option<String>,
 }
 
-pub fn merchant(draft: MerchantDraft) -> Result<ValidMerchant, crate::error::ApiError> {
-    let mut validation = Validation::new();
-    let name = required_text(&mut validation, "name", draft.name.as_deref(), NAME_MAX);
+pub fn merchant(draft: MerchantDraft) -> Result<ValidMerchant, Violations> {
+    let mut violations = Violations::new();
+    let name = super::required_text(&mut violations, "name", draft.name.as_deref(), NAME_MAX);
     let mcc = match draft.category {
         None => {
-            validation.reject("category", "is required: a 4-digit merchant category code, e.g. \"5812\"");
+            violations.reject("category", "is required: a 4-digit merchant category code, e.g. \"5812\"");
             None
         }
-        Some(CategoryCode(code)) => category(&mut validation, code.trim()),
+        Some(CategoryCode(code)) => category(&mut violations, code.trim()),
     };
-    let country_code = country(&mut validation, "countryCode", draft.country_code.as_deref());
-    let phone = optional_text(draft.phone_number.as_deref()).and_then(|phone| phone_number(&mut validation, phone));
-    let website = optional_text(draft.website.as_deref()).and_then(|website| self::website(&mut validation, website));
+    let country_code = super::country(&mut violations, "countryCode", draft.country_code.as_deref());
+    let phone =
+        super::optional_text(draft.phone_number.as_deref()).and_then(|phone| phone_number(&mut violations, phone));
+    let website =
+        super::optional_text(draft.website.as_deref()).and_then(|website| self::website(&mut violations, website));
     if website.is_some() && draft.website.as_deref().is_some_and(|sent| sent.chars().count() > WEBSITE_MAX) {
-        validation.reject("website", format!("must be at most {WEBSITE_MAX} characters"));
+        violations.reject("website", format!("must be at most {WEBSITE_MAX} characters"));
     }
-    let valid = match (name, mcc, country_code) {
-        (Some(name), Some(mcc), Some(country_code)) => Some(ValidMerchant { name, mcc, country_code, phone, website }),
-        _ => None,
-    };
-    validation.finish(valid)?.ok_or_else(|| crate::error::ApiError::invalid("the merchant is not valid"))
+    match (name, mcc, country_code) {
+        (Some(name), Some(mcc), Some(country_code)) if violations.is_empty() => {
+            Ok(ValidMerchant { name, mcc, country_code, phone, website })
+        }
+        // A field is missing only when a violation says why.
+        _ => Err(violations),
+    }
 }
 
 /// `POST /merchant/location` as sent.
 #[derive(Debug, Default, Deserialize)]
 pub struct LocationBody {
-    #[serde(default, deserialize_with = "subscriber_protocol::object::optional")]
+    #[serde(default, deserialize_with = "crate::object::optional")]
     pub location: Option<LocationDraft>,
 }
 
@@ -91,6 +106,22 @@ pub struct LocationDraft {
     pub longitude: Option<f64>,
 }
 
+impl From<&crate::LocationInput> for LocationBody {
+    fn from(location: &crate::LocationInput) -> Self {
+        LocationBody {
+            location: Some(LocationDraft {
+                country_code: Some(location.country_code.clone()),
+                street: Some(location.street.clone()),
+                street_no: Some(location.street_no.clone()),
+                city: Some(location.city.clone()),
+                zip: Some(location.zip.clone()),
+                latitude: location.latitude,
+                longitude: location.longitude,
+            }),
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct ValidLocation {
     pub country_code: String,
@@ -102,87 +133,65 @@ pub struct ValidLocation {
     pub coordinates: Option<(f64, f64)>,
 }
 
-pub fn location(body: LocationBody) -> Result<ValidLocation, crate::error::ApiError> {
+pub fn location(body: LocationBody) -> Result<ValidLocation, Violations> {
     let Some(draft) = body.location else {
-        return Err(crate::error::ApiError::invalid_field(
+        let mut violations = Violations::new();
+        violations.reject(
             "location",
             "is required: send the fields inside one key, {\"location\": {\"countryCode\", \"street\", \"streetNo\", \
              \"city\", \"zip\", \"latitude\"?, \"longitude\"?}}",
-        ));
+        );
+        return Err(violations);
     };
-    let mut validation = Validation::new();
-    let country_code = country(&mut validation, "location.countryCode", draft.country_code.as_deref());
-    let street = required_text(&mut validation, "location.street", draft.street.as_deref(), STREET_MAX);
-    let street_no = required_text(&mut validation, "location.streetNo", draft.street_no.as_deref(), STREET_NO_MAX);
-    let city = required_text(&mut validation, "location.city", draft.city.as_deref(), CITY_MAX);
-    let zip = required_text(&mut validation, "location.zip", draft.zip.as_deref(), ZIP_MAX);
+    let mut violations = Violations::new();
+    let country_code = super::country(&mut violations, "location.countryCode", draft.country_code.as_deref());
+    let street = super::required_text(&mut violations, "location.street", draft.street.as_deref(), STREET_MAX);
+    let street_no =
+        super::required_text(&mut violations, "location.streetNo", draft.street_no.as_deref(), STREET_NO_MAX);
+    let city = super::required_text(&mut violations, "location.city", draft.city.as_deref(), CITY_MAX);
+    let zip = super::required_text(&mut violations, "location.zip", draft.zip.as_deref(), ZIP_MAX);
     if let Some(zip) = &zip
         && !zip.chars().all(|character| character.is_ascii_alphanumeric() || character == ' ' || character == '-')
     {
-        validation.reject("location.zip", "may hold only letters, digits, spaces and hyphens");
+        violations.reject("location.zip", "may hold only letters, digits, spaces and hyphens");
     }
     if let Some(latitude) = draft.latitude
         && !(-90.0..=90.0).contains(&latitude)
     {
-        validation.reject("location.latitude", "must be from -90 to 90");
+        violations.reject("location.latitude", "must be from -90 to 90");
     }
     if let Some(longitude) = draft.longitude
         && !(-180.0..=180.0).contains(&longitude)
     {
-        validation.reject("location.longitude", "must be from -180 to 180");
+        violations.reject("location.longitude", "must be from -180 to 180");
     }
     let coordinates = match (draft.latitude, draft.longitude) {
         (Some(latitude), Some(longitude)) => Some((latitude, longitude)),
         (Some(_), None) => {
-            validation.reject("location.longitude", "is required when latitude is sent: send both or neither");
+            violations.reject("location.longitude", "is required when latitude is sent: send both or neither");
             None
         }
         (None, Some(_)) => {
-            validation.reject("location.latitude", "is required when longitude is sent: send both or neither");
+            violations.reject("location.latitude", "is required when longitude is sent: send both or neither");
             None
         }
         (None, None) => None,
     };
-    let valid = match (country_code, street, street_no, city, zip) {
-        (Some(country_code), Some(street), Some(street_no), Some(city), Some(zip)) => {
-            Some(ValidLocation { country_code, street, street_no, city, zip, coordinates })
+    match (country_code, street, street_no, city, zip) {
+        (Some(country_code), Some(street), Some(street_no), Some(city), Some(zip)) if violations.is_empty() => {
+            Ok(ValidLocation { country_code, street, street_no, city, zip, coordinates })
         }
-        _ => None,
-    };
-    validation.finish(valid)?.ok_or_else(|| crate::error::ApiError::invalid("the location is not valid"))
-}
-
-/// Trimmed, present, at most `max` characters, no control characters.
-pub fn required_text(validation: &mut Validation, field: &str, value: Option<&str>, max: usize) -> Option<String> {
-    // The limit counts what was sent, surrounding spaces included (as the OpenAPI maxLength does).
-    let sent_length = value.map_or(0, |value| value.chars().count());
-    let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
-        validation.reject(field, "is required");
-        return None;
-    };
-    if sent_length > max {
-        validation.reject(field, format!("must be at most {max} characters"));
-        return None;
+        _ => Err(violations),
     }
-    if value.chars().any(char::is_control) {
-        validation.reject(field, "must not contain control characters");
-        return None;
-    }
-    Some(value.to_owned())
 }
 
-/// An optional field sent empty counts as not sent.
-fn optional_text(value: Option<&str>) -> Option<&str> {
-    value.map(str::trim).filter(|value| !value.is_empty())
-}
-
-fn category(validation: &mut Validation, code: &str) -> Option<String> {
+pub fn category(violations: &mut Violations, code: &str) -> Option<String> {
     if code.len() != 4 || !code.bytes().all(|byte| byte.is_ascii_digit()) {
-        validation.reject("category", "must be a 4-digit merchant category code, e.g. \"5812\"");
+        violations.reject("category", "must be a 4-digit merchant category code, e.g. \"5812\"");
         return None;
     }
     if mcc::describe(code).is_none() {
-        validation.reject(
+        violations.reject(
             "category",
             format!("{code} is not a merchant category code (ISO 18245): GET /merchant/categories lists them"),
         );
@@ -191,20 +200,8 @@ fn category(validation: &mut Validation, code: &str) -> Option<String> {
     Some(code.to_owned())
 }
 
-fn country(validation: &mut Validation, field: &str, value: Option<&str>) -> Option<String> {
-    let Some(value) = value.map(str::trim).filter(|value| !value.is_empty()) else {
-        validation.reject(field, "is required: a three-letter country code (ISO 3166-1 alpha-3), e.g. \"USA\"");
-        return None;
-    };
-    let normalized = countries::normalize_alpha3(value);
-    if normalized.is_none() {
-        validation.reject(field, "must be a three-letter country code (ISO 3166-1 alpha-3), e.g. \"USA\"");
-    }
-    normalized
-}
-
 /// Digits with the usual separators, 5 to 15 digits (E.164's longest).
-fn phone_number(validation: &mut Validation, phone: &str) -> Option<String> {
+pub fn phone_number(violations: &mut Violations, phone: &str) -> Option<String> {
     let digits = phone.bytes().filter(u8::is_ascii_digit).count();
     let allowed = phone.char_indices().all(|(index, character)| {
         character.is_ascii_digit()
@@ -212,16 +209,16 @@ fn phone_number(validation: &mut Validation, phone: &str) -> Option<String> {
             || (character == '+' && index == 0)
     });
     if !allowed || !(5..=15).contains(&digits) {
-        validation.reject("phoneNumber", "must be a phone number of 5 to 15 digits, e.g. \"+1 415 555 0100\"");
+        violations.reject("phoneNumber", "must be a phone number of 5 to 15 digits, e.g. \"+1 415 555 0100\"");
         return None;
     }
     Some(phone.to_owned())
 }
 
 /// An http(s) address or a bare domain (`example.com`).
-fn website(validation: &mut Validation, website: &str) -> Option<String> {
+pub fn website(violations: &mut Violations, website: &str) -> Option<String> {
     if website.chars().count() > WEBSITE_MAX || !is_web_address(website) {
-        validation.reject(
+        violations.reject(
             "website",
             format!("must be a web address of at most {WEBSITE_MAX} characters, e.g. \"https://example.com\""),
         );
@@ -230,7 +227,7 @@ fn website(validation: &mut Validation, website: &str) -> Option<String> {
     Some(website.to_owned())
 }
 
-fn is_web_address(text: &str) -> bool {
+pub fn is_web_address(text: &str) -> bool {
     if text.chars().any(|character| character.is_whitespace() || character.is_control()) {
         return false;
     }
@@ -307,8 +304,7 @@ mod tests {
     fn every_problem_of_a_merchant_is_reported_at_once() {
         let error = merchant(draft(r#"{"category": "9999", "countryCode": "US", "website": "not a site"}"#))
             .expect_err("invalid");
-        let crate::error::ApiError::InvalidRequest { details, .. } = error else { panic!("not a validation error") };
-        let fields = details.iter().map(|detail| detail.field.as_str()).collect::<Vec<_>>();
+        let fields = error.details().iter().map(|detail| detail.field.as_str()).collect::<Vec<_>>();
         assert_eq!(fields, ["name", "category", "countryCode", "website"]);
     }
 
@@ -330,10 +326,8 @@ mod tests {
                 "zip": "02134", "latitude": 91}}"#,
         )
         .expect("parses");
-        let crate::error::ApiError::InvalidRequest { details, .. } = location(body).expect_err("invalid") else {
-            panic!("not a validation error")
-        };
-        let fields = details.iter().map(|detail| detail.field.as_str()).collect::<Vec<_>>();
+        let error = location(body).expect_err("invalid");
+        let fields = error.details().iter().map(|detail| detail.field.as_str()).collect::<Vec<_>>();
         assert_eq!(fields, ["location.latitude", "location.longitude"]);
     }
 }
