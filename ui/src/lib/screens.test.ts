@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { routeOf, screenKey } from "./screens";
+import { filterLabel, routeOf, screenKey, screenOf, sidebar } from "./screens";
 
 describe("the remembered screen", () => {
   it("names every section and a card's transactions", () => {
@@ -13,5 +13,31 @@ describe("the remembered screen", () => {
     expect(routeOf("card/12")).toEqual({ name: "card", cardId: 12 });
     for (const unknown of [null, undefined, "", "connect", "card/", "card/x", "admin"])
       expect(routeOf(unknown)).toBeNull();
+  });
+});
+
+describe("the screen table", () => {
+  it("lists the sidebar's sections in order, and a card lights Cards", () => {
+    expect(sidebar.map((screen) => screen.nav)).toEqual([
+      "Overview",
+      "Cards",
+      "Merchant",
+      "Lookup",
+      "Bank accounts",
+      "Identity",
+      "Credentials",
+    ]);
+    expect(screenOf({ name: "card", cardId: 3 })).toMatchObject({
+      title: "Card",
+      section: "cards",
+    });
+    expect(screenOf({ name: "connect" }).title).toBe("Environment");
+  });
+
+  it("offers the filter only where there is a list to filter", () => {
+    expect(filterLabel({ name: "card", cardId: 3 })).toBe("Filter transactions");
+    expect(filterLabel({ name: "merchant", tab: "transactions" })).toBe("Filter sales");
+    expect(filterLabel({ name: "merchant", tab: "locations" })).toBeNull();
+    expect(filterLabel({ name: "cards" })).toBeNull();
   });
 });

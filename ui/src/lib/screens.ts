@@ -1,21 +1,83 @@
-// A screen as the settings keep it ("cards", "card/12"), so the app can reopen the screen
-// shown last after the next sign-in.
+// The dashboard's screens, in one table: the sidebar, the page titles, the top bar's filter
+// and the screen reopened after the next sign-in all read it.
 import type { Route } from "./state.svelte";
 
-const simple = [
-  "overview",
-  "cards",
-  "merchant",
-  "lookup",
-  "accounts",
-  "identity",
-  "credentials",
-] as const;
+type Name = Route["name"];
 
-/** The name kept for a route; `null` for screens not worth reopening (the environment chooser). */
+export interface Screen {
+  name: Name;
+  /** The page title. */
+  title: string;
+  /** The sidebar's label; screens without one are reached from another. */
+  nav?: string;
+  /** The sidebar entry lit while this screen shows (a card lights "Cards"). */
+  section: Name;
+  /** Reopened after the next sign-in (the environment chooser is not). */
+  kept: boolean;
+  /** The top bar's filter field, when the screen has a list to filter. */
+  filter?: (route: Route) => string | null;
+}
+
+/** In sidebar order. */
+export const screens: readonly Screen[] = [
+  { name: "overview", title: "Overview", nav: "Overview", section: "overview", kept: true },
+  { name: "cards", title: "Cards", nav: "Cards", section: "cards", kept: true },
+  {
+    name: "card",
+    title: "Card",
+    section: "cards",
+    kept: true,
+    filter: () => "Filter transactions",
+  },
+  {
+    name: "merchant",
+    title: "Merchant",
+    nav: "Merchant",
+    section: "merchant",
+    kept: true,
+    filter: (route) =>
+      route.name === "merchant" && route.tab === "transactions" ? "Filter sales" : null,
+  },
+  { name: "lookup", title: "Lookup", nav: "Lookup", section: "lookup", kept: true },
+  {
+    name: "accounts",
+    title: "Bank accounts",
+    nav: "Bank accounts",
+    section: "accounts",
+    kept: true,
+  },
+  { name: "identity", title: "Identity", nav: "Identity", section: "identity", kept: true },
+  {
+    name: "credentials",
+    title: "Credentials",
+    nav: "Credentials",
+    section: "credentials",
+    kept: true,
+  },
+  { name: "connect", title: "Environment", section: "connect", kept: false },
+];
+
+const byName = new Map(screens.map((screen) => [screen.name, screen]));
+
+/** The screen a route shows. */
+export function screenOf(route: Route): Screen {
+  return byName.get(route.name) ?? screens[0];
+}
+
+/** The sidebar's entries. */
+export const sidebar = screens.filter(
+  (screen): screen is Screen & { nav: string } => screen.nav !== undefined,
+);
+
+/** The label of the top bar's filter on this route, or `null` for none. */
+export function filterLabel(route: Route): string | null {
+  return screenOf(route).filter?.(route) ?? null;
+}
+
+/** The name kept for a route ("cards", "card/12"); `null` for screens not worth reopening. */
 export function screenKey(route: Route): string | null {
   if (route.name === "card") return `card/${route.cardId}`;
-  return (simple as readonly string[]).includes(route.name) ? route.name : null;
+  return screenOf(route).kept ? route.name : null;
 }
 
 /** The route a kept name stands for; `null` for anything the app does not know. */
@@ -23,5 +85,6 @@ export function routeOf(key: string | null | undefined): Route | null {
   if (!key) return null;
   const card = /^card\/(\d{1,15})$/.exec(key);
   if (card) return { name: "card", cardId: Number(card[1]) };
-  return (simple as readonly string[]).includes(key) ? ({ name: key } as Route) : null;
+  const screen = byName.get(key as Name);
+  return screen?.kept && screen.name !== "card" ? ({ name: screen.name } as Route) : null;
 }
