@@ -16,7 +16,7 @@ export interface FieldChecks<I> {
   leave(field: string): () => void;
   /** Marks the form submitted and checks `input`: `true` when nothing is wrong. */
   submit(input: I): Promise<boolean>;
-  /** Adds the field errors of a refused request. */
+  /** Adds the field errors of a refused request (and shows them: the form was sent). */
   refused(errors: readonly FieldError[]): void;
 }
 
@@ -45,6 +45,7 @@ export function fieldChecks<I>(
       return Object.keys(all).length === 0;
     },
     refused(errors) {
+      submitted = true;
       problems = { ...problems, ...byField(errors, prefix) };
     },
   };

@@ -24,4 +24,10 @@ describe("a form's inline checks", () => {
     expect(await checks.submit({ city: "Berlin" })).toBe(false);
     expect(checks.all.latitude).toBe("must be a number");
   });
+
+  it("shows a refused request's messages at once, nothing left or submitted before", () => {
+    const checks = fieldChecks(rules, { prefix: "address." });
+    checks.refused([{ field: "address.zip", message: "must contain only letters" }]);
+    expect(checks.shown("zip")).toBe("The postcode must contain only letters");
+  });
 });

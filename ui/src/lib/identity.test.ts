@@ -154,22 +154,6 @@ describe("the identity wizard", () => {
     });
   });
 
-  it("puts the service's field errors beside the fields the person has left", () => {
-    const messages = identity.fieldMessages([
-      { field: "dateOfBirth", message: "is in the future" },
-      { field: "address.zip", message: "must contain only letters, digits, spaces and hyphens" },
-      { field: "address.zip", message: "a second message" },
-    ]);
-    expect(messages).toEqual({
-      dateOfBirth: "is in the future",
-      zip: "must contain only letters, digits, spaces and hyphens",
-    });
-    expect(identity.visibleErrors(messages, new Set(["zip"]), false)).toEqual({
-      zip: messages.zip,
-    });
-    expect(identity.visibleErrors(messages, new Set(), true)).toEqual(messages);
-  });
-
   it("signs the spending delta as a percentage", () => {
     expect(identity.deltaPercent(0.125)).toBe("+12.5%");
     expect(identity.deltaPercent(-0.04)).toBe("−4%");

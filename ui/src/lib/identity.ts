@@ -3,7 +3,6 @@
 import type { Answer } from "./bindings/Answer";
 import type { AuthenticatePersonRequest } from "./bindings/AuthenticatePersonRequest";
 import type { AuthenticatePersonResponse } from "./bindings/AuthenticatePersonResponse";
-import type { FieldError } from "./bindings/FieldError";
 import type { Person } from "./bindings/Person";
 import type { Question } from "./bindings/Question";
 import type { Signals } from "./bindings/Signals";
@@ -158,31 +157,6 @@ export function personalRequest(personId: number, form: PersonalForm): Authentic
   if (form.phoneNumber.trim()) request.phoneNumber = form.phoneNumber.trim();
   if (form.ssnLast4.trim()) request.ssnLast4 = form.ssnLast4.trim();
   return request;
-}
-
-/** The service names fields by their JSON path (`address.zip`); the form by its input (`zip`). */
-export function formFieldOf(serviceField: string): string {
-  return serviceField.startsWith("address.") ? serviceField.slice("address.".length) : serviceField;
-}
-
-/** The first message of each field, keyed by the form's names. */
-export function fieldMessages(details: FieldError[]): Record<string, string> {
-  const messages: Record<string, string> = {};
-  for (const detail of details) {
-    const field = formFieldOf(detail.field);
-    messages[field] ??= detail.message;
-  }
-  return messages;
-}
-
-/** Shown beside a field: only once the person has left it, or tried to continue. */
-export function visibleErrors(
-  messages: Record<string, string>,
-  touched: Set<string>,
-  attempted: boolean,
-): Record<string, string> {
-  if (attempted) return messages;
-  return Object.fromEntries(Object.entries(messages).filter(([field]) => touched.has(field)));
 }
 
 /** The change of spending, signed: "+12.5%", "−4%", "+0%". */
