@@ -3,11 +3,12 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use parking_lot::Mutex;
+use parking_lot::{Mutex, RwLock};
 use rusqlite::Transaction;
 use tokio::sync::{broadcast, watch};
 
 use crate::storage::events::EventRow;
+use crate::storage::transactions::Owner;
 use crate::storage::{Db, StorageResult};
 
 /// Events a slow stream may fall behind by before it catches up from the database.
@@ -21,11 +22,20 @@ pub struct EventHub {
     closed: watch::Sender<bool>,
     /// Open streams per subscriber; a subscriber without any has no entry.
     open_streams: Mutex<HashMap<i64, usize>>,
+    /// The id of the newest event of each card and merchant that has had one since the start:
+    /// every change of a transaction comes with an event, so a page read while that id was
+    /// the newest is still the page (`transaction_pages`).
+    latest: RwLock<HashMap<Owner, i64>>,
 }
 
 impl Default for EventHub {
     fn default() -> Self {
-        Self { sender: broadcast::channel(CAPACITY).0, closed: watch::channel(false).0, open_streams: Mutex::default() }
+        Self {
+            sender: broadcast::channel(CAPACITY).0,
+            closed: watch::channel(false).0,
+            open_streams: Mutex::default(),
+            latest: RwLock::default(),
+        }
     }
 }
 
@@ -56,10 +66,27 @@ impl EventHub {
 
     /// Announces committed events; call in commit order (see [`EventHub::write`]).
     pub fn publish(&self, events: &[EventRow]) {
+        if !events.is_empty() {
+            let mut latest = self.latest.write();
+            for event in events {
+                let row = &event.transaction;
+                let owners = [row.card_id.map(Owner::Card), row.merchant_id.map(Owner::Merchant)];
+                for owner in owners.into_iter().flatten() {
+                    latest.insert(owner, event.id);
+                }
+            }
+        }
         for event in events {
             // An error only means that no stream is open.
             let _ = self.sender.send(Arc::new(event.clone()));
         }
+    }
+
+    /// The id of the newest event of `owner`'s transactions announced since the start (0 for
+    /// none). Read it before reading the transactions: a change committed after the read
+    /// announces a newer id.
+    pub fn latest_event(&self, owner: Owner) -> i64 {
+        self.latest.read().get(&owner).copied().unwrap_or(0)
     }
 
     /// Runs `work` in one write transaction and announces the events it returns once they are

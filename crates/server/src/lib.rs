@@ -4,7 +4,8 @@
 //! - Leaves: [`config`], [`keys`], [`reference`] tables, [`request_id`], [`metrics`],
 //!   [`link_token`], [`body_cache`].
 //! - [`storage`]: every SQL statement, returning rows; [`error::ApiError`], the one error type
-//!   (every failure leaves as the contract's JSON); [`paging`].
+//!   (every failure leaves as the contract's JSON); [`paging`]; [`transaction_pages`] (rendered
+//!   pages kept while they are still the answer).
 //! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
 //!   [`usage`], [`events`] (the live fan-out), [`directory`] (the merchant directory),
 //!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
@@ -52,6 +53,7 @@ pub mod simulation;
 pub mod state;
 pub mod storage;
 mod subscriber;
+mod transaction_pages;
 mod usage;
 
 pub use api::app;

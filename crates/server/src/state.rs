@@ -14,6 +14,8 @@ use crate::usage::UsageRecorder;
 
 /// Card bodies kept in memory: about 300 bytes each.
 const CARD_BODIES: usize = 100_000;
+/// Bytes of rendered transaction pages kept in memory (a page of 100 is about 45 KB).
+const TRANSACTION_PAGE_BYTES: usize = 64 << 20;
 
 /// Cloned for every request by each layer and handler that takes state: one reference count
 /// instead of one per field.
@@ -45,6 +47,8 @@ pub struct Shared {
     pub directory: Arc<Directory>,
     /// `GET /card/{id}` bodies: a card never changes once enrolled.
     pub card_bodies: Arc<crate::body_cache::BodyCache>,
+    /// Pages of transactions kept while they are still the answer.
+    pub transaction_pages: Arc<crate::transaction_pages::TransactionPages>,
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::events::EventHub>,
@@ -98,6 +102,7 @@ impl AppState {
             keys,
             directory: Arc::new(directory),
             card_bodies: Arc::new(crate::body_cache::BodyCache::new(CARD_BODIES)),
+            transaction_pages: Arc::new(crate::transaction_pages::TransactionPages::new(TRANSACTION_PAGE_BYTES)),
             limits: Arc::new(limits),
             events: Arc::default(),
             identity_source,

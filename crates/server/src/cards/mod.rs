@@ -7,7 +7,7 @@ pub mod validation;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
@@ -255,6 +255,22 @@ pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> R
         .ok_or_else(|| ApiError::not_found(format!("no card {card_id} is enrolled by this subscriber")))
 }
 
+/// The caller's card's `GET /card/{id}` body, or 404. A card never changes once enrolled, so
+/// the body is rendered once and kept; the owner is checked on every hit.
+async fn card_body(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<Bytes, ApiError> {
+    if let Some(body) = state.card_bodies.get(card_id, subscriber_id) {
+        return Ok(body);
+    }
+    let row = owned_card(state, subscriber_id, card_id).await?;
+    let body = Bytes::from(serde_json::to_vec(&Success::new(card_record(row)?)).map_err(ApiError::internal)?);
+    state.card_bodies.insert(card_id, subscriber_id, body.clone());
+    Ok(body)
+}
+
+fn json_response(body: Bytes) -> Response {
+    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
+}
+
 /// A card of the caller
 #[utoipa::path(get, path = "/card/{card_id}", tag = "cards", operation_id = "getCard",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1)),
@@ -263,16 +279,7 @@ pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> R
         (status = 404, description = "No such card of the caller.", body = ErrorBody),
     ))]
 async fn details(State(state): State<AppState>, auth: Auth, IdPath(card_id): IdPath) -> Result<Response, ApiError> {
-    let body = match state.card_bodies.get(card_id, auth.subscriber_id) {
-        Some(body) => body,
-        None => {
-            let row = owned_card(&state, auth.subscriber_id, card_id).await?;
-            let body = Bytes::from(serde_json::to_vec(&Success::new(card_record(row)?)).map_err(ApiError::internal)?);
-            state.card_bodies.insert(card_id, auth.subscriber_id, body.clone());
-            body
-        }
-    };
-    Ok(([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response())
+    Ok(json_response(card_body(&state, auth.subscriber_id, card_id).await?))
 }
 
 pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError> {
@@ -308,19 +315,30 @@ async fn transactions(
     State(state): State<AppState>,
     auth: Auth,
     IdPath(card_id): IdPath,
+    RawQuery(raw_query): RawQuery,
     ApiQuery(query): ApiQuery<CardTransactionQuery>,
-) -> Result<Json<Success<CardTransactionPage>>, ApiError> {
+) -> Result<Response, ApiError> {
     let (mut filter, limit) =
         paging::transaction_filter(query.limit, query.cursor.as_deref(), query.from.as_deref(), query.to.as_deref())?;
     filter.pending = query.pending;
-    owned_card(&state, auth.subscriber_id, card_id).await?;
-    let rows = state
-        .db
-        .read(move |connection| storage::transactions::page(connection, Owner::Card(card_id), &filter, limit + 1))
-        .await?;
+    // Who may read comes first: kept pages hold no permissions.
+    card_body(&state, auth.subscriber_id, card_id).await?;
+    let owner = Owner::Card(card_id);
+    let query_key = raw_query.unwrap_or_default();
+    // Read before the rows: a change committed meanwhile announces a newer event.
+    let event = state.events.latest_event(owner);
+    if let Some(body) = state.transaction_pages.get(owner, &query_key, event, filter.from) {
+        return Ok(json_response(body));
+    }
+    let rows =
+        state.db.read(move |connection| storage::transactions::page(connection, owner, &filter, limit + 1)).await?;
+    let oldest_read = rows.last().map(|row| row.created_at);
     let (rows, next_cursor) = paging::finish_page(rows, limit);
     let transactions = rows.into_iter().map(card_transaction).collect::<Result<_, _>>()?;
-    Ok(Json(Success::new(CardTransactionPage { transactions, next_cursor })))
+    let page = Success::new(CardTransactionPage { transactions, next_cursor });
+    let body = Bytes::from(serde_json::to_vec(&page).map_err(ApiError::internal)?);
+    state.transaction_pages.insert(owner, &query_key, event, oldest_read, body.clone());
+    Ok(json_response(body))
 }
 
 /// The test cards, for a dashboard's enrollment form

@@ -110,7 +110,7 @@ pub struct Filter {
 }
 
 /// Whose transactions.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Owner {
     Card(i64),
     Merchant(i64),

@@ -139,6 +139,37 @@ fn buy(server: &TestServer, shop: &Shop, amount: f64) -> i64 {
     purchase(server, &shop.subscriber, &body)["transactionId"].as_i64().expect("transactionId")
 }
 
+/// A page is answered from memory while nothing changed: a sale and its settlement each show
+/// on the very next read, as they do on the stream.
+#[test]
+fn a_page_read_again_shows_a_new_sale_and_then_its_settlement_at_once() {
+    let server = TestServer::spawn_with(&["--settle-after-seconds", "1"]);
+    let shop = shop(&server);
+    let path = format!("/card/{}/transactions?limit=5", shop.card_id);
+    let read = || {
+        let (status, body) = send(shop.subscriber.auth(server.get(&path)));
+        assert_eq!(status, 200, "{body}");
+        body["transactions"].as_array().expect("transactions").clone()
+    };
+    let before = read();
+    assert_eq!(read(), before, "nothing changed, the same page");
+    let transaction_id = buy(&server, &shop, 7.25);
+    let after = read();
+    assert_eq!(after[0]["transactionId"].as_i64(), Some(transaction_id), "the sale is on top at once");
+    assert_eq!(after[0]["pending"], true);
+    assert_eq!(after[1..], before[..4], "the rest moved down by one");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(15);
+    loop {
+        let now = read();
+        if now[0]["pending"] == false {
+            assert_eq!(now[0]["transactionId"].as_i64(), Some(transaction_id));
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "settled within 15 s: {}", now[0]);
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn a_card_stream_sends_a_new_transaction_and_again_when_it_settles() {
     let server = TestServer::spawn_with(&["--settle-after-seconds", "1"]);

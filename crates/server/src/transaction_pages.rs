@@ -1,0 +1,110 @@
+//! Rendered pages of transactions, kept while they are still the answer: on
+//! `GET /card/{id}/transactions` reading and rendering a hundred rows was nearly all the
+//! service's time, and a card's settled history does not change.
+//!
+//! A page is the answer for its owner (card or merchant) and its exact query string as long
+//! as (1) no event of the owner was announced since it was read (every insert and settlement
+//! of a transaction announces one: `EventHub::latest_event`), and (2) the sliding 36-month
+//! window has not moved past the oldest row read (the window only ever moves forward, so
+//! until then the same rows are the newest in it). The caller checks who may read the owner
+//! before asking: the cache holds no permissions.
+
+use std::collections::HashMap;
+
+use bytes::Bytes;
+use parking_lot::RwLock;
+
+use crate::storage::transactions::Owner;
+
+struct Page {
+    /// `EventHub::latest_event` of the owner when the page was read.
+    event: i64,
+    /// `created_at` of the oldest row read (the look-ahead row included); `None` when none was.
+    oldest_read: Option<i64>,
+    body: Bytes,
+}
+
+#[derive(Default)]
+struct Pages {
+    pages: HashMap<(Owner, Box<str>), Page>,
+    bytes: usize,
+}
+
+pub struct TransactionPages {
+    pages: RwLock<Pages>,
+    /// The most body bytes kept; past it the cache starts afresh.
+    budget: usize,
+}
+
+impl TransactionPages {
+    pub fn new(budget: usize) -> Self {
+        Self { pages: RwLock::default(), budget }
+    }
+
+    /// The body kept for `owner`'s page of `query`, if it is still the answer: `event` is the
+    /// owner's newest event now, `window_start` where the page's time window starts now.
+    pub fn get(&self, owner: Owner, query: &str, event: i64, window_start: Option<i64>) -> Option<Bytes> {
+        let pages = self.pages.read();
+        let page = pages.pages.get(&(owner, Box::from(query)))?;
+        let in_window = match (page.oldest_read, window_start) {
+            (Some(oldest), Some(start)) => oldest >= start,
+            _ => true,
+        };
+        (page.event == event && in_window).then(|| page.body.clone())
+    }
+
+    /// Keeps a page read when `event` was the owner's newest event.
+    pub fn insert(&self, owner: Owner, query: &str, event: i64, oldest_read: Option<i64>, body: Bytes) {
+        if body.len() > self.budget {
+            return;
+        }
+        let mut pages = self.pages.write();
+        if pages.bytes + body.len() > self.budget {
+            *pages = Pages::default();
+        }
+        pages.bytes += body.len();
+        let page = Page { event, oldest_read, body };
+        if let Some(replaced) = pages.pages.insert((owner, Box::from(query)), page) {
+            pages.bytes -= replaced.body.len();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CARD: Owner = Owner::Card(7);
+
+    #[test]
+    fn a_page_is_kept_until_an_event_of_its_owner() {
+        let pages = TransactionPages::new(1024);
+        pages.insert(CARD, "limit=100", 5, Some(1_000), Bytes::from_static(b"[1]"));
+        assert_eq!(pages.get(CARD, "limit=100", 5, Some(900)).as_deref(), Some(&b"[1]"[..]));
+        assert_eq!(pages.get(CARD, "limit=100", 6, Some(900)), None, "a newer event");
+        assert_eq!(pages.get(CARD, "limit=50", 5, Some(900)), None, "another query");
+        assert_eq!(pages.get(Owner::Merchant(7), "limit=100", 5, Some(900)), None, "another owner");
+    }
+
+    #[test]
+    fn a_page_is_dropped_once_the_window_passes_its_oldest_row() {
+        let pages = TransactionPages::new(1024);
+        pages.insert(CARD, "", 0, Some(1_000), Bytes::from_static(b"[1]"));
+        assert!(pages.get(CARD, "", 0, Some(1_000)).is_some());
+        assert!(pages.get(CARD, "", 0, Some(1_001)).is_none());
+        pages.insert(CARD, "to=5", 0, None, Bytes::from_static(b"[]"));
+        assert!(pages.get(CARD, "to=5", 0, Some(99_999)).is_some(), "an empty page stays empty");
+    }
+
+    #[test]
+    fn it_stays_within_its_budget() {
+        let pages = TransactionPages::new(8);
+        for index in 0..10 {
+            pages.insert(CARD, &index.to_string(), 0, None, Bytes::from_static(b"abc"));
+            assert!(pages.pages.read().bytes <= 8);
+        }
+        assert!(pages.get(CARD, "9", 0, None).is_some(), "the newest is kept");
+        pages.insert(CARD, "big", 0, None, Bytes::from(vec![0; 9]));
+        assert!(pages.get(CARD, "big", 0, None).is_none(), "a body over the budget is not kept");
+    }
+}
