@@ -11,7 +11,8 @@
 //!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
 //! - [`state::AppState`]; [`http`], the plumbing every route uses (registration, the one
 //!   token verification, idempotency, rate limit, usage, request context).
-//! - Resources: [`subscriber`], [`cards`], [`merchants`], [`accounts`], [`persons`],
+//! - Resources: [`ledger`] (a page of transactions, from memory while still the answer),
+//!   [`subscriber`], [`cards`], [`merchants`], [`accounts`], [`persons`],
 //!   [`discovery`], [`realtime`] (transactions as they happen), [`sandbox`] (controls and the
 //!   point-of-sale simulator); [`hosted`], the pages a person uses (card entry, the sandbox
 //!   bank), views over the card and bank-link sessions.
@@ -37,15 +38,16 @@ mod hosted;
 pub mod http;
 mod identity_source;
 mod keys;
+mod ledger;
 mod limits;
 mod link_token;
-pub mod merchants;
+mod merchants;
 mod metrics;
 mod operations;
 mod paging;
-pub mod persons;
+mod persons;
 mod realtime;
-pub mod reference;
+mod reference;
 mod request_id;
 mod sandbox;
 pub mod server;

@@ -8,8 +8,7 @@ pub mod validation;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderValue, header};
-use axum::response::{IntoResponse, Response};
+use axum::response::Response;
 use chrono::Utc;
 use rusqlite::Transaction;
 use subscriber_protocol::{
@@ -22,6 +21,7 @@ use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
+use crate::ledger;
 use crate::paging;
 use crate::reference::mcc;
 use crate::simulation::history;
@@ -267,10 +267,6 @@ async fn card_body(state: &AppState, subscriber_id: i64, card_id: i64) -> Result
     Ok(body)
 }
 
-fn json_response(body: Bytes) -> Response {
-    ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
-}
-
 /// A card of the caller
 #[utoipa::path(get, path = "/card/{card_id}", tag = "cards", operation_id = "getCard",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1)),
@@ -279,7 +275,7 @@ fn json_response(body: Bytes) -> Response {
         (status = 404, description = "No such card of the caller.", body = ErrorBody),
     ))]
 async fn details(State(state): State<AppState>, auth: Auth, IdPath(card_id): IdPath) -> Result<Response, ApiError> {
-    Ok(json_response(card_body(&state, auth.subscriber_id, card_id).await?))
+    Ok(ledger::json(card_body(&state, auth.subscriber_id, card_id).await?))
 }
 
 pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError> {
@@ -323,22 +319,8 @@ async fn transactions(
     filter.pending = query.pending;
     // Who may read comes first: kept pages hold no permissions.
     card_body(&state, auth.subscriber_id, card_id).await?;
-    let owner = Owner::Card(card_id);
-    let query_key = raw_query.unwrap_or_default();
-    // Read before the rows: a change committed meanwhile announces a newer event.
-    let event = state.events.latest_event(owner);
-    if let Some(body) = state.transaction_pages.get(owner, &query_key, event, filter.from) {
-        return Ok(json_response(body));
-    }
-    let rows =
-        state.db.read(move |connection| storage::transactions::page(connection, owner, &filter, limit + 1)).await?;
-    let oldest_read = rows.last().map(|row| row.created_at);
-    let (rows, next_cursor) = paging::finish_page(rows, limit);
-    let transactions = rows.into_iter().map(card_transaction).collect::<Result<_, _>>()?;
-    let page = Success::new(CardTransactionPage { transactions, next_cursor });
-    let body = Bytes::from(serde_json::to_vec(&page).map_err(ApiError::internal)?);
-    state.transaction_pages.insert(owner, &query_key, event, oldest_read, body.clone());
-    Ok(json_response(body))
+    let page = |transactions, next_cursor| CardTransactionPage { transactions, next_cursor };
+    ledger::page(&state, Owner::Card(card_id), raw_query, filter, limit, card_transaction, page).await
 }
 
 /// The test cards, for a dashboard's enrollment form

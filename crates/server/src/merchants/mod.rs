@@ -1,7 +1,7 @@
 //! Merchants: enrollment (one per subscriber), locations, and the transactions at them.
 
 use axum::Json;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{
@@ -16,6 +16,7 @@ use crate::error::ApiError;
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
+use crate::ledger;
 use crate::paging;
 use crate::reference::{currencies, mcc, places};
 use crate::state::AppState;
@@ -323,8 +324,9 @@ async fn transactions(
     State(state): State<AppState>,
     auth: Auth,
     IdPath(merchant_id): IdPath,
+    RawQuery(raw_query): RawQuery,
     ApiQuery(query): ApiQuery<MerchantTransactionQuery>,
-) -> Result<Json<Success<MerchantTransactionPage>>, ApiError> {
+) -> Result<Response, ApiError> {
     let (mut filter, limit) = crate::paging::transaction_filter(
         query.limit,
         query.cursor.as_deref(),
@@ -341,13 +343,7 @@ async fn transactions(
             .ok_or_else(|| ApiError::not_found(format!("merchant {merchant_id} has no location {location_id}")))?;
     }
     filter.location_id = query.location_id;
-    let rows = state
-        .db
-        .read(move |connection| {
-            storage::transactions::page(connection, Owner::Merchant(merchant_id), &filter, limit + 1)
-        })
-        .await?;
-    let (rows, next_cursor) = paging::finish_page(rows, limit);
-    let transactions = rows.into_iter().map(merchant_transaction).collect::<Result<_, _>>()?;
-    Ok(Json(Success::new(MerchantTransactionPage { transactions, next_cursor })))
+    let page = |transactions, next_cursor| MerchantTransactionPage { transactions, next_cursor };
+    let owner = Owner::Merchant(merchant_id);
+    ledger::page(&state, owner, raw_query, filter, limit, merchant_transaction, page).await
 }

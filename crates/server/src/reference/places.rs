@@ -95,11 +95,6 @@ fn parse(text: &'static str) -> Places {
     Places { countries, postcodes, by_city }
 }
 
-/// Every country the place data covers.
-pub fn countries() -> &'static [Country] {
-    &PLACES.countries
-}
-
 /// The covered country of an alpha-3 code (upper case).
 pub fn country(alpha3: &str) -> Option<&'static Country> {
     PLACES.countries.iter().find(|country| country.alpha3 == alpha3)
@@ -179,7 +174,7 @@ mod tests {
         assert_eq!(usa.currency, "USD");
         assert!(usa.postcodes.len() > 20_000);
         assert!(usa.streets.contains(&"Main St"));
-        for country in countries() {
+        for country in PLACES.countries.iter() {
             assert!(!country.postcodes.is_empty(), "{} has postcodes", country.alpha3);
             assert!(!country.streets.is_empty(), "{} has streets", country.alpha3);
             for row in &postcodes()[country.postcodes.clone()] {

@@ -140,7 +140,7 @@ fn buy(server: &TestServer, shop: &Shop, amount: f64) -> i64 {
 }
 
 /// A page is answered from memory while nothing changed: a sale and its settlement each show
-/// on the very next read, as they do on the stream.
+/// on the very next read (the card's and the merchant's), as they do on the stream.
 #[test]
 fn a_page_read_again_shows_a_new_sale_and_then_its_settlement_at_once() {
     let server = TestServer::spawn_with(&["--settle-after-seconds", "1"]);
@@ -151,9 +151,13 @@ fn a_page_read_again_shows_a_new_sale_and_then_its_settlement_at_once() {
         assert_eq!(status, 200, "{body}");
         body["transactions"].as_array().expect("transactions").clone()
     };
+    let sales_path = format!("/merchant/{}/transactions?limit=5", shop.merchant_id);
+    let sales = || send(shop.subscriber.auth(server.get(&sales_path))).1["transactions"].clone();
     let before = read();
     assert_eq!(read(), before, "nothing changed, the same page");
+    assert_eq!(sales(), json!([]), "no sale at the merchant yet");
     let transaction_id = buy(&server, &shop, 7.25);
+    assert_eq!(sales()[0]["transactionId"].as_i64(), Some(transaction_id), "the merchant's page too");
     let after = read();
     assert_eq!(after[0]["transactionId"].as_i64(), Some(transaction_id), "the sale is on top at once");
     assert_eq!(after[0]["pending"], true);
