@@ -73,10 +73,10 @@ impl Dashboard {
         if let Some(session) = state.session.as_mut() {
             session.note_token().await;
         }
-        let remembered_email = state
-            .connection
-            .as_ref()
-            .and_then(|connection| state.settings.remembered.get(&connection.target.key()).cloned());
+        // The connection's, or while none is open the saved environment's (the sign-in screen
+        // shows while the app reconnects to it).
+        let target = state.connection.as_ref().map(|connection| &connection.target).or(state.settings.target.as_ref());
+        let remembered_email = target.and_then(|target| state.settings.remembered.get(&target.key()).cloned());
         AppStatus {
             connection: state.connection.as_ref().map(Connection::info),
             saved_target: state.settings.target.clone(),

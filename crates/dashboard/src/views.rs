@@ -74,7 +74,8 @@ pub struct AppStatus {
     pub saved_target: Option<ConnectionTarget>,
     pub session: Option<SessionInfo>,
     pub keyring: KeyringStatus,
-    /// The e-mail of the remembered sign-in of this connection, if any.
+    /// The e-mail of the remembered sign-in of this connection (or, while none is open, of the
+    /// saved environment being reconnected), if any.
     pub remembered_email: Option<String>,
     /// The screen shown last (`cards`, `card/12`, `merchant`...), to open again after sign-in.
     pub last_screen: Option<String>,

@@ -7,6 +7,8 @@ use std::sync::LazyLock;
 use std::time::Duration;
 
 use common::{app, app_in, small_sandbox, test_secrets};
+use subscriber_dashboard::Dashboard;
+use subscriber_dashboard::app::DashboardOptions;
 use subscriber_dashboard::sandbox::SandboxOptions;
 use subscriber_dashboard::secrets::{self, Account, KeyringStatus, StoreKind};
 use subscriber_dashboard::views::{ConnectionTarget, LiveEvent, LoginInput};
@@ -254,6 +256,20 @@ async fn the_sandbox_keeps_its_data_across_restarts() {
     let card = first.dashboard.enroll_card(test_card("5555555555554444")).await.expect("enrolled");
     first.dashboard.shut_down().await;
     let kept = first.dir;
+
+    // Before the app reconnects, the status already names the saved environment's remembered
+    // sign-in: the sign-in screen shows while the embedded sandbox loads.
+    let starting = Dashboard::new(DashboardOptions {
+        data_dir: kept.path().to_path_buf(),
+        secrets: secrets.clone(),
+        keyring: KEYRING.clone(),
+        sandbox: small_sandbox(),
+    });
+    let status = starting.status().await;
+    assert!(status.connection.is_none());
+    assert_eq!(status.saved_target, Some(ConnectionTarget::Sandbox));
+    assert_eq!(status.remembered_email.as_deref(), Some(email.as_str()));
+    drop(starting);
 
     let second = app_in(kept, &KEYRING, small_sandbox(), secrets).await;
     assert_eq!(second.dir.path(), data_dir);
