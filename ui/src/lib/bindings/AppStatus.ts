@@ -13,7 +13,8 @@ export type AppStatus = { connection: ConnectionInfo | null,
  */
 savedTarget: ConnectionTarget | null, session: SessionInfo | null, keyring: KeyringStatus, 
 /**
- * The e-mail of the remembered sign-in of this connection, if any.
+ * The e-mail of the remembered sign-in of this connection (or, while none is open, of the
+ * saved environment being reconnected), if any.
  */
 rememberedEmail: string | null, 
 /**
