@@ -360,6 +360,16 @@ fn another_subscribers_merchant_and_locations_do_not_exist_for_the_caller() {
     assert_eq!(status, 200);
     assert_eq!(body["name"], "Stranger Shop");
     assert_eq!(body["locations"], json!([]), "the owner's location is not the stranger's");
+    // The owner's pages are now answered from memory: a stranger still gets nothing.
+    for path in [
+        format!("/merchant/{merchant_id}/transactions"),
+        format!("/merchant/{merchant_id}/transactions?locationId={location_id}"),
+    ] {
+        let (status, _) = send(owner.auth(server.get(&path)));
+        assert_eq!(status, 200, "{path} for its owner");
+        let (status, body) = send(stranger.auth(server.get(&path)));
+        assert_error(status, &body, 404, "not_found");
+    }
 }
 
 #[test]

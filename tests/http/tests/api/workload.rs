@@ -777,11 +777,14 @@ impl Workload {
         if let Some(card_id) = model.cards.keys().next() {
             attempts.push(get(format!("/card/{card_id}")));
             attempts.push(get(format!("/card/{card_id}/transactions?limit=5")));
+            // The page its owner reads after each sale, so likely held in memory.
+            attempts.push(get(format!("/card/{card_id}/transactions?limit=20")));
             attempts.push(get(format!("/card/{card_id}/transactions/stream")));
             attempts.push((true, "/sandbox/transactions".to_owned(), json!({"cardId": card_id})));
         }
         if let Some(merchant_id) = model.merchant {
             attempts.push(get(format!("/merchant/{merchant_id}/transactions")));
+            attempts.push(get(format!("/merchant/{merchant_id}/transactions?limit=5000")));
             attempts.push(get(format!("/merchant/{merchant_id}/transactions/stream")));
         }
         if let Some(location_id) = model.locations.keys().next() {
