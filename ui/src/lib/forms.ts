@@ -1,5 +1,6 @@
 // Inline validation: the service's own rules run in the app (check_merchant, check_location)
 // on every change; a field's message shows once the field was left or the form submitted.
+import { tick } from "svelte";
 import type { FieldError } from "./bindings/FieldError";
 
 /** Field errors by field name (the first message of a field wins). */
@@ -57,4 +58,10 @@ export function optionalNumber(text: string | number | null | undefined): number
   const trimmed = text.trim().replace(",", ".");
   if (!trimmed) return undefined;
   return /^[-+]?\d+(\.\d+)?$/.test(trimmed) ? Number(trimmed) : Number.NaN;
+}
+
+/** After a refused submit: the first field marked invalid in the form `testid` takes the focus. */
+export async function focusFirstInvalid(testid: string): Promise<void> {
+  await tick();
+  document.querySelector<HTMLElement>(`[data-testid="${testid}"] [aria-invalid="true"]`)?.focus();
 }
