@@ -19,7 +19,25 @@ use crate::state::AppState;
 pub async fn serve(config: Config, shutdown: impl Future<Output = ()> + Send + 'static) -> anyhow::Result<()> {
     let listener = TcpListener::bind(config.listen).await?;
     let config = config.with_bound_address(listener.local_addr()?);
-    run(listener, config, shutdown, None).await
+    run(listener, config, shutdown, None, Directory::Preload).await
+}
+
+/// When the merchant directory loads (see [`crate::directory::LazyDirectory`]).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Directory {
+    /// Before the service is ready (`/readyz` waits for it): a standalone service's first
+    /// discovery or enrollment does not wait.
+    Preload,
+    /// On first use: an embedded service starts and settles without it.
+    OnFirstUse,
+}
+
+async fn load(config: Config, directory: Directory) -> anyhow::Result<AppState> {
+    let state = AppState::new(config).await?;
+    if directory == Directory::Preload {
+        state.directory.get().await?;
+    }
+    Ok(state)
 }
 
 /// Serves on `listener` at once, loads the service, then serves it until `shutdown`.
@@ -29,6 +47,7 @@ async fn run(
     config: Config,
     shutdown: impl Future<Output = ()> + Send + 'static,
     ready: Option<oneshot::Sender<AppState>>,
+    directory: Directory,
 ) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let gate = Gate::new(config.database.clone());
@@ -54,7 +73,7 @@ async fn run(
 
     let mut interrupted = stopping.clone();
     let loaded = tokio::select! {
-        state = AppState::new(config) => Some(state),
+        state = load(config, directory) => Some(state),
         _ = interrupted.wait_for(|stop| *stop) => None,
     };
     let state = match loaded {
@@ -119,7 +138,7 @@ impl RunningServer {
 }
 
 /// Binds `config.listen` (port 0 picks a free port) and serves in the background; returns
-/// once the service is loaded.
+/// once the service is loaded. The merchant directory loads on first use.
 pub async fn start(config: Config) -> anyhow::Result<RunningServer> {
     let listener = TcpListener::bind(config.listen).await?;
     let address = listener.local_addr()?;
@@ -133,6 +152,7 @@ pub async fn start(config: Config) -> anyhow::Result<RunningServer> {
             let _ = signal.await;
         },
         Some(ready),
+        Directory::OnFirstUse,
     ));
     match loaded.await {
         Ok(state) => Ok(RunningServer { address, state, shutdown: Some(shutdown), task }),

@@ -7,7 +7,7 @@ use chrono::Utc;
 
 use crate::config::Config;
 use crate::credentials::TokenIssuer;
-use crate::directory::Directory;
+use crate::directory::LazyDirectory;
 use crate::keys::{self, Keys};
 use crate::storage::{self, Db};
 use crate::usage::UsageRecorder;
@@ -44,7 +44,7 @@ pub struct Shared {
     pub hosted_key: Arc<[u8]>,
     /// All the service's keys, from the key file (never from the database).
     pub keys: Arc<Keys>,
-    pub directory: Arc<Directory>,
+    pub directory: Arc<LazyDirectory>,
     /// `GET /card/{id}` bodies: a card never changes once enrolled.
     pub card_bodies: Arc<crate::body_cache::BodyCache>,
     /// Pages of transactions kept while they are still the answer.
@@ -89,7 +89,7 @@ impl AppState {
         );
         let usage = UsageRecorder::new(config.environment);
         let limits = crate::limits::Limits::new(&config);
-        let directory = Directory::open(&db, config.sandbox_seed, config.directory_size).await?;
+        let directory = LazyDirectory::new(db.clone(), config.sandbox_seed, config.directory_size);
         let identity_source = crate::identity_source::for_environment(&config);
         Ok(Self(Arc::new(Shared {
             config: Arc::new(config),

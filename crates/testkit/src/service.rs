@@ -53,6 +53,11 @@ impl TestService {
             .collect()
     }
 
+    /// Whether the merchant directory is in memory (an in-process service loads it on first use).
+    pub fn directory_loaded(&self) -> bool {
+        self.server().state.directory.if_loaded().is_some()
+    }
+
     pub fn serves(&self, route: &routes::Route) -> bool {
         let wanted = routes::normalize_template(route.template);
         self.served_routes()

@@ -2,6 +2,7 @@
 //! small stub servers for the faults the real service cannot produce.
 
 mod coverage;
+mod directory;
 mod errors;
 mod faults;
 mod paging;

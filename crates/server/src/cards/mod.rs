@@ -116,10 +116,8 @@ pub async fn prepare_card(
             country_code: card.country_code.clone(),
             enrolled_at,
         };
-        let state = state.clone();
-        tokio::task::spawn_blocking(move || history::generate(&state.directory, &input))
-            .await
-            .map_err(ApiError::internal)?
+        let directory = state.directory.get().await.map_err(ApiError::internal)?;
+        tokio::task::spawn_blocking(move || history::generate(&directory, &input)).await.map_err(ApiError::internal)?
     } else {
         Vec::new()
     };

@@ -134,6 +134,39 @@ pub struct Directory {
     inner: RwLock<Inner>,
 }
 
+/// The directory of a running service, loaded on first use: the card histories, discovery,
+/// the simulator and location enrollment wait for it, everything else never does. The
+/// dashboard's embedded sandbox shows its sign-in screen and settles without it (50,000
+/// merchants and their indexes are about 40 MB and half a second of a two-core machine's
+/// start); the standalone service loads it in the background as soon as it serves.
+pub struct LazyDirectory {
+    db: Db,
+    seed: u64,
+    size: u32,
+    loaded: tokio::sync::OnceCell<Arc<Directory>>,
+}
+
+impl LazyDirectory {
+    pub fn new(db: Db, seed: u64, size: u32) -> Self {
+        Self { db, seed, size, loaded: tokio::sync::OnceCell::new() }
+    }
+
+    /// The directory, loading it first if nobody has yet. Callers that come while it loads
+    /// wait for that one load; a failed load is tried again by the next caller.
+    pub async fn get(&self) -> anyhow::Result<Arc<Directory>> {
+        let directory = self
+            .loaded
+            .get_or_try_init(|| async { Directory::open(&self.db, self.seed, self.size).await.map(Arc::new) })
+            .await?;
+        Ok(Arc::clone(directory))
+    }
+
+    /// The directory if it is loaded, without loading it.
+    pub fn if_loaded(&self) -> Option<Arc<Directory>> {
+        self.loaded.get().cloned()
+    }
+}
+
 /// The generated directory as the sandbox's card histories read it.
 #[derive(Clone, Copy)]
 pub(crate) struct Generated<'a> {

@@ -39,7 +39,7 @@ async fn discover(
     ApiQuery(query): ApiQuery<DiscoverQuery>,
 ) -> Result<Json<Success<DiscoverResponse>>, ApiError> {
     let (query, limit) = checked_query(&query)?;
-    let directory = state.directory.clone();
+    let directory = state.directory.get().await.map_err(ApiError::internal)?;
     let found =
         tokio::task::spawn_blocking(move || directory.search(&query, limit)).await.map_err(ApiError::internal)?;
     Ok(Json(Success::new(response(found))))

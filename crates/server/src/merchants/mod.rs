@@ -247,7 +247,9 @@ async fn create_location(
         })
         .await?;
     tracing::info!(merchant_id, location_id, coordinates = source.as_str(), "location created");
-    state.directory.add_enrolled_location(DirectoryMerchant {
+    // Loads the directory first when nobody has: a load running now may have read the
+    // enrolled locations before this one was committed.
+    state.directory.get().await.map_err(ApiError::internal)?.add_enrolled_location(DirectoryMerchant {
         id: location_id,
         dba_name: merchant.name.clone(),
         descriptor,

@@ -135,7 +135,7 @@ async fn create_transaction(
         }
         None if card.is_none() => own_location(rand::Rng::random(&mut rng)).await?.ok_or_else(no_card_no_place)?,
         None if checked.merchant_name.is_some() => Shop::generated(&mut rng, checked.merchant_name.as_deref()),
-        None => match state.directory.random_merchant(&mut rng) {
+        None => match state.directory.get().await.map_err(ApiError::internal)?.random_merchant(&mut rng) {
             Some(merchant) => Shop::from_directory(merchant),
             None => match own_location(rand::Rng::random(&mut rng)).await? {
                 Some(shop) => shop,
@@ -172,6 +172,9 @@ async fn shop_at(state: &AppState, own_merchant: Option<&MerchantRow>, location_
     }
     state
         .directory
+        .get()
+        .await
+        .map_err(ApiError::internal)?
         .generated_merchant(location_id)
         .map(Shop::from_directory)
         .ok_or_else(|| ApiError::not_found(format!("no location {location_id} of yours or of the directory")))

@@ -48,21 +48,26 @@ pub async fn simulate_one(state: &AppState, rng: &mut StdRng) -> Result<(), ApiE
             Ok((card, location))
         })
         .await?;
+    // A synthetic card anywhere but at an enrolled location: nobody could see the purchase.
+    // Skipped before the directory is asked, so a sandbox nobody has enrolled anything in
+    // never loads it for the simulator.
+    if card.is_none() && !(at_enrolled_location && location.is_some()) {
+        return Ok(());
+    }
     let buyer = match card {
         Some((card_id, last_four)) => Buyer { card_id: Some(card_id), last_four },
         None => Buyer::synthetic(rng),
     };
-    let from_directory =
-        if at_enrolled_location && location.is_some() { None } else { state.directory.random_merchant(rng) };
+    let from_directory = if at_enrolled_location && location.is_some() {
+        None
+    } else {
+        state.directory.get().await.map_err(ApiError::internal)?.random_merchant(rng)
+    };
     let shop = match (from_directory, location) {
         (Some(merchant), _) => Shop::from_directory(merchant),
         (None, Some((location, merchant))) => Shop::at_location(&location, &merchant),
         (None, None) => Shop::generated(rng, None),
     };
-    // Nobody could see a synthetic card at a generated shop: skip the write.
-    if buyer.card_id.is_none() && shop.merchant_id.is_none() && shop.directory_id.is_none() {
-        return Ok(());
-    }
     let amount_minor = purchase::random_amount_minor(rng);
     // Nobody asked for this purchase: there is no response to replay.
     purchase::record(state, buyer, shop, amount_minor, Idempotent::none(), |_| Ok(())).await?;
