@@ -23,7 +23,7 @@ const OUT = args.out ?? "BENCHMARKS.md";
 const RUNS = Number(args.runs ?? 5);
 const SETTLE_MS = Number(args.settle ?? 8000);
 const ROWS = Number(args.rows ?? 100_000);
-if (!APP || !BLANK || !SEEDER) throw new Error("usage: bench.mjs --app BIN --blank BIN --seeder BIN [--out BENCHMARKS.md]");
+if (!APP || !BLANK || !SEEDER) throw new Error("usage: bench.mjs --app BIN --blank BIN --seeder BIN [--out BENCHMARKS.md] [--runs N] [--startup-only 1]");
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
@@ -182,6 +182,13 @@ async function stopRun(run) {
 
 const loadAtStart = os.loadavg()[0];
 const { blank, app } = await startup();
+if (args["startup-only"] !== undefined) {
+  // A quick look while working on start-up or memory: nothing is written.
+  const show = (runs) => runs.map((run) => `${run.readyMs.toFixed(0)} ms ${(run.pssKb / 1024).toFixed(0)} MB`).join("; ");
+  const parts = (run) => run.processes.map((entry) => `${entry.name} ${(entry.pss / 1024).toFixed(0)} MB`).join(", ");
+  console.log(`blank: ${show(blank)}\n  ${parts(blank.at(-1))}\napp: ${show(app)}\n  ${parts(app.at(-1))}`);
+  process.exit(0);
+}
 // A failed filter stage still leaves the start-up and memory results, with the reason.
 let filterFailure = null;
 const filter = await filterPerKeystroke().catch((error) => {
@@ -200,7 +207,7 @@ const mb = (kb) => (kb / 1024).toFixed(0);
 const verdict = (ok) => (ok ? "meets" : "**misses**");
 const startRatio = appReady / blankReady;
 const memoryRatio = appPss / blankPss;
-const processes = app.at(-1).processes.map((entry) => `${entry.name} ${mb(entry.pss)} MB`).join(", ");
+const processesOf = (run) => run.processes.map((entry) => `${entry.name} ${mb(entry.pss)} MB`).join(", ");
 
 const section = `## Desktop dashboard
 
@@ -216,7 +223,7 @@ profile), started alternately, ${RUNS} measured starts each after one unmeasured
 - The dashboard's start is a returning user's: the embedded sandbox (chosen last time) starts on its
   SQLite file while the app shows the sign-in screen (a sign-in waits for it); the page reports "ready" two
   animation frames after that screen is on the page, as the blank page does after its first frame.
-- Processes of the last dashboard start: ${processes}.
+- Processes of the last starts: dashboard ${processesOf(app.at(-1))}; blank window ${processesOf(blank.at(-1))}.
 
 Filtering a card's ${filter.loaded.toLocaleString("en-US")} transactions in the real window (WebDriver types
 ${filter.timings.length} characters into the filter field; the page measures from the input to the table

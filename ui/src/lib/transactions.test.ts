@@ -175,6 +175,44 @@ describe("the transaction table's model", () => {
     ).toEqual([1, 0, 0, 2]);
   });
 
+  it("answers a typed text from per-merchant sums exactly as a search of every row", () => {
+    // Many rows, few merchants, three currencies, pending rows and refunds over three years.
+    const names = ["Blue Bottle", "Bluebird Books", "Delta", "Whole Foods", "Shell", "Lyft"];
+    const currencies = ["USD", "EUR", "GBP"];
+    const many = sortRows(
+      Array.from({ length: 3000 }, (_, index) =>
+        prepare(
+          tx({
+            createdAt: new Date(Date.UTC(2024, 0, 1) + index * 31_000_000).toISOString(),
+            amount: index % 17 === 0 ? -((index % 50) + 0.25) : (index % 311) / 4,
+            currency: currencies[index % 7 === 0 ? 1 + (index % 2) : 0],
+            merchantName: `${names[index % names.length]} ${index % 40}`,
+            pending: index % 23 === 0,
+          }),
+        ),
+      ),
+      defaultSort,
+    );
+    const filter = createFilter();
+    const texts = ["", "b", "bl", "blue", "blue b", "blueb", "d", "delta 3", "zzz", "1", "12", "o"];
+    for (const range of [
+      { from: "", to: "", pending: "all" as const },
+      { from: "2024-06-01", to: "2025-05-31", pending: "settled" as const },
+      { from: "", to: "", pending: "pending" as const },
+    ])
+      for (const text of texts) {
+        const step = { ...emptyFilter, ...range, text };
+        const fresh = applyFilter(many, step);
+        const answer = filter(many, step);
+        expect(answer.rows.map((row) => row.tx.transactionId)).toEqual(
+          fresh.rows.map((row) => row.tx.transactionId),
+        );
+        expect(answer.totals).toEqual(fresh.totals);
+        for (const currency of currencies)
+          expect(monthlyBars(answer, currency)).toEqual(monthlyBars(fresh, currency));
+      }
+  });
+
   it("puts a live arrival in its sorted place and replaces a row that settled", () => {
     const arrival = prepare(
       tx({ createdAt: "2026-03-08T12:00:00Z", merchantName: "Live Cafe", pending: true }),

@@ -186,16 +186,146 @@ export function monthlyBars(filtered: Filtered, currency: string, maxMonths = 36
   return bars;
 }
 
+/** What the rows of one merchant text add up to, per currency. */
+interface PlaceCurrency {
+  amount: number;
+  count: number;
+  months: Map<number, MonthSum>;
+  /** Position of the first such row among the kept rows: currencies tie in that order. */
+  first: number;
+}
+
+interface PlaceSums {
+  pending: number;
+  refunds: number;
+  currencies: Map<string, PlaceCurrency>;
+}
+
 /**
- * `applyFilter` that remembers its last answer: when only the text changed and the new text
- * contains the old one (typing on), only the rows kept last time can match, so only they are
- * searched. One per table.
+ * The rows a date range and a status keep, and what the rows of each merchant text add up to.
+ * A keystroke changes only the text: it then finds the merchants it matches (a few hundred
+ * texts), adds up their sums, and keeps rows by a scan of one typed array, instead of looking
+ * at and summing 100,000 rows.
+ */
+class ByPlace {
+  readonly kept: Row[];
+  /** `placeOf[i]` is `kept[i].place`. */
+  private readonly placeOf: Int32Array;
+  private readonly sums = new Map<number, PlaceSums>();
+
+  constructor(
+    readonly rows: readonly Row[],
+    readonly filter: Filter,
+  ) {
+    this.kept = applyFilter(rows, { ...filter, text: "" }).rows;
+    this.placeOf = new Int32Array(this.kept.length);
+    for (let index = 0; index < this.kept.length; index++) {
+      const row = this.kept[index];
+      this.placeOf[index] = row.place;
+      let place = this.sums.get(row.place);
+      if (!place) {
+        place = { pending: 0, refunds: 0, currencies: new Map() };
+        this.sums.set(row.place, place);
+      }
+      const tx = row.tx;
+      if (tx.pending) place.pending += 1;
+      if (tx.amount < 0) place.refunds += 1;
+      let currency = place.currencies.get(tx.currency);
+      if (!currency) {
+        currency = { amount: 0, count: 0, months: new Map(), first: index };
+        place.currencies.set(tx.currency, currency);
+      }
+      currency.amount += tx.amount;
+      currency.count += 1;
+      if (!Number.isNaN(row.month)) {
+        const bucket = currency.months.get(row.month);
+        if (bucket) {
+          bucket.amount += tx.amount;
+          bucket.count += 1;
+        } else currency.months.set(row.month, { amount: tx.amount, count: 1 });
+      }
+    }
+  }
+
+  /** The same answer as `applyFilter(rows, filter)` for a text no row's own digits can hold. */
+  search(matches: Uint8Array | null): Filtered {
+    const wanted: number[] = [];
+    for (const place of this.sums.keys())
+      if (matches === null || matches[place] === 1) wanted.push(place);
+    let rows: Row[];
+    if (wanted.length === this.sums.size) rows = this.kept;
+    else if (wanted.length === 0) rows = [];
+    else {
+      rows = [];
+      const placeOf = this.placeOf;
+      const kept = this.kept;
+      for (let index = 0; index < placeOf.length; index++)
+        if ((matches as Uint8Array)[placeOf[index]] === 1) rows.push(kept[index]);
+    }
+    const currencies = new Map<string, { amount: number; count: number; first: number }>();
+    const monthly = new Map<string, Map<number, MonthSum>>();
+    let pending = 0;
+    let refunds = 0;
+    for (const id of wanted) {
+      const place = this.sums.get(id) as PlaceSums;
+      pending += place.pending;
+      refunds += place.refunds;
+      for (const [code, sum] of place.currencies) {
+        const total = currencies.get(code);
+        if (total) {
+          total.amount += sum.amount;
+          total.count += sum.count;
+          total.first = Math.min(total.first, sum.first);
+        } else currencies.set(code, { amount: sum.amount, count: sum.count, first: sum.first });
+        let months = monthly.get(code);
+        if (!months) {
+          months = new Map();
+          monthly.set(code, months);
+        }
+        for (const [month, bucket] of sum.months) {
+          const into = months.get(month);
+          if (into) {
+            into.amount += bucket.amount;
+            into.count += bucket.count;
+          } else months.set(month, { amount: bucket.amount, count: bucket.count });
+        }
+      }
+    }
+    const byCurrency = [...currencies.entries()]
+      .sort(([, a], [, b]) => b.count - a.count || a.first - b.first)
+      .map(([currency, sum]) => ({
+        currency,
+        amount: Math.round(sum.amount * 100) / 100,
+        count: sum.count,
+      }));
+    return { rows, totals: { count: rows.length, byCurrency, pending, refunds }, monthly };
+  }
+}
+
+/**
+ * `applyFilter` for a table whose filter changes a keystroke at a time. A text of letters is
+ * answered from per-merchant sums (see `ByPlace`), worked out again only when the rows, the
+ * date range or the status change. A text a row's own digits could hold (an amount, an id)
+ * searches the rows, and typing on searches only what the previous keystroke kept. One per table.
  */
 export function createFilter(): (rows: readonly Row[], filter: Filter) => Filtered {
+  let byPlace: ByPlace | null = null;
   let last: { rows: readonly Row[]; filter: Filter; needle: string; result: Filtered } | null =
     null;
   return (rows, filter) => {
-    const needle = filter.text.trim().toLowerCase();
+    const needle = needleIn(places, filter.text);
+    if (!needle.searchOwn) {
+      if (
+        byPlace === null ||
+        byPlace.rows !== rows ||
+        byPlace.filter.from !== filter.from ||
+        byPlace.filter.to !== filter.to ||
+        byPlace.filter.pending !== filter.pending
+      )
+        byPlace = new ByPlace(rows, { ...filter });
+      last = null;
+      return byPlace.search(needle.matches);
+    }
     const narrower =
       last !== null &&
       last.rows === rows &&
@@ -203,10 +333,10 @@ export function createFilter(): (rows: readonly Row[], filter: Filter) => Filter
       last.filter.to === filter.to &&
       last.filter.pending === filter.pending &&
       last.needle !== "" &&
-      needle.includes(last.needle);
+      needle.text.includes(last.needle);
     const result =
       narrower && last ? applyFilter(last.result.rows, filter) : applyFilter(rows, filter);
-    last = { rows, filter: { ...filter }, needle, result };
+    last = { rows, filter: { ...filter }, needle: needle.text, result };
     return result;
   };
 }
