@@ -63,6 +63,18 @@ pub fn spawn(state: &AppState) -> Background {
             }
         }
     });
+    let logins_state = state.clone();
+    tasks.spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(60));
+        loop {
+            tick.tick().await;
+            match crate::limits::purge_failed_logins(&logins_state.db).await {
+                Ok(purged) if purged > 0 => tracing::debug!(purged, "old failed logins forgotten"),
+                Ok(_) => {}
+                Err(error) => tracing::warn!(error = %error, "failed logins not purged"),
+            }
+        }
+    });
     let events_state = state.clone();
     tasks.spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(3600));

@@ -2,11 +2,15 @@
 //! logins per e-mail and client address, so a guesser is slowed without locking the real
 //! subscriber out from elsewhere. The buckets and windows live here; the layer that applies
 //! them to requests is `http::limit`.
+//!
+//! Request buckets are per process (each instance paces what reaches it). Failed logins are
+//! counted in the database: a restart does not forgive a guesser, and instances sharing a
+//! database count the same failures.
 
-use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 use std::num::NonZeroU32;
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
@@ -16,6 +20,9 @@ use parking_lot::Mutex;
 
 use crate::config::Config;
 use crate::error::ApiError;
+use crate::keys::Keys;
+use crate::storage::login_failures::Scope;
+use crate::storage::{self, Db};
 
 const LOGIN_WINDOW: Duration = Duration::from_secs(15 * 60);
 
@@ -25,10 +32,6 @@ const ADDRESS_ATTEMPTS_FACTOR: usize = 3;
 /// Failed logins one e-mail address may take, from all client addresses, per window, as a
 /// multiple of `--login-attempts`: one account guessed from many addresses is refused.
 const EMAIL_ATTEMPTS_FACTOR: usize = 5;
-/// Keys each failure table keeps at most. Failures are recorded only after a secret check,
-/// which the hashing queue paces, so a window rarely holds this many; past it the table
-/// forgets whoever failed longest ago, so its memory stays bounded.
-const MAX_TRACKED: usize = 100_000;
 
 /// Whose bucket a request takes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -39,67 +42,46 @@ pub enum Caller {
 
 type RequestLimiter = RateLimiter<Caller, DefaultKeyedStateStore<Caller>, DefaultClock, StateInformationMiddleware>;
 
-/// Failed logins per key in the last [`LOGIN_WINDOW`]; at most `limit` times per key.
-struct FailureWindow<K> {
-    limit: usize,
-    failures: HashMap<K, VecDeque<Instant>>,
-}
-
-impl<K: std::hash::Hash + Eq + Clone> FailureWindow<K> {
-    fn new(limit: usize) -> Self {
-        Self { limit: limit.max(1), failures: HashMap::new() }
-    }
-
-    /// The time until the key may try again, when it has failed `limit` times in the window.
-    fn wait(&mut self, key: &K, now: Instant) -> Option<Duration> {
-        let times = self.failures.get_mut(key)?;
-        while times.front().is_some_and(|first| now.duration_since(*first) >= LOGIN_WINDOW) {
-            times.pop_front();
-        }
-        if times.is_empty() {
-            self.failures.remove(key);
-            return None;
-        }
-        (times.len() >= self.limit).then(|| {
-            times.front().map_or(LOGIN_WINDOW, |first| LOGIN_WINDOW.saturating_sub(now.duration_since(*first)))
-        })
-    }
-
-    fn record(&mut self, key: K, now: Instant) {
-        if self.failures.len() >= MAX_TRACKED && !self.failures.contains_key(&key) {
-            self.failures.retain(|_, times| times.back().is_some_and(|last| now.duration_since(*last) < LOGIN_WINDOW));
-            if self.failures.len() >= MAX_TRACKED
-                && let Some(oldest) =
-                    self.failures.iter().min_by_key(|(_, times)| times.back().copied()).map(|(key, _)| key.clone())
-            {
-                self.failures.remove(&oldest);
-            }
-        }
-        let times = self.failures.entry(key).or_default();
-        times.push_back(now);
-        // Only the newest `limit` failures decide anything.
-        while times.len() > self.limit {
-            times.pop_front();
-        }
-    }
-
-    fn forget(&mut self, key: &K) {
-        self.failures.remove(key);
-    }
-}
-
-/// Failed logins by (e-mail, address), by address alone, and by e-mail alone.
+/// Failed logins allowed per window: by (e-mail, address), by address, by e-mail.
 struct FailedLogins {
-    pairs: FailureWindow<(String, IpAddr)>,
-    addresses: FailureWindow<IpAddr>,
-    emails: FailureWindow<String>,
+    db: Db,
+    keys: Arc<Keys>,
+    pair: usize,
+    address: usize,
+    email: usize,
+}
+
+impl FailedLogins {
+    /// The subjects a login of `email` from `address` is counted against, each with its limit.
+    fn subjects(&self, email: &str, address: IpAddr) -> [(Scope, Vec<u8>, usize); 3] {
+        let address = address.to_string();
+        let digest = |scope: Scope, parts: &[&[u8]]| {
+            let mut all: Vec<&[u8]> = vec![b"failed login v1", scope.as_str().as_bytes()];
+            all.extend_from_slice(parts);
+            self.keys.idempotency_hash(&all)
+        };
+        [
+            (Scope::Pair, digest(Scope::Pair, &[email.as_bytes(), b"\0", address.as_bytes()]), self.pair),
+            (Scope::Address, digest(Scope::Address, &[address.as_bytes()]), self.address),
+            (Scope::Email, digest(Scope::Email, &[email.as_bytes()]), self.email),
+        ]
+    }
+}
+
+/// Milliseconds since the epoch: failures are compared across processes, so not `Instant`.
+fn now_ms() -> i64 {
+    chrono::Utc::now().timestamp_millis()
+}
+
+fn window_ms() -> i64 {
+    i64::try_from(LOGIN_WINDOW.as_millis()).unwrap_or(i64::MAX)
 }
 
 pub struct Limits {
     requests: Option<(RequestLimiter, u32)>,
     /// Signup and login per client address: each costs a secret hash.
     credential_requests: Option<(RequestLimiter, u32)>,
-    failed_logins: Mutex<FailedLogins>,
+    failed_logins: FailedLogins,
     /// Secret hashes (argon2id, 19 MiB each) run on a few threads of their own. On the blocking
     /// pool, 64 logins at a time spread the hashes over dozens of threads, each of which kept
     /// its 19 MiB in its allocator arena: the memory grew to 2.7 GiB and stayed, and no login
@@ -144,17 +126,19 @@ fn limiter(rate: u32, burst: u32) -> Option<(RequestLimiter, u32)> {
 }
 
 impl Limits {
-    pub fn new(config: &Config) -> Self {
+    pub fn new(config: &Config, db: Db, keys: Arc<Keys>) -> Self {
         let attempts = usize::try_from(config.login_attempts).unwrap_or(usize::MAX);
         let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
         Self {
             requests: limiter(config.rate_limit, config.rate_limit_burst),
             credential_requests: limiter(config.credential_rate_limit, config.credential_rate_limit_burst),
-            failed_logins: Mutex::new(FailedLogins {
-                pairs: FailureWindow::new(attempts),
-                addresses: FailureWindow::new(attempts.saturating_mul(ADDRESS_ATTEMPTS_FACTOR)),
-                emails: FailureWindow::new(attempts.saturating_mul(EMAIL_ATTEMPTS_FACTOR)),
-            }),
+            failed_logins: FailedLogins {
+                db,
+                keys,
+                pair: attempts.max(1),
+                address: attempts.saturating_mul(ADDRESS_ATTEMPTS_FACTOR).max(1),
+                email: attempts.saturating_mul(EMAIL_ATTEMPTS_FACTOR).max(1),
+            },
             hashing: hashing_threads(threads, usize::try_from(config.hash_queue_size).unwrap_or(usize::MAX).max(1)),
         }
     }
@@ -189,36 +173,61 @@ impl Limits {
 
     /// `Err` with the seconds to wait when this e-mail has failed too often from this address,
     /// this address too often with any e-mail, or this e-mail too often from anywhere.
-    pub fn check_login(&self, email: &str, address: IpAddr) -> Result<(), ApiError> {
-        let now = Instant::now();
-        let mut failures = self.failed_logins.lock();
-        let wait = [
-            failures.pairs.wait(&(email.to_owned(), address), now),
-            failures.addresses.wait(&address, now),
-            failures.emails.wait(&email.to_owned(), now),
-        ]
-        .into_iter()
-        .flatten()
-        .max();
-        match wait {
+    pub async fn check_login(&self, email: &str, address: IpAddr) -> Result<(), ApiError> {
+        let subjects = self.failed_logins.subjects(email, address);
+        let now = now_ms();
+        let since = now - window_ms();
+        let oldest_deciding = self
+            .failed_logins
+            .db
+            .read(move |connection| {
+                let mut oldest = None;
+                for (scope, subject, limit) in &subjects {
+                    // Only the newest `limit` failures decide: the wait runs from the oldest of them.
+                    let at = storage::login_failures::nth_newest_since(connection, *scope, subject, since, *limit)?;
+                    oldest = oldest.max(at);
+                }
+                Ok(oldest)
+            })
+            .await?;
+        match oldest_deciding {
             None => Ok(()),
-            Some(wait) => Err(ApiError::RateLimited { retry_after_seconds: wait.as_secs().max(1) }),
+            Some(at) => {
+                let wait_ms = u64::try_from(at + window_ms() - now).unwrap_or(0);
+                Err(ApiError::RateLimited { retry_after_seconds: wait_ms.div_ceil(1000).max(1) })
+            }
         }
     }
 
-    pub fn record_failed_login(&self, email: &str, address: IpAddr) {
-        let now = Instant::now();
-        let mut failures = self.failed_logins.lock();
-        failures.pairs.record((email.to_owned(), address), now);
-        failures.addresses.record(address, now);
-        failures.emails.record(email.to_owned(), now);
+    pub async fn record_failed_login(&self, email: &str, address: IpAddr) {
+        let subjects = self.failed_logins.subjects(email, address).map(|(scope, subject, _)| (scope, subject));
+        let at = now_ms();
+        let recorded = self
+            .failed_logins
+            .db
+            .write(move |transaction| storage::login_failures::record(transaction, &subjects, at))
+            .await;
+        if let Err(error) = recorded {
+            tracing::warn!(error = %error, "a failed login was not recorded");
+        }
     }
 
     /// After a successful login: the pair starts afresh. The address and e-mail counts stay,
     /// so a guesser cannot clear them by logging in to an account of its own.
-    pub fn forget_failed_logins(&self, email: &str, address: IpAddr) {
-        self.failed_logins.lock().pairs.forget(&(email.to_owned(), address));
+    pub async fn forget_failed_logins(&self, email: &str, address: IpAddr) -> Result<(), ApiError> {
+        let [(scope, subject, _), ..] = self.failed_logins.subjects(email, address);
+        self.failed_logins
+            .db
+            .write(move |transaction| storage::login_failures::forget(transaction, scope, &subject))
+            .await?;
+        Ok(())
     }
+}
+
+/// Forgets failed logins older than the window (the background task's work).
+pub async fn purge_failed_logins(db: &Db) -> crate::storage::StorageResult<usize> {
+    let before = now_ms() - window_ms();
+    db.write(move |transaction| storage::login_failures::purge(transaction, before)).await
 }
 
 /// What the request buckets say of one request.

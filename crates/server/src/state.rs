@@ -88,7 +88,7 @@ impl AppState {
             config.environment.as_str(),
         );
         let usage = UsageRecorder::new(config.environment);
-        let limits = crate::limits::Limits::new(&config);
+        let limits = crate::limits::Limits::new(&config, db.clone(), Arc::clone(&keys));
         let directory = LazyDirectory::new(db.clone(), config.sandbox_seed, config.directory_size);
         let identity_source = crate::identity_source::for_environment(&config);
         Ok(Self(Arc::new(Shared {

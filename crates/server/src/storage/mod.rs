@@ -11,6 +11,7 @@ pub mod directory;
 pub mod events;
 pub mod idempotency;
 pub mod keys;
+pub mod login_failures;
 pub mod merchants;
 pub mod persons;
 pub mod subscribers;
@@ -50,6 +51,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0005_credential_generation.sql")),
         M::up(include_str!("../../migrations/0006_keys_apart.sql")),
         M::up(include_str!("../../migrations/0007_bank_link_states.sql")),
+        M::up(include_str!("../../migrations/0008_login_failures.sql")),
     ])
 }
 

@@ -115,13 +115,13 @@ async fn login(
 ) -> Result<Json<Success<LoginResponse>>, ApiError> {
     let email = request.email.trim().to_ascii_lowercase();
     let address = client_address(connection);
-    state.limits.check_login(&email, address)?;
+    state.limits.check_login(&email, address).await?;
     let lookup = email.clone();
     let subscriber = state.db.read(move |connection| storage::subscribers::find_by_email(connection, &lookup)).await?;
     let stored_hash = subscriber.as_ref().map(|subscriber| subscriber.secret_hash.clone());
     prove_secret(&state, &email, address, request.api_key, stored_hash).await?;
     let Some(subscriber) = subscriber else { return Err(ApiError::InvalidCredentials) };
-    state.limits.forget_failed_logins(&email, address);
+    state.limits.forget_failed_logins(&email, address).await?;
     let generation = state.generations.note(subscriber.id, subscriber.credential_generation);
     let token = state.auth.issue(subscriber.id, &subscriber.client_id, generation)?;
     Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
@@ -144,7 +144,7 @@ async fn prove_secret(
         && state.limits.hash(move || credentials::secret_matches(&presented, &stored_hash)).await?
         && known;
     if !proven {
-        state.limits.record_failed_login(email, address);
+        state.limits.record_failed_login(email, address).await;
         return Err(ApiError::InvalidCredentials);
     }
     Ok(())
@@ -199,7 +199,7 @@ async fn rotate_secret(
     // A stolen token alone must not take the account over: the secret is checked as a login
     // checks it, under the same failed-login limits.
     let address = client_address(connection);
-    state.limits.check_login(&subscriber.email, address)?;
+    state.limits.check_login(&subscriber.email, address).await?;
     prove_secret(&state, &subscriber.email, address, request.current_secret, Some(subscriber.secret_hash.clone()))
         .await?;
 

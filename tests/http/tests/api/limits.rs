@@ -3,7 +3,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::helpers::{TestServer, assert_error, read, send};
+use crate::helpers::{TestServer, assert_error, assert_nowhere_stored, read, send};
 
 #[test]
 fn brute_force_logins_are_refused_after_the_threshold_but_not_from_elsewhere() {
@@ -34,6 +34,40 @@ fn brute_force_logins_are_refused_after_the_threshold_but_not_from_elsewhere() {
     let right = json!({ "email": subscriber.email, "api_key": subscriber.secret });
     let (status, _) = send(server.post("/subscriber/login", &right));
     assert_eq!(status, 429, "the guessing address stays refused, even with the right key");
+    let elsewhere = reqwest::blocking::Client::builder()
+        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
+        .timeout(Duration::from_secs(30))
+        .build()
+        .expect("client on 127.0.0.2");
+    let (status, body) = send(elsewhere.post(server.url("/subscriber/login")).json(&right));
+    assert_eq!(status, 200, "the subscriber still logs in from another address: {body}");
+}
+
+#[test]
+fn a_crash_and_restart_do_not_forgive_a_guesser() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let wrong = json!({ "email": subscriber.email, "api_key": "sk_test_guess" });
+    for attempt in 0..10 {
+        let (status, body) = send(server.post("/subscriber/login", &wrong));
+        assert_eq!(status, 401, "guess {attempt}: {body}");
+    }
+    let (status, body) = send(server.post("/subscriber/login", &wrong));
+    assert_error(status, &body, 429, "rate_limited");
+    // Guesses at an e-mail nobody has: counted as well, and kept without the address itself.
+    let unknown = "nobody-guessed-7731@example.com";
+    for _ in 0..3 {
+        let (status, _) =
+            send(server.post("/subscriber/login", &json!({ "email": unknown, "api_key": "sk_test_guess" })));
+        assert!(status == 401 || status == 429, "{status}");
+    }
+
+    let (dir, database) = server.kill_hard();
+    let server = TestServer::spawn_on(dir, database, "127.0.0.1:0", &[]);
+    let right = json!({ "email": subscriber.email, "api_key": subscriber.secret });
+    let (status, body) = send(server.post("/subscriber/login", &right));
+    assert_error(status, &body, 429, "rate_limited");
+    assert_nowhere_stored(&server, unknown);
     let elsewhere = reqwest::blocking::Client::builder()
         .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
         .timeout(Duration::from_secs(30))
