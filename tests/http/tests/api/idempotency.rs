@@ -86,3 +86,46 @@ fn signup_is_never_replayed_because_the_secret_is_not_kept() {
         assert!(!String::from_utf8_lossy(&bytes).contains(secret), "the secret is not stored");
     }
 }
+
+/// Many retries of one request at once, through two instances on one database file: one card,
+/// and every answer is its 201 (first or replayed) or 409 "still in progress".
+#[test]
+fn one_key_sent_at_once_through_two_instances_creates_one_card() {
+    let first = TestServer::spawn();
+    let second = TestServer::spawn_on(
+        tempfile::tempdir().expect("temporary directory"),
+        first.database.clone(),
+        "127.0.0.1:0",
+        &[],
+    );
+    let subscriber = first.subscriber();
+    let key = uuid::Uuid::new_v4().to_string();
+    let answers: Vec<(u16, serde_json::Value)> = std::thread::scope(|scope| {
+        let sends: Vec<_> = (0..12)
+            .map(|index| {
+                let server = if index % 2 == 0 { &first } else { &second };
+                let (subscriber, key) = (&subscriber, &key);
+                scope.spawn(move || {
+                    send(subscriber.auth(server.post("/card", &card_json(TEST_PANS[0])).header("Idempotency-Key", key)))
+                })
+            })
+            .collect();
+        sends.into_iter().map(|handle| handle.join().expect("request thread")).collect()
+    });
+    let mut card_ids = std::collections::BTreeSet::new();
+    for (status, body) in &answers {
+        match status {
+            201 => {
+                card_ids.insert(body["cardId"].as_i64().expect("cardId"));
+            }
+            409 => assert!(body["error"].as_str().is_some_and(|message| message.contains("in progress")), "{body}"),
+            other => panic!("unexpected {other}: {body}"),
+        }
+    }
+    assert_eq!(card_ids.len(), 1, "one card for one key: {answers:?}");
+    let (status, replay) =
+        send(subscriber.auth(second.post("/card", &card_json(TEST_PANS[0])).header("Idempotency-Key", &key)));
+    assert_eq!((status, replay["cardId"].as_i64()), (201, card_ids.first().copied()));
+    let (_, cards) = send(subscriber.auth(second.get("/card")));
+    assert_eq!(cards["cards"].as_array().map(Vec::len), Some(1));
+}

@@ -119,3 +119,25 @@ fn responses_carry_security_headers() {
     assert_eq!(headers.get("cache-control").and_then(|value| value.to_str().ok()), Some("no-store"));
     assert!(headers.get("content-security-policy").is_some());
 }
+
+#[test]
+fn two_instances_on_one_database_count_the_same_failed_logins() {
+    let first = TestServer::spawn();
+    let second = TestServer::spawn_on(
+        tempfile::tempdir().expect("temporary directory"),
+        first.database.clone(),
+        "127.0.0.1:0",
+        &[],
+    );
+    let subscriber = first.subscriber();
+    let wrong = json!({ "email": subscriber.email, "api_key": "sk_test_guess" });
+    for attempt in 0..10 {
+        let server = if attempt % 2 == 0 { &first } else { &second };
+        let (status, body) = send(server.post("/subscriber/login", &wrong));
+        assert_eq!(status, 401, "guess {attempt}: {body}");
+    }
+    for server in [&first, &second] {
+        let (status, body) = send(server.post("/subscriber/login", &wrong));
+        assert_error(status, &body, 429, "rate_limited");
+    }
+}
