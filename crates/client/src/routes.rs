@@ -89,6 +89,7 @@ pub const PERSON: Route = Route::get("/persons/{person_id}");
 
 pub const SANDBOX_CARDS: Route = Route::get("/sandbox/cards");
 pub const SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions");
+pub const SETTLE_SANDBOX_TRANSACTION: Route = Route::action("/sandbox/transactions/{transaction_id}/settle");
 pub const SANDBOX_ANSWERS: Route = Route::get("/sandbox/persons/{person_id}/answers");
 
 pub const OPENAPI: Route = Route::get("/openapi.json").public();
@@ -128,6 +129,7 @@ pub const ALL: &[Route] = &[
     PERSON,
     SANDBOX_CARDS,
     SANDBOX_TRANSACTION,
+    SETTLE_SANDBOX_TRANSACTION,
     SANDBOX_ANSWERS,
     OPENAPI,
 ];

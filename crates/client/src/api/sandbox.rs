@@ -37,6 +37,19 @@ impl Client {
         self.inner.call(Call::new(&routes::SANDBOX_TRANSACTION, "/sandbox/transactions").json(request)?).await
     }
 
+    /// `POST /sandbox/transactions/{transaction_id}/settle`: settles a pending purchase of the
+    /// caller's cards or merchant now (lists and streams see the settlement). One settled
+    /// already is answered the same way.
+    pub async fn settle_sandbox_transaction(&self, transaction_id: i64) -> Result<SandboxTransactionResponse> {
+        validate::positive_id("transactionId", transaction_id)?;
+        self.inner
+            .call(Call::new(
+                &routes::SETTLE_SANDBOX_TRANSACTION,
+                format!("/sandbox/transactions/{transaction_id}/settle"),
+            ))
+            .await
+    }
+
     /// `GET /sandbox/persons/{person_id}/answers`: the right answers to the questions last
     /// issued, in the shape [`verify_person`](Self::verify_person) takes.
     pub async fn sandbox_answers(&self, person_id: i64) -> Result<Vec<Answer>> {

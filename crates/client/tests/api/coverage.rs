@@ -411,6 +411,20 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
     );
     assert_eq!([&seen.street, &seen.street_no, &seen.city, &seen.zip, &seen.country], MINT_PLAZA);
     assert!(sold_at_location(derived.location_id).await.is_empty(), "nothing sold at the other location");
+
+    let stranger = tour.other.settle_sandbox_transaction(sale.transaction_id).await.expect_err("not theirs");
+    assert_eq!(stranger.status().map(|status| status.as_u16()), Some(404));
+    let settled = tour
+        .client
+        .settle_sandbox_transaction(sale.transaction_id)
+        .await
+        .expect("POST /sandbox/transactions/{transaction_id}/settle");
+    assert_eq!((settled.transaction_id, settled.transaction.pending), (sale.transaction_id, false));
+    assert_eq!(settled.message, "Transaction settled");
+    let again = tour.client.settle_sandbox_transaction(sale.transaction_id).await.expect("settled already");
+    assert_eq!(again.transaction, settled.transaction, "a retry changes nothing");
+    let seen = sold_at_location(located.location_id).await;
+    assert!(seen.iter().all(|sold| !sold.pending), "the merchant's list shows it settled: {seen:?}");
     EnrolledMerchant {
         merchant_id,
         derived_location: derived.location_id,

@@ -5,18 +5,21 @@
 pub mod purchase;
 pub mod simulator;
 
+use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
+use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use subscriber_protocol::{Environment, ErrorBody, SandboxTransactionRequest, SandboxTransactionResponse, Success};
 
 use crate::error::{ApiError, Validation};
-use crate::http::extract::{ApiJsonOrEmpty, Auth};
+use crate::http::extract::{ApiJsonOrEmpty, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::state::AppState;
 use crate::storage;
+use crate::storage::events::EventKind;
 use crate::storage::merchants::MerchantRow;
 use crate::storage::transactions::TransactionRow;
 use purchase::{Buyer, Shop};
@@ -29,8 +32,10 @@ pub const TRANSACTION_CREATED: &str = "Transaction created";
 pub const MAX_AMOUNT: f64 = 1_000_000.0;
 
 pub fn routes(api: Routes) -> Routes {
-    api.api_creating(utoipa_axum::routes!(create_transaction))
+    api.api_creating(utoipa_axum::routes!(create_transaction)).api(utoipa_axum::routes!(settle_transaction))
 }
+
+pub const TRANSACTION_SETTLED: &str = "Transaction settled";
 
 pub fn require_sandbox(state: &AppState) -> Result<(), ApiError> {
     if state.environment() == Environment::Sandbox {
@@ -178,6 +183,78 @@ async fn shop_at(state: &AppState, own_merchant: Option<&MerchantRow>, location_
         .generated_merchant(location_id)
         .map(Shop::from_directory)
         .ok_or_else(|| ApiError::not_found(format!("no location {location_id} of yours or of the directory")))
+}
+
+/// Settles a pending purchase now (sandbox only)
+///
+/// A purchase by one of the caller's cards or at the caller's merchant settles at once instead
+/// of when it is due: both sides' lists and streams see the settlement. One that has settled
+/// already is answered the same way, so a retry changes nothing.
+#[utoipa::path(post, path = "/sandbox/transactions/{transaction_id}/settle", tag = "sandbox",
+    operation_id = "settleSandboxTransaction",
+    params(("transaction_id" = i64, Path, description = "The purchase to settle.")),
+    responses(
+        (status = 200, description = "The purchase, settled.", body = Success<SandboxTransactionResponse>),
+        (status = 404, description = "Not the sandbox, or no purchase of the caller's cards or merchant has \
+            this id (another subscriber's is not one).", body = ErrorBody),
+    ))]
+async fn settle_transaction(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(transaction_id): IdPath,
+) -> Result<Json<Success<SandboxTransactionResponse>>, ApiError> {
+    require_sandbox(&state)?;
+    let not_yours = || ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"));
+    let row = read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?;
+    if !is_callers(&state, auth.subscriber_id, &row).await? {
+        return Err(not_yours());
+    }
+    let row = if row.pending {
+        let now = Utc::now().timestamp();
+        let settled = state
+            .events
+            .write(&state.db, move |transaction| {
+                let settled: Vec<TransactionRow> =
+                    storage::transactions::settle_now(transaction, transaction_id, now)?.into_iter().collect();
+                let events = storage::events::record(transaction, EventKind::Settled, &settled, now)?;
+                Ok((settled, events))
+            })
+            .await?;
+        match settled.into_iter().next() {
+            Some(row) => row,
+            // Settled meanwhile, when it fell due.
+            None => read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?,
+        }
+    } else {
+        row
+    };
+    tracing::info!(transaction_id, "sandbox purchase settled");
+    Ok(Json(Success::new(SandboxTransactionResponse { message: TRANSACTION_SETTLED.to_owned(), ..response(row)? })))
+}
+
+async fn read_transaction(state: &AppState, transaction_id: i64) -> Result<Option<TransactionRow>, ApiError> {
+    Ok(state.db.read_by_key(move |connection| storage::transactions::get(connection, transaction_id)).await?)
+}
+
+/// Whether the purchase was made by one of the caller's cards or at the caller's merchant.
+async fn is_callers(state: &AppState, subscriber_id: i64, row: &TransactionRow) -> Result<bool, ApiError> {
+    let (card_id, merchant_id) = (row.card_id, row.merchant_id);
+    Ok(state
+        .db
+        .read_by_key(move |connection| {
+            let by_card = match card_id {
+                Some(card_id) => storage::cards::get(connection, subscriber_id, card_id)?.is_some(),
+                None => false,
+            };
+            let at_merchant = match merchant_id {
+                Some(merchant_id) if !by_card => {
+                    storage::merchants::get(connection, subscriber_id, merchant_id)?.is_some()
+                }
+                _ => false,
+            };
+            Ok(by_card || at_merchant)
+        })
+        .await?)
 }
 
 fn response(row: TransactionRow) -> Result<SandboxTransactionResponse, ApiError> {

@@ -161,6 +161,17 @@ pub fn settle_due(transaction: &Transaction<'_>, now: i64) -> StorageResult<Vec<
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// Settles one pending transaction now (the sandbox's control); `None` when it is not pending.
+pub fn settle_now(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageResult<Option<TransactionRow>> {
+    let mut statement = transaction.prepare_cached(&format!(
+        "UPDATE transactions
+         SET pending = 0, settles_at = CASE WHEN settles_at IS NULL OR settles_at > ?2 THEN ?2 ELSE settles_at END
+         WHERE id = ?1 AND pending = 1
+         RETURNING {COLUMNS}"
+    ))?;
+    Ok(statement.query_row(params![id, now], from_row).optional()?)
+}
+
 /// When the next pending transaction is due to settle, if any is.
 pub fn next_settlement(connection: &Connection) -> StorageResult<Option<i64>> {
     Ok(connection.query_row("SELECT MIN(settles_at) FROM transactions WHERE pending = 1", [], |row| row.get(0))?)

@@ -88,6 +88,53 @@ fn a_sandbox_purchase_is_seen_by_the_card_and_by_the_merchant() {
 }
 
 #[test]
+fn a_pending_purchase_settles_on_request_for_its_owners_only() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let stranger = server.subscriber();
+    let card_id = server.enroll_card(&subscriber, TEST_PAN);
+    let merchant_id = enroll_merchant(&server, &subscriber, "Mission Books");
+    let location_id = create_location(&server, &subscriber, "Valencia St");
+    let created = purchase(&server, &subscriber, &json!({"cardId": card_id, "locationId": location_id}));
+    let transaction_id = created["transactionId"].clone();
+    // Read once, so the page kept in memory must give way to the settlement.
+    let before = find(&card_transactions(&server, &subscriber, card_id), &transaction_id).expect("listed");
+    assert_eq!(before["pending"], true);
+
+    let settle = |who: &Subscriber, id: &str| {
+        send(who.auth(server.post(&format!("/sandbox/transactions/{id}/settle"), &json!({}))))
+    };
+    let (status, body) = settle(&stranger, &transaction_id.to_string());
+    assert_error(status, &body, 404, "not_found");
+    let (status, body) = settle(&subscriber, "not-a-number");
+    assert_error(status, &body, 404, "not_found");
+    let (status, body) = settle(&subscriber, "999999");
+    assert_error(status, &body, 404, "not_found");
+    assert_eq!(
+        find(&card_transactions(&server, &subscriber, card_id), &transaction_id).expect("listed")["pending"],
+        true,
+        "nothing settled by the refusals"
+    );
+
+    let (status, settled) = settle(&subscriber, &transaction_id.to_string());
+    assert_eq!(status, 200, "{settled}");
+    assert_eq!(settled["message"], "Transaction settled");
+    assert_eq!((&settled["transactionId"], &settled["transaction"]["pending"]), (&transaction_id, &json!(false)));
+    let on_card = find(&card_transactions(&server, &subscriber, card_id), &transaction_id).expect("listed");
+    assert_eq!(on_card["pending"], false, "the card's list shows it settled at once");
+    let at_merchant =
+        find(&merchant_transactions(&server, &subscriber, merchant_id, ""), &transaction_id).expect("listed");
+    assert_eq!(at_merchant["pending"], false);
+    let (status, again) = settle(&subscriber, &transaction_id.to_string());
+    assert_eq!((status, &again["transaction"]), (200, &settled["transaction"]), "a retry changes nothing");
+
+    let live = TestServer::spawn_with(&["--environment", "expansion"]);
+    let live_subscriber = live.subscriber();
+    let (status, body) = send(live_subscriber.auth(live.post("/sandbox/transactions/1/settle", &json!({}))));
+    assert_error(status, &body, 404, "not_found");
+}
+
+#[test]
 fn a_card_cannot_pay_at_another_subscribers_location_and_each_sees_only_their_side() {
     let server = TestServer::spawn();
     let shopper = server.subscriber();
