@@ -5,7 +5,7 @@
 //!   [`link_token`], [`body_cache`].
 //! - [`storage`]: every SQL statement, returning rows; [`error::ApiError`], the one error type
 //!   (every failure leaves as the contract's JSON); [`paging`]; [`transaction_pages`] (rendered
-//!   pages kept while they are still the answer).
+//!   pages kept while they are still the answer); [`lease`] (work one instance at a time does).
 //! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
 //!   [`usage`], [`events`] (the live fan-out), [`directory`] (the merchant directory),
 //!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
@@ -38,6 +38,7 @@ mod hosted;
 pub mod http;
 mod identity_source;
 mod keys;
+mod lease;
 mod ledger;
 mod limits;
 mod link_token;

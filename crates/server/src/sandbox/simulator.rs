@@ -10,10 +10,12 @@ use tokio::time::MissedTickBehavior;
 use super::purchase::{self, Buyer, Shop};
 use crate::error::ApiError;
 use crate::http::idempotency::Idempotent;
+use crate::lease::Lease;
 use crate::state::AppState;
 use crate::storage;
 
-/// Makes `per_minute` purchases a minute until the task is aborted.
+/// Makes `per_minute` purchases a minute until the task is aborted, while this instance holds
+/// the simulator's lease: instances on one database make `per_minute` together, not each.
 pub async fn run(state: AppState, per_minute: u32) {
     if per_minute == 0 {
         return;
@@ -22,8 +24,12 @@ pub async fn run(state: AppState, per_minute: u32) {
     tick.set_missed_tick_behavior(MissedTickBehavior::Delay);
     let mut rng = StdRng::from_os_rng();
     tracing::info!(per_minute, "sandbox purchase simulator started");
+    let mut lease = Lease::new("sandbox simulator");
     loop {
         tick.tick().await;
+        if !lease.held(&state.db).await {
+            continue;
+        }
         if let Err(error) = simulate_one(&state, &mut rng).await {
             tracing::warn!(error = %error, "simulated purchase failed");
         }

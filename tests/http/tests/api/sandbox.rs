@@ -358,6 +358,35 @@ fn the_simulator_makes_purchases_by_enrolled_and_synthetic_cards() {
     assert!(by_strangers, "cards of the synthetic population bought at the enrolled location");
 }
 
+/// Two instances on one database simulate `--simulate-rate` purchases a minute together, not
+/// each: the one holding the simulator's lease makes them.
+#[test]
+fn two_instances_on_one_database_simulate_at_the_rate_once() {
+    const PER_MINUTE: f64 = 1200.0;
+    let first = TestServer::spawn_with(&["--simulate-rate", "1200"]);
+    let second = TestServer::spawn_on(
+        tempfile::tempdir().expect("temporary directory"),
+        first.database.clone(),
+        "127.0.0.1:0",
+        &["--simulate-rate", "1200"],
+    );
+    let subscriber = first.subscriber();
+    let card_id = first.enroll_card(&subscriber, TEST_PANS[1]);
+    let since = from_now();
+    let started = Instant::now();
+    std::thread::sleep(Duration::from_secs(4));
+    let made = card_transactions_since(&second, &subscriber, card_id, &since).len() as f64;
+    // The clock's second in `since` may count up to a second more.
+    let seconds = started.elapsed().as_secs_f64() + 1.0;
+    // Half the simulated purchases are by an enrolled card (the only one is this card).
+    let one_instance = PER_MINUTE / 60.0 * seconds / 2.0;
+    assert!(made >= 1.0, "purchases were simulated");
+    assert!(
+        made < one_instance * 1.5,
+        "{made} purchases in {seconds:.1} s: about {one_instance:.0} expected from one simulator"
+    );
+}
+
 #[test]
 fn sandbox_helpers_do_not_exist_outside_the_sandbox() {
     let server = TestServer::spawn_with(&["--environment", "expansion"]);
