@@ -6,13 +6,10 @@
 //! created resource without its replayable response. Other outcomes (validation errors,
 //! handlers that do not store) are stored here after the handler returns.
 //!
-//! While the first request with a key is served, the key is claimed in the database (not in
-//! this process's memory): another request with it, through this instance or another on the
-//! same database, is 409 until the first is answered.
-//!
 //! What is kept is keyed with the key file's idempotency key: the request as an HMAC (a card
 //! number cannot be tried against it), the response sealed (it may hold a live one-time link).
 
+use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::Arc;
 
@@ -24,6 +21,7 @@ use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
+use parking_lot::Mutex;
 use rusqlite::Transaction;
 use subscriber_protocol::Success;
 
@@ -31,48 +29,37 @@ use super::extract::{BODY_LIMIT, TokenCheck};
 use crate::error::ApiError;
 use crate::keys::Keys;
 use crate::state::AppState;
-use crate::storage::idempotency::{Claim, StoredResponse};
-use crate::storage::{self, StorageResult};
+use crate::storage::{self, StorageResult, idempotency::StoredResponse};
 
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
 
-/// The idempotency layer's state.
+/// Keys whose first request is still being served by this process.
+#[derive(Default)]
+struct InFlight(Mutex<HashSet<(String, String)>>);
+
+/// The idempotency layer's state: the service's, and the keys in flight, which only this
+/// layer knows of.
 #[derive(Clone)]
 pub struct IdempotencyLayer {
     state: AppState,
+    in_flight: Arc<InFlight>,
 }
 
 impl IdempotencyLayer {
     pub fn new(state: AppState) -> Self {
-        Self { state }
+        Self { state, in_flight: Arc::default() }
     }
 }
 
-/// How long a claim outlives the longest a request may take: a claim its process left behind
-/// (a crash) lapses after this, and a retry is then served.
-const CLAIM_MARGIN_SECONDS: i64 = 30;
-
-/// Releases the key's claim (in the database) when the request is done, answered or dropped.
-struct ClaimGuard {
-    state: AppState,
-    scope: String,
-    key: String,
+struct InFlightGuard<'a> {
+    set: &'a InFlight,
+    entry: (String, String),
 }
 
-impl Drop for ClaimGuard {
+impl Drop for InFlightGuard<'_> {
     fn drop(&mut self) {
-        let db = self.state.db.clone();
-        let (scope, key) = (std::mem::take(&mut self.scope), std::mem::take(&mut self.key));
-        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move {
-                if let Err(error) =
-                    db.write(move |transaction| storage::idempotency::release(transaction, &scope, &key)).await
-                {
-                    tracing::warn!(error = %error, "an idempotency claim was not released: it lapses by itself");
-                }
-            });
-        }
+        self.set.0.lock().remove(&self.entry);
     }
 }
 
@@ -164,7 +151,7 @@ pub async fn idempotent(State(layer): State<IdempotencyLayer>, request: Request,
 }
 
 async fn serve(
-    IdempotencyLayer { state }: IdempotencyLayer,
+    IdempotencyLayer { state, in_flight }: IdempotencyLayer,
     request: Request,
     next: Next,
 ) -> Result<Response, Response> {
@@ -207,32 +194,27 @@ async fn serve(
         .await
         .map_err(|error| ApiError::from(error).into_response())?;
     if let Some(stored) = stored {
-        return Ok(answer_stored(&state, stored, &request_hash));
+        return if stored.request_hash == request_hash {
+            let body = state.keys.open(&stored.body).ok_or_else(|| {
+                ApiError::internal(anyhow::anyhow!("a stored replay is not sealed with this key file")).into_response()
+            })?;
+            Ok(replay(stored.status, body))
+        } else {
+            Err(ApiError::conflict(
+                "this Idempotency-Key was already used with a different request: use a new key for a new request",
+            )
+            .into_response())
+        };
     }
 
-    // Claimed in the database, so no other request (of this instance or another) serves the
-    // key meanwhile.
-    let now = Utc::now().timestamp();
-    let expires_at = now
-        + i64::try_from(state.config.request_timeout_seconds).unwrap_or(i64::MAX / 2).min(i64::MAX / 4)
-        + CLAIM_MARGIN_SECONDS;
-    let (claim_scope, claim_key) = (scope.clone(), key.clone());
-    let claimed = state
-        .db
-        .write(move |transaction| storage::idempotency::claim(transaction, &claim_scope, &claim_key, now, expires_at))
-        .await
-        .map_err(|error| ApiError::from(error).into_response())?;
-    match claimed {
-        Claim::Stored(stored) => return Ok(answer_stored(&state, stored, &request_hash)),
-        Claim::InProgress => {
-            return Err(ApiError::conflict(
-                "a request with this Idempotency-Key is still in progress: retry when it has finished",
-            )
-            .into_response());
-        }
-        Claim::Claimed => {}
+    let entry = (scope.clone(), key.clone());
+    if !in_flight.0.lock().insert(entry.clone()) {
+        return Err(ApiError::conflict(
+            "a request with this Idempotency-Key is still in progress: retry when it has finished",
+        )
+        .into_response());
     }
-    let _guard = ClaimGuard { state: state.clone(), scope: scope.clone(), key: key.clone() };
+    let _guard = InFlightGuard { set: &in_flight, entry };
 
     let claim = IdempotencyClaim { scope, key, request_hash, keys: state.keys.clone() };
     parts.extensions.insert(claim.clone());
@@ -256,20 +238,6 @@ async fn serve(
         .await
         .map_err(|error| ApiError::from(error).into_response())?;
     Ok(Response::from_parts(parts, Body::from(body)))
-}
-
-/// The stored response's replay, or 409 when the key was used with another request.
-fn answer_stored(state: &AppState, stored: StoredResponse, request_hash: &[u8]) -> Response {
-    if stored.request_hash != request_hash {
-        return ApiError::conflict(
-            "this Idempotency-Key was already used with a different request: use a new key for a new request",
-        )
-        .into_response();
-    }
-    match state.keys.open(&stored.body) {
-        Some(body) => replay(stored.status, body),
-        None => ApiError::internal(anyhow::anyhow!("a stored replay is not sealed with this key file")).into_response(),
-    }
 }
 
 /// Outcomes a retry should see again. Not: authentication failures, rate limits, conflicts

@@ -53,7 +53,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0006_keys_apart.sql")),
         M::up(include_str!("../../migrations/0007_bank_link_states.sql")),
         M::up(include_str!("../../migrations/0008_login_failures.sql")),
-        M::up(include_str!("../../migrations/0009_shared_between_instances.sql")),
+        M::up(include_str!("../../migrations/0009_leases.sql")),
     ])
 }
 
