@@ -36,6 +36,11 @@ impl TestServer {
         Self::spawn_on(dir, database, "127.0.0.1:0", args)
     }
 
+    /// A second instance of the service on this one's database file (and key file).
+    pub fn another_instance(&self, args: &[&str]) -> Self {
+        Self::spawn_on(tempfile::tempdir().expect("temporary directory"), self.database.clone(), "127.0.0.1:0", args)
+    }
+
     pub fn spawn_on(dir: tempfile::TempDir, database: PathBuf, listen: &str, args: &[&str]) -> Self {
         Self::spawn_until(dir, database, listen, args, "listening on http://")
     }

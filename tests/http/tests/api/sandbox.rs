@@ -364,12 +364,7 @@ fn the_simulator_makes_purchases_by_enrolled_and_synthetic_cards() {
 fn two_instances_on_one_database_simulate_at_the_rate_once() {
     const PER_MINUTE: f64 = 1200.0;
     let first = TestServer::spawn_with(&["--simulate-rate", "1200"]);
-    let second = TestServer::spawn_on(
-        tempfile::tempdir().expect("temporary directory"),
-        first.database.clone(),
-        "127.0.0.1:0",
-        &["--simulate-rate", "1200"],
-    );
+    let second = first.another_instance(&["--simulate-rate", "1200"]);
     let subscriber = first.subscriber();
     let card_id = first.enroll_card(&subscriber, TEST_PANS[1]);
     let since = from_now();
