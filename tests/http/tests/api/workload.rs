@@ -782,6 +782,11 @@ impl Workload {
             attempts.push(get(format!("/card/{card_id}/transactions/stream")));
             attempts.push((true, "/sandbox/transactions".to_owned(), json!({"cardId": card_id})));
         }
+        // Settling a purchase is its owners' control only.
+        let victim_sale = model.cards.values().flat_map(|card| card.sales.iter()).chain(&model.merchant_sales).next();
+        if let Some(sale) = victim_sale {
+            attempts.push((true, format!("/sandbox/transactions/{sale}/settle"), json!({})));
+        }
         if let Some(merchant_id) = model.merchant {
             attempts.push(get(format!("/merchant/{merchant_id}/transactions")));
             attempts.push(get(format!("/merchant/{merchant_id}/transactions?limit=5000")));
