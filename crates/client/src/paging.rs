@@ -10,8 +10,9 @@ use futures::{Stream, TryStreamExt, stream};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use subscriber_protocol::{
-    AccountTransaction, AccountTransactionPage, CardTransaction, CardTransactionPage, CardTransactionQuery,
-    MAX_PAGE_LIMIT, MerchantTransaction, MerchantTransactionPage, MerchantTransactionQuery, PageQuery,
+    AccountTransaction, AccountTransactionPage, CardTransaction, CardTransactionPage, CardTransactionQuery, Event,
+    EventPage, EventQuery, MAX_PAGE_LIMIT, MerchantTransaction, MerchantTransactionPage, MerchantTransactionQuery,
+    PageQuery,
 };
 
 use crate::client::Client;
@@ -53,6 +54,16 @@ page!(CardTransactionPage, CardTransaction);
 page!(MerchantTransactionPage, MerchantTransaction);
 page!(AccountTransactionPage, AccountTransaction);
 
+impl Page for EventPage {
+    type Item = Event;
+    fn next_cursor(&self) -> Option<&str> {
+        self.next_cursor.as_deref().filter(|cursor| !cursor.is_empty())
+    }
+    fn into_items(self) -> Vec<Event> {
+        self.events
+    }
+}
+
 macro_rules! paging {
     ($query:ty) => {
         impl Paging for $query {
@@ -75,6 +86,7 @@ macro_rules! paging {
 paging!(CardTransactionQuery);
 paging!(MerchantTransactionQuery);
 paging!(PageQuery);
+paging!(EventQuery);
 
 /// A paged list request. `.await` it for one page; [`pages`](Self::pages) and
 /// [`stream`](Self::stream) follow `next_cursor` to the end.
@@ -220,5 +232,19 @@ impl<Q: Paging, P: Page> IntoFuture for Paged<Q, P> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
+    }
+}
+
+impl Paged<EventQuery, EventPage> {
+    /// Only events of this type (`transaction.created`, …).
+    pub fn event_type(mut self, event_type: impl Into<String>) -> Self {
+        self.query.event_type = Some(event_type.into());
+        self
+    }
+
+    /// From this date (`2026-01-31`) or RFC 3339 time on.
+    pub fn since(mut self, since: impl Into<String>) -> Self {
+        self.query.since = Some(since.into());
+        self
     }
 }

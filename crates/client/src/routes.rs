@@ -92,6 +92,11 @@ pub const SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions");
 pub const SETTLE_SANDBOX_TRANSACTION: Route = Route::action("/sandbox/transactions/{transaction_id}/settle");
 pub const SANDBOX_ANSWERS: Route = Route::get("/sandbox/persons/{person_id}/answers");
 
+pub const CARD_TRANSACTION_SYNC: Route = Route::get("/card/{card_id}/transactions/sync");
+
+pub const EVENTS: Route = Route::get("/events");
+pub const EVENT: Route = Route::get("/events/{event_id}");
+
 pub const OPENAPI: Route = Route::get("/openapi.json").public();
 
 /// Every route the client knows, aliases included.
@@ -131,6 +136,9 @@ pub const ALL: &[Route] = &[
     SANDBOX_TRANSACTION,
     SETTLE_SANDBOX_TRANSACTION,
     SANDBOX_ANSWERS,
+    CARD_TRANSACTION_SYNC,
+    EVENTS,
+    EVENT,
     OPENAPI,
 ];
 

@@ -8,6 +8,7 @@ mod accounts;
 mod cards;
 mod discovery;
 mod envelope;
+mod events;
 mod merchants;
 pub mod object;
 #[cfg(feature = "openapi")]
@@ -22,6 +23,7 @@ pub use accounts::*;
 pub use cards::*;
 pub use discovery::*;
 pub use envelope::*;
+pub use events::*;
 pub use merchants::*;
 pub use persons::*;
 pub use sandbox::*;

@@ -11,6 +11,20 @@ use crate::storage::events::EventRow;
 use crate::storage::transactions::Owner;
 use crate::storage::{Db, StorageResult};
 
+/// An event's id as the API shows it (`GET /events`, the streams' `id:`, webhook deliveries).
+pub fn public_id(id: i64) -> String {
+    format!("evt_{id}")
+}
+
+/// An event id the API showed; also the bare number streams sent before events had a prefix.
+pub fn parse_public_id(text: &str) -> Option<i64> {
+    let digits = text.strip_prefix("evt_").unwrap_or(text);
+    if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse::<i64>().ok()
+}
+
 /// Events a slow stream may fall behind by before it catches up from the database.
 pub(crate) const CAPACITY: usize = 1024;
 

@@ -33,6 +33,7 @@ mod credentials;
 pub mod directory;
 mod discovery;
 pub mod error;
+mod event_log;
 mod events;
 mod hosted;
 pub mod http;

@@ -3,6 +3,7 @@
 mod accounts;
 mod cards;
 mod discovery;
+mod events;
 mod merchants;
 mod persons;
 mod sandbox;

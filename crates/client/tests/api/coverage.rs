@@ -73,6 +73,7 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
     let merchant = merchant_steps(&mut tour, card_id).await;
     discovery_steps(&mut tour, &merchant).await;
     stream_steps(&mut tour, card_id, &merchant).await;
+    event_steps(&mut tour, card_id).await;
     account_steps(&mut tour).await;
     person_steps(&mut tour).await;
     let document = tour.client.openapi().await.expect("GET /openapi.json");
@@ -501,6 +502,69 @@ async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: &EnrolledMerchant
     let (sale, received) = sale_seen_by(tour, stream, location_sale).await;
     assert_eq!((received.transaction_id, received.amount, received.last_four), (sale.transaction_id, 7.25, 4242));
     assert_eq!(received.location_id, merchant.located.0);
+}
+
+async fn event_steps(tour: &mut Tour, card_id: i64) {
+    let sync = async |cursor: Option<&str>| {
+        let changes = tour.client.sync_card_transactions(card_id, cursor, Some(500)).await;
+        changes.expect("GET /card/{card_id}/transactions/sync")
+    };
+    let ids = |transactions: &[subscriber_client::protocol::CardTransaction]| {
+        let mut ids: Vec<i64> = transactions.iter().map(|transaction| transaction.transaction_id).collect();
+        ids.sort_unstable();
+        ids
+    };
+    // From no cursor: the whole history, in pages, all of it added.
+    let (mut synced, mut cursor) = (Vec::new(), None);
+    loop {
+        let changes = sync(cursor.as_deref()).await;
+        assert!(changes.modified.is_empty() && changes.removed.is_empty(), "from no cursor everything is added");
+        synced.extend(changes.added);
+        cursor = Some(changes.next_cursor);
+        if !changes.has_more {
+            break;
+        }
+    }
+    let listed = tour.client.card_transactions(card_id).collect_all().await.expect("the card's list");
+    assert_eq!(ids(&synced), ids(&listed), "the first sync equals the full list");
+    let cursor = cursor.expect("a cursor");
+    let unchanged = sync(Some(&cursor)).await;
+    assert!(unchanged.added.is_empty() && unchanged.modified.is_empty() && !unchanged.has_more, "{unchanged:?}");
+    assert_eq!(unchanged.next_cursor, cursor, "nothing new: the same cursor");
+
+    let sale =
+        |amount| SandboxTransactionRequest { card_id: Some(card_id), amount: Some(amount), ..Default::default() };
+    let earlier = tour.client.create_sandbox_transaction(&sale(1.25)).await.expect("a sale");
+    let changes = sync(Some(&cursor)).await;
+    assert_eq!(ids(&changes.added), [earlier.transaction_id]);
+    let cursor = changes.next_cursor;
+    let later = tour.client.create_sandbox_transaction(&sale(2.5)).await.expect("a sale");
+    tour.client.settle_sandbox_transaction(earlier.transaction_id).await.expect("settled");
+    let changes = sync(Some(&cursor)).await;
+    assert_eq!(ids(&changes.added), [later.transaction_id], "{changes:?}");
+    assert_eq!(ids(&changes.modified), [earlier.transaction_id], "{changes:?}");
+    assert!(!changes.modified[0].pending, "modified as it is now: settled");
+
+    // The event log: newest first, the same events the streams and webhooks carry.
+    let page = tour.client.events().limit(200).await.expect("GET /events");
+    let types: BTreeSet<&str> = page.events.iter().map(|event| event.event_type.as_str()).collect();
+    for wanted in ["card.enrolled", "merchant.location.created", "transaction.created", "transaction.updated"] {
+        assert!(types.contains(wanted), "{wanted} in {types:?}");
+    }
+    let numbers: Vec<i64> =
+        page.events.iter().map(|event| event.id.trim_start_matches("evt_").parse().expect("evt_ and digits")).collect();
+    assert!(numbers.windows(2).all(|pair| pair[0] > pair[1]), "newest first: {numbers:?}");
+    let newest = &page.events[0];
+    assert_eq!(newest.event_type, "transaction.updated");
+    assert_eq!(newest.data["transactionId"], earlier.transaction_id);
+    assert_eq!(newest.data["cardId"], card_id);
+    assert_eq!(newest.data["transaction"]["pending"], false);
+    assert_eq!(&tour.client.event(&newest.id).await.expect("GET /events/{event_id}"), newest);
+    let stranger = tour.other.event(&newest.id).await.expect_err("not theirs");
+    assert_eq!(stranger.status().map(|status| status.as_u16()), Some(404));
+    let enrolled = tour.client.events().event_type("card.enrolled").await.expect("by type");
+    assert!(enrolled.events.iter().all(|event| event.event_type == "card.enrolled"));
+    assert!(enrolled.events.iter().any(|event| event.data["cardId"] == card_id), "{enrolled:?}");
 }
 
 /// Opens `stream`, makes the sandbox sale `request`, and returns the sale and the stream's

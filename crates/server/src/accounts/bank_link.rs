@@ -54,7 +54,12 @@ pub async fn record_login_failure(
     Ok(state
         .db
         .write(move |transaction| {
-            storage::bank_accounts::record_login_failure(transaction, account_id, now, MAX_LOGIN_FAILURES, reason)
+            let failures =
+                storage::bank_accounts::record_login_failure(transaction, account_id, now, MAX_LOGIN_FAILURES, reason)?;
+            if failures.is_some_and(|failures| failures >= MAX_LOGIN_FAILURES) {
+                record_account_event(transaction, account_id, "account.failed", Some(reason), now)?;
+            }
+            Ok(failures)
         })
         .await?)
 }
@@ -62,7 +67,16 @@ pub async fn record_login_failure(
 /// The link ends failed, with the reason the subscriber is shown.
 pub async fn fail(state: &AppState, account_id: i64, reason: &'static str) -> Result<bool, ApiError> {
     let now = Utc::now().timestamp();
-    Ok(state.db.write(move |transaction| storage::bank_accounts::fail(transaction, account_id, now, reason)).await?)
+    Ok(state
+        .db
+        .write(move |transaction| {
+            let failed = storage::bank_accounts::fail(transaction, account_id, now, reason)?;
+            if failed {
+                record_account_event(transaction, account_id, "account.failed", Some(reason), now)?;
+            }
+            Ok(failed)
+        })
+        .await?)
 }
 
 /// The person consented to share `granted`: the bank's scoped token (random, good only for
@@ -73,6 +87,31 @@ pub async fn link(state: &AppState, account_id: i64, granted: &[AccountPermissio
     let now = Utc::now().timestamp();
     Ok(state
         .db
-        .write(move |transaction| storage::bank_accounts::link(transaction, account_id, now, &stored, &access_token))
+        .write(move |transaction| {
+            let linked = storage::bank_accounts::link(transaction, account_id, now, &stored, &access_token)?;
+            if linked {
+                record_account_event(transaction, account_id, "account.linked", None, now)?;
+            }
+            Ok(linked)
+        })
         .await?)
+}
+
+/// `account.linked` or `account.failed`, to the subscriber who enrolled the account.
+fn record_account_event(
+    transaction: &rusqlite::Transaction<'_>,
+    account_id: i64,
+    event_type: &str,
+    reason: Option<&str>,
+    now: i64,
+) -> Result<(), storage::StorageError> {
+    let Some(subscriber_id) = storage::bank_accounts::subscriber_of(transaction, account_id)? else {
+        return Ok(());
+    };
+    let mut data = serde_json::json!({ "accountId": account_id });
+    if let Some(reason) = reason {
+        data["reason"] = serde_json::Value::from(reason);
+    }
+    storage::events::record_other(transaction, subscriber_id, event_type, &data.to_string(), now)?;
+    Ok(())
 }

@@ -2,6 +2,7 @@
 //! transaction list.
 
 pub mod session;
+mod sync;
 pub mod test_cards;
 pub mod validation;
 
@@ -37,6 +38,7 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(list))
         .api(routes!(details))
         .api(routes!(transactions))
+        .api(routes!(sync::sync))
         .api(routes!(sandbox_cards))
         .api_creating(routes!(session::create))
         .api(routes!(session::status))
@@ -157,6 +159,14 @@ pub fn insert_prepared(transaction: &Transaction<'_>, card: PreparedCard) -> Res
         let rows: Vec<TransactionRow> =
             card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
         storage::transactions::insert_many(transaction, &rows)?;
+        let data = serde_json::json!({ "cardId": card_id, "lastFour": card.last_four, "brand": card.brand });
+        storage::events::record_other(
+            transaction,
+            card.subscriber_id,
+            "card.enrolled",
+            &data.to_string(),
+            card.enrolled_at,
+        )?;
     }
     Ok(inserted)
 }

@@ -222,7 +222,7 @@ async fn create_location(
     let descriptor = directory::descriptor_for_location(&merchant.name, &location.city);
     let replay = idempotent.clone();
     let created_at = Utc::now().timestamp();
-    let merchant_id = merchant.id;
+    let (merchant_id, subscriber_id) = (merchant.id, auth.subscriber_id);
     let (latitude, longitude, source) = (placed.latitude, placed.longitude, placed.source);
     let (row_location, row_descriptor) = (location.clone(), descriptor.clone());
     let location_id = state
@@ -243,6 +243,22 @@ async fn create_location(
             };
             let location_id = storage::merchants::insert_location(transaction, &new)?;
             replay.store_created(transaction, &created(location_id, latitude, longitude, source))?;
+            let data = serde_json::json!({
+                "merchantId": merchant_id,
+                "locationId": location_id,
+                "street": row_location.street,
+                "streetNo": row_location.street_no,
+                "city": row_location.city,
+                "zip": row_location.zip,
+                "countryCode": row_location.country_code,
+            });
+            storage::events::record_other(
+                transaction,
+                subscriber_id,
+                "merchant.location.created",
+                &data.to_string(),
+                created_at,
+            )?;
             Ok::<_, StorageError>(location_id)
         })
         .await?;

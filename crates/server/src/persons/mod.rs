@@ -432,6 +432,7 @@ async fn verify(
     let lock_until = (!passed && failures >= MAX_FAILED_VERIFICATIONS).then_some(now + lock_seconds);
     let set_id = latest.id;
     let lock_ran_out = person.locked_until.is_some();
+    let subscriber_id = auth.subscriber_id;
     let first_answer = state
         .db
         .write(move |transaction| {
@@ -443,8 +444,15 @@ async fn verify(
             }
             if passed {
                 storage::persons::mark_verified(transaction, person_id, now)?;
+                let data = serde_json::json!({ "personId": person_id, "status": "verified" });
+                storage::events::record_other(transaction, subscriber_id, "person.verified", &data.to_string(), now)?;
             } else {
                 storage::persons::record_failures(transaction, person_id, 1, lock_until)?;
+                if let Some(until) = lock_until {
+                    let until = chrono::DateTime::from_timestamp(until, 0).map(|at| at.to_rfc3339());
+                    let data = serde_json::json!({ "personId": person_id, "status": "locked", "lockedUntil": until });
+                    storage::events::record_other(transaction, subscriber_id, "person.locked", &data.to_string(), now)?;
+                }
             }
             Ok::<_, StorageError>(true)
         })

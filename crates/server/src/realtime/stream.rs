@@ -40,13 +40,13 @@ pub struct StreamQuery {
     /// The id of the last event the client has, for clients that cannot set the
     /// `Last-Event-ID` header: the stream replays what came after it.
     #[serde(default, rename = "lastEventId")]
-    #[param(value_type = Option<i64>, minimum = 0)]
+    #[param(value_type = Option<String>, pattern = "^(evt_)?[0-9]+$", example = "evt_42")]
     last_event_id: Option<String>,
 }
 
 /// What both streams send; the body is `text/event-stream`, not JSON.
 const STREAM_DESCRIPTION: &str = "An endless `text/event-stream`: one `event: transaction` per new \
-    point-of-sale transaction, with `id:` (the event's sequence number) and the transaction list item as \
+    point-of-sale transaction, with `id:` (the event's id, as `GET /events` lists it) and the transaction list item as \
     `data:`; a transaction that settles is sent again with `pending: false`. A comment every 15 s keeps \
     the connection open.";
 
@@ -54,7 +54,7 @@ const STREAM_DESCRIPTION: &str = "An endless `text/event-stream`: one `event: tr
 #[utoipa::path(get, path = "/card/{card_id}/transactions/stream", tag = "realtime",
     operation_id = "streamCardTransactions",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1),
-        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event id.", minimum = 0),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id (`evt_…`).", pattern = "^(evt_)?[0-9]+$"),
         StreamQuery),
     responses(
         (status = 200, description = STREAM_DESCRIPTION, content_type = "text/event-stream", body = String),
@@ -76,7 +76,7 @@ pub async fn card_stream(
 #[utoipa::path(get, path = "/merchant/{merchant_id}/transactions/stream", tag = "realtime",
     operation_id = "streamMerchantTransactions",
     params(("merchant_id" = i64, Path, description = "The caller's merchantId.", minimum = 1),
-        ("Last-Event-ID" = Option<i64>, Header, description = "Resume after this event id.", minimum = 0),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id (`evt_…`).", pattern = "^(evt_)?[0-9]+$"),
         StreamQuery),
     responses(
         (status = 200, description = STREAM_DESCRIPTION, content_type = "text/event-stream", body = String),
@@ -108,9 +108,9 @@ fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>,
 /// An event id as sent (an EventSource with no id sends no header rather than an empty one).
 fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64> {
     let text = text.trim();
-    let id = text.parse::<i64>().ok().filter(|id| *id >= 0);
+    let id = crate::events::parse_public_id(text);
     if id.is_none() {
-        validation.reject(field, "must be the id of an event this stream sent (a non-negative integer)");
+        validation.reject(field, "must be the id of an event this stream sent (\"evt_\" and digits)");
     }
     id
 }
@@ -276,7 +276,7 @@ fn belongs_to(owner: Owner, transaction: &TransactionRow) -> bool {
 fn render(owner: Owner, event: &EventRow) -> Option<Event> {
     let mut transaction = event.transaction.clone();
     transaction.pending = event.kind == EventKind::Created;
-    let base = Event::default().event("transaction").id(event.id.to_string());
+    let base = Event::default().event("transaction").id(crate::events::public_id(event.id));
     // The item itself (not a JSON value) keeps the list's field order.
     let rendered = match owner {
         Owner::Card(_) => crate::cards::card_transaction(transaction).ok().and_then(|item| base.json_data(item).ok()),

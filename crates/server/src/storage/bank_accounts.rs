@@ -222,3 +222,10 @@ pub fn link(
     )?;
     Ok(changed == 1)
 }
+
+/// The subscriber who enrolled the account.
+pub fn subscriber_of(connection: &Connection, id: i64) -> StorageResult<Option<i64>> {
+    Ok(connection
+        .query_row("SELECT subscriber_id FROM bank_accounts WHERE id = ?1", [id], |row| row.get(0))
+        .optional()?)
+}

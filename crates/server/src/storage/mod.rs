@@ -54,6 +54,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0007_bank_link_states.sql")),
         M::up(include_str!("../../migrations/0008_login_failures.sql")),
         M::up(include_str!("../../migrations/0009_leases.sql")),
+        M::up(include_str!("../../migrations/0010_events.sql")),
     ])
 }
 

@@ -35,26 +35,31 @@ pub(super) const COLUMNS: &str = "id, card_id, last_four, created_at, pending, s
      merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, location_id";
 
 pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<TransactionRow> {
+    from_row_at(row, 0)
+}
+
+/// The row's columns from position `start` on (after other columns of a join).
+pub(super) fn from_row_at(row: &Row<'_>, start: usize) -> rusqlite::Result<TransactionRow> {
     Ok(TransactionRow {
-        id: row.get(0)?,
-        card_id: row.get(1)?,
-        last_four: row.get(2)?,
-        created_at: row.get(3)?,
-        pending: row.get(4)?,
-        settles_at: row.get(5)?,
-        amount_minor: row.get(6)?,
-        currency: row.get(7)?,
-        merchant_name: row.get(8)?,
-        descriptor: row.get(9)?,
-        category: row.get(10)?,
-        street: row.get(11)?,
-        street_no: row.get(12)?,
-        city: row.get(13)?,
-        country: row.get(14)?,
-        zip: row.get(15)?,
-        directory_id: row.get(16)?,
-        merchant_id: row.get(17)?,
-        location_id: row.get(18)?,
+        id: row.get(start)?,
+        card_id: row.get(start + 1)?,
+        last_four: row.get(start + 2)?,
+        created_at: row.get(start + 3)?,
+        pending: row.get(start + 4)?,
+        settles_at: row.get(start + 5)?,
+        amount_minor: row.get(start + 6)?,
+        currency: row.get(start + 7)?,
+        merchant_name: row.get(start + 8)?,
+        descriptor: row.get(start + 9)?,
+        category: row.get(start + 10)?,
+        street: row.get(start + 11)?,
+        street_no: row.get(start + 12)?,
+        city: row.get(start + 13)?,
+        country: row.get(start + 14)?,
+        zip: row.get(start + 15)?,
+        directory_id: row.get(start + 16)?,
+        merchant_id: row.get(start + 17)?,
+        location_id: row.get(start + 18)?,
     })
 }
 
@@ -175,4 +180,34 @@ pub fn settle_now(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageRe
 /// When the next pending transaction is due to settle, if any is.
 pub fn next_settlement(connection: &Connection) -> StorageResult<Option<i64>> {
     Ok(connection.query_row("SELECT MIN(settles_at) FROM transactions WHERE pending = 1", [], |row| row.get(0))?)
+}
+
+/// A row with its place in the card's change order (incremental sync).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangedRow {
+    pub row: TransactionRow,
+    /// The event that created it (0 for rows no event announced).
+    pub created_seq: i64,
+    /// The event that last changed it.
+    pub change_seq: i64,
+}
+
+/// Up to `limit` of the card's rows created from `from` on that changed after the position
+/// `(change_seq, id)`, in change order.
+pub fn changed_after(
+    connection: &Connection,
+    card_id: i64,
+    after: (i64, i64),
+    from: i64,
+    limit: u32,
+) -> StorageResult<Vec<ChangedRow>> {
+    let mut statement = connection.prepare_cached(&format!(
+        "SELECT {COLUMNS}, created_seq, change_seq FROM transactions
+         WHERE card_id = ?1 AND (change_seq, id) > (?2, ?3) AND created_at >= ?4
+         ORDER BY change_seq, id LIMIT ?5"
+    ))?;
+    let rows = statement.query_map(params![card_id, after.0, after.1, from, limit], |row| {
+        Ok(ChangedRow { row: from_row(row)?, created_seq: row.get(19)?, change_seq: row.get(20)? })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }

@@ -1,0 +1,91 @@
+//! Incremental sync of a card's transactions (`GET /card/{card_id}/transactions/sync`).
+//!
+//! Every transaction carries the id of the event that created it and of the last one that
+//! changed it (0 for the history no event announced). A cursor is a position in that change
+//! order, `<event id>.<transaction id>`: what the client has seen. A row past the cursor is
+//! `added` when it was created past it too, else `modified`. Cursors hold no time, so one stays
+//! valid as long as the rows do.
+
+use axum::Json;
+use axum::extract::State;
+use chrono::Utc;
+use serde::Deserialize;
+use subscriber_protocol::{ErrorBody, Success, TransactionSync};
+
+use crate::error::{ApiError, Validation};
+use crate::http::extract::{ApiQuery, Auth, IdPath};
+use crate::paging;
+use crate::state::AppState;
+use crate::storage;
+
+pub const DEFAULT_COUNT: u32 = 100;
+pub const MAX_COUNT: u32 = 500;
+
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct SyncQuery {
+    /// `next_cursor` of the previous call; none for the whole history.
+    #[serde(default)]
+    #[param(pattern = "^[0-9]{1,18}\\.[0-9]{1,18}$")]
+    cursor: Option<String>,
+    /// Changes per call (default 100).
+    #[serde(default)]
+    #[param(minimum = 1, maximum = 500)]
+    count: Option<u32>,
+}
+
+/// What changed in a card's transactions since a cursor
+///
+/// From no cursor: the whole 36-month history as `added`, in pages (`has_more`). From a cursor:
+/// the transactions created since (`added`) and those changed since, such as a settlement
+/// (`modified`, as they are now). Keep `next_cursor` for the next call.
+#[utoipa::path(get, path = "/card/{card_id}/transactions/sync", tag = "cards", operation_id = "syncCardTransactions",
+    params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1), SyncQuery),
+    responses(
+        (status = 200, description = "The changes since the cursor.", body = Success<TransactionSync>),
+        (status = 400, description = "The cursor or count is not valid.", body = ErrorBody),
+        (status = 404, description = "No such card of the caller.", body = ErrorBody),
+    ))]
+pub async fn sync(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(card_id): IdPath,
+    ApiQuery(query): ApiQuery<SyncQuery>,
+) -> Result<Json<Success<TransactionSync>>, ApiError> {
+    let mut validation = Validation::new();
+    let after = query.cursor.as_deref().and_then(|cursor| paging::decode_cursor(cursor, &mut validation));
+    let count = match query.count {
+        None => DEFAULT_COUNT,
+        Some(count) if (1..=MAX_COUNT).contains(&count) => count,
+        Some(_) => {
+            validation.reject("count", format!("must be from 1 to {MAX_COUNT}"));
+            DEFAULT_COUNT
+        }
+    };
+    validation.finish(())?;
+    super::owned_card(&state, auth.subscriber_id, card_id).await?;
+    let position = after.unwrap_or((0, 0));
+    let from = paging::history_start(Utc::now());
+    let mut rows = state
+        .db
+        .read(move |connection| {
+            storage::transactions::changed_after(connection, card_id, position, from, count.saturating_add(1))
+        })
+        .await?;
+    let has_more = rows.len() > usize::try_from(count).unwrap_or(usize::MAX);
+    rows.truncate(usize::try_from(count).unwrap_or(usize::MAX));
+    let next = rows.last().map_or(position, |last| (last.change_seq, last.row.id));
+    let (mut added, mut modified) = (Vec::new(), Vec::new());
+    for changed in rows {
+        let created_past_cursor = (changed.created_seq, changed.row.id) > position;
+        let item = super::card_transaction(changed.row)?;
+        if created_past_cursor { added.push(item) } else { modified.push(item) }
+    }
+    Ok(Json(Success::new(TransactionSync {
+        added,
+        modified,
+        removed: Vec::new(),
+        next_cursor: paging::encode_cursor(next.0, next.1),
+        has_more,
+    })))
+}

@@ -1,0 +1,126 @@
+//! The event log: `GET /events` and `GET /events/{event_id}`, and the one rendering of a
+//! stored event that the log and webhook deliveries share.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use chrono::Utc;
+use serde_json::json;
+use subscriber_protocol::{ErrorBody, Event, EventPage, EventQuery, Success};
+use utoipa_axum::routes;
+
+use crate::error::{ApiError, Validation};
+use crate::events::{parse_public_id, public_id};
+use crate::http::extract::{ApiQuery, Auth};
+use crate::http::routes::Routes;
+use crate::paging::{self, Bound};
+use crate::state::AppState;
+use crate::storage;
+use crate::storage::events::{EventKind, LogFilter, LoggedEvent};
+
+/// How far back the log lists.
+pub const LOG_DAYS: i64 = 30;
+
+pub fn routes(api: Routes) -> Routes {
+    api.api(routes!(list)).api(routes!(one))
+}
+
+/// An event as the API shows it to its recipient.
+pub fn render(event: LoggedEvent) -> Result<Event, ApiError> {
+    let created_at = paging::checked_time(event.created_at)?;
+    let data = match event.transaction {
+        Some(mut transaction) => {
+            // As it was at the event: pending when created, settled once updated.
+            transaction.pending = event.event_type == EventKind::Created.event_type();
+            let transaction_id = transaction.id;
+            if event.readers_card {
+                json!({
+                    "transactionId": transaction_id,
+                    "cardId": event.card_id,
+                    "merchantId": event.merchant_id,
+                    "transaction": crate::cards::card_transaction(transaction)?,
+                })
+            } else {
+                json!({
+                    "transactionId": transaction_id,
+                    "merchantId": event.merchant_id,
+                    "transaction": crate::merchants::merchant_transaction(transaction)?,
+                })
+            }
+        }
+        None => match event.data.as_deref() {
+            Some(text) => serde_json::from_str(text).map_err(ApiError::internal)?,
+            None => json!({}),
+        },
+    };
+    Ok(Event { id: public_id(event.id), event_type: event.event_type, created_at, data })
+}
+
+/// The caller's events of the last 30 days, newest first
+#[utoipa::path(get, path = "/events", tag = "events", operation_id = "listEvents",
+    params(EventQuery),
+    responses(
+        (status = 200, description = "A page of events; `next_cursor` is null on the last.", body = Success<EventPage>),
+        (status = 400, description = "A parameter is not valid.", body = ErrorBody),
+    ))]
+async fn list(
+    State(state): State<AppState>,
+    auth: Auth,
+    ApiQuery(query): ApiQuery<EventQuery>,
+) -> Result<Json<Success<EventPage>>, ApiError> {
+    let mut validation = Validation::new();
+    if let Some(event_type) = &query.event_type
+        && !subscriber_protocol::EVENT_TYPES.contains(&event_type.as_str())
+    {
+        validation.reject("type", format!("must be one of {}", subscriber_protocol::EVENT_TYPES.join(", ")));
+    }
+    let since =
+        query.since.as_deref().and_then(|text| paging::parse_time_bound("since", text, Bound::Start, &mut validation));
+    let before_id = query.cursor.as_deref().and_then(|text| {
+        let id = parse_public_id(text);
+        if id.is_none() {
+            validation.reject("cursor", "is not a cursor this service issued: pass next_cursor from the previous page");
+        }
+        id
+    });
+    let limit = paging::page_limit(query.limit, &mut validation);
+    validation.finish(())?;
+    let oldest = Utc::now().timestamp() - LOG_DAYS * 86_400;
+    let filter = LogFilter {
+        event_type: query.event_type,
+        since: Some(since.map_or(oldest, |since| since.max(oldest))),
+        before_id,
+    };
+    let subscriber_id = auth.subscriber_id;
+    let mut rows = state
+        .db
+        .read(move |connection| storage::events::list(connection, subscriber_id, &filter, limit.saturating_add(1)))
+        .await?;
+    let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
+    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let next_cursor = if more { rows.last().map(|row| public_id(row.id)) } else { None };
+    let events = rows.into_iter().map(render).collect::<Result<Vec<_>, _>>()?;
+    Ok(Json(Success::new(EventPage { events, next_cursor })))
+}
+
+/// One of the caller's events
+#[utoipa::path(get, path = "/events/{event_id}", tag = "events", operation_id = "getEvent",
+    params(("event_id" = String, Path, description = "An event id (`evt_…`) of the caller.", pattern = "^evt_[0-9]+$")),
+    responses(
+        (status = 200, description = "The event.", body = Success<Event>),
+        (status = 404, description = "No such event of the caller.", body = ErrorBody),
+    ))]
+async fn one(
+    State(state): State<AppState>,
+    auth: Auth,
+    Path(event_id): Path<String>,
+) -> Result<Json<Success<Event>>, ApiError> {
+    let not_found = || ApiError::not_found("no such event of this subscriber");
+    let id = parse_public_id(&event_id).ok_or_else(not_found)?;
+    let subscriber_id = auth.subscriber_id;
+    let row = state
+        .db
+        .read(move |connection| storage::events::get(connection, subscriber_id, id))
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(Json(Success::new(render(row)?)))
+}
