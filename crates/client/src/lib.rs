@@ -11,6 +11,7 @@
 //!   `Idempotency-Key`), on 429 (`Retry-After`), 502/503/504 and broken connections.
 //! - Lists ([`Paged`]): `.await` one page, `.stream()` every item across pages.
 //! - Real time ([`TransactionStream`]): Server-Sent Events, reconnected with `Last-Event-ID`.
+//! - Webhooks ([`webhooks`]): verify a delivery's signature, sign test payloads.
 //! - [`routes`]: the route of every method; [`Client::metrics`] counts what was called.
 //!
 //! # Example
@@ -111,6 +112,7 @@ pub mod routes;
 pub mod sse;
 mod transport;
 mod validate;
+pub mod webhooks;
 
 pub use api::{AddressQuery, MAX_DISCOVER_LIMIT, Session};
 pub use auth::{Credentials, Secret};

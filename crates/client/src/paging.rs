@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use subscriber_protocol::{
     AccountTransaction, AccountTransactionPage, CardTransaction, CardTransactionPage, CardTransactionQuery, Event,
     EventPage, EventQuery, MAX_PAGE_LIMIT, MerchantTransaction, MerchantTransactionPage, MerchantTransactionQuery,
-    PageQuery,
+    PageQuery, WebhookDelivery, WebhookDeliveryPage,
 };
 
 use crate::client::Client;
@@ -53,6 +53,16 @@ macro_rules! page {
 page!(CardTransactionPage, CardTransaction);
 page!(MerchantTransactionPage, MerchantTransaction);
 page!(AccountTransactionPage, AccountTransaction);
+
+impl Page for WebhookDeliveryPage {
+    type Item = WebhookDelivery;
+    fn next_cursor(&self) -> Option<&str> {
+        self.next_cursor.as_deref().filter(|cursor| !cursor.is_empty())
+    }
+    fn into_items(self) -> Vec<WebhookDelivery> {
+        self.deliveries
+    }
+}
 
 impl Page for EventPage {
     type Item = Event;

@@ -36,6 +36,16 @@ impl Route {
         Self { method: "POST", template, authenticated: true, safety: Safety::Unsafe }
     }
 
+    /// Sending the same change again leaves the same result.
+    const fn patch(template: &'static str) -> Self {
+        Self { method: "PATCH", template, authenticated: true, safety: Safety::Idempotent }
+    }
+
+    /// A repeat would answer 404 for what the first one deleted.
+    const fn delete(template: &'static str) -> Self {
+        Self { method: "DELETE", template, authenticated: true, safety: Safety::Unsafe }
+    }
+
     const fn public(self) -> Self {
         Self { authenticated: false, ..self }
     }
@@ -97,6 +107,17 @@ pub const CARD_TRANSACTION_SYNC: Route = Route::get("/card/{card_id}/transaction
 pub const EVENTS: Route = Route::get("/events");
 pub const EVENT: Route = Route::get("/events/{event_id}");
 
+/// Not keyed: the answer holds the endpoint's secret, which the service does not keep to replay.
+pub const CREATE_WEBHOOK: Route = Route::action("/webhooks");
+pub const WEBHOOKS: Route = Route::get("/webhooks");
+pub const WEBHOOK: Route = Route::get("/webhooks/{webhook_id}");
+pub const UPDATE_WEBHOOK: Route = Route::patch("/webhooks/{webhook_id}");
+pub const DELETE_WEBHOOK: Route = Route::delete("/webhooks/{webhook_id}");
+pub const ROTATE_WEBHOOK_SECRET: Route = Route::action("/webhooks/{webhook_id}/secret/rotate");
+pub const TEST_WEBHOOK: Route = Route::action("/webhooks/{webhook_id}/test");
+pub const WEBHOOK_DELIVERIES: Route = Route::get("/webhooks/{webhook_id}/deliveries");
+pub const RESEND_WEBHOOK_DELIVERY: Route = Route::action("/webhooks/{webhook_id}/deliveries/{event_id}/resend");
+
 pub const OPENAPI: Route = Route::get("/openapi.json").public();
 
 /// Every route the client knows, aliases included.
@@ -139,6 +160,15 @@ pub const ALL: &[Route] = &[
     CARD_TRANSACTION_SYNC,
     EVENTS,
     EVENT,
+    CREATE_WEBHOOK,
+    WEBHOOKS,
+    WEBHOOK,
+    UPDATE_WEBHOOK,
+    DELETE_WEBHOOK,
+    ROTATE_WEBHOOK_SECRET,
+    TEST_WEBHOOK,
+    WEBHOOK_DELIVERIES,
+    RESEND_WEBHOOK_DELIVERY,
     OPENAPI,
 ];
 

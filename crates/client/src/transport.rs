@@ -35,7 +35,7 @@ pub(crate) struct Call {
 impl Call {
     pub fn new(route: &Route, path: impl Into<String>) -> Self {
         Self {
-            method: if route.method == "GET" { Method::GET } else { Method::POST },
+            method: Method::from_bytes(route.method.as_bytes()).unwrap_or(Method::POST),
             template: route.template.to_owned(),
             authenticated: route.authenticated,
             safety: route.safety,

@@ -157,6 +157,16 @@ pub struct WebhookQueued {
     pub event_id: String,
 }
 
+/// `DELETE /webhooks/{webhookId}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookDeleted {
+    pub message: String,
+    pub webhook_id: i64,
+}
+
 /// One attempt to deliver an event to an endpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

@@ -18,6 +18,7 @@ pub mod rules;
 mod sandbox;
 mod subscriber;
 pub mod time;
+pub mod webhook_signature;
 
 pub use accounts::*;
 pub use cards::*;

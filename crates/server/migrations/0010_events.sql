@@ -60,13 +60,14 @@ CREATE TABLE webhooks (
     -- The generation before the last rotation keeps signing until this time.
     previous_until      INTEGER,
     created_at          INTEGER NOT NULL,
-    -- The start of an unbroken run of failed deliveries (NULL while deliveries succeed).
+    -- The start of an unbroken run of failed deliveries, in milliseconds (NULL while
+    -- deliveries succeed).
     failing_since       INTEGER
 ) STRICT;
 CREATE INDEX webhooks_by_subscriber ON webhooks (subscriber_id, id);
 
 -- The delivery queue and its log: one row per (endpoint, event), attempts counted in it, and
--- one row per attempt in the log.
+-- one row per attempt in the log. Their times are in milliseconds (Unix epoch).
 CREATE TABLE webhook_deliveries (
     webhook_id      INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
     event_id        INTEGER NOT NULL REFERENCES events(id) ON DELETE CASCADE,
@@ -78,6 +79,7 @@ CREATE TABLE webhook_deliveries (
     PRIMARY KEY (webhook_id, event_id)
 ) STRICT, WITHOUT ROWID;
 CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at) WHERE status = 'pending';
+CREATE INDEX webhook_deliveries_by_event ON webhook_deliveries (event_id);
 CREATE TABLE webhook_attempts (
     id              INTEGER PRIMARY KEY AUTOINCREMENT,
     webhook_id      INTEGER NOT NULL REFERENCES webhooks(id) ON DELETE CASCADE,
@@ -87,6 +89,7 @@ CREATE TABLE webhook_attempts (
     response_status INTEGER,
     duration_ms     INTEGER NOT NULL,
     error           TEXT,
-    at              INTEGER NOT NULL
+    at              INTEGER NOT NULL,
+    next_attempt_at INTEGER
 ) STRICT;
 CREATE INDEX webhook_attempts_by_webhook ON webhook_attempts (webhook_id, id);

@@ -12,8 +12,9 @@ use crate::storage;
 /// Idempotency keys are kept this long.
 const IDEMPOTENCY_RETENTION_SECONDS: i64 = 24 * 3600;
 
-/// Transaction events are kept this long: a stream can resume from an event up to a week old.
-const EVENT_RETENTION_SECONDS: i64 = 7 * 24 * 3600;
+/// Events are kept this long: the log lists 30 days, and a stream can resume from an event
+/// that old. (Incremental sync does not need them: its positions are on the transactions.)
+const EVENT_RETENTION_SECONDS: i64 = crate::event_log::LOG_DAYS * 24 * 3600;
 
 /// How often pending point-of-sale transactions are checked for settlement.
 const SETTLE_INTERVAL: Duration = Duration::from_secs(1);
@@ -81,13 +82,21 @@ pub fn spawn(state: &AppState) -> Background {
         loop {
             tick.tick().await;
             let before = Utc::now().timestamp() - EVENT_RETENTION_SECONDS;
-            match events_state.db.write(move |transaction| storage::events::purge(transaction, before)).await {
-                Ok(purged) if purged > 0 => tracing::info!(purged, "old transaction events forgotten"),
+            let purged = events_state
+                .db
+                .write(move |transaction| {
+                    let attempts = storage::webhooks::purge_attempts(transaction, before.saturating_mul(1000))?;
+                    Ok(storage::events::purge(transaction, before)? + attempts)
+                })
+                .await;
+            match purged {
+                Ok(purged) if purged > 0 => tracing::info!(purged, "old events and delivery attempts forgotten"),
                 Ok(_) => {}
-                Err(error) => tracing::warn!(error = %error, "transaction events not purged"),
+                Err(error) => tracing::warn!(error = %error, "old events not purged"),
             }
         }
     });
+    tasks.spawn(crate::webhooks::delivery::run(state.clone()));
     if state.environment() == Environment::Sandbox && state.config.simulate_rate > 0 {
         tasks.spawn(crate::sandbox::simulator::run(state.clone(), state.config.simulate_rate));
     }

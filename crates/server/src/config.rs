@@ -117,6 +117,12 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..=2_592_000))]
     pub person_lock_seconds: u64,
 
+    /// Milliseconds that one second of the webhook retry schedule lasts (10 s, 1 min, 5 min, …
+    /// after a failed delivery). For tests.
+    #[arg(long, env = "SUBSCRIBER_WEBHOOK_RETRY_UNIT_MS", default_value_t = 1000, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=1000))]
+    pub webhook_retry_unit_ms: u64,
+
     /// Log filter (tracing's EnvFilter syntax).
     #[arg(long, env = "SUBSCRIBER_LOG", default_value = "info")]
     pub log: String,
@@ -162,6 +168,7 @@ impl Config {
             hosted_session_seconds: 900,
             person_questions_seconds: 600,
             person_lock_seconds: 86_400,
+            webhook_retry_unit_ms: 1000,
             log: "info".to_owned(),
             log_format: LogFormat::Text,
             metrics_listen: None,

@@ -59,6 +59,7 @@ pub mod storage;
 mod subscriber;
 mod transaction_pages;
 mod usage;
+mod webhooks;
 
 pub use api::app;
 pub use config::Config;

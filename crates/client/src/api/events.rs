@@ -1,6 +1,10 @@
 //! Events for server integrations: the event log and incremental sync of a card's transactions.
 
-use subscriber_protocol::{Event, EventPage, EventQuery, TransactionSync};
+use subscriber_protocol::rules::{Violations, webhooks as rules};
+use subscriber_protocol::{
+    CreateWebhookRequest, Event, EventPage, EventQuery, PageQuery, TransactionSync, UpdateWebhookRequest, Webhook,
+    WebhookDeleted, WebhookDeliveryPage, WebhookList, WebhookQueued,
+};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -47,6 +51,96 @@ impl Client {
         let call = Call::new(&routes::CARD_TRANSACTION_SYNC, format!("/card/{card_id}/transactions/sync"))
             .query(&Query { cursor, count })?;
         self.inner.call(call).await
+    }
+}
+
+impl Client {
+    /// `POST /webhooks`: adds an endpoint for these event types (`["*"]` for all). The answer's
+    /// `secret` is shown only here: keep it for [`crate::webhooks::verify`].
+    pub async fn create_webhook(&self, request: &CreateWebhookRequest) -> Result<Webhook> {
+        let mut violations = Violations::new();
+        rules::url(&mut violations, &request.url);
+        rules::events(&mut violations, &request.events);
+        if let Some(description) = &request.description {
+            rules::description(&mut violations, description);
+        }
+        refuse(violations)?;
+        self.inner.call(Call::new(&routes::CREATE_WEBHOOK, "/webhooks").json(request)?).await
+    }
+
+    /// `GET /webhooks`: the caller's endpoints (without secrets).
+    pub async fn webhooks(&self) -> Result<Vec<Webhook>> {
+        let list: WebhookList = self.inner.call(Call::new(&routes::WEBHOOKS, "/webhooks")).await?;
+        Ok(list.webhooks)
+    }
+
+    /// `GET /webhooks/{webhook_id}`.
+    pub async fn webhook(&self, webhook_id: i64) -> Result<Webhook> {
+        validate::positive_id("webhookId", webhook_id)?;
+        self.inner.call(Call::new(&routes::WEBHOOK, format!("/webhooks/{webhook_id}"))).await
+    }
+
+    /// `PATCH /webhooks/{webhook_id}`: changes what is set (URL, events, description, enabled).
+    pub async fn update_webhook(&self, webhook_id: i64, change: &UpdateWebhookRequest) -> Result<Webhook> {
+        validate::positive_id("webhookId", webhook_id)?;
+        let mut violations = Violations::new();
+        if let Some(url) = &change.url {
+            rules::url(&mut violations, url);
+        }
+        if let Some(events) = &change.events {
+            rules::events(&mut violations, events);
+        }
+        if let Some(description) = &change.description {
+            rules::description(&mut violations, description);
+        }
+        refuse(violations)?;
+        self.inner.call(Call::new(&routes::UPDATE_WEBHOOK, format!("/webhooks/{webhook_id}")).json(change)?).await
+    }
+
+    /// `DELETE /webhooks/{webhook_id}`: what was queued for it is not sent.
+    pub async fn delete_webhook(&self, webhook_id: i64) -> Result<WebhookDeleted> {
+        validate::positive_id("webhookId", webhook_id)?;
+        self.inner.call(Call::new(&routes::DELETE_WEBHOOK, format!("/webhooks/{webhook_id}"))).await
+    }
+
+    /// `POST /webhooks/{webhook_id}/secret/rotate`: a new secret (shown once); the previous one
+    /// keeps signing beside it for 24 hours.
+    pub async fn rotate_webhook_secret(&self, webhook_id: i64) -> Result<Webhook> {
+        validate::positive_id("webhookId", webhook_id)?;
+        let path = format!("/webhooks/{webhook_id}/secret/rotate");
+        self.inner.call(Call::new(&routes::ROTATE_WEBHOOK_SECRET, path)).await
+    }
+
+    /// `POST /webhooks/{webhook_id}/test`: queues a `webhook.test` event for this endpoint.
+    pub async fn test_webhook(&self, webhook_id: i64) -> Result<WebhookQueued> {
+        validate::positive_id("webhookId", webhook_id)?;
+        self.inner.call(Call::new(&routes::TEST_WEBHOOK, format!("/webhooks/{webhook_id}/test"))).await
+    }
+
+    /// `GET /webhooks/{webhook_id}/deliveries`: every attempt, newest first.
+    pub fn webhook_deliveries(&self, webhook_id: i64) -> Paged<PageQuery, WebhookDeliveryPage> {
+        Paged::new(
+            self.clone(),
+            &routes::WEBHOOK_DELIVERIES,
+            format!("/webhooks/{webhook_id}/deliveries"),
+            PageQuery::default(),
+        )
+    }
+
+    /// `POST /webhooks/{webhook_id}/deliveries/{event_id}/resend`: sends the event again.
+    pub async fn resend_webhook_delivery(&self, webhook_id: i64, event_id: &str) -> Result<WebhookQueued> {
+        validate::positive_id("webhookId", webhook_id)?;
+        event_path_id(event_id)?;
+        let path = format!("/webhooks/{webhook_id}/deliveries/{event_id}/resend");
+        self.inner.call(Call::new(&routes::RESEND_WEBHOOK_DELIVERY, path)).await
+    }
+}
+
+/// The first rule a request breaks, as the error the client returns.
+fn refuse(violations: Violations) -> Result<()> {
+    match violations.details().first() {
+        Some(first) => Err(Error::invalid(&first.field, first.message.clone())),
+        None => Ok(()),
     }
 }
 

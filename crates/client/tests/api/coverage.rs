@@ -74,6 +74,7 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
     discovery_steps(&mut tour, &merchant).await;
     stream_steps(&mut tour, card_id, &merchant).await;
     event_steps(&mut tour, card_id).await;
+    webhook_steps(&mut tour, card_id).await;
     account_steps(&mut tour).await;
     person_steps(&mut tour).await;
     let document = tour.client.openapi().await.expect("GET /openapi.json");
@@ -565,6 +566,112 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     let enrolled = tour.client.events().event_type("card.enrolled").await.expect("by type");
     assert!(enrolled.events.iter().all(|event| event.event_type == "card.enrolled"));
     assert!(enrolled.events.iter().any(|event| event.data["cardId"] == card_id), "{enrolled:?}");
+}
+
+async fn webhook_steps(tour: &mut Tour, card_id: i64) {
+    use subscriber_client::protocol::{CreateWebhookRequest, UpdateWebhookRequest};
+    use subscriber_client::webhooks;
+    use subscriber_testkit::{Delivery, WebhookReceiver};
+
+    let receiver = WebhookReceiver::start();
+    let wait = Duration::from_secs(15);
+    let verified = |delivery: &Delivery, secrets: &[&str]| {
+        let header = delivery.header(webhooks::HEADER);
+        webhooks::verify(secrets, header, &delivery.body, webhooks::DEFAULT_TOLERANCE)
+            .unwrap_or_else(|error| panic!("{error}: {header}"));
+        delivery.json()
+    };
+    let created = tour
+        .client
+        .create_webhook(&CreateWebhookRequest {
+            url: receiver.url(),
+            events: vec!["*".to_owned()],
+            description: Some("local receiver".to_owned()),
+        })
+        .await
+        .expect("POST /webhooks");
+    let secret = created.secret.clone().expect("the secret, shown once");
+    assert!(secret.starts_with("whsec_") && secret.len() > 30, "{secret}");
+    assert_eq!((created.status.as_str(), created.events.as_slice()), ("enabled", ["*".to_owned()].as_slice()));
+    let webhook_id = created.webhook_id;
+    let listed = tour.client.webhooks().await.expect("GET /webhooks");
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].secret, None, "never shown again");
+    let read = tour.client.webhook(webhook_id).await.expect("GET /webhooks/{webhook_id}");
+    assert_eq!((read.url.as_str(), read.description.as_deref()), (receiver.url().as_str(), Some("local receiver")));
+    let stranger = tour.other.webhook(webhook_id).await.expect_err("not theirs");
+    assert_eq!(stranger.status().map(|status| status.as_u16()), Some(404));
+
+    let queued = tour.client.test_webhook(webhook_id).await.expect("POST /webhooks/{webhook_id}/test");
+    let delivery = receiver.next_async(wait).await.expect("the test event arrives");
+    let body = verified(&delivery, &[&secret]);
+    assert_eq!((body["id"].as_str(), body["type"].as_str()), (Some(queued.event_id.as_str()), Some("webhook.test")));
+    assert_eq!(delivery.header(webhooks::EVENT_ID_HEADER), queued.event_id);
+    assert_eq!(delivery.header(webhooks::EVENT_TYPE_HEADER), "webhook.test");
+    assert_eq!(delivery.header("content-type"), "application/json");
+
+    let sale = SandboxTransactionRequest { card_id: Some(card_id), amount: Some(4.75), ..Default::default() };
+    let sale = tour.client.create_sandbox_transaction(&sale).await.expect("a sale");
+    let delivery = receiver.next_async(wait).await.expect("the sale arrives");
+    let body = verified(&delivery, &[&secret]);
+    assert_eq!(body["type"], "transaction.created");
+    assert_eq!(body["data"]["transactionId"], sale.transaction_id);
+    assert_eq!(body["data"]["transaction"]["amount"], 4.75);
+
+    let resent = tour
+        .client
+        .resend_webhook_delivery(webhook_id, &queued.event_id)
+        .await
+        .expect("POST /webhooks/{webhook_id}/deliveries/{event_id}/resend");
+    assert_eq!(resent.event_id, queued.event_id);
+    let again = receiver.next_async(wait).await.expect("the resent event arrives");
+    assert_eq!(verified(&again, &[&secret])["id"].as_str(), Some(queued.event_id.as_str()));
+    // The attempt is logged once the receiver has answered.
+    let mut attempts = tour.client.webhook_deliveries(webhook_id).await.expect("GET /webhooks/{webhook_id}/deliveries");
+    for _ in 0..100 {
+        if attempts.deliveries.len() >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        attempts = tour.client.webhook_deliveries(webhook_id).await.expect("the delivery log");
+    }
+    assert_eq!(attempts.deliveries.len(), 3, "{attempts:?}");
+    assert!(attempts.deliveries.iter().all(|attempt| attempt.status == "delivered"
+        && attempt.response_status == Some(200)
+        && attempt.error.is_none()));
+    assert_eq!(attempts.deliveries[0].event_id, queued.event_id, "newest first: the resend");
+
+    let rotated =
+        tour.client.rotate_webhook_secret(webhook_id).await.expect("POST /webhooks/{webhook_id}/secret/rotate");
+    let new_secret = rotated.secret.clone().expect("the new secret");
+    assert_ne!(new_secret, secret);
+    assert!(rotated.previous_secret_expires_at.is_some_and(|until| recent(until - chrono::Duration::hours(24), 60)));
+    tour.client.test_webhook(webhook_id).await.expect("a test");
+    let delivery = receiver.next_async(wait).await.expect("signed with both");
+    assert_eq!(delivery.header(webhooks::HEADER).matches("v1=").count(), 2, "both secrets sign for the overlap");
+    verified(&delivery, &[&secret]);
+    verified(&delivery, &[&new_secret]);
+
+    let disable = UpdateWebhookRequest { enabled: Some(false), ..Default::default() };
+    let disabled = tour.client.update_webhook(webhook_id, &disable).await.expect("PATCH /webhooks/{webhook_id}");
+    assert_eq!(disabled.status, "disabled");
+    let refused = tour.client.test_webhook(webhook_id).await.expect_err("disabled");
+    assert_eq!(refused.status().map(|status| status.as_u16()), Some(409));
+    let change = UpdateWebhookRequest {
+        enabled: Some(true),
+        events: Some(vec!["transaction.updated".to_owned()]),
+        ..Default::default()
+    };
+    let changed = tour.client.update_webhook(webhook_id, &change).await.expect("enabled again");
+    assert_eq!(
+        (changed.status.as_str(), changed.events.as_slice()),
+        ("enabled", ["transaction.updated".to_owned()].as_slice())
+    );
+
+    let deleted = tour.client.delete_webhook(webhook_id).await.expect("DELETE /webhooks/{webhook_id}");
+    assert_eq!(deleted.webhook_id, webhook_id);
+    let gone = tour.client.webhook(webhook_id).await.expect_err("deleted");
+    assert_eq!(gone.status().map(|status| status.as_u16()), Some(404));
 }
 
 /// Opens `stream`, makes the sandbox sale `request`, and returns the sale and the stream's

@@ -8,6 +8,7 @@ pub mod countries;
 pub mod mcc;
 pub mod merchants;
 pub mod persons;
+pub mod webhooks;
 
 use crate::FieldError;
 

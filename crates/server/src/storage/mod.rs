@@ -18,6 +18,7 @@ pub mod persons;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;
+pub mod webhooks;
 
 use std::path::Path;
 use std::sync::Arc;

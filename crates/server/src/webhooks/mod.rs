@@ -1,0 +1,444 @@
+//! Webhook endpoints (`/webhooks`): a subscriber's servers receive its events as signed POSTs.
+//!
+//! - Each endpoint's secret is derived from the service's webhook key, the endpoint and a
+//!   generation number ([`secret`]): the database holds no secret, and a secret is shown only in
+//!   the answers that create or rotate it. A rotation keeps the previous one signing for 24 h.
+//! - [`destination`]: where an endpoint may point (SSRF rules), checked on save and on delivery.
+//! - [`delivery`]: the worker that sends queued events, retries with backoff for 3 days and
+//!   logs every attempt. Events are queued in the transaction that records them
+//!   (`storage::events`).
+
+pub mod delivery;
+pub mod destination;
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use base64::Engine;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use chrono::Utc;
+use hmac::{Hmac, Mac};
+use serde::Deserialize;
+use sha2::Sha256;
+use subscriber_protocol::rules::webhooks as rules;
+use subscriber_protocol::{
+    CreateWebhookRequest, Environment, ErrorBody, Success, UpdateWebhookRequest, Webhook, WebhookDeleted,
+    WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueued,
+};
+use utoipa_axum::routes;
+
+use crate::error::{ApiError, Validation};
+use crate::events::{parse_public_id, public_id};
+use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
+use crate::http::routes::Routes;
+use crate::paging;
+use crate::state::AppState;
+use crate::storage;
+use crate::storage::webhooks::{Change, NewWebhook, WebhookRow};
+use destination::Policy;
+
+/// Endpoints one subscriber may have.
+pub const MAX_ENDPOINTS: usize = 20;
+/// How long the secret before a rotation keeps signing.
+pub const ROTATION_OVERLAP_SECONDS: i64 = 24 * 3600;
+
+pub fn routes(api: Routes) -> Routes {
+    api.api(routes!(create))
+        .api(routes!(list))
+        .api(routes!(one))
+        .api(routes!(update))
+        .api(routes!(remove))
+        .api(routes!(rotate_secret))
+        .api(routes!(send_test))
+        .api(routes!(deliveries))
+        .api(routes!(resend))
+}
+
+/// The endpoint's secret of a generation: `whsec_` and 43 characters.
+pub fn secret(key: &[u8], webhook_id: i64, generation: i64) -> String {
+    let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key"));
+    mac.update(b"subscriber-data webhook secret v1\0");
+    mac.update(&webhook_id.to_be_bytes());
+    mac.update(&generation.to_be_bytes());
+    format!("whsec_{}", URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
+}
+
+/// The secrets that sign a delivery at `now`: the current one, and the previous one during
+/// the overlap after a rotation.
+pub fn signing_secrets(key: &[u8], webhook: &WebhookRow, now: i64) -> Vec<String> {
+    let mut secrets = vec![secret(key, webhook.id, webhook.secret_generation)];
+    if webhook.previous_until.is_some_and(|until| until > now) && webhook.secret_generation > 1 {
+        secrets.push(secret(key, webhook.id, webhook.secret_generation - 1));
+    }
+    secrets
+}
+
+pub fn policy(state: &AppState) -> Policy {
+    Policy { allow_loopback: state.environment() == Environment::Sandbox }
+}
+
+fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError> {
+    let events: Vec<String> = serde_json::from_str(&row.events).map_err(ApiError::internal)?;
+    let now = Utc::now().timestamp();
+    Ok(Webhook {
+        webhook_id: row.id,
+        url: row.url.clone(),
+        events,
+        description: row.description.clone().filter(|description| !description.is_empty()),
+        status: if row.enabled { "enabled" } else { "disabled" }.to_owned(),
+        disabled_reason: row.disabled_reason.clone().filter(|_| !row.enabled),
+        created_at: paging::checked_time(row.created_at)?,
+        secret,
+        previous_secret_expires_at: row
+            .previous_until
+            .filter(|until| *until > now)
+            .map(paging::checked_time)
+            .transpose()?,
+    })
+}
+
+/// The URL, checked for form and for where it points.
+async fn checked_url(state: &AppState, url: &str, validation: &mut Validation) -> Option<String> {
+    let (scheme, host) = rules::url(validation, url)?;
+    let Ok(parsed) = reqwest::Url::parse(url.trim()) else {
+        validation.reject("url", "is not a valid URL");
+        return None;
+    };
+    let port = parsed.port_or_known_default().unwrap_or(443);
+    let addresses = destination::resolve(&host, port).await;
+    if let Some(refusal) = destination::refusal(policy(state), &scheme, &host, &addresses) {
+        validation.reject("url", refusal);
+        return None;
+    }
+    Some(parsed.to_string())
+}
+
+fn events_json(events: &[String]) -> Result<String, ApiError> {
+    serde_json::to_string(events).map_err(ApiError::internal)
+}
+
+async fn owned(state: &AppState, subscriber_id: i64, webhook_id: i64) -> Result<WebhookRow, ApiError> {
+    state
+        .db
+        .read(move |connection| storage::webhooks::get(connection, subscriber_id, webhook_id))
+        .await?
+        .ok_or_else(|| not_found(webhook_id))
+}
+
+fn not_found(webhook_id: i64) -> ApiError {
+    ApiError::not_found(format!("no webhook endpoint {webhook_id} of this subscriber"))
+}
+
+/// Adds a webhook endpoint
+///
+/// The answer shows the endpoint's signing secret (`whsec_…`) once: keep it to verify
+/// `Subscriber-Signature`. Outside the sandbox the URL must be https and point to a public
+/// address; the sandbox also takes http to loopback.
+#[utoipa::path(post, path = "/webhooks", tag = "webhooks", operation_id = "createWebhook",
+    request_body = CreateWebhookRequest,
+    responses(
+        (status = 201, description = "The endpoint, with its secret (shown once).", body = Success<Webhook>),
+        (status = 400, description = "The URL or an event type is not valid.", body = ErrorBody),
+        (status = 409, description = "The subscriber has the most endpoints it may (20).", body = ErrorBody),
+    ))]
+async fn create(
+    State(state): State<AppState>,
+    auth: Auth,
+    ApiJson(request): ApiJson<CreateWebhookRequest>,
+) -> Result<(StatusCode, Json<Success<Webhook>>), ApiError> {
+    let mut validation = Validation::new();
+    let url = checked_url(&state, &request.url, &mut validation).await;
+    let events = rules::events(&mut validation, &request.events);
+    let description = request.description.as_deref().and_then(|text| rules::description(&mut validation, text));
+    let (url, events) = validation.finish((url, events))?;
+    let (Some(url), Some(events)) = (url, events) else {
+        return Err(ApiError::invalid("the endpoint is not valid"));
+    };
+    let events = events_json(&events)?;
+    let subscriber_id = auth.subscriber_id;
+    let now = Utc::now().timestamp();
+    let row = state
+        .db
+        .write(move |transaction| {
+            if storage::webhooks::list(transaction, subscriber_id)?.len() >= MAX_ENDPOINTS {
+                return Ok(None);
+            }
+            let new = NewWebhook {
+                subscriber_id,
+                url: &url,
+                events: &events,
+                description: description.as_deref().filter(|text| !text.is_empty()),
+                created_at: now,
+            };
+            storage::webhooks::insert(transaction, &new).map(Some)
+        })
+        .await?
+        .ok_or_else(|| ApiError::conflict(format!("a subscriber has at most {MAX_ENDPOINTS} webhook endpoints")))?;
+    tracing::info!(webhook_id = row.id, "webhook endpoint added");
+    let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
+    Ok((StatusCode::CREATED, Json(Success::new(render(&row, Some(secret))?))))
+}
+
+/// The caller's webhook endpoints
+#[utoipa::path(get, path = "/webhooks", tag = "webhooks", operation_id = "listWebhooks",
+    responses((status = 200, description = "The endpoints (secrets are not shown).", body = Success<WebhookList>)))]
+async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<WebhookList>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let rows = state.db.read(move |connection| storage::webhooks::list(connection, subscriber_id)).await?;
+    let webhooks = rows.iter().map(|row| render(row, None)).collect::<Result<_, _>>()?;
+    Ok(Json(Success::new(WebhookList { webhooks })))
+}
+
+/// One of the caller's webhook endpoints
+#[utoipa::path(get, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "getWebhook",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The endpoint.", body = Success<Webhook>),
+        (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+    ))]
+async fn one(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(webhook_id): IdPath,
+) -> Result<Json<Success<Webhook>>, ApiError> {
+    let row = owned(&state, auth.subscriber_id, webhook_id).await?;
+    Ok(Json(Success::new(render(&row, None)?)))
+}
+
+/// Changes a webhook endpoint: its URL, events, description, or whether it is enabled
+///
+/// Enabling an endpoint the service disabled (after 3 days of failures) starts it afresh.
+#[utoipa::path(patch, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "updateWebhook",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
+    request_body = UpdateWebhookRequest,
+    responses(
+        (status = 200, description = "The endpoint as it is now.", body = Success<Webhook>),
+        (status = 400, description = "A field is not valid.", body = ErrorBody),
+        (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+    ))]
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(webhook_id): IdPath,
+    ApiJson(request): ApiJson<UpdateWebhookRequest>,
+) -> Result<Json<Success<Webhook>>, ApiError> {
+    let mut validation = Validation::new();
+    let url = match &request.url {
+        Some(url) => checked_url(&state, url, &mut validation).await,
+        None => None,
+    };
+    let events = request.events.as_deref().and_then(|events| rules::events(&mut validation, events));
+    let description = request.description.as_deref().and_then(|text| rules::description(&mut validation, text));
+    validation.finish(())?;
+    let change =
+        Change { url, events: events.as_deref().map(events_json).transpose()?, description, enabled: request.enabled };
+    let subscriber_id = auth.subscriber_id;
+    let row = state
+        .db
+        .write(move |transaction| storage::webhooks::update(transaction, subscriber_id, webhook_id, &change))
+        .await?
+        .ok_or_else(|| not_found(webhook_id))?;
+    tracing::info!(webhook_id, enabled = row.enabled, "webhook endpoint changed");
+    Ok(Json(Success::new(render(&row, None)?)))
+}
+
+/// Deletes a webhook endpoint; what was queued for it is not sent
+#[utoipa::path(delete, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "deleteWebhook",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "Deleted.", body = Success<WebhookDeleted>),
+        (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+    ))]
+async fn remove(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(webhook_id): IdPath,
+) -> Result<Json<Success<WebhookDeleted>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let deleted =
+        state.db.write(move |transaction| storage::webhooks::delete(transaction, subscriber_id, webhook_id)).await?;
+    if !deleted {
+        return Err(not_found(webhook_id));
+    }
+    tracing::info!(webhook_id, "webhook endpoint deleted");
+    Ok(Json(Success::new(WebhookDeleted { message: "Webhook endpoint deleted".to_owned(), webhook_id })))
+}
+
+/// Rotates an endpoint's signing secret
+///
+/// The answer shows the new secret once. The previous one keeps signing beside it (two `v1=`
+/// in `Subscriber-Signature`) for 24 hours, so receivers can switch without losing events.
+#[utoipa::path(post, path = "/webhooks/{webhook_id}/secret/rotate", tag = "webhooks",
+    operation_id = "rotateWebhookSecret",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The endpoint with its new secret.", body = Success<Webhook>),
+        (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+    ))]
+async fn rotate_secret(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(webhook_id): IdPath,
+) -> Result<Json<Success<Webhook>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let until = Utc::now().timestamp() + ROTATION_OVERLAP_SECONDS;
+    let row = state
+        .db
+        .write(move |transaction| storage::webhooks::rotate(transaction, subscriber_id, webhook_id, until))
+        .await?
+        .ok_or_else(|| not_found(webhook_id))?;
+    tracing::info!(webhook_id, "webhook secret rotated");
+    let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
+    Ok(Json(Success::new(render(&row, Some(secret))?)))
+}
+
+/// Sends a `webhook.test` event to the endpoint
+#[utoipa::path(post, path = "/webhooks/{webhook_id}/test", tag = "webhooks", operation_id = "testWebhook",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The test event, queued for this endpoint.", body = Success<WebhookQueued>),
+        (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+        (status = 409, description = "The endpoint is disabled.", body = ErrorBody),
+    ))]
+async fn send_test(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(webhook_id): IdPath,
+) -> Result<Json<Success<WebhookQueued>>, ApiError> {
+    let row = owned(&state, auth.subscriber_id, webhook_id).await?;
+    refuse_disabled(&row)?;
+    let subscriber_id = auth.subscriber_id;
+    let now = Utc::now();
+    let data = serde_json::json!({ "webhookId": webhook_id, "message": "A test event from Subscriber Data" });
+    let event_id = state
+        .db
+        .write(move |transaction| {
+            let event_id = storage::events::record_other(
+                transaction,
+                subscriber_id,
+                storage::events::WEBHOOK_TEST,
+                &data.to_string(),
+                now.timestamp(),
+            )?;
+            storage::webhooks::resend(transaction, subscriber_id, webhook_id, event_id, now.timestamp_millis())?;
+            Ok(event_id)
+        })
+        .await?;
+    Ok(Json(Success::new(WebhookQueued { message: "Test event queued".to_owned(), event_id: public_id(event_id) })))
+}
+
+fn refuse_disabled(row: &WebhookRow) -> Result<(), ApiError> {
+    if row.enabled {
+        Ok(())
+    } else {
+        Err(ApiError::conflict(format!(
+            "webhook endpoint {} is disabled: enable it (PATCH with enabled: true) first",
+            row.id
+        )))
+    }
+}
+
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DeliveryQuery {
+    #[serde(default)]
+    #[param(minimum = 1, maximum = 5000)]
+    limit: Option<u32>,
+    /// `next_cursor` of the previous page.
+    #[serde(default)]
+    #[param(pattern = "^[0-9]{1,18}$")]
+    cursor: Option<String>,
+}
+
+/// Every attempt to deliver to the endpoint, newest first
+#[utoipa::path(get, path = "/webhooks/{webhook_id}/deliveries", tag = "webhooks", operation_id = "listWebhookDeliveries",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1), DeliveryQuery),
+    responses(
+        (status = 200, description = "A page of attempts; `next_cursor` is null on the last.",
+            body = Success<WebhookDeliveryPage>),
+        (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+    ))]
+async fn deliveries(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(webhook_id): IdPath,
+    ApiQuery(query): ApiQuery<DeliveryQuery>,
+) -> Result<Json<Success<WebhookDeliveryPage>>, ApiError> {
+    let mut validation = Validation::new();
+    let limit = paging::page_limit(query.limit, &mut validation);
+    let before = query.cursor.as_deref().and_then(|cursor| {
+        let id = cursor.parse::<i64>().ok().filter(|id| *id > 0);
+        if id.is_none() {
+            validation.reject("cursor", "is not a cursor this service issued: pass next_cursor from the previous page");
+        }
+        id
+    });
+    validation.finish(())?;
+    owned(&state, auth.subscriber_id, webhook_id).await?;
+    let mut rows = state
+        .db
+        .read(move |connection| storage::webhooks::attempts(connection, webhook_id, before, limit.saturating_add(1)))
+        .await?;
+    let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
+    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
+    let next_cursor = if more { rows.last().map(|row| row.id.to_string()) } else { None };
+    let deliveries = rows
+        .into_iter()
+        .map(|row| {
+            Ok(WebhookDelivery {
+                event_id: public_id(row.event_id),
+                event_type: row.event_type,
+                attempt: row.attempt,
+                status: if row.delivered { "delivered" } else { "failed" }.to_owned(),
+                response_status: row.response_status,
+                duration_ms: u64::try_from(row.duration_ms).unwrap_or_default(),
+                error: row.error,
+                at: millis_time(row.at)?,
+                next_attempt_at: row.next_attempt_at.map(millis_time).transpose()?,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(Json(Success::new(WebhookDeliveryPage { deliveries, next_cursor })))
+}
+
+fn millis_time(millis: i64) -> Result<chrono::DateTime<Utc>, ApiError> {
+    chrono::DateTime::from_timestamp_millis(millis)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {millis} ms is out of range")))
+}
+
+/// Sends one of the caller's events to the endpoint again
+#[utoipa::path(post, path = "/webhooks/{webhook_id}/deliveries/{event_id}/resend", tag = "webhooks",
+    operation_id = "resendWebhookDelivery",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1),
+        ("event_id" = String, Path, description = "An event id (`evt_…`) of the caller.", pattern = "^evt_[0-9]+$")),
+    responses(
+        (status = 200, description = "The event, queued for this endpoint.", body = Success<WebhookQueued>),
+        (status = 404, description = "No such endpoint or event of the caller.", body = ErrorBody),
+        (status = 409, description = "The endpoint is disabled.", body = ErrorBody),
+    ))]
+async fn resend(
+    State(state): State<AppState>,
+    auth: Auth,
+    Path((webhook_id, event_id)): Path<(String, String)>,
+) -> Result<Json<Success<WebhookQueued>>, ApiError> {
+    let webhook_id = webhook_id
+        .parse::<i64>()
+        .ok()
+        .filter(|id| *id > 0)
+        .ok_or_else(|| ApiError::not_found("no such webhook endpoint: ids are positive integers"))?;
+    let row = owned(&state, auth.subscriber_id, webhook_id).await?;
+    let no_event = || ApiError::not_found("no such event of this subscriber");
+    let event = parse_public_id(&event_id).ok_or_else(no_event)?;
+    refuse_disabled(&row)?;
+    let subscriber_id = auth.subscriber_id;
+    let now = Utc::now().timestamp_millis();
+    let queued = state
+        .db
+        .write(move |transaction| storage::webhooks::resend(transaction, subscriber_id, webhook_id, event, now))
+        .await?;
+    if !queued {
+        return Err(no_event());
+    }
+    tracing::info!(webhook_id, event_id = event, "webhook delivery queued again");
+    Ok(Json(Success::new(WebhookQueued { message: "Delivery queued".to_owned(), event_id: public_id(event) })))
+}
