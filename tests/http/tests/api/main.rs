@@ -21,4 +21,5 @@ mod security_credentials;
 mod security_identity;
 mod security_storage;
 mod subscriber;
+mod webhooks;
 mod workload;

@@ -26,20 +26,20 @@ pub fn information(person_id: i64) -> Value {
 }
 
 /// Authenticates; returns the response body (questions and all).
-fn authenticate(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> Value {
+pub fn authenticate(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> Value {
     let (status, body) = send(subscriber.auth(server.post("/persons/authenticate", &information(person_id))));
     assert_eq!(status, 200, "{body}");
     body
 }
 
-fn right_answers(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> Vec<Value> {
+pub fn right_answers(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> Vec<Value> {
     let (status, body) = send(subscriber.auth(server.get(&format!("/sandbox/persons/{person_id}/answers"))));
     assert_eq!(status, 200, "{body}");
     body["answers"].as_array().expect("answers").clone()
 }
 
 /// Answers with `right` of the four right and the rest wrong.
-fn answers_with(questions: &Value, right: &[Value], right_count: usize) -> Vec<Value> {
+pub fn answers_with(questions: &Value, right: &[Value], right_count: usize) -> Vec<Value> {
     questions["questions"]
         .as_array()
         .expect("questions")
@@ -68,7 +68,7 @@ fn answers_with(questions: &Value, right: &[Value], right_count: usize) -> Vec<V
         .collect()
 }
 
-fn verify(server: &TestServer, subscriber: &Subscriber, person_id: i64, answers: &[Value]) -> (u16, Value) {
+pub fn verify(server: &TestServer, subscriber: &Subscriber, person_id: i64, answers: &[Value]) -> (u16, Value) {
     send(subscriber.auth(server.post("/persons/verify", &json!({ "personId": person_id, "answers": answers }))))
 }
 
