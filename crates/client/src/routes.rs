@@ -100,6 +100,8 @@ pub const PERSON: Route = Route::get("/persons/{person_id}");
 pub const SANDBOX_CARDS: Route = Route::get("/sandbox/cards");
 pub const SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions");
 pub const SETTLE_SANDBOX_TRANSACTION: Route = Route::action("/sandbox/transactions/{transaction_id}/settle");
+pub const ADVANCE_SANDBOX_CLOCK: Route = Route::action("/sandbox/clock/advance");
+pub const RESET_SANDBOX: Route = Route::action("/sandbox/reset");
 pub const SANDBOX_ANSWERS: Route = Route::get("/sandbox/persons/{person_id}/answers");
 
 pub const CARD_TRANSACTION_SYNC: Route = Route::get("/card/{card_id}/transactions/sync");
@@ -157,6 +159,8 @@ pub const ALL: &[Route] = &[
     SANDBOX_TRANSACTION,
     SETTLE_SANDBOX_TRANSACTION,
     SANDBOX_ANSWERS,
+    ADVANCE_SANDBOX_CLOCK,
+    RESET_SANDBOX,
     CARD_TRANSACTION_SYNC,
     EVENTS,
     EVENT,

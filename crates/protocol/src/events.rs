@@ -216,10 +216,34 @@ pub struct TransactionSync {
     pub has_more: bool,
 }
 
-/// `POST /sandbox/clock/advance`.
+/// `POST /sandbox/clock/advance`: seconds to move the caller's sandbox clock ahead.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ClockAdvanceRequest {
+    /// 1 to 31,536,000 (a year).
     pub seconds: i64,
+}
+
+/// The most one `POST /sandbox/clock/advance` moves the clock.
+pub const MAX_CLOCK_ADVANCE_SECONDS: i64 = 31_536_000;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ClockAdvanced {
+    pub message: String,
+    pub seconds: i64,
+    /// Pending purchases of the caller's cards or merchant that settled because of it.
+    pub settled: u64,
+}
+
+/// `POST /sandbox/reset`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxReset {
+    pub message: String,
 }

@@ -59,7 +59,7 @@ pub fn spawn(state: &AppState) -> Background {
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;
-            if let Err(error) = settle_due(&settle_state).await {
+            if let Err(error) = crate::ledger::settle_due(&settle_state).await {
                 tracing::warn!(error = %error, "pending transactions not settled");
             }
         }
@@ -101,22 +101,4 @@ pub fn spawn(state: &AppState) -> Background {
         tasks.spawn(crate::sandbox::simulator::run(state.clone(), state.config.simulate_rate));
     }
     Background(tasks)
-}
-
-/// Settles the pending transactions whose time has come and announces each to its streams.
-pub async fn settle_due(state: &AppState) -> Result<usize, storage::StorageError> {
-    let now = Utc::now().timestamp();
-    // A read first, so an idle service does not take the writer every second.
-    let next = state.db.read(storage::transactions::next_settlement).await?;
-    if next.is_none_or(|due| due > now) {
-        return Ok(0);
-    }
-    state
-        .events
-        .write(&state.db, move |transaction| {
-            let settled = storage::transactions::settle_due(transaction, now)?;
-            let events = storage::events::record(transaction, storage::events::EventKind::Settled, &settled, now)?;
-            Ok((settled.len(), events))
-        })
-        .await
 }

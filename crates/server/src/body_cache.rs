@@ -26,6 +26,11 @@ impl BodyCache {
         (*kept_owner == owner).then(|| body.clone())
     }
 
+    /// Forgets every body (a sandbox reset deleted cards whose ids may come again).
+    pub fn clear(&self) {
+        self.bodies.write().clear();
+    }
+
     /// Keeps `body` as `owner`'s body of `id`. At capacity the cache starts afresh: a simple
     /// bound on memory, and a miss costs only what a read cost before.
     pub fn insert(&self, id: i64, owner: i64, body: Bytes) {

@@ -75,7 +75,7 @@ async fn list(
     }
     let since =
         query.since.as_deref().and_then(|text| paging::parse_time_bound("since", text, Bound::Start, &mut validation));
-    let before_id = query.cursor.as_deref().and_then(|text| {
+    let before_id = query.cursor.as_deref().filter(|text| !text.is_empty()).and_then(|text| {
         let id = parse_public_id(text);
         if id.is_none() {
             validation.reject("cursor", "is not a cursor this service issued: pass next_cursor from the previous page");
@@ -104,7 +104,7 @@ async fn list(
 
 /// One of the caller's events
 #[utoipa::path(get, path = "/events/{event_id}", tag = "events", operation_id = "getEvent",
-    params(("event_id" = String, Path, description = "An event id (`evt_…`) of the caller.", pattern = "^evt_[0-9]+$")),
+    params(("event_id" = String, Path, description = "An event id (`evt_…`) of the caller.", pattern = "^evt_[0-9]{1,18}$")),
     responses(
         (status = 200, description = "The event.", body = Success<Event>),
         (status = 404, description = "No such event of the caller.", body = ErrorBody),

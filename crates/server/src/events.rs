@@ -19,7 +19,8 @@ pub fn public_id(id: i64) -> String {
 /// An event id the API showed; also the bare number streams sent before events had a prefix.
 pub fn parse_public_id(text: &str) -> Option<i64> {
     let digits = text.strip_prefix("evt_").unwrap_or(text);
-    if digits.is_empty() || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
+    // At most 18 digits: every id fits, and no text overflows.
+    if !(1..=18).contains(&digits.len()) || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
         return None;
     }
     digits.parse::<i64>().ok()

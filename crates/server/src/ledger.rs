@@ -53,3 +53,21 @@ where
 pub fn json(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
 }
+
+/// Settles the pending transactions whose time has come and announces each to its streams.
+pub async fn settle_due(state: &AppState) -> Result<usize, storage::StorageError> {
+    let now = chrono::Utc::now().timestamp();
+    // A read first, so an idle service does not take the writer every second.
+    let next = state.db.read(storage::transactions::next_settlement).await?;
+    if next.is_none_or(|due| due > now) {
+        return Ok(0);
+    }
+    state
+        .events
+        .write(&state.db, move |transaction| {
+            let settled = storage::transactions::settle_due(transaction, now)?;
+            let events = storage::events::record(transaction, storage::events::EventKind::Settled, &settled, now)?;
+            Ok((settled.len(), events))
+        })
+        .await
+}

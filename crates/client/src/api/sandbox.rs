@@ -1,7 +1,8 @@
 //! Sandbox helpers: test cards, point-of-sale transactions on demand, the right answers.
 
 use subscriber_protocol::{
-    Answer, SandboxAnswers, SandboxCard, SandboxCardList, SandboxTransactionRequest, SandboxTransactionResponse,
+    Answer, ClockAdvanceRequest, ClockAdvanced, MAX_CLOCK_ADVANCE_SECONDS, SandboxAnswers, SandboxCard,
+    SandboxCardList, SandboxReset, SandboxTransactionRequest, SandboxTransactionResponse,
 };
 
 use crate::client::Client;
@@ -59,5 +60,22 @@ impl Client {
             .call(Call::new(&routes::SANDBOX_ANSWERS, format!("/sandbox/persons/{person_id}/answers")))
             .await?;
         Ok(answers.answers)
+    }
+
+    /// `POST /sandbox/clock/advance`: moves the caller's sandbox clock `seconds` ahead (pending
+    /// purchases settle, open pages and questions expire, as if that time had passed).
+    pub async fn advance_sandbox_clock(&self, seconds: i64) -> Result<ClockAdvanced> {
+        if !(1..=MAX_CLOCK_ADVANCE_SECONDS).contains(&seconds) {
+            return Err(Error::invalid("seconds", format!("must be from 1 to {MAX_CLOCK_ADVANCE_SECONDS}")));
+        }
+        let call = Call::new(&routes::ADVANCE_SANDBOX_CLOCK, "/sandbox/clock/advance")
+            .json(&ClockAdvanceRequest { seconds })?;
+        self.inner.call(call).await
+    }
+
+    /// `POST /sandbox/reset`: deletes everything of the caller's but the account.
+    pub async fn reset_sandbox(&self) -> Result<SandboxReset> {
+        let call = Call::new(&routes::RESET_SANDBOX, "/sandbox/reset").json(&serde_json::json!({}))?;
+        self.inner.call(call).await
     }
 }

@@ -77,6 +77,7 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
     webhook_steps(&mut tour, card_id).await;
     account_steps(&mut tour).await;
     person_steps(&mut tour).await;
+    sandbox_control_steps(&mut tour, card_id).await;
     let document = tour.client.openapi().await.expect("GET /openapi.json");
     assert!(document["openapi"].as_str().is_some_and(|version| version.starts_with("3.1")), "{}", document["openapi"]);
     assert!(
@@ -566,6 +567,31 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     let enrolled = tour.client.events().event_type("card.enrolled").await.expect("by type");
     assert!(enrolled.events.iter().all(|event| event.event_type == "card.enrolled"));
     assert!(enrolled.events.iter().any(|event| event.data["cardId"] == card_id), "{enrolled:?}");
+}
+
+async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {
+    let sale = SandboxTransactionRequest { card_id: Some(card_id), amount: Some(6.0), ..Default::default() };
+    let sale = tour.client.create_sandbox_transaction(&sale).await.expect("a sale");
+    assert!(sale.transaction.pending);
+    let advanced = tour.client.advance_sandbox_clock(3600).await.expect("POST /sandbox/clock/advance");
+    assert_eq!(advanced.seconds, 3600);
+    assert!(advanced.settled >= 1, "{advanced:?}");
+    let newest = tour.client.card_transactions(card_id).limit(1).await.expect("the list");
+    assert_eq!(newest.transactions[0].transaction_id, sale.transaction_id);
+    assert!(!newest.transactions[0].pending, "settled by the clock");
+    let untouched = tour.other.advance_sandbox_clock(60).await.expect("another subscriber's clock");
+    assert_eq!(untouched.settled, 0, "nothing of theirs was pending");
+
+    let reset = tour.client.reset_sandbox().await.expect("POST /sandbox/reset");
+    assert!(!reset.message.is_empty());
+    assert!(tour.client.cards().await.expect("cards").is_empty(), "the cards are gone");
+    let gone = tour.client.card(card_id).await.expect_err("the card is gone");
+    assert_eq!(gone.status().map(|status| status.as_u16()), Some(404));
+    assert!(tour.client.webhooks().await.expect("webhooks").is_empty());
+    let events = tour.client.events().await.expect("events");
+    assert!(events.events.is_empty(), "{events:?}");
+    assert!(tour.client.persons().await.expect("persons").is_empty());
+    assert_eq!(tour.client.subscriber().await.expect("the account stays").email, "tour@example.com");
 }
 
 async fn webhook_steps(tour: &mut Tour, card_id: i64) {

@@ -26,7 +26,6 @@ pub const MAX_COUNT: u32 = 500;
 pub struct SyncQuery {
     /// `next_cursor` of the previous call; none for the whole history.
     #[serde(default)]
-    #[param(pattern = "^[0-9]{1,18}\\.[0-9]{1,18}$")]
     cursor: Option<String>,
     /// Changes per call (default 100).
     #[serde(default)]
@@ -53,7 +52,11 @@ pub async fn sync(
     ApiQuery(query): ApiQuery<SyncQuery>,
 ) -> Result<Json<Success<TransactionSync>>, ApiError> {
     let mut validation = Validation::new();
-    let after = query.cursor.as_deref().and_then(|cursor| paging::decode_cursor(cursor, &mut validation));
+    let after = query
+        .cursor
+        .as_deref()
+        .filter(|cursor| !cursor.is_empty())
+        .and_then(|cursor| paging::decode_cursor(cursor, &mut validation));
     let count = match query.count {
         None => DEFAULT_COUNT,
         Some(count) if (1..=MAX_COUNT).contains(&count) => count,

@@ -303,6 +303,17 @@ impl Directory {
         inner.push_enrolled(entry);
     }
 
+    /// Enrolled locations that no longer exist (a sandbox reset) are no longer found.
+    pub fn retire_enrolled_locations(&self, location_ids: &[i64]) {
+        let mut inner = self.inner.write();
+        let generated = inner.generated;
+        for entry in &mut inner.entries[generated..] {
+            if entry.location_id.is_some_and(|id| location_ids.contains(&id)) {
+                entry.retired = true;
+            }
+        }
+    }
+
     /// A merchant for a simulated purchase: one of the generated directory. Enrolled locations
     /// are their subscribers' own: a purchase there is chosen by rules of its own (the
     /// simulator's pick, or the owner naming the location), never by landing on it here.

@@ -40,7 +40,7 @@ pub struct StreamQuery {
     /// The id of the last event the client has, for clients that cannot set the
     /// `Last-Event-ID` header: the stream replays what came after it.
     #[serde(default, rename = "lastEventId")]
-    #[param(value_type = Option<String>, pattern = "^(evt_)?[0-9]+$", example = "evt_42")]
+    #[param(value_type = Option<String>, pattern = "^(evt_)?[0-9]{1,18}$", example = "evt_42")]
     last_event_id: Option<String>,
 }
 
@@ -54,7 +54,7 @@ const STREAM_DESCRIPTION: &str = "An endless `text/event-stream`: one `event: tr
 #[utoipa::path(get, path = "/card/{card_id}/transactions/stream", tag = "realtime",
     operation_id = "streamCardTransactions",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1),
-        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id (`evt_…`).", pattern = "^(evt_)?[0-9]+$"),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id (`evt_…`).", pattern = "^(evt_)?[0-9]{1,18}$"),
         StreamQuery),
     responses(
         (status = 200, description = STREAM_DESCRIPTION, content_type = "text/event-stream", body = String),
@@ -76,7 +76,7 @@ pub async fn card_stream(
 #[utoipa::path(get, path = "/merchant/{merchant_id}/transactions/stream", tag = "realtime",
     operation_id = "streamMerchantTransactions",
     params(("merchant_id" = i64, Path, description = "The caller's merchantId.", minimum = 1),
-        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id (`evt_…`).", pattern = "^(evt_)?[0-9]+$"),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id (`evt_…`).", pattern = "^(evt_)?[0-9]{1,18}$"),
         StreamQuery),
     responses(
         (status = 200, description = STREAM_DESCRIPTION, content_type = "text/event-stream", body = String),

@@ -11,10 +11,13 @@ use axum::response::Response;
 use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use subscriber_protocol::{Environment, ErrorBody, SandboxTransactionRequest, SandboxTransactionResponse, Success};
+use subscriber_protocol::{
+    ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxReset,
+    SandboxTransactionRequest, SandboxTransactionResponse, Success,
+};
 
 use crate::error::{ApiError, Validation};
-use crate::http::extract::{ApiJsonOrEmpty, Auth, IdPath};
+use crate::http::extract::{ApiJson, ApiJsonOrEmpty, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::state::AppState;
@@ -32,7 +35,10 @@ pub const TRANSACTION_CREATED: &str = "Transaction created";
 pub const MAX_AMOUNT: f64 = 1_000_000.0;
 
 pub fn routes(api: Routes) -> Routes {
-    api.api_creating(utoipa_axum::routes!(create_transaction)).api(utoipa_axum::routes!(settle_transaction))
+    api.api_creating(utoipa_axum::routes!(create_transaction))
+        .api(utoipa_axum::routes!(settle_transaction))
+        .api(utoipa_axum::routes!(advance_clock))
+        .api(utoipa_axum::routes!(reset))
 }
 
 pub const TRANSACTION_SETTLED: &str = "Transaction settled";
@@ -265,4 +271,60 @@ fn response(row: TransactionRow) -> Result<SandboxTransactionResponse, ApiError>
         last_four: row.last_four,
         transaction: crate::cards::card_transaction(row)?,
     })
+}
+
+/// Moves the caller's sandbox clock ahead (sandbox only)
+///
+/// The caller's pending purchases settle, and its open card-entry pages, bank links, identity
+/// questions and locks expire, as if `seconds` had passed. Other subscribers' clocks stay.
+#[utoipa::path(post, path = "/sandbox/clock/advance", tag = "sandbox", operation_id = "advanceSandboxClock",
+    request_body = ClockAdvanceRequest,
+    responses(
+        (status = 200, description = "The clock moved.", body = Success<ClockAdvanced>),
+        (status = 400, description = "`seconds` is not from 1 to 31,536,000.", body = ErrorBody),
+        (status = 404, description = "Not the sandbox.", body = ErrorBody),
+    ))]
+async fn advance_clock(
+    State(state): State<AppState>,
+    auth: Auth,
+    ApiJson(request): ApiJson<ClockAdvanceRequest>,
+) -> Result<Json<Success<ClockAdvanced>>, ApiError> {
+    require_sandbox(&state)?;
+    let seconds = request.seconds;
+    if !(1..=MAX_CLOCK_ADVANCE_SECONDS).contains(&seconds) {
+        return Err(ApiError::invalid_field("seconds", format!("must be from 1 to {MAX_CLOCK_ADVANCE_SECONDS}")));
+    }
+    let subscriber_id = auth.subscriber_id;
+    state.db.write(move |transaction| storage::sandbox::advance_clock(transaction, subscriber_id, seconds)).await?;
+    let settled = crate::ledger::settle_due(&state).await?;
+    tracing::info!(seconds, settled, "sandbox clock advanced");
+    Ok(Json(Success::new(ClockAdvanced {
+        message: "Sandbox clock advanced".to_owned(),
+        seconds,
+        settled: u64::try_from(settled).unwrap_or_default(),
+    })))
+}
+
+/// Deletes everything of the caller's but the account (sandbox only)
+///
+/// Cards and their transactions, the merchant and its locations, bank accounts, persons,
+/// webhook endpoints and events go; the account, its credentials and its usage stay. A purchase
+/// with another subscriber stays on that subscriber's side.
+#[utoipa::path(post, path = "/sandbox/reset", tag = "sandbox", operation_id = "resetSandbox",
+    responses(
+        (status = 200, description = "Everything but the account is gone.", body = Success<SandboxReset>),
+        (status = 404, description = "Not the sandbox.", body = ErrorBody),
+    ))]
+async fn reset(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<SandboxReset>>, ApiError> {
+    require_sandbox(&state)?;
+    let subscriber_id = auth.subscriber_id;
+    let removed = state.db.write(move |transaction| storage::sandbox::reset(transaction, subscriber_id)).await?;
+    // What is kept outside the database: rendered cards and pages, findable locations.
+    state.card_bodies.clear();
+    state.transaction_pages.clear();
+    if let Some(directory) = state.directory.if_loaded() {
+        directory.retire_enrolled_locations(&removed.location_ids);
+    }
+    tracing::info!(subscriber_id, locations = removed.location_ids.len(), "sandbox reset");
+    Ok(Json(Success::new(SandboxReset { message: "Sandbox data deleted".to_owned() })))
 }

@@ -15,6 +15,7 @@ pub mod leases;
 pub mod login_failures;
 pub mod merchants;
 pub mod persons;
+pub mod sandbox;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;

@@ -366,7 +366,7 @@ async fn deliveries(
 ) -> Result<Json<Success<WebhookDeliveryPage>>, ApiError> {
     let mut validation = Validation::new();
     let limit = paging::page_limit(query.limit, &mut validation);
-    let before = query.cursor.as_deref().and_then(|cursor| {
+    let before = query.cursor.as_deref().filter(|cursor| !cursor.is_empty()).and_then(|cursor| {
         let id = cursor.parse::<i64>().ok().filter(|id| *id > 0);
         if id.is_none() {
             validation.reject("cursor", "is not a cursor this service issued: pass next_cursor from the previous page");
@@ -410,7 +410,7 @@ fn millis_time(millis: i64) -> Result<chrono::DateTime<Utc>, ApiError> {
 #[utoipa::path(post, path = "/webhooks/{webhook_id}/deliveries/{event_id}/resend", tag = "webhooks",
     operation_id = "resendWebhookDelivery",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1),
-        ("event_id" = String, Path, description = "An event id (`evt_…`) of the caller.", pattern = "^evt_[0-9]+$")),
+        ("event_id" = String, Path, description = "An event id (`evt_…`) of the caller.", pattern = "^evt_[0-9]{1,18}$")),
     responses(
         (status = 200, description = "The event, queued for this endpoint.", body = Success<WebhookQueued>),
         (status = 404, description = "No such endpoint or event of the caller.", body = ErrorBody),

@@ -393,3 +393,99 @@ fn sandbox_helpers_do_not_exist_outside_the_sandbox() {
         assert_error(status, &response, 404, "not_found");
     }
 }
+
+fn transaction_pending(server: &TestServer, subscriber: &Subscriber, card_id: i64, transaction_id: &Value) -> bool {
+    let transactions = card_transactions_since(server, subscriber, card_id, &from_now_minus(600));
+    find(&transactions, transaction_id).expect("listed")["pending"].as_bool().expect("pending")
+}
+
+fn from_now_minus(seconds: i64) -> String {
+    (chrono::Utc::now() - chrono::Duration::seconds(seconds)).format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
+/// The sandbox clock moves one subscriber's time: its purchases settle, another's stay pending.
+#[test]
+fn the_sandbox_clock_settles_the_callers_purchases_and_no_one_elses() {
+    let server = TestServer::spawn();
+    let (mine, theirs) = (server.subscriber(), server.subscriber());
+    let my_card = server.enroll_card(&mine, TEST_PAN);
+    let their_card = server.enroll_card(&theirs, TEST_PANS[1]);
+    let my_sale = purchase(&server, &mine, &json!({ "cardId": my_card, "amount": 5.0 }))["transactionId"].clone();
+    let their_sale =
+        purchase(&server, &theirs, &json!({ "cardId": their_card, "amount": 5.0 }))["transactionId"].clone();
+    assert!(transaction_pending(&server, &mine, my_card, &my_sale));
+
+    for bad in [
+        json!({ "seconds": 0 }),
+        json!({ "seconds": -60 }),
+        json!({ "seconds": 31_536_001 }),
+        json!({ "seconds": "1h" }),
+        json!({}),
+    ] {
+        let (status, body) = send(mine.auth(server.post("/sandbox/clock/advance", &bad)));
+        assert_error(status, &body, 400, "invalid_request");
+    }
+    assert!(transaction_pending(&server, &mine, my_card, &my_sale), "a refused advance changes nothing");
+
+    let (status, body) = send(mine.auth(server.post("/sandbox/clock/advance", &json!({ "seconds": 300 }))));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((body["seconds"].as_i64(), body["settled"].as_i64()), (Some(300), Some(1)), "{body}");
+    assert!(!transaction_pending(&server, &mine, my_card, &my_sale), "settled by the caller's clock");
+    assert!(transaction_pending(&server, &theirs, their_card, &their_sale), "another subscriber's clock stays");
+
+    let live = TestServer::spawn_with(&["--environment", "expansion"]);
+    let subscriber = live.subscriber();
+    for path in ["/sandbox/clock/advance", "/sandbox/reset"] {
+        let (status, body) = send(subscriber.auth(live.post(path, &json!({ "seconds": 60 }))));
+        assert_error(status, &body, 404, "not_found");
+    }
+}
+
+/// A reset deletes everything of the caller's but the account, and nothing of anyone else's.
+#[test]
+fn a_reset_deletes_the_callers_data_and_nothing_of_anyone_elses() {
+    let server = TestServer::spawn();
+    let (mine, theirs) = (server.subscriber(), server.subscriber());
+    let my_card = server.enroll_card(&mine, TEST_PAN);
+    let merchant_id = enroll_merchant(&server, &mine, "Reset Bakery");
+    create_location(&server, &mine, "Reset Street");
+    purchase(&server, &mine, &json!({ "cardId": my_card, "amount": 2.0 }));
+    let their_card = server.enroll_card(&theirs, TEST_PAN);
+    let (_, before) = send(theirs.auth(server.get(&format!("/card/{their_card}/transactions?limit=100"))));
+    let descriptor = {
+        let (_, merchant) = send(mine.auth(server.get("/merchant")));
+        merchant["locations"][0]["descriptor"].as_str().map(str::to_owned)
+    };
+
+    let (status, body) = send(mine.auth(server.post("/sandbox/reset", &json!({}))));
+    assert_eq!(status, 200, "{body}");
+    let (_, cards) = send(mine.auth(server.get("/card")));
+    assert_eq!(cards["cards"], json!([]), "{cards}");
+    for path in [
+        format!("/card/{my_card}"),
+        format!("/card/{my_card}/transactions"),
+        format!("/merchant/{merchant_id}/transactions"),
+    ] {
+        let (status, body) = send(mine.auth(server.get(&path)));
+        assert_error(status, &body, 404, "not_found");
+    }
+    let (_, events) = send(mine.auth(server.get("/events")));
+    assert_eq!(events["events"], json!([]), "{events}");
+    if let Some(descriptor) = descriptor {
+        let (_, found) =
+            send(theirs.auth(server.get(&format!("/merchant/discover?merchid={descriptor}&matchType=exact"))));
+        let names: Vec<&str> =
+            found["merchants"].as_array().into_iter().flatten().filter_map(|found| found["dbaName"].as_str()).collect();
+        assert!(!names.contains(&"Reset Bakery"), "the reset location is no longer found: {names:?}");
+    }
+
+    // The other subscriber's card and history are as they were.
+    let (_, after) = send(theirs.auth(server.get(&format!("/card/{their_card}/transactions?limit=100"))));
+    assert_eq!(after, before);
+    // The account stays: the same card can be enrolled again, as new.
+    let card_again = server.enroll_card(&mine, TEST_PAN);
+    let (status, body) = send(mine.auth(server.get(&format!("/card/{card_again}"))));
+    assert_eq!(status, 200, "{body}");
+    let (status, body) = send(mine.auth(server.get("/merchant")));
+    assert_error(status, &body, 404, "not_found");
+}

@@ -72,7 +72,50 @@ pub fn publish(state: &AppState, document: &serde_json::Value) -> anyhow::Result
 pub fn complete(operations: OpenApi, config: &Config) -> serde_json::Value {
     let mut document = serde_json::to_value(shared(operations)).unwrap_or_default();
     rules::refine(&mut document, config);
+    document["webhooks"] = webhooks();
     document
+}
+
+/// What the service sends to a webhook endpoint (OpenAPI 3.1 `webhooks`): one POST per event.
+fn webhooks() -> serde_json::Value {
+    use subscriber_protocol::webhook_signature::{EVENT_ID_HEADER, EVENT_TYPE_HEADER, HEADER};
+    let header = |name: &str, description: &str| {
+        serde_json::json!({"name": name, "in": "header", "required": true, "description": description,
+            "schema": {"type": "string"}})
+    };
+    let parameters = serde_json::json!([
+        header(
+            HEADER,
+            "`t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<raw body>\")>`, one `v1=` per \
+            secret that signs (two for 24 h after a rotation). Refuse a `t` more than 300 s from now."
+        ),
+        header(
+            EVENT_ID_HEADER,
+            "The event's id (`evt_…`), as `GET /events/{event_id}` reads it: the same event \
+            may arrive more than once."
+        ),
+        header(EVENT_TYPE_HEADER, "The event's type."),
+    ]);
+    let mut webhooks = serde_json::Map::new();
+    for event_type in subscriber_protocol::EVENT_TYPES {
+        webhooks.insert(
+            event_type.to_owned(),
+            serde_json::json!({"post": {
+                "summary": format!("A `{event_type}` event"),
+                "description": "Sent to every enabled endpoint that wants this type, signed, retried with backoff \
+                    for 3 days until the receiver answers 2xx within 10 s.",
+                "operationId": format!("webhook_{}", event_type.replace('.', "_")),
+                "tags": ["webhooks"],
+                "security": [],
+                "parameters": parameters,
+                "requestBody": {"required": true, "content": {"application/json": {
+                    "schema": {"$ref": "#/components/schemas/Event"}}}},
+                "responses": {"2XX": {"description": "Received: the delivery is done."},
+                    "default": {"description": "Not received: the service tries again later."}},
+            }}),
+        );
+    }
+    serde_json::Value::Object(webhooks)
 }
 
 /// What every operation shares.
@@ -130,7 +173,7 @@ const DESCRIPTION: &str = "Payment data for subscribers: cards and their transac
     of the service (`/secure/...`) in a person's browser; those pages are not part of this JSON API \
     and are not described here. A browsable copy of this document is served at `/docs`.";
 
-const TAGS: [(&str, &str); 9] = [
+const TAGS: [(&str, &str); 11] = [
     ("subscriber", "Sign up, log in, the account and its usage."),
     ("cards", "Card enrollment, cards and their transactions."),
     ("merchants", "Merchant enrollment, locations and the transactions at them."),
@@ -138,6 +181,8 @@ const TAGS: [(&str, &str); 9] = [
     ("accounts", "Bank accounts, linked by the person at their bank."),
     ("persons", "Identity verification of persons and the signals it unlocks."),
     ("realtime", "Transactions as they happen, as Server-Sent Events."),
+    ("events", "The event log: every change a subscriber can observe, also sent to webhooks and streams."),
+    ("webhooks", "Endpoints of the subscriber's servers that receive events as signed POSTs, and their deliveries."),
     ("sandbox", "Helpers that exist only in the sandbox environment."),
     ("meta", "This document."),
 ];

@@ -14,7 +14,7 @@ use crate::accounts::banks::BANKS;
 use crate::cards::test_cards::TEST_CARDS;
 use crate::config::Config;
 use subscriber_protocol::rules::merchants::{CITY_MAX, NAME_MAX, STREET_MAX, STREET_NO_MAX, WEBSITE_MAX, ZIP_MAX};
-use subscriber_protocol::rules::{cards, countries, mcc, persons};
+use subscriber_protocol::rules::{cards, countries, mcc, persons, webhooks};
 
 /// What Rust's `str::trim` removes: Unicode White_Space.
 const SPACE: &str = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
@@ -130,6 +130,33 @@ pub fn refine(document: &mut Value, config: &Config) {
         "if": {"properties": {"expYear": {"enum": [this_year % 100, this_year]}}, "required": ["expYear"]},
         "then": {"properties": {"expMonth": {"minimum": today.month()}}},
     }]);
+
+    // Webhooks. Where a URL may point depends on what its name resolves to, which no pattern
+    // states: the schema gives the form the sandbox always takes (http to loopback), the
+    // description the rule.
+    let url = match config.environment {
+        Environment::Sandbox => json!({"type": "string", "maxLength": webhooks::URL_MAX,
+            "pattern": "^https?://(?:127\\.0\\.0\\.1|localhost)(?::[1-9][0-9]{0,3})?(?:/[A-Za-z0-9._~/-]*)?$",
+            "description": "Where events are sent: https to a public address, or (sandbox) http or https to loopback.",
+            "examples": ["http://127.0.0.1:4000/webhooks"]}),
+        _ => json!({"type": "string", "maxLength": webhooks::URL_MAX, "pattern": "^https://[^@#\\s]+$",
+            "description": "Where events are sent: https, to a name or address that is not loopback, private, \
+                link-local or reserved.", "examples": ["https://example.com/webhooks"]}),
+    };
+    let mut event_types = vec![subscriber_protocol::ALL_EVENTS];
+    event_types.extend(subscriber_protocol::EVENT_TYPES);
+    let events = json!({"type": "array", "minItems": 1, "items": {"type": "string", "enum": event_types},
+        "description": "Event types, or [\"*\"] for all."});
+    set(schemas, "CreateWebhookRequest", "url", url.clone());
+    set(schemas, "CreateWebhookRequest", "events", events.clone());
+    set(schemas, "CreateWebhookRequest", "description", optional_text(webhooks::DESCRIPTION_MAX));
+    let mut optional_url = url;
+    optional_url["type"] = json!(["string", "null"]);
+    set(schemas, "UpdateWebhookRequest", "url", optional_url);
+    let mut optional_events = events;
+    optional_events["type"] = json!(["array", "null"]);
+    set(schemas, "UpdateWebhookRequest", "events", optional_events);
+    set(schemas, "UpdateWebhookRequest", "description", optional_text(webhooks::DESCRIPTION_MAX));
 
     // Merchants
     let codes: Vec<&str> = mcc::all().map(|(code, _)| code).collect();
@@ -248,7 +275,7 @@ pub fn refine(document: &mut Value, config: &Config) {
                 "type": "object", "required": ["data"],
                 "properties": {
                     "event": {"const": "transaction"},
-                    "id": {"type": "string", "pattern": "^[0-9]+$"},
+                    "id": {"type": "string", "pattern": "^evt_[0-9]+$"},
                     "data": {"type": "string", "contentMediaType": "application/json",
                         "contentSchema": {"$ref": format!("#/components/schemas/{item}")}},
                 },
@@ -291,7 +318,15 @@ fn refine_parameter(path: &str, parameter: &mut Value) {
         (Some("query"), "limit") => Some(
             json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_LIMIT, "default": subscriber_protocol::DEFAULT_PAGE_LIMIT}),
         ),
+        (Some("query"), "cursor") if path == "/events" => Some(json!({"type": "string",
+            "pattern": "^(?:evt_[0-9]{1,18})?$", "description": "The `next_cursor` of the previous page; empty is the first page."})),
+        (Some("query"), "cursor") if path.ends_with("/deliveries") => Some(json!({"type": "string",
+            "pattern": "^[0-9]{0,18}$", "description": "The `next_cursor` of the previous page; empty is the first page."})),
         (Some("query"), "cursor") => Some(cursor()),
+        (Some("query"), "since") => Some(time_bound()),
+        (Some("query"), "type") if path == "/events" => {
+            Some(json!({"type": "string", "enum": subscriber_protocol::EVENT_TYPES}))
+        }
         (Some("query"), "from" | "to") => Some(time_bound()),
         _ => None,
     };
