@@ -46,6 +46,16 @@ const COMMANDS: &[&str] = &[
     "check_personal_info",
     "authenticate_person",
     "verify_person",
+    "webhooks",
+    "check_webhook",
+    "create_webhook",
+    "update_webhook",
+    "delete_webhook",
+    "rotate_webhook_secret",
+    "test_webhook",
+    "webhook_deliveries",
+    "resend_webhook_delivery",
+    "events",
     "app_ready",
 ];
 

@@ -20,6 +20,9 @@ use subscriber_protocol::{
     LocationInput, Merchant, MerchantCategory, MerchantTransaction, OnboardPersonRequest, Person, SandboxCard,
     SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest, VerifyPersonResponse,
 };
+use subscriber_protocol::{
+    CreateWebhookRequest, Event, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
+};
 use tauri::async_runtime::JoinHandle;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};
@@ -325,6 +328,60 @@ pub async fn account_transactions(dashboard: Shared<'_>, account_id: i64) -> Out
 pub async fn open_secure_page<R: Runtime>(app: AppHandle<R>, dashboard: Shared<'_>, url: String) -> Outcome<()> {
     dashboard.check_own_url(&url).await?;
     open_in_browser(&app, &url)
+}
+
+#[tauri::command]
+pub async fn webhooks(dashboard: Shared<'_>) -> Outcome<Vec<Webhook>> {
+    dashboard.webhooks().await
+}
+
+#[tauri::command]
+pub fn check_webhook(dashboard: Shared<'_>, request: CreateWebhookRequest) -> Outcome<FieldErrors> {
+    Ok(dashboard.check_webhook(&request))
+}
+
+#[tauri::command]
+pub async fn create_webhook(dashboard: Shared<'_>, request: CreateWebhookRequest) -> Outcome<Webhook> {
+    dashboard.create_webhook(request).await
+}
+
+#[tauri::command]
+pub async fn update_webhook(dashboard: Shared<'_>, webhook_id: i64, change: UpdateWebhookRequest) -> Outcome<Webhook> {
+    dashboard.update_webhook(webhook_id, change).await
+}
+
+#[tauri::command]
+pub async fn delete_webhook(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<WebhookDeleted> {
+    dashboard.delete_webhook(webhook_id).await
+}
+
+#[tauri::command]
+pub async fn rotate_webhook_secret(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<Webhook> {
+    dashboard.rotate_webhook_secret(webhook_id).await
+}
+
+#[tauri::command]
+pub async fn test_webhook(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<WebhookQueued> {
+    dashboard.test_webhook(webhook_id).await
+}
+
+#[tauri::command]
+pub async fn webhook_deliveries(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<Vec<WebhookDelivery>> {
+    dashboard.webhook_deliveries(webhook_id).await
+}
+
+#[tauri::command]
+pub async fn resend_webhook_delivery(
+    dashboard: Shared<'_>,
+    webhook_id: i64,
+    event_id: String,
+) -> Outcome<WebhookQueued> {
+    dashboard.resend_webhook_delivery(webhook_id, event_id).await
+}
+
+#[tauri::command]
+pub async fn events(dashboard: Shared<'_>, event_type: Option<String>) -> Outcome<Vec<Event>> {
+    dashboard.events(event_type).await
 }
 
 #[tauri::command]

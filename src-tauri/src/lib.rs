@@ -118,6 +118,16 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::check_personal_info,
             commands::authenticate_person,
             commands::verify_person,
+            commands::webhooks,
+            commands::check_webhook,
+            commands::create_webhook,
+            commands::update_webhook,
+            commands::delete_webhook,
+            commands::rotate_webhook_secret,
+            commands::test_webhook,
+            commands::webhook_deliveries,
+            commands::resend_webhook_delivery,
+            commands::events,
             commands::app_ready,
         ])
 }

@@ -10,7 +10,8 @@
 //! - [`secrets`]: the OS keyring (Secret Service or the kernel keyring on Linux).
 //! - Resources: [`cards`] (with the secure card-entry page), [`merchants`] (and locations),
 //!   [`lookup`] (merchant discovery), [`accounts`] (bank linking), [`persons`] (identity
-//!   verification), [`overview`]; [`live`]: real-time streams; [`export`]: CSV.
+//!   verification), [`developers`] (webhooks and events), [`overview`]; [`live`]: real-time
+//!   streams; [`export`]: CSV.
 //! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`.
 //! - [`views`]: the types commands take and return (exported to TypeScript with feature `ts`).
 
@@ -18,6 +19,7 @@ pub mod accounts;
 pub mod app;
 pub mod cards;
 pub mod connection;
+pub mod developers;
 pub mod error;
 pub mod export;
 pub mod live;

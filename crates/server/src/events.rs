@@ -16,9 +16,18 @@ pub fn public_id(id: i64) -> String {
     format!("evt_{id}")
 }
 
-/// An event id the API showed; also the bare number streams sent before events had a prefix.
+/// An event id the API showed (`evt_` and digits).
 pub fn parse_public_id(text: &str) -> Option<i64> {
-    let digits = text.strip_prefix("evt_").unwrap_or(text);
+    parse_digits(text.strip_prefix("evt_")?)
+}
+
+/// A stream's `Last-Event-ID`: an event id, or the bare number streams sent before events had
+/// a prefix.
+pub fn parse_stream_id(text: &str) -> Option<i64> {
+    parse_digits(text.strip_prefix("evt_").unwrap_or(text))
+}
+
+fn parse_digits(digits: &str) -> Option<i64> {
     // At most 18 digits: every id fits, and no text overflows.
     if !(1..=18).contains(&digits.len()) || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
         return None;

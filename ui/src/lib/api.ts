@@ -136,6 +136,22 @@ import type { Person } from "./bindings/Person";
 import type { SecurePage } from "./bindings/SecurePage";
 import type { VerifyPersonRequest } from "./bindings/VerifyPersonRequest";
 import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
+import type { CreateWebhookRequest } from "./bindings/CreateWebhookRequest";
+import type { Event as ServiceEvent } from "./bindings/Event";
+import type { UpdateWebhookRequest } from "./bindings/UpdateWebhookRequest";
+import type { Webhook } from "./bindings/Webhook";
+import type { WebhookDeleted } from "./bindings/WebhookDeleted";
+import type { WebhookDelivery } from "./bindings/WebhookDelivery";
+import type { WebhookQueued } from "./bindings/WebhookQueued";
+
+export type {
+  CreateWebhookRequest,
+  ServiceEvent,
+  UpdateWebhookRequest,
+  Webhook,
+  WebhookDelivery,
+  WebhookQueued,
+};
 
 export type {
   Account,
@@ -209,6 +225,24 @@ const secureFlows = {
     call<AuthenticatePersonResponse>("authenticate_person", { information }),
   verifyPerson: (answers: VerifyPersonRequest) =>
     call<VerifyPersonResponse>("verify_person", { answers }),
+
+  // ---- Developers: webhook endpoints, their deliveries, the event log ----
+  webhooks: () => call<Webhook[]>("webhooks"),
+  /** The endpoint form checked by the service's own rules: every field error at once. */
+  checkWebhook: (request: CreateWebhookRequest) => call<FieldError[]>("check_webhook", { request }),
+  /** The answer holds the endpoint's secret, shown once. */
+  createWebhook: (request: CreateWebhookRequest) => call<Webhook>("create_webhook", { request }),
+  updateWebhook: (webhookId: number, change: UpdateWebhookRequest) =>
+    call<Webhook>("update_webhook", { webhookId, change }),
+  deleteWebhook: (webhookId: number) => call<WebhookDeleted>("delete_webhook", { webhookId }),
+  /** A new secret, shown once; the previous one keeps signing for 24 hours. */
+  rotateWebhookSecret: (webhookId: number) => call<Webhook>("rotate_webhook_secret", { webhookId }),
+  testWebhook: (webhookId: number) => call<WebhookQueued>("test_webhook", { webhookId }),
+  webhookDeliveries: (webhookId: number) =>
+    call<WebhookDelivery[]>("webhook_deliveries", { webhookId }),
+  resendWebhookDelivery: (webhookId: number, eventId: string) =>
+    call<WebhookQueued>("resend_webhook_delivery", { webhookId, eventId }),
+  events: (eventType: string | null) => call<ServiceEvent[]>("events", { eventType }),
 };
 
 /**

@@ -25,6 +25,7 @@ describe("the screen table", () => {
       "Lookup",
       "Bank accounts",
       "Identity",
+      "Developers",
       "Credentials",
     ]);
     expect(screenOf({ name: "card", cardId: 3 })).toMatchObject({

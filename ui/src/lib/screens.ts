@@ -48,6 +48,13 @@ export const screens: readonly Screen[] = [
   },
   { name: "identity", title: "Identity", nav: "Identity", section: "identity", kept: true },
   {
+    name: "developers",
+    title: "Developers",
+    nav: "Developers",
+    section: "developers",
+    kept: true,
+  },
+  {
     name: "credentials",
     title: "Credentials",
     nav: "Credentials",

@@ -10,6 +10,7 @@ export type Route =
   | { name: "lookup" }
   | { name: "accounts" }
   | { name: "identity" }
+  | { name: "developers" }
   | { name: "credentials" }
   | { name: "connect" };
 

@@ -108,7 +108,7 @@ fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>,
 /// An event id as sent (an EventSource with no id sends no header rather than an empty one).
 fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64> {
     let text = text.trim();
-    let id = crate::events::parse_public_id(text);
+    let id = crate::events::parse_stream_id(text);
     if id.is_none() {
         validation.reject(field, "must be the id of an event this stream sent (\"evt_\" and digits)");
     }

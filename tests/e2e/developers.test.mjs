@@ -1,0 +1,137 @@
+// End to end, the real app and a real receiver: add a webhook endpoint in the Developers area
+// (its secret shown once), send a test event, see it delivered in the endpoint's delivery log;
+// the receiver checks the signature with the secret the app showed. Then the event in the
+// event browser with its JSON, a rotation, and the screen in the dark theme. Screenshots go to
+// target/screenshots/.
+import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
+import { createServer } from "node:http";
+import { after, before, test } from "node:test";
+import { By, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox } from "./harness.mjs";
+
+const email = `e2e-developer-${Date.now()}@example.com`;
+let app;
+let session;
+let receiver;
+const received = [];
+let secret = "";
+
+/** A receiver on 127.0.0.1 that records every delivery and answers 200. */
+function startReceiver() {
+  return new Promise((resolve) => {
+    const server = createServer((request, response) => {
+      const chunks = [];
+      request.on("data", (chunk) => chunks.push(chunk));
+      request.on("end", () => {
+        received.push({ headers: request.headers, body: Buffer.concat(chunks) });
+        response.writeHead(200, { "content-type": "text/plain" });
+        response.end("ok");
+      });
+    });
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+
+/** Whether a delivery's `Subscriber-Signature` holds HMAC-SHA256(secret, "<t>.<body>"). */
+function signedWith(delivery, key) {
+  const header = String(delivery.headers["subscriber-signature"] ?? "");
+  const timestamp = header.split(",").find((part) => part.startsWith("t="))?.slice(2);
+  const expected = createHmac("sha256", key).update(`${timestamp}.`).update(delivery.body).digest("hex");
+  return header.split(",").some((part) => part === `v1=${expected}`);
+}
+
+before(async () => {
+  receiver = await startReceiver();
+  app = await launch();
+  session = app.session;
+});
+
+after(async () => {
+  await app?.stop();
+  receiver?.close();
+});
+
+test("an endpoint added in the Developers area shows its secret once", async () => {
+  await signUpOnSandbox(session, email);
+  await click(session, "continue");
+  await click(session, "nav-developers");
+  await find(session, "webhook-form", 30_000);
+  assert.equal(await text(session, "page-title"), "Developers");
+  await find(session, "state-empty");
+  await screenshot(session, "40-developers-empty");
+
+  // A URL that is not one is refused next to the field, in the service's words.
+  await type(session, "webhook-url", "not a url");
+  await click(session, "webhook-add");
+  await waitFor(session, "the URL error shows", async () =>
+    (await session.findElements(By.css(".field-error"))).length > 0);
+
+  const url = `http://127.0.0.1:${receiver.address().port}/webhooks`;
+  await type(session, "webhook-url", url);
+  await type(session, "webhook-description", "E2E receiver");
+  await click(session, "webhook-add");
+  secret = await text(session, "webhook-secret-value", 30_000);
+  assert.match(secret, /^whsec_[A-Za-z0-9_-]{30,}$/);
+  await find(session, "webhook-list");
+  assert.equal(await text(session, "webhook-status"), "enabled");
+  await screenshot(session, "41-developers-endpoint-secret");
+});
+
+test("a test event is delivered, signed, and shows as delivered in the log", async () => {
+  await click(session, "webhook-test");
+  await waitFor(session, "the receiver gets the test event", async () => received.length > 0, 30_000);
+  const delivery = received[0];
+  const event = JSON.parse(delivery.body.toString("utf8"));
+  assert.equal(event.type, "webhook.test");
+  assert.equal(delivery.headers["subscriber-event-id"], event.id);
+  assert.ok(signedWith(delivery, secret), "signed with the secret the app showed");
+  await waitFor(session, "the delivery log shows it delivered", async () => {
+    const rows = await session.findElements(By.css('[data-testid="delivery-row"]'));
+    return rows.length > 0 && (await rows[0].getAttribute("data-status")) === "delivered";
+  }, 30_000);
+  assert.equal(await text(session, "delivery-status"), "delivered");
+  await screenshot(session, "42-developers-delivered");
+
+  // Resend: the same event again.
+  await click(session, "delivery-resend");
+  await waitFor(session, "the receiver gets it again", async () => received.length > 1, 30_000);
+  assert.equal(JSON.parse(received[1].body.toString("utf8")).id, event.id);
+});
+
+test("the event browser lists the event with its JSON", async () => {
+  await click(session, "events-refresh");
+  await waitFor(session, "the test event is listed", async () =>
+    (await session.findElements(By.css('[data-testid="event-row"][data-event-type="webhook.test"]'))).length > 0, 30_000);
+  const row = await session.findElement(By.css('[data-testid="event-row"][data-event-type="webhook.test"] button'));
+  await row.click();
+  const json = await text(session, "event-json");
+  assert.match(json, /"type": "webhook\.test"/);
+  await session.executeScript(`document.querySelector('[data-testid="event-json"]').scrollIntoView({block: "center"})`);
+  await screenshot(session, "43-developers-events");
+});
+
+test("a rotated secret is shown once, and both secrets sign for the overlap", async () => {
+  await click(session, "webhook-rotate");
+  await waitFor(session, "a new secret shows", async () => (await text(session, "webhook-secret-value")) !== secret);
+  const rotated = await text(session, "webhook-secret-value");
+  const before = received.length;
+  await click(session, "webhook-test");
+  await waitFor(session, "the receiver gets the next test", async () => received.length > before, 30_000);
+  const delivery = received[received.length - 1];
+  assert.ok(signedWith(delivery, secret) && signedWith(delivery, rotated), "old and new secret both sign");
+});
+
+test("the Developers area follows the OS's dark theme", async () => {
+  const dataDir = app.data;
+  await app.stop();
+  app = await launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
+  session = app.session;
+  await find(session, "login-form", 60_000);
+  await click(session, "submit-login");
+  await find(session, "signed-in-email", 30_000);
+  await click(session, "nav-developers");
+  await find(session, "webhook-list", 30_000);
+  await click(session, "webhook-deliveries");
+  await find(session, "delivery-list", 30_000);
+  await screenshot(session, "dark-developers");
+});
