@@ -56,6 +56,7 @@ const COMMANDS: &[&str] = &[
     "webhook_deliveries",
     "resend_webhook_delivery",
     "events",
+    "recent_requests",
     "app_ready",
 ];
 

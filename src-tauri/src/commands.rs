@@ -21,7 +21,8 @@ use subscriber_protocol::{
     SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest, VerifyPersonResponse,
 };
 use subscriber_protocol::{
-    CreateWebhookRequest, Event, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
+    CreateWebhookRequest, Event, LoggedRequest, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery,
+    WebhookQueued,
 };
 use tauri::async_runtime::JoinHandle;
 use tauri::ipc::Channel;
@@ -382,6 +383,11 @@ pub async fn resend_webhook_delivery(
 #[tauri::command]
 pub async fn events(dashboard: Shared<'_>, event_type: Option<String>) -> Outcome<Vec<Event>> {
     dashboard.events(event_type).await
+}
+
+#[tauri::command]
+pub async fn recent_requests(dashboard: Shared<'_>) -> Outcome<Vec<LoggedRequest>> {
+    dashboard.recent_requests().await
 }
 
 #[tauri::command]

@@ -128,6 +128,7 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::webhook_deliveries,
             commands::resend_webhook_delivery,
             commands::events,
+            commands::recent_requests,
             commands::app_ready,
         ])
 }

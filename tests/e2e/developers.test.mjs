@@ -110,6 +110,19 @@ test("the event browser lists the event with its JSON", async () => {
   await screenshot(session, "43-developers-events");
 });
 
+test("the request log lists the app's own requests", async () => {
+  await click(session, "requests-refresh");
+  await waitFor(session, "the endpoint's creation is listed", async () => {
+    const rows = await session.findElements(By.css('[data-testid="request-row"]'));
+    for (const row of rows) {
+      if ((await row.getText()).includes("POST /webhooks")) return true;
+    }
+    return false;
+  }, 30_000);
+  await session.executeScript(`document.querySelector('[data-testid="request-list"]').scrollIntoView({block: "center"})`);
+  await screenshot(session, "44-developers-requests");
+});
+
 test("a rotated secret is shown once, and both secrets sign for the overlap", async () => {
   await click(session, "webhook-rotate");
   await waitFor(session, "a new secret shows", async () => (await text(session, "webhook-secret-value")) !== secret);

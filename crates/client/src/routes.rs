@@ -64,6 +64,7 @@ pub const LOGIN: Route =
 pub const SUBSCRIBER: Route = Route::get("/subscriber");
 pub const ROTATE_SECRET: Route = Route::action("/subscriber/secret/rotate");
 pub const USAGE: Route = Route::get("/subscriber/usage");
+pub const REQUESTS: Route = Route::get("/subscriber/requests");
 
 pub const ENROLL_CARD: Route = Route::create("/card");
 /// The spec's alias of [`ENROLL_CARD`].
@@ -129,6 +130,7 @@ pub const ALL: &[Route] = &[
     SUBSCRIBER,
     ROTATE_SECRET,
     USAGE,
+    REQUESTS,
     ENROLL_CARD,
     ENROLL_CARD_LINK,
     CREATE_CARD_SESSION,

@@ -3,7 +3,8 @@
 
 use subscriber_protocol::rules::{Violations, webhooks as rules};
 use subscriber_protocol::{
-    CreateWebhookRequest, Event, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
+    CreateWebhookRequest, Event, LoggedRequest, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery,
+    WebhookQueued,
 };
 
 use crate::app::Dashboard;
@@ -63,6 +64,11 @@ impl Dashboard {
         event_id: String,
     ) -> Result<WebhookQueued, CommandError> {
         Ok(self.client().await?.resend_webhook_delivery(webhook_id, &event_id).await?)
+    }
+
+    /// The subscriber's last API requests (of every client it has), newest first.
+    pub async fn recent_requests(&self) -> Result<Vec<LoggedRequest>, CommandError> {
+        Ok(self.client().await?.recent_requests().await?)
     }
 
     /// The newest events (of one type, or all), newest first.

@@ -247,3 +247,29 @@ pub struct ClockAdvanced {
 pub struct SandboxReset {
     pub message: String,
 }
+
+/// One of the caller's recent API requests (`GET /subscriber/requests`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LoggedRequest {
+    pub method: String,
+    /// The path, without the query string; runs of 12 or more digits are masked.
+    pub path: String,
+    pub status: u16,
+    /// The error's `code`, when it failed.
+    pub code: Option<String>,
+    pub request_id: String,
+    pub latency_ms: f64,
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RequestLogPage {
+    /// Newest first, at most the last 100.
+    pub requests: Vec<LoggedRequest>,
+}

@@ -153,7 +153,10 @@ impl IntoResponse for ApiError {
             }
             _ => None,
         };
-        let mut response = (status, axum::Json(self.body())).into_response();
+        let body = self.body();
+        let code = crate::request_log::ErrorCode(body.code.clone());
+        let mut response = (status, axum::Json(body)).into_response();
+        response.extensions_mut().insert(code);
         if let Some(seconds) = retry_after
             && let Ok(value) = HeaderValue::from_str(&seconds.to_string())
         {

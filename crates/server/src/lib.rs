@@ -7,7 +7,7 @@
 //!   (every failure leaves as the contract's JSON); [`paging`]; [`transaction_pages`] (rendered
 //!   pages kept while they are still the answer); [`lease`] (work one instance at a time does).
 //! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
-//!   [`usage`], [`events`] (the live fan-out), [`directory`] (the merchant directory),
+//!   [`usage`], [`request_log`] (each subscriber's recent requests), [`events`] (the live fan-out), [`directory`] (the merchant directory),
 //!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
 //! - [`state::AppState`]; [`http`], the plumbing every route uses (registration, the one
 //!   token verification, idempotency, rate limit, usage, request context).
@@ -51,6 +51,7 @@ mod persons;
 mod realtime;
 mod reference;
 mod request_id;
+mod request_log;
 mod sandbox;
 pub mod server;
 pub mod simulation;

@@ -52,6 +52,8 @@ pub struct Shared {
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::events::EventHub>,
+    /// Each subscriber's recent requests (`GET /subscriber/requests`).
+    pub request_log: Arc<crate::request_log::RequestLog>,
     /// Where identity questions come from; `None` (501 `not_configured`) outside the sandbox
     /// until a real source is configured.
     pub identity_source: Option<Arc<dyn crate::identity_source::IdentitySource>>,
@@ -105,6 +107,7 @@ impl AppState {
             transaction_pages: Arc::new(crate::transaction_pages::TransactionPages::new(TRANSACTION_PAGE_BYTES)),
             limits: Arc::new(limits),
             events: Arc::default(),
+            request_log: Arc::default(),
             identity_source,
             openapi: Arc::default(),
         })))

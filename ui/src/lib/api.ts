@@ -137,6 +137,7 @@ import type { SecurePage } from "./bindings/SecurePage";
 import type { VerifyPersonRequest } from "./bindings/VerifyPersonRequest";
 import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
 import type { CreateWebhookRequest } from "./bindings/CreateWebhookRequest";
+import type { LoggedRequest } from "./bindings/LoggedRequest";
 import type { Event as ServiceEvent } from "./bindings/Event";
 import type { UpdateWebhookRequest } from "./bindings/UpdateWebhookRequest";
 import type { Webhook } from "./bindings/Webhook";
@@ -146,6 +147,7 @@ import type { WebhookQueued } from "./bindings/WebhookQueued";
 
 export type {
   CreateWebhookRequest,
+  LoggedRequest,
   ServiceEvent,
   UpdateWebhookRequest,
   Webhook,
@@ -243,6 +245,8 @@ const secureFlows = {
   resendWebhookDelivery: (webhookId: number, eventId: string) =>
     call<WebhookQueued>("resend_webhook_delivery", { webhookId, eventId }),
   events: (eventType: string | null) => call<ServiceEvent[]>("events", { eventType }),
+  /** The subscriber's last 100 API requests, newest first. */
+  recentRequests: () => call<LoggedRequest[]>("recent_requests"),
 };
 
 /**

@@ -2,8 +2,8 @@
 
 use subscriber_protocol::rules::{Violations, webhooks as rules};
 use subscriber_protocol::{
-    CreateWebhookRequest, Event, EventPage, EventQuery, PageQuery, TransactionSync, UpdateWebhookRequest, Webhook,
-    WebhookDeleted, WebhookDeliveryPage, WebhookList, WebhookQueued,
+    CreateWebhookRequest, Event, EventPage, EventQuery, LoggedRequest, PageQuery, RequestLogPage, TransactionSync,
+    UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDeliveryPage, WebhookList, WebhookQueued,
 };
 
 use crate::client::Client;
@@ -17,6 +17,12 @@ use crate::validate;
 pub const MAX_SYNC_COUNT: u32 = 500;
 
 impl Client {
+    /// `GET /subscriber/requests`: the caller's last 100 API requests, newest first.
+    pub async fn recent_requests(&self) -> Result<Vec<LoggedRequest>> {
+        let page: RequestLogPage = self.inner.call(Call::new(&routes::REQUESTS, "/subscriber/requests")).await?;
+        Ok(page.requests)
+    }
+
     /// `GET /events`: the caller's events of the last 30 days, newest first: `.await` one page,
     /// or `.stream()` them all. Filters: `.event_type("transaction.created")`, `.since(date)`.
     pub fn events(&self) -> Paged<EventQuery, EventPage> {

@@ -564,6 +564,14 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     assert_eq!(&tour.client.event(&newest.id).await.expect("GET /events/{event_id}"), newest);
     let stranger = tour.other.event(&newest.id).await.expect_err("not theirs");
     assert_eq!(stranger.status().map(|status| status.as_u16()), Some(404));
+    let log = tour.other.recent_requests().await.expect("GET /subscriber/requests");
+    let refused = log.first().expect("the request before this one is listed first");
+    assert_eq!((refused.method.as_str(), refused.status), ("GET", 404), "{refused:?}");
+    assert_eq!(
+        (refused.path.as_str(), refused.code.as_deref()),
+        (format!("/events/{}", newest.id).as_str(), Some("not_found"))
+    );
+    assert!(refused.request_id.starts_with("req_") && refused.latency_ms >= 0.0 && recent(refused.at, 60));
     let enrolled = tour.client.events().event_type("card.enrolled").await.expect("by type");
     assert!(enrolled.events.iter().all(|event| event.event_type == "card.enrolled"));
     assert!(enrolled.events.iter().any(|event| event.data["cardId"] == card_id), "{enrolled:?}");

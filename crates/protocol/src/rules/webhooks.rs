@@ -73,10 +73,12 @@ pub fn events(violations: &mut Violations, events: &[String]) -> Option<Vec<Stri
     Some(wanted)
 }
 
-/// An optional description: at most 200 characters, no control characters; empty clears it.
+/// An optional description: at most 200 characters as sent (surrounding spaces included, as
+/// OpenAPI's `maxLength` counts), no control characters inside; empty clears it.
 pub fn description(violations: &mut Violations, description: &str) -> Option<String> {
+    let sent_length = description.chars().count();
     let description = description.trim();
-    if description.chars().count() > DESCRIPTION_MAX {
+    if sent_length > DESCRIPTION_MAX {
         violations.reject("description", format!("must be at most {DESCRIPTION_MAX} characters"));
         return None;
     }

@@ -55,6 +55,8 @@ pub fn app(state: AppState) -> Router {
         .layer(from_fn_with_state(state.clone(), limit::limit_requests))
         // Outside the limiter: the one verification of the bearer token the layers inside read.
         .layer(from_fn_with_state(state.clone(), extract::authenticate_requests))
+        // Outside the token check, which marks the response with its subscriber.
+        .layer(from_fn_with_state(state.clone(), crate::request_log::record))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
         // Hosted pages set stricter or page-specific values of their own; these are the defaults.
         .layer(map_response(default_headers))

@@ -233,9 +233,11 @@ impl TokenCheck<'_> {
 /// once per request. It refuses nothing itself: a public route ignores a bad token, and the
 /// extractor of a protected route answers with why it was refused.
 pub async fn authenticate_requests(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let mut caller = None;
     if request.headers().contains_key(header::AUTHORIZATION) {
         match authenticate(&state, request.headers()).await {
             Ok(auth) => {
+                caller = Some(crate::request_log::Caller(auth.subscriber_id));
                 request.extensions_mut().insert(auth);
             }
             Err(refusal) => {
@@ -243,7 +245,12 @@ pub async fn authenticate_requests(State(state): State<AppState>, mut request: R
             }
         }
     }
-    next.run(request).await
+    let mut response = next.run(request).await;
+    // For the subscriber's request log.
+    if let Some(caller) = caller {
+        response.extensions_mut().insert(caller);
+    }
+    response
 }
 
 /// The check of a bearer token: signature, expiry, environment, and that no secret rotation

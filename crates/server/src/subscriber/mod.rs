@@ -8,8 +8,8 @@ use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use subscriber_protocol::rules;
 use subscriber_protocol::{
-    ErrorBody, LoginRequest, LoginResponse, RotateSecretRequest, RotateSecretResponse, SignupRequest, SignupResponse,
-    SubscriberProfile, Success, UsageResponse, UsageRow,
+    ErrorBody, LoginRequest, LoginResponse, RequestLogPage, RotateSecretRequest, RotateSecretResponse, SignupRequest,
+    SignupResponse, SubscriberProfile, Success, UsageResponse, UsageRow,
 };
 use utoipa_axum::routes;
 
@@ -28,6 +28,7 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(profile))
         .api(routes!(rotate_secret))
         .api(routes!(usage))
+        .api(routes!(requests))
 }
 
 /// The 503 of the routes that hash a secret.
@@ -261,4 +262,29 @@ async fn usage(State(state): State<AppState>, auth: Auth) -> Result<Json<Success
 pub fn timestamp(seconds: i64) -> Result<DateTime<Utc>, ApiError> {
     DateTime::from_timestamp(seconds, 0)
         .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {seconds} is out of range")))
+}
+
+/// The caller's recent API requests, newest first
+///
+/// The last 100 requests made with the caller's tokens (before this one): method, path,
+/// status, error code, request id and latency, as a request log for debugging an integration.
+/// Kept in the service's memory: a restart starts it afresh.
+#[utoipa::path(get, path = "/subscriber/requests", tag = "subscriber", operation_id = "listRequests",
+    responses((status = 200, description = "The caller's recent requests.", body = Success<RequestLogPage>)))]
+async fn requests(State(state): State<AppState>, auth: Auth) -> Json<Success<RequestLogPage>> {
+    let requests = state
+        .request_log
+        .recent(auth.subscriber_id)
+        .into_iter()
+        .map(|logged| subscriber_protocol::LoggedRequest {
+            method: logged.method,
+            path: logged.path,
+            status: logged.status,
+            code: logged.code,
+            request_id: logged.request_id,
+            latency_ms: logged.latency_ms,
+            at: logged.at,
+        })
+        .collect();
+    Json(Success::new(RequestLogPage { requests }))
 }

@@ -404,3 +404,50 @@ fn incremental_sync_returns_what_changed_since_the_cursor() {
     let (status, body) = send(stranger.auth(server.get(&format!("/card/{card_id}/transactions/sync"))));
     assert_error(status, &body, 404, "not_found");
 }
+
+/// The request log lists the caller's requests, newest first, with a card number typed into a
+/// path masked; no one else's.
+#[test]
+fn the_request_log_lists_the_callers_requests_and_masks_card_numbers() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (status, _) = send(subscriber.auth(server.get("/card")));
+    assert_eq!(status, 200);
+    let (status, _) = send(subscriber.auth(server.get(&format!("/card/{TEST_PAN}"))));
+    assert_eq!(status, 404);
+    let (status, _) = send(subscriber.auth(server.get("/events?limit=0")));
+    assert_eq!(status, 400);
+
+    let (status, log) = send(subscriber.auth(server.get("/subscriber/requests")));
+    assert_eq!(status, 200, "{log}");
+    assert!(!log.to_string().contains(TEST_PAN), "no card number in the log: {log}");
+    let requests = log["requests"].as_array().expect("requests");
+    let summary: Vec<(&str, &str, i64, Option<&str>)> = requests
+        .iter()
+        .take(3)
+        .map(|request| {
+            (
+                request["method"].as_str().expect("method"),
+                request["path"].as_str().expect("path"),
+                request["status"].as_i64().expect("status"),
+                request["code"].as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            ("GET", "/events", 400, Some("invalid_request")),
+            ("GET", "/card/****************", 404, Some("not_found")),
+            ("GET", "/card", 200, None),
+        ]
+    );
+    assert!(requests[0]["requestId"].as_str().is_some_and(|id| id.starts_with("req_")));
+    assert!(requests[0]["latencyMs"].as_f64().is_some_and(|latency| latency >= 0.0));
+
+    let stranger = server.subscriber();
+    let (_, theirs) = send(stranger.auth(server.get("/subscriber/requests")));
+    assert_eq!(theirs["requests"], json!([]), "{theirs}");
+    let (status, body) = send(server.get("/subscriber/requests"));
+    assert_error(status, &body, 401, "unauthorized");
+}

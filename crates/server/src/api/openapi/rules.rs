@@ -157,6 +157,13 @@ pub fn refine(document: &mut Value, config: &Config) {
     optional_events["type"] = json!(["array", "null"]);
     set(schemas, "UpdateWebhookRequest", "events", optional_events);
     set(schemas, "UpdateWebhookRequest", "description", optional_text(webhooks::DESCRIPTION_MAX));
+    set(
+        schemas,
+        "ClockAdvanceRequest",
+        "seconds",
+        json!({"type": "integer", "minimum": 1,
+        "maximum": subscriber_protocol::MAX_CLOCK_ADVANCE_SECONDS}),
+    );
 
     // Merchants
     let codes: Vec<&str> = mcc::all().map(|(code, _)| code).collect();
