@@ -289,8 +289,10 @@ test('the docs page shows every operation from files of the service alone', asyn
   assert.match(response.headers()['content-security-policy'], /script-src 'self'/);
   await page.waitForSelector('.opblock-summary-path', { timeout: 30_000 });
   const document = (await api('GET', '/openapi.json')).body;
-  const operations = Object.values(document.paths).reduce((count, item) => count + Object.keys(item).length, 0);
-  assert.equal(await page.locator('.opblock').count(), operations, 'one block per documented operation');
+  const count = (items) => Object.values(items ?? {}).reduce((sum, item) => sum + Object.keys(item).length, 0);
+  // The operations, and the requests the service sends to webhook endpoints (OpenAPI `webhooks`).
+  const operations = count(document.paths) + count(document.webhooks);
+  assert.equal(await page.locator('.opblock').count(), operations, 'one block per documented operation and webhook');
   assert.ok(await page.getByText('/card/{card_id}/transactions', { exact: true }).first().isVisible());
   assert.deepEqual(elsewhere, [], 'nothing loads from another origin');
 });

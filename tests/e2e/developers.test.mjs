@@ -134,6 +134,47 @@ test("a rotated secret is shown once, and both secrets sign for the overlap", as
   assert.ok(signedWith(delivery, secret) && signedWith(delivery, rotated), "old and new secret both sign");
 });
 
+test("an endpoint is edited: only the events it now asks for", async () => {
+  await click(session, "webhook-edit");
+  await waitFor(session, "the form edits the endpoint", async () =>
+    (await text(session, "webhook-add")) === "Save changes");
+  await click(session, "webhook-all-events");
+  const testOnly = await session.findElement(By.css('[data-testid="webhook-form"] input[value="webhook.test"]'));
+  await testOnly.click();
+  await click(session, "webhook-add");
+  await waitFor(session, "the endpoint lists the one type", async () => {
+    const row = await find(session, "webhook-row");
+    return (await row.getText()).includes("webhook.test");
+  }, 30_000);
+  assert.equal(await text(session, "webhook-add"), "Add endpoint");
+});
+
+test("the forward switch sends the sandbox's events to a server on this computer", async () => {
+  const port = String(receiver.address().port);
+  const input = await find(session, "forward-port");
+  await input.clear();
+  await input.sendKeys(port);
+  await click(session, "forward-switch");
+  const forwardedSecret = await waitFor(session, "the forward endpoint's secret shows", async () => {
+    const shown = await text(session, "webhook-secret-value");
+    return shown !== secret && shown;
+  }, 30_000);
+  const row = await waitFor(session, "the forward endpoint is listed", async () => {
+    for (const candidate of await session.findElements(By.css('[data-testid="webhook-row"]'))) {
+      if ((await candidate.getText()).includes("Forwarded to this computer")) return candidate;
+    }
+    return false;
+  }, 30_000);
+  const before = received.length;
+  await (await row.findElement(By.css('[data-testid="webhook-test"]'))).click();
+  await waitFor(session, "the receiver gets the forwarded test", async () => received.length > before, 30_000);
+  assert.ok(signedWith(received[received.length - 1], forwardedSecret), "signed with the forward endpoint's secret");
+  await screenshot(session, "45-developers-forward");
+  await click(session, "forward-switch");
+  await waitFor(session, "forwarding stops", async () =>
+    (await (await find(session, "forward-switch")).isSelected()) === false, 30_000);
+});
+
 test("the Developers area follows the OS's dark theme", async () => {
   const dataDir = app.data;
   await app.stop();

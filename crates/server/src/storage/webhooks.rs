@@ -293,3 +293,90 @@ pub fn attempts(
 pub fn purge_attempts(transaction: &Transaction<'_>, before_ms: i64) -> StorageResult<usize> {
     Ok(transaction.execute("DELETE FROM webhook_attempts WHERE at < ?1", [before_ms])?)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::storage::{Db, StorageError, events, subscribers};
+
+    const HOUR_MS: i64 = 3_600_000;
+
+    /// A subscriber with one endpoint for every event, and one event queued for it.
+    async fn queued(db: &Db) -> (i64, i64) {
+        db.write(|transaction| {
+            let subscriber = subscribers::NewSubscriber {
+                email: "hooks@example.com",
+                client_id: "client",
+                public_key: "public",
+                secret_hash: "hash",
+                created_at: 0,
+            };
+            let subscriber_id = subscribers::insert(transaction, &subscriber)?
+                .ok_or_else(|| StorageError::Corrupt("subscriber exists".to_owned()))?;
+            let new = NewWebhook {
+                subscriber_id,
+                url: "http://127.0.0.1:9/",
+                events: "[\"*\"]",
+                description: None,
+                created_at: 0,
+            };
+            let webhook = insert(transaction, &new)?;
+            let event_id = events::record_other(transaction, subscriber_id, "card.enrolled", "{}", 0)?;
+            Ok((webhook.id, event_id))
+        })
+        .await
+        .expect("an endpoint and an event")
+    }
+
+    fn failed(webhook_id: i64, event_id: i64, attempt: u32, at: i64) -> Attempt {
+        Attempt {
+            webhook_id,
+            event_id,
+            attempt,
+            delivered: false,
+            response_status: Some(500),
+            duration_ms: 1,
+            error: Some("the receiver answered 500".to_owned()),
+            at,
+            next_attempt_at: Some(at + HOUR_MS),
+        }
+    }
+
+    /// Failures for less than 3 days keep the endpoint; the first failure past them disables
+    /// it, with the reason shown; a delivery in between starts the clock again.
+    #[tokio::test]
+    async fn an_endpoint_failing_for_three_days_is_disabled() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let db = Db::open(&dir.path().join("hooks.sqlite3")).expect("a database");
+        let (webhook_id, event_id) = queued(&db).await;
+        let three_days = 72 * HOUR_MS;
+        let record = |attempt: Attempt, now: i64| {
+            let db = db.clone();
+            async move {
+                db.write(move |transaction| record_attempt(transaction, &attempt, now - three_days))
+                    .await
+                    .expect("logged")
+            }
+        };
+        assert!(!record(failed(webhook_id, event_id, 1, 0), 0).await);
+        assert!(!record(failed(webhook_id, event_id, 2, 71 * HOUR_MS), 71 * HOUR_MS).await, "not yet 3 days");
+        let delivered = Attempt {
+            delivered: true,
+            response_status: Some(200),
+            error: None,
+            next_attempt_at: None,
+            ..failed(webhook_id, event_id, 3, 72 * HOUR_MS)
+        };
+        assert!(!record(delivered, 72 * HOUR_MS).await);
+        assert!(
+            !record(failed(webhook_id, event_id, 4, 100 * HOUR_MS), 100 * HOUR_MS).await,
+            "the clock started again"
+        );
+        assert!(record(failed(webhook_id, event_id, 5, 173 * HOUR_MS), 173 * HOUR_MS).await, "3 days of failures");
+        let row = db.read(move |connection| get(connection, 1, webhook_id)).await.expect("read").expect("the endpoint");
+        assert!(!row.enabled);
+        assert!(row.disabled_reason.is_some_and(|reason| reason.contains("3 days")));
+        let attempts = db.read(move |connection| attempts(connection, webhook_id, None, 10)).await.expect("the log");
+        assert_eq!(attempts.len(), 5, "every attempt logged");
+    }
+}

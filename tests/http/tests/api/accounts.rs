@@ -10,7 +10,7 @@ use crate::helpers::{
 };
 
 /// Starts a link at `bank`; returns (accountId, url).
-fn start_link(server: &TestServer, subscriber: &Subscriber, bank: &str) -> (i64, String) {
+pub fn start_link(server: &TestServer, subscriber: &Subscriber, bank: &str) -> (i64, String) {
     let (status, body) = send(subscriber.auth(server.post("/account", &json!({ "bank": bank }))));
     assert_eq!(status, 201, "{body}");
     (body["accountId"].as_i64().expect("accountId"), body["url"].as_str().expect("url").to_owned())
@@ -23,13 +23,13 @@ fn account(server: &TestServer, subscriber: &Subscriber, account_id: i64) -> Val
 }
 
 /// Signs in with `username`/`password`; returns the page answered.
-fn sign_in(browser: &mut BlockingBrowser, url: &str, username: &str, password: &str) -> crate::helpers::Page {
+pub fn sign_in(browser: &mut BlockingBrowser, url: &str, username: &str, password: &str) -> crate::helpers::Page {
     let csrf = browser.get(url).csrf();
     browser.post_form(url, &[("csrf", &csrf), ("username", username), ("password", password)])
 }
 
 /// Signs in as the good user and consents to `permissions`; returns the final page.
-fn link_with(server: &TestServer, url: &str, permissions: &[&str]) -> crate::helpers::Page {
+pub fn link_with(server: &TestServer, url: &str, permissions: &[&str]) -> crate::helpers::Page {
     let mut browser = BlockingBrowser::new();
     let signed_in = sign_in(&mut browser, url, "user_good", "pass_good");
     assert_eq!(signed_in.status, 303, "{}", signed_in.body);

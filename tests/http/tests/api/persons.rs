@@ -78,7 +78,7 @@ fn person(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> Value
     body
 }
 
-fn fail_once(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> (u16, Value) {
+pub fn fail_once(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> (u16, Value) {
     let questions = authenticate(server, subscriber, person_id);
     let right = right_answers(server, subscriber, person_id);
     verify(server, subscriber, person_id, &answers_with(&questions, &right, 1))

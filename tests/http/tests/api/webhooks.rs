@@ -165,6 +165,42 @@ fn a_receiver_gets_each_event_type_signed_and_the_log_lists_the_same_events() {
     assert_error(status, &body, 404, "not_found");
 }
 
+/// The outcomes of bank links and identity checks reach the receiver too, each as its type.
+#[test]
+fn bank_link_and_identity_outcomes_are_delivered() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let receiver = WebhookReceiver::start();
+    let (_, secret) =
+        add_receiver(&server, &subscriber, &receiver, &["account.linked", "account.failed", "person.locked"]);
+
+    let (linked_id, url) = crate::accounts::start_link(&server, &subscriber, "first-meridian");
+    let page = crate::accounts::link_with(&server, &url, &["balances"]);
+    assert!(page.status.as_u16() < 400, "{}", page.body);
+    let (failed_id, url) = crate::accounts::start_link(&server, &subscriber, "first-meridian");
+    crate::accounts::sign_in(&mut crate::helpers::BlockingBrowser::new(), &url, "user_locked", "pass_good");
+    let person_id = persons::onboard(&server, &subscriber);
+    for _ in 0..3 {
+        persons::fail_once(&server, &subscriber, person_id);
+    }
+
+    let events: Vec<Value> = (0..3)
+        .map(|_| {
+            let delivery = next_accepted(&receiver);
+            assert!(signed_with(&delivery, &secret));
+            delivery.json()
+        })
+        .collect();
+    let types: Vec<&str> = events.iter().map(|event| event["type"].as_str().expect("type")).collect();
+    assert_eq!(types, ["account.linked", "account.failed", "person.locked"]);
+    assert_eq!(events[0]["data"]["accountId"], linked_id);
+    assert_eq!(events[1]["data"]["accountId"], failed_id);
+    assert!(events[1]["data"]["reason"].as_str().is_some_and(|reason| reason.contains("locked")), "{}", events[1]);
+    assert_eq!(events[2]["data"]["personId"], person_id);
+    assert!(events[2]["data"]["lockedUntil"].is_string(), "{}", events[2]);
+    assert!(receiver.next(Duration::from_millis(500)).is_none(), "only the types it asked for");
+}
+
 /// A receiver that fails gets the event on a later attempt; the log shows every attempt.
 #[test]
 fn a_failing_receiver_gets_the_event_on_a_later_attempt() {
