@@ -23,6 +23,8 @@ DROP TABLE transaction_events;
 CREATE INDEX events_by_card ON events (card_id, id) WHERE card_id IS NOT NULL;
 CREATE INDEX events_by_merchant ON events (merchant_id, id) WHERE merchant_id IS NOT NULL;
 CREATE INDEX events_by_time ON events (created_at);
+-- For the positions below, and for deleting a transaction (its events go with it).
+CREATE INDEX events_by_transaction ON events (transaction_id) WHERE transaction_id IS NOT NULL;
 
 -- Who sees each event: the subscribers it is listed to and delivered to.
 CREATE TABLE event_recipients (
