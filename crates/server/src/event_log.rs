@@ -91,13 +91,11 @@ async fn list(
         before_id,
     };
     let subscriber_id = auth.subscriber_id;
-    let mut rows = state
+    let rows = state
         .db
         .read(move |connection| storage::events::list(connection, subscriber_id, &filter, limit.saturating_add(1)))
         .await?;
-    let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
-    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-    let next_cursor = if more { rows.last().map(|row| public_id(row.id)) } else { None };
+    let (rows, next_cursor) = paging::split_page(rows, limit, |row| public_id(row.id));
     let events = rows.into_iter().map(render).collect::<Result<Vec<_>, _>>()?;
     Ok(Json(Success::new(EventPage { events, next_cursor })))
 }

@@ -59,11 +59,17 @@ pub fn history_start(now: DateTime<Utc>) -> i64 {
 }
 
 /// Splits a fetch of `limit + 1` rows into the page and the cursor of the next one.
-pub fn finish_page(mut rows: Vec<TransactionRow>, limit: u32) -> (Vec<TransactionRow>, Option<String>) {
+pub fn finish_page(rows: Vec<TransactionRow>, limit: u32) -> (Vec<TransactionRow>, Option<String>) {
+    split_page(rows, limit, |row| encode_cursor(row.created_at, row.id))
+}
+
+/// Splits a fetch of `limit + 1` rows into the page and, when there is more, the cursor of the
+/// next page (`cursor_of` the page's last row).
+pub fn split_page<T>(mut rows: Vec<T>, limit: u32, cursor_of: impl Fn(&T) -> String) -> (Vec<T>, Option<String>) {
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     if rows.len() > limit {
         rows.truncate(limit);
-        let next = rows.last().map(|row| encode_cursor(row.created_at, row.id));
+        let next = rows.last().map(cursor_of);
         (rows, next)
     } else {
         (rows, None)

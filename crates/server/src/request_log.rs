@@ -12,8 +12,9 @@ use std::time::Instant;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::Response;
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use parking_lot::Mutex;
+use subscriber_protocol::LoggedRequest;
 
 use crate::state::AppState;
 
@@ -29,17 +30,6 @@ pub struct Caller(pub i64);
 /// The `code` of an error response, set on the response by the error's rendering.
 #[derive(Debug, Clone)]
 pub struct ErrorCode(pub String);
-
-#[derive(Debug, Clone)]
-pub struct LoggedRequest {
-    pub method: String,
-    pub path: String,
-    pub status: u16,
-    pub code: Option<String>,
-    pub request_id: String,
-    pub latency_ms: f64,
-    pub at: DateTime<Utc>,
-}
 
 #[derive(Default)]
 pub struct RequestLog {

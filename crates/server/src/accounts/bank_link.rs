@@ -57,7 +57,13 @@ pub async fn record_login_failure(
             let failures =
                 storage::bank_accounts::record_login_failure(transaction, account_id, now, MAX_LOGIN_FAILURES, reason)?;
             if failures.is_some_and(|failures| failures >= MAX_LOGIN_FAILURES) {
-                record_account_event(transaction, account_id, "account.failed", Some(reason), now)?;
+                storage::events::record_for_account(
+                    transaction,
+                    account_id,
+                    "account.failed",
+                    &outcome(account_id, Some(reason)),
+                    now,
+                )?;
             }
             Ok(failures)
         })
@@ -72,7 +78,13 @@ pub async fn fail(state: &AppState, account_id: i64, reason: &'static str) -> Re
         .write(move |transaction| {
             let failed = storage::bank_accounts::fail(transaction, account_id, now, reason)?;
             if failed {
-                record_account_event(transaction, account_id, "account.failed", Some(reason), now)?;
+                storage::events::record_for_account(
+                    transaction,
+                    account_id,
+                    "account.failed",
+                    &outcome(account_id, Some(reason)),
+                    now,
+                )?;
             }
             Ok(failed)
         })
@@ -90,28 +102,24 @@ pub async fn link(state: &AppState, account_id: i64, granted: &[AccountPermissio
         .write(move |transaction| {
             let linked = storage::bank_accounts::link(transaction, account_id, now, &stored, &access_token)?;
             if linked {
-                record_account_event(transaction, account_id, "account.linked", None, now)?;
+                storage::events::record_for_account(
+                    transaction,
+                    account_id,
+                    "account.linked",
+                    &outcome(account_id, None),
+                    now,
+                )?;
             }
             Ok(linked)
         })
         .await?)
 }
 
-/// `account.linked` or `account.failed`, to the subscriber who enrolled the account.
-fn record_account_event(
-    transaction: &rusqlite::Transaction<'_>,
-    account_id: i64,
-    event_type: &str,
-    reason: Option<&str>,
-    now: i64,
-) -> Result<(), storage::StorageError> {
-    let Some(subscriber_id) = storage::bank_accounts::subscriber_of(transaction, account_id)? else {
-        return Ok(());
-    };
+/// The data of an `account.linked` or `account.failed` event.
+fn outcome(account_id: i64, reason: Option<&str>) -> String {
     let mut data = serde_json::json!({ "accountId": account_id });
     if let Some(reason) = reason {
         data["reason"] = serde_json::Value::from(reason);
     }
-    storage::events::record_other(transaction, subscriber_id, event_type, &data.to_string(), now)?;
-    Ok(())
+    data.to_string()
 }

@@ -69,14 +69,14 @@ pub async fn sync(
     super::owned_card(&state, auth.subscriber_id, card_id).await?;
     let position = after.unwrap_or((0, 0));
     let from = paging::history_start(Utc::now());
-    let mut rows = state
+    let rows = state
         .db
         .read(move |connection| {
             storage::transactions::changed_after(connection, card_id, position, from, count.saturating_add(1))
         })
         .await?;
-    let has_more = rows.len() > usize::try_from(count).unwrap_or(usize::MAX);
-    rows.truncate(usize::try_from(count).unwrap_or(usize::MAX));
+    let (rows, more) = paging::split_page(rows, count, |last| paging::encode_cursor(last.change_seq, last.row.id));
+    let has_more = more.is_some();
     let next = rows.last().map_or(position, |last| (last.change_seq, last.row.id));
     let (mut added, mut modified) = (Vec::new(), Vec::new());
     for changed in rows {

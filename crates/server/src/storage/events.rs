@@ -120,6 +120,20 @@ pub fn record_other(
     Ok(id)
 }
 
+/// Records an event of the subscriber who enrolled the bank account (none when it is gone).
+pub fn record_for_account(
+    transaction: &Transaction<'_>,
+    account_id: i64,
+    event_type: &str,
+    data: &str,
+    now: i64,
+) -> StorageResult<Option<i64>> {
+    match super::bank_accounts::subscriber_of(transaction, account_id)? {
+        Some(subscriber_id) => record_other(transaction, subscriber_id, event_type, data, now).map(Some),
+        None => Ok(None),
+    }
+}
+
 /// Queues the event for every enabled endpoint of its recipients that wants its type.
 fn queue_deliveries(transaction: &Transaction<'_>, event_id: i64, event_type: &str, now: i64) -> StorageResult<()> {
     transaction

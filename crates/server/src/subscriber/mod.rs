@@ -272,19 +272,6 @@ pub fn timestamp(seconds: i64) -> Result<DateTime<Utc>, ApiError> {
 #[utoipa::path(get, path = "/subscriber/requests", tag = "subscriber", operation_id = "listRequests",
     responses((status = 200, description = "The caller's recent requests.", body = Success<RequestLogPage>)))]
 async fn requests(State(state): State<AppState>, auth: Auth) -> Json<Success<RequestLogPage>> {
-    let requests = state
-        .request_log
-        .recent(auth.subscriber_id)
-        .into_iter()
-        .map(|logged| subscriber_protocol::LoggedRequest {
-            method: logged.method,
-            path: logged.path,
-            status: logged.status,
-            code: logged.code,
-            request_id: logged.request_id,
-            latency_ms: logged.latency_ms,
-            at: logged.at,
-        })
-        .collect();
+    let requests = state.request_log.recent(auth.subscriber_id);
     Json(Success::new(RequestLogPage { requests }))
 }

@@ -375,13 +375,11 @@ async fn deliveries(
     });
     validation.finish(())?;
     owned(&state, auth.subscriber_id, webhook_id).await?;
-    let mut rows = state
+    let rows = state
         .db
         .read(move |connection| storage::webhooks::attempts(connection, webhook_id, before, limit.saturating_add(1)))
         .await?;
-    let more = rows.len() > usize::try_from(limit).unwrap_or(usize::MAX);
-    rows.truncate(usize::try_from(limit).unwrap_or(usize::MAX));
-    let next_cursor = if more { rows.last().map(|row| row.id.to_string()) } else { None };
+    let (rows, next_cursor) = paging::split_page(rows, limit, |row| row.id.to_string());
     let deliveries = rows
         .into_iter()
         .map(|row| {
