@@ -17,6 +17,7 @@ use crate::discovery::query_string;
 use crate::helpers::{Subscriber, TEST_PANS, TestServer, assert_error, card_json, send};
 use crate::merchants::{create_location, enroll_merchant};
 use crate::sandbox::purchase;
+use subscriber_testkit::WebhookReceiver;
 
 /// Every page of a list, following `next_cursor` from `path` (which has a query already).
 fn all_pages(server: &TestServer, subscriber: &Subscriber, path: &str, list: &str) -> Vec<Value> {
@@ -202,6 +203,9 @@ struct Tenant {
     persons: BTreeMap<i64, &'static str>,
     accounts: BTreeSet<i64>,
     card_sessions: BTreeSet<String>,
+    /// Its webhook endpoint (every event) and the real receiver behind it.
+    webhook_id: i64,
+    receiver: WebhookReceiver,
 }
 
 struct Workload {
@@ -809,6 +813,19 @@ impl Workload {
         if let Some(session_id) = model.card_sessions.iter().next() {
             attempts.push(get(format!("/card/session/{session_id}")));
         }
+        if let Some(card_id) = model.cards.keys().next() {
+            attempts.push(get(format!("/card/{card_id}/transactions/sync")));
+        }
+        let webhook_id = model.webhook_id;
+        attempts.push(get(format!("/webhooks/{webhook_id}")));
+        attempts.push(get(format!("/webhooks/{webhook_id}/deliveries")));
+        attempts.push((true, format!("/webhooks/{webhook_id}/test"), json!({})));
+        attempts.push((true, format!("/webhooks/{webhook_id}/secret/rotate"), json!({})));
+        let (_, events) = self.get(victim, "/events?limit=1");
+        if let Some(event_id) = events["events"][0]["id"].as_str() {
+            attempts.push(get(format!("/events/{event_id}")));
+            attempts.push((true, format!("/webhooks/{webhook_id}/deliveries/{event_id}/resend"), json!({})));
+        }
         for (post, path, body) in attempts {
             let answer = if post { self.post(tenant, &path, &body) } else { self.get(tenant, &path) };
             let body =
@@ -861,9 +878,18 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
     println!("workload seed {seed}, {steps} steps (replay: WORKLOAD_SEED={seed} WORKLOAD_STEPS={steps})");
     let server = TestServer::spawn();
     let tenants = (0..5)
-        .map(|number| Tenant {
+        .map(|number| {
+            let subscriber = server.subscriber();
+            let receiver = WebhookReceiver::start();
+            let hook = json!({"url": receiver.url(), "events": ["*"]});
+            let (status, body) = send(subscriber.auth(server.post("/webhooks", &hook)));
+            assert_eq!(status, 201, "{body}");
+            (subscriber, receiver, body["webhookId"].as_i64().expect("webhookId"))
+        })
+        .enumerate()
+        .map(|(number, (subscriber, receiver, webhook_id))| Tenant {
             number,
-            subscriber: server.subscriber(),
+            subscriber,
             cards: BTreeMap::new(),
             merchant: None,
             locations: BTreeMap::new(),
@@ -871,6 +897,8 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
             persons: BTreeMap::new(),
             accounts: BTreeSet::new(),
             card_sessions: BTreeSet::new(),
+            webhook_id,
+            receiver,
         })
         .collect();
     let mut workload = Workload {
@@ -902,6 +930,52 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
                 "seed {seed}: tenant {} card {card_id} lists its sales",
                 workload.tenants[tenant].number
             );
+            // Sync from no cursor is the list.
+            let mut synced = BTreeSet::new();
+            let mut path = format!("/card/{card_id}/transactions/sync?count=500");
+            loop {
+                let page = workload.expect(workload.get(tenant, &path), 200, None, "sync");
+                synced.extend(transaction_ids(page["added"].as_array().expect("added")));
+                if page["has_more"] != true {
+                    break;
+                }
+                let cursor = page["next_cursor"].as_str().expect("next_cursor");
+                path = format!("/card/{card_id}/transactions/sync?count=500&cursor={cursor}");
+            }
+            assert_eq!(synced, listed, "seed {seed}: tenant {tenant} card {card_id}: sync equals the list");
         }
+        check_deliveries(&workload, tenant);
     }
+}
+
+/// Every event a tenant's receiver got is one of that tenant's events (no other tenant's), and
+/// the events of its own card sales all arrived.
+fn check_deliveries(workload: &Workload, tenant: usize) {
+    let model = &workload.tenants[tenant];
+    let own = all_pages(&workload.server, &model.subscriber, "/events?limit=500", "events");
+    let own_ids: BTreeSet<String> = own.iter().filter_map(|event| event["id"].as_str().map(str::to_owned)).collect();
+    let created: BTreeSet<i64> = own
+        .iter()
+        .filter(|event| event["type"] == "transaction.created")
+        .filter_map(|event| event["data"]["transactionId"].as_i64())
+        .collect();
+    let sales: BTreeSet<i64> = model.cards.values().flat_map(|card| card.sales.iter().copied()).collect();
+    assert!(sales.is_subset(&created), "seed {}: tenant {tenant}: each own sale is an event", workload.seed);
+    let mut delivered: BTreeSet<String> = BTreeSet::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while !own_ids.is_subset(&delivered) && std::time::Instant::now() < deadline {
+        let Some(delivery) = model.receiver.next(std::time::Duration::from_secs(1)) else { continue };
+        let id = delivery.header("subscriber-event-id").to_owned();
+        // Newer than the list (a settlement meanwhile): still the tenant's own.
+        if !own_ids.contains(&id) {
+            workload.expect(
+                workload.get(tenant, &format!("/events/{id}")),
+                200,
+                None,
+                "a delivered event is the tenant's",
+            );
+        }
+        delivered.insert(id);
+    }
+    assert!(own_ids.is_subset(&delivered), "seed {}: tenant {tenant}: every event delivered", workload.seed);
 }
