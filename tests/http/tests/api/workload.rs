@@ -878,7 +878,7 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
     println!("workload seed {seed}, {steps} steps (replay: WORKLOAD_SEED={seed} WORKLOAD_STEPS={steps})");
     let server = TestServer::spawn();
     let tenants = (0..5)
-        .map(|number| {
+        .map(|_| {
             let subscriber = server.subscriber();
             let receiver = WebhookReceiver::start();
             let hook = json!({"url": receiver.url(), "events": ["*"]});
