@@ -258,7 +258,7 @@ fn text_or_integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<
     impl serde::de::Visitor<'_> for TextVisitor {
         type Value = Option<String>;
         fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str("a string")
+            f.write_str("a string or an integer")
         }
         fn visit_str<E: serde::de::Error>(self, text: &str) -> Result<Self::Value, E> {
             Ok(Some(text.to_owned()))
@@ -268,6 +268,18 @@ fn text_or_integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<
         }
         fn visit_i64<E: serde::de::Error>(self, number: i64) -> Result<Self::Value, E> {
             Ok(Some(number.to_string()))
+        }
+        /// JSON has one number type: `12.0` is the integer 12 (as JSON Schema counts it). A
+        /// large one may come back from the float parser a few units of its last place off, so
+        /// "whole" allows that much.
+        fn visit_f64<E: serde::de::Error>(self, number: f64) -> Result<Self::Value, E> {
+            let whole = number.round();
+            let off = (number - whole).abs();
+            if number.is_finite() && whole.abs() < 1e19 && off <= whole.abs() * f64::EPSILON * 4.0 {
+                Ok(Some(format!("{whole:.0}")))
+            } else {
+                Err(E::invalid_type(serde::de::Unexpected::Float(number), &self))
+            }
         }
         fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
             Ok(None)
@@ -329,5 +341,21 @@ mod tests {
         let error = location(body).expect_err("invalid");
         let fields = error.details().iter().map(|detail| detail.field.as_str()).collect::<Vec<_>>();
         assert_eq!(fields, ["location.latitude", "location.longitude"]);
+    }
+
+    #[test]
+    fn a_house_number_or_zip_sent_as_a_whole_number_with_a_point_is_that_number() {
+        let parse = |street_no: &str| {
+            serde_json::from_str::<LocationBody>(&format!(
+                r#"{{"location": {{"streetNo": {street_no}, "zip": 2134.0}}}}"#
+            ))
+            .map(|body| body.location.map(|draft| (draft.street_no, draft.zip)))
+        };
+        assert_eq!(parse("12.0").expect("parses"), Some((Some("12".to_owned()), Some("2134".to_owned()))));
+        assert_eq!(
+            parse("2251799813685247.0").expect("parses"),
+            Some((Some("2251799813685247".to_owned()), Some("2134".to_owned())))
+        );
+        assert!(parse("12.5").is_err(), "a fraction is no house number");
     }
 }
