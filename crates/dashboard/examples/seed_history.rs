@@ -26,7 +26,7 @@ async fn main() -> anyhow::Result<()> {
     let database = PathBuf::from(flag("--database")?);
     let card_id: i64 = flag("--card-id")?.parse().context("--card-id is a number")?;
     let target: usize = flag("--rows")?.parse().context("--rows is a number")?;
-    let db = Db::open(&database)?;
+    let db = Db::open(&database.clone().into())?;
     let existing = db
         .read(move |connection| transactions::page(connection, Owner::Card(card_id), &Filter::default(), 100_000))
         .await?;

@@ -29,7 +29,7 @@ fn main() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let database = dir.path().join("bench.sqlite3");
 
-    let db = Db::open(&database)?;
+    let db = Db::open(&database.clone().into())?;
     let started = Instant::now();
     let directory = runtime.block_on(Directory::open(&db, SEED, size))?;
     let first_start = started.elapsed();

@@ -24,13 +24,15 @@ pub struct Config {
     #[arg(long, env = "SUBSCRIBER_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
 
-    /// SQLite database file; created and migrated on start.
+    /// Where the data lives, migrated on start: a SQLite file (created when missing), or a
+    /// PostgreSQL database, `postgres://user:password@host:port/name`, which several instances
+    /// may share (then `--keys` is required: every instance needs the same key file).
     #[arg(long, env = "SUBSCRIBER_DATABASE", default_value = "subscriber-data.sqlite3")]
-    pub database: PathBuf,
+    pub database: crate::storage::Location,
 
     /// File of the service's secret keys (token signing, card fingerprints, hosted forms,
     /// idempotency, webhooks), mode 0600, kept apart from the data; created on first start.
-    /// Default: the database's path with `.keys` added.
+    /// Default (SQLite): the database's path with `.keys` added.
     #[arg(long, env = "SUBSCRIBER_KEYS")]
     pub keys: Option<PathBuf>,
 
@@ -146,10 +148,10 @@ pub enum LogFormat {
 
 impl Config {
     /// A sandbox configuration on a free loopback port, for tests and the embedded dashboard.
-    pub fn sandbox(database: PathBuf) -> Self {
+    pub fn sandbox(database: impl Into<crate::storage::Location>) -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
-            database,
+            database: database.into(),
             keys: None,
             environment: Environment::Sandbox,
             token_validity_seconds: 18_000,

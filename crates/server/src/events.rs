@@ -3,8 +3,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::storage::Transaction;
 use parking_lot::{Mutex, RwLock};
-use rusqlite::Transaction;
 use tokio::sync::{broadcast, watch};
 
 use crate::storage::events::EventRow;

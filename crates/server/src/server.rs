@@ -95,7 +95,7 @@ async fn run(
     gate.open(state.clone(), crate::app(state.clone()));
     tracing::info!(
         environment = %state.environment(),
-        database = %state.config.database.display(),
+        database = %state.config.database,
         "listening on http://{address}"
     );
     if let Some(ready) = ready {

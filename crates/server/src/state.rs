@@ -64,7 +64,12 @@ pub struct Shared {
 /// The key file's keys, checked against the database; keys an older version kept in the
 /// database move to the file and leave the database.
 async fn load_keys(config: &Config, db: &Db) -> anyhow::Result<Keys> {
-    let path = config.keys.clone().unwrap_or_else(|| keys::default_path(&config.database));
+    let path = match (&config.keys, config.database.file()) {
+        (Some(path), _) => path.clone(),
+        (None, Some(database)) => keys::default_path(database),
+        // Beside a shared database there is no "beside the file": each instance is given it.
+        (None, None) => anyhow::bail!("--keys (SUBSCRIBER_KEYS) is required with a PostgreSQL database"),
+    };
     let stored = db.read(storage::keys::all).await?;
     let (checks, legacy): (Vec<_>, Vec<_>) = stored.into_iter().partition(|(name, _)| name.starts_with("check:"));
     let keys = Keys::load_or_create(&path, &legacy, &checks)?;
@@ -82,7 +87,9 @@ async fn load_keys(config: &Config, db: &Db) -> anyhow::Result<Keys> {
 impl AppState {
     /// Opens the database and loads (or makes) the service's keys.
     pub async fn new(config: Config) -> anyhow::Result<Self> {
-        let db = Db::open(&config.database)?;
+        // Opening connects and migrates: blocking work, off the async threads.
+        let location = config.database.clone();
+        let db = tokio::task::spawn_blocking(move || Db::open(&location)).await??;
         let keys = Arc::new(load_keys(&config, &db).await?);
         let auth = TokenIssuer::new(
             &keys.token_signing,

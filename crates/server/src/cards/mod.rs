@@ -6,12 +6,12 @@ mod sync;
 pub mod test_cards;
 pub mod validation;
 
+use crate::storage::Transaction;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use chrono::Utc;
-use rusqlite::Transaction;
 use subscriber_protocol::{
     CardList, CardRecord, CardTransaction, CardTransactionPage, CardTransactionQuery, EnrollCardRequest,
     EnrollCardResponse, Environment, ErrorBody, SandboxCard, SandboxCardList, Success,

@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::Arc;
 
+use crate::storage::Transaction;
 use axum::Json;
 use axum::body::{Body, to_bytes};
 use axum::extract::{FromRequestParts, Request, State};
@@ -22,7 +23,6 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use parking_lot::Mutex;
-use rusqlite::Transaction;
 use subscriber_protocol::Success;
 
 use super::extract::{BODY_LIMIT, TokenCheck};

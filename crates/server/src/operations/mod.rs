@@ -11,7 +11,6 @@
 pub mod exporter;
 
 use std::convert::Infallible;
-use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use axum::Router;
@@ -36,13 +35,13 @@ pub struct Running {
 
 /// Holds requests until the service is ready, and answers the probes meanwhile.
 pub struct Gate {
-    database: PathBuf,
+    database: crate::storage::Location,
     running: OnceLock<Running>,
     opened: watch::Sender<bool>,
 }
 
 impl Gate {
-    pub fn new(database: PathBuf) -> Arc<Self> {
+    pub fn new(database: crate::storage::Location) -> Arc<Self> {
         Arc::new(Self { database, running: OnceLock::new(), opened: watch::channel(false).0 })
     }
 
@@ -61,7 +60,7 @@ impl Gate {
     async fn missing(&self) -> Vec<serde_json::Value> {
         let mut missing = Vec::new();
         let database = self.database.clone();
-        let probe = tokio::task::spawn_blocking(move || crate::storage::probe(&database))
+        let probe = tokio::task::spawn_blocking(move || crate::storage::probe_location(&database))
             .await
             .unwrap_or(Err("the database check did not finish"));
         match probe {

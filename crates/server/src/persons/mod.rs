@@ -33,9 +33,9 @@ use crate::identity_source::{Applicant, IdentitySource};
 use crate::paging;
 use crate::simulation::identity::IssuedQuestion;
 use crate::state::AppState;
+use crate::storage::Transaction;
 use crate::storage::persons::{NewPerson, PersonRow, QuestionSetRow};
 use crate::storage::{self, StorageError};
-use rusqlite::Transaction;
 
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(routes!(onboard))

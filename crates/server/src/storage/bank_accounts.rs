@@ -1,8 +1,7 @@
 //! Bank accounts being linked or linked. Every step of the link is an update that holds only
 //! while the link is pending and unexpired, so a late or repeated step changes nothing.
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSqlOutput, ValueRef};
-use rusqlite::{Connection, OptionalExtension, Row, ToSql, Transaction, params};
+use super::sql::{Connection, FromValue, OptionalExtension, Row, ToValue, Transaction, Value, params};
 
 use super::StorageResult;
 
@@ -39,31 +38,31 @@ impl LinkStage {
     }
 }
 
-impl ToSql for LinkStage {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::from(self.as_str()))
+impl ToValue for LinkStage {
+    fn to_value(&self) -> Value {
+        Value::Text(self.as_str().to_owned())
     }
 }
 
-impl FromSql for LinkStage {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        match value.as_str()? {
+impl FromValue for LinkStage {
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match String::from_value(value)?.as_str() {
             "login" => Ok(Self::Login),
             "mfa" => Ok(Self::Mfa),
             "consent" => Ok(Self::Consent),
             "done" => Ok(Self::Done),
-            other => Err(FromSqlError::Other(format!("unknown bank link stage {other:?}").into())),
+            other => Err(format!("unknown bank link stage {other:?}")),
         }
     }
 }
 
-impl FromSql for LinkStatus {
-    fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-        match value.as_str()? {
+impl FromValue for LinkStatus {
+    fn from_value(value: &Value) -> Result<Self, String> {
+        match String::from_value(value)?.as_str() {
             "pending" => Ok(Self::Pending),
             "linked" => Ok(Self::Linked),
             "failed" => Ok(Self::Failed),
-            other => Err(FromSqlError::Other(format!("unknown bank link status {other:?}").into())),
+            other => Err(format!("unknown bank link status {other:?}")),
         }
     }
 }
@@ -88,7 +87,7 @@ pub struct BankAccountRow {
 const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_hash, status, login_failures, failure_reason, \
      permissions, created_at, expires_at, linked_at";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<BankAccountRow> {
+fn from_row(row: &Row<'_>) -> super::StorageResult<BankAccountRow> {
     Ok(BankAccountRow {
         id: row.get(0)?,
         subscriber_id: row.get(1)?,

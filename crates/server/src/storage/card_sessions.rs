@@ -1,6 +1,6 @@
 //! One-time card-entry pages: found by the hash of their link's token, never by the token.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
 
 use super::StorageResult;
 
@@ -17,7 +17,7 @@ pub struct CardSessionRow {
 
 const COLUMNS: &str = "id, subscriber_id, created_at, expires_at, failed_attempts, completed_at, card_id";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<CardSessionRow> {
+fn from_row(row: &Row<'_>) -> super::StorageResult<CardSessionRow> {
     Ok(CardSessionRow {
         id: row.get(0)?,
         subscriber_id: row.get(1)?,

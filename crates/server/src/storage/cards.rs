@@ -1,4 +1,4 @@
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
 
 use super::StorageResult;
 
@@ -19,7 +19,7 @@ pub struct CardRow {
 const COLUMNS: &str =
     "id, subscriber_id, last_four, brand, first_name, last_name, exp_month, exp_year, country_code, enrolled_at";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<CardRow> {
+fn from_row(row: &Row<'_>) -> super::StorageResult<CardRow> {
     Ok(CardRow {
         id: row.get(0)?,
         subscriber_id: row.get(1)?,
@@ -102,7 +102,7 @@ pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<Ca
 /// The card at position `pick % count` of every enrolled card, as (id, last four): a buyer
 /// for the sandbox's simulated purchases. `None` when no card is enrolled.
 pub fn pick(connection: &Connection, pick: u64) -> StorageResult<Option<(i64, u16)>> {
-    let count: i64 = connection.query_row("SELECT COUNT(*) FROM cards", [], |row| row.get(0))?;
+    let count: i64 = connection.query_row("SELECT COUNT(*) FROM cards", params![], |row| row.get(0))?;
     let Ok(count) = u64::try_from(count) else { return Ok(None) };
     if count == 0 {
         return Ok(None);

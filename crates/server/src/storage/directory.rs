@@ -4,8 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Transaction, Value, params};
 
 use super::StorageResult;
 
@@ -87,7 +86,7 @@ pub struct DirectoryState {
 pub fn state(connection: &Connection) -> StorageResult<Option<DirectoryState>> {
     let mut statement = connection.prepare_cached("SELECT seed, size, version FROM directory_state WHERE id = 1")?;
     Ok(statement
-        .query_row([], |row| Ok(DirectoryState { seed: row.get(0)?, size: row.get(1)?, version: row.get(2)? }))
+        .query_row(params![], |row| Ok(DirectoryState { seed: row.get(0)?, size: row.get(1)?, version: row.get(2)? }))
         .optional()?)
 }
 
@@ -98,7 +97,7 @@ pub fn replace(
     entries: &[Entry],
     now: i64,
 ) -> StorageResult<()> {
-    transaction.execute("DELETE FROM directory_merchants", [])?;
+    transaction.execute("DELETE FROM directory_merchants", params![])?;
     let mut insert = transaction.prepare_cached(
         "INSERT INTO directory_merchants (id, dba_name, descriptor, mcc, street, street_no, city, region, country,
              zip, phone, latitude, longitude, currency)
@@ -138,26 +137,26 @@ pub fn load(connection: &Connection, interner: &mut Interner) -> StorageResult<V
              longitude, currency
          FROM directory_merchants ORDER BY id",
     )?;
-    let mut rows = statement.query([])?;
+    let mut rows = statement.query(params![])?;
     let mut entries = Vec::new();
     while let Some(row) = rows.next()? {
         let region: Option<String> = row.get(7)?;
         let phone: i64 = row.get(10)?;
         entries.push(Entry {
             id: row.get(0)?,
-            dba_name: row.get::<_, String>(1)?.into(),
-            descriptor: row.get::<_, String>(2)?.into(),
+            dba_name: row.get::<String>(1)?.into(),
+            descriptor: row.get::<String>(2)?.into(),
             mcc: row.get(3)?,
-            street: interner.get(&row.get::<_, String>(4)?),
-            street_no: row.get::<_, String>(5)?.into(),
-            city: interner.get(&row.get::<_, String>(6)?),
+            street: interner.get(&row.get::<String>(4)?),
+            street_no: row.get::<String>(5)?.into(),
+            city: interner.get(&row.get::<String>(6)?),
             region: region.as_deref().map(|region| interner.get(region)),
-            country: interner.get(&row.get::<_, String>(8)?),
-            zip: interner.get(&row.get::<_, String>(9)?),
+            country: interner.get(&row.get::<String>(8)?),
+            zip: interner.get(&row.get::<String>(9)?),
             phone: u64::try_from(phone).unwrap_or(0),
             latitude: row.get(11)?,
             longitude: row.get(12)?,
-            currency: interner.get(&row.get::<_, String>(13)?),
+            currency: interner.get(&row.get::<String>(13)?),
             merchant_id: None,
             location_id: None,
             retired: false,
@@ -183,20 +182,20 @@ pub fn enrolled_locations(connection: &Connection) -> StorageResult<Vec<Director
          FROM locations l JOIN merchants m ON m.id = l.merchant_id
          ORDER BY l.id",
     )?;
-    let mut rows = statement.query([])?;
+    let mut rows = statement.query(params![])?;
     let mut locations = Vec::new();
     while let Some(row) = rows.next()? {
         let location_id: i64 = row.get(0)?;
-        let text = |index: usize| -> rusqlite::Result<String> {
-            Ok(match row.get::<_, Value>(index)? {
+        let text = |index: usize| -> super::StorageResult<String> {
+            Ok(match row.get::<Value>(index)? {
                 Value::Text(text) => text,
                 Value::Integer(number) => number.to_string(),
                 Value::Real(number) => number.to_string(),
                 Value::Null | Value::Blob(_) => String::new(),
             })
         };
-        let number = |index: usize| -> rusqlite::Result<f64> {
-            Ok(match row.get::<_, Value>(index)? {
+        let number = |index: usize| -> super::StorageResult<f64> {
+            Ok(match row.get::<Value>(index)? {
                 Value::Real(number) => number,
                 Value::Integer(number) => number as f64,
                 _ => f64::NAN,

@@ -6,8 +6,7 @@
 //! Recording an event also lists its recipients (`event_recipients`) and queues it for each of
 //! their webhook endpoints that wants its type (`webhook_deliveries`), in the same transaction.
 
-use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+use super::sql::{Connection, OptionalExtension, Row, Transaction, Value, params, params_from_iter};
 
 use super::transactions::{self, Owner, TransactionRow};
 use super::{StorageError, StorageResult};
@@ -164,8 +163,8 @@ pub fn after(connection: &Connection, owner: Owner, after_id: i64, limit: u32) -
     ))?;
     let rows = statement.query_map(params![owner_id, after_id, limit], |row| {
         let transaction = transactions::from_row(row)?;
-        let column_count = row.as_ref().column_count();
-        Ok((row.get::<_, i64>(column_count - 2)?, row.get::<_, String>(column_count - 1)?, transaction))
+        let column_count = row.column_count();
+        Ok((row.get::<i64>(column_count - 2)?, row.get::<String>(column_count - 1)?, transaction))
     })?;
     let mut events = Vec::new();
     for row in rows {
@@ -239,7 +238,7 @@ pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResul
 
 const LOGGED_PREFIX: usize = 8;
 
-fn logged_from_row(row: &Row<'_>) -> rusqlite::Result<LoggedEvent> {
+fn logged_from_row(row: &Row<'_>) -> super::StorageResult<LoggedEvent> {
     let has_transaction: bool = row.get(6)?;
     let transaction = if has_transaction { Some(transactions::from_row_at(row, LOGGED_PREFIX)?) } else { None };
     Ok(LoggedEvent {
@@ -256,7 +255,7 @@ fn logged_from_row(row: &Row<'_>) -> rusqlite::Result<LoggedEvent> {
 
 /// The id of the newest event, 0 when there is none yet.
 pub fn newest_id(connection: &Connection) -> StorageResult<i64> {
-    Ok(connection.query_row("SELECT COALESCE(MAX(id), 0) FROM events", [], |row| row.get(0))?)
+    Ok(connection.query_row("SELECT COALESCE(MAX(id), 0) FROM events", params![], |row| row.get(0))?)
 }
 
 /// Forgets events older than `before` and what waits on them; a stream resuming from one of

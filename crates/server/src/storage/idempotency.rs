@@ -1,4 +1,4 @@
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Transaction, params};
 
 use super::StorageResult;
 

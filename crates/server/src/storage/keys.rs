@@ -2,7 +2,7 @@
 //! Versions before the key file kept the keys themselves here: [`all`] hands them over once,
 //! and [`replace_with_checks`] leaves only the checks.
 
-use rusqlite::{Connection, Transaction, params};
+use super::sql::{Connection, Transaction, params};
 
 use super::StorageResult;
 
@@ -10,13 +10,13 @@ use super::StorageResult;
 /// an older version.
 pub fn all(connection: &Connection) -> StorageResult<Vec<(String, Vec<u8>)>> {
     let mut statement = connection.prepare("SELECT name, value FROM server_keys ORDER BY name")?;
-    let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let rows = statement.query_map(params![], |row| Ok((row.get(0)?, row.get(1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Leaves only `checks` in the table: no key stays in the database.
 pub fn replace_with_checks(transaction: &Transaction<'_>, checks: &[(String, Vec<u8>)], now: i64) -> StorageResult<()> {
-    transaction.execute("DELETE FROM server_keys", [])?;
+    transaction.execute("DELETE FROM server_keys", params![])?;
     for (name, value) in checks {
         transaction.execute(
             "INSERT INTO server_keys (name, value, created_at) VALUES (?1, ?2, ?3)",

@@ -1,6 +1,6 @@
 //! Leases on work one instance at a time does (see migration 0009).
 
-use rusqlite::{Transaction, params};
+use super::sql::{Transaction, params};
 
 use super::StorageResult;
 

@@ -1,6 +1,6 @@
 //! Failed logins by subject (see migration 0008): recorded, counted in a window, forgotten.
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Transaction, params};
 
 use super::StorageResult;
 

@@ -1,6 +1,6 @@
 //! Enrolled merchants (one per subscriber) and their locations.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
 
 use super::{StorageError, StorageResult, is_unique_violation};
 
@@ -18,7 +18,7 @@ pub struct MerchantRow {
 
 const MERCHANT_COLUMNS: &str = "id, subscriber_id, name, mcc, country_code, phone, website, created_at";
 
-fn merchant_from_row(row: &Row<'_>) -> rusqlite::Result<MerchantRow> {
+fn merchant_from_row(row: &Row<'_>) -> super::StorageResult<MerchantRow> {
     Ok(MerchantRow {
         id: row.get(0)?,
         subscriber_id: row.get(1)?,
@@ -84,7 +84,7 @@ const LOCATION_COLUMNS: &str = "l.id, l.merchant_id, l.country_code, l.street, l
      l.latitude, l.longitude, l.coordinates_source, l.descriptor, l.created_at";
 
 /// Reads the location columns starting at `first`.
-fn location_from_row(row: &Row<'_>, first: usize) -> rusqlite::Result<(LocationRow, String)> {
+fn location_from_row(row: &Row<'_>, first: usize) -> super::StorageResult<(LocationRow, String)> {
     Ok((
         LocationRow {
             id: row.get(first)?,
@@ -267,7 +267,7 @@ pub fn pick_location(connection: &Connection, merchant_id: Option<i64>, pick: u6
             connection
                 .query_row("SELECT COUNT(*) FROM locations WHERE merchant_id = ?1", [merchant_id], |row| row.get(0))?
         }
-        None => connection.query_row("SELECT COUNT(*) FROM locations", [], |row| row.get(0))?,
+        None => connection.query_row("SELECT COUNT(*) FROM locations", params![], |row| row.get(0))?,
     };
     let Ok(count) = u64::try_from(count) else { return Ok(None) };
     if count == 0 {

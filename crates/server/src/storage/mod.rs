@@ -21,17 +21,27 @@ pub mod transactions;
 pub mod usage;
 pub mod webhooks;
 
-use std::path::Path;
+mod postgres;
+pub mod sql;
+
+use std::fmt;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::{Connection, Transaction, TransactionBehavior};
+use rusqlite::TransactionBehavior;
 use rusqlite_migration::{M, Migrations};
+
+pub use sql::{Connection, Dialect, Transaction};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[error("database: {}", postgres::describe(.0))]
+    Postgres(#[from] ::postgres::Error),
+    #[error("query returned no rows")]
+    NoRows,
     #[error("connection pool: {0}")]
     Pool(#[from] r2d2::Error),
     #[error("migrations: {0}")]
@@ -43,6 +53,63 @@ pub enum StorageError {
 }
 
 pub type StorageResult<T> = Result<T, StorageError>;
+
+/// Where the data lives: a SQLite file (the default, nothing to set up) or a PostgreSQL
+/// database (`postgres://…`), which several instances of the service may share.
+#[derive(Clone, PartialEq, Eq)]
+pub enum Location {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
+impl std::str::FromStr for Location {
+    type Err = std::convert::Infallible;
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        Ok(if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+            Self::Postgres(text.to_owned())
+        } else {
+            Self::Sqlite(PathBuf::from(text))
+        })
+    }
+}
+
+impl From<PathBuf> for Location {
+    fn from(path: PathBuf) -> Self {
+        Self::Sqlite(path)
+    }
+}
+
+impl From<&Path> for Location {
+    fn from(path: &Path) -> Self {
+        Self::Sqlite(path.to_path_buf())
+    }
+}
+
+/// The file's path, or the PostgreSQL address without its password (fit for a log).
+impl fmt::Display for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Sqlite(path) => write!(f, "{}", path.display()),
+            Self::Postgres(url) => f.write_str(&postgres::without_password(url)),
+        }
+    }
+}
+
+impl fmt::Debug for Location {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+impl Location {
+    /// The SQLite file, `None` on PostgreSQL.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            Self::Sqlite(path) => Some(path),
+            Self::Postgres(_) => None,
+        }
+    }
+}
 
 /// Migrations, oldest first. Never edit one that has shipped: add the next.
 fn migrations() -> Migrations<'static> {
@@ -74,19 +141,46 @@ const CONNECTION_PRAGMAS: &str = "
 
 #[derive(Clone)]
 pub struct Db {
-    readers: r2d2::Pool<SqliteConnectionManager>,
-    writer: Arc<tokio::sync::Mutex<Connection>>,
+    backend: Backend,
+    /// One write at a time from this instance: a write waits here, not holding a connection.
+    /// (SQLite: the one writer connection; PostgreSQL: writes of every instance also take a
+    /// database lock, see `postgres`.)
+    writer: Arc<tokio::sync::Mutex<Writer>>,
+}
+
+#[derive(Clone)]
+enum Backend {
+    Sqlite(r2d2::Pool<SqliteConnectionManager>),
+    Postgres(r2d2::Pool<postgres::Manager>),
+}
+
+enum Writer {
+    Sqlite(rusqlite::Connection),
+    Postgres,
 }
 
 impl Db {
-    /// Opens (creating if needed) and migrates the database file.
-    pub fn open(path: &Path) -> StorageResult<Self> {
+    /// Opens (creating the SQLite file if needed) and migrates the database.
+    pub fn open(location: &Location) -> StorageResult<Self> {
+        match location {
+            Location::Sqlite(path) => Self::open_sqlite(path),
+            Location::Postgres(url) => {
+                let pool = postgres::open(url)?;
+                Ok(Self {
+                    backend: Backend::Postgres(pool),
+                    writer: Arc::new(tokio::sync::Mutex::new(Writer::Postgres)),
+                })
+            }
+        }
+    }
+
+    fn open_sqlite(path: &Path) -> StorageResult<Self> {
         if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
                 .map_err(|error| StorageError::Corrupt(format!("cannot create {}: {error}", parent.display())))?;
         }
         create_private(path)?;
-        let mut writer = Connection::open(path)?;
+        let mut writer = rusqlite::Connection::open(path)?;
         writer.execute_batch(CONNECTION_PRAGMAS)?;
         migrations().to_latest(&mut writer)?;
         let manager =
@@ -94,47 +188,61 @@ impl Db {
         // No test query on every checkout: a local file does not drop its connection, and the
         // test (`SELECT 1` on a fresh read transaction) was a tenth of `GET /card/{id}`.
         let readers = r2d2::Pool::builder().max_size(8).test_on_check_out(false).build(manager)?;
-        Ok(Self { readers, writer: Arc::new(tokio::sync::Mutex::new(writer)) })
+        Ok(Self {
+            backend: Backend::Sqlite(readers),
+            writer: Arc::new(tokio::sync::Mutex::new(Writer::Sqlite(writer))),
+        })
+    }
+
+    pub fn dialect(&self) -> Dialect {
+        match self.backend {
+            Backend::Sqlite(_) => Dialect::Sqlite,
+            Backend::Postgres(_) => Dialect::Postgres,
+        }
     }
 
     /// Runs `work` on a pooled connection off the async threads.
     pub async fn read<T, F>(&self, work: F) -> StorageResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> StorageResult<T> + Send + 'static,
+        F: FnOnce(&Connection<'_>) -> StorageResult<T> + Send + 'static,
     {
-        let readers = self.readers.clone();
+        let backend = self.backend.clone();
         let started = std::time::Instant::now();
-        let result = tokio::task::spawn_blocking(move || {
-            let connection = readers.get()?;
-            work(&connection)
+        let result = tokio::task::spawn_blocking(move || match backend {
+            Backend::Sqlite(readers) => {
+                let connection = readers.get()?;
+                work(&Connection::sqlite(&connection))
+            }
+            Backend::Postgres(pool) => postgres::read(&pool, work),
         })
         .await?;
         crate::metrics::record_query("read", started.elapsed());
         result
     }
 
-    /// Runs `work` in one immediate transaction on the writer; commits when it returns `Ok`.
     /// A read of a row or two by key (a card by its id): run on the request's own thread when
-    /// a connection is free at once. Handing such a read to the blocking pool cost two thread
-    /// switches that outweighed the query: they were a third of the CPU time of
-    /// `GET /card/{id}` under load. Anything that may scan goes through [`Db::read`].
+    /// a SQLite connection is free at once. Handing such a read to the blocking pool cost two
+    /// thread switches that outweighed the query: they were a third of the CPU time of
+    /// `GET /card/{id}` under load. Anything that may scan goes through [`Db::read`], and so
+    /// does every read on PostgreSQL (its driver blocks on the network).
     pub async fn read_by_key<T, F>(&self, work: F) -> StorageResult<T>
     where
         T: Send + 'static,
-        F: FnOnce(&Connection) -> StorageResult<T> + Send + 'static,
+        F: FnOnce(&Connection<'_>) -> StorageResult<T> + Send + 'static,
     {
-        match self.readers.try_get() {
-            Some(connection) => {
-                let started = std::time::Instant::now();
-                let result = work(&connection);
-                crate::metrics::record_query("read", started.elapsed());
-                result
-            }
-            None => self.read(work).await,
+        if let Backend::Sqlite(readers) = &self.backend
+            && let Some(connection) = readers.try_get()
+        {
+            let started = std::time::Instant::now();
+            let result = work(&Connection::sqlite(&connection));
+            crate::metrics::record_query("read", started.elapsed());
+            return result;
         }
+        self.read(work).await
     }
 
+    /// Runs `work` in one write transaction; commits when it returns `Ok`.
     pub async fn write<T, F>(&self, work: F) -> StorageResult<T>
     where
         T: Send + 'static,
@@ -143,11 +251,14 @@ impl Db {
         self.write_then(work, |_| {}).await
     }
 
-    /// Copies the write-ahead log into the database and empties it.
+    /// Copies SQLite's write-ahead log into the database and empties it (nothing to do on
+    /// PostgreSQL).
     pub async fn checkpoint(&self) -> StorageResult<()> {
         let writer = self.writer.clone().lock_owned().await;
         tokio::task::spawn_blocking(move || {
-            writer.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+            if let Writer::Sqlite(connection) = &*writer {
+                connection.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
+            }
             Ok(())
         })
         .await?
@@ -164,10 +275,20 @@ impl Db {
         // The time includes the wait for the writer: it is what a request waits.
         let started = std::time::Instant::now();
         let mut writer = self.writer.clone().lock_owned().await;
+        let backend = self.backend.clone();
         let result = tokio::task::spawn_blocking(move || {
-            let transaction = writer.transaction_with_behavior(TransactionBehavior::Immediate)?;
-            let value = work(&transaction)?;
-            transaction.commit()?;
+            let value = match (&mut *writer, backend) {
+                (Writer::Sqlite(connection), _) => {
+                    let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+                    let value = work(&Transaction::new(Connection::sqlite(&transaction)))?;
+                    transaction.commit()?;
+                    value
+                }
+                (Writer::Postgres, Backend::Postgres(pool)) => postgres::write(&pool, work)?,
+                (Writer::Postgres, Backend::Sqlite(_)) => {
+                    return Err(StorageError::Corrupt("a SQLite pool without its writer".into()));
+                }
+            };
             committed(&value);
             Ok(value)
         })
@@ -178,8 +299,21 @@ impl Db {
 
     /// Connections of the read pool: (open, idle).
     pub fn pool_connections(&self) -> (u32, u32) {
-        let state = self.readers.state();
+        let state = match &self.backend {
+            Backend::Sqlite(pool) => pool.state(),
+            Backend::Postgres(pool) => pool.state(),
+        };
         (state.connections, state.idle_connections)
+    }
+}
+
+/// Whether the database answers now, on a connection of its own. `Ok` holds the number of
+/// migrations not applied yet; `Err` says what is wrong in words fit for an unauthenticated
+/// caller (the cause is logged).
+pub fn probe_location(location: &Location) -> Result<i32, &'static str> {
+    match location {
+        Location::Sqlite(path) => probe(path),
+        Location::Postgres(url) => postgres::probe(url),
     }
 }
 
@@ -195,7 +329,7 @@ pub fn probe(path: &Path) -> Result<i32, &'static str> {
             what
         }
     };
-    let connection = Connection::open_with_flags(
+    let connection = rusqlite::Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_URI,
     )
@@ -222,13 +356,15 @@ fn create_private(path: &Path) -> StorageResult<()> {
 }
 
 /// `true` when the error is a UNIQUE constraint violation.
-pub fn is_unique_violation(error: &rusqlite::Error) -> bool {
-    matches!(
-        error,
-        rusqlite::Error::SqliteFailure(failure, _)
-            if failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+pub fn is_unique_violation(error: &StorageError) -> bool {
+    match error {
+        StorageError::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) => {
+            failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
                 || failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-    )
+        }
+        StorageError::Postgres(error) => error.code() == Some(&::postgres::error::SqlState::UNIQUE_VIOLATION),
+        _ => false,
+    }
 }
 
 #[cfg(test)]
@@ -242,7 +378,7 @@ mod tests {
 
     #[test]
     fn bank_links_keep_their_rows_and_refuse_unknown_states_after_0007() {
-        let mut connection = Connection::open_in_memory().expect("database");
+        let mut connection = rusqlite::Connection::open_in_memory().expect("database");
         connection.execute_batch("PRAGMA foreign_keys = ON;").expect("pragma");
         migrations().to_version(&mut connection, 6).expect("migrated to 0006");
         connection
@@ -254,7 +390,8 @@ mod tests {
             )
             .expect("a link made before 0007");
         migrations().to_latest(&mut connection).expect("migrated to the latest");
-        let row = bank_accounts::get(&connection, 1, 7).expect("read").expect("the link is still there");
+        let row =
+            bank_accounts::get(&Connection::sqlite(&connection), 1, 7).expect("read").expect("the link is still there");
         assert_eq!((row.stage, row.status), (bank_accounts::LinkStage::Mfa, bank_accounts::LinkStatus::Pending));
         for update in ["UPDATE bank_accounts SET stage = 'lost'", "UPDATE bank_accounts SET status = 'expired'"] {
             assert!(connection.execute(update, []).is_err(), "{update} is refused");

@@ -1,6 +1,6 @@
 //! Persons and the question sets issued to them.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
 
 use super::StorageResult;
 
@@ -20,7 +20,7 @@ pub struct PersonRow {
 
 const COLUMNS: &str = "id, subscriber_id, first_name, last_name, email, created_at, country_code, failed_attempts, locked_until, verified_at";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<PersonRow> {
+fn from_row(row: &Row<'_>) -> super::StorageResult<PersonRow> {
     Ok(PersonRow {
         id: row.get(0)?,
         subscriber_id: row.get(1)?,
@@ -108,7 +108,7 @@ pub struct QuestionSetRow {
     pub questions: String,
 }
 
-fn set_from_row(row: &Row<'_>) -> rusqlite::Result<QuestionSetRow> {
+fn set_from_row(row: &Row<'_>) -> super::StorageResult<QuestionSetRow> {
     Ok(QuestionSetRow {
         id: row.get(0)?,
         person_id: row.get(1)?,

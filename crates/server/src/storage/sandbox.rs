@@ -1,6 +1,6 @@
 //! The sandbox's controls over a subscriber's own data: its clock and a reset.
 
-use rusqlite::{Transaction, params};
+use super::sql::{Transaction, params};
 
 use super::StorageResult;
 
@@ -42,7 +42,7 @@ pub fn reset(transaction: &Transaction<'_>, subscriber_id: i64) -> StorageResult
         let mut statement = transaction.prepare_cached(
             "SELECT l.id FROM locations l JOIN merchants m ON m.id = l.merchant_id WHERE m.subscriber_id = ?1",
         )?;
-        let rows = statement.query_map([subscriber_id], |row| row.get::<_, i64>(0))?;
+        let rows = statement.query_map([subscriber_id], |row| row.get::<i64>(0))?;
         rows.collect::<Result<Vec<_>, _>>()?
     };
     let statements = [

@@ -1,4 +1,4 @@
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
 
 use super::{StorageResult, is_unique_violation};
 
@@ -16,7 +16,7 @@ pub struct SubscriberRow {
 
 const COLUMNS: &str = "id, email, client_id, public_key, secret_hash, created_at, credential_generation";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<SubscriberRow> {
+fn from_row(row: &Row<'_>) -> super::StorageResult<SubscriberRow> {
     Ok(SubscriberRow {
         id: row.get(0)?,
         email: row.get(1)?,

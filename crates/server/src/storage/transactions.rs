@@ -1,7 +1,6 @@
 //! Every payment, whichever side looks at it: the card's owner or the merchant.
 
-use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params, params_from_iter};
+use super::sql::{Connection, OptionalExtension, Row, Transaction, Value, params, params_from_iter};
 
 use super::StorageResult;
 
@@ -34,12 +33,12 @@ pub type NewTransaction = TransactionRow;
 pub(super) const COLUMNS: &str = "id, card_id, last_four, created_at, pending, settles_at, amount_minor, currency, \
      merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, location_id";
 
-pub(super) fn from_row(row: &Row<'_>) -> rusqlite::Result<TransactionRow> {
+pub(super) fn from_row(row: &Row<'_>) -> super::StorageResult<TransactionRow> {
     from_row_at(row, 0)
 }
 
 /// The row's columns from position `start` on (after other columns of a join).
-pub(super) fn from_row_at(row: &Row<'_>, start: usize) -> rusqlite::Result<TransactionRow> {
+pub(super) fn from_row_at(row: &Row<'_>, start: usize) -> super::StorageResult<TransactionRow> {
     Ok(TransactionRow {
         id: row.get(start)?,
         card_id: row.get(start + 1)?,
@@ -179,7 +178,8 @@ pub fn settle_now(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageRe
 
 /// When the next pending transaction is due to settle, if any is.
 pub fn next_settlement(connection: &Connection) -> StorageResult<Option<i64>> {
-    Ok(connection.query_row("SELECT MIN(settles_at) FROM transactions WHERE pending = 1", [], |row| row.get(0))?)
+    Ok(connection
+        .query_row("SELECT MIN(settles_at) FROM transactions WHERE pending = 1", params![], |row| row.get(0))?)
 }
 
 /// A row with its place in the card's change order (incremental sync).

@@ -1,4 +1,4 @@
-use rusqlite::{Connection, Transaction, params};
+use super::sql::{Connection, Transaction, params};
 
 use super::StorageResult;
 
@@ -22,9 +22,8 @@ pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<(S
     let mut statement = connection.prepare_cached(
         "SELECT day, endpoint, count FROM usage_counts WHERE subscriber_id = ?1 ORDER BY day DESC, endpoint",
     )?;
-    let rows = statement.query_map([subscriber_id], |row| {
-        Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?, row.get::<_, i64>(2)?))
-    })?;
+    let rows = statement
+        .query_map([subscriber_id], |row| Ok((row.get::<String>(0)?, row.get::<String>(1)?, row.get::<i64>(2)?)))?;
     let mut out = Vec::new();
     for row in rows {
         let (day, endpoint, count) = row?;

@@ -3,7 +3,7 @@
 //! Delivery times (`next_attempt_at`, `created_at` of a delivery, an attempt's `at`,
 //! `failing_since`) are milliseconds; an endpoint's `created_at` and `previous_until` seconds.
 
-use rusqlite::{Connection, OptionalExtension, Row, Transaction, params};
+use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
 
 use super::StorageResult;
 
@@ -26,7 +26,7 @@ pub struct WebhookRow {
 const COLUMNS: &str = "id, subscriber_id, url, events, description, enabled, disabled_reason, secret_generation, \
      previous_until, created_at, failing_since";
 
-fn from_row(row: &Row<'_>) -> rusqlite::Result<WebhookRow> {
+fn from_row(row: &Row<'_>) -> super::StorageResult<WebhookRow> {
     Ok(WebhookRow {
         id: row.get(0)?,
         subscriber_id: row.get(1)?,
@@ -154,7 +154,7 @@ pub fn next_due(connection: &Connection) -> StorageResult<Option<i64>> {
     Ok(connection.query_row(
         "SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.status = 'pending' AND w.enabled = 1",
-        [],
+        params![],
         |row| row.get(0),
     )?)
 }
@@ -347,7 +347,7 @@ mod tests {
     #[tokio::test]
     async fn an_endpoint_failing_for_three_days_is_disabled() {
         let dir = tempfile::tempdir().expect("a folder");
-        let db = Db::open(&dir.path().join("hooks.sqlite3")).expect("a database");
+        let db = Db::open(&dir.path().join("hooks.sqlite3").into()).expect("a database");
         let (webhook_id, event_id) = queued(&db).await;
         let three_days = 72 * HOUR_MS;
         let record = |attempt: Attempt, now: i64| {

@@ -1,8 +1,9 @@
 // Shared by every test module; not each module uses every helper.
 #![allow(dead_code)]
 
-//! Starts the real server binary on 127.0.0.1:0 with a temporary SQLite file and speaks
-//! raw JSON to it.
+//! Starts the real server binary on 127.0.0.1:0 with a temporary database and speaks raw JSON
+//! to it. The database is a SQLite file, or, when `SUBSCRIBER_TEST_POSTGRES` holds a superuser
+//! address (`tests/support/with-postgres.sh` sets it), a fresh PostgreSQL database per server.
 
 use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
@@ -16,6 +17,7 @@ pub use subscriber_testkit::{BlockingBrowser, Page, TEST_PAN, TEST_PANS, card_js
 
 pub struct TestServer {
     pub base_url: String,
+    /// The SQLite file, or the `postgres://` address (see [`TestServer::on_postgres`]).
     pub database: PathBuf,
     child: Child,
     log: Arc<Mutex<String>>,
@@ -32,11 +34,16 @@ impl TestServer {
     /// A server with extra flags, e.g. `["--environment", "expansion"]`.
     pub fn spawn_with(args: &[&str]) -> Self {
         let dir = tempfile::tempdir().expect("temporary directory");
-        let database = dir.path().join("service.sqlite3");
+        let database = fresh_database(dir.path());
         Self::spawn_on(dir, database, "127.0.0.1:0", args)
     }
 
-    /// A second instance of the service on this one's database file (and key file).
+    /// Whether this server's database is PostgreSQL (not a file the test can read).
+    pub fn on_postgres(&self) -> bool {
+        is_postgres(&self.database)
+    }
+
+    /// A second instance of the service on this one's database (and key file).
     pub fn another_instance(&self, args: &[&str]) -> Self {
         Self::spawn_on(tempfile::tempdir().expect("temporary directory"), self.database.clone(), "127.0.0.1:0", args)
     }
@@ -55,6 +62,7 @@ impl TestServer {
             .arg(listen)
             .arg("--database")
             .arg(&database)
+            .args(postgres_keys(&database))
             .args(["--directory-size", "2000", "--simulate-rate", "0"])
             .args(args)
             .env_remove("RUST_LOG")
@@ -219,8 +227,49 @@ pub fn assert_secure_page_headers(page: &Page) {
     assert!(!page.body.contains("src=\"http") && !page.body.contains("href=\"http"), "no third-party assets");
 }
 
-/// Every file of the server's database (the file, its WAL and shared memory) as bytes.
+/// The PostgreSQL superuser address the suite runs on, if it runs on PostgreSQL.
+pub fn postgres_admin() -> Option<String> {
+    std::env::var("SUBSCRIBER_TEST_POSTGRES").ok().filter(|url| !url.is_empty())
+}
+
+fn is_postgres(database: &std::path::Path) -> bool {
+    database.to_str().is_some_and(|text| text.starts_with("postgres://"))
+}
+
+/// A new SQLite file in `dir`, or a new PostgreSQL database.
+pub fn fresh_database(dir: &std::path::Path) -> PathBuf {
+    let Some(admin) = postgres_admin() else { return dir.join("service.sqlite3") };
+    let name = format!("t_{}", uuid::Uuid::new_v4().simple());
+    let mut client = postgres::Client::connect(&admin, postgres::NoTls).expect("the test cluster answers");
+    client.batch_execute(&format!("CREATE DATABASE {name}")).expect("a test database");
+    let (server, _) = admin.rsplit_once('/').expect("an address with a database");
+    PathBuf::from(format!("{server}/{name}"))
+}
+
+/// On PostgreSQL the key file cannot sit beside the database: one per database, shared by
+/// every instance and restart of it.
+fn postgres_keys(database: &std::path::Path) -> Vec<String> {
+    if !is_postgres(database) {
+        return Vec::new();
+    }
+    let name = database.to_string_lossy().rsplit('/').next().unwrap_or_default().to_owned();
+    let dir = std::env::temp_dir().join("subscriber-test-keys");
+    std::fs::create_dir_all(&dir).expect("a folder for key files");
+    vec!["--keys".to_owned(), dir.join(format!("{name}.keys")).display().to_string()]
+}
+
+/// Every file of the server's database (the file, its WAL and shared memory) as bytes; on
+/// PostgreSQL, the database's whole content as `pg_dump` writes it, with every `bytea` in hex.
 pub fn database_files(database: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
+    if is_postgres(database) {
+        let dump = Command::new("pg_dump")
+            .args(["--data-only", "--no-owner", "-d"])
+            .arg(database)
+            .output()
+            .expect("pg_dump runs");
+        assert!(dump.status.success(), "pg_dump: {}", String::from_utf8_lossy(&dump.stderr));
+        return vec![(PathBuf::from("pg_dump"), dump.stdout)];
+    }
     let mut files = Vec::new();
     for suffix in ["", "-wal", "-shm", "-journal"] {
         let path = PathBuf::from(format!("{}{suffix}", database.display()));
@@ -234,9 +283,13 @@ pub fn database_files(database: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 /// Asserts `secret` appears in no database file and not in the server log.
 pub fn assert_nowhere_stored(server: &TestServer, secret: &str) {
+    // A PostgreSQL dump shows bytes as hex.
+    let hex = hex::encode(secret.as_bytes());
     for (path, bytes) in database_files(&server.database) {
-        let found = bytes.windows(secret.len()).any(|window| window == secret.as_bytes());
-        assert!(!found, "{secret:?} found in {}", path.display());
+        for needle in [secret.as_bytes(), hex.as_bytes()] {
+            let found = bytes.windows(needle.len()).any(|window| window == needle);
+            assert!(!found, "{secret:?} found in {}", path.display());
+        }
     }
     assert!(!server.log().contains(secret), "{secret:?} found in the server log");
 }

@@ -1,0 +1,170 @@
+//! PostgreSQL: a pool of connections, its own migrations, and one rule that keeps the store
+//! operations as they are on SQLite: every write transaction of every instance first takes one
+//! database-wide lock, so writes commit one at a time and in the order of their ids (what
+//! SQLite's single writer gives), while reads run in parallel on every instance.
+
+use std::time::Duration;
+
+use super::StorageResult;
+use super::sql::{Connection, PgSession, Transaction};
+
+/// The advisory lock every write transaction holds until it ends ("SDW" + 1).
+const WRITE_LOCK: i64 = 0x5344_5701;
+/// Held while migrating, so instances started together migrate once.
+const MIGRATION_LOCK: i64 = 0x5344_5702;
+
+/// PostgreSQL migrations, oldest first; `0001` is SQLite's schema after its `0010`. Never
+/// edit one that has shipped: add the next here and SQLite's beside it.
+const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_schema.sql")];
+
+/// Connections per instance.
+const POOL_SIZE: u32 = 16;
+
+pub struct Manager {
+    config: postgres::Config,
+}
+
+impl r2d2::ManageConnection for Manager {
+    type Connection = PgSession;
+    type Error = postgres::Error;
+
+    fn connect(&self) -> Result<PgSession, postgres::Error> {
+        Ok(PgSession::new(self.config.connect(postgres::NoTls)?))
+    }
+
+    fn is_valid(&self, session: &mut PgSession) -> Result<(), postgres::Error> {
+        session.client.simple_query("").map(|_| ())
+    }
+
+    fn has_broken(&self, session: &mut PgSession) -> bool {
+        session.is_broken()
+    }
+}
+
+fn config(url: &str) -> StorageResult<postgres::Config> {
+    let mut config: postgres::Config = url.parse()?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(Duration::from_secs(10));
+    }
+    config.application_name("subscriber-data");
+    Ok(config)
+}
+
+/// Connects, migrates, and returns the pool.
+pub fn open(url: &str) -> StorageResult<r2d2::Pool<Manager>> {
+    let config = config(url)?;
+    let mut client = config.connect(postgres::NoTls)?;
+    migrate(&mut client)?;
+    // A dropped connection (a restarted database, a failover) is found at checkout and
+    // replaced, rather than failing the request that drew it.
+    Ok(r2d2::Pool::builder()
+        .max_size(POOL_SIZE)
+        .min_idle(Some(2))
+        .connection_timeout(Duration::from_secs(30))
+        .test_on_check_out(true)
+        .build(Manager { config })?)
+}
+
+fn migrate(client: &mut postgres::Client) -> StorageResult<()> {
+    let mut transaction = client.transaction()?;
+    transaction.execute("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK])?;
+    transaction.batch_execute(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())",
+    )?;
+    let applied: i64 = transaction.query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])?.get(0);
+    for (index, migration) in MIGRATIONS.iter().enumerate() {
+        let version = i64::try_from(index + 1).unwrap_or(i64::MAX);
+        if version > applied {
+            transaction.batch_execute(migration)?;
+            transaction.execute("INSERT INTO schema_migrations (version) VALUES ($1)", &[&version])?;
+            tracing::info!(version, "PostgreSQL migration applied");
+        }
+    }
+    transaction.commit()?;
+    Ok(())
+}
+
+/// Migrations not applied yet (negative: the database is newer than this service), or what
+/// is wrong, in words fit for an unauthenticated caller.
+pub fn probe(url: &str) -> Result<i32, &'static str> {
+    let logged = |what: &'static str| {
+        move |error: postgres::Error| {
+            tracing::warn!(error = %error, "readiness: {what}");
+            what
+        }
+    };
+    let mut config = config(url).map_err(|_| "the database address is not valid")?;
+    config.connect_timeout(Duration::from_secs(2));
+    let mut client = config.connect(postgres::NoTls).map_err(logged("the database cannot be reached"))?;
+    let applied: i64 = client
+        .query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])
+        .and_then(|row| row.try_get(0))
+        .map_err(logged("the schema version cannot be read"))?;
+    let known = i64::try_from(MIGRATIONS.len()).unwrap_or(i64::MAX);
+    Ok(i32::try_from(known - applied).unwrap_or(i32::MIN))
+}
+
+/// Reads run statement by statement (each sees what is committed when it starts), as SQLite's
+/// pooled readers do.
+pub fn read<T>(pool: &r2d2::Pool<Manager>, work: impl FnOnce(&Connection<'_>) -> StorageResult<T>) -> StorageResult<T> {
+    let mut session = pool.get()?;
+    work(&Connection::postgres(&mut session))
+}
+
+/// One write transaction holding [`WRITE_LOCK`]; committed when `work` returns `Ok`, rolled
+/// back otherwise (and when `work` panics: the connection goes back to the pool clean).
+pub fn write<T>(
+    pool: &r2d2::Pool<Manager>,
+    work: impl FnOnce(&Transaction<'_>) -> StorageResult<T>,
+) -> StorageResult<T> {
+    struct Open<'a> {
+        session: &'a mut PgSession,
+        done: bool,
+    }
+    impl Drop for Open<'_> {
+        fn drop(&mut self) {
+            if !self.done {
+                let _ = self.session.client.batch_execute("ROLLBACK");
+            }
+        }
+    }
+    let mut session = pool.get()?;
+    session.client.batch_execute(&format!("BEGIN; SELECT pg_advisory_xact_lock({WRITE_LOCK})"))?;
+    let mut open = Open { session: &mut session, done: false };
+    let value = work(&Transaction::new(Connection::postgres(open.session)))?;
+    open.session.client.batch_execute("COMMIT")?;
+    open.done = true;
+    Ok(value)
+}
+
+/// What went wrong, with the database's own message (not its `detail`, which may quote the
+/// values of a row).
+pub fn describe(error: &postgres::Error) -> String {
+    match error.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => error.to_string(),
+    }
+}
+
+/// The address without its password, for logs.
+pub fn without_password(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else { return url.to_owned() };
+    let Some((credentials, host)) = rest.rsplit_once('@') else { return url.to_owned() };
+    let user = credentials.split(':').next().unwrap_or_default();
+    let query_free = host.split('?').next().unwrap_or(host);
+    format!("{scheme}://{user}@{query_free}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_stay_out_of_logs() {
+        assert_eq!(
+            without_password("postgres://app:s3cret@db.internal:5432/data?sslmode=require"),
+            "postgres://app@db.internal:5432/data"
+        );
+        assert_eq!(without_password("postgres://db/data"), "postgres://db/data");
+    }
+}
