@@ -30,6 +30,9 @@ impl Background {
 
 pub fn spawn(state: &AppState) -> Background {
     let mut tasks = JoinSet::new();
+    if let Some(following) = crate::instances::follow(state) {
+        tasks.spawn(following);
+    }
     let usage_state = state.clone();
     tasks.spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(5));

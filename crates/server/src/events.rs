@@ -1,4 +1,9 @@
 //! The in-process announcement of transaction events to the open streams (`realtime`).
+//!
+//! Each instance announces every transaction event once, in id order: its own writes' events
+//! after they commit, and, on PostgreSQL, the events other instances commit (`crate::instances`
+//! reads them). Ids grow in commit order (one write at a time, see `storage::postgres`), so
+//! whichever path announces first, an event never comes after a later one.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -50,6 +55,8 @@ pub struct EventHub {
     /// every change of a transaction comes with an event, so a page read while that id was
     /// the newest is still the page (`transaction_pages`).
     latest: RwLock<HashMap<Owner, i64>>,
+    /// The newest event id announced: nothing at or below it is announced again.
+    announced: Mutex<i64>,
 }
 
 impl Default for EventHub {
@@ -59,6 +66,7 @@ impl Default for EventHub {
             closed: watch::channel(false).0,
             open_streams: Mutex::default(),
             latest: RwLock::default(),
+            announced: Mutex::new(0),
         }
     }
 }
@@ -88,11 +96,30 @@ impl EventHub {
         self.sender.subscribe()
     }
 
-    /// Announces committed events; call in commit order (see [`EventHub::write`]).
+    /// Starts announcing after `id` (the newest event when the service starts).
+    pub fn start_after(&self, id: i64) {
+        let mut announced = self.announced.lock();
+        *announced = (*announced).max(id);
+    }
+
+    /// The newest event id announced.
+    pub fn announced(&self) -> i64 {
+        *self.announced.lock()
+    }
+
+    /// Announces committed events, given in id order with every event committed between the
+    /// last announced and the last given (see [`EventHub::write`]); those announced already
+    /// are skipped.
     pub fn publish(&self, events: &[EventRow]) {
+        let mut announced = self.announced.lock();
+        let events: Vec<&EventRow> = events.iter().filter(|event| event.id > *announced).collect();
+        if let Some(last) = events.last() {
+            *announced = last.id;
+        }
+        // Held to the end: two announcers (a write, the follower of other instances) keep id order.
         if !events.is_empty() {
             let mut latest = self.latest.write();
-            for event in events {
+            for event in &events {
                 let row = &event.transaction;
                 let owners = [row.card_id.map(Owner::Card), row.merchant_id.map(Owner::Merchant)];
                 for owner in owners.into_iter().flatten() {
@@ -104,6 +131,13 @@ impl EventHub {
             // An error only means that no stream is open.
             let _ = self.sender.send(Arc::new(event.clone()));
         }
+        drop(announced);
+    }
+
+    /// Every transaction event committed after the last announced (others' and this write's),
+    /// read inside a write transaction, where every lower id is committed already.
+    fn since_announced(&self, transaction: &Transaction<'_>) -> StorageResult<Vec<EventRow>> {
+        crate::storage::events::all_after(transaction, self.announced(), u32::MAX)
     }
 
     /// The id of the newest event of `owner`'s transactions announced since the start (0 for
@@ -121,6 +155,15 @@ impl EventHub {
         F: FnOnce(&Transaction<'_>) -> StorageResult<(T, Vec<EventRow>)> + Send + 'static,
     {
         let hub = Arc::clone(self);
+        let reader = Arc::clone(self);
+        let shared = db.dialect() == crate::storage::Dialect::Postgres;
+        let work = move |transaction: &Transaction<'_>| {
+            let (value, events) = work(transaction)?;
+            // On a shared database other instances' events may precede this write's: announced
+            // here, before this write's, or a stream would see them out of order.
+            let events = if shared && !events.is_empty() { reader.since_announced(transaction)? } else { events };
+            Ok((value, events))
+        };
         let (value, _) = db.write_then(work, move |(_, events)| hub.publish(events)).await?;
         Ok(value)
     }

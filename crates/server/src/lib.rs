@@ -17,7 +17,8 @@
 //!   point-of-sale simulator); [`hosted`], the pages a person uses (card entry, the sandbox
 //!   bank), views over the card and bank-link sessions.
 //! - [`api`] assembles the routes and the OpenAPI document; [`server`] serves them beside
-//!   [`operations`] (probes, metrics) and the [`background`] work.
+//!   [`operations`] (probes, metrics) and the [`background`] work, which on PostgreSQL
+//!   includes following the other instances ([`instances`]).
 //!
 //! The public surface is [`app`], [`serve`], [`start`], [`Config`], [`cli`], and the modules
 //! the dashboard, the benchmarks and the tests read.
@@ -38,6 +39,7 @@ mod events;
 mod hosted;
 pub mod http;
 mod identity_source;
+mod instances;
 mod keys;
 mod lease;
 mod ledger;

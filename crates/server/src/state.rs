@@ -100,6 +100,9 @@ impl AppState {
         let limits = crate::limits::Limits::new(&config, db.clone(), Arc::clone(&keys));
         let directory = LazyDirectory::new(db.clone(), config.sandbox_seed, config.directory_size);
         let identity_source = crate::identity_source::for_environment(&config);
+        // Streams announce what is committed from now on; what came before they read themselves.
+        let events = Arc::new(crate::events::EventHub::default());
+        events.start_after(db.read(storage::events::newest_id).await?);
         Ok(Self(Arc::new(Shared {
             config: Arc::new(config),
             db,
@@ -113,7 +116,7 @@ impl AppState {
             card_bodies: Arc::new(crate::body_cache::BodyCache::new(CARD_BODIES)),
             transaction_pages: Arc::new(crate::transaction_pages::TransactionPages::new(TRANSACTION_PAGE_BYTES)),
             limits: Arc::new(limits),
-            events: Arc::default(),
+            events,
             request_log: Arc::default(),
             identity_source,
             openapi: Arc::default(),

@@ -42,6 +42,11 @@ impl CredentialGenerations {
         *sender.borrow()
     }
 
+    /// The subscribers whose generation is known here.
+    pub fn known(&self) -> Vec<i64> {
+        self.current.read().keys().copied().collect()
+    }
+
     /// Follows the subscriber's generation (for open streams), once it is known.
     pub fn watch(&self, subscriber_id: i64) -> Option<watch::Receiver<i64>> {
         self.current.read().get(&subscriber_id).map(watch::Sender::subscribe)

@@ -151,6 +151,11 @@ impl LazyDirectory {
         Self { db, seed, size, loaded: tokio::sync::OnceCell::new() }
     }
 
+    /// The directory if it is loaded, without loading it.
+    pub fn loaded(&self) -> Option<Arc<Directory>> {
+        self.loaded.get().cloned()
+    }
+
     /// The directory, loading it first if nobody has yet. Callers that come while it loads
     /// wait for that one load; a failed load is tried again by the next caller.
     pub async fn get(&self) -> anyhow::Result<Arc<Directory>> {
@@ -301,6 +306,12 @@ impl Directory {
         }
         let entry = Entry::from_merchant(location, &mut inner.interner);
         inner.push_enrolled(entry);
+    }
+
+    /// Whether the enrolled location is in the directory (and not retired).
+    pub fn knows_location(&self, location_id: i64) -> bool {
+        let inner = self.inner.read();
+        inner.entries[inner.generated..].iter().any(|entry| entry.location_id == Some(location_id) && !entry.retired)
     }
 
     /// Enrolled locations that no longer exist (a sandbox reset) are no longer found.

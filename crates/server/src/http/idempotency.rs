@@ -29,6 +29,7 @@ use super::extract::{BODY_LIMIT, TokenCheck};
 use crate::error::ApiError;
 use crate::keys::Keys;
 use crate::state::AppState;
+use crate::storage::claims::Claims;
 use crate::storage::{self, StorageResult, idempotency::StoredResponse};
 
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
@@ -44,11 +45,40 @@ struct InFlight(Mutex<HashSet<(String, String)>>);
 pub struct IdempotencyLayer {
     state: AppState,
     in_flight: Arc<InFlight>,
+    /// On PostgreSQL, the keys other instances are serving.
+    claims: Option<Arc<Claims>>,
 }
 
 impl IdempotencyLayer {
     pub fn new(state: AppState) -> Self {
-        Self { state, in_flight: Arc::default() }
+        let claims = Claims::new(&state.db).map(Arc::new);
+        Self { state, in_flight: Arc::default(), claims }
+    }
+}
+
+/// A key claimed across instances, released when dropped.
+struct SharedClaim {
+    claims: Arc<Claims>,
+    id: i64,
+}
+
+impl SharedClaim {
+    /// `None` when another instance is serving the key.
+    async fn take(claims: &Arc<Claims>, id: i64) -> StorageResult<Option<Self>> {
+        let taking = Arc::clone(claims);
+        let taken = tokio::task::spawn_blocking(move || taking.try_claim(id)).await??;
+        Ok(taken.then(|| Self { claims: Arc::clone(claims), id }))
+    }
+}
+
+impl Drop for SharedClaim {
+    fn drop(&mut self) {
+        let (claims, id) = (Arc::clone(&self.claims), self.id);
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn_blocking(move || claims.release(id));
+        } else {
+            claims.release(id);
+        }
     }
 }
 
@@ -150,8 +180,48 @@ pub async fn idempotent(State(layer): State<IdempotencyLayer>, request: Request,
     }
 }
 
+fn in_progress() -> Response {
+    ApiError::conflict("a request with this Idempotency-Key is still in progress: retry when it has finished")
+        .into_response()
+}
+
+/// The claim's lock number: the key, keyed (as everything kept about it), in 64 bits.
+fn claim_id(keys: &Keys, scope: &str, key: &str) -> i64 {
+    let hash = keys.idempotency_hash(&[b"claim\n", scope.as_bytes(), b"\n", key.as_bytes()]);
+    let mut first = [0u8; 8];
+    first.copy_from_slice(hash.get(..8).unwrap_or(&[0; 8]));
+    i64::from_be_bytes(first)
+}
+
+/// The stored response of the key, replayed (or a 409 when the request differs); `None`
+/// when nothing is stored.
+async fn stored_replay(
+    state: &AppState,
+    scope: &str,
+    key: &str,
+    request_hash: &[u8],
+) -> Result<Option<Response>, Response> {
+    let lookup = (scope.to_owned(), key.to_owned());
+    let stored = state
+        .db
+        .read(move |connection| storage::idempotency::find(connection, &lookup.0, &lookup.1))
+        .await
+        .map_err(|error| ApiError::from(error).into_response())?;
+    let Some(stored) = stored else { return Ok(None) };
+    if stored.request_hash != request_hash {
+        return Err(ApiError::conflict(
+            "this Idempotency-Key was already used with a different request: use a new key for a new request",
+        )
+        .into_response());
+    }
+    let body = state.keys.open(&stored.body).ok_or_else(|| {
+        ApiError::internal(anyhow::anyhow!("a stored replay is not sealed with this key file")).into_response()
+    })?;
+    Ok(Some(replay(stored.status, body)))
+}
+
 async fn serve(
-    IdempotencyLayer { state, in_flight }: IdempotencyLayer,
+    IdempotencyLayer { state, in_flight, claims }: IdempotencyLayer,
     request: Request,
     next: Next,
 ) -> Result<Response, Response> {
@@ -187,34 +257,26 @@ async fn serve(
         &bytes,
     ]);
 
-    let lookup = (scope.clone(), key.clone());
-    let stored = state
-        .db
-        .read(move |connection| storage::idempotency::find(connection, &lookup.0, &lookup.1))
-        .await
-        .map_err(|error| ApiError::from(error).into_response())?;
-    if let Some(stored) = stored {
-        return if stored.request_hash == request_hash {
-            let body = state.keys.open(&stored.body).ok_or_else(|| {
-                ApiError::internal(anyhow::anyhow!("a stored replay is not sealed with this key file")).into_response()
-            })?;
-            Ok(replay(stored.status, body))
-        } else {
-            Err(ApiError::conflict(
-                "this Idempotency-Key was already used with a different request: use a new key for a new request",
-            )
-            .into_response())
-        };
+    if let Some(replay) = stored_replay(&state, &scope, &key, &request_hash).await? {
+        return Ok(replay);
     }
-
     let entry = (scope.clone(), key.clone());
     if !in_flight.0.lock().insert(entry.clone()) {
-        return Err(ApiError::conflict(
-            "a request with this Idempotency-Key is still in progress: retry when it has finished",
-        )
-        .into_response());
+        return Err(in_progress());
     }
     let _guard = InFlightGuard { set: &in_flight, entry };
+    let _shared = match &claims {
+        Some(claims) => {
+            let id = claim_id(&state.keys, &scope, &key);
+            let taken = SharedClaim::take(claims, id).await.map_err(|error| ApiError::from(error).into_response())?;
+            Some(taken.ok_or_else(in_progress)?)
+        }
+        None => None,
+    };
+    // The first request may have finished between the look above and the claim.
+    if let Some(replay) = stored_replay(&state, &scope, &key, &request_hash).await? {
+        return Ok(replay);
+    }
 
     let claim = IdempotencyClaim { scope, key, request_hash, keys: state.keys.clone() };
     parts.extensions.insert(claim.clone());

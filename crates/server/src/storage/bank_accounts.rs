@@ -124,7 +124,7 @@ pub fn insert(
 pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<BankAccountRow>> {
     let mut statement = connection
         .prepare_cached(&format!("SELECT {COLUMNS} FROM bank_accounts WHERE id = ?1 AND subscriber_id = ?2"))?;
-    Ok(statement.query_row(params![id, subscriber_id], from_row).optional()?)
+    statement.query_row(params![id, subscriber_id], from_row).optional()
 }
 
 /// Newest first.
@@ -132,13 +132,13 @@ pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<Ba
     let mut statement = connection
         .prepare_cached(&format!("SELECT {COLUMNS} FROM bank_accounts WHERE subscriber_id = ?1 ORDER BY id DESC"))?;
     let rows = statement.query_map([subscriber_id], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 pub fn find_by_token(connection: &Connection, link_token_hash: &[u8]) -> StorageResult<Option<BankAccountRow>> {
     let mut statement =
         connection.prepare_cached(&format!("SELECT {COLUMNS} FROM bank_accounts WHERE link_token_hash = ?1"))?;
-    Ok(statement.query_row([link_token_hash], from_row).optional()?)
+    statement.query_row([link_token_hash], from_row).optional()
 }
 
 const STILL_PENDING: &str = "status = 'pending' AND expires_at > ?2";
@@ -181,7 +181,7 @@ pub fn record_login_failure(
     max_failures: u32,
     reason: &str,
 ) -> StorageResult<Option<u32>> {
-    Ok(transaction
+    transaction
         .query_row(
             &format!(
                 "UPDATE bank_accounts SET login_failures = login_failures + 1,
@@ -193,7 +193,7 @@ pub fn record_login_failure(
             params![id, now, max_failures, reason],
             |row| row.get(0),
         )
-        .optional()?)
+        .optional()
 }
 
 pub fn fail(transaction: &Transaction<'_>, id: i64, now: i64, reason: &str) -> StorageResult<bool> {
@@ -224,7 +224,5 @@ pub fn link(
 
 /// The subscriber who enrolled the account.
 pub fn subscriber_of(connection: &Connection, id: i64) -> StorageResult<Option<i64>> {
-    Ok(connection
-        .query_row("SELECT subscriber_id FROM bank_accounts WHERE id = ?1", [id], |row| row.get(0))
-        .optional()?)
+    connection.query_row("SELECT subscriber_id FROM bank_accounts WHERE id = ?1", [id], |row| row.get(0)).optional()
 }

@@ -47,13 +47,13 @@ pub fn insert(
 pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<CardSessionRow>> {
     let mut statement = connection
         .prepare_cached(&format!("SELECT {COLUMNS} FROM card_sessions WHERE id = ?1 AND subscriber_id = ?2"))?;
-    Ok(statement.query_row(params![id, subscriber_id], from_row).optional()?)
+    statement.query_row(params![id, subscriber_id], from_row).optional()
 }
 
 pub fn find_by_token(connection: &Connection, token_hash: &[u8]) -> StorageResult<Option<CardSessionRow>> {
     let mut statement =
         connection.prepare_cached(&format!("SELECT {COLUMNS} FROM card_sessions WHERE token_hash = ?1"))?;
-    Ok(statement.query_row([token_hash], from_row).optional()?)
+    statement.query_row([token_hash], from_row).optional()
 }
 
 /// `true` while the session can still take a card at `now` (read inside the writing
@@ -74,7 +74,7 @@ pub fn is_open(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageResul
 pub fn record_failure(transaction: &Transaction<'_>, id: i64, max_attempts: u32, now: i64) -> StorageResult<u32> {
     let attempts: u32 = transaction.query_row(
         "UPDATE card_sessions SET failed_attempts = failed_attempts + 1,
-             expires_at = CASE WHEN failed_attempts + 1 >= ?2 THEN MIN(expires_at, ?3) ELSE expires_at END
+             expires_at = CASE WHEN failed_attempts + 1 >= ?2 THEN CASE WHEN expires_at < ?3 THEN expires_at ELSE ?3 END ELSE expires_at END
          WHERE id = ?1 RETURNING failed_attempts",
         params![id, max_attempts, now],
         |row| row.get(0),

@@ -88,7 +88,7 @@ pub fn insert(transaction: &Transaction<'_>, card: &NewCard<'_>) -> StorageResul
 pub fn get(connection: &Connection, subscriber_id: i64, card_id: i64) -> StorageResult<Option<CardRow>> {
     let mut statement =
         connection.prepare_cached(&format!("SELECT {COLUMNS} FROM cards WHERE id = ?1 AND subscriber_id = ?2"))?;
-    Ok(statement.query_row(params![card_id, subscriber_id], from_row).optional()?)
+    statement.query_row(params![card_id, subscriber_id], from_row).optional()
 }
 
 /// Newest first.
@@ -96,7 +96,7 @@ pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<Ca
     let mut statement =
         connection.prepare_cached(&format!("SELECT {COLUMNS} FROM cards WHERE subscriber_id = ?1 ORDER BY id DESC"))?;
     let rows = statement.query_map([subscriber_id], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 /// The card at position `pick % count` of every enrolled card, as (id, last four): a buyer
@@ -108,9 +108,9 @@ pub fn pick(connection: &Connection, pick: u64) -> StorageResult<Option<(i64, u1
         return Ok(None);
     }
     let offset = i64::try_from(pick % count).unwrap_or(0);
-    Ok(connection
+    connection
         .query_row("SELECT id, last_four FROM cards ORDER BY id LIMIT 1 OFFSET ?1", [offset], |row| {
             Ok((row.get(0)?, row.get(1)?))
         })
-        .optional()?)
+        .optional()
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::sql::{Connection, OptionalExtension, Transaction, Value, params};
+use super::sql::{Connection, Dialect, OptionalExtension, Transaction, Value, params};
 
 use super::StorageResult;
 
@@ -85,9 +85,9 @@ pub struct DirectoryState {
 
 pub fn state(connection: &Connection) -> StorageResult<Option<DirectoryState>> {
     let mut statement = connection.prepare_cached("SELECT seed, size, version FROM directory_state WHERE id = 1")?;
-    Ok(statement
+    statement
         .query_row(params![], |row| Ok(DirectoryState { seed: row.get(0)?, size: row.get(1)?, version: row.get(2)? }))
-        .optional()?)
+        .optional()
 }
 
 /// Replaces the stored directory with `entries`.
@@ -166,13 +166,23 @@ pub fn load(connection: &Connection, interner: &mut Interner) -> StorageResult<V
 }
 
 fn table_exists(connection: &Connection, name: &str) -> StorageResult<bool> {
-    let mut statement = connection.prepare_cached("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1")?;
-    Ok(statement.exists([name])?)
+    let mut statement = connection.prepare_cached(match connection.dialect() {
+        Dialect::Sqlite => "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+        Dialect::Postgres => {
+            "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?1"
+        }
+    })?;
+    statement.exists([name])
 }
 
 /// Every enrolled merchant's location, as directory merchants. Nothing before the merchant
 /// tables exist.
 pub fn enrolled_locations(connection: &Connection) -> StorageResult<Vec<DirectoryMerchant>> {
+    enrolled_locations_after(connection, 0)
+}
+
+/// As [`enrolled_locations`], those with an id above `after_id`.
+pub fn enrolled_locations_after(connection: &Connection, after_id: i64) -> StorageResult<Vec<DirectoryMerchant>> {
     if !table_exists(connection, "locations")? || !table_exists(connection, "merchants")? {
         return Ok(Vec::new());
     }
@@ -180,9 +190,10 @@ pub fn enrolled_locations(connection: &Connection) -> StorageResult<Vec<Director
         "SELECT l.id, l.merchant_id, m.name, m.mcc, m.phone, l.country_code, l.street, l.street_no, l.city, l.zip,
              l.latitude, l.longitude, l.descriptor
          FROM locations l JOIN merchants m ON m.id = l.merchant_id
+         WHERE l.id > ?1
          ORDER BY l.id",
     )?;
-    let mut rows = statement.query(params![])?;
+    let mut rows = statement.query([after_id])?;
     let mut locations = Vec::new();
     while let Some(row) = rows.next()? {
         let location_id: i64 = row.get(0)?;

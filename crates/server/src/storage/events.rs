@@ -6,7 +6,7 @@
 //! Recording an event also lists its recipients (`event_recipients`) and queues it for each of
 //! their webhook endpoints that wants its type (`webhook_deliveries`), in the same transaction.
 
-use super::sql::{Connection, OptionalExtension, Row, Transaction, Value, params, params_from_iter};
+use super::sql::{Connection, Dialect, OptionalExtension, Params, Row, Transaction, Value, params, params_from_iter};
 
 use super::transactions::{self, Owner, TransactionRow};
 use super::{StorageError, StorageResult};
@@ -75,27 +75,31 @@ pub fn record(
     rows: &[TransactionRow],
     now: i64,
 ) -> StorageResult<Vec<EventRow>> {
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO events (type, created_at, transaction_id, card_id, merchant_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+    let rows: Vec<&TransactionRow> =
+        rows.iter().filter(|row| row.card_id.is_some() || row.merchant_id.is_some()).collect();
+    let values: Vec<Vec<Value>> =
+        rows.iter().map(|row| params![kind.event_type(), now, row.id, row.card_id, row.merchant_id].values()).collect();
+    let ids = transaction
+        .insert_rows("INSERT INTO events (type, created_at, transaction_id, card_id, merchant_id)", &values)?;
+    let (Some(&first), Some(&last)) = (ids.first(), ids.last()) else { return Ok(Vec::new()) };
+    // Every event from `first` to `last` is one of these: writes commit one at a time.
+    transaction.execute(
+        "INSERT INTO event_recipients (subscriber_id, event_id)
+         SELECT c.subscriber_id, e.id FROM events e JOIN cards c ON c.id = e.card_id WHERE e.id BETWEEN ?1 AND ?2
+         UNION SELECT m.subscriber_id, e.id FROM events e JOIN merchants m ON m.id = e.merchant_id
+         WHERE e.id BETWEEN ?1 AND ?2
+         ON CONFLICT DO NOTHING",
+        params![first, last],
     )?;
-    let mut recipients = transaction.prepare_cached(
-        "INSERT OR IGNORE INTO event_recipients (subscriber_id, event_id)
-         SELECT subscriber_id, ?1 FROM cards WHERE id = ?2
-         UNION SELECT subscriber_id, ?1 FROM merchants WHERE id = ?3",
+    transaction.execute(
+        "UPDATE transactions SET change_seq = e.id,
+             created_seq = CASE WHEN ?3 THEN e.id ELSE transactions.created_seq END
+         FROM events e WHERE e.transaction_id = transactions.id AND e.id BETWEEN ?1 AND ?2",
+        params![first, last, kind == EventKind::Created],
     )?;
-    let mut sequence = transaction.prepare_cached(
-        "UPDATE transactions SET change_seq = ?1, created_seq = CASE WHEN ?2 THEN ?1 ELSE created_seq END WHERE id = ?3",
-    )?;
-    let mut events = Vec::new();
-    for row in rows.iter().filter(|row| row.card_id.is_some() || row.merchant_id.is_some()) {
-        insert.execute(params![kind.event_type(), now, row.id, row.card_id, row.merchant_id])?;
-        let id = transaction.last_insert_rowid();
-        recipients.execute(params![id, row.card_id, row.merchant_id])?;
-        sequence.execute(params![id, kind == EventKind::Created, row.id])?;
-        queue_deliveries(transaction, id, kind.event_type(), now)?;
-        events.push(EventRow { id, kind, transaction: row.clone() });
-    }
-    Ok(events)
+    queue_deliveries(transaction, (first, last), kind.event_type(), now)?;
+    super::changes::announce(transaction, super::changes::Change::Events)?;
+    Ok(ids.into_iter().zip(rows).map(|(id, row)| EventRow { id, kind, transaction: row.clone() }).collect())
 }
 
 /// Records an event of one subscriber with its data (JSON); returns its id.
@@ -114,8 +118,9 @@ pub fn record_other(
         .prepare_cached("INSERT INTO event_recipients (subscriber_id, event_id) VALUES (?1, ?2)")?
         .execute(params![subscriber_id, id])?;
     if event_type != WEBHOOK_TEST {
-        queue_deliveries(transaction, id, event_type, now)?;
+        queue_deliveries(transaction, (id, id), event_type, now)?;
     }
+    super::changes::announce(transaction, super::changes::Change::Events)?;
     Ok(id)
 }
 
@@ -133,18 +138,30 @@ pub fn record_for_account(
     }
 }
 
-/// Queues the event for every enabled endpoint of its recipients that wants its type.
-fn queue_deliveries(transaction: &Transaction<'_>, event_id: i64, event_type: &str, now: i64) -> StorageResult<()> {
+/// Queues the events (of one type, ids `first..=last`) for every enabled endpoint of their
+/// recipients that wants the type.
+fn queue_deliveries(
+    transaction: &Transaction<'_>,
+    (first, last): (i64, i64),
+    event_type: &str,
+    now: i64,
+) -> StorageResult<()> {
+    // An endpoint's `events` is a JSON array of types; each engine has its own way to unnest one.
+    let types = match transaction.dialect() {
+        Dialect::Sqlite => "json_each(w.events)",
+        Dialect::Postgres => "json_array_elements_text(CAST(w.events AS JSON)) AS t(value)",
+    };
     transaction
-        .prepare_cached(
-            "INSERT OR IGNORE INTO webhook_deliveries
+        .prepare_cached(&format!(
+            "INSERT INTO webhook_deliveries
                  (webhook_id, event_id, subscriber_id, status, attempts, next_attempt_at, created_at)
-             SELECT w.id, r.event_id, w.subscriber_id, 'pending', 0, ?2, ?2
+             SELECT w.id, r.event_id, w.subscriber_id, 'pending', 0, CAST(?2 AS BIGINT), CAST(?2 AS BIGINT)
              FROM event_recipients r JOIN webhooks w ON w.subscriber_id = r.subscriber_id
-             WHERE r.event_id = ?1 AND w.enabled = 1
-               AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?3))",
-        )?
-        .execute(params![event_id, now.saturating_mul(1000), event_type])?;
+             WHERE r.event_id BETWEEN ?1 AND ?4 AND w.enabled = 1
+               AND EXISTS (SELECT 1 FROM {types} WHERE value IN ('*', ?3))
+             ON CONFLICT DO NOTHING"
+        ))?
+        .execute(params![first, now.saturating_mul(1000), event_type, last])?;
     Ok(())
 }
 
@@ -154,14 +171,32 @@ pub fn after(connection: &Connection, owner: Owner, after_id: i64, limit: u32) -
         Owner::Card(id) => ("card_id", id),
         Owner::Merchant(id) => ("merchant_id", id),
     };
+    transaction_events(connection, &format!("e.{column} = ?1 AND e.id > ?2"), &[owner_id, after_id], limit)
+}
+
+/// Up to `limit` transaction events (of every owner) with an id above `after_id`, oldest first.
+pub fn all_after(connection: &Connection, after_id: i64, limit: u32) -> StorageResult<Vec<EventRow>> {
+    transaction_events(connection, "e.id > ?1", &[after_id], limit)
+}
+
+/// Up to `limit` transaction events matching `filter` (over `?1`… for `values`), oldest first.
+fn transaction_events(
+    connection: &Connection,
+    filter: &str,
+    values: &[i64],
+    limit: u32,
+) -> StorageResult<Vec<EventRow>> {
     let mut statement = connection.prepare_cached(&format!(
         "SELECT {}, e.id, e.type
          FROM events e JOIN transactions t ON t.id = e.transaction_id
-         WHERE e.{column} = ?1 AND e.id > ?2
-         ORDER BY e.id LIMIT ?3",
-        transaction_columns()
+         WHERE {filter}
+         ORDER BY e.id LIMIT ?{}",
+        transaction_columns(),
+        values.len() + 1
     ))?;
-    let rows = statement.query_map(params![owner_id, after_id, limit], |row| {
+    let bound: Vec<Value> =
+        values.iter().map(|value| Value::Integer(*value)).chain([Value::Integer(limit.into())]).collect();
+    let rows = statement.query_map(bound, |row| {
         let transaction = transactions::from_row(row)?;
         let column_count = row.column_count();
         Ok((row.get::<i64>(column_count - 2)?, row.get::<String>(column_count - 1)?, transaction))
@@ -197,7 +232,7 @@ pub fn list(
 ) -> StorageResult<Vec<LoggedEvent>> {
     let mut sql = format!(
         "SELECT e.id, e.type, e.created_at, e.card_id, e.merchant_id, e.data, t.id IS NOT NULL,
-                COALESCE((SELECT c.subscriber_id = r.subscriber_id FROM cards c WHERE c.id = e.card_id), 0), {}
+                COALESCE((SELECT CASE WHEN c.subscriber_id = r.subscriber_id THEN 1 ELSE 0 END FROM cards c WHERE c.id = e.card_id), 0), {}
          FROM event_recipients r JOIN events e ON e.id = r.event_id
          LEFT JOIN transactions t ON t.id = e.transaction_id
          WHERE r.subscriber_id = ?",
@@ -220,20 +255,20 @@ pub fn list(
     values.push(Value::Integer(i64::from(limit)));
     let mut statement = connection.prepare_cached(&sql)?;
     let rows = statement.query_map(params_from_iter(values), logged_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 /// One of the subscriber's events.
 pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<LoggedEvent>> {
     let mut statement = connection.prepare_cached(&format!(
         "SELECT e.id, e.type, e.created_at, e.card_id, e.merchant_id, e.data, t.id IS NOT NULL,
-                COALESCE((SELECT c.subscriber_id = r.subscriber_id FROM cards c WHERE c.id = e.card_id), 0), {}
+                COALESCE((SELECT CASE WHEN c.subscriber_id = r.subscriber_id THEN 1 ELSE 0 END FROM cards c WHERE c.id = e.card_id), 0), {}
          FROM event_recipients r JOIN events e ON e.id = r.event_id
          LEFT JOIN transactions t ON t.id = e.transaction_id
          WHERE r.subscriber_id = ?1 AND r.event_id = ?2",
         transaction_columns()
     ))?;
-    Ok(statement.query_row(params![subscriber_id, id], logged_from_row).optional()?)
+    statement.query_row(params![subscriber_id, id], logged_from_row).optional()
 }
 
 const LOGGED_PREFIX: usize = 8;
@@ -255,11 +290,11 @@ fn logged_from_row(row: &Row<'_>) -> super::StorageResult<LoggedEvent> {
 
 /// The id of the newest event, 0 when there is none yet.
 pub fn newest_id(connection: &Connection) -> StorageResult<i64> {
-    Ok(connection.query_row("SELECT COALESCE(MAX(id), 0) FROM events", params![], |row| row.get(0))?)
+    connection.query_row("SELECT COALESCE(MAX(id), 0) FROM events", params![], |row| row.get(0))
 }
 
 /// Forgets events older than `before` and what waits on them; a stream resuming from one of
 /// them gets what is left.
 pub fn purge(transaction: &Transaction<'_>, before: i64) -> StorageResult<usize> {
-    Ok(transaction.execute("DELETE FROM events WHERE created_at < ?1", [before])?)
+    transaction.execute("DELETE FROM events WHERE created_at < ?1", [before])
 }

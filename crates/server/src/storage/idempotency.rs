@@ -12,11 +12,11 @@ pub fn find(connection: &Connection, scope: &str, key: &str) -> StorageResult<Op
     let mut statement = connection.prepare_cached(
         "SELECT request_hash, status, response_body FROM idempotency_keys WHERE scope = ?1 AND key = ?2",
     )?;
-    Ok(statement
+    statement
         .query_row(params![scope, key], |row| {
             Ok(StoredResponse { request_hash: row.get(0)?, status: row.get(1)?, body: row.get(2)? })
         })
-        .optional()?)
+        .optional()
 }
 
 /// Keeps the first response for a key; a second store for the same key changes nothing.
@@ -37,5 +37,5 @@ pub fn store(
 
 /// Forgets keys older than `before`.
 pub fn purge(transaction: &Transaction<'_>, before: i64) -> StorageResult<usize> {
-    Ok(transaction.execute("DELETE FROM idempotency_keys WHERE created_at < ?1", [before])?)
+    transaction.execute("DELETE FROM idempotency_keys WHERE created_at < ?1", [before])
 }

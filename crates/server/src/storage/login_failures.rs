@@ -48,15 +48,15 @@ pub fn nth_newest_since(
         "SELECT failed_at_ms FROM login_failures WHERE scope = ?1 AND subject = ?2 AND failed_at_ms > ?3
          ORDER BY failed_at_ms DESC LIMIT 1 OFFSET ?4",
     )?;
-    Ok(statement.query_row(params![scope.as_str(), subject, since_ms, offset], |row| row.get(0)).optional()?)
+    statement.query_row(params![scope.as_str(), subject, since_ms, offset], |row| row.get(0)).optional()
 }
 
 pub fn forget(transaction: &Transaction<'_>, scope: Scope, subject: &[u8]) -> StorageResult<usize> {
-    Ok(transaction
-        .execute("DELETE FROM login_failures WHERE scope = ?1 AND subject = ?2", params![scope.as_str(), subject])?)
+    transaction
+        .execute("DELETE FROM login_failures WHERE scope = ?1 AND subject = ?2", params![scope.as_str(), subject])
 }
 
 /// Forgets failures older than `before_ms`.
 pub fn purge(transaction: &Transaction<'_>, before_ms: i64) -> StorageResult<usize> {
-    Ok(transaction.execute("DELETE FROM login_failures WHERE failed_at_ms < ?1", [before_ms])?)
+    transaction.execute("DELETE FROM login_failures WHERE failed_at_ms < ?1", [before_ms])
 }

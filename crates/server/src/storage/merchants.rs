@@ -2,7 +2,7 @@
 
 use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
 
-use super::{StorageError, StorageResult, is_unique_violation};
+use super::{StorageError, StorageResult};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MerchantRow {
@@ -136,7 +136,8 @@ pub fn insert(transaction: &Transaction<'_>, merchant: &NewMerchant<'_>) -> Stor
     }
     let inserted = transaction.execute(
         "INSERT INTO merchants (subscriber_id, name, mcc, country_code, phone, website, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+         ON CONFLICT DO NOTHING",
         params![
             merchant.subscriber_id,
             merchant.name,
@@ -147,15 +148,14 @@ pub fn insert(transaction: &Transaction<'_>, merchant: &NewMerchant<'_>) -> Stor
             merchant.created_at
         ],
     );
-    match inserted {
-        Ok(_) => Ok(Inserted::Created(transaction.last_insert_rowid())),
+    match inserted? {
+        1 => Ok(Inserted::Created(transaction.last_insert_rowid())),
         // Only a writer outside this service could get here between the check and the insert.
-        Err(error) if is_unique_violation(&error) => Ok(Inserted::Existing(transaction.query_row(
+        _ => Ok(Inserted::Existing(transaction.query_row(
             "SELECT id FROM merchants WHERE subscriber_id = ?1",
             [merchant.subscriber_id],
             |row| row.get(0),
         )?)),
-        Err(error) => Err(error.into()),
     }
 }
 
@@ -163,14 +163,14 @@ pub fn insert(transaction: &Transaction<'_>, merchant: &NewMerchant<'_>) -> Stor
 pub fn find_by_subscriber(connection: &Connection, subscriber_id: i64) -> StorageResult<Option<MerchantRow>> {
     let mut statement =
         connection.prepare_cached(&format!("SELECT {MERCHANT_COLUMNS} FROM merchants WHERE subscriber_id = ?1"))?;
-    Ok(statement.query_row([subscriber_id], merchant_from_row).optional()?)
+    statement.query_row([subscriber_id], merchant_from_row).optional()
 }
 
 /// The merchant when it belongs to the subscriber; another subscriber's is `None`.
 pub fn get(connection: &Connection, subscriber_id: i64, merchant_id: i64) -> StorageResult<Option<MerchantRow>> {
     let mut statement = connection
         .prepare_cached(&format!("SELECT {MERCHANT_COLUMNS} FROM merchants WHERE id = ?1 AND subscriber_id = ?2"))?;
-    Ok(statement.query_row(params![merchant_id, subscriber_id], merchant_from_row).optional()?)
+    statement.query_row(params![merchant_id, subscriber_id], merchant_from_row).optional()
 }
 
 pub struct NewLocation<'a> {

@@ -7,6 +7,8 @@
 pub mod bank_accounts;
 pub mod card_sessions;
 pub mod cards;
+pub mod changes;
+pub mod claims;
 pub mod directory;
 pub mod events;
 pub mod idempotency;
@@ -151,7 +153,7 @@ pub struct Db {
 #[derive(Clone)]
 enum Backend {
     Sqlite(r2d2::Pool<SqliteConnectionManager>),
-    Postgres(r2d2::Pool<postgres::Manager>),
+    Postgres(r2d2::Pool<postgres::Manager>, Arc<::postgres::Config>),
 }
 
 enum Writer {
@@ -165,9 +167,9 @@ impl Db {
         match location {
             Location::Sqlite(path) => Self::open_sqlite(path),
             Location::Postgres(url) => {
-                let pool = postgres::open(url)?;
+                let (pool, config) = postgres::open(url)?;
                 Ok(Self {
-                    backend: Backend::Postgres(pool),
+                    backend: Backend::Postgres(pool, Arc::new(config)),
                     writer: Arc::new(tokio::sync::Mutex::new(Writer::Postgres)),
                 })
             }
@@ -197,7 +199,7 @@ impl Db {
     pub fn dialect(&self) -> Dialect {
         match self.backend {
             Backend::Sqlite(_) => Dialect::Sqlite,
-            Backend::Postgres(_) => Dialect::Postgres,
+            Backend::Postgres(..) => Dialect::Postgres,
         }
     }
 
@@ -214,7 +216,7 @@ impl Db {
                 let connection = readers.get()?;
                 work(&Connection::sqlite(&connection))
             }
-            Backend::Postgres(pool) => postgres::read(&pool, work),
+            Backend::Postgres(pool, _) => postgres::read(&pool, work),
         })
         .await?;
         crate::metrics::record_query("read", started.elapsed());
@@ -284,7 +286,7 @@ impl Db {
                     transaction.commit()?;
                     value
                 }
-                (Writer::Postgres, Backend::Postgres(pool)) => postgres::write(&pool, work)?,
+                (Writer::Postgres, Backend::Postgres(pool, _)) => postgres::write(&pool, work)?,
                 (Writer::Postgres, Backend::Sqlite(_)) => {
                     return Err(StorageError::Corrupt("a SQLite pool without its writer".into()));
                 }
@@ -297,11 +299,19 @@ impl Db {
         result
     }
 
+    /// A connection of its own, outside the pool (to `LISTEN` on).
+    pub(crate) fn connect_postgres(&self) -> StorageResult<postgres::Client> {
+        match &self.backend {
+            Backend::Postgres(_, config) => Ok(postgres::Client::new(config.connect(::postgres::NoTls)?)),
+            Backend::Sqlite(_) => Err(StorageError::Corrupt("not a PostgreSQL database".into())),
+        }
+    }
+
     /// Connections of the read pool: (open, idle).
     pub fn pool_connections(&self) -> (u32, u32) {
         let state = match &self.backend {
             Backend::Sqlite(pool) => pool.state(),
-            Backend::Postgres(pool) => pool.state(),
+            Backend::Postgres(pool, _) => pool.state(),
         };
         (state.connections, state.idle_connections)
     }
@@ -352,18 +362,6 @@ fn create_private(path: &Path) -> StorageResult<()> {
         Ok(_) => Ok(()),
         Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
         Err(error) => Err(StorageError::Corrupt(format!("cannot create {}: {error}", path.display()))),
-    }
-}
-
-/// `true` when the error is a UNIQUE constraint violation.
-pub fn is_unique_violation(error: &StorageError) -> bool {
-    match error {
-        StorageError::Sqlite(rusqlite::Error::SqliteFailure(failure, _)) => {
-            failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-                || failure.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
-        }
-        StorageError::Postgres(error) => error.code() == Some(&::postgres::error::SqlState::UNIQUE_VIOLATION),
-        _ => false,
     }
 }
 

@@ -55,7 +55,7 @@ pub fn insert(transaction: &Transaction<'_>, person: &NewPerson<'_>) -> StorageR
 pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<PersonRow>> {
     let mut statement =
         connection.prepare_cached(&format!("SELECT {COLUMNS} FROM persons WHERE id = ?1 AND subscriber_id = ?2"))?;
-    Ok(statement.query_row(params![id, subscriber_id], from_row).optional()?)
+    statement.query_row(params![id, subscriber_id], from_row).optional()
 }
 
 /// Newest first.
@@ -63,7 +63,7 @@ pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<Pe
     let mut statement = connection
         .prepare_cached(&format!("SELECT {COLUMNS} FROM persons WHERE subscriber_id = ?1 ORDER BY id DESC"))?;
     let rows = statement.query_map([subscriber_id], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 /// Forgets a lock that has run out, with the failures that caused it.
@@ -144,7 +144,7 @@ pub fn question_sets(connection: &Connection, person_id: i64) -> StorageResult<V
          WHERE person_id = ?1 ORDER BY id",
     )?;
     let rows = statement.query_map([person_id], set_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 /// Closes the person's sets that were never answered (open or expired); returns how many,
@@ -163,7 +163,7 @@ pub fn latest_question_set(connection: &Connection, person_id: i64) -> StorageRe
         "SELECT id, person_id, issued_at, expires_at, answered_at, questions FROM person_question_sets
          WHERE person_id = ?1 ORDER BY id DESC LIMIT 1",
     )?;
-    Ok(statement.query_row([person_id], set_from_row).optional()?)
+    statement.query_row([person_id], set_from_row).optional()
 }
 
 /// Marks the set answered; `false` when it already was (a concurrent submission won).

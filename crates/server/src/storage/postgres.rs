@@ -29,7 +29,7 @@ impl r2d2::ManageConnection for Manager {
     type Error = postgres::Error;
 
     fn connect(&self) -> Result<PgSession, postgres::Error> {
-        Ok(PgSession::new(self.config.connect(postgres::NoTls)?))
+        Ok(PgSession::new(Client::new(self.config.connect(postgres::NoTls)?)))
     }
 
     fn is_valid(&self, session: &mut PgSession) -> Result<(), postgres::Error> {
@@ -50,19 +50,20 @@ fn config(url: &str) -> StorageResult<postgres::Config> {
     Ok(config)
 }
 
-/// Connects, migrates, and returns the pool.
-pub fn open(url: &str) -> StorageResult<r2d2::Pool<Manager>> {
+/// Connects, migrates, and returns the pool (and the settings, for connections of their own).
+pub fn open(url: &str) -> StorageResult<(r2d2::Pool<Manager>, postgres::Config)> {
     let config = config(url)?;
     let mut client = config.connect(postgres::NoTls)?;
     migrate(&mut client)?;
     // A dropped connection (a restarted database, a failover) is found at checkout and
     // replaced, rather than failing the request that drew it.
-    Ok(r2d2::Pool::builder()
+    let pool = r2d2::Pool::builder()
         .max_size(POOL_SIZE)
         .min_idle(Some(2))
         .connection_timeout(Duration::from_secs(30))
         .test_on_check_out(true)
-        .build(Manager { config })?)
+        .build(Manager { config: config.clone() })?;
+    Ok((pool, config))
 }
 
 fn migrate(client: &mut postgres::Client) -> StorageResult<()> {
@@ -143,6 +144,40 @@ pub fn describe(error: &postgres::Error) -> String {
     match error.as_db_error() {
         Some(db) => format!("{} ({})", db.message(), db.code().code()),
         None => error.to_string(),
+    }
+}
+
+/// A connection whose closing never blocks an async thread: the driver closes a connection by
+/// blocking on it, which panics on a thread that drives async tasks (a router dropped at
+/// shutdown, say); there it is closed on a thread of its own.
+pub struct Client(Option<postgres::Client>);
+
+impl Client {
+    pub fn new(client: postgres::Client) -> Self {
+        Self(Some(client))
+    }
+}
+
+impl std::ops::Deref for Client {
+    type Target = postgres::Client;
+    fn deref(&self) -> &postgres::Client {
+        self.0.as_ref().unwrap_or_else(|| unreachable!("only taken when dropped"))
+    }
+}
+
+impl std::ops::DerefMut for Client {
+    fn deref_mut(&mut self) -> &mut postgres::Client {
+        self.0.as_mut().unwrap_or_else(|| unreachable!("only taken when dropped"))
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if let Some(client) = self.0.take()
+            && tokio::runtime::Handle::try_current().is_ok()
+        {
+            let _ = std::thread::Builder::new().name("postgres-close".into()).spawn(move || drop(client));
+        }
     }
 }
 

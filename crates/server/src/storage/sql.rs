@@ -246,12 +246,12 @@ impl<T> OptionalExtension<T> for StorageResult<T> {
 /// A PostgreSQL connection with the statements it has prepared (each is parsed once per
 /// connection, as SQLite's statement cache does).
 pub struct PgSession {
-    pub(super) client: postgres::Client,
+    pub(super) client: super::postgres::Client,
     statements: HashMap<String, postgres::Statement>,
 }
 
 impl PgSession {
-    pub(super) fn new(client: postgres::Client) -> Self {
+    pub(super) fn new(client: super::postgres::Client) -> Self {
         Self { client, statements: HashMap::new() }
     }
 
@@ -406,6 +406,38 @@ impl<'c> Connection<'c> {
                 .and_then(|row| row.try_get::<_, i64>(0))
                 .unwrap_or(0),
         }
+    }
+
+    /// Inserts `rows` with `insert` (`INSERT INTO table (columns…)`, a table whose `id` the
+    /// engine assigns), many rows per statement, and returns their ids in the order of `rows`.
+    /// A row at a time cost a round trip each on PostgreSQL: a card's 36 months of history took
+    /// most of a second.
+    pub fn insert_rows(&self, insert: &str, rows: &[Vec<Value>]) -> StorageResult<Vec<i64>> {
+        let Some(columns) = rows.first().map(Vec::len) else { return Ok(Vec::new()) };
+        let mut ids = Vec::with_capacity(rows.len());
+        let mut rest = rows;
+        while !rest.is_empty() {
+            // A few statement sizes only, so each is prepared once per connection.
+            let size = [256, 64, 16, 4, 1].into_iter().find(|size| *size <= rest.len()).unwrap_or(1);
+            let (chunk, remaining) = rest.split_at(size);
+            rest = remaining;
+            let placeholders: Vec<String> = (0..size)
+                .map(|row| {
+                    let numbers: Vec<String> =
+                        (1..=columns).map(|column| format!("?{}", row * columns + column)).collect();
+                    format!("({})", numbers.join(", "))
+                })
+                .collect();
+            let sql = format!("{insert} VALUES {} RETURNING id", placeholders.join(", "));
+            let values: Vec<Value> = chunk.iter().flatten().cloned().collect();
+            let mut chunk_ids =
+                self.query_map(&sql, values, |row| row.get::<i64>(0))?.collect::<StorageResult<Vec<_>>>()?;
+            // Both engines number the rows of one statement in their order; RETURNING may not
+            // list them in it.
+            chunk_ids.sort_unstable();
+            ids.extend(chunk_ids);
+        }
+        Ok(ids)
     }
 
     /// A statement to run, perhaps many times (each is prepared once per connection anyway).

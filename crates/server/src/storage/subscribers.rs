@@ -1,6 +1,6 @@
 use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
 
-use super::{StorageResult, is_unique_violation};
+use super::StorageResult;
 
 #[derive(Debug, Clone)]
 pub struct SubscriberRow {
@@ -40,24 +40,22 @@ pub struct NewSubscriber<'a> {
 pub fn insert(transaction: &Transaction<'_>, new: &NewSubscriber<'_>) -> StorageResult<Option<i64>> {
     let inserted = transaction.execute(
         "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
+         VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT DO NOTHING",
         params![new.email, new.client_id, new.public_key, new.secret_hash, new.created_at],
-    );
-    match inserted {
-        Ok(_) => Ok(Some(transaction.last_insert_rowid())),
-        Err(error) if is_unique_violation(&error) => Ok(None),
-        Err(error) => Err(error.into()),
-    }
+    )?;
+    // A taken e-mail inserts nothing (a failed statement would end a PostgreSQL transaction).
+    Ok((inserted == 1).then(|| transaction.last_insert_rowid()))
 }
 
 pub fn find_by_email(connection: &Connection, email: &str) -> StorageResult<Option<SubscriberRow>> {
     let mut statement = connection.prepare_cached(&format!("SELECT {COLUMNS} FROM subscribers WHERE email = ?1"))?;
-    Ok(statement.query_row([email], from_row).optional()?)
+    statement.query_row([email], from_row).optional()
 }
 
 pub fn find(connection: &Connection, id: i64) -> StorageResult<Option<SubscriberRow>> {
     let mut statement = connection.prepare_cached(&format!("SELECT {COLUMNS} FROM subscribers WHERE id = ?1"))?;
-    Ok(statement.query_row([id], from_row).optional()?)
+    statement.query_row([id], from_row).optional()
 }
 
 /// Replaces the secret's hash, when it is still `replaced_hash`, and moves the credential
@@ -74,11 +72,15 @@ pub fn replace_secret(
              credential_generation = credential_generation + 1
          WHERE id = ?1 AND secret_hash = ?2 RETURNING credential_generation",
     )?;
-    Ok(statement.query_row(params![id, replaced_hash, secret_hash, now], |row| row.get(0)).optional()?)
+    let generation = statement.query_row(params![id, replaced_hash, secret_hash, now], |row| row.get(0)).optional()?;
+    if generation.is_some() {
+        super::changes::announce(transaction, super::changes::Change::Credentials(id))?;
+    }
+    Ok(generation)
 }
 
 /// The current credential generation of a subscriber, `None` when there is no such subscriber.
 pub fn credential_generation(connection: &Connection, id: i64) -> StorageResult<Option<i64>> {
     let mut statement = connection.prepare_cached("SELECT credential_generation FROM subscribers WHERE id = ?1")?;
-    Ok(statement.query_row([id], |row| row.get(0)).optional()?)
+    statement.query_row([id], |row| row.get(0)).optional()
 }

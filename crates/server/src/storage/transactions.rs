@@ -1,6 +1,6 @@
 //! Every payment, whichever side looks at it: the card's owner or the merchant.
 
-use super::sql::{Connection, OptionalExtension, Row, Transaction, Value, params, params_from_iter};
+use super::sql::{Connection, OptionalExtension, Params, Row, Transaction, Value, params, params_from_iter};
 
 use super::StorageResult;
 
@@ -64,42 +64,43 @@ pub(super) fn from_row_at(row: &Row<'_>, start: usize) -> super::StorageResult<T
 
 /// Inserts the rows in order and returns their ids.
 pub fn insert_many(transaction: &Transaction<'_>, rows: &[NewTransaction]) -> StorageResult<Vec<i64>> {
-    let mut statement = transaction.prepare_cached(
+    let values: Vec<Vec<Value>> = rows
+        .iter()
+        .map(|row| {
+            params![
+                row.card_id,
+                row.last_four,
+                row.created_at,
+                row.pending,
+                row.settles_at,
+                row.amount_minor,
+                row.currency,
+                row.merchant_name,
+                row.descriptor,
+                row.category,
+                row.street,
+                row.street_no,
+                row.city,
+                row.country,
+                row.zip,
+                row.directory_id,
+                row.merchant_id,
+                row.location_id
+            ]
+            .values()
+        })
+        .collect();
+    transaction.insert_rows(
         "INSERT INTO transactions (card_id, last_four, created_at, pending, settles_at, amount_minor, currency,
              merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id,
-             merchant_id, location_id)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)",
-    )?;
-    let mut ids = Vec::with_capacity(rows.len());
-    for row in rows {
-        statement.execute(params![
-            row.card_id,
-            row.last_four,
-            row.created_at,
-            row.pending,
-            row.settles_at,
-            row.amount_minor,
-            row.currency,
-            row.merchant_name,
-            row.descriptor,
-            row.category,
-            row.street,
-            row.street_no,
-            row.city,
-            row.country,
-            row.zip,
-            row.directory_id,
-            row.merchant_id,
-            row.location_id
-        ])?;
-        ids.push(transaction.last_insert_rowid());
-    }
-    Ok(ids)
+             merchant_id, location_id)",
+        &values,
+    )
 }
 
 pub fn get(connection: &Connection, id: i64) -> StorageResult<Option<TransactionRow>> {
     let mut statement = connection.prepare_cached(&format!("SELECT {COLUMNS} FROM transactions WHERE id = ?1"))?;
-    Ok(statement.query_row([id], from_row).optional()?)
+    statement.query_row([id], from_row).optional()
 }
 
 /// Which transactions a page shows. Times are Unix seconds, both bounds inclusive.
@@ -153,7 +154,7 @@ pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) 
     values.push(Value::Integer(i64::from(limit)));
     let mut statement = connection.prepare_cached(&sql)?;
     let rows = statement.query_map(params_from_iter(values), from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 /// Pending rows due to settle by `now`; marks them settled and returns them.
@@ -162,7 +163,7 @@ pub fn settle_due(transaction: &Transaction<'_>, now: i64) -> StorageResult<Vec<
         "UPDATE transactions SET pending = 0 WHERE pending = 1 AND settles_at <= ?1 RETURNING {COLUMNS}"
     ))?;
     let rows = statement.query_map([now], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 /// Settles one pending transaction now (the sandbox's control); `None` when it is not pending.
@@ -173,13 +174,12 @@ pub fn settle_now(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageRe
          WHERE id = ?1 AND pending = 1
          RETURNING {COLUMNS}"
     ))?;
-    Ok(statement.query_row(params![id, now], from_row).optional()?)
+    statement.query_row(params![id, now], from_row).optional()
 }
 
 /// When the next pending transaction is due to settle, if any is.
 pub fn next_settlement(connection: &Connection) -> StorageResult<Option<i64>> {
-    Ok(connection
-        .query_row("SELECT MIN(settles_at) FROM transactions WHERE pending = 1", params![], |row| row.get(0))?)
+    connection.query_row("SELECT MIN(settles_at) FROM transactions WHERE pending = 1", params![], |row| row.get(0))
 }
 
 /// A row with its place in the card's change order (incremental sync).
@@ -209,5 +209,5 @@ pub fn changed_after(
     let rows = statement.query_map(params![card_id, after.0, after.1, from, limit], |row| {
         Ok(ChangedRow { row: from_row(row)?, created_seq: row.get(19)?, change_seq: row.get(20)? })
     })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }

@@ -11,7 +11,7 @@ pub fn add(
 ) -> StorageResult<()> {
     transaction.execute(
         "INSERT INTO usage_counts (subscriber_id, day, endpoint, count) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (subscriber_id, day, endpoint) DO UPDATE SET count = count + excluded.count",
+         ON CONFLICT (subscriber_id, day, endpoint) DO UPDATE SET count = usage_counts.count + excluded.count",
         params![subscriber_id, day, endpoint, i64::try_from(count).unwrap_or(i64::MAX)],
     )?;
     Ok(())

@@ -55,21 +55,20 @@ pub fn insert(transaction: &Transaction<'_>, new: &NewWebhook<'_>) -> StorageRes
         "INSERT INTO webhooks (subscriber_id, url, events, description, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
          RETURNING {COLUMNS}"
     ))?;
-    Ok(statement
-        .query_row(params![new.subscriber_id, new.url, new.events, new.description, new.created_at], from_row)?)
+    statement.query_row(params![new.subscriber_id, new.url, new.events, new.description, new.created_at], from_row)
 }
 
 pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<WebhookRow>> {
     let mut statement =
         connection.prepare_cached(&format!("SELECT {COLUMNS} FROM webhooks WHERE subscriber_id = ?1 ORDER BY id"))?;
     let rows = statement.query_map([subscriber_id], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<WebhookRow>> {
     let mut statement =
         connection.prepare_cached(&format!("SELECT {COLUMNS} FROM webhooks WHERE id = ?1 AND subscriber_id = ?2"))?;
-    Ok(statement.query_row(params![id, subscriber_id], from_row).optional()?)
+    statement.query_row(params![id, subscriber_id], from_row).optional()
 }
 
 /// What a PATCH changes; `None` keeps the value.
@@ -96,9 +95,9 @@ pub fn update(
              failing_since = CASE WHEN ?6 = 1 THEN NULL ELSE failing_since END
          WHERE id = ?1 AND subscriber_id = ?2 RETURNING {COLUMNS}"
     ))?;
-    Ok(statement
+    statement
         .query_row(params![id, subscriber_id, change.url, change.events, change.description, change.enabled], from_row)
-        .optional()?)
+        .optional()
 }
 
 pub fn delete(transaction: &Transaction<'_>, subscriber_id: i64, id: i64) -> StorageResult<bool> {
@@ -117,7 +116,7 @@ pub fn rotate(
         "UPDATE webhooks SET secret_generation = secret_generation + 1, previous_until = ?3
          WHERE id = ?1 AND subscriber_id = ?2 RETURNING {COLUMNS}"
     ))?;
-    Ok(statement.query_row(params![id, subscriber_id, previous_until], from_row).optional()?)
+    statement.query_row(params![id, subscriber_id, previous_until], from_row).optional()
 }
 
 /// A queued delivery that is due.
@@ -146,17 +145,17 @@ pub fn due(connection: &Connection, now_ms: i64, limit: u32) -> StorageResult<Ve
             created_at: row.get(13)?,
         })
     })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 /// When the next queued delivery is due, if one is.
 pub fn next_due(connection: &Connection) -> StorageResult<Option<i64>> {
-    Ok(connection.query_row(
+    connection.query_row(
         "SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.status = 'pending' AND w.enabled = 1",
         params![],
         |row| row.get(0),
-    )?)
+    )
 }
 
 /// One attempt's outcome.
@@ -286,12 +285,12 @@ pub fn attempts(
             next_attempt_at: row.get(9)?,
         })
     })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    rows.collect::<Result<_, _>>()
 }
 
 /// Forgets attempts logged before `before_ms`.
 pub fn purge_attempts(transaction: &Transaction<'_>, before_ms: i64) -> StorageResult<usize> {
-    Ok(transaction.execute("DELETE FROM webhook_attempts WHERE at < ?1", [before_ms])?)
+    transaction.execute("DELETE FROM webhook_attempts WHERE at < ?1", [before_ms])
 }
 
 #[cfg(test)]

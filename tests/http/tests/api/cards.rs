@@ -2,7 +2,7 @@ use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TEST_PAN, TEST_PANS, TestServer, assert_error, card_json, send};
+use crate::helpers::{TEST_PAN, TEST_PANS, TestServer, assert_error, card_json, database_files, send};
 
 #[test]
 fn enrolling_answers_card_linked_with_a_numeric_card_id() {
@@ -322,14 +322,19 @@ fn the_database_and_the_log_never_hold_a_pan_or_a_secret() {
     let _ = send(subscriber.auth(server.post("/card", &card_json("4111111111111111"))));
     let _ = send(subscriber.auth(server.get("/card/4242424242424242")));
     let log = server.log();
-    let database = server.database.clone();
-    let directory = database.parent().expect("database directory").to_owned();
     let mut files: Vec<(String, Vec<u8>)> = vec![("server log".to_owned(), log.into_bytes())];
-    for entry in std::fs::read_dir(&directory).expect("database directory") {
-        let path = entry.expect("entry").path();
-        files.push((path.display().to_string(), std::fs::read(&path).expect("readable")));
+    if server.on_postgres() {
+        files.extend(
+            database_files(&server.database).into_iter().map(|(name, bytes)| (name.display().to_string(), bytes)),
+        );
+    } else {
+        let directory = server.database.parent().expect("database directory").to_owned();
+        for entry in std::fs::read_dir(&directory).expect("database directory") {
+            let path = entry.expect("entry").path();
+            files.push((path.display().to_string(), std::fs::read(&path).expect("readable")));
+        }
+        assert!(files.iter().any(|(name, _)| name.ends_with("-wal")), "the WAL is checked too");
     }
-    assert!(files.iter().any(|(name, _)| name.ends_with("-wal")), "the WAL is checked too");
     for (name, bytes) in &files {
         let text = String::from_utf8_lossy(bytes);
         for pan in TEST_PANS.iter().chain(["4111111111111111"].iter()) {

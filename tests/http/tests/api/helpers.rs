@@ -81,12 +81,17 @@ impl TestServer {
             let log = Arc::clone(&log);
             let address_tx = address_tx.clone();
             let marker = marker.clone();
+            // SUBSCRIBER_TEST_ECHO=1 shows the servers' logs as they come (with --nocapture).
+            let echo = std::env::var_os("SUBSCRIBER_TEST_ECHO").is_some();
             std::thread::spawn(move || {
                 for line in BufReader::new(stream).lines().map_while(Result::ok) {
                     if let Some(rest) = line.split(marker.as_str()).nth(1) {
                         // The address ends where a text or a JSON log line goes on.
                         let address = rest.split(['"', ' ', ',', '/']).next().unwrap_or_default().to_owned();
                         let _ = address_tx.send(address);
+                    }
+                    if echo {
+                        eprintln!("server: {line}");
                     }
                     let mut log = log.lock().expect("log lock");
                     log.push_str(&line);
@@ -248,7 +253,7 @@ pub fn fresh_database(dir: &std::path::Path) -> PathBuf {
 
 /// On PostgreSQL the key file cannot sit beside the database: one per database, shared by
 /// every instance and restart of it.
-fn postgres_keys(database: &std::path::Path) -> Vec<String> {
+pub fn postgres_keys(database: &std::path::Path) -> Vec<String> {
     if !is_postgres(database) {
         return Vec::new();
     }
@@ -256,6 +261,18 @@ fn postgres_keys(database: &std::path::Path) -> Vec<String> {
     let dir = std::env::temp_dir().join("subscriber-test-keys");
     std::fs::create_dir_all(&dir).expect("a folder for key files");
     vec!["--keys".to_owned(), dir.join(format!("{name}.keys")).display().to_string()]
+}
+
+/// The server's key file: beside a SQLite file, or the one made for a PostgreSQL database.
+pub fn key_file_of(database: &std::path::Path) -> PathBuf {
+    match postgres_keys(database).last() {
+        Some(path) => PathBuf::from(path),
+        None => {
+            let mut name = database.as_os_str().to_owned();
+            name.push(".keys");
+            PathBuf::from(name)
+        }
+    }
 }
 
 /// Every file of the server's database (the file, its WAL and shared memory) as bytes; on

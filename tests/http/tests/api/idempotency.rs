@@ -1,6 +1,6 @@
 use serde_json::json;
 
-use crate::helpers::{TEST_PANS, TestServer, assert_error, card_json, send};
+use crate::helpers::{TEST_PANS, TestServer, assert_error, assert_nowhere_stored, card_json, send};
 
 #[test]
 fn a_replayed_key_returns_the_first_response_and_creates_nothing() {
@@ -80,9 +80,5 @@ fn signup_is_never_replayed_because_the_secret_is_not_kept() {
     let (status, again) = send(server.post("/subscriber/signup", &body).header("Idempotency-Key", "signup-1"));
     assert_error(status, &again, 409, "conflict");
     let secret = first["secret"].as_str().expect("secret");
-    let stored = std::fs::read(&server.database).expect("database");
-    let wal = std::fs::read(server.database.with_extension("sqlite3-wal")).unwrap_or_default();
-    for bytes in [stored, wal] {
-        assert!(!String::from_utf8_lossy(&bytes).contains(secret), "the secret is not stored");
-    }
+    assert_nowhere_stored(&server, secret);
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TEST_PAN, TestServer, read, send};
+use crate::helpers::{TEST_PAN, TestServer, postgres_admin, read, send};
 
 fn metrics_address(server: &TestServer) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -38,6 +38,9 @@ fn readiness_is_503_with_the_reason_when_the_database_file_is_gone_and_200_when_
     let server = TestServer::spawn();
     let (status, _) = send(server.get("/readyz"));
     assert_eq!(status, 200);
+    if server.on_postgres() {
+        return readiness_follows_a_postgres_database_that_refuses_connections(&server);
+    }
     // The pool's connections keep the renamed file open; readiness asks the path itself.
     let moved = server.database.with_extension("moved");
     std::fs::rename(&server.database, &moved).expect("database renamed");
@@ -53,6 +56,28 @@ fn readiness_is_503_with_the_reason_when_the_database_file_is_gone_and_200_when_
     assert_eq!(send(server.get("/healthz")).0, 200);
     assert!(!server.database.exists(), "readiness must not create the database file");
     std::fs::rename(&moved, &server.database).expect("database restored");
+    let (status, body) = send(server.get("/readyz"));
+    assert_eq!(status, 200, "{body}");
+}
+
+/// PostgreSQL's counterpart of a file gone: the database refuses new connections (the pool's
+/// open ones would still answer; readiness opens its own).
+fn readiness_follows_a_postgres_database_that_refuses_connections(server: &TestServer) {
+    let url = server.database.display().to_string();
+    let name = url.rsplit('/').next().expect("a database name").to_owned();
+    let mut admin =
+        postgres::Client::connect(&postgres_admin().expect("on PostgreSQL"), postgres::NoTls).expect("admin");
+    admin.batch_execute(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")).expect("closed");
+    let (status, body) = send(server.get("/readyz"));
+    admin.batch_execute(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).expect("reopened");
+    assert_eq!(status, 503, "{body}");
+    let missing = body["missing"].as_array().expect("missing is a list");
+    assert!(missing.iter().any(|reason| reason["check"] == "database"), "{body}");
+    assert!(
+        !body.to_string().contains(&name) && !body.to_string().contains("127.0.0.1"),
+        "the body names no database: {body}"
+    );
+    assert_eq!(send(server.get("/healthz")).0, 200);
     let (status, body) = send(server.get("/readyz"));
     assert_eq!(status, 200, "{body}");
 }
