@@ -11,6 +11,7 @@ mod errors;
 mod helpers;
 mod history;
 mod idempotency;
+mod instances;
 mod limits;
 mod merchants;
 mod operations;

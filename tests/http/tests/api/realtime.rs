@@ -21,12 +21,12 @@ struct SseEvent {
 }
 
 /// An open stream, read on its own thread.
-struct EventStream {
+pub(crate) struct EventStream {
     events: mpsc::Receiver<SseEvent>,
 }
 
 impl EventStream {
-    fn open(server: &TestServer, subscriber: &Subscriber, path: &str, last_event_id: Option<&str>) -> Self {
+    pub(crate) fn open(server: &TestServer, subscriber: &Subscriber, path: &str, last_event_id: Option<&str>) -> Self {
         let client = reqwest::blocking::Client::builder().timeout(None).build().expect("client");
         let mut request = client.get(server.url(path)).bearer_auth(&subscriber.token);
         if let Some(id) = last_event_id {
@@ -79,7 +79,7 @@ impl EventStream {
     }
 
     /// The next `transaction` event as (id, data); comments are skipped.
-    fn next_transaction(&self) -> (i64, Value) {
+    pub(crate) fn next_transaction(&self) -> (i64, Value) {
         let deadline = Instant::now() + WAIT;
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
@@ -125,14 +125,14 @@ impl EventStream {
     }
 }
 
-struct Shop {
-    subscriber: Subscriber,
-    card_id: i64,
-    merchant_id: i64,
-    location_id: i64,
+pub(crate) struct Shop {
+    pub(crate) subscriber: Subscriber,
+    pub(crate) card_id: i64,
+    pub(crate) merchant_id: i64,
+    pub(crate) location_id: i64,
 }
 
-fn shop(server: &TestServer) -> Shop {
+pub(crate) fn shop(server: &TestServer) -> Shop {
     let subscriber = server.subscriber();
     let card_id = server.enroll_card(&subscriber, TEST_PAN);
     let merchant_id = enroll_merchant(server, &subscriber, "Stream Cafe");
@@ -140,7 +140,7 @@ fn shop(server: &TestServer) -> Shop {
     Shop { subscriber, card_id, merchant_id, location_id }
 }
 
-fn buy(server: &TestServer, shop: &Shop, amount: f64) -> i64 {
+pub(crate) fn buy(server: &TestServer, shop: &Shop, amount: f64) -> i64 {
     let body = json!({"cardId": shop.card_id, "locationId": shop.location_id, "amount": amount});
     purchase(server, &shop.subscriber, &body)["transactionId"].as_i64().expect("transactionId")
 }

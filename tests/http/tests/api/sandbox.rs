@@ -474,8 +474,12 @@ fn a_reset_deletes_the_callers_data_and_nothing_of_anyone_elses() {
     if let Some(descriptor) = descriptor {
         let (_, found) =
             send(theirs.auth(server.get(&format!("/merchant/discover?merchid={descriptor}&matchType=exact"))));
-        let names: Vec<&str> =
-            found["merchants"].as_array().into_iter().flatten().filter_map(|found| found["dbaName"].as_str()).collect();
+        let names: Vec<&str> = found["result"]["merchants"]
+            .as_array()
+            .expect("merchants")
+            .iter()
+            .filter_map(|found| found["dbaName"].as_str())
+            .collect();
         assert!(!names.contains(&"Reset Bakery"), "the reset location is no longer found: {names:?}");
     }
 

@@ -1,0 +1,174 @@
+//! Two instances of the service on one PostgreSQL database, as behind a load balancer: what one
+//! instance commits, the other streams, finds, replays and enforces. These need PostgreSQL
+//! (`make test` runs the suite on it too); on SQLite, which one instance serves, they say so
+//! and pass.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Barrier};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::discovery::discover;
+use crate::helpers::{TEST_PANS, TestServer, assert_error, card_json, postgres_admin, send};
+use crate::realtime::{EventStream, buy, shop};
+
+/// Two instances on one fresh database, or `None` when the suite runs on SQLite.
+fn two_instances() -> Option<(TestServer, TestServer)> {
+    if postgres_admin().is_none() {
+        eprintln!("two instances need PostgreSQL: run under tests/support/with-postgres.sh");
+        return None;
+    }
+    let first = TestServer::spawn();
+    let second = first.another_instance(&[]);
+    Some((first, second))
+}
+
+#[test]
+fn a_stream_on_one_instance_sees_sales_made_through_the_other_in_order() {
+    let Some((first, second)) = two_instances() else { return };
+    let shop = shop(&first);
+    let card_stream =
+        EventStream::open(&second, &shop.subscriber, &format!("/card/{}/transactions/stream", shop.card_id), None);
+    let merchant_stream = EventStream::open(
+        &second,
+        &shop.subscriber,
+        &format!("/merchant/{}/transactions/stream", shop.merchant_id),
+        None,
+    );
+    // Sales through both instances, alternately: each stream sees every one, in event order.
+    let sold: Vec<i64> = (0..6).map(|index| buy(if index % 2 == 0 { &first } else { &second }, &shop, 3.5)).collect();
+    for stream in [&card_stream, &merchant_stream] {
+        let mut seen = Vec::new();
+        let mut last_event = 0;
+        while seen.len() < sold.len() {
+            let (event_id, data) = stream.next_transaction();
+            assert!(event_id > last_event, "events in order: {event_id} after {last_event}");
+            last_event = event_id;
+            let id = data["transactionId"].as_i64().expect("a transaction id");
+            if !seen.contains(&id) {
+                seen.push(id);
+            }
+        }
+        assert_eq!(seen, sold, "every sale, in the order made");
+    }
+    // A page read through the instance that did not make the sale shows it at once.
+    let newest = buy(&first, &shop, 9.25);
+    let (status, page) =
+        send(shop.subscriber.auth(second.get(&format!("/card/{}/transactions?limit=1", shop.card_id))));
+    assert_eq!(status, 200, "{page}");
+    assert_eq!(page["transactions"][0]["transactionId"].as_i64(), Some(newest), "{page}");
+}
+
+#[test]
+fn an_idempotent_retry_through_the_other_instance_creates_nothing() {
+    let Some((first, second)) = two_instances() else { return };
+    let subscriber = first.subscriber();
+    let enroll = |server: &TestServer, key: &str| {
+        send(subscriber.auth(server.post("/card", &card_json(TEST_PANS[1]))).header("Idempotency-Key", key))
+    };
+    let (status, created) = enroll(&first, "retry-1");
+    assert_eq!(status, 201, "{created}");
+    let (status, replayed) = enroll(&second, "retry-1");
+    assert_eq!((status, &replayed), (201, &created), "the other instance replays the first answer");
+
+    // The same key sent to both at once: one card, whichever instance served it.
+    let barrier = Arc::new(Barrier::new(2));
+    let answers: Vec<(u16, Value)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = [&first, &second]
+            .into_iter()
+            .map(|server| {
+                let barrier = Arc::clone(&barrier);
+                let subscriber = &subscriber;
+                scope.spawn(move || {
+                    barrier.wait();
+                    send(
+                        subscriber
+                            .auth(server.post("/card", &card_json(TEST_PANS[2])))
+                            .header("Idempotency-Key", "together-1"),
+                    )
+                })
+            })
+            .collect();
+        handles.into_iter().map(|handle| handle.join().expect("request")).collect()
+    });
+    for (status, body) in &answers {
+        match status {
+            201 => assert!(body["cardId"].is_i64(), "{body}"),
+            409 => assert_eq!(body["code"], "conflict", "{body}"),
+            other => panic!("{other}: {body}"),
+        }
+    }
+    assert!(answers.iter().any(|(status, _)| *status == 201), "{answers:?}");
+    let (_, cards) = send(subscriber.auth(second.get("/card")));
+    let ids: BTreeSet<i64> =
+        cards["cards"].as_array().expect("cards").iter().filter_map(|card| card["cardId"].as_i64()).collect();
+    assert_eq!(ids.len(), 2, "one card per key: {cards}");
+}
+
+#[test]
+fn a_location_enrolled_through_one_instance_is_found_through_the_other() {
+    let Some((first, second)) = two_instances() else { return };
+    // The second instance has loaded its directory before the location exists.
+    let searcher = second.subscriber();
+    let (status, _) = send(searcher.auth(second.get("/merchant/discover?merchid=SQ%20*BLUE%20HERON%20COFFEE")));
+    assert_eq!(status, 200);
+    let shop = shop(&first);
+    let (_, merchant) = send(shop.subscriber.auth(first.get("/merchant")));
+    let descriptor = merchant["locations"][0]["descriptor"].as_str().expect("a descriptor").to_owned();
+    let found = (0..100).any(|_| {
+        let (_, body) =
+            discover(&second, &searcher, "/merchant/discover", &[("merchid", &descriptor), ("matchType", "exact")]);
+        let hit = body["result"]["merchants"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|item| item["locationId"].as_i64() == Some(shop.location_id));
+        if !hit {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        hit
+    });
+    assert!(found, "the other instance finds the new location ({descriptor})");
+}
+
+#[test]
+fn a_secret_rotated_through_one_instance_revokes_tokens_on_the_other() {
+    let Some((first, second)) = two_instances() else { return };
+    let subscriber = first.subscriber();
+    let (status, _) = send(subscriber.auth(second.get("/card")));
+    assert_eq!(status, 200, "the token works on both");
+    let (status, body) =
+        send(subscriber.auth(first.post("/subscriber/secret/rotate", &json!({ "currentSecret": subscriber.secret }))));
+    assert_eq!(status, 200, "{body}");
+    let revoked = (0..100).any(|_| {
+        let (status, _) = send(subscriber.auth(second.get("/card")));
+        if status != 401 {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        status == 401
+    });
+    assert!(revoked, "the old token is refused by the other instance too");
+    let (status, body) = send(subscriber.auth(second.get("/card")));
+    assert_error(status, &body, 401, "token_expired");
+}
+
+#[test]
+fn a_killed_instance_loses_no_acknowledged_write_and_the_other_serves_on() {
+    let Some((first, second)) = two_instances() else { return };
+    let subscriber = first.subscriber();
+    let mut acknowledged = Vec::new();
+    for pan in &TEST_PANS[..4] {
+        acknowledged.push(first.enroll_card(&subscriber, pan));
+    }
+    let (_dir, _database) = first.kill_hard();
+    let (status, cards) = send(subscriber.auth(second.get("/card")));
+    assert_eq!(status, 200, "{cards}");
+    let listed: BTreeSet<i64> =
+        cards["cards"].as_array().expect("cards").iter().filter_map(|card| card["cardId"].as_i64()).collect();
+    assert_eq!(listed, acknowledged.iter().copied().collect(), "every acknowledged card, through the survivor");
+    // The survivor takes over the work one instance does (the lease lapses) and keeps writing.
+    let shop = shop(&second);
+    let sale = buy(&second, &shop, 1.0);
+    assert!(sale > 0);
+}
