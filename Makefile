@@ -25,8 +25,10 @@ DASHBOARD_BIN := $(CARGO_TARGET_DIR)/debug/subscriber-dashboard
 BINDINGS_DIR := ui/src/lib/bindings
 # A real Secret Service of its own for the command that follows (tests/support/with-keyring.sh).
 WITH_KEYRING := tests/support/with-keyring.sh
+# A throw-away PostgreSQL cluster for the command that follows (tests/support/with-postgres.sh).
+WITH_POSTGRES := tests/support/with-postgres.sh
 
-.PHONY: help run dev serve test test-rust lint bench deps-rust deps-desktop ui-build bindings bindings-check \
+.PHONY: help run dev serve test test-rust test-postgres lint bench deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
 	bench-discovery test-schemathesis deps-schemathesis package package-debug deps-package test-package
 
@@ -35,6 +37,7 @@ help:
 	@echo "make serve           - the service alone on http://127.0.0.1:8080 (sandbox)"
 	@echo "make dev             - the dashboard with hot reload of the UI and the app"
 	@echo "make test            - every test: Rust, UI, dashboard with a real keyring, end-to-end"
+	@echo "make test-postgres   - the black-box HTTP suite on PostgreSQL, two instances included"
 	@echo "make test-browser    - the hosted pages in headless Chromium"
 	@echo "make test-schemathesis - Schemathesis fuzzes the running service from its /openapi.json"
 	@echo "make package         - the service's and the dashboard's .deb files, in target/packages"
@@ -106,6 +109,13 @@ lint: deps-rust ui-build
 test-rust: deps-rust
 	$(CARGO) test --workspace --exclude subscriber-dashboard --exclude subscriber-dashboard-app
 
+# The black-box HTTP suite again, on PostgreSQL: a throw-away cluster (Debian's postgresql
+# package is installed when missing), a database per test server, and the tests of two
+# instances on one database.
+test-postgres: deps-rust
+	$(CARGO) test -p http-conformance --test api --no-run
+	$(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api
+
 # Vitest component and model tests of the UI.
 test-ui: deps-desktop bindings-check
 	cd ui && npm test
@@ -153,7 +163,7 @@ test-schemathesis: deps-rust deps-schemathesis
 	$(CARGO) build -p subscriber-server
 	python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --schemathesis $(VENV)/bin/schemathesis
 
-test: lint test-rust test-browser test-ui test-dashboard test-e2e test-package test-schemathesis
+test: lint test-rust test-postgres test-browser test-ui test-dashboard test-e2e test-package test-schemathesis
 
 # Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
 # through Tauri's bundler (@tauri-apps/cli in ui/package.json, pinned to the last version whose
@@ -196,9 +206,10 @@ deps-bench:
 		cd bench && npm ci --no-audit --no-fund; \
 	fi
 
+# The same requests on SQLite and on PostgreSQL (a throw-away cluster that syncs as a real one).
 bench-http: deps-rust deps-bench
 	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
-	python3 bench/http_bench.py
+	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/http_bench.py
 
 # Discovery on 1,000,000 merchants: generation time, p50/p99 of descriptor, address and position
 # lookups; the figures go into BENCHMARKS.md with the machine and the command.

@@ -84,6 +84,57 @@ def oha_soak(url, token, rate, seconds):
     return total + failed, total - ok + failed, percentiles.get("p50", 0) * 1000, percentiles.get("p99", 0) * 1000
 
 
+def prepare(base):
+    """A subscriber with an enrolled card and its history; what the reads measure."""
+    status, signup = call("POST", f"{base}/subscriber/signup", {"email": "bench@example.com"})
+    assert status == 201, signup
+    login_body = {"email": "bench@example.com", "api_key": signup["secret"]}
+    token = call("POST", f"{base}/subscriber/login", login_body)[1]["token"]
+    card = {"pan": "4242424242424242", "firstName": "Bench", "lastName": "Mark", "expMonth": 12,
+            "expYear": 2030, "countryCode": "USA"}
+    status, enrolled = call("POST", f"{base}/card", card, token)
+    assert status == 201, enrolled
+    card_id = enrolled["cardId"]
+    status, page = call("GET", f"{base}/card/{card_id}/transactions?limit=100", token=token)
+    if len(page["transactions"]) < 100:
+        # A service without sandbox card histories: make 120 purchases at a location of our own.
+        call("POST", f"{base}/merchant", {"name": "Bench Cafe", "category": "5812", "countryCode": "USA"}, token)
+        location = {"countryCode": "USA", "street": "Market St", "streetNo": "1", "city": "San Francisco",
+                    "zip": "94103"}
+        call("POST", f"{base}/merchant/location", {"location": location}, token)
+        for _ in range(120):
+            status, body = call("POST", f"{base}/sandbox/transactions", {"cardId": card_id}, token)
+            assert status == 201, body
+        status, page = call("GET", f"{base}/card/{card_id}/transactions?limit=100", token=token)
+    assert status == 200 and len(page["transactions"]) == 100, page
+    descriptor = page["transactions"][0]["descriptor"]
+    discover = f"/merchant/discover?merchid={urllib.parse.quote(descriptor)}"
+    status, found = call("GET", base + discover, token=token)
+    discovery_served = status == 200
+    assert not discovery_served or found["result"]["merchants"], found
+
+    return token, card_id, login_body, card, discover, discovery_served
+
+
+def enroll_many(base, card, count=25):
+    """Enrollment with a 36-month history, one at a time: `count` subscribers x 8 test cards."""
+    pans = ["4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222",
+            "6011111111111117", "4000002760003184", "4000002500003155", "5200828282828210"]
+    latencies = []
+    for index in range(count):
+        email = f"enroll-{index}@example.com"
+        secret = call("POST", f"{base}/subscriber/signup", {"email": email})[1]["secret"]
+        subscriber_token = call("POST", f"{base}/subscriber/login", {"email": email, "api_key": secret})[1]["token"]
+        for pan in pans:
+            started = time.perf_counter()
+            status, body = call("POST", f"{base}/card", {**card, "pan": pan}, subscriber_token)
+            latencies.append((time.perf_counter() - started) * 1000)
+            assert status == 201, body
+    # The history of the last card enrolled: what one enrollment generated and stored.
+    history = call("GET", f"{base}/card/{body['cardId']}/transactions?limit=5000", token=subscriber_token)[1]
+    return latencies, len(history.get("transactions", []))
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--duration", type=int, default=10, help="seconds per wrk run")
@@ -105,32 +156,7 @@ def main():
     RUNNING.extend([hello, service])
     try:
         base = service.base_url
-        status, signup = call("POST", f"{base}/subscriber/signup", {"email": "bench@example.com"})
-        assert status == 201, signup
-        login_body = {"email": "bench@example.com", "api_key": signup["secret"]}
-        token = call("POST", f"{base}/subscriber/login", login_body)[1]["token"]
-        card = {"pan": "4242424242424242", "firstName": "Bench", "lastName": "Mark", "expMonth": 12,
-                "expYear": 2030, "countryCode": "USA"}
-        status, enrolled = call("POST", f"{base}/card", card, token)
-        assert status == 201, enrolled
-        card_id = enrolled["cardId"]
-        status, page = call("GET", f"{base}/card/{card_id}/transactions?limit=100", token=token)
-        if len(page["transactions"]) < 100:
-            # A service without sandbox card histories: make 120 purchases at a location of our own.
-            call("POST", f"{base}/merchant", {"name": "Bench Cafe", "category": "5812", "countryCode": "USA"}, token)
-            location = {"countryCode": "USA", "street": "Market St", "streetNo": "1", "city": "San Francisco",
-                        "zip": "94103"}
-            call("POST", f"{base}/merchant/location", {"location": location}, token)
-            for _ in range(120):
-                status, body = call("POST", f"{base}/sandbox/transactions", {"cardId": card_id}, token)
-                assert status == 201, body
-            status, page = call("GET", f"{base}/card/{card_id}/transactions?limit=100", token=token)
-        assert status == 200 and len(page["transactions"]) == 100, page
-        descriptor = page["transactions"][0]["descriptor"]
-        discover = f"/merchant/discover?merchid={urllib.parse.quote(descriptor)}"
-        status, found = call("GET", base + discover, token=token)
-        discovery_served = status == 200
-        assert not discovery_served or found["result"]["merchants"], found
+        token, card_id, login_body, card, discover, discovery_served = prepare(base)
 
         reads = [
             ("GET /card/{id}", f"/card/{card_id}", 0.50),
@@ -168,23 +194,51 @@ def main():
         prism.stop()
         prism = None
 
-        # Enrollment with a 36-month history, one at a time: 25 subscribers x 8 test cards.
-        pans = ["4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222",
-                "6011111111111117", "4000002760003184", "4000002500003155", "5200828282828210"]
-        latencies = []
-        for index in range(25):
-            email = f"enroll-{index}@example.com"
-            secret = call("POST", f"{base}/subscriber/signup", {"email": email})[1]["secret"]
-            subscriber_token = call("POST", f"{base}/subscriber/login", {"email": email, "api_key": secret})[1]["token"]
-            for pan in pans:
-                started = time.perf_counter()
-                status, body = call("POST", f"{base}/card", {**card, "pan": pan}, subscriber_token)
-                latencies.append((time.perf_counter() - started) * 1000)
-                assert status == 201, body
-        # The history of the last card enrolled above: what one enrollment generated and stored.
-        history = call("GET", f"{base}/card/{body['cardId']}/transactions?limit=5000", token=subscriber_token)[1]
-        rows_per_card = len(history.get("transactions", []))
+        latencies, rows_per_card = enroll_many(base, card)
         p50, p99 = percentile(latencies, 0.50), percentile(latencies, 0.99)
+
+        # The same requests on PostgreSQL (`make bench-http` runs this under
+        # tests/support/with-postgres.sh, with fsync on): one service on a fresh database.
+        postgres_text = "Not measured: no PostgreSQL (run under `tests/support/with-postgres.sh`)."
+        admin = os.environ.get("SUBSCRIBER_TEST_POSTGRES")
+        if admin:
+            subprocess.run(["psql", admin, "-qc", "CREATE DATABASE bench"], check=True)
+            on_postgres = Server([str(release / "subscriber-server"), "--listen", "127.0.0.1:0", "--database",
+                                  admin.rsplit("/", 1)[0] + "/bench", "--keys", f"{workdir}/postgres.keys",
+                                  "--rate-limit", "0", "--credential-rate-limit", "0", "--login-attempts", "1000000",
+                                  "--directory-size", str(arguments.directory_size),
+                                  "--log", "warn,subscriber_server::server=info"])
+            RUNNING.append(on_postgres)
+            try:
+                pg_base = on_postgres.base_url
+                pg_token, pg_card, _, _, pg_discover, _ = prepare(pg_base)
+                pg_paths = {"GET /card/{id}": f"/card/{pg_card}",
+                            "GET /card/{id}/transactions?limit=100": f"/card/{pg_card}/transactions?limit=100",
+                            "GET /merchant/discover?merchid=…": pg_discover}
+                pg_rows = []
+                for name, _, _ in reads:
+                    result = wrk(pg_base + pg_paths[name], token=pg_token, duration=arguments.duration)
+                    ours = measured[name]
+                    pg_rows.append(f"| `{name}` | {ours['rps']:,.0f} | {result['rps']:,.0f} | "
+                                   f"{result['rps'] / ours['rps']:.0%} | {ours['p99']:.2f} | {result['p99']:.2f} | "
+                                   f"{result['errors']} |")
+                pg_latencies, _ = enroll_many(pg_base, card)
+                pg_p50, pg_p99 = percentile(pg_latencies, 0.50), percentile(pg_latencies, 0.99)
+                pg_rows.append(f"| `POST /card` (enrollment, one at a time) | {1000 / p50:,.1f} | {1000 / pg_p50:,.1f} | "
+                               f"{p50 / pg_p50:.0%} | {p99:.1f} | {pg_p99:.1f} | 0 |")
+                version = subprocess.run(["psql", admin, "-tAc", "SHOW server_version"], capture_output=True,
+                                         text=True).stdout.strip()
+                postgres_text = (f"PostgreSQL {version} on the same machine (a throw-away cluster with fsync and "
+                                 "synchronous commit on, over TCP on loopback), the same service binary with "
+                                 "`--database postgres://…`, the same requests and wrk settings in the same run:\n\n"
+                                 "| Request | SQLite requests/s | PostgreSQL requests/s | PostgreSQL ÷ SQLite | "
+                                 "SQLite p99 ms | PostgreSQL p99 ms | Non-2xx |\n|---|---:|---:|---:|---:|---:|---:|\n"
+                                 + "\n".join(pg_rows) + "\n\nEnrollment requests/s is one client's rate (1000 ÷ p50 "
+                                 "ms). Reads of a page or a card are answered from memory on both once read; "
+                                 "PostgreSQL adds a network round trip per statement where SQLite calls into "
+                                 "the process.")
+            finally:
+                on_postgres.stop()
 
         # Soak: half the measured maximum of card details, at a constant rate.
         soak_text = "Not run (`--soak-seconds 0`)."
@@ -234,6 +288,10 @@ Prism (`@stoplight/prism-cli`, `bench/package.json`) mocking the service's own `
 of sandbox history{" (this build generates none yet: the histories land with the directory work)" if not rows_per_card else ""}
 (synchronous=FULL: every commit reaches the disk): p50 {p50:.1f} ms, p99 {p99:.1f} ms
 (target p99 ≤ 100 ms: {"met" if p99 <= 100 else "missed"}).
+
+### The same requests on PostgreSQL
+
+{postgres_text}
 
 ### Soak
 

@@ -110,6 +110,13 @@ free_port() {
     fi
 }
 
+# Throw-away data needs no syncing; WITH_POSTGRES_DURABLE=1 (the benchmarks) keeps PostgreSQL's
+# defaults, so what is measured is what a real server does at each commit.
+durability="-c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+if [ "${WITH_POSTGRES_DURABLE:-}" = 1 ]; then
+    durability="-c fsync=on"
+fi
+
 # The port may be taken between choosing and starting: then another one is tried.
 attempts=5
 for attempt in $(seq "$attempts"); do
@@ -117,7 +124,7 @@ for attempt in $(seq "$attempts"); do
     rm -f "$log"
     if as_owner "$bin/pg_ctl" -D "$data" -l "$log" -w -t 60 -s \
         -o "-c listen_addresses=127.0.0.1 -p $port -k '$tmp'" \
-        -o "-c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+        -o "$durability" \
         -o "-c max_connections=400" \
         start >"$tmp/pg_ctl.out" 2>&1; then
         break
@@ -133,6 +140,8 @@ for attempt in $(seq "$attempts"); do
 done
 
 export SUBSCRIBER_TEST_POSTGRES="postgres://postgres@127.0.0.1:$port/postgres"
+# The cluster's own client tools (pg_dump, psql) first.
+export PATH="$bin:$PATH"
 status=0
 "$@" || status=$?
 exit "$status"

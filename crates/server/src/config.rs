@@ -14,7 +14,8 @@ use subscriber_protocol::Environment;
     args_override_self = true,
     about = "Subscriber Data: the payment-data API (cards, merchants, discovery, bank accounts, identity).",
     long_about = "Subscriber Data: the payment-data API for subscribers.\n\n\
-        Serves the HTTP API over one SQLite file (created and migrated on start). In the sandbox \
+        Serves the HTTP API over one SQLite file (created and migrated on start), or over a \
+        PostgreSQL database several instances share (--database postgres://...). In the sandbox \
         environment it makes its own data: 36 months of history for enrolled test cards, a \
         merchant directory, a simulated bank login, synthetic identities and live point-of-sale \
         transactions. Every flag can also be set through the environment variable shown."

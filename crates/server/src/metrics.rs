@@ -54,11 +54,11 @@ fn describe() {
     );
     describe_gauge!(
         "subscriber_webhook_queue_depth",
-        "Webhook deliveries waiting (the service sends no webhooks yet)."
+        "Webhook deliveries waiting for their next attempt (on the instance that delivers)."
     );
     describe_counter!(
         "subscriber_webhook_deliveries_total",
-        "Webhook deliveries by outcome (the service sends no webhooks yet)."
+        "Webhook delivery attempts by outcome: delivered, or failed (tried again until it gives up)."
     );
     describe_gauge!("subscriber_ready", "1 when the last readiness check passed, else 0.");
     // Series that exist before anything happens, so a dashboard shows 0 rather than nothing.

@@ -148,6 +148,16 @@ pub fn due(connection: &Connection, now_ms: i64, limit: u32) -> StorageResult<Ve
     rows.collect::<Result<_, _>>()
 }
 
+/// Deliveries waiting for an attempt (of enabled endpoints).
+pub fn waiting(connection: &Connection) -> StorageResult<i64> {
+    connection.query_row(
+        "SELECT COUNT(*) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+         WHERE d.status = 'pending' AND w.enabled = 1",
+        params![],
+        |row| row.get(0),
+    )
+}
+
 /// When the next queued delivery is due, if one is.
 pub fn next_due(connection: &Connection) -> StorageResult<Option<i64>> {
     connection.query_row(

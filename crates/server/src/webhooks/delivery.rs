@@ -66,6 +66,9 @@ pub async fn run(state: AppState) {
 /// Attempts every delivery due now; returns how many it attempted.
 pub async fn deliver_due(state: &AppState, client: &reqwest::Client) -> Result<usize, storage::StorageError> {
     let now_ms = Utc::now().timestamp_millis();
+    let waiting = state.db.read(storage::webhooks::waiting).await?;
+    #[allow(clippy::cast_precision_loss)]
+    metrics::gauge!("subscriber_webhook_queue_depth").set(waiting as f64);
     let next = state.db.read(storage::webhooks::next_due).await?;
     if next.is_none_or(|due| due > now_ms) {
         return Ok(0);
@@ -115,6 +118,8 @@ async fn deliver(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
         }
     };
     let at = Utc::now().timestamp_millis();
+    let counted = if outcome.delivered { "delivered" } else { "failed" };
+    metrics::counter!("subscriber_webhook_deliveries_total", "outcome" => counted).increment(1);
     let unit_ms = i64::try_from(state.config.webhook_retry_unit_ms).unwrap_or(1000);
     let give_up_at = delivery.created_at.saturating_add(GIVE_UP_SECONDS.saturating_mul(unit_ms));
     let next_attempt_at = if outcome.delivered || outcome.final_failure {
