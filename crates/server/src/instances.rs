@@ -70,6 +70,7 @@ async fn apply(state: &AppState, changes: &[Change], locations_seen: &mut i64) -
                     state.generations.note(subscriber_id, generation);
                 }
             }
+            Change::Reset(_) => forget_deleted(state).await?,
         }
     }
     Ok(())
@@ -87,7 +88,7 @@ async fn catch_up(state: &AppState, locations_seen: &mut i64) -> StorageResult<(
             break;
         }
     }
-    let Some(directory) = state.directory.loaded() else { return Ok(()) };
+    let Some(directory) = state.directory.if_loaded() else { return Ok(()) };
     let after = *locations_seen;
     let locations =
         state.db.read(move |connection| storage::directory::enrolled_locations_after(connection, after)).await?;
@@ -101,8 +102,24 @@ async fn catch_up(state: &AppState, locations_seen: &mut i64) -> StorageResult<(
     Ok(())
 }
 
+/// A sandbox reset through another instance deleted a subscriber's data: the rendered cards
+/// and pages kept here go (they are read again), and the locations no longer found.
+async fn forget_deleted(state: &AppState) -> StorageResult<()> {
+    state.card_bodies.clear();
+    state.transaction_pages.clear();
+    if let Some(directory) = state.directory.if_loaded() {
+        let existing: std::collections::HashSet<i64> =
+            state.db.read(storage::directory::location_ids).await?.into_iter().collect();
+        let gone: Vec<i64> =
+            directory.enrolled_location_ids().into_iter().filter(|id| !existing.contains(id)).collect();
+        directory.retire_enrolled_locations(&gone);
+    }
+    Ok(())
+}
+
 /// After a reconnection: whatever was said meanwhile, taken in from the database.
 async fn resync(state: &AppState, locations_seen: &mut i64) -> StorageResult<()> {
+    forget_deleted(state).await?;
     catch_up(state, locations_seen).await?;
     let changes: Vec<Change> = state.generations.known().into_iter().map(Change::Credentials).collect();
     apply(state, &changes, locations_seen).await

@@ -151,11 +151,6 @@ impl LazyDirectory {
         Self { db, seed, size, loaded: tokio::sync::OnceCell::new() }
     }
 
-    /// The directory if it is loaded, without loading it.
-    pub fn loaded(&self) -> Option<Arc<Directory>> {
-        self.loaded.get().cloned()
-    }
-
     /// The directory, loading it first if nobody has yet. Callers that come while it loads
     /// wait for that one load; a failed load is tried again by the next caller.
     pub async fn get(&self) -> anyhow::Result<Arc<Directory>> {
@@ -306,6 +301,16 @@ impl Directory {
         }
         let entry = Entry::from_merchant(location, &mut inner.interner);
         inner.push_enrolled(entry);
+    }
+
+    /// The enrolled locations the directory finds.
+    pub fn enrolled_location_ids(&self) -> Vec<i64> {
+        let inner = self.inner.read();
+        inner.entries[inner.generated..]
+            .iter()
+            .filter(|entry| !entry.retired)
+            .filter_map(|entry| entry.location_id)
+            .collect()
     }
 
     /// Whether the enrolled location is in the directory (and not retired).

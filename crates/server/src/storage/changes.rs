@@ -19,6 +19,8 @@ pub enum Change {
     Events,
     /// The subscriber's credential generation moved on: older tokens are revoked.
     Credentials(i64),
+    /// The subscriber's sandbox data was deleted: what was kept of it goes too.
+    Reset(i64),
 }
 
 impl Change {
@@ -26,6 +28,7 @@ impl Change {
         match self {
             Self::Events => "events".to_owned(),
             Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
+            Self::Reset(subscriber_id) => format!("reset:{subscriber_id}"),
         }
     }
 
@@ -33,6 +36,7 @@ impl Change {
         match payload.split_once(':') {
             None if payload == "events" => Some(Self::Events),
             Some(("credentials", id)) => id.parse().ok().map(Self::Credentials),
+            Some(("reset", id)) => id.parse().ok().map(Self::Reset),
             _ => None,
         }
     }
@@ -111,7 +115,7 @@ mod tests {
 
     #[test]
     fn payloads_read_back() {
-        for change in [Change::Events, Change::Credentials(42)] {
+        for change in [Change::Events, Change::Credentials(42), Change::Reset(7)] {
             assert_eq!(Change::parse(&change.payload()), Some(change));
         }
         assert_eq!(Change::parse("credentials:x"), None);

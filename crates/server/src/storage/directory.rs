@@ -165,6 +165,11 @@ pub fn load(connection: &Connection, interner: &mut Interner) -> StorageResult<V
     Ok(entries)
 }
 
+/// The id of every enrolled location.
+pub fn location_ids(connection: &Connection) -> StorageResult<Vec<i64>> {
+    connection.query_map("SELECT id FROM locations", params![], |row| row.get(0))?.collect()
+}
+
 fn table_exists(connection: &Connection, name: &str) -> StorageResult<bool> {
     let mut statement = connection.prepare_cached(match connection.dialect() {
         Dialect::Sqlite => "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",

@@ -73,5 +73,6 @@ pub fn reset(transaction: &Transaction<'_>, subscriber_id: i64) -> StorageResult
     for statement in statements {
         transaction.prepare_cached(statement)?.execute([subscriber_id])?;
     }
+    super::changes::announce(transaction, super::changes::Change::Reset(subscriber_id))?;
     Ok(Removed { location_ids })
 }

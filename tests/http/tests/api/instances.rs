@@ -172,3 +172,27 @@ fn a_killed_instance_loses_no_acknowledged_write_and_the_other_serves_on() {
     let sale = buy(&second, &shop, 1.0);
     assert!(sale > 0);
 }
+
+#[test]
+fn a_sandbox_reset_through_one_instance_is_seen_by_the_other() {
+    let Some((first, second)) = two_instances() else { return };
+    let subscriber = first.subscriber();
+    let card_id = first.enroll_card(&subscriber, TEST_PANS[0]);
+    // The second instance has rendered the card and a page of it, and keeps them.
+    let card = format!("/card/{card_id}");
+    let page = format!("/card/{card_id}/transactions?limit=5");
+    assert_eq!(send(subscriber.auth(second.get(&card))).0, 200);
+    assert_eq!(send(subscriber.auth(second.get(&page))).0, 200);
+    let (status, body) = send(subscriber.auth(first.post("/sandbox/reset", &json!({}))));
+    assert_eq!(status, 200, "{body}");
+    let gone = (0..100).any(|_| {
+        let (status, _) = send(subscriber.auth(second.get(&card)));
+        if status != 404 {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        status == 404
+    });
+    assert!(gone, "the other instance no longer shows the deleted card");
+    let (status, body) = send(subscriber.auth(second.get(&page)));
+    assert_error(status, &body, 404, "not_found");
+}
