@@ -1,8 +1,12 @@
-//! SQLite storage: one module per resource, so another backend can replace one without
-//! touching the handlers.
+//! Storage: one module per resource, each operation written once over [`sql::Connection`],
+//! which runs it on SQLite (the default: one file, nothing to set up) or PostgreSQL (one
+//! database several instances share). Handlers call operations; no driver type leaves here.
 //!
-//! Reads share a pool of connections; writes go through one connection behind an async
-//! mutex, which keeps SQLite's single writer busy without `SQLITE_BUSY` retries.
+//! Reads share a pool of connections. Writes wait on one async mutex per instance, then run in
+//! one transaction: on SQLite's single writer connection (busy without `SQLITE_BUSY` retries),
+//! on PostgreSQL under a database-wide lock (`postgres`), so writes of every instance commit one
+//! at a time, as on SQLite. [`changes`] tells the other instances what they keep in memory;
+//! [`claims`] holds idempotency keys across them.
 
 pub mod bank_accounts;
 pub mod card_sessions;
