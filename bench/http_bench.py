@@ -253,7 +253,8 @@ def main():
                          f"{rss_start / 1024:.1f} MiB at the start, {rss_end / 1024:.1f} MiB at the end.")
         load_after, busy_after = load_average(), busiest_processes()
 
-        command = (f"python3 bench/http_bench.py --duration {arguments.duration} "
+        command = (("WITH_POSTGRES_DURABLE=1 tests/support/with-postgres.sh " if admin else "")
+                   + f"python3 bench/http_bench.py --duration {arguments.duration} "
                    f"--soak-seconds {arguments.soak_seconds} --section {arguments.section}")
         text = f"""## HTTP throughput and latency
 
