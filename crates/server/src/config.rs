@@ -27,13 +27,14 @@ pub struct Config {
 
     /// Where the data lives, migrated on start: a SQLite file (created when missing), or a
     /// PostgreSQL database, `postgres://user:password@host:port/name`, which several instances
-    /// may share (then `--keys` is required: every instance needs the same key file).
+    /// may share (every instance with the same `--keys` file).
     #[arg(long, env = "SUBSCRIBER_DATABASE", default_value = "subscriber-data.sqlite3")]
     pub database: crate::storage::Location,
 
     /// File of the service's secret keys (token signing, card fingerprints, hosted forms,
     /// idempotency, webhooks), mode 0600, kept apart from the data; created on first start.
-    /// Default (SQLite): the database's path with `.keys` added.
+    /// Default: the SQLite file's path with `.keys` added; on PostgreSQL, `<database name>.keys`
+    /// in the working folder.
     #[arg(long, env = "SUBSCRIBER_KEYS")]
     pub keys: Option<PathBuf>,
 

@@ -108,6 +108,21 @@ impl fmt::Debug for Location {
 }
 
 impl Location {
+    /// The PostgreSQL database's name (`None` for SQLite, or when the address names none).
+    pub fn database_name(&self) -> Option<String> {
+        let Self::Postgres(url) = self else { return None };
+        let path = url
+            .split_once("://")?
+            .1
+            .split('?')
+            .next()?
+            .rsplit_once('@')
+            .map_or(url.split_once("://")?.1.split('?').next()?, |(_, host)| host);
+        let name = path.split_once('/')?.1;
+        (!name.is_empty() && name.bytes().all(|byte| byte.is_ascii_alphanumeric() || b"_-".contains(&byte)))
+            .then(|| name.to_owned())
+    }
+
     /// The SQLite file, `None` on PostgreSQL.
     pub fn file(&self) -> Option<&Path> {
         match self {

@@ -195,6 +195,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_database_name_names_the_default_key_file() {
+        use super::super::Location;
+        let name = |url: &str| url.parse::<Location>().ok().and_then(|location| location.database_name());
+        assert_eq!(name("postgres://app:s3cret@db.internal:5432/data?sslmode=require").as_deref(), Some("data"));
+        assert_eq!(name("postgresql://db/subscriber_data").as_deref(), Some("subscriber_data"));
+        assert_eq!(name("postgres://db").as_deref(), None);
+        assert_eq!(name("postgres://db/../etc").as_deref(), None);
+        assert_eq!(name("service.sqlite3"), None);
+    }
+
+    #[test]
     fn passwords_stay_out_of_logs() {
         assert_eq!(
             without_password("postgres://app:s3cret@db.internal:5432/data?sslmode=require"),

@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::discovery::discover;
-use crate::helpers::{TEST_PANS, TestServer, assert_error, card_json, postgres_admin, send};
+use crate::helpers::{TEST_PANS, TestServer, assert_error, card_json, fresh_database, postgres_admin, send};
 use crate::realtime::{EventStream, buy, shop};
 
 /// Two instances on one fresh database, or `None` when the suite runs on SQLite.
@@ -195,4 +195,36 @@ fn a_sandbox_reset_through_one_instance_is_seen_by_the_other() {
     assert!(gone, "the other instance no longer shows the deleted card");
     let (status, body) = send(subscriber.auth(second.get(&page)));
     assert_error(status, &body, 404, "not_found");
+}
+
+#[test]
+fn without_keys_a_postgres_database_gets_a_key_file_named_after_it_in_the_working_folder() {
+    if postgres_admin().is_none() {
+        return;
+    }
+    let folder = tempfile::tempdir().expect("a working folder");
+    let database = fresh_database(folder.path());
+    let name = database.display().to_string().rsplit('/').next().expect("a name").to_owned();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"))
+        .current_dir(folder.path())
+        .args(["--listen", "127.0.0.1:0", "--directory-size", "2000", "--database"])
+        .arg(&database)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("starts");
+    let stdout = child.stdout.take().expect("output");
+    let started = std::io::BufRead::lines(std::io::BufReader::new(stdout))
+        .map_while(Result::ok)
+        .any(|line| line.contains("listening on http://"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(started, "the service starts without --keys");
+    let key_file = folder.path().join(format!("{name}.keys"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&key_file).expect("the key file is in the working folder").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
 }
