@@ -321,7 +321,7 @@ impl Db {
     /// A connection of its own, outside the pool (to `LISTEN` on).
     pub(crate) fn connect_postgres(&self) -> StorageResult<postgres::Client> {
         match &self.backend {
-            Backend::Postgres(_, config) => Ok(postgres::Client::new(config.connect(::postgres::NoTls)?)),
+            Backend::Postgres(_, config) => postgres::connect(config),
             Backend::Sqlite(_) => Err(StorageError::Corrupt("not a PostgreSQL database".into())),
         }
     }

@@ -5,8 +5,8 @@
 
 use std::time::Duration;
 
-use super::StorageResult;
 use super::sql::{Connection, PgSession, Transaction};
+use super::{StorageError, StorageResult};
 
 /// The advisory lock every write transaction holds until it ends ("SDW" + 1).
 const WRITE_LOCK: i64 = 0x5344_5701;
@@ -26,19 +26,35 @@ pub struct Manager {
 
 impl r2d2::ManageConnection for Manager {
     type Connection = PgSession;
-    type Error = postgres::Error;
+    type Error = StorageError;
 
-    fn connect(&self) -> Result<PgSession, postgres::Error> {
-        Ok(PgSession::new(Client::new(self.config.connect(postgres::NoTls)?)))
+    fn connect(&self) -> Result<PgSession, StorageError> {
+        Ok(PgSession::new(connect(&self.config)?))
     }
 
-    fn is_valid(&self, session: &mut PgSession) -> Result<(), postgres::Error> {
-        session.client.simple_query("").map(|_| ())
+    fn is_valid(&self, session: &mut PgSession) -> Result<(), StorageError> {
+        Ok(session.client.simple_query("").map(|_| ())?)
     }
 
     fn has_broken(&self, session: &mut PgSession) -> bool {
         session.is_broken()
     }
+}
+
+/// A connection: TLS when the address asks for it (`sslmode=require`), the server's
+/// certificate checked against the system's trusted roots (`SSL_CERT_FILE` adds one), never
+/// falling back to plain TCP; plain otherwise (`prefer` included: a certificate nobody can
+/// check is no better than none).
+pub fn connect(config: &postgres::Config) -> StorageResult<Client> {
+    let client = match config.get_ssl_mode() {
+        postgres::config::SslMode::Disable | postgres::config::SslMode::Prefer => config.connect(postgres::NoTls)?,
+        _ => {
+            let (tls, _) = tokio_postgres_rustls::MakeRustlsConnect::with_native_certs()
+                .map_err(|_| StorageError::Corrupt("no trusted root certificates for TLS to PostgreSQL".into()))?;
+            config.connect(tls)?
+        }
+    };
+    Ok(Client::new(client))
 }
 
 fn config(url: &str) -> StorageResult<postgres::Config> {
@@ -53,7 +69,7 @@ fn config(url: &str) -> StorageResult<postgres::Config> {
 /// Connects, migrates, and returns the pool (and the settings, for connections of their own).
 pub fn open(url: &str) -> StorageResult<(r2d2::Pool<Manager>, postgres::Config)> {
     let config = config(url)?;
-    let mut client = config.connect(postgres::NoTls)?;
+    let mut client = connect(&config)?;
     migrate(&mut client)?;
     // A dropped connection (a restarted database, a failover) is found at checkout and
     // replaced, rather than failing the request that drew it.
@@ -96,7 +112,10 @@ pub fn probe(url: &str) -> Result<i32, &'static str> {
     };
     let mut config = config(url).map_err(|_| "the database address is not valid")?;
     config.connect_timeout(Duration::from_secs(2));
-    let mut client = config.connect(postgres::NoTls).map_err(logged("the database cannot be reached"))?;
+    let mut client = connect(&config).map_err(|error| {
+        tracing::warn!(error = %error, "readiness: the database cannot be reached");
+        "the database cannot be reached"
+    })?;
     let applied: i64 = client
         .query_one("SELECT COALESCE(MAX(version), 0) FROM schema_migrations", &[])
         .and_then(|row| row.try_get(0))

@@ -228,3 +228,21 @@ fn without_keys_a_postgres_database_gets_a_key_file_named_after_it_in_the_workin
         assert_eq!(mode & 0o777, 0o600);
     }
 }
+
+#[test]
+fn sslmode_require_never_falls_back_to_plain_tcp() {
+    if postgres_admin().is_none() {
+        return;
+    }
+    // The test cluster speaks no TLS: a service told to require it must refuse to start.
+    let folder = tempfile::tempdir().expect("a working folder");
+    let database = format!("{}?sslmode=require", fresh_database(folder.path()).display());
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"))
+        .current_dir(folder.path())
+        .args(["--listen", "127.0.0.1:0", "--directory-size", "2000", "--database", &database])
+        .output()
+        .expect("runs");
+    let said = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    assert!(!output.status.success(), "started over plain TCP: {said}");
+    assert!(said.to_lowercase().contains("tls"), "says why: {said}");
+}
