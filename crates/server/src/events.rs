@@ -147,6 +147,19 @@ impl EventHub {
         self.latest.read().get(&owner).copied().unwrap_or(0)
     }
 
+    /// The id of the newest event of `owner`'s transactions: what a kept page of them is checked
+    /// against (`transaction_pages`). On SQLite this instance announced every one; on a shared
+    /// PostgreSQL database another instance may have committed one not heard of here yet, so
+    /// the database answers (one look-up on an index).
+    pub async fn newest_event_of(&self, db: &Db, owner: Owner) -> StorageResult<i64> {
+        match db.dialect() {
+            crate::storage::Dialect::Sqlite => Ok(self.latest_event(owner)),
+            crate::storage::Dialect::Postgres => {
+                db.read_by_key(move |connection| crate::storage::events::newest_of(connection, owner)).await
+            }
+        }
+    }
+
     /// Runs `work` in one write transaction and announces the events it returns once they are
     /// committed, before the next write can commit.
     pub async fn write<T, F>(self: &Arc<Self>, db: &Db, work: F) -> StorageResult<T>

@@ -29,7 +29,7 @@ where
 {
     let query = query.unwrap_or_default();
     // Read before the rows: a change committed meanwhile announces a newer event.
-    let event = state.events.latest_event(owner);
+    let event = state.events.newest_event_of(&state.db, owner).await?;
     let body = match state.transaction_pages.get(owner, &query, event, filter.from) {
         Some(body) => body,
         None => {

@@ -4,7 +4,7 @@
 //!
 //! A page is the answer for its owner (card or merchant) and its exact query string as long
 //! as (1) no event of the owner was announced since it was read (every insert and settlement
-//! of a transaction announces one: `EventHub::latest_event`), and (2) the sliding 36-month
+//! of a transaction records one: `EventHub::newest_event_of`), and (2) the sliding 36-month
 //! window has not moved past the oldest row read (the window only ever moves forward, so
 //! until then the same rows are the newest in it). The caller checks who may read the owner
 //! before asking: the cache holds no permissions.
@@ -17,7 +17,7 @@ use parking_lot::RwLock;
 use crate::storage::transactions::Owner;
 
 struct Page {
-    /// `EventHub::latest_event` of the owner when the page was read.
+    /// `EventHub::newest_event_of` the owner when the page was read.
     event: i64,
     /// `created_at` of the oldest row read (the look-ahead row included); `None` when none was.
     oldest_read: Option<i64>,

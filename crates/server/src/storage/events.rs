@@ -167,11 +167,23 @@ fn queue_deliveries(
 
 /// Up to `limit` transaction events of the owner with an id above `after_id`, oldest first.
 pub fn after(connection: &Connection, owner: Owner, after_id: i64, limit: u32) -> StorageResult<Vec<EventRow>> {
-    let (column, owner_id) = match owner {
+    let (column, owner_id) = owner_column(owner);
+    transaction_events(connection, &format!("e.{column} = ?1 AND e.id > ?2"), &[owner_id, after_id], limit)
+}
+
+/// The id of the owner's newest transaction event, 0 when it has none.
+pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<i64> {
+    let (column, owner_id) = owner_column(owner);
+    connection.query_row(&format!("SELECT COALESCE(MAX(id), 0) FROM events WHERE {column} = ?1"), [owner_id], |row| {
+        row.get(0)
+    })
+}
+
+fn owner_column(owner: Owner) -> (&'static str, i64) {
+    match owner {
         Owner::Card(id) => ("card_id", id),
         Owner::Merchant(id) => ("merchant_id", id),
-    };
-    transaction_events(connection, &format!("e.{column} = ?1 AND e.id > ?2"), &[owner_id, after_id], limit)
+    }
 }
 
 /// Up to `limit` transaction events (of every owner) with an id above `after_id`, oldest first.
