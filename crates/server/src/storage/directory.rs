@@ -132,7 +132,7 @@ pub fn replace(
 
 /// The stored directory, by id.
 pub fn load(connection: &Connection, interner: &mut Interner) -> StorageResult<Vec<Entry>> {
-    let mut statement = connection.prepare(
+    let mut statement = connection.prepare_cached(
         "SELECT id, dba_name, descriptor, mcc, street, street_no, city, region, country, zip, phone, latitude,
              longitude, currency
          FROM directory_merchants ORDER BY id",
@@ -191,7 +191,7 @@ pub fn enrolled_locations_after(connection: &Connection, after_id: i64) -> Stora
     if !table_exists(connection, "locations")? || !table_exists(connection, "merchants")? {
         return Ok(Vec::new());
     }
-    let mut statement = connection.prepare(
+    let mut statement = connection.prepare_cached(
         "SELECT l.id, l.merchant_id, m.name, m.mcc, m.phone, l.country_code, l.street, l.street_no, l.city, l.zip,
              l.latitude, l.longitude, l.descriptor
          FROM locations l JOIN merchants m ON m.id = l.merchant_id

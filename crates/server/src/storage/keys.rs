@@ -9,7 +9,7 @@ use super::StorageResult;
 /// Every row: `(name, value)`. Rows named `check:*` are check values, the others are keys of
 /// an older version.
 pub fn all(connection: &Connection) -> StorageResult<Vec<(String, Vec<u8>)>> {
-    let mut statement = connection.prepare("SELECT name, value FROM server_keys ORDER BY name")?;
+    let mut statement = connection.prepare_cached("SELECT name, value FROM server_keys ORDER BY name")?;
     let rows = statement.query_map(params![], |row| Ok((row.get(0)?, row.get(1)?)))?;
     rows.collect::<Result<_, _>>()
 }

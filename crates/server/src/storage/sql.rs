@@ -444,10 +444,6 @@ impl<'c> Connection<'c> {
     pub fn prepare_cached<'s>(&'s self, sql: &str) -> StorageResult<Statement<'s, 'c>> {
         Ok(Statement { connection: self, sql: sql.to_owned() })
     }
-
-    pub fn prepare<'s>(&'s self, sql: &str) -> StorageResult<Statement<'s, 'c>> {
-        self.prepare_cached(sql)
-    }
 }
 
 /// A statement of a connection.
