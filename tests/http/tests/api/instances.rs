@@ -254,3 +254,21 @@ fn sslmode_require_never_falls_back_to_plain_tcp() {
     assert!(!output.status.success(), "started over plain TCP: {said}");
     assert!(said.to_lowercase().contains("tls"), "says why: {said}");
 }
+
+#[test]
+fn the_database_password_never_reaches_the_log_or_an_answer() {
+    if postgres_admin().is_none() {
+        return;
+    }
+    let folder = tempfile::tempdir().expect("a working folder");
+    // The test cluster trusts local connections, so any password is accepted and carried.
+    let database =
+        fresh_database(folder.path()).display().to_string().replacen("postgres@", "postgres:Pw-s3cret-9@", 1);
+    let server = TestServer::spawn_on(folder, database.clone().into(), "127.0.0.1:0", &["--log", "debug"]);
+    let subscriber = server.subscriber();
+    server.enroll_card(&subscriber, TEST_PANS[0]);
+    let (_, ready) = send(server.get("/readyz"));
+    assert!(!ready.to_string().contains("Pw-s3cret-9"), "{ready}");
+    assert!(server.log().contains("listening on"), "the log is read");
+    assert!(!server.log().contains("Pw-s3cret-9"), "the password is in the log");
+}
