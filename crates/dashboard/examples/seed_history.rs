@@ -8,8 +8,8 @@ use std::path::PathBuf;
 
 use anyhow::{Context, bail};
 use chrono::Utc;
-use subscriber_server::storage::Db;
-use subscriber_server::storage::transactions::{self, Filter, Owner};
+use subscriber_server::storage::Store;
+use subscriber_server::storage::transactions::{Filter, Owner};
 
 const SPAN_SECONDS: i64 = 35 * 30 * 24 * 3600;
 
@@ -26,10 +26,8 @@ async fn main() -> anyhow::Result<()> {
     let database = PathBuf::from(flag("--database")?);
     let card_id: i64 = flag("--card-id")?.parse().context("--card-id is a number")?;
     let target: usize = flag("--rows")?.parse().context("--rows is a number")?;
-    let db = Db::open(&database.clone().into())?;
-    let existing = db
-        .read(move |connection| transactions::page(connection, Owner::Card(card_id), &Filter::default(), 100_000))
-        .await?;
+    let db = Store::open(&database.clone().into()).await?;
+    let existing = db.transactions_page(Owner::Card(card_id), Filter::default(), 100_000).await?;
     if existing.is_empty() {
         bail!("card {card_id} has no transactions to copy in {}", database.display());
     }
@@ -48,8 +46,7 @@ async fn main() -> anyhow::Result<()> {
         })
         .collect();
     for chunk in copies.chunks(10_000) {
-        let chunk = chunk.to_vec();
-        db.write(move |transaction| transactions::insert_many(transaction, &chunk)).await?;
+        db.insert_history(chunk.to_vec()).await?;
     }
     println!("card {card_id}: {} transactions ({} copied)", existing.len() + missing, missing);
     Ok(())

@@ -15,7 +15,7 @@ use subscriber_server::directory::generate::{self, ID_BASE};
 use subscriber_server::directory::search::AddressQuery;
 use subscriber_server::directory::{Directory, Query};
 use subscriber_server::simulation::history::{self, HistoryInput};
-use subscriber_server::storage::Db;
+use subscriber_server::storage::Store;
 
 const SEED: u64 = 20_261_122;
 const LOOKUPS: usize = 2_000;
@@ -29,7 +29,7 @@ fn main() -> anyhow::Result<()> {
     let dir = tempfile::tempdir()?;
     let database = dir.path().join("bench.sqlite3");
 
-    let db = Db::open(&database.clone().into())?;
+    let db = runtime.block_on(Store::open(&database.clone().into()))?;
     let started = Instant::now();
     let directory = runtime.block_on(Directory::open(&db, SEED, size))?;
     let first_start = started.elapsed();

@@ -7,7 +7,6 @@ use subscriber_protocol::Environment;
 use tokio::task::JoinSet;
 
 use crate::state::AppState;
-use crate::storage;
 
 /// Idempotency keys are kept this long.
 const IDEMPOTENCY_RETENTION_SECONDS: i64 = 24 * 3600;
@@ -49,7 +48,7 @@ pub fn spawn(state: &AppState) -> Background {
         loop {
             tick.tick().await;
             let before = Utc::now().timestamp() - IDEMPOTENCY_RETENTION_SECONDS;
-            match purge_state.db.write(move |transaction| storage::idempotency::purge(transaction, before)).await {
+            match purge_state.db.purge_idempotency(before).await {
                 Ok(purged) if purged > 0 => tracing::info!(purged, "old idempotency keys forgotten"),
                 Ok(_) => {}
                 Err(error) => tracing::warn!(error = %error, "idempotency keys not purged"),
@@ -85,13 +84,7 @@ pub fn spawn(state: &AppState) -> Background {
         loop {
             tick.tick().await;
             let before = Utc::now().timestamp() - EVENT_RETENTION_SECONDS;
-            let purged = events_state
-                .db
-                .write(move |transaction| {
-                    let attempts = storage::webhooks::purge_attempts(transaction, before.saturating_mul(1000))?;
-                    Ok(storage::events::purge(transaction, before)? + attempts)
-                })
-                .await;
+            let purged = events_state.db.purge_events(before).await;
             match purged {
                 Ok(purged) if purged > 0 => tracing::info!(purged, "old events and delivery attempts forgotten"),
                 Ok(_) => {}

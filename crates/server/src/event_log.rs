@@ -14,7 +14,6 @@ use crate::http::extract::{ApiQuery, Auth};
 use crate::http::routes::Routes;
 use crate::paging::{self, Bound};
 use crate::state::AppState;
-use crate::storage;
 use crate::storage::events::{EventKind, LogFilter, LoggedEvent};
 
 /// How far back the log lists.
@@ -91,10 +90,7 @@ async fn list(
         before_id,
     };
     let subscriber_id = auth.subscriber_id;
-    let rows = state
-        .db
-        .read(move |connection| storage::events::list(connection, subscriber_id, &filter, limit.saturating_add(1)))
-        .await?;
+    let rows = state.db.events(subscriber_id, filter, limit.saturating_add(1)).await?;
     let (rows, next_cursor) = paging::split_page(rows, limit, |row| public_id(row.id));
     let events = rows.into_iter().map(render).collect::<Result<Vec<_>, _>>()?;
     Ok(Json(Success::new(EventPage { events, next_cursor })))
@@ -115,10 +111,6 @@ async fn one(
     let not_found = || ApiError::not_found("no such event of this subscriber");
     let id = parse_public_id(&event_id).ok_or_else(not_found)?;
     let subscriber_id = auth.subscriber_id;
-    let row = state
-        .db
-        .read(move |connection| storage::events::get(connection, subscriber_id, id))
-        .await?
-        .ok_or_else(not_found)?;
+    let row = state.db.event(subscriber_id, id).await?.ok_or_else(not_found)?;
     Ok(Json(Success::new(render(row)?)))
 }

@@ -1,20 +1,20 @@
 //! The in-process announcement of transaction events to the open streams (`realtime`).
 //!
-//! Each instance announces every transaction event once, in id order: its own writes' events
-//! after they commit, and, on PostgreSQL, the events other instances commit (`crate::instances`
-//! reads them). Ids grow in commit order (one write at a time, see `storage::postgres`), so
-//! whichever path announces first, an event never comes after a later one.
+//! The hub carries wake-ups, not events: "owner X has new events". A stream that wakes reads
+//! what came after the last event it sent from the database, where one card's or merchant's
+//! events are in id order on both backends (see `storage`). So the order in which wake-ups
+//! arrive, from this instance's writes or from another instance's (`crate::instances`), never
+//! matters, and nothing is lost between two of them.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::storage::Transaction;
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::{broadcast, watch};
 
 use crate::storage::events::EventRow;
 use crate::storage::transactions::Owner;
-use crate::storage::{Db, StorageResult};
+use crate::storage::{StorageResult, Store};
 
 /// An event's id as the API shows it (`GET /events`, the streams' `id:`, webhook deliveries).
 pub fn public_id(id: i64) -> String {
@@ -40,23 +40,33 @@ fn parse_digits(digits: &str) -> Option<i64> {
     digits.parse::<i64>().ok()
 }
 
-/// Events a slow stream may fall behind by before it catches up from the database.
+/// Wake-ups a slow stream may fall behind by; past them it simply reads the database.
 pub(crate) const CAPACITY: usize = 1024;
 
 /// Streams one subscriber may hold open at once (the contract's live-environment rule).
 pub const MAX_STREAMS_PER_SUBSCRIBER: usize = 10;
 
+/// What the hub tells the streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Wake {
+    /// The owner has new events.
+    Owner(Owner),
+    /// Any owner may have new events (another instance changed too many to name, or this
+    /// instance may have missed what another said).
+    All,
+    /// The subscriber's sandbox data was deleted: its streams end.
+    Reset(i64),
+}
+
 pub struct EventHub {
-    sender: broadcast::Sender<Arc<EventRow>>,
+    sender: broadcast::Sender<Wake>,
     closed: watch::Sender<bool>,
     /// Open streams per subscriber; a subscriber without any has no entry.
     open_streams: Mutex<HashMap<i64, usize>>,
-    /// The id of the newest event of each card and merchant that has had one since the start:
-    /// every change of a transaction comes with an event, so a page read while that id was
-    /// the newest is still the page (`transaction_pages`).
+    /// The id of the newest event of each card and merchant announced here since the start:
+    /// on SQLite every change of a transaction comes with an event announced here, so a page
+    /// read while that id was the newest is still the page (`transaction_pages`).
     latest: RwLock<HashMap<Owner, i64>>,
-    /// The newest event id announced: nothing at or below it is announced again.
-    announced: Mutex<i64>,
 }
 
 impl Default for EventHub {
@@ -66,7 +76,6 @@ impl Default for EventHub {
             closed: watch::channel(false).0,
             open_streams: Mutex::default(),
             latest: RwLock::default(),
-            announced: Mutex::new(0),
         }
     }
 }
@@ -90,59 +99,58 @@ impl Drop for StreamSlot {
 }
 
 impl EventHub {
-    /// Events committed from now on, in id order. Subscribe before reading what the database
-    /// already holds, so nothing falls between the two.
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<EventRow>> {
+    /// Wake-ups from now on. Subscribe before reading what the database already holds, so
+    /// nothing falls between the two.
+    pub fn subscribe(&self) -> broadcast::Receiver<Wake> {
         self.sender.subscribe()
     }
 
-    /// Starts announcing after `id` (the newest event when the service starts).
-    pub fn start_after(&self, id: i64) {
-        let mut announced = self.announced.lock();
-        *announced = (*announced).max(id);
-    }
-
-    /// The newest event id announced.
-    pub fn announced(&self) -> i64 {
-        *self.announced.lock()
-    }
-
-    /// Announces committed events, given in id order with every event committed between the
-    /// last announced and the last given (see [`EventHub::write`]); those announced already
-    /// are skipped.
+    /// Announces events this instance committed.
     pub fn publish(&self, events: &[EventRow]) {
-        let mut announced = self.announced.lock();
-        let events: Vec<&EventRow> = events.iter().filter(|event| event.id > *announced).collect();
-        if let Some(last) = events.last() {
-            *announced = last.id;
+        if events.is_empty() {
+            return;
         }
-        // Held to the end: two announcers (a write, the follower of other instances) keep id order.
-        if !events.is_empty() {
+        let mut woken = Vec::new();
+        {
             let mut latest = self.latest.write();
-            for event in &events {
-                let row = &event.transaction;
-                let owners = [row.card_id.map(Owner::Card), row.merchant_id.map(Owner::Merchant)];
-                for owner in owners.into_iter().flatten() {
-                    latest.insert(owner, event.id);
+            for event in events {
+                for owner in Owner::of(&event.transaction) {
+                    let newest = latest.entry(owner).or_insert(0);
+                    *newest = (*newest).max(event.id);
+                    if !woken.contains(&owner) {
+                        woken.push(owner);
+                    }
                 }
             }
         }
-        for event in events {
+        for owner in woken {
             // An error only means that no stream is open.
-            let _ = self.sender.send(Arc::new(event.clone()));
+            let _ = self.sender.send(Wake::Owner(owner));
         }
-        drop(announced);
     }
 
-    /// Every transaction event committed after the last announced (others' and this write's),
-    /// read inside a write transaction, where every lower id is committed already.
-    fn since_announced(&self, transaction: &Transaction<'_>) -> StorageResult<Vec<EventRow>> {
-        crate::storage::events::all_after(transaction, self.announced(), u32::MAX)
+    /// Wakes the streams of owners another instance changed (`None`: of every owner).
+    pub fn wake(&self, owners: Option<&[Owner]>) {
+        match owners {
+            Some(owners) => {
+                for owner in owners {
+                    let _ = self.sender.send(Wake::Owner(*owner));
+                }
+            }
+            None => {
+                let _ = self.sender.send(Wake::All);
+            }
+        }
     }
 
-    /// The id of the newest event of `owner`'s transactions announced since the start (0 for
-    /// none). Read it before reading the transactions: a change committed after the read
-    /// announces a newer id.
+    /// Ends the subscriber's open streams (its sandbox data was deleted).
+    pub fn end_streams_of(&self, subscriber_id: i64) {
+        let _ = self.sender.send(Wake::Reset(subscriber_id));
+    }
+
+    /// The id of the newest event of `owner`'s transactions announced here since the start
+    /// (0 for none). Read it before reading the transactions: a change committed after the
+    /// read announces a newer id.
     pub fn latest_event(&self, owner: Owner) -> i64 {
         self.latest.read().get(&owner).copied().unwrap_or(0)
     }
@@ -151,34 +159,8 @@ impl EventHub {
     /// against (`transaction_pages`). On SQLite this instance announced every one; on a shared
     /// PostgreSQL database another instance may have committed one not heard of here yet, so
     /// the database answers (one look-up on an index).
-    pub async fn newest_event_of(&self, db: &Db, owner: Owner) -> StorageResult<i64> {
-        match db.dialect() {
-            crate::storage::Dialect::Sqlite => Ok(self.latest_event(owner)),
-            crate::storage::Dialect::Postgres => {
-                db.read_by_key(move |connection| crate::storage::events::newest_of(connection, owner)).await
-            }
-        }
-    }
-
-    /// Runs `work` in one write transaction and announces the events it returns once they are
-    /// committed, before the next write can commit.
-    pub async fn write<T, F>(self: &Arc<Self>, db: &Db, work: F) -> StorageResult<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&Transaction<'_>) -> StorageResult<(T, Vec<EventRow>)> + Send + 'static,
-    {
-        let hub = Arc::clone(self);
-        let reader = Arc::clone(self);
-        let shared = db.dialect() == crate::storage::Dialect::Postgres;
-        let work = move |transaction: &Transaction<'_>| {
-            let (value, events) = work(transaction)?;
-            // On a shared database other instances' events may precede this write's: announced
-            // here, before this write's, or a stream would see them out of order.
-            let events = if shared && !events.is_empty() { reader.since_announced(transaction)? } else { events };
-            Ok((value, events))
-        };
-        let (value, _) = db.write_then(work, move |(_, events)| hub.publish(events)).await?;
-        Ok(value)
+    pub async fn newest_event_of(&self, store: &Store, owner: Owner) -> StorageResult<i64> {
+        if store.is_shared() { store.newest_transaction_event(owner).await } else { Ok(self.latest_event(owner)) }
     }
 
     /// A slot for one more stream of the subscriber; `None` when it holds the most it may.

@@ -123,7 +123,7 @@ impl Keys {
     }
 
     /// `Err` naming the keys whose check in the database does not match this key file.
-    fn verify_checks(&self, stored: &[(String, Vec<u8>)], path: &Path) -> anyhow::Result<()> {
+    pub(crate) fn verify_checks(&self, stored: &[(String, Vec<u8>)], path: &Path) -> anyhow::Result<()> {
         let mismatched: Vec<&str> = stored
             .iter()
             .filter_map(|(row, value)| {

@@ -2,7 +2,7 @@
 
 use chrono::Utc;
 
-use crate::storage::{self, Db};
+use crate::storage::Store;
 
 /// How long a lease lasts unless renewed; its holder renews it every third of that.
 const LEASE_MS: i64 = 15_000;
@@ -26,14 +26,13 @@ impl Lease {
     /// Whether this instance holds the lease now, renewing (or trying to take) it when a third
     /// of its time has passed since the last look. A failed renewal stops the work: doing it
     /// twice is worse than pausing it.
-    pub async fn held(&mut self, db: &Db) -> bool {
+    pub async fn held(&mut self, db: &Store) -> bool {
         let now = Utc::now().timestamp_millis();
         if now < self.next_check_ms {
             return self.holding;
         }
         let (name, holder) = (self.name, self.holder.clone());
-        let held =
-            db.write(move |transaction| storage::leases::hold(transaction, name, &holder, now, now + LEASE_MS)).await;
+        let held = db.hold_lease(name, holder, now, now + LEASE_MS).await;
         if let Err(error) = &held {
             tracing::warn!(error = %error, lease = self.name, "a lease could not be renewed: its work pauses");
         }

@@ -33,10 +33,7 @@ where
     let body = match state.transaction_pages.get(owner, &query, event, filter.from) {
         Some(body) => body,
         None => {
-            let rows = state
-                .db
-                .read(move |connection| storage::transactions::page(connection, owner, &filter, limit + 1))
-                .await?;
+            let rows = state.db.transactions_page(owner, filter, limit + 1).await?;
             let oldest_read = rows.last().map(|row| row.created_at);
             let (rows, next_cursor) = paging::finish_page(rows, limit);
             let rendered = rows.into_iter().map(row).collect::<Result<Vec<_>, _>>()?;
@@ -54,20 +51,15 @@ pub fn json(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, HeaderValue::from_static("application/json"))], body).into_response()
 }
 
-/// Settles the pending transactions whose time has come and announces each to its streams.
+/// Settles the pending transactions whose time has come and wakes their streams.
 pub async fn settle_due(state: &AppState) -> Result<usize, storage::StorageError> {
     let now = chrono::Utc::now().timestamp();
-    // A read first, so an idle service does not take the writer every second.
-    let next = state.db.read(storage::transactions::next_settlement).await?;
+    // A read first, so an idle service does not write every second.
+    let next = state.db.next_settlement().await?;
     if next.is_none_or(|due| due > now) {
         return Ok(0);
     }
-    state
-        .events
-        .write(&state.db, move |transaction| {
-            let settled = storage::transactions::settle_due(transaction, now)?;
-            let events = storage::events::record(transaction, storage::events::EventKind::Settled, &settled, now)?;
-            Ok((settled.len(), events))
-        })
-        .await
+    let events = state.db.settle_due(now).await?;
+    state.events.publish(&events);
+    Ok(events.len())
 }

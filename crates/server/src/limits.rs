@@ -21,8 +21,8 @@ use parking_lot::Mutex;
 use crate::config::Config;
 use crate::error::ApiError;
 use crate::keys::Keys;
+use crate::storage::Store;
 use crate::storage::login_failures::Scope;
-use crate::storage::{self, Db};
 
 const LOGIN_WINDOW: Duration = Duration::from_secs(15 * 60);
 
@@ -44,7 +44,7 @@ type RequestLimiter = RateLimiter<Caller, DefaultKeyedStateStore<Caller>, Defaul
 
 /// Failed logins allowed per window: by (e-mail, address), by address, by e-mail.
 struct FailedLogins {
-    db: Db,
+    db: Store,
     keys: Arc<Keys>,
     pair: usize,
     address: usize,
@@ -126,7 +126,7 @@ fn limiter(rate: u32, burst: u32) -> Option<(RequestLimiter, u32)> {
 }
 
 impl Limits {
-    pub fn new(config: &Config, db: Db, keys: Arc<Keys>) -> Self {
+    pub fn new(config: &Config, db: Store, keys: Arc<Keys>) -> Self {
         let attempts = usize::try_from(config.login_attempts).unwrap_or(usize::MAX);
         let threads = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
         Self {
@@ -177,19 +177,8 @@ impl Limits {
         let subjects = self.failed_logins.subjects(email, address);
         let now = now_ms();
         let since = now - window_ms();
-        let oldest_deciding = self
-            .failed_logins
-            .db
-            .read(move |connection| {
-                let mut oldest = None;
-                for (scope, subject, limit) in &subjects {
-                    // Only the newest `limit` failures decide: the wait runs from the oldest of them.
-                    let at = storage::login_failures::nth_newest_since(connection, *scope, subject, since, *limit)?;
-                    oldest = oldest.max(at);
-                }
-                Ok(oldest)
-            })
-            .await?;
+        // Only the newest `limit` failures of a subject decide: the wait runs from the oldest of them.
+        let oldest_deciding = self.failed_logins.db.login_failures_deciding(subjects.to_vec(), since).await?;
         match oldest_deciding {
             None => Ok(()),
             Some(at) => {
@@ -202,11 +191,7 @@ impl Limits {
     pub async fn record_failed_login(&self, email: &str, address: IpAddr) {
         let subjects = self.failed_logins.subjects(email, address).map(|(scope, subject, _)| (scope, subject));
         let at = now_ms();
-        let recorded = self
-            .failed_logins
-            .db
-            .write(move |transaction| storage::login_failures::record(transaction, &subjects, at))
-            .await;
+        let recorded = self.failed_logins.db.record_login_failures(subjects.to_vec(), at).await;
         if let Err(error) = recorded {
             tracing::warn!(error = %error, "a failed login was not recorded");
         }
@@ -216,18 +201,15 @@ impl Limits {
     /// so a guesser cannot clear them by logging in to an account of its own.
     pub async fn forget_failed_logins(&self, email: &str, address: IpAddr) -> Result<(), ApiError> {
         let [(scope, subject, _), ..] = self.failed_logins.subjects(email, address);
-        self.failed_logins
-            .db
-            .write(move |transaction| storage::login_failures::forget(transaction, scope, &subject))
-            .await?;
+        self.failed_logins.db.forget_login_failures(scope, subject).await?;
         Ok(())
     }
 }
 
 /// Forgets failed logins older than the window (the background task's work).
-pub async fn purge_failed_logins(db: &Db) -> crate::storage::StorageResult<usize> {
+pub async fn purge_failed_logins(db: &Store) -> crate::storage::StorageResult<u64> {
     let before = now_ms() - window_ms();
-    db.write(move |transaction| storage::login_failures::purge(transaction, before)).await
+    db.purge_login_failures(before).await
 }
 
 /// What the request buckets say of one request.

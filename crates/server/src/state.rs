@@ -9,7 +9,7 @@ use crate::config::Config;
 use crate::credentials::TokenIssuer;
 use crate::directory::LazyDirectory;
 use crate::keys::{self, Keys};
-use crate::storage::{self, Db};
+use crate::storage::{self, Store};
 use crate::usage::UsageRecorder;
 
 /// Card bodies kept in memory: about 300 bytes each.
@@ -32,7 +32,7 @@ impl std::ops::Deref for AppState {
 
 pub struct Shared {
     pub config: Arc<Config>,
-    pub db: Db,
+    pub db: Store,
     pub auth: Arc<TokenIssuer>,
     /// The subscribers' current credential generations: what revokes tokens at a rotation.
     pub generations: Arc<crate::credentials::revocation::CredentialGenerations>,
@@ -62,8 +62,10 @@ pub struct Shared {
 }
 
 /// The key file's keys, checked against the database; keys an older version kept in the
-/// database move to the file and leave the database.
-async fn load_keys(config: &Config, db: &Db) -> anyhow::Result<Keys> {
+/// database move to the file and leave the database. Instances started together on a new
+/// database with different key files: the first to store its checks wins, the others refuse to
+/// start.
+async fn load_keys(config: &Config, db: &Store) -> anyhow::Result<Keys> {
     let path = match (&config.keys, &config.database) {
         (Some(path), _) => path.clone(),
         (None, storage::Location::Sqlite(database)) => keys::default_path(database),
@@ -76,12 +78,12 @@ async fn load_keys(config: &Config, db: &Db) -> anyhow::Result<Keys> {
             path
         }
     };
-    let stored = db.read(storage::keys::all).await?;
+    let stored = db.stored_keys().await?;
     let (checks, legacy): (Vec<_>, Vec<_>) = stored.into_iter().partition(|(name, _)| name.starts_with("check:"));
     let keys = Keys::load_or_create(&path, &legacy, &checks)?;
-    let checks = keys.checks();
     let now = Utc::now().timestamp();
-    db.write(move |transaction| storage::keys::replace_with_checks(transaction, &checks, now)).await?;
+    let settled = db.settle_key_checks(keys.checks(), now).await?;
+    keys.verify_checks(&settled, &path)?;
     if !legacy.is_empty() {
         // The deleted keys may still sit in the write-ahead log until it is checkpointed.
         db.checkpoint().await?;
@@ -93,9 +95,7 @@ async fn load_keys(config: &Config, db: &Db) -> anyhow::Result<Keys> {
 impl AppState {
     /// Opens the database and loads (or makes) the service's keys.
     pub async fn new(config: Config) -> anyhow::Result<Self> {
-        // Opening connects and migrates: blocking work, off the async threads.
-        let location = config.database.clone();
-        let db = tokio::task::spawn_blocking(move || Db::open(&location)).await??;
+        let db = Store::open(&config.database).await?;
         let keys = Arc::new(load_keys(&config, &db).await?);
         let auth = TokenIssuer::new(
             &keys.token_signing,
@@ -106,9 +106,7 @@ impl AppState {
         let limits = crate::limits::Limits::new(&config, db.clone(), Arc::clone(&keys));
         let directory = LazyDirectory::new(db.clone(), config.sandbox_seed, config.directory_size);
         let identity_source = crate::identity_source::for_environment(&config);
-        // Streams announce what is committed from now on; what came before they read themselves.
         let events = Arc::new(crate::events::EventHub::default());
-        events.start_after(db.read(storage::events::newest_id).await?);
         Ok(Self(Arc::new(Shared {
             config: Arc::new(config),
             db,

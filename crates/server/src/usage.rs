@@ -7,7 +7,7 @@ use chrono::Utc;
 use parking_lot::Mutex;
 use subscriber_protocol::Environment;
 
-use crate::storage::{self, Db, StorageResult};
+use crate::storage::{StorageResult, Store};
 
 type Key = (i64, String, String);
 
@@ -31,17 +31,11 @@ impl UsageRecorder {
         *self.pending.lock().entry((subscriber_id, day, endpoint)).or_default() += 1;
     }
 
-    pub async fn flush(&self, db: &Db) -> StorageResult<()> {
+    pub async fn flush(&self, db: &Store) -> StorageResult<()> {
         let batch: Vec<(Key, u64)> = self.pending.lock().drain().collect();
         if batch.is_empty() {
             return Ok(());
         }
-        db.write(move |transaction| {
-            for ((subscriber_id, day, endpoint), count) in &batch {
-                storage::usage::add(transaction, *subscriber_id, day, endpoint, *count)?;
-            }
-            Ok(())
-        })
-        .await
+        db.add_usage(batch).await
     }
 }

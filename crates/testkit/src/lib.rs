@@ -1,17 +1,20 @@
 //! What the tests of every crate share: the service started in-process on a free port with a
 //! temporary database ([`TestService`]), a person's browser on the hosted pages ([`Browser`],
 //! and [`BlockingBrowser`] for the synchronous black-box suite), a real webhook receiver
-//! ([`WebhookReceiver`]), and the sandbox's test cards.
+//! ([`WebhookReceiver`]), the sandbox's test cards, and a database one round trip away
+//! ([`DelayProxy`]).
 //!
 //! Dev-only: no product crate depends on it.
 
 pub mod browser;
 pub mod cards;
+pub mod delay;
 pub mod receiver;
 pub mod service;
 
 pub use browser::{BlockingBrowser, Browser, Page};
 pub use cards::{TEST_PAN, TEST_PANS, card_json, test_card};
+pub use delay::DelayProxy;
 pub use receiver::{Delivery, WebhookReceiver};
 pub use service::TestService;
 

@@ -12,12 +12,11 @@ use super::permission_name;
 use crate::error::ApiError;
 use crate::link_token;
 use crate::state::AppState;
-use crate::storage::{self, bank_accounts::BankAccountRow, bank_accounts::LinkStage};
+use crate::storage::bank_accounts::{BankAccountRow, LinkStage};
 
 /// The link a page's token names, in whatever state.
 pub async fn find_by_link(state: &AppState, link_token: &str) -> Result<Option<BankAccountRow>, ApiError> {
-    let token_hash = link_token::hash(link_token);
-    Ok(state.db.read(move |connection| storage::bank_accounts::find_by_token(connection, &token_hash)).await?)
+    Ok(state.db.bank_link_by_token(link_token::hash(link_token)).await?)
 }
 
 /// Signed in at the bank in the browser holding `browser_nonce`; on to `next_stage`.
@@ -27,20 +26,13 @@ pub async fn sign_in(
     browser_nonce: &str,
     next_stage: LinkStage,
 ) -> Result<bool, ApiError> {
-    let browser_hash = link_token::hash(browser_nonce);
     let now = Utc::now().timestamp();
-    Ok(state
-        .db
-        .write(move |transaction| {
-            storage::bank_accounts::sign_in(transaction, account_id, now, &browser_hash, next_stage)
-        })
-        .await?)
+    Ok(state.db.bank_sign_in(account_id, now, link_token::hash(browser_nonce), next_stage).await?)
 }
 
 /// The one-time code was right: on to consent.
 pub async fn pass_code(state: &AppState, account_id: i64) -> Result<bool, ApiError> {
-    let now = Utc::now().timestamp();
-    Ok(state.db.write(move |transaction| storage::bank_accounts::pass_code(transaction, account_id, now)).await?)
+    Ok(state.db.bank_pass_code(account_id, Utc::now().timestamp()).await?)
 }
 
 /// Counts a wrong sign-in or code: the failures so far (the link fails with `reason` at
@@ -51,44 +43,14 @@ pub async fn record_login_failure(
     reason: &'static str,
 ) -> Result<Option<u32>, ApiError> {
     let now = Utc::now().timestamp();
-    Ok(state
-        .db
-        .write(move |transaction| {
-            let failures =
-                storage::bank_accounts::record_login_failure(transaction, account_id, now, MAX_LOGIN_FAILURES, reason)?;
-            if failures.is_some_and(|failures| failures >= MAX_LOGIN_FAILURES) {
-                storage::events::record_for_account(
-                    transaction,
-                    account_id,
-                    "account.failed",
-                    &outcome(account_id, Some(reason)),
-                    now,
-                )?;
-            }
-            Ok(failures)
-        })
-        .await?)
+    let failed = ("account.failed", outcome(account_id, Some(reason)));
+    Ok(state.db.bank_login_failure(account_id, now, MAX_LOGIN_FAILURES, reason, failed).await?)
 }
 
 /// The link ends failed, with the reason the subscriber is shown.
 pub async fn fail(state: &AppState, account_id: i64, reason: &'static str) -> Result<bool, ApiError> {
-    let now = Utc::now().timestamp();
-    Ok(state
-        .db
-        .write(move |transaction| {
-            let failed = storage::bank_accounts::fail(transaction, account_id, now, reason)?;
-            if failed {
-                storage::events::record_for_account(
-                    transaction,
-                    account_id,
-                    "account.failed",
-                    &outcome(account_id, Some(reason)),
-                    now,
-                )?;
-            }
-            Ok(failed)
-        })
-        .await?)
+    let failed = ("account.failed", outcome(account_id, Some(reason)));
+    Ok(state.db.fail_bank_link(account_id, Utc::now().timestamp(), reason, failed).await?)
 }
 
 /// The person consented to share `granted`: the bank's scoped token (random, good only for
@@ -96,23 +58,8 @@ pub async fn fail(state: &AppState, account_id: i64, reason: &'static str) -> Re
 pub async fn link(state: &AppState, account_id: i64, granted: &[AccountPermission]) -> Result<bool, ApiError> {
     let stored = granted.iter().map(|permission| permission_name(*permission)).collect::<Vec<_>>().join(",");
     let access_token = format!("sbx_{}", link_token::new_token());
-    let now = Utc::now().timestamp();
-    Ok(state
-        .db
-        .write(move |transaction| {
-            let linked = storage::bank_accounts::link(transaction, account_id, now, &stored, &access_token)?;
-            if linked {
-                storage::events::record_for_account(
-                    transaction,
-                    account_id,
-                    "account.linked",
-                    &outcome(account_id, None),
-                    now,
-                )?;
-            }
-            Ok(linked)
-        })
-        .await?)
+    let linked = ("account.linked", outcome(account_id, None));
+    Ok(state.db.link_bank_account(account_id, Utc::now().timestamp(), stored, access_token, linked).await?)
 }
 
 /// The data of an `account.linked` or `account.failed` event.

@@ -28,7 +28,6 @@ use crate::paging;
 use crate::simulation::bank;
 use crate::state::AppState;
 use crate::storage::bank_accounts::{BankAccountRow, LinkStatus};
-use crate::storage::{self, StorageError};
 use banks::SandboxBank;
 
 pub fn routes(api: Routes) -> Routes {
@@ -136,24 +135,14 @@ async fn enroll(
     let url = format!("{}{LOGIN_PATH}?link={link_token}", state.public_url());
     let subscriber_id = auth.subscriber_id;
     let response_url = url.clone();
-    let replay = idempotent.clone();
-    let account_id = state
-        .db
-        .write(move |transaction| {
-            let account_id =
-                storage::bank_accounts::insert(transaction, subscriber_id, bank.id, &token_hash, now, expires_at)?;
-            if replay.is_keyed() {
-                let body = EnrollAccountResponse {
-                    account_id,
-                    url: response_url,
-                    expires_at: expires_at_time,
-                    status: AccountStatus::Pending,
-                };
-                replay.store_created(transaction, &body)?;
-            }
-            Ok::<_, StorageError>(account_id)
-        })
-        .await?;
+    let replay = idempotent.replay(move |account_id| EnrollAccountResponse {
+        account_id,
+        url: response_url,
+        expires_at: expires_at_time,
+        status: AccountStatus::Pending,
+    });
+    let account_id =
+        state.db.open_bank_link(subscriber_id, bank.id, token_hash.to_vec(), now, expires_at, replay).await?;
     tracing::info!(account_id, bank = bank.id, "bank link opened");
     let body = EnrollAccountResponse { account_id, url, expires_at: expires_at_time, status: AccountStatus::Pending };
     Ok(idempotent.created(body))
@@ -190,7 +179,7 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
 async fn owned_account(state: &AppState, subscriber_id: i64, account_id: i64) -> Result<BankAccountRow, ApiError> {
     state
         .db
-        .read(move |connection| storage::bank_accounts::get(connection, subscriber_id, account_id))
+        .bank_account(subscriber_id, account_id)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no account {account_id} was enrolled by this subscriber")))
 }
@@ -200,7 +189,7 @@ async fn owned_account(state: &AppState, subscriber_id: i64, account_id: i64) ->
     responses((status = 200, description = "The caller's accounts.", body = Success<AccountList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<AccountList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
-    let rows = state.db.read(move |connection| storage::bank_accounts::list(connection, subscriber_id)).await?;
+    let rows = state.db.bank_accounts(subscriber_id).await?;
     let now = Utc::now().timestamp();
     let seed = state.config.sandbox_seed;
     let accounts = rows.iter().map(|row| account_view(seed, row, now)).collect::<Result<_, _>>()?;

@@ -6,7 +6,6 @@ mod sync;
 pub mod test_cards;
 pub mod validation;
 
-use crate::storage::Transaction;
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
@@ -29,7 +28,6 @@ use crate::simulation::history;
 use crate::state::AppState;
 use crate::storage::cards::{CardRow, Inserted, NewCard};
 use crate::storage::transactions::{Owner, TransactionRow};
-use crate::storage::{self, StorageError};
 use validation::{CardInput, ValidCard};
 
 pub fn routes(api: Routes) -> Routes {
@@ -83,30 +81,15 @@ pub fn check_card(
     })
 }
 
-/// A checked card made ready to store: its keyed fingerprint and sandbox history computed,
-/// the card number itself no longer kept.
-pub struct PreparedCard {
-    subscriber_id: i64,
-    fingerprint: Vec<u8>,
-    pub last_four: u16,
-    pub brand: &'static str,
-    first_name: String,
-    last_name: String,
-    exp_month: u32,
-    exp_year: u32,
-    country_code: String,
-    enrolled_at: i64,
-    history: Vec<TransactionRow>,
-}
-
-/// Computes what enrolling `card` for the subscriber stores (off the async threads: the
-/// sandbox history is tens of thousands of rows).
+/// Computes what enrolling `card` for the subscriber stores: its keyed fingerprint, its
+/// sandbox history (off the async threads: tens of thousands of rows) and its event; the card
+/// number itself is no longer kept.
 pub async fn prepare_card(
     state: &AppState,
     subscriber_id: i64,
     card: ValidCard,
     brand: &'static str,
-) -> Result<PreparedCard, ApiError> {
+) -> Result<NewCard, ApiError> {
     let fingerprint = validation::fingerprint(&state.fingerprint_key, &card.pan_digits);
     let enrolled_at = Utc::now().timestamp();
     let last_four = card.last_four();
@@ -124,11 +107,11 @@ pub async fn prepare_card(
         Vec::new()
     };
     let ValidCard { first_name, last_name, exp_month, exp_year, country_code, .. } = card;
-    Ok(PreparedCard {
+    Ok(NewCard {
         subscriber_id,
         fingerprint,
         last_four,
-        brand,
+        brand: brand.to_owned(),
         first_name,
         last_name,
         exp_month,
@@ -136,39 +119,10 @@ pub async fn prepare_card(
         country_code,
         enrolled_at,
         history,
+        event_data: Box::new(move |card_id| {
+            serde_json::json!({ "cardId": card_id, "lastFour": last_four, "brand": brand }).to_string()
+        }),
     })
-}
-
-/// Stores a prepared card with its history inside the caller's transaction; a card the
-/// subscriber already has is `Inserted::Duplicate` and stores nothing.
-pub fn insert_prepared(transaction: &Transaction<'_>, card: PreparedCard) -> Result<Inserted, StorageError> {
-    let new = NewCard {
-        subscriber_id: card.subscriber_id,
-        fingerprint: &card.fingerprint,
-        last_four: card.last_four,
-        brand: card.brand,
-        first_name: &card.first_name,
-        last_name: &card.last_name,
-        exp_month: card.exp_month,
-        exp_year: card.exp_year,
-        country_code: &card.country_code,
-        enrolled_at: card.enrolled_at,
-    };
-    let inserted = storage::cards::insert(transaction, &new)?;
-    if let Inserted::Created(card_id) = inserted {
-        let rows: Vec<TransactionRow> =
-            card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
-        storage::transactions::insert_many(transaction, &rows)?;
-        let data = serde_json::json!({ "cardId": card_id, "lastFour": card.last_four, "brand": card.brand });
-        storage::events::record_other(
-            transaction,
-            card.subscriber_id,
-            "card.enrolled",
-            &data.to_string(),
-            card.enrolled_at,
-        )?;
-    }
-    Ok(inserted)
 }
 
 /// Enrolls a checked card for a subscriber, with its sandbox history; a card the subscriber
@@ -182,17 +136,8 @@ pub async fn enroll_card(
 ) -> Result<i64, ApiError> {
     let prepared = prepare_card(state, subscriber_id, card, brand).await?;
     let last_four = prepared.last_four;
-    let inserted = state
-        .db
-        .write(move |transaction| {
-            let inserted = insert_prepared(transaction, prepared)?;
-            if let (Inserted::Created(card_id), true) = (&inserted, idempotent.is_keyed()) {
-                let body = EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id: *card_id };
-                idempotent.store_created(transaction, &body)?;
-            }
-            Ok::<_, StorageError>(inserted)
-        })
-        .await?;
+    let replay = idempotent.replay(|card_id| EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id });
+    let inserted = state.db.enroll_card(prepared, replay).await?;
     match inserted {
         Inserted::Created(card_id) => {
             tracing::info!(card_id, last_four, "card enrolled");
@@ -249,7 +194,7 @@ pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {
     responses((status = 200, description = "The caller's cards.", body = Success<CardList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<CardList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
-    let rows = state.db.read(move |connection| storage::cards::list(connection, subscriber_id)).await?;
+    let rows = state.db.cards(subscriber_id).await?;
     let cards = rows.into_iter().map(card_record).collect::<Result<_, _>>()?;
     Ok(Json(Success::new(CardList { cards })))
 }
@@ -258,7 +203,7 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<CardRow, ApiError> {
     state
         .db
-        .read_by_key(move |connection| storage::cards::get(connection, subscriber_id, card_id))
+        .card(subscriber_id, card_id)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no card {card_id} is enrolled by this subscriber")))
 }

@@ -16,7 +16,7 @@ use crate::http::idempotency::Idempotent;
 use crate::link_token;
 use crate::paging;
 use crate::state::AppState;
-use crate::storage::{self, StorageError, card_sessions::CardSessionRow, cards::Inserted};
+use crate::storage::{card_sessions::CardSessionRow, cards::Inserted, cards::NewCard};
 
 /// Where the card-entry page lives; its link carries the session's token as `session`.
 pub const PAGE_PATH: &str = "/secure/card";
@@ -53,23 +53,13 @@ pub async fn create(State(state): State<AppState>, auth: Auth, idempotent: Idemp
     let url = format!("{}{PAGE_PATH}?session={page_token}", state.public_url());
     let subscriber_id = auth.subscriber_id;
     let response_url = url.clone();
-    let replay = idempotent.clone();
-    let session_id = state
-        .db
-        .write(move |transaction| {
-            let session_id = storage::card_sessions::insert(transaction, subscriber_id, &token_hash, now, expires_at)?;
-            if replay.is_keyed() {
-                let body = CardSessionCreated {
-                    session_id,
-                    url: response_url,
-                    expires_at: expires_at_time,
-                    status: CardSessionStatus::Pending,
-                };
-                replay.store_created(transaction, &body)?;
-            }
-            Ok::<_, StorageError>(session_id)
-        })
-        .await?;
+    let replay = idempotent.replay(move |session_id| CardSessionCreated {
+        session_id,
+        url: response_url,
+        expires_at: expires_at_time,
+        status: CardSessionStatus::Pending,
+    });
+    let session_id = state.db.open_card_session(subscriber_id, token_hash.to_vec(), now, expires_at, replay).await?;
     tracing::info!(session_id, subscriber_id, "card-entry page opened");
     let body = CardSessionCreated { session_id, url, expires_at: expires_at_time, status: CardSessionStatus::Pending };
     Ok(idempotent.created(body))
@@ -90,11 +80,10 @@ pub async fn status(
     IdPath(session_id): IdPath,
 ) -> Result<Json<Success<CardSession>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
-    let row = state
-        .db
-        .read(move |connection| storage::card_sessions::get(connection, subscriber_id, session_id))
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no card session {session_id} was opened by this subscriber")))?;
+    let row =
+        state.db.card_session(subscriber_id, session_id).await?.ok_or_else(|| {
+            ApiError::not_found(format!("no card session {session_id} was opened by this subscriber"))
+        })?;
     let now = Utc::now().timestamp();
     Ok(Json(Success::new(CardSession {
         session_id: row.id,
@@ -110,7 +99,7 @@ pub async fn find_by_link(
     link_token: &str,
 ) -> Result<Option<(CardSessionRow, CardSessionStatus)>, ApiError> {
     let token_hash = link_token::hash(link_token);
-    let row = state.db.read(move |connection| storage::card_sessions::find_by_token(connection, &token_hash)).await?;
+    let row = state.db.card_session_by_token(token_hash.to_vec()).await?;
     let now = Utc::now().timestamp();
     Ok(row.map(|row| {
         let status = status_of(&row, now);
@@ -121,38 +110,15 @@ pub async fn find_by_link(
 /// Enrolls the page's card and completes the session in one transaction; `None` when the
 /// session closed meanwhile (a second submission of the same page, however close, finds it
 /// closed).
-pub async fn complete(
-    state: &AppState,
-    session_id: i64,
-    card: super::PreparedCard,
-) -> Result<Option<Inserted>, ApiError> {
+pub async fn complete(state: &AppState, session_id: i64, card: NewCard) -> Result<Option<Inserted>, ApiError> {
     let now = Utc::now().timestamp();
-    let outcome = state
-        .db
-        .write(move |transaction| {
-            if !storage::card_sessions::is_open(transaction, session_id, now)? {
-                return Ok(None);
-            }
-            let inserted = super::insert_prepared(transaction, card)?;
-            let card_id = match inserted {
-                Inserted::Created(card_id) | Inserted::Duplicate(card_id) => card_id,
-            };
-            storage::card_sessions::complete(transaction, session_id, card_id, now)?;
-            Ok::<_, StorageError>(Some(inserted))
-        })
-        .await?;
-    Ok(outcome)
+    Ok(state.db.enroll_card_from_session(session_id, card, now).await?)
 }
 
 /// Counts a rejected submission; `true` when the session is still open for another try,
 /// `false` when this one closed it.
 pub async fn record_rejection(state: &AppState, session_id: i64) -> Result<bool, ApiError> {
     let now = Utc::now().timestamp();
-    let attempts = state
-        .db
-        .write(move |transaction| {
-            storage::card_sessions::record_failure(transaction, session_id, MAX_FAILED_SUBMISSIONS, now)
-        })
-        .await?;
+    let attempts = state.db.record_card_session_failure(session_id, MAX_FAILED_SUBMISSIONS, now).await?;
     Ok(attempts < MAX_FAILED_SUBMISSIONS)
 }

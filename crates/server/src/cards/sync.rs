@@ -16,7 +16,6 @@ use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth, IdPath};
 use crate::paging;
 use crate::state::AppState;
-use crate::storage;
 
 pub const DEFAULT_COUNT: u32 = 100;
 pub const MAX_COUNT: u32 = 500;
@@ -69,12 +68,7 @@ pub async fn sync(
     super::owned_card(&state, auth.subscriber_id, card_id).await?;
     let position = after.unwrap_or((0, 0));
     let from = paging::history_start(Utc::now());
-    let rows = state
-        .db
-        .read(move |connection| {
-            storage::transactions::changed_after(connection, card_id, position, from, count.saturating_add(1))
-        })
-        .await?;
+    let rows = state.db.changed_after(card_id, position, from, count.saturating_add(1)).await?;
     let (rows, more) = paging::split_page(rows, count, |last| paging::encode_cursor(last.change_seq, last.row.id));
     let has_more = more.is_some();
     let next = rows.last().map_or(position, |last| (last.change_seq, last.row.id));

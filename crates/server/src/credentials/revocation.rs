@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use parking_lot::RwLock;
 use tokio::sync::watch;
 
-use crate::storage::{self, Db, StorageResult};
+use crate::storage::{StorageResult, Store};
 
 #[derive(Default)]
 pub struct CredentialGenerations {
@@ -19,13 +19,11 @@ pub struct CredentialGenerations {
 
 impl CredentialGenerations {
     /// The subscriber's current generation; `None` when there is no such subscriber.
-    pub async fn current(&self, db: &Db, subscriber_id: i64) -> StorageResult<Option<i64>> {
+    pub async fn current(&self, db: &Store, subscriber_id: i64) -> StorageResult<Option<i64>> {
         if let Some(generation) = self.current.read().get(&subscriber_id) {
             return Ok(Some(*generation.borrow()));
         }
-        let stored = db
-            .read_by_key(move |connection| storage::subscribers::credential_generation(connection, subscriber_id))
-            .await?;
+        let stored = db.credential_generation(subscriber_id).await?;
         Ok(stored.map(|generation| self.note(subscriber_id, generation)))
     }
 

@@ -15,7 +15,7 @@ use rand::RngCore;
 
 use crate::reference::places;
 pub use crate::storage::directory::{DirectoryMerchant, Entry, Interner};
-use crate::storage::{self, Db};
+use crate::storage::{self, Store};
 use search::{AddressQuery, Hit, SearchIndex};
 
 impl Entry {
@@ -140,14 +140,14 @@ pub struct Directory {
 /// merchants and their indexes are about 40 MB and half a second of a two-core machine's
 /// start); the standalone service loads it in the background as soon as it serves.
 pub struct LazyDirectory {
-    db: Db,
+    db: Store,
     seed: u64,
     size: u32,
     loaded: tokio::sync::OnceCell<Arc<Directory>>,
 }
 
 impl LazyDirectory {
-    pub fn new(db: Db, seed: u64, size: u32) -> Self {
+    pub fn new(db: Store, seed: u64, size: u32) -> Self {
         Self { db, seed, size, loaded: tokio::sync::OnceCell::new() }
     }
 
@@ -214,22 +214,16 @@ impl Directory {
 
     /// Loads the directory stored in the database, or generates it there when the database
     /// holds none of this seed and size (first start). Then adds the enrolled locations.
-    pub async fn open(db: &Db, seed: u64, size: u32) -> anyhow::Result<Self> {
+    pub async fn open(db: &Store, seed: u64, size: u32) -> anyhow::Result<Self> {
         let started = Instant::now();
-        let stored = db.read(storage::directory::state).await?;
+        let stored = db.directory_state().await?;
         let wanted = storage::directory::DirectoryState {
             seed: seed as i64,
             size: i64::from(size),
             version: generate::GENERATOR_VERSION,
         };
         let directory = if stored.as_ref() == Some(&wanted) {
-            let (entries, interner) = db
-                .read(|connection| {
-                    let mut interner = Interner::default();
-                    let entries = storage::directory::load(connection, &mut interner)?;
-                    Ok((entries, interner))
-                })
-                .await?;
+            let (entries, interner) = db.load_directory().await?;
             let directory = tokio::task::spawn_blocking(move || {
                 let directory = Self::from_entries(entries);
                 directory.inner.write().interner = interner;
@@ -248,7 +242,7 @@ impl Directory {
             let entries = Arc::new(entries);
             let to_store = Arc::clone(&entries);
             let now = chrono::Utc::now().timestamp();
-            db.write(move |transaction| storage::directory::replace(transaction, &wanted, &to_store, now)).await?;
+            db.replace_directory(wanted, to_store, now).await?;
             let entries = Arc::try_unwrap(entries).unwrap_or_else(|shared| (*shared).clone());
             let directory = tokio::task::spawn_blocking(move || {
                 let directory = Self::from_entries(entries);
@@ -264,7 +258,7 @@ impl Directory {
             );
             directory
         };
-        match db.read(storage::directory::enrolled_locations).await {
+        match db.enrolled_locations().await {
             Ok(locations) => {
                 for location in locations {
                     directory.add_enrolled_location(location);

@@ -152,17 +152,17 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
         Ok(prepared) => prepared,
         Err(error) => return page::internal_error(&error),
     };
-    let (last_four, brand) = (prepared.last_four, prepared.brand);
+    let (last_four, brand) = (prepared.last_four, prepared.brand.clone());
     let session_id = session.id;
     let outcome = session::complete(&state, session_id, prepared).await;
     match outcome {
         Ok(Some(Inserted::Created(card_id))) => {
             tracing::info!(session_id, card_id, last_four, "card enrolled on the secure page");
-            enrolled_page(brand, last_four, false)
+            enrolled_page(&brand, last_four, false)
         }
         Ok(Some(Inserted::Duplicate(card_id))) => {
             tracing::info!(session_id, card_id, last_four, "secure page: card was already enrolled");
-            enrolled_page(brand, last_four, true)
+            enrolled_page(&brand, last_four, true)
         }
         Ok(None) => used_page(),
         Err(error) => page::internal_error(&error),

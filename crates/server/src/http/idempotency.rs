@@ -1,9 +1,9 @@
 //! `Idempotency-Key` on creating POSTs: a retry with the same key and body replays the first
 //! response and creates nothing; the same key with another body is 409.
 //!
-//! A handler that creates something stores its response in the same database transaction
-//! as the thing it creates (`IdempotencyClaim::store`), so a crash can never leave a
-//! created resource without its replayable response. Other outcomes (validation errors,
+//! A handler that creates something has its response stored in the same database transaction
+//! as the thing it creates ([`Idempotent::replay`] hands the store what to keep), so a crash
+//! can never leave a created resource without its replayable response. Other outcomes (validation errors,
 //! handlers that do not store) are stored here after the handler returns.
 //!
 //! What is kept is keyed with the key file's idempotency key: the request as an HMAC (a card
@@ -13,7 +13,6 @@ use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::Arc;
 
-use crate::storage::Transaction;
 use axum::Json;
 use axum::body::{Body, to_bytes};
 use axum::extract::{FromRequestParts, Request, State};
@@ -30,7 +29,8 @@ use crate::error::ApiError;
 use crate::keys::Keys;
 use crate::state::AppState;
 use crate::storage::claims::Claims;
-use crate::storage::{self, StorageResult, idempotency::StoredResponse};
+use crate::storage::idempotency::{Replay, StoredResponse};
+use crate::storage::{StorageError, StorageResult};
 
 pub const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 pub const REPLAYED: HeaderName = HeaderName::from_static("idempotent-replayed");
@@ -65,8 +65,7 @@ struct SharedClaim {
 impl SharedClaim {
     /// `None` when another instance is serving the key.
     async fn take(claims: &Arc<Claims>, id: i64) -> StorageResult<Option<Self>> {
-        let taking = Arc::clone(claims);
-        let taken = tokio::task::spawn_blocking(move || taking.try_claim(id)).await??;
+        let taken = claims.try_claim(id).await?;
         Ok(taken.then(|| Self { claims: Arc::clone(claims), id }))
     }
 }
@@ -75,9 +74,7 @@ impl Drop for SharedClaim {
     fn drop(&mut self) {
         let (claims, id) = (Arc::clone(&self.claims), self.id);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn_blocking(move || claims.release(id));
-        } else {
-            claims.release(id);
+            runtime.spawn(async move { claims.release(id).await });
         }
     }
 }
@@ -107,32 +104,33 @@ pub struct IdempotencyClaim {
 pub struct StoredWithResult;
 
 impl IdempotencyClaim {
-    /// Stores the response inside the transaction that creates the resource.
-    pub fn store(
+    /// The response to store inside the transaction that creates the resource, its body made
+    /// from the new row's id.
+    fn replay<B: serde::Serialize>(
         &self,
-        transaction: &Transaction<'_>,
         status: StatusCode,
-        body: &impl serde::Serialize,
-    ) -> StorageResult<()> {
-        let body = serde_json::to_vec(body).map_err(|error| storage::StorageError::Corrupt(error.to_string()))?;
-        storage::idempotency::store(
-            transaction,
-            &self.scope,
-            &self.key,
-            &StoredResponse {
-                request_hash: self.request_hash.clone(),
-                status: status.as_u16(),
-                body: self.keys.seal(&body),
-            },
-            Utc::now().timestamp(),
-        )
+        body_for: impl FnOnce(i64) -> B + Send + 'static,
+    ) -> Replay {
+        let keys = Arc::clone(&self.keys);
+        Replay {
+            scope: self.scope.clone(),
+            key: self.key.clone(),
+            request_hash: self.request_hash.clone(),
+            status: status.as_u16(),
+            body_for: Box::new(move |id| {
+                let body =
+                    serde_json::to_vec(&body_for(id)).map_err(|error| StorageError::Corrupt(error.to_string()))?;
+                Ok(keys.seal(&body))
+            }),
+        }
     }
 }
 
 /// What a creating handler does about idempotency, taken as an extractor: with an
-/// `Idempotency-Key`, the handler stores its 201 in the transaction that creates the resource
-/// ([`Idempotent::store_created`]) and answers with [`Idempotent::created`], which tells the
-/// layer the replay is stored already. Without a key, both do only the answering.
+/// `Idempotency-Key`, the handler gives the store its 201 to keep in the transaction that
+/// creates the resource ([`Idempotent::replay`]) and answers with [`Idempotent::created`],
+/// which tells the layer the replay is stored already. Without a key, both do only the
+/// answering.
 #[derive(Clone)]
 pub struct Idempotent(Option<IdempotencyClaim>);
 
@@ -155,13 +153,13 @@ impl Idempotent {
         self.0.is_some()
     }
 
-    /// Stores the 201 of `body` (in the success envelope) for a retry to replay, inside the
-    /// transaction that creates what it describes.
-    pub fn store_created(&self, transaction: &Transaction<'_>, body: &impl serde::Serialize) -> StorageResult<()> {
-        match &self.0 {
-            Some(claim) => claim.store(transaction, StatusCode::CREATED, &Success::new(body)),
-            None => Ok(()),
-        }
+    /// The 201 (in the success envelope) a retry replays, its body made from the created
+    /// row's id, for the store to keep with what it creates; `None` without a key.
+    pub fn replay<B: serde::Serialize + 'static>(
+        &self,
+        body_for: impl FnOnce(i64) -> B + Send + 'static,
+    ) -> Option<Replay> {
+        self.0.as_ref().map(|claim| claim.replay(StatusCode::CREATED, move |id| Success::new(body_for(id))))
     }
 
     /// The 201 of `body`, in the success envelope.
@@ -201,10 +199,9 @@ async fn stored_replay(
     key: &str,
     request_hash: &[u8],
 ) -> Result<Option<Response>, Response> {
-    let lookup = (scope.to_owned(), key.to_owned());
     let stored = state
         .db
-        .read(move |connection| storage::idempotency::find(connection, &lookup.0, &lookup.1))
+        .idempotent_response(scope.to_owned(), key.to_owned())
         .await
         .map_err(|error| ApiError::from(error).into_response())?;
     let Some(stored) = stored else { return Ok(None) };
@@ -296,7 +293,7 @@ async fn serve(
     let now = Utc::now().timestamp();
     state
         .db
-        .write(move |transaction| storage::idempotency::store(transaction, &claim.scope, &claim.key, &stored, now))
+        .store_idempotent_response(claim.scope, claim.key, stored, now)
         .await
         .map_err(|error| ApiError::from(error).into_response())?;
     Ok(Response::from_parts(parts, Body::from(body)))

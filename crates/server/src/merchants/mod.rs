@@ -20,9 +20,10 @@ use crate::ledger;
 use crate::paging;
 use crate::reference::{currencies, mcc, places};
 use crate::state::AppState;
-use crate::storage::merchants::{CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant};
+use crate::storage::merchants::{
+    CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant, StoredAddress,
+};
 use crate::storage::transactions::{Owner, TransactionRow};
-use crate::storage::{self, StorageError};
 use subscriber_protocol::rules::merchants::{self as validation, LocationBody, MerchantDraft, ValidLocation};
 
 pub const MERCHANT_ENROLLED: &str = "Merchant enrolled";
@@ -53,28 +54,16 @@ async fn enroll(
     ApiJson(draft): ApiJson<MerchantDraft>,
 ) -> Result<Response, ApiError> {
     let merchant = validation::merchant(draft)?;
-    let subscriber_id = auth.subscriber_id;
-    let replay = idempotent.clone();
-    let created_at = Utc::now().timestamp();
-    let inserted = state
-        .db
-        .write(move |transaction| {
-            let new = NewMerchant {
-                subscriber_id,
-                name: &merchant.name,
-                mcc: &merchant.mcc,
-                country_code: &merchant.country_code,
-                phone: merchant.phone.as_deref(),
-                website: merchant.website.as_deref(),
-                created_at,
-            };
-            let inserted = storage::merchants::insert(transaction, &new)?;
-            if let Inserted::Created(merchant_id) = &inserted {
-                replay.store_created(transaction, &enrolled(*merchant_id))?;
-            }
-            Ok::<_, StorageError>(inserted)
-        })
-        .await?;
+    let new = NewMerchant {
+        subscriber_id: auth.subscriber_id,
+        name: merchant.name,
+        mcc: merchant.mcc,
+        country_code: merchant.country_code,
+        phone: merchant.phone,
+        website: merchant.website,
+        created_at: Utc::now().timestamp(),
+    };
+    let inserted = state.db.enroll_merchant(new, idempotent.replay(enrolled)).await?;
     let merchant_id = match inserted {
         Inserted::Created(merchant_id) => merchant_id,
         Inserted::Existing(merchant_id) => {
@@ -100,13 +89,13 @@ fn enrolled(merchant_id: i64) -> EnrollMerchantResponse {
 pub async fn owned_merchant(state: &AppState, subscriber_id: i64, merchant_id: i64) -> Result<MerchantRow, ApiError> {
     state
         .db
-        .read_by_key(move |connection| storage::merchants::get(connection, subscriber_id, merchant_id))
+        .merchant(subscriber_id, merchant_id)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no merchant {merchant_id} is enrolled by this subscriber")))
 }
 
 async fn caller_merchant(state: &AppState, subscriber_id: i64) -> Result<Option<MerchantRow>, ApiError> {
-    Ok(state.db.read(move |connection| storage::merchants::find_by_subscriber(connection, subscriber_id)).await?)
+    Ok(state.db.merchant_of(subscriber_id).await?)
 }
 
 /// The caller's merchant with its locations
@@ -120,7 +109,7 @@ async fn details(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
         .await?
         .ok_or_else(|| ApiError::not_found("this subscriber has not enrolled as a merchant: POST /merchant first"))?;
     let merchant_id = merchant.id;
-    let locations = state.db.read(move |connection| storage::merchants::locations(connection, merchant_id)).await?;
+    let locations = state.db.locations(merchant_id).await?;
     Ok(Json(Success::new(Merchant {
         merchant_id: merchant.id,
         name: merchant.name,
@@ -220,48 +209,39 @@ async fn create_location(
     })?;
     let placed = place(&location);
     let descriptor = directory::descriptor_for_location(&merchant.name, &location.city);
-    let replay = idempotent.clone();
-    let created_at = Utc::now().timestamp();
-    let (merchant_id, subscriber_id) = (merchant.id, auth.subscriber_id);
+    let merchant_id = merchant.id;
     let (latitude, longitude, source) = (placed.latitude, placed.longitude, placed.source);
-    let (row_location, row_descriptor) = (location.clone(), descriptor.clone());
-    let location_id = state
-        .db
-        .write(move |transaction| {
-            let new = NewLocation {
-                merchant_id,
-                country_code: &row_location.country_code,
-                street: &row_location.street,
-                street_no: &row_location.street_no,
-                city: &row_location.city,
-                zip: &row_location.zip,
-                latitude,
-                longitude,
-                coordinates_source: source,
-                descriptor: &row_descriptor,
-                created_at,
-            };
-            let location_id = storage::merchants::insert_location(transaction, &new)?;
-            replay.store_created(transaction, &created(location_id, latitude, longitude, source))?;
-            let data = serde_json::json!({
+    let event_location = location.clone();
+    let new = NewLocation {
+        subscriber_id: auth.subscriber_id,
+        merchant_id,
+        address: StoredAddress {
+            country_code: location.country_code.clone(),
+            street: location.street.clone(),
+            street_no: location.street_no.clone(),
+            city: location.city.clone(),
+            zip: location.zip.clone(),
+        },
+        latitude,
+        longitude,
+        coordinates_source: source,
+        descriptor: descriptor.clone(),
+        created_at: Utc::now().timestamp(),
+        event_data: Box::new(move |location_id| {
+            serde_json::json!({
                 "merchantId": merchant_id,
                 "locationId": location_id,
-                "street": row_location.street,
-                "streetNo": row_location.street_no,
-                "city": row_location.city,
-                "zip": row_location.zip,
-                "countryCode": row_location.country_code,
-            });
-            storage::events::record_other(
-                transaction,
-                subscriber_id,
-                "merchant.location.created",
-                &data.to_string(),
-                created_at,
-            )?;
-            Ok::<_, StorageError>(location_id)
-        })
-        .await?;
+                "street": event_location.street,
+                "streetNo": event_location.street_no,
+                "city": event_location.city,
+                "zip": event_location.zip,
+                "countryCode": event_location.country_code,
+            })
+            .to_string()
+        }),
+    };
+    let replay = idempotent.replay(move |location_id| created(location_id, latitude, longitude, source));
+    let location_id = state.db.add_location(new, replay).await?;
     tracing::info!(merchant_id, location_id, coordinates = source.as_str(), "location created");
     // Loads the directory first when nobody has: a load running now may have read the
     // enrolled locations before this one was committed.
@@ -356,7 +336,7 @@ async fn transactions(
         // A location of another merchant does not exist for this one: 404, as for any id.
         state
             .db
-            .read(move |connection| storage::merchants::location_of(connection, merchant_id, location_id))
+            .location_of(merchant_id, location_id)
             .await?
             .ok_or_else(|| ApiError::not_found(format!("merchant {merchant_id} has no location {location_id}")))?;
     }

@@ -59,10 +59,12 @@ impl Gate {
     /// What keeps the service from being ready, empty when it is.
     async fn missing(&self) -> Vec<serde_json::Value> {
         let mut missing = Vec::new();
-        let database = self.database.clone();
-        let probe = tokio::task::spawn_blocking(move || crate::storage::probe_location(&database))
-            .await
-            .unwrap_or(Err("the database check did not finish"));
+        // Once running, on a connection the store keeps; before, on one of its own (the store
+        // is still opening: connecting, migrating).
+        let probe = match self.running.get() {
+            Some(running) => running.state.db.probe().await,
+            None => crate::storage::probe_location(&self.database).await,
+        };
         match probe {
             Ok(0) => {}
             Ok(pending) if pending > 0 => missing.push(json!({

@@ -33,9 +33,8 @@ use crate::identity_source::{Applicant, IdentitySource};
 use crate::paging;
 use crate::simulation::identity::IssuedQuestion;
 use crate::state::AppState;
-use crate::storage::Transaction;
-use crate::storage::persons::{NewPerson, PersonRow, QuestionSetRow};
-use crate::storage::{self, StorageError};
+use crate::storage::StorageError;
+use crate::storage::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonRow, QuestionSetRow};
 
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(routes!(onboard))
@@ -64,24 +63,15 @@ async fn onboard(
     ApiJson(request): ApiJson<OnboardPersonRequest>,
 ) -> Result<Response, ApiError> {
     let ValidPerson { first_name, last_name, email } = rules::persons::person(&request)?;
-    let subscriber_id = auth.subscriber_id;
-    let now = Utc::now().timestamp();
-    let replay = idempotent.clone();
-    let person_id = state
-        .db
-        .write(move |transaction| {
-            let new = NewPerson {
-                subscriber_id,
-                first_name: &first_name,
-                last_name: &last_name,
-                email: &email,
-                created_at: now,
-            };
-            let person_id = storage::persons::insert(transaction, &new)?;
-            replay.store_created(transaction, &OnboardPersonResponse { person_id, status: PersonStatus::Onboarded })?;
-            Ok::<_, StorageError>(person_id)
-        })
-        .await?;
+    let new = NewPerson {
+        subscriber_id: auth.subscriber_id,
+        first_name,
+        last_name,
+        email,
+        created_at: Utc::now().timestamp(),
+    };
+    let replay = idempotent.replay(|person_id| OnboardPersonResponse { person_id, status: PersonStatus::Onboarded });
+    let person_id = state.db.onboard_person(new, replay).await?;
     tracing::info!(person_id, "person onboarded");
     let body = OnboardPersonResponse { person_id, status: PersonStatus::Onboarded };
     Ok(idempotent.created(body))
@@ -91,7 +81,7 @@ async fn onboard(
 async fn owned_person(state: &AppState, subscriber_id: i64, person_id: i64) -> Result<PersonRow, ApiError> {
     state
         .db
-        .read(move |connection| storage::persons::get(connection, subscriber_id, person_id))
+        .person(subscriber_id, person_id)
         .await?
         .ok_or_else(|| ApiError::not_found(format!("no person {person_id} was onboarded by this subscriber")))
 }
@@ -190,47 +180,48 @@ fn keep_earlier_choices(fresh: Vec<IssuedQuestion>, earlier: &[IssuedQuestion]) 
         .collect()
 }
 
-/// Issues the person's next question set under the rules that keep the answers from being
+/// Decides the person's next question set under the rules that keep the answers from being
 /// learnt by asking:
 /// - every earlier set left unanswered (open or expired) is closed and counts as a failed
 ///   attempt, so the lock after `MAX_FAILED_VERIFICATIONS` failures also stops asking without
-///   answering: at most three sets per lock period (24 h), the fourth ask is refused locked;
+///   answering: at most three sets per lock period (24 h), the fourth ask is refused locked
+///   (and `person.locked` recorded, as a lock for wrong answers records it);
 /// - a topic asked before keeps its choices (`keep_earlier_choices`).
 ///
-/// One transaction on the single writer: concurrent asks are counted one after the other.
-/// `make(set_number)` asks the identity source.
-fn issue_question_set(
-    transaction: &Transaction<'_>,
-    person: &PersonRow,
+/// `current` and `sets` are as the store holds them while it applies the plan, so concurrent
+/// asks are decided one after the other. `make(set_number)` asks the identity source.
+fn plan_question_set(
+    current: &PersonRow,
+    sets: &[QuestionSetRow],
     times: &IssueTimes,
+    country_code: String,
     make: impl FnOnce(u32) -> anyhow::Result<Vec<IssuedQuestion>>,
-) -> Result<Result<(i64, Vec<IssuedQuestion>), Refused>, StorageError> {
-    let Some(current) = storage::persons::get(transaction, person.subscriber_id, person.id)? else {
-        return Err(StorageError::Corrupt(format!("person {} vanished", person.id)));
-    };
+) -> Result<(IssuePlan, Result<Vec<IssuedQuestion>, Refused>), StorageError> {
+    let mut plan = IssuePlan::default();
     if current.verified_at.is_some() {
-        return Ok(Err(Refused::Verified));
+        return Ok((plan, Err(Refused::Verified)));
     }
     let mut failures = current.failed_attempts;
     match current.locked_until {
-        Some(until) if until > times.now => return Ok(Err(Refused::Locked { until })),
+        Some(until) if until > times.now => return Ok((plan, Err(Refused::Locked { until }))),
         Some(_) => {
-            storage::persons::clear_lock(transaction, current.id)?;
+            plan.clear_lock = true;
             failures = 0;
         }
         None => {}
     }
-    let abandoned = storage::persons::close_unanswered(transaction, current.id, times.now)?;
+    let abandoned = u32::try_from(sets.iter().filter(|set| set.answered_at.is_none()).count()).unwrap_or(u32::MAX);
     if abandoned > 0 {
         failures = failures.saturating_add(abandoned);
-        let lock_until = (failures >= MAX_FAILED_VERIFICATIONS).then_some(times.now + times.lock_seconds);
-        storage::persons::record_failures(transaction, current.id, abandoned, lock_until)?;
-        if let Some(until) = lock_until {
+        plan.close_unanswered_at = Some(times.now);
+        plan.lock_until = (failures >= MAX_FAILED_VERIFICATIONS).then_some(times.now + times.lock_seconds);
+        if let Some(until) = plan.lock_until {
             tracing::info!(person_id = current.id, "person locked: question sets left unanswered");
-            return Ok(Err(Refused::Locked { until }));
+            plan.locked_event = Some(("person.locked", locked_event(current.id, until)));
+            return Ok((plan, Err(Refused::Locked { until })));
         }
     }
-    let earlier = storage::persons::question_sets(transaction, current.id)?
+    let earlier = sets
         .iter()
         .map(|set| serde_json::from_str::<Vec<IssuedQuestion>>(&set.questions))
         .collect::<Result<Vec<_>, _>>()
@@ -238,14 +229,20 @@ fn issue_question_set(
     let set_number = u32::try_from(earlier.len()).unwrap_or(u32::MAX);
     let fresh = match make(set_number) {
         Ok(fresh) => fresh,
-        Err(error) => return Ok(Err(Refused::Source(error))),
+        Err(error) => return Ok((plan, Err(Refused::Source(error)))),
     };
     let earlier: Vec<IssuedQuestion> = earlier.into_iter().flatten().collect();
     let issued = keep_earlier_choices(fresh, &earlier);
     let json = serde_json::to_string(&issued).map_err(|error| StorageError::Corrupt(error.to_string()))?;
-    let set_id =
-        storage::persons::insert_question_set(transaction, current.id, times.now, times.expires_at, move |_| Ok(json))?;
-    Ok(Ok((set_id, issued)))
+    plan.issue = Some((times.now, times.expires_at, json));
+    plan.country_code = Some(country_code);
+    Ok((plan, Ok(issued)))
+}
+
+/// The data of a `person.locked` event.
+fn locked_event(person_id: i64, until: i64) -> String {
+    let until = chrono::DateTime::from_timestamp(until, 0).map(|at| at.to_rfc3339());
+    serde_json::json!({ "personId": person_id, "status": "locked", "lockedUntil": until }).to_string()
 }
 
 /// Sends the person's information and gets four questions (step 2 of 3)
@@ -284,28 +281,26 @@ async fn authenticate(
     let person_id = person.id;
     let this_year = today.year();
     let expires_at = times.expires_at;
-    let outcome = state
-        .db
-        .write(move |transaction| {
-            let outcome = issue_question_set(transaction, &person, &times, |set_number| {
-                source.questions(&Applicant {
-                    person_id,
-                    first_name: &person.first_name,
-                    last_name: &person.last_name,
-                    information: &request,
-                    birth_year: information.birth_year,
-                    this_year,
-                    set_number,
-                })
-            })?;
-            if outcome.is_ok() {
-                storage::persons::set_country(transaction, person_id, &information.country_code)?;
-            }
-            Ok(outcome)
+    let country_code = information.country_code.clone();
+    let decide: Decide<Result<Vec<IssuedQuestion>, Refused>> = Box::new(move |current, sets| {
+        plan_question_set(current, sets, &times, country_code, |set_number| {
+            source.questions(&Applicant {
+                person_id,
+                first_name: &current.first_name,
+                last_name: &current.last_name,
+                information: &request,
+                birth_year: information.birth_year,
+                this_year,
+                set_number,
+            })
         })
-        .await?;
-    let (set_id, issued) = match outcome {
-        Ok(issued) => issued,
+    });
+    let decided = state.db.issue_question_set(person.subscriber_id, person_id, decide).await?;
+    let (outcome, set_id) =
+        decided.ok_or_else(|| ApiError::internal(anyhow::anyhow!("person {person_id} vanished")))?;
+    let (set_id, issued) = match outcome.map(|issued| (set_id, issued)) {
+        Ok((Some(set_id), issued)) => (set_id, issued),
+        Ok((None, _)) => return Err(ApiError::internal(anyhow::anyhow!("no question set was stored"))),
         Err(Refused::Verified) => return Err(ApiError::conflict(format!("person {person_id} is already verified"))),
         Err(Refused::Locked { until }) => return Err(locked_error(person_id, until)?),
         Err(Refused::Source(cause)) => return Err(ApiError::internal(cause.context("identity source failed"))),
@@ -407,11 +402,7 @@ async fn verify(
         return Err(ApiError::conflict(format!("person {} is already verified", person.id)));
     }
     let person_id = person.id;
-    let latest = state
-        .db
-        .read(move |connection| storage::persons::latest_question_set(connection, person_id))
-        .await?
-        .ok_or_else(|| {
+    let latest = state.db.latest_question_set(person_id).await?.ok_or_else(|| {
         ApiError::conflict("no questions were issued to this person: call POST /persons/authenticate first")
     })?;
     if latest.answered_at.is_some() {
@@ -433,30 +424,13 @@ async fn verify(
     let set_id = latest.id;
     let lock_ran_out = person.locked_until.is_some();
     let subscriber_id = auth.subscriber_id;
-    let first_answer = state
-        .db
-        .write(move |transaction| {
-            if !storage::persons::mark_answered(transaction, set_id, now)? {
-                return Ok(false);
-            }
-            if lock_ran_out {
-                storage::persons::clear_lock(transaction, person_id)?;
-            }
-            if passed {
-                storage::persons::mark_verified(transaction, person_id, now)?;
-                let data = serde_json::json!({ "personId": person_id, "status": "verified" });
-                storage::events::record_other(transaction, subscriber_id, "person.verified", &data.to_string(), now)?;
-            } else {
-                storage::persons::record_failures(transaction, person_id, 1, lock_until)?;
-                if let Some(until) = lock_until {
-                    let until = chrono::DateTime::from_timestamp(until, 0).map(|at| at.to_rfc3339());
-                    let data = serde_json::json!({ "personId": person_id, "status": "locked", "lockedUntil": until });
-                    storage::events::record_other(transaction, subscriber_id, "person.locked", &data.to_string(), now)?;
-                }
-            }
-            Ok::<_, StorageError>(true)
-        })
-        .await?;
+    let event = if passed {
+        Some(("person.verified", serde_json::json!({ "personId": person_id, "status": "verified" }).to_string()))
+    } else {
+        lock_until.map(|until| ("person.locked", locked_event(person_id, until)))
+    };
+    let plan = AnswerPlan { set_id, now, clear_lock: lock_ran_out, passed, lock_until, event };
+    let first_answer = state.db.answer_question_set(subscriber_id, person_id, plan).await?;
     if !first_answer {
         return Err(ApiError::conflict(
             "these questions were already answered: call POST /persons/authenticate for new ones",
@@ -518,7 +492,7 @@ async fn details(
     IdPath(person_id): IdPath,
 ) -> Result<Json<Success<Person>>, ApiError> {
     let person = owned_person(&state, auth.subscriber_id, person_id).await?;
-    let latest = state.db.read(move |connection| storage::persons::latest_question_set(connection, person_id)).await?;
+    let latest = state.db.latest_question_set(person_id).await?;
     let now = Utc::now().timestamp();
     Ok(Json(Success::new(person_view(state.config.sandbox_seed, person, latest.as_ref(), now)?)))
 }
@@ -528,19 +502,7 @@ async fn details(
     responses((status = 200, description = "The caller's persons.", body = Success<PersonList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<PersonList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
-    let rows = state
-        .db
-        .read(move |connection| {
-            let persons = storage::persons::list(connection, subscriber_id)?;
-            persons
-                .into_iter()
-                .map(|person| {
-                    let latest = storage::persons::latest_question_set(connection, person.id)?;
-                    Ok((person, latest))
-                })
-                .collect::<Result<Vec<_>, StorageError>>()
-        })
-        .await?;
+    let rows = state.db.persons(subscriber_id).await?;
     let now = Utc::now().timestamp();
     let seed = state.config.sandbox_seed;
     let persons = rows
@@ -570,11 +532,7 @@ async fn sandbox_answers(
         return Err(ApiError::not_found("sandbox helpers exist only in the sandbox environment"));
     }
     owned_person(&state, auth.subscriber_id, person_id).await?;
-    let latest = state
-        .db
-        .read(move |connection| storage::persons::latest_question_set(connection, person_id))
-        .await?
-        .ok_or_else(|| {
+    let latest = state.db.latest_question_set(person_id).await?.ok_or_else(|| {
         ApiError::not_found("no questions were issued to this person yet: call POST /persons/authenticate first")
     })?;
     let answers = stored_questions(&latest)?

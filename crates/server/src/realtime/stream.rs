@@ -1,9 +1,9 @@
 //! The two transaction streams (Server-Sent Events).
 //!
 //! A stream subscribes to the hub first, then replays from the database what came after the
-//! client's `Last-Event-ID`, then follows the hub, skipping any event id it already sent: an
-//! event committed while the replay ran arrives by both ways and is sent once. A stream that
-//! falls too far behind the hub catches up from the database the same way.
+//! client's `Last-Event-ID`, then waits for the hub to say its card or merchant has new events
+//! and reads them from the database, after the last it sent: each once, in id order, whichever
+//! instance committed them.
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -20,10 +20,12 @@ use serde::Deserialize;
 use subscriber_protocol::ErrorBody;
 use tokio::sync::{broadcast, watch};
 
+use crate::events::Wake;
+
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth, IdPath};
 use crate::state::AppState;
-use crate::storage::events::{self, EventKind, EventRow};
+use crate::storage::events::{EventKind, EventRow};
 use crate::storage::transactions::{Owner, TransactionRow};
 
 /// How often an idle stream sends a comment, so proxies and clients keep the connection.
@@ -124,7 +126,7 @@ async fn open(state: AppState, auth: &Auth, owner: Owner, resume_after: Option<i
         .claim_stream(auth.subscriber_id)
         .ok_or(ApiError::RateLimited { retry_after_seconds: STREAMS_FULL_RETRY_SECONDS })?;
     let ended = token_ends(&state, auth);
-    let feed = Feed::subscribe(state, owner, resume_after).await?;
+    let feed = Feed::subscribe(state, auth.subscriber_id, owner, resume_after).await?;
     // The slot lives as long as the stream does.
     let events = feed.into_stream().take_until(ended).map(move |event| {
         let _open = &slot;
@@ -161,35 +163,36 @@ fn token_ends(state: &AppState, auth: &Auth) -> impl Future<Output = ()> + Send 
 
 struct Feed {
     state: AppState,
+    subscriber_id: i64,
     owner: Owner,
-    live: broadcast::Receiver<Arc<EventRow>>,
+    live: broadcast::Receiver<Wake>,
     closed: watch::Receiver<bool>,
     /// The newest event id the client has, or had before it reconnected.
     last_sent: i64,
-    /// Read the database before following the hub again.
+    /// Read the database before waiting on the hub again.
     replay: bool,
     queue: VecDeque<Arc<EventRow>>,
 }
 
-enum Live {
-    Event(Arc<EventRow>),
-    Lagged,
-    Ended,
-}
-
 impl Feed {
-    async fn subscribe(state: AppState, owner: Owner, resume_after: Option<i64>) -> Result<Self, ApiError> {
+    async fn subscribe(
+        state: AppState,
+        subscriber_id: i64,
+        owner: Owner,
+        resume_after: Option<i64>,
+    ) -> Result<Self, ApiError> {
         let live = state.events.subscribe();
-        // A fresh stream starts after the newest event, read after subscribing: anything
-        // committed later reaches the subscription. Older transactions are in the list.
+        // A fresh stream starts after the owner's newest event, read after subscribing: anything
+        // committed later wakes the subscription. Older transactions are in the list.
         let last_sent = match resume_after {
             Some(id) => id,
-            None => state.db.read(events::newest_id).await?,
+            None => state.db.newest_transaction_event(owner).await?,
         };
         Ok(Self {
             live,
             closed: state.events.closed(),
             state,
+            subscriber_id,
             owner,
             last_sent,
             replay: resume_after.is_some(),
@@ -218,18 +221,16 @@ impl Feed {
             if let Some(event) = self.queue.pop_front() {
                 return Some(event);
             }
-            let last_sent = self.last_sent;
             if self.replay {
-                let owner = self.owner;
                 let batch = self
                     .state
                     .db
-                    .read(move |connection| events::after(connection, owner, last_sent, REPLAY_BATCH))
+                    .transaction_events_after(self.subscriber_id, self.owner, self.last_sent, REPLAY_BATCH)
                     .await;
                 let batch = match batch {
                     Ok(batch) => batch,
                     Err(error) => {
-                        tracing::warn!(error = %error, "transaction stream ended: cannot replay events");
+                        tracing::warn!(error = %error, "transaction stream ended: cannot read events");
                         return None;
                     }
                 };
@@ -237,28 +238,23 @@ impl Feed {
                 if let Some(newest) = batch.last() {
                     self.last_sent = newest.id;
                 }
-                self.queue.extend(batch.into_iter().map(Arc::new));
+                self.queue
+                    .extend(batch.into_iter().filter(|event| belongs_to(self.owner, &event.transaction)).map(Arc::new));
                 continue;
             }
-            let received = tokio::select! {
+            let woken = tokio::select! {
                 biased;
-                _ = self.closed.wait_for(|closed| *closed) => Live::Ended,
-                received = self.live.recv() => match received {
-                    Ok(event) => Live::Event(event),
-                    Err(broadcast::error::RecvError::Lagged(_)) => Live::Lagged,
-                    Err(broadcast::error::RecvError::Closed) => Live::Ended,
-                },
+                _ = self.closed.wait_for(|closed| *closed) => return None,
+                woken = self.live.recv() => woken,
             };
-            match received {
-                Live::Ended => return None,
-                // Fell behind the hub: what it dropped is in the database.
-                Live::Lagged => self.replay = true,
-                Live::Event(event) => {
-                    if event.id > last_sent && belongs_to(self.owner, &event.transaction) {
-                        self.last_sent = event.id;
-                        return Some(event);
-                    }
-                }
+            match woken {
+                Ok(Wake::Reset(subscriber_id)) if subscriber_id == self.subscriber_id => return None,
+                Ok(Wake::Owner(owner)) if owner != self.owner => {}
+                Ok(Wake::Reset(_)) => {}
+                // Its owner has new events, any owner may have, or it fell behind the hub:
+                // the database has them.
+                Ok(Wake::Owner(_) | Wake::All) | Err(broadcast::error::RecvError::Lagged(_)) => self.replay = true,
+                Err(broadcast::error::RecvError::Closed) => return None,
             }
         }
     }
@@ -294,7 +290,7 @@ fn render(owner: Owner, event: &EventRow) -> Option<Event> {
 mod tests {
     use super::*;
     use crate::Config;
-    use crate::storage::{self, StorageError};
+    use crate::storage;
 
     fn purchase(card_id: i64) -> TransactionRow {
         TransactionRow {
@@ -320,62 +316,52 @@ mod tests {
         }
     }
 
-    /// Two cards of one subscriber.
-    async fn two_cards(state: &AppState) -> (i64, i64) {
-        state
-            .db
-            .write(|transaction| {
-                let subscriber = storage::subscribers::NewSubscriber {
-                    email: "stream@example.com",
-                    client_id: "client",
-                    public_key: "public",
-                    secret_hash: "hash",
-                    created_at: 0,
-                };
-                let subscriber_id = storage::subscribers::insert(transaction, &subscriber)?
-                    .ok_or_else(|| StorageError::Corrupt("subscriber exists".to_owned()))?;
-                let mut ids = Vec::new();
-                for fingerprint in [[1_u8], [2_u8]] {
-                    let card = storage::cards::NewCard {
-                        subscriber_id,
-                        fingerprint: &fingerprint,
-                        last_four: 4242,
-                        brand: "visa",
-                        first_name: "A",
-                        last_name: "B",
-                        exp_month: 12,
-                        exp_year: 2030,
-                        country_code: "USA",
-                        enrolled_at: 0,
-                    };
-                    match storage::cards::insert(transaction, &card)? {
-                        storage::cards::Inserted::Created(id) => ids.push(id),
-                        storage::cards::Inserted::Duplicate(_) => {
-                            return Err(StorageError::Corrupt("card exists".to_owned()));
-                        }
-                    }
-                }
-                Ok((ids[0], ids[1]))
-            })
-            .await
-            .expect("subscriber and cards")
+    /// A subscriber with two cards.
+    async fn two_cards(state: &AppState) -> (i64, (i64, i64)) {
+        let subscriber = storage::subscribers::NewSubscriber {
+            email: "stream@example.com".to_owned(),
+            client_id: "client".to_owned(),
+            public_key: "public".to_owned(),
+            secret_hash: "hash".to_owned(),
+            created_at: 0,
+        };
+        let subscriber_id = state.db.insert_subscriber(subscriber).await.expect("stored").expect("a new subscriber");
+        let mut ids = Vec::new();
+        for fingerprint in [1_u8, 2_u8] {
+            let card = storage::cards::NewCard {
+                subscriber_id,
+                fingerprint: vec![fingerprint],
+                last_four: 4242,
+                brand: "visa".to_owned(),
+                first_name: "A".to_owned(),
+                last_name: "B".to_owned(),
+                exp_month: 12,
+                exp_year: 2030,
+                country_code: "USA".to_owned(),
+                enrolled_at: 0,
+                history: Vec::new(),
+                event_data: Box::new(|_| "{}".to_owned()),
+            };
+            match state.db.enroll_card(card, None).await.expect("stored") {
+                storage::cards::Inserted::Created(id) => ids.push(id),
+                storage::cards::Inserted::Duplicate(_) => panic!("card exists"),
+            }
+        }
+        (subscriber_id, (ids[0], ids[1]))
     }
 
-    /// Commits `count` purchases by each card, interleaved, in one write; returns the ids of
-    /// the first card's.
+    /// Records `count` purchases by each card, interleaved, each announced as a sale is; returns
+    /// the ids of the first card's.
     async fn buy_many(state: &AppState, (mine, other): (i64, i64), count: usize) -> Vec<i64> {
-        state
-            .events
-            .write(&state.db, move |transaction| {
-                let rows = (0..count).flat_map(|_| [purchase(mine), purchase(other)]).collect::<Vec<_>>();
-                let ids = storage::transactions::insert_many(transaction, &rows)?;
-                let rows = rows.into_iter().zip(ids).map(|(row, id)| TransactionRow { id, ..row }).collect::<Vec<_>>();
-                let events = events::record(transaction, EventKind::Created, &rows, 1)?;
-                let mine = rows.iter().filter(|row| row.card_id == Some(mine)).map(|row| row.id).collect();
-                Ok((mine, events))
-            })
-            .await
-            .expect("purchases")
+        let mut bought = Vec::new();
+        for card_id in (0..count).flat_map(|_| [mine, other]) {
+            let (row, event) = state.db.record_sale(purchase(card_id), 1, None).await.expect("a purchase");
+            state.events.publish(&event.into_iter().collect::<Vec<_>>());
+            if card_id == mine {
+                bought.push(row.id);
+            }
+        }
+        bought
     }
 
     async fn take(feed: &mut Feed, count: usize) -> Vec<Arc<EventRow>> {
@@ -395,8 +381,8 @@ mod tests {
     async fn a_stream_that_falls_behind_the_hub_catches_up_without_loss_or_repeats() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let state = AppState::new(Config::sandbox(dir.path().join("db.sqlite3"))).await.expect("state");
-        let cards = two_cards(&state).await;
-        let mut feed = Feed::subscribe(state.clone(), Owner::Card(cards.0), None).await.expect("stream");
+        let (subscriber_id, cards) = two_cards(&state).await;
+        let mut feed = Feed::subscribe(state.clone(), subscriber_id, Owner::Card(cards.0), None).await.expect("stream");
 
         // More than the hub holds, while the stream is not read: it lags.
         let expected = buy_many(&state, cards, crate::events::CAPACITY + 300).await;
@@ -414,11 +400,12 @@ mod tests {
     async fn a_resumed_stream_replays_then_follows_live_once() {
         let dir = tempfile::tempdir().expect("temporary directory");
         let state = AppState::new(Config::sandbox(dir.path().join("db.sqlite3"))).await.expect("state");
-        let cards = two_cards(&state).await;
+        let (subscriber_id, cards) = two_cards(&state).await;
         let before = buy_many(&state, cards, 3).await;
         // Subscribed but not yet replayed: purchases committed now reach the stream both from
         // the database and from the hub.
-        let mut feed = Feed::subscribe(state.clone(), Owner::Card(cards.0), Some(0)).await.expect("stream");
+        let mut feed =
+            Feed::subscribe(state.clone(), subscriber_id, Owner::Card(cards.0), Some(0)).await.expect("stream");
         let during = buy_many(&state, cards, 3).await;
         assert_eq!(transaction_ids(&take(&mut feed, 6).await), [before, during].concat());
         assert!(tokio::time::timeout(Duration::from_millis(200), feed.next_event()).await.is_err(), "no repeats");

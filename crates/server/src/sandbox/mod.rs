@@ -21,8 +21,6 @@ use crate::http::extract::{ApiJson, ApiJsonOrEmpty, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::state::AppState;
-use crate::storage;
-use crate::storage::events::EventKind;
 use crate::storage::merchants::MerchantRow;
 use crate::storage::transactions::TransactionRow;
 use purchase::{Buyer, Shop};
@@ -103,28 +101,23 @@ async fn create_transaction(
     let subscriber_id = auth.subscriber_id;
     let mut rng = StdRng::from_os_rng();
 
-    let card = match request.card_id {
-        Some(card_id) => Some(crate::cards::owned_card(&state, subscriber_id, card_id).await?),
-        // The caller's newest card.
-        None => {
-            state.db.read(move |connection| storage::cards::list(connection, subscriber_id)).await?.into_iter().next()
+    // The card and the merchant at once: one round trip to a database on another host.
+    let card = async {
+        match request.card_id {
+            Some(card_id) => Ok(Some(crate::cards::owned_card(&state, subscriber_id, card_id).await?)),
+            // The caller's newest card.
+            None => Ok::<_, ApiError>(state.db.cards(subscriber_id).await?.into_iter().next()),
         }
     };
-    let own_merchant =
-        state.db.read(move |connection| storage::merchants::find_by_subscriber(connection, subscriber_id)).await?;
+    let (card, own_merchant) = futures::join!(card, state.db.merchant_of(subscriber_id));
+    let (card, own_merchant) = (card?, own_merchant?);
     let own_location = |pick: u64| {
         let merchant = own_merchant.clone();
         let state = state.clone();
         async move {
             let Some(merchant) = merchant else { return Ok::<_, ApiError>(None) };
             let merchant_id = merchant.id;
-            let location = state
-                .db
-                .read(move |connection| match storage::merchants::pick_location(connection, Some(merchant_id), pick)? {
-                    Some(location_id) => storage::merchants::location_of(connection, merchant_id, location_id),
-                    None => Ok(None),
-                })
-                .await?;
+            let location = state.db.pick_location(merchant_id, pick).await?;
             Ok(location.map(|location| Shop::at_location(&location, &merchant)))
         }
     };
@@ -173,10 +166,7 @@ async fn create_transaction(
 async fn shop_at(state: &AppState, own_merchant: Option<&MerchantRow>, location_id: i64) -> Result<Shop, ApiError> {
     if let Some(merchant) = own_merchant {
         let merchant_id = merchant.id;
-        let location = state
-            .db
-            .read(move |connection| storage::merchants::location_of(connection, merchant_id, location_id))
-            .await?;
+        let location = state.db.location_of(merchant_id, location_id).await?;
         if let Some(location) = location {
             return Ok(Shop::at_location(&location, merchant));
         }
@@ -217,17 +207,11 @@ async fn settle_transaction(
     }
     let row = if row.pending {
         let now = Utc::now().timestamp();
-        let settled = state
-            .events
-            .write(&state.db, move |transaction| {
-                let settled: Vec<TransactionRow> =
-                    storage::transactions::settle_now(transaction, transaction_id, now)?.into_iter().collect();
-                let events = storage::events::record(transaction, EventKind::Settled, &settled, now)?;
-                Ok((settled, events))
-            })
-            .await?;
-        match settled.into_iter().next() {
-            Some(row) => row,
+        match state.db.settle_now(transaction_id, now).await? {
+            Some((row, event)) => {
+                state.events.publish(&event.into_iter().collect::<Vec<_>>());
+                row
+            }
             // Settled meanwhile, when it fell due.
             None => read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?,
         }
@@ -239,28 +223,20 @@ async fn settle_transaction(
 }
 
 async fn read_transaction(state: &AppState, transaction_id: i64) -> Result<Option<TransactionRow>, ApiError> {
-    Ok(state.db.read_by_key(move |connection| storage::transactions::get(connection, transaction_id)).await?)
+    Ok(state.db.transaction(transaction_id).await?)
 }
 
 /// Whether the purchase was made by one of the caller's cards or at the caller's merchant.
 async fn is_callers(state: &AppState, subscriber_id: i64, row: &TransactionRow) -> Result<bool, ApiError> {
-    let (card_id, merchant_id) = (row.card_id, row.merchant_id);
-    Ok(state
-        .db
-        .read_by_key(move |connection| {
-            let by_card = match card_id {
-                Some(card_id) => storage::cards::get(connection, subscriber_id, card_id)?.is_some(),
-                None => false,
-            };
-            let at_merchant = match merchant_id {
-                Some(merchant_id) if !by_card => {
-                    storage::merchants::get(connection, subscriber_id, merchant_id)?.is_some()
-                }
-                _ => false,
-            };
-            Ok(by_card || at_merchant)
-        })
-        .await?)
+    if let Some(card_id) = row.card_id
+        && state.db.card(subscriber_id, card_id).await?.is_some()
+    {
+        return Ok(true);
+    }
+    Ok(match row.merchant_id {
+        Some(merchant_id) => state.db.merchant(subscriber_id, merchant_id).await?.is_some(),
+        None => false,
+    })
 }
 
 fn response(row: TransactionRow) -> Result<SandboxTransactionResponse, ApiError> {
@@ -295,7 +271,7 @@ async fn advance_clock(
         return Err(ApiError::invalid_field("seconds", format!("must be from 1 to {MAX_CLOCK_ADVANCE_SECONDS}")));
     }
     let subscriber_id = auth.subscriber_id;
-    state.db.write(move |transaction| storage::sandbox::advance_clock(transaction, subscriber_id, seconds)).await?;
+    state.db.advance_clock(subscriber_id, seconds).await?;
     let settled = crate::ledger::settle_due(&state).await?;
     tracing::info!(seconds, settled, "sandbox clock advanced");
     Ok(Json(Success::new(ClockAdvanced {
@@ -318,7 +294,10 @@ async fn advance_clock(
 async fn reset(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<SandboxReset>>, ApiError> {
     require_sandbox(&state)?;
     let subscriber_id = auth.subscriber_id;
-    let removed = state.db.write(move |transaction| storage::sandbox::reset(transaction, subscriber_id)).await?;
+    let removed = state.db.reset_sandbox(subscriber_id).await?;
+    // Its streams end: what they followed is gone (and ids never come again, so no stream of
+    // anyone could ever be given another subscriber's card).
+    state.events.end_streams_of(subscriber_id);
     // What is kept outside the database: rendered cards and pages, findable locations.
     state.card_bodies.clear();
     state.transaction_pages.clear();

@@ -10,10 +10,8 @@ use crate::http::idempotency::Idempotent;
 use crate::reference::currencies;
 use crate::state::AppState;
 use crate::storage::cards::CardRow;
-use crate::storage::events::{self, EventKind};
 use crate::storage::merchants::{LocationRow, MerchantRow};
 use crate::storage::transactions::TransactionRow;
-use crate::storage::{self, StorageError};
 
 /// The card that pays.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,7 +166,7 @@ pub async fn record<R, B>(
 ) -> Result<TransactionRow, ApiError>
 where
     R: FnOnce(&TransactionRow) -> Result<B, ApiError> + Send + 'static,
-    B: serde::Serialize,
+    B: serde::Serialize + 'static,
 {
     let now = Utc::now().timestamp();
     let settle_after = i64::try_from(state.config.settle_after_seconds).unwrap_or(i64::MAX);
@@ -193,20 +191,11 @@ where
         merchant_id: shop.merchant_id,
         location_id: shop.location_id,
     };
-    let row = state
-        .events
-        .write(&state.db, move |transaction| {
-            let mut row = row;
-            let ids = storage::transactions::insert_many(transaction, std::slice::from_ref(&row))?;
-            row.id = ids.first().copied().ok_or_else(|| StorageError::Corrupt("no id for a new transaction".into()))?;
-            let events = events::record(transaction, EventKind::Created, std::slice::from_ref(&row), now)?;
-            if idempotent.is_keyed() {
-                let body = respond(&row).map_err(|error| StorageError::Corrupt(error.to_string()))?;
-                idempotent.store_created(transaction, &body)?;
-            }
-            Ok((row, events))
-        })
-        .await?;
+    let template = row.clone();
+    // The response cannot fail for a row just made (its times are now).
+    let replay = idempotent.replay(move |id| respond(&TransactionRow { id, ..template }).ok());
+    let (row, event) = state.db.record_sale(row, now, replay).await?;
+    state.events.publish(&event.into_iter().collect::<Vec<_>>());
     Ok(row)
 }
 

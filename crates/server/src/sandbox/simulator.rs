@@ -12,7 +12,6 @@ use crate::error::ApiError;
 use crate::http::idempotency::Idempotent;
 use crate::lease::Lease;
 use crate::state::AppState;
-use crate::storage;
 
 /// Makes `per_minute` purchases a minute until the task is aborted, while this instance holds
 /// the simulator's lease: instances on one database make `per_minute` together, not each.
@@ -43,17 +42,9 @@ pub async fn simulate_one(state: &AppState, rng: &mut StdRng) -> Result<(), ApiE
     let location_pick = rng.random::<u64>();
     let by_enrolled_card = rng.random_bool(0.5);
     let at_enrolled_location = rng.random_bool(0.5);
-    let (card, location) = state
-        .db
-        .read(move |connection| {
-            let card = if by_enrolled_card { storage::cards::pick(connection, card_pick)? } else { None };
-            let location = match storage::merchants::pick_location(connection, None, location_pick)? {
-                Some(location_id) => storage::merchants::location_with_merchant(connection, location_id)?,
-                None => None,
-            };
-            Ok((card, location))
-        })
-        .await?;
+    let card = async { if by_enrolled_card { state.db.pick_card(card_pick).await } else { Ok(None) } };
+    let (card, location) = futures::join!(card, state.db.pick_any_location(location_pick));
+    let (card, location) = (card?, location?);
     // A synthetic card anywhere but at an enrolled location: nobody could see the purchase.
     // Skipped before the directory is asked, so a sandbox nobody has enrolled anything in
     // never loads it for the simulator.

@@ -1,9 +1,8 @@
 //! Bank accounts being linked or linked. Every step of the link is an update that holds only
 //! while the link is pending and unexpired, so a late or repeated step changes nothing.
 
-use super::sql::{Connection, FromValue, OptionalExtension, Row, ToValue, Transaction, Value, params};
-
-use super::StorageResult;
+use super::idempotency::Replay;
+use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
 
 /// Where the person is in the bank's pages (the table's CHECK holds the same four names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +27,7 @@ pub enum LinkStatus {
 }
 
 impl LinkStage {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             Self::Login => "login",
             Self::Mfa => "mfa",
@@ -36,33 +35,25 @@ impl LinkStage {
             Self::Done => "done",
         }
     }
-}
 
-impl ToValue for LinkStage {
-    fn to_value(&self) -> Value {
-        Value::Text(self.as_str().to_owned())
-    }
-}
-
-impl FromValue for LinkStage {
-    fn from_value(value: &Value) -> Result<Self, String> {
-        match String::from_value(value)?.as_str() {
+    pub(super) fn parse(text: &str) -> StorageResult<Self> {
+        match text {
             "login" => Ok(Self::Login),
             "mfa" => Ok(Self::Mfa),
             "consent" => Ok(Self::Consent),
             "done" => Ok(Self::Done),
-            other => Err(format!("unknown bank link stage {other:?}")),
+            other => Err(StorageError::Corrupt(format!("unknown bank link stage {other:?}"))),
         }
     }
 }
 
-impl FromValue for LinkStatus {
-    fn from_value(value: &Value) -> Result<Self, String> {
-        match String::from_value(value)?.as_str() {
+impl LinkStatus {
+    pub(super) fn parse(text: &str) -> StorageResult<Self> {
+        match text {
             "pending" => Ok(Self::Pending),
             "linked" => Ok(Self::Linked),
             "failed" => Ok(Self::Failed),
-            other => Err(format!("unknown bank link status {other:?}")),
+            other => Err(StorageError::Corrupt(format!("unknown bank link status {other:?}"))),
         }
     }
 }
@@ -84,145 +75,120 @@ pub struct BankAccountRow {
     pub linked_at: Option<i64>,
 }
 
-const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_hash, status, login_failures, failure_reason, \
-     permissions, created_at, expires_at, linked_at";
+pub(super) const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_hash, status, login_failures, \
+     failure_reason, permissions, created_at, expires_at, linked_at";
 
-fn from_row(row: &Row<'_>) -> super::StorageResult<BankAccountRow> {
-    Ok(BankAccountRow {
-        id: row.get(0)?,
-        subscriber_id: row.get(1)?,
-        bank_id: row.get(2)?,
-        stage: row.get(3)?,
-        browser_hash: row.get(4)?,
-        status: row.get(5)?,
-        login_failures: row.get(6)?,
-        failure_reason: row.get(7)?,
-        permissions: row.get(8)?,
-        created_at: row.get(9)?,
-        expires_at: row.get(10)?,
-        linked_at: row.get(11)?,
-    })
-}
+/// What a step of the link records when it ends the link: the event's type and data (JSON).
+pub type Outcome = (&'static str, String);
 
-pub fn insert(
-    transaction: &Transaction<'_>,
-    subscriber_id: i64,
-    bank_id: &str,
-    link_token_hash: &[u8],
-    created_at: i64,
-    expires_at: i64,
-) -> StorageResult<i64> {
-    transaction.execute(
-        "INSERT INTO bank_accounts (subscriber_id, bank_id, link_token_hash, stage, status, created_at, expires_at)
-         VALUES (?1, ?2, ?3, 'login', 'pending', ?4, ?5)",
-        params![subscriber_id, bank_id, link_token_hash, created_at, expires_at],
-    )?;
-    Ok(transaction.last_insert_rowid())
-}
-
-/// The account when it belongs to the subscriber.
-pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<BankAccountRow>> {
-    let mut statement = connection
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM bank_accounts WHERE id = ?1 AND subscriber_id = ?2"))?;
-    statement.query_row(params![id, subscriber_id], from_row).optional()
-}
-
-/// Newest first.
-pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<BankAccountRow>> {
-    let mut statement = connection
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM bank_accounts WHERE subscriber_id = ?1 ORDER BY id DESC"))?;
-    let rows = statement.query_map([subscriber_id], from_row)?;
-    rows.collect::<Result<_, _>>()
-}
-
-pub fn find_by_token(connection: &Connection, link_token_hash: &[u8]) -> StorageResult<Option<BankAccountRow>> {
-    let mut statement =
-        connection.prepare_cached(&format!("SELECT {COLUMNS} FROM bank_accounts WHERE link_token_hash = ?1"))?;
-    statement.query_row([link_token_hash], from_row).optional()
-}
-
-const STILL_PENDING: &str = "status = 'pending' AND expires_at > ?2";
-
-/// The person signed in at the bank in the browser whose nonce hashes to `browser_hash`
-/// (again, perhaps in another browser, before consenting); `next_stage` is `Mfa` when the
-/// bank asks for a one-time code first, else `Consent`.
-pub fn sign_in(
-    transaction: &Transaction<'_>,
-    id: i64,
-    now: i64,
-    browser_hash: &[u8],
-    next_stage: LinkStage,
-) -> StorageResult<bool> {
-    let changed = transaction.execute(
-        &format!(
-            "UPDATE bank_accounts SET stage = ?4, browser_hash = ?3
-             WHERE id = ?1 AND stage IN ('login', 'mfa', 'consent') AND {STILL_PENDING}"
-        ),
-        params![id, now, browser_hash, next_stage],
-    )?;
-    Ok(changed == 1)
-}
-
-/// The one-time code was right: on to consent.
-pub fn pass_code(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageResult<bool> {
-    let changed = transaction.execute(
-        &format!("UPDATE bank_accounts SET stage = 'consent' WHERE id = ?1 AND stage = 'mfa' AND {STILL_PENDING}"),
-        params![id, now],
-    )?;
-    Ok(changed == 1)
-}
-
-/// Counts a failed sign-in (or one-time code); at `max_failures` the link fails with `reason`. Returns the
-/// failures so far, or `None` when the link was no longer pending.
-pub fn record_login_failure(
-    transaction: &Transaction<'_>,
-    id: i64,
-    now: i64,
-    max_failures: u32,
-    reason: &str,
-) -> StorageResult<Option<u32>> {
-    transaction
-        .query_row(
-            &format!(
-                "UPDATE bank_accounts SET login_failures = login_failures + 1,
-                     status = CASE WHEN login_failures + 1 >= ?3 THEN 'failed' ELSE status END,
-                     stage = CASE WHEN login_failures + 1 >= ?3 THEN 'done' ELSE stage END,
-                     failure_reason = CASE WHEN login_failures + 1 >= ?3 THEN ?4 ELSE failure_reason END
-                 WHERE id = ?1 AND stage IN ('login', 'mfa', 'consent') AND {STILL_PENDING} RETURNING login_failures"
-            ),
-            params![id, now, max_failures, reason],
-            |row| row.get(0),
+impl Store {
+    /// Opens a link to `bank_id` for the subscriber (and keeps the request's replay); its id.
+    pub async fn open_bank_link(
+        &self,
+        subscriber_id: i64,
+        bank_id: &'static str,
+        token_hash: Vec<u8>,
+        created_at: i64,
+        expires_at: i64,
+        replay: Option<Replay>,
+    ) -> StorageResult<i64> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::bank_accounts::insert(connection, subscriber_id, bank_id, &token_hash, created_at, expires_at, replay)).await,
+            db => postgres::bank_accounts::insert(db, subscriber_id, bank_id, token_hash, created_at, expires_at, replay).await,
         )
-        .optional()
-}
+    }
 
-pub fn fail(transaction: &Transaction<'_>, id: i64, now: i64, reason: &str) -> StorageResult<bool> {
-    let changed = transaction.execute(
-        &format!("UPDATE bank_accounts SET status = 'failed', stage = 'done', failure_reason = ?3 WHERE id = ?1 AND {STILL_PENDING}"),
-        params![id, now, reason],
-    )?;
-    Ok(changed == 1)
-}
+    /// The account when it belongs to the subscriber.
+    pub async fn bank_account(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<BankAccountRow>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::bank_accounts::get(connection, subscriber_id, id)).await,
+            db => postgres::bank_accounts::get(db, subscriber_id, id).await,
+        )
+    }
 
-/// The person consented: the bank's scoped token and the permissions it grants are kept.
-pub fn link(
-    transaction: &Transaction<'_>,
-    id: i64,
-    now: i64,
-    permissions: &str,
-    access_token: &str,
-) -> StorageResult<bool> {
-    let changed = transaction.execute(
-        &format!(
-            "UPDATE bank_accounts SET status = 'linked', stage = 'done', permissions = ?3, access_token = ?4, linked_at = ?2
-             WHERE id = ?1 AND stage = 'consent' AND {STILL_PENDING}"
-        ),
-        params![id, now, permissions, access_token],
-    )?;
-    Ok(changed == 1)
-}
+    /// The subscriber's accounts, newest first.
+    pub async fn bank_accounts(&self, subscriber_id: i64) -> StorageResult<Vec<BankAccountRow>> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::bank_accounts::list(connection, subscriber_id)).await,
+            db => postgres::bank_accounts::list(db, subscriber_id).await,
+        )
+    }
 
-/// The subscriber who enrolled the account.
-pub fn subscriber_of(connection: &Connection, id: i64) -> StorageResult<Option<i64>> {
-    connection.query_row("SELECT subscriber_id FROM bank_accounts WHERE id = ?1", [id], |row| row.get(0)).optional()
+    pub async fn bank_link_by_token(&self, token_hash: Vec<u8>) -> StorageResult<Option<BankAccountRow>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::bank_accounts::find_by_token(connection, &token_hash)).await,
+            db => postgres::bank_accounts::find_by_token(db, &token_hash).await,
+        )
+    }
+
+    /// The person signed in at the bank in the browser whose nonce hashes to `browser_hash`
+    /// (again, perhaps in another browser, before consenting); `next_stage` is `Mfa` when the
+    /// bank asks for a one-time code first, else `Consent`. `false` when the link is closed.
+    pub async fn bank_sign_in(
+        &self,
+        id: i64,
+        now: i64,
+        browser_hash: Vec<u8>,
+        next_stage: LinkStage,
+    ) -> StorageResult<bool> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::bank_accounts::sign_in(connection, id, now, &browser_hash, next_stage)).await,
+            db => postgres::bank_accounts::sign_in(db, id, now, &browser_hash, next_stage).await,
+        )
+    }
+
+    /// The one-time code was right: on to consent.
+    pub async fn bank_pass_code(&self, id: i64, now: i64) -> StorageResult<bool> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::bank_accounts::pass_code(connection, id, now)).await,
+            db => postgres::bank_accounts::pass_code(db, id, now).await,
+        )
+    }
+
+    /// Counts a failed sign-in (or one-time code); at `max_failures` the link fails with
+    /// `reason` and records `failed`'s event. The failures so far, or `None` when the link was
+    /// no longer pending.
+    pub async fn bank_login_failure(
+        &self,
+        id: i64,
+        now: i64,
+        max_failures: u32,
+        reason: &'static str,
+        failed: Outcome,
+    ) -> StorageResult<Option<u32>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::bank_accounts::record_login_failure(connection, id, now, max_failures, reason, &failed)).await,
+            db => postgres::bank_accounts::record_login_failure(db, id, now, max_failures, reason, failed).await,
+        )
+    }
+
+    /// Ends the link failed with `reason`, recording `failed`'s event; `false` when it was closed.
+    pub async fn fail_bank_link(
+        &self,
+        id: i64,
+        now: i64,
+        reason: &'static str,
+        failed: Outcome,
+    ) -> StorageResult<bool> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::bank_accounts::fail(connection, id, now, reason, &failed)).await,
+            db => postgres::bank_accounts::fail(db, id, now, reason, failed).await,
+        )
+    }
+
+    /// The person consented: the bank's scoped token and the permissions it grants are kept,
+    /// and `linked`'s event recorded. `false` when the link closed first.
+    pub async fn link_bank_account(
+        &self,
+        id: i64,
+        now: i64,
+        permissions: String,
+        access_token: String,
+        linked: Outcome,
+    ) -> StorageResult<bool> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::bank_accounts::link(connection, id, now, &permissions, &access_token, &linked)).await,
+            db => postgres::bank_accounts::link(db, id, now, permissions, access_token, linked).await,
+        )
+    }
 }

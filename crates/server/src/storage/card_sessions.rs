@@ -1,8 +1,7 @@
 //! One-time card-entry pages: found by the hash of their link's token, never by the token.
 
-use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
-
-use super::StorageResult;
+use super::idempotency::Replay;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 #[derive(Debug, Clone)]
 pub struct CardSessionRow {
@@ -15,75 +14,45 @@ pub struct CardSessionRow {
     pub card_id: Option<i64>,
 }
 
-const COLUMNS: &str = "id, subscriber_id, created_at, expires_at, failed_attempts, completed_at, card_id";
+pub(super) const COLUMNS: &str = "id, subscriber_id, created_at, expires_at, failed_attempts, completed_at, card_id";
 
-fn from_row(row: &Row<'_>) -> super::StorageResult<CardSessionRow> {
-    Ok(CardSessionRow {
-        id: row.get(0)?,
-        subscriber_id: row.get(1)?,
-        created_at: row.get(2)?,
-        expires_at: row.get(3)?,
-        failed_attempts: row.get(4)?,
-        completed_at: row.get(5)?,
-        card_id: row.get(6)?,
-    })
-}
-
-pub fn insert(
-    transaction: &Transaction<'_>,
-    subscriber_id: i64,
-    token_hash: &[u8],
-    created_at: i64,
-    expires_at: i64,
-) -> StorageResult<i64> {
-    transaction.execute(
-        "INSERT INTO card_sessions (subscriber_id, token_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)",
-        params![subscriber_id, token_hash, created_at, expires_at],
-    )?;
-    Ok(transaction.last_insert_rowid())
-}
-
-/// The session when it belongs to the subscriber.
-pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<CardSessionRow>> {
-    let mut statement = connection
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM card_sessions WHERE id = ?1 AND subscriber_id = ?2"))?;
-    statement.query_row(params![id, subscriber_id], from_row).optional()
-}
-
-pub fn find_by_token(connection: &Connection, token_hash: &[u8]) -> StorageResult<Option<CardSessionRow>> {
-    let mut statement =
-        connection.prepare_cached(&format!("SELECT {COLUMNS} FROM card_sessions WHERE token_hash = ?1"))?;
-    statement.query_row([token_hash], from_row).optional()
-}
-
-/// `true` while the session can still take a card at `now` (read inside the writing
-/// transaction, so two submissions cannot both pass).
-pub fn is_open(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageResult<bool> {
-    let open: Option<i64> = transaction
-        .query_row(
-            "SELECT id FROM card_sessions WHERE id = ?1 AND completed_at IS NULL AND expires_at > ?2",
-            params![id, now],
-            |row| row.get(0),
+impl Store {
+    /// Opens a page for the subscriber (and keeps the request's replay); its id.
+    pub async fn open_card_session(
+        &self,
+        subscriber_id: i64,
+        token_hash: Vec<u8>,
+        created_at: i64,
+        expires_at: i64,
+        replay: Option<Replay>,
+    ) -> StorageResult<i64> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::card_sessions::insert(connection, subscriber_id, &token_hash, created_at, expires_at, replay)).await,
+            db => postgres::card_sessions::insert(db, subscriber_id, token_hash, created_at, expires_at, replay).await,
         )
-        .optional()?;
-    Ok(open.is_some())
-}
+    }
 
-/// Counts a rejected submission; at `max_attempts` the session closes (expires now).
-/// Returns the attempts counted so far.
-pub fn record_failure(transaction: &Transaction<'_>, id: i64, max_attempts: u32, now: i64) -> StorageResult<u32> {
-    let attempts: u32 = transaction.query_row(
-        "UPDATE card_sessions SET failed_attempts = failed_attempts + 1,
-             expires_at = CASE WHEN failed_attempts + 1 >= ?2 THEN CASE WHEN expires_at < ?3 THEN expires_at ELSE ?3 END ELSE expires_at END
-         WHERE id = ?1 RETURNING failed_attempts",
-        params![id, max_attempts, now],
-        |row| row.get(0),
-    )?;
-    Ok(attempts)
-}
+    /// The session when it belongs to the subscriber.
+    pub async fn card_session(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<CardSessionRow>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::card_sessions::get(connection, subscriber_id, id)).await,
+            db => postgres::card_sessions::get(db, subscriber_id, id).await,
+        )
+    }
 
-pub fn complete(transaction: &Transaction<'_>, id: i64, card_id: i64, now: i64) -> StorageResult<()> {
-    transaction
-        .execute("UPDATE card_sessions SET completed_at = ?2, card_id = ?3 WHERE id = ?1", params![id, now, card_id])?;
-    Ok(())
+    pub async fn card_session_by_token(&self, token_hash: Vec<u8>) -> StorageResult<Option<CardSessionRow>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::card_sessions::find_by_token(connection, &token_hash)).await,
+            db => postgres::card_sessions::find_by_token(db, &token_hash).await,
+        )
+    }
+
+    /// Counts a rejected submission; at `max_attempts` the session closes (expires now).
+    /// Returns the attempts counted so far.
+    pub async fn record_card_session_failure(&self, id: i64, max_attempts: u32, now: i64) -> StorageResult<u32> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::card_sessions::record_failure(connection, id, max_attempts, now)).await,
+            db => postgres::card_sessions::record_failure(db, id, max_attempts, now).await,
+        )
+    }
 }

@@ -1,40 +1,78 @@
 //! What a write tells the other instances sharing a PostgreSQL database, and how an instance
-//! hears it: `NOTIFY` in the writing transaction (delivered at its commit, dropped with its
-//! rollback) and `LISTEN` on a connection of its own. On SQLite, which one instance serves,
-//! there is nothing to tell.
+//! hears it: a `NOTIFY` sent once the write has committed (by one task, in batches: see
+//! `postgres`) and `LISTEN` on a connection of its own, an async task that reconnects. On
+//! SQLite, which one instance serves, there is nothing to tell.
 
 use std::time::Duration;
 
-use postgres::fallible_iterator::FallibleIterator;
+use tokio::sync::mpsc;
+use tokio_postgres::Notification;
 
-use super::sql::{Dialect, Transaction, params};
-use super::{Db, StorageError, StorageResult};
+use super::transactions::Owner;
+use super::{Database, StorageResult, Store, postgres};
 
-const CHANNEL: &str = "subscriber_changes";
+/// Owners named in one notice at most; a write touching more says "every owner".
+const OWNERS_PER_NOTICE: usize = 200;
 
 /// A kind of change other instances keep in memory and must follow.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
-    /// Events were recorded (transactions for the streams, locations for discovery).
-    Events,
+    /// Transaction events of these cards and merchants were recorded (the live streams);
+    /// `None`: of too many to name.
+    Transactions(Option<Vec<Owner>>),
+    /// A merchant location was enrolled (discovery finds it).
+    Location(i64),
     /// The subscriber's credential generation moved on: older tokens are revoked.
     Credentials(i64),
     /// The subscriber's sandbox data was deleted: what was kept of it goes too.
     Reset(i64),
+    /// Webhook deliveries were queued: delivery looks at once.
+    Deliveries,
 }
 
 impl Change {
-    fn payload(self) -> String {
+    /// The transaction events of `owners`.
+    pub fn transactions(owners: impl IntoIterator<Item = Owner>) -> Self {
+        let mut owners: Vec<Owner> = owners.into_iter().collect();
+        owners.sort_unstable_by_key(|owner| owner.sort_key());
+        owners.dedup();
+        Self::Transactions((owners.len() <= OWNERS_PER_NOTICE).then_some(owners))
+    }
+
+    pub fn payload(&self) -> String {
         match self {
-            Self::Events => "events".to_owned(),
+            Self::Transactions(None) => "tx:*".to_owned(),
+            Self::Transactions(Some(owners)) => {
+                let names: Vec<String> = owners
+                    .iter()
+                    .map(|owner| match owner {
+                        Owner::Card(id) => format!("c{id}"),
+                        Owner::Merchant(id) => format!("m{id}"),
+                    })
+                    .collect();
+                format!("tx:{}", names.join(","))
+            }
+            Self::Location(id) => format!("location:{id}"),
             Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
             Self::Reset(subscriber_id) => format!("reset:{subscriber_id}"),
+            Self::Deliveries => "deliveries".to_owned(),
         }
     }
 
     fn parse(payload: &str) -> Option<Self> {
         match payload.split_once(':') {
-            None if payload == "events" => Some(Self::Events),
+            None if payload == "deliveries" => Some(Self::Deliveries),
+            Some(("tx", "*")) => Some(Self::Transactions(None)),
+            Some(("tx", names)) => names
+                .split(',')
+                .map(|name| match name.split_at_checked(1)? {
+                    ("c", id) => id.parse().ok().map(Owner::Card),
+                    ("m", id) => id.parse().ok().map(Owner::Merchant),
+                    _ => None,
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(|owners| Self::Transactions(Some(owners))),
+            Some(("location", id)) => id.parse().ok().map(Self::Location),
             Some(("credentials", id)) => id.parse().ok().map(Self::Credentials),
             Some(("reset", id)) => id.parse().ok().map(Self::Reset),
             _ => None,
@@ -42,12 +80,16 @@ impl Change {
     }
 }
 
-/// Tells the other instances, at commit.
-pub fn announce(transaction: &Transaction<'_>, change: Change) -> StorageResult<()> {
-    if transaction.dialect() == Dialect::Postgres {
-        transaction.execute("SELECT pg_notify(?1, ?2)", params![CHANNEL, change.payload()])?;
+impl Store {
+    /// Tells the other instances, once committed (nothing to tell on SQLite).
+    pub fn announce(&self, change: &Change) {
+        if *change == Change::Deliveries {
+            self.wake_deliveries();
+        }
+        if let Database::Postgres(db) = &*self.backend {
+            db.notify(change.payload());
+        }
     }
-    Ok(())
 }
 
 /// What an instance hears.
@@ -61,48 +103,45 @@ pub enum Heard {
 
 /// A connection listening for other instances' changes (PostgreSQL only).
 pub struct Listener {
-    db: Db,
-    client: Option<super::postgres::Client>,
+    store: Store,
+    connection: Option<(tokio_postgres::Client, mpsc::UnboundedReceiver<Notification>)>,
 }
 
 impl Listener {
     /// `None` on SQLite.
-    pub fn new(db: &Db) -> Option<Self> {
-        (db.dialect() == Dialect::Postgres).then(|| Self { db: db.clone(), client: None })
+    pub fn new(store: &Store) -> Option<Self> {
+        store.is_shared().then(|| Self { store: store.clone(), connection: None })
     }
 
-    /// Waits up to `wait` for changes; blocking (run it on a thread of its own).
-    pub fn next(&mut self, wait: Duration) -> StorageResult<Heard> {
-        let Some(client) = self.client.as_mut() else {
-            let mut client = self.db.connect_postgres()?;
-            client.batch_execute(&format!("LISTEN {CHANNEL}"))?;
-            self.client = Some(client);
+    /// Waits up to `wait` for changes.
+    pub async fn next(&mut self, wait: Duration) -> StorageResult<Heard> {
+        let Some((client, notifications)) = self.connection.as_mut() else {
+            let Database::Postgres(db) = &*self.store.backend else { return Ok(Heard::Nothing) };
+            let (client, notifications) = db.connect_own().await?;
+            client.batch_execute(&format!("LISTEN {}", postgres::CHANNEL)).await?;
+            self.connection = Some((client, notifications));
             return Ok(Heard::Reconnected);
         };
         let mut heard = Vec::new();
-        let first = client.notifications().timeout_iter(wait).next();
-        match first {
-            Err(error) => {
-                self.client = None;
-                return Err(StorageError::Postgres(error));
+        match tokio::time::timeout(wait, notifications.recv()).await {
+            // The connection ended: made again at the next call.
+            Ok(None) => {
+                self.connection = None;
+                return Err(super::StorageError::Pool("the listening connection ended".into()));
             }
             Ok(Some(notification)) => {
                 heard.extend(Change::parse(notification.payload()));
                 // Whatever else has arrived too, without waiting again.
-                let mut notifications = client.notifications();
-                let mut pending = notifications.iter();
-                while let Ok(Some(notification)) = pending.next() {
+                while let Ok(notification) = notifications.try_recv() {
                     heard.extend(Change::parse(notification.payload()));
                 }
             }
-            Ok(None) => {}
-        }
-        if heard.is_empty() {
-            // A closed connection reads as silence: make sure it is open.
-            if self.client.as_ref().is_some_and(|client| client.is_closed()) {
-                self.client = None;
+            Err(_) => {
+                if client.is_closed() {
+                    self.connection = None;
+                }
+                return Ok(Heard::Nothing);
             }
-            return Ok(Heard::Nothing);
         }
         heard.dedup();
         Ok(Heard::Changes(heard))
@@ -115,10 +154,21 @@ mod tests {
 
     #[test]
     fn payloads_read_back() {
-        for change in [Change::Events, Change::Credentials(42), Change::Reset(7)] {
+        for change in [
+            Change::transactions([Owner::Card(3), Owner::Merchant(9), Owner::Card(3)]),
+            Change::Transactions(None),
+            Change::Location(12),
+            Change::Credentials(42),
+            Change::Reset(7),
+            Change::Deliveries,
+        ] {
             assert_eq!(Change::parse(&change.payload()), Some(change));
         }
         assert_eq!(Change::parse("credentials:x"), None);
+        assert_eq!(Change::parse("tx:x1"), None);
         assert_eq!(Change::parse("other"), None);
+        let many = Change::transactions((0..1000).map(Owner::Card));
+        assert_eq!(many, Change::Transactions(None), "too many owners to name");
+        assert!(many.payload().len() < 8000, "a notice fits PostgreSQL's payload limit");
     }
 }

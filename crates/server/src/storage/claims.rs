@@ -3,42 +3,43 @@
 //! advisory lock on one connection each instance keeps for its claims, so the claims of an
 //! instance that crashes end with its connection: nothing is left to refuse a retry forever.
 
-use parking_lot::Mutex;
+use tokio::sync::Mutex;
 
-use super::sql::Dialect;
-use super::{Db, StorageResult};
+use super::{Database, StorageError, StorageResult, Store};
 
 pub struct Claims {
-    db: Db,
-    session: Mutex<Option<super::postgres::Client>>,
+    store: Store,
+    session: Mutex<Option<tokio_postgres::Client>>,
 }
 
 impl Claims {
     /// `None` on SQLite (one instance: its in-process set is enough).
-    pub fn new(db: &Db) -> Option<Self> {
-        (db.dialect() == Dialect::Postgres).then(|| Self { db: db.clone(), session: Mutex::new(None) })
+    pub fn new(store: &Store) -> Option<Self> {
+        store.is_shared().then(|| Self { store: store.clone(), session: Mutex::new(None) })
     }
 
-    /// Claims `id`; `false` when another instance holds it. Blocking.
-    pub fn try_claim(&self, id: i64) -> StorageResult<bool> {
-        let mut session = self.session.lock();
-        if session.as_ref().is_none_or(|client| client.is_closed()) {
-            *session = Some(self.db.connect_postgres()?);
+    /// Claims `id`; `false` when another instance holds it.
+    pub async fn try_claim(&self, id: i64) -> StorageResult<bool> {
+        let mut session = self.session.lock().await;
+        if session.as_ref().is_none_or(tokio_postgres::Client::is_closed) {
+            let Database::Postgres(db) = &*self.store.backend else { return Ok(true) };
+            // Its notifications (none are asked for) are dropped with the receiver.
+            *session = Some(db.connect_own().await?.0);
         }
-        let Some(client) = session.as_mut() else { return Ok(false) };
-        match client.query_one("SELECT pg_try_advisory_lock($1)", &[&id]) {
+        let Some(client) = session.as_ref() else { return Ok(false) };
+        match client.query_one("SELECT pg_try_advisory_lock($1)", &[&id]).await {
             Ok(row) => Ok(row.try_get(0)?),
             Err(error) => {
                 *session = None;
-                Err(error.into())
+                Err(StorageError::Postgres(error))
             }
         }
     }
 
-    /// Ends the claim on `id` (a connection lost since has ended it already). Blocking.
-    pub fn release(&self, id: i64) {
-        if let Some(client) = self.session.lock().as_mut() {
-            let _ = client.query_one("SELECT pg_advisory_unlock($1)", &[&id]);
+    /// Ends the claim on `id` (a connection lost since has ended it already).
+    pub async fn release(&self, id: i64) {
+        if let Some(client) = self.session.lock().await.as_ref() {
+            let _ = client.query_one("SELECT pg_advisory_unlock($1)", &[&id]).await;
         }
     }
 }

@@ -4,9 +4,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::sql::{Connection, Dialect, OptionalExtension, Transaction, Value, params};
-
-use super::StorageResult;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 /// A merchant of the directory, as a statement and discovery show it.
 #[derive(Debug, Clone, PartialEq)]
@@ -83,159 +81,100 @@ pub struct DirectoryState {
     pub version: i64,
 }
 
-pub fn state(connection: &Connection) -> StorageResult<Option<DirectoryState>> {
-    let mut statement = connection.prepare_cached("SELECT seed, size, version FROM directory_state WHERE id = 1")?;
-    statement
-        .query_row(params![], |row| Ok(DirectoryState { seed: row.get(0)?, size: row.get(1)?, version: row.get(2)? }))
-        .optional()
-}
+/// Rows read per statement while loading: a round trip each.
+pub(super) const LOAD_PAGE: i64 = 10_000;
 
-/// Replaces the stored directory with `entries`.
-pub fn replace(
-    transaction: &Transaction<'_>,
-    state: &DirectoryState,
-    entries: &[Entry],
-    now: i64,
-) -> StorageResult<()> {
-    transaction.execute("DELETE FROM directory_merchants", params![])?;
-    let mut insert = transaction.prepare_cached(
-        "INSERT INTO directory_merchants (id, dba_name, descriptor, mcc, street, street_no, city, region, country,
-             zip, phone, latitude, longitude, currency)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-    )?;
-    for entry in entries {
-        insert.execute(params![
-            entry.id,
-            &*entry.dba_name,
-            &*entry.descriptor,
-            entry.mcc,
-            &*entry.street,
-            &*entry.street_no,
-            &*entry.city,
-            entry.region.as_deref(),
-            &*entry.country,
-            &*entry.zip,
-            i64::try_from(entry.phone).unwrap_or(0),
-            entry.latitude,
-            entry.longitude,
-            &*entry.currency,
-        ])?;
+impl Store {
+    /// Which directory the database holds.
+    pub async fn directory_state(&self) -> StorageResult<Option<DirectoryState>> {
+        dispatch!(self,
+            db => db.read(sqlite::directory::state).await,
+            db => postgres::directory::state(db).await,
+        )
     }
-    transaction.execute(
-        "INSERT INTO directory_state (id, seed, size, version, generated_at) VALUES (1, ?1, ?2, ?3, ?4)
-         ON CONFLICT (id) DO UPDATE SET seed = excluded.seed, size = excluded.size, version = excluded.version,
-             generated_at = excluded.generated_at",
-        params![state.seed, state.size, state.version, now],
-    )?;
-    Ok(())
-}
 
-/// The stored directory, by id.
-pub fn load(connection: &Connection, interner: &mut Interner) -> StorageResult<Vec<Entry>> {
-    let mut statement = connection.prepare_cached(
-        "SELECT id, dba_name, descriptor, mcc, street, street_no, city, region, country, zip, phone, latitude,
-             longitude, currency
-         FROM directory_merchants ORDER BY id",
-    )?;
-    let mut rows = statement.query(params![])?;
-    let mut entries = Vec::new();
-    while let Some(row) = rows.next()? {
-        let region: Option<String> = row.get(7)?;
-        let phone: i64 = row.get(10)?;
-        entries.push(Entry {
-            id: row.get(0)?,
-            dba_name: row.get::<String>(1)?.into(),
-            descriptor: row.get::<String>(2)?.into(),
-            mcc: row.get(3)?,
-            street: interner.get(&row.get::<String>(4)?),
-            street_no: row.get::<String>(5)?.into(),
-            city: interner.get(&row.get::<String>(6)?),
-            region: region.as_deref().map(|region| interner.get(region)),
-            country: interner.get(&row.get::<String>(8)?),
-            zip: interner.get(&row.get::<String>(9)?),
-            phone: u64::try_from(phone).unwrap_or(0),
-            latitude: row.get(11)?,
-            longitude: row.get(12)?,
-            currency: interner.get(&row.get::<String>(13)?),
-            merchant_id: None,
-            location_id: None,
-            retired: false,
-        });
+    /// Replaces the stored directory with `entries`.
+    pub async fn replace_directory(
+        &self,
+        state: DirectoryState,
+        entries: Arc<Vec<Entry>>,
+        now: i64,
+    ) -> StorageResult<()> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::directory::replace(connection, &state, &entries, now)).await,
+            db => postgres::directory::replace(db, state, entries, now).await,
+        )
     }
-    Ok(entries)
-}
 
-/// The id of every enrolled location.
-pub fn location_ids(connection: &Connection) -> StorageResult<Vec<i64>> {
-    connection.query_map("SELECT id FROM locations", params![], |row| row.get(0))?.collect()
-}
-
-fn table_exists(connection: &Connection, name: &str) -> StorageResult<bool> {
-    let mut statement = connection.prepare_cached(match connection.dialect() {
-        Dialect::Sqlite => "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
-        Dialect::Postgres => {
-            "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = ?1"
-        }
-    })?;
-    statement.exists([name])
-}
-
-/// Every enrolled merchant's location, as directory merchants. Nothing before the merchant
-/// tables exist.
-pub fn enrolled_locations(connection: &Connection) -> StorageResult<Vec<DirectoryMerchant>> {
-    enrolled_locations_after(connection, 0)
-}
-
-/// As [`enrolled_locations`], those with an id above `after_id`.
-pub fn enrolled_locations_after(connection: &Connection, after_id: i64) -> StorageResult<Vec<DirectoryMerchant>> {
-    if !table_exists(connection, "locations")? || !table_exists(connection, "merchants")? {
-        return Ok(Vec::new());
+    /// The stored directory, by id, its repeated strings shared.
+    pub async fn load_directory(&self) -> StorageResult<(Vec<Entry>, Interner)> {
+        dispatch!(self,
+            db => db.read(sqlite::directory::load).await,
+            db => postgres::directory::load(db).await,
+        )
     }
-    let mut statement = connection.prepare_cached(
-        "SELECT l.id, l.merchant_id, m.name, m.mcc, m.phone, l.country_code, l.street, l.street_no, l.city, l.zip,
-             l.latitude, l.longitude, l.descriptor
-         FROM locations l JOIN merchants m ON m.id = l.merchant_id
-         WHERE l.id > ?1
-         ORDER BY l.id",
-    )?;
-    let mut rows = statement.query([after_id])?;
-    let mut locations = Vec::new();
-    while let Some(row) = rows.next()? {
-        let location_id: i64 = row.get(0)?;
-        let text = |index: usize| -> super::StorageResult<String> {
-            Ok(match row.get::<Value>(index)? {
-                Value::Text(text) => text,
-                Value::Integer(number) => number.to_string(),
-                Value::Real(number) => number.to_string(),
-                Value::Null | Value::Blob(_) => String::new(),
-            })
-        };
-        let number = |index: usize| -> super::StorageResult<f64> {
-            Ok(match row.get::<Value>(index)? {
-                Value::Real(number) => number,
-                Value::Integer(number) => number as f64,
-                _ => f64::NAN,
-            })
-        };
-        let phone_digits: String = text(4)?.chars().filter(char::is_ascii_digit).collect();
-        locations.push(DirectoryMerchant {
-            id: location_id,
-            dba_name: text(2)?,
-            descriptor: text(12)?,
-            mcc: text(3)?,
-            street: text(6)?,
-            street_no: text(7)?,
-            city: text(8)?,
-            region: None,
-            country: text(5)?.to_ascii_uppercase(),
-            zip: text(9)?,
-            phone: phone_digits.parse().unwrap_or(0),
-            latitude: number(10)?,
-            longitude: number(11)?,
-            currency: String::new(),
-            merchant_id: Some(row.get(1)?),
-            location_id: Some(location_id),
-        });
+
+    /// Every enrolled merchant's location, as directory merchants.
+    pub async fn enrolled_locations(&self) -> StorageResult<Vec<DirectoryMerchant>> {
+        dispatch!(self,
+            db => db.read(|connection| sqlite::directory::enrolled_locations(connection, None)).await,
+            db => postgres::directory::enrolled_locations(db, None).await,
+        )
     }
-    Ok(locations)
+
+    /// One enrolled location, as a directory merchant (`None` when it is gone).
+    pub async fn enrolled_location(&self, location_id: i64) -> StorageResult<Option<DirectoryMerchant>> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::directory::enrolled_locations(connection, Some(location_id))).await,
+            db => postgres::directory::enrolled_locations(db, Some(location_id)).await,
+        )
+        .map(|mut found| found.pop())
+    }
+
+    /// The id of every enrolled location.
+    pub async fn location_ids(&self) -> StorageResult<Vec<i64>> {
+        dispatch!(self,
+            db => db.read(sqlite::directory::location_ids).await,
+            db => postgres::directory::location_ids(db).await,
+        )
+    }
 }
+
+/// An enrolled location as a directory merchant, from its columns as read.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn enrolled_merchant(
+    location_id: i64,
+    merchant_id: i64,
+    name: String,
+    mcc: String,
+    phone: Option<String>,
+    address: super::merchants::StoredAddress,
+    latitude: Option<f64>,
+    longitude: Option<f64>,
+    descriptor: String,
+) -> DirectoryMerchant {
+    let phone_digits: String = phone.unwrap_or_default().chars().filter(char::is_ascii_digit).collect();
+    DirectoryMerchant {
+        id: location_id,
+        dba_name: name,
+        descriptor,
+        mcc,
+        street: address.street,
+        street_no: address.street_no,
+        city: address.city,
+        region: None,
+        country: address.country_code.to_ascii_uppercase(),
+        zip: address.zip,
+        phone: phone_digits.parse().unwrap_or(0),
+        // NaN marks a location whose position nobody knows: it is found by name and address only.
+        latitude: latitude.unwrap_or(f64::NAN),
+        longitude: longitude.unwrap_or(f64::NAN),
+        currency: String::new(),
+        merchant_id: Some(merchant_id),
+        location_id: Some(location_id),
+    }
+}
+
+/// The columns [`enrolled_merchant`] reads, in its order.
+pub(super) const ENROLLED_COLUMNS: &str = "l.id, l.merchant_id, m.name, m.mcc, m.phone, l.country_code, l.street, \
+     l.street_no, l.city, l.zip, l.latitude, l.longitude, l.descriptor";

@@ -1,41 +1,64 @@
-use super::sql::{Connection, OptionalExtension, Transaction, params};
+//! Responses of creating requests sent with an `Idempotency-Key`, replayed on a retry.
 
-use super::StorageResult;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
+#[derive(Debug, Clone)]
 pub struct StoredResponse {
     pub request_hash: Vec<u8>,
     pub status: u16,
+    /// Sealed with the key file's key (it may hold a live one-time link).
     pub body: Vec<u8>,
 }
 
-pub fn find(connection: &Connection, scope: &str, key: &str) -> StorageResult<Option<StoredResponse>> {
-    let mut statement = connection.prepare_cached(
-        "SELECT request_hash, status, response_body FROM idempotency_keys WHERE scope = ?1 AND key = ?2",
-    )?;
-    statement
-        .query_row(params![scope, key], |row| {
-            Ok(StoredResponse { request_hash: row.get(0)?, status: row.get(1)?, body: row.get(2)? })
-        })
-        .optional()
+/// The response a creating request keeps for its retries, stored in the transaction that
+/// creates what it describes; its body is made once the new row's id is known.
+pub struct Replay {
+    pub scope: String,
+    pub key: String,
+    pub request_hash: Vec<u8>,
+    pub status: u16,
+    /// The sealed body, given the created row's id.
+    pub body_for: Box<dyn FnOnce(i64) -> StorageResult<Vec<u8>> + Send>,
 }
 
-/// Keeps the first response for a key; a second store for the same key changes nothing.
-pub fn store(
-    transaction: &Transaction<'_>,
-    scope: &str,
-    key: &str,
-    response: &StoredResponse,
-    now: i64,
-) -> StorageResult<()> {
-    transaction.execute(
-        "INSERT INTO idempotency_keys (scope, key, request_hash, status, response_body, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (scope, key) DO NOTHING",
-        params![scope, key, response.request_hash, response.status, response.body, now],
-    )?;
-    Ok(())
+impl Replay {
+    /// What to store once the created row's id is `id`.
+    pub fn finish(self, id: i64) -> StorageResult<(String, String, StoredResponse)> {
+        let body = (self.body_for)(id)?;
+        Ok((self.scope, self.key, StoredResponse { request_hash: self.request_hash, status: self.status, body }))
+    }
 }
 
-/// Forgets keys older than `before`.
-pub fn purge(transaction: &Transaction<'_>, before: i64) -> StorageResult<usize> {
-    transaction.execute("DELETE FROM idempotency_keys WHERE created_at < ?1", [before])
+impl Store {
+    pub async fn idempotent_response(&self, scope: String, key: String) -> StorageResult<Option<StoredResponse>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::idempotency::find(connection, &scope, &key)).await,
+            db => postgres::idempotency::find(db, &scope, &key).await,
+        )
+    }
+
+    /// Keeps the first response for a key; a second store for the same key changes nothing.
+    pub async fn store_idempotent_response(
+        &self,
+        scope: String,
+        key: String,
+        response: StoredResponse,
+        now: i64,
+    ) -> StorageResult<()> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::idempotency::store(connection, &scope, &key, &response, now)).await,
+            db => {
+                let client = db.client().await?;
+                postgres::idempotency::store(&client, &scope, &key, &response, now).await
+            },
+        )
+    }
+
+    /// Forgets keys older than `before`.
+    pub async fn purge_idempotency(&self, before: i64) -> StorageResult<u64> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::idempotency::purge(connection, before)).await,
+            db => postgres::idempotency::purge(db, before).await,
+        )
+    }
 }

@@ -1,27 +1,28 @@
 //! What the database keeps about the service's keys: only check values (see [`crate::keys`]).
-//! Versions before the key file kept the keys themselves here: [`all`] hands them over once,
-//! and [`replace_with_checks`] leaves only the checks.
+//! Versions before the key file kept the keys themselves here: [`Store::stored_keys`] hands
+//! them over once, and [`Store::settle_key_checks`] leaves only the checks.
 
-use super::sql::{Connection, Transaction, params};
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
-use super::StorageResult;
+/// A row of `server_keys`: `(name, value)`.
+pub type KeyRow = (String, Vec<u8>);
 
-/// Every row: `(name, value)`. Rows named `check:*` are check values, the others are keys of
-/// an older version.
-pub fn all(connection: &Connection) -> StorageResult<Vec<(String, Vec<u8>)>> {
-    let mut statement = connection.prepare_cached("SELECT name, value FROM server_keys ORDER BY name")?;
-    let rows = statement.query_map(params![], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    rows.collect::<Result<_, _>>()
-}
-
-/// Leaves only `checks` in the table: no key stays in the database.
-pub fn replace_with_checks(transaction: &Transaction<'_>, checks: &[(String, Vec<u8>)], now: i64) -> StorageResult<()> {
-    transaction.execute("DELETE FROM server_keys", params![])?;
-    for (name, value) in checks {
-        transaction.execute(
-            "INSERT INTO server_keys (name, value, created_at) VALUES (?1, ?2, ?3)",
-            params![name, value, now],
-        )?;
+impl Store {
+    /// Every row. Rows named `check:*` are check values, the others keys of an older version.
+    pub async fn stored_keys(&self) -> StorageResult<Vec<KeyRow>> {
+        dispatch!(self,
+            db => db.read(sqlite::keys::all).await,
+            db => postgres::keys::all(db).await,
+        )
     }
-    Ok(())
+
+    /// Removes keys of an older version, keeps `checks` where the database has none yet, and
+    /// returns the checks it holds now: the first instance to start on a database sets them,
+    /// and one started at the same moment with another key file sees they are not its own.
+    pub async fn settle_key_checks(&self, checks: Vec<KeyRow>, now: i64) -> StorageResult<Vec<KeyRow>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::keys::settle_checks(connection, &checks, now)).await,
+            db => postgres::keys::settle_checks(db, checks, now).await,
+        )
+    }
 }

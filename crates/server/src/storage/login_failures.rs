@@ -1,8 +1,6 @@
 //! Failed logins by subject (see migration 0008): recorded, counted in a window, forgotten.
 
-use super::sql::{Connection, OptionalExtension, Transaction, params};
-
-use super::StorageResult;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 /// What a failure is counted against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -25,38 +23,38 @@ impl Scope {
     }
 }
 
-pub fn record(transaction: &Transaction<'_>, subjects: &[(Scope, Vec<u8>)], at_ms: i64) -> StorageResult<()> {
-    let mut statement =
-        transaction.prepare_cached("INSERT INTO login_failures (scope, subject, failed_at_ms) VALUES (?1, ?2, ?3)")?;
-    for (scope, subject) in subjects {
-        statement.execute(params![scope.as_str(), subject, at_ms])?;
+/// A subject whose failures are counted, and how many it may have in the window.
+pub type Limited = (Scope, Vec<u8>, usize);
+
+impl Store {
+    pub async fn record_login_failures(&self, subjects: Vec<(Scope, Vec<u8>)>, at_ms: i64) -> StorageResult<()> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::login_failures::record(connection, &subjects, at_ms)).await,
+            db => postgres::login_failures::record(db, subjects, at_ms).await,
+        )
     }
-    Ok(())
-}
 
-/// When the `nth` newest failure of this subject since `since_ms` happened (1 is the newest),
-/// or `None` when it has fewer.
-pub fn nth_newest_since(
-    connection: &Connection,
-    scope: Scope,
-    subject: &[u8],
-    since_ms: i64,
-    nth: usize,
-) -> StorageResult<Option<i64>> {
-    let offset = i64::try_from(nth.saturating_sub(1)).unwrap_or(i64::MAX);
-    let mut statement = connection.prepare_cached(
-        "SELECT failed_at_ms FROM login_failures WHERE scope = ?1 AND subject = ?2 AND failed_at_ms > ?3
-         ORDER BY failed_at_ms DESC LIMIT 1 OFFSET ?4",
-    )?;
-    statement.query_row(params![scope.as_str(), subject, since_ms, offset], |row| row.get(0)).optional()
-}
+    /// For each subject with at least its limit of failures since `since_ms`, when the
+    /// `limit`-th newest happened; the latest of those, or `None` when no subject is at its limit.
+    pub async fn login_failures_deciding(&self, subjects: Vec<Limited>, since_ms: i64) -> StorageResult<Option<i64>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::login_failures::deciding(connection, &subjects, since_ms)).await,
+            db => postgres::login_failures::deciding(db, &subjects, since_ms).await,
+        )
+    }
 
-pub fn forget(transaction: &Transaction<'_>, scope: Scope, subject: &[u8]) -> StorageResult<usize> {
-    transaction
-        .execute("DELETE FROM login_failures WHERE scope = ?1 AND subject = ?2", params![scope.as_str(), subject])
-}
+    pub async fn forget_login_failures(&self, scope: Scope, subject: Vec<u8>) -> StorageResult<u64> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::login_failures::forget(connection, scope, &subject)).await,
+            db => postgres::login_failures::forget(db, scope, &subject).await,
+        )
+    }
 
-/// Forgets failures older than `before_ms`.
-pub fn purge(transaction: &Transaction<'_>, before_ms: i64) -> StorageResult<usize> {
-    transaction.execute("DELETE FROM login_failures WHERE failed_at_ms < ?1", [before_ms])
+    /// Forgets failures older than `before_ms`.
+    pub async fn purge_login_failures(&self, before_ms: i64) -> StorageResult<u64> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::login_failures::purge(connection, before_ms)).await,
+            db => postgres::login_failures::purge(db, before_ms).await,
+        )
+    }
 }

@@ -1,6 +1,7 @@
-use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
+//! Subscribers: their credentials (the secret only as a slow hash) and credential generations.
 
-use super::StorageResult;
+use super::changes::Change;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 #[derive(Debug, Clone)]
 pub struct SubscriberRow {
@@ -14,73 +15,70 @@ pub struct SubscriberRow {
     pub credential_generation: i64,
 }
 
-const COLUMNS: &str = "id, email, client_id, public_key, secret_hash, created_at, credential_generation";
+pub(super) const COLUMNS: &str = "id, email, client_id, public_key, secret_hash, created_at, credential_generation";
 
-fn from_row(row: &Row<'_>) -> super::StorageResult<SubscriberRow> {
-    Ok(SubscriberRow {
-        id: row.get(0)?,
-        email: row.get(1)?,
-        client_id: row.get(2)?,
-        public_key: row.get(3)?,
-        secret_hash: row.get(4)?,
-        created_at: row.get(5)?,
-        credential_generation: row.get(6)?,
-    })
-}
-
-pub struct NewSubscriber<'a> {
-    pub email: &'a str,
-    pub client_id: &'a str,
-    pub public_key: &'a str,
-    pub secret_hash: &'a str,
+#[derive(Debug, Clone)]
+pub struct NewSubscriber {
+    pub email: String,
+    pub client_id: String,
+    pub public_key: String,
+    pub secret_hash: String,
     pub created_at: i64,
 }
 
-/// `Ok(None)` when the e-mail is already signed up.
-pub fn insert(transaction: &Transaction<'_>, new: &NewSubscriber<'_>) -> StorageResult<Option<i64>> {
-    let inserted = transaction.execute(
-        "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)
-         ON CONFLICT DO NOTHING",
-        params![new.email, new.client_id, new.public_key, new.secret_hash, new.created_at],
-    )?;
-    // A taken e-mail inserts nothing (a failed statement would end a PostgreSQL transaction).
-    Ok((inserted == 1).then(|| transaction.last_insert_rowid()))
-}
-
-pub fn find_by_email(connection: &Connection, email: &str) -> StorageResult<Option<SubscriberRow>> {
-    let mut statement = connection.prepare_cached(&format!("SELECT {COLUMNS} FROM subscribers WHERE email = ?1"))?;
-    statement.query_row([email], from_row).optional()
-}
-
-pub fn find(connection: &Connection, id: i64) -> StorageResult<Option<SubscriberRow>> {
-    let mut statement = connection.prepare_cached(&format!("SELECT {COLUMNS} FROM subscribers WHERE id = ?1"))?;
-    statement.query_row([id], from_row).optional()
-}
-
-/// Replaces the secret's hash, when it is still `replaced_hash`, and moves the credential
-/// generation on; the new generation, or `None` when the subscriber or that hash is gone.
-pub fn replace_secret(
-    transaction: &Transaction<'_>,
-    id: i64,
-    replaced_hash: &str,
-    secret_hash: &str,
-    now: i64,
-) -> StorageResult<Option<i64>> {
-    let mut statement = transaction.prepare_cached(
-        "UPDATE subscribers SET secret_hash = ?3, secret_rotated_at = ?4,
-             credential_generation = credential_generation + 1
-         WHERE id = ?1 AND secret_hash = ?2 RETURNING credential_generation",
-    )?;
-    let generation = statement.query_row(params![id, replaced_hash, secret_hash, now], |row| row.get(0)).optional()?;
-    if generation.is_some() {
-        super::changes::announce(transaction, super::changes::Change::Credentials(id))?;
+impl Store {
+    /// The new subscriber's id; `None` when the e-mail is already signed up.
+    pub async fn insert_subscriber(&self, new: NewSubscriber) -> StorageResult<Option<i64>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::subscribers::insert(connection, &new)).await,
+            db => postgres::subscribers::insert(db, &new).await,
+        )
     }
-    Ok(generation)
-}
 
-/// The current credential generation of a subscriber, `None` when there is no such subscriber.
-pub fn credential_generation(connection: &Connection, id: i64) -> StorageResult<Option<i64>> {
-    let mut statement = connection.prepare_cached("SELECT credential_generation FROM subscribers WHERE id = ?1")?;
-    statement.query_row([id], |row| row.get(0)).optional()
+    pub async fn subscriber_by_email(&self, email: &str) -> StorageResult<Option<SubscriberRow>> {
+        dispatch!(self,
+            db => {
+                let email = email.to_owned();
+                db.read_by_key(move |connection| sqlite::subscribers::find_by_email(connection, &email)).await
+            },
+            db => postgres::subscribers::find_by_email(db, email).await,
+        )
+    }
+
+    pub async fn subscriber(&self, id: i64) -> StorageResult<Option<SubscriberRow>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::subscribers::find(connection, id)).await,
+            db => postgres::subscribers::find(db, id).await,
+        )
+    }
+
+    /// Replaces the secret's hash, when it is still `replaced_hash`, and moves the credential
+    /// generation on (every instance then refuses older tokens); the new generation, or `None`
+    /// when the subscriber or that hash is gone.
+    pub async fn replace_secret(
+        &self,
+        id: i64,
+        replaced_hash: String,
+        secret_hash: String,
+        now: i64,
+    ) -> StorageResult<Option<i64>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::subscribers::replace_secret(connection, id, &replaced_hash, &secret_hash, now)).await,
+            db => {
+                let generation = postgres::subscribers::replace_secret(db, id, &replaced_hash, &secret_hash, now).await?;
+                if generation.is_some() {
+                    db.notify(Change::Credentials(id).payload());
+                }
+                Ok(generation)
+            },
+        )
+    }
+
+    /// The current credential generation of a subscriber, `None` when there is no such one.
+    pub async fn credential_generation(&self, id: i64) -> StorageResult<Option<i64>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::subscribers::credential_generation(connection, id)).await,
+            db => postgres::subscribers::credential_generation(db, id).await,
+        )
+    }
 }

@@ -1,8 +1,8 @@
 //! Every payment, whichever side looks at it: the card's owner or the merchant.
 
-use super::sql::{Connection, OptionalExtension, Params, Row, Transaction, Value, params, params_from_iter};
-
-use super::StorageResult;
+use super::events::EventRow;
+use super::idempotency::Replay;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TransactionRow {
@@ -30,78 +30,14 @@ pub struct TransactionRow {
 /// A row to insert; `id` is ignored.
 pub type NewTransaction = TransactionRow;
 
+/// The columns of a row, in `TransactionRow`'s order.
 pub(super) const COLUMNS: &str = "id, card_id, last_four, created_at, pending, settles_at, amount_minor, currency, \
      merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, location_id";
 
-pub(super) fn from_row(row: &Row<'_>) -> super::StorageResult<TransactionRow> {
-    from_row_at(row, 0)
-}
-
-/// The row's columns from position `start` on (after other columns of a join).
-pub(super) fn from_row_at(row: &Row<'_>, start: usize) -> super::StorageResult<TransactionRow> {
-    Ok(TransactionRow {
-        id: row.get(start)?,
-        card_id: row.get(start + 1)?,
-        last_four: row.get(start + 2)?,
-        created_at: row.get(start + 3)?,
-        pending: row.get(start + 4)?,
-        settles_at: row.get(start + 5)?,
-        amount_minor: row.get(start + 6)?,
-        currency: row.get(start + 7)?,
-        merchant_name: row.get(start + 8)?,
-        descriptor: row.get(start + 9)?,
-        category: row.get(start + 10)?,
-        street: row.get(start + 11)?,
-        street_no: row.get(start + 12)?,
-        city: row.get(start + 13)?,
-        country: row.get(start + 14)?,
-        zip: row.get(start + 15)?,
-        directory_id: row.get(start + 16)?,
-        merchant_id: row.get(start + 17)?,
-        location_id: row.get(start + 18)?,
-    })
-}
-
-/// Inserts the rows in order and returns their ids.
-pub fn insert_many(transaction: &Transaction<'_>, rows: &[NewTransaction]) -> StorageResult<Vec<i64>> {
-    let values: Vec<Vec<Value>> = rows
-        .iter()
-        .map(|row| {
-            params![
-                row.card_id,
-                row.last_four,
-                row.created_at,
-                row.pending,
-                row.settles_at,
-                row.amount_minor,
-                row.currency,
-                row.merchant_name,
-                row.descriptor,
-                row.category,
-                row.street,
-                row.street_no,
-                row.city,
-                row.country,
-                row.zip,
-                row.directory_id,
-                row.merchant_id,
-                row.location_id
-            ]
-            .values()
-        })
-        .collect();
-    transaction.insert_rows(
-        "INSERT INTO transactions (card_id, last_four, created_at, pending, settles_at, amount_minor, currency,
-             merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id,
-             merchant_id, location_id)",
-        &values,
-    )
-}
-
-pub fn get(connection: &Connection, id: i64) -> StorageResult<Option<TransactionRow>> {
-    let mut statement = connection.prepare_cached(&format!("SELECT {COLUMNS} FROM transactions WHERE id = ?1"))?;
-    statement.query_row([id], from_row).optional()
-}
+/// [`COLUMNS`] of the table aliased `t`.
+pub(super) const T_COLUMNS: &str = "t.id, t.card_id, t.last_four, t.created_at, t.pending, t.settles_at, \
+     t.amount_minor, t.currency, t.merchant_name, t.descriptor, t.category, t.street, t.street_no, t.city, t.country, \
+     t.zip, t.directory_id, t.merchant_id, t.location_id";
 
 /// Which transactions a page shows. Times are Unix seconds, both bounds inclusive.
 #[derive(Debug, Clone, Default)]
@@ -121,65 +57,27 @@ pub enum Owner {
     Merchant(i64),
 }
 
-/// Up to `limit` rows, newest first, after the filter's position.
-pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) -> StorageResult<Vec<TransactionRow>> {
-    let (column, id) = match owner {
-        Owner::Card(id) => ("card_id", id),
-        Owner::Merchant(id) => ("merchant_id", id),
-    };
-    let mut sql = format!("SELECT {COLUMNS} FROM transactions WHERE {column} = ?");
-    let mut values: Vec<Value> = vec![Value::Integer(id)];
-    if let Some(from) = filter.from {
-        sql.push_str(" AND created_at >= ?");
-        values.push(Value::Integer(from));
+impl Owner {
+    /// A total order (cards first), for sorting owners.
+    pub fn sort_key(self) -> (u8, i64) {
+        match self {
+            Self::Card(id) => (0, id),
+            Self::Merchant(id) => (1, id),
+        }
     }
-    if let Some(to) = filter.to {
-        sql.push_str(" AND created_at <= ?");
-        values.push(Value::Integer(to));
-    }
-    if let Some(pending) = filter.pending {
-        sql.push_str(" AND pending = ?");
-        values.push(Value::Integer(i64::from(pending)));
-    }
-    if let Some(location_id) = filter.location_id {
-        sql.push_str(" AND location_id = ?");
-        values.push(Value::Integer(location_id));
-    }
-    if let Some((created_at, id)) = filter.after {
-        sql.push_str(" AND (created_at, id) < (?, ?)");
-        values.push(Value::Integer(created_at));
-        values.push(Value::Integer(id));
-    }
-    sql.push_str(" ORDER BY created_at DESC, id DESC LIMIT ?");
-    values.push(Value::Integer(i64::from(limit)));
-    let mut statement = connection.prepare_cached(&sql)?;
-    let rows = statement.query_map(params_from_iter(values), from_row)?;
-    rows.collect::<Result<_, _>>()
-}
 
-/// Pending rows due to settle by `now`; marks them settled and returns them.
-pub fn settle_due(transaction: &Transaction<'_>, now: i64) -> StorageResult<Vec<TransactionRow>> {
-    let mut statement = transaction.prepare_cached(&format!(
-        "UPDATE transactions SET pending = 0 WHERE pending = 1 AND settles_at <= ?1 RETURNING {COLUMNS}"
-    ))?;
-    let rows = statement.query_map([now], from_row)?;
-    rows.collect::<Result<_, _>>()
-}
+    /// Whether the row is one of the owner's.
+    pub fn owns(self, row: &TransactionRow) -> bool {
+        match self {
+            Self::Card(card_id) => row.card_id == Some(card_id),
+            Self::Merchant(merchant_id) => row.merchant_id == Some(merchant_id),
+        }
+    }
 
-/// Settles one pending transaction now (the sandbox's control); `None` when it is not pending.
-pub fn settle_now(transaction: &Transaction<'_>, id: i64, now: i64) -> StorageResult<Option<TransactionRow>> {
-    let mut statement = transaction.prepare_cached(&format!(
-        "UPDATE transactions
-         SET pending = 0, settles_at = CASE WHEN settles_at IS NULL OR settles_at > ?2 THEN ?2 ELSE settles_at END
-         WHERE id = ?1 AND pending = 1
-         RETURNING {COLUMNS}"
-    ))?;
-    statement.query_row(params![id, now], from_row).optional()
-}
-
-/// When the next pending transaction is due to settle, if any is.
-pub fn next_settlement(connection: &Connection) -> StorageResult<Option<i64>> {
-    connection.query_row("SELECT MIN(settles_at) FROM transactions WHERE pending = 1", params![], |row| row.get(0))
+    /// The owners of a row.
+    pub fn of(row: &TransactionRow) -> impl Iterator<Item = Self> {
+        [row.card_id.map(Self::Card), row.merchant_id.map(Self::Merchant)].into_iter().flatten()
+    }
 }
 
 /// A row with its place in the card's change order (incremental sync).
@@ -192,22 +90,91 @@ pub struct ChangedRow {
     pub change_seq: i64,
 }
 
-/// Up to `limit` of the card's rows created from `from` on that changed after the position
-/// `(change_seq, id)`, in change order.
-pub fn changed_after(
-    connection: &Connection,
-    card_id: i64,
-    after: (i64, i64),
-    from: i64,
-    limit: u32,
-) -> StorageResult<Vec<ChangedRow>> {
-    let mut statement = connection.prepare_cached(&format!(
-        "SELECT {COLUMNS}, created_seq, change_seq FROM transactions
-         WHERE card_id = ?1 AND (change_seq, id) > (?2, ?3) AND created_at >= ?4
-         ORDER BY change_seq, id LIMIT ?5"
-    ))?;
-    let rows = statement.query_map(params![card_id, after.0, after.1, from, limit], |row| {
-        Ok(ChangedRow { row: from_row(row)?, created_seq: row.get(19)?, change_seq: row.get(20)? })
-    })?;
-    rows.collect::<Result<_, _>>()
+impl Store {
+    pub async fn transaction(&self, id: i64) -> StorageResult<Option<TransactionRow>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::transactions::get(connection, id)).await,
+            db => postgres::transactions::get(db, id).await,
+        )
+    }
+
+    /// Up to `limit` of the owner's rows, newest first, after the filter's position.
+    pub async fn transactions_page(
+        &self,
+        owner: Owner,
+        filter: Filter,
+        limit: u32,
+    ) -> StorageResult<Vec<TransactionRow>> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::transactions::page(connection, owner, &filter, limit)).await,
+            db => postgres::transactions::page(db, owner, &filter, limit).await,
+        )
+    }
+
+    /// When the next pending transaction is due to settle, if any is.
+    pub async fn next_settlement(&self) -> StorageResult<Option<i64>> {
+        dispatch!(self,
+            db => db.read(sqlite::transactions::next_settlement).await,
+            db => postgres::transactions::next_settlement(db).await,
+        )
+    }
+
+    /// Settles the pending rows due by `now`, each with its `transaction.updated` event (rows of
+    /// nobody here get none); the events, in id order.
+    pub async fn settle_due(&self, now: i64) -> StorageResult<Vec<EventRow>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::transactions::settle_due(connection, now)).await,
+            db => postgres::transactions::settle_due(db, now).await,
+        )
+    }
+
+    /// Settles one pending transaction now (the sandbox's control); `None` when it is not
+    /// pending; else its event (`None` inside when nobody here sees the row).
+    pub async fn settle_now(&self, id: i64, now: i64) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::transactions::settle_now(connection, id, now)).await,
+            db => postgres::transactions::settle_now(db, id, now).await,
+        )
+    }
+
+    /// Records a point-of-sale purchase with its `transaction.created` event (seen by the card's
+    /// owner and the merchant's), and the request's replay. Returns the row with its id, and
+    /// its event (`None` when nobody here sees the row).
+    pub async fn record_sale(
+        &self,
+        sale: NewTransaction,
+        now: i64,
+        replay: Option<Replay>,
+    ) -> StorageResult<(TransactionRow, Option<EventRow>)> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::transactions::record_sale(connection, sale, now, replay)).await,
+            db => postgres::transactions::record_sale(db, sale, now, replay).await,
+        )
+    }
+
+    /// Adds rows that happened before anyone watched (a card's past): no events, no positions.
+    pub async fn insert_history(&self, rows: Vec<NewTransaction>) -> StorageResult<()> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::transactions::insert_many(connection, &rows).map(|_| ())).await,
+            db => {
+                let client = db.client().await?;
+                postgres::transactions::Columns::of(rows).insert(&client, None).await.map(|_| ())
+            },
+        )
+    }
+
+    /// Up to `limit` of the card's rows created from `from` on that changed after the position
+    /// `(change_seq, id)`, in change order.
+    pub async fn changed_after(
+        &self,
+        card_id: i64,
+        after: (i64, i64),
+        from: i64,
+        limit: u32,
+    ) -> StorageResult<Vec<ChangedRow>> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::transactions::changed_after(connection, card_id, after, from, limit)).await,
+            db => postgres::transactions::changed_after(db, card_id, after, from, limit).await,
+        )
+    }
 }

@@ -1,33 +1,24 @@
-use super::sql::{Connection, Transaction, params};
+//! Billable request counts by subscriber, day and route.
 
-use super::StorageResult;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
-pub fn add(
-    transaction: &Transaction<'_>,
-    subscriber_id: i64,
-    day: &str,
-    endpoint: &str,
-    count: u64,
-) -> StorageResult<()> {
-    transaction.execute(
-        "INSERT INTO usage_counts (subscriber_id, day, endpoint, count) VALUES (?1, ?2, ?3, ?4)
-         ON CONFLICT (subscriber_id, day, endpoint) DO UPDATE SET count = usage_counts.count + excluded.count",
-        params![subscriber_id, day, endpoint, i64::try_from(count).unwrap_or(i64::MAX)],
-    )?;
-    Ok(())
-}
+/// `(subscriber_id, day, endpoint)` and how many requests to add.
+pub type UsageCount = ((i64, String, String), u64);
 
-/// (day, endpoint, count), newest day first.
-pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<(String, String, u64)>> {
-    let mut statement = connection.prepare_cached(
-        "SELECT day, endpoint, count FROM usage_counts WHERE subscriber_id = ?1 ORDER BY day DESC, endpoint",
-    )?;
-    let rows = statement
-        .query_map([subscriber_id], |row| Ok((row.get::<String>(0)?, row.get::<String>(1)?, row.get::<i64>(2)?)))?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (day, endpoint, count) = row?;
-        out.push((day, endpoint, u64::try_from(count).unwrap_or(0)));
+impl Store {
+    /// Adds the counts (a batch gathered in memory).
+    pub async fn add_usage(&self, counts: Vec<UsageCount>) -> StorageResult<()> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::usage::add(connection, &counts)).await,
+            db => postgres::usage::add(db, counts).await,
+        )
     }
-    Ok(out)
+
+    /// (day, endpoint, count), newest day first.
+    pub async fn usage(&self, subscriber_id: i64) -> StorageResult<Vec<(String, String, u64)>> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::usage::list(connection, subscriber_id)).await,
+            db => postgres::usage::list(db, subscriber_id).await,
+        )
+    }
 }

@@ -3,9 +3,9 @@
 //! Delivery times (`next_attempt_at`, `created_at` of a delivery, an attempt's `at`,
 //! `failing_since`) are milliseconds; an endpoint's `created_at` and `previous_until` seconds.
 
-use super::sql::{Connection, OptionalExtension, Row, Transaction, params};
-
-use super::StorageResult;
+use super::changes::Change as Announced;
+use super::idempotency::Replay;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebhookRow {
@@ -23,52 +23,35 @@ pub struct WebhookRow {
     pub failing_since: Option<i64>,
 }
 
-const COLUMNS: &str = "id, subscriber_id, url, events, description, enabled, disabled_reason, secret_generation, \
+pub(super) const COLUMNS: &str = "id, subscriber_id, url, events, description, enabled, disabled_reason, secret_generation, \
      previous_until, created_at, failing_since";
 
-fn from_row(row: &Row<'_>) -> super::StorageResult<WebhookRow> {
-    Ok(WebhookRow {
-        id: row.get(0)?,
-        subscriber_id: row.get(1)?,
-        url: row.get(2)?,
-        events: row.get(3)?,
-        description: row.get(4)?,
-        enabled: row.get(5)?,
-        disabled_reason: row.get(6)?,
-        secret_generation: row.get(7)?,
-        previous_until: row.get(8)?,
-        created_at: row.get(9)?,
-        failing_since: row.get(10)?,
-    })
+impl WebhookRow {
+    /// The row an insert of `new` makes with id `id`.
+    pub fn created(id: i64, new: NewWebhook) -> Self {
+        Self {
+            id,
+            subscriber_id: new.subscriber_id,
+            url: new.url,
+            events: new.events,
+            description: new.description,
+            enabled: true,
+            disabled_reason: None,
+            secret_generation: 1,
+            previous_until: None,
+            created_at: new.created_at,
+            failing_since: None,
+        }
+    }
 }
 
-pub struct NewWebhook<'a> {
+#[derive(Debug, Clone)]
+pub struct NewWebhook {
     pub subscriber_id: i64,
-    pub url: &'a str,
-    pub events: &'a str,
-    pub description: Option<&'a str>,
+    pub url: String,
+    pub events: String,
+    pub description: Option<String>,
     pub created_at: i64,
-}
-
-pub fn insert(transaction: &Transaction<'_>, new: &NewWebhook<'_>) -> StorageResult<WebhookRow> {
-    let mut statement = transaction.prepare_cached(&format!(
-        "INSERT INTO webhooks (subscriber_id, url, events, description, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
-         RETURNING {COLUMNS}"
-    ))?;
-    statement.query_row(params![new.subscriber_id, new.url, new.events, new.description, new.created_at], from_row)
-}
-
-pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<WebhookRow>> {
-    let mut statement =
-        connection.prepare_cached(&format!("SELECT {COLUMNS} FROM webhooks WHERE subscriber_id = ?1 ORDER BY id"))?;
-    let rows = statement.query_map([subscriber_id], from_row)?;
-    rows.collect::<Result<_, _>>()
-}
-
-pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<WebhookRow>> {
-    let mut statement =
-        connection.prepare_cached(&format!("SELECT {COLUMNS} FROM webhooks WHERE id = ?1 AND subscriber_id = ?2"))?;
-    statement.query_row(params![id, subscriber_id], from_row).optional()
 }
 
 /// What a PATCH changes; `None` keeps the value.
@@ -80,45 +63,6 @@ pub struct Change {
     pub enabled: Option<bool>,
 }
 
-pub fn update(
-    transaction: &Transaction<'_>,
-    subscriber_id: i64,
-    id: i64,
-    change: &Change,
-) -> StorageResult<Option<WebhookRow>> {
-    let mut statement = transaction.prepare_cached(&format!(
-        "UPDATE webhooks SET url = COALESCE(?3, url), events = COALESCE(?4, events),
-             description = COALESCE(?5, description),
-             enabled = COALESCE(?6, enabled),
-             -- Enabled again by its subscriber: no reason to show, and a fresh start of the failure clock.
-             disabled_reason = CASE WHEN ?6 IS NULL THEN disabled_reason ELSE NULL END,
-             failing_since = CASE WHEN ?6 = 1 THEN NULL ELSE failing_since END
-         WHERE id = ?1 AND subscriber_id = ?2 RETURNING {COLUMNS}"
-    ))?;
-    statement
-        .query_row(params![id, subscriber_id, change.url, change.events, change.description, change.enabled], from_row)
-        .optional()
-}
-
-pub fn delete(transaction: &Transaction<'_>, subscriber_id: i64, id: i64) -> StorageResult<bool> {
-    Ok(transaction.execute("DELETE FROM webhooks WHERE id = ?1 AND subscriber_id = ?2", params![id, subscriber_id])?
-        == 1)
-}
-
-/// A new secret generation; the one before keeps signing until `previous_until`.
-pub fn rotate(
-    transaction: &Transaction<'_>,
-    subscriber_id: i64,
-    id: i64,
-    previous_until: i64,
-) -> StorageResult<Option<WebhookRow>> {
-    let mut statement = transaction.prepare_cached(&format!(
-        "UPDATE webhooks SET secret_generation = secret_generation + 1, previous_until = ?3
-         WHERE id = ?1 AND subscriber_id = ?2 RETURNING {COLUMNS}"
-    ))?;
-    statement.query_row(params![id, subscriber_id, previous_until], from_row).optional()
-}
-
 /// A queued delivery that is due.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DueDelivery {
@@ -126,46 +70,6 @@ pub struct DueDelivery {
     pub event_id: i64,
     pub attempts: u32,
     pub created_at: i64,
-}
-
-/// Up to `limit` deliveries due at `now_ms`, endpoint by endpoint, oldest event first.
-pub fn due(connection: &Connection, now_ms: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
-    let columns = COLUMNS.split(',').map(|column| format!("w.{}", column.trim())).collect::<Vec<_>>().join(", ");
-    let mut statement = connection.prepare_cached(&format!(
-        "SELECT {columns}, d.event_id, d.attempts, d.created_at
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND w.enabled = 1
-         ORDER BY d.webhook_id, d.event_id LIMIT ?2"
-    ))?;
-    let rows = statement.query_map(params![now_ms, limit], |row| {
-        Ok(DueDelivery {
-            webhook: from_row(row)?,
-            event_id: row.get(11)?,
-            attempts: row.get(12)?,
-            created_at: row.get(13)?,
-        })
-    })?;
-    rows.collect::<Result<_, _>>()
-}
-
-/// Deliveries waiting for an attempt (of enabled endpoints).
-pub fn waiting(connection: &Connection) -> StorageResult<i64> {
-    connection.query_row(
-        "SELECT COUNT(*) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND w.enabled = 1",
-        params![],
-        |row| row.get(0),
-    )
-}
-
-/// When the next queued delivery is due, if one is.
-pub fn next_due(connection: &Connection) -> StorageResult<Option<i64>> {
-    connection.query_row(
-        "SELECT MIN(d.next_attempt_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND w.enabled = 1",
-        params![],
-        |row| row.get(0),
-    )
 }
 
 /// One attempt's outcome.
@@ -183,76 +87,6 @@ pub struct Attempt {
     pub next_attempt_at: Option<i64>,
 }
 
-/// Logs an attempt and moves the queue on: delivered, failed for good, or due again. A run of
-/// failures that began before `disable_before` disables the endpoint. Returns whether it did.
-pub fn record_attempt(transaction: &Transaction<'_>, attempt: &Attempt, disable_before: i64) -> StorageResult<bool> {
-    transaction
-        .prepare_cached(
-            "INSERT INTO webhook_attempts
-                 (webhook_id, event_id, attempt, status, response_status, duration_ms, error, at, next_attempt_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?
-        .execute(params![
-            attempt.webhook_id,
-            attempt.event_id,
-            attempt.attempt,
-            if attempt.delivered { "delivered" } else { "failed" },
-            attempt.response_status,
-            attempt.duration_ms,
-            attempt.error,
-            attempt.at,
-            attempt.next_attempt_at,
-        ])?;
-    let status = match (attempt.delivered, attempt.next_attempt_at) {
-        (true, _) => "delivered",
-        (false, Some(_)) => "pending",
-        (false, None) => "failed",
-    };
-    transaction
-        .prepare_cached(
-            "UPDATE webhook_deliveries SET status = ?3, attempts = ?4, next_attempt_at = ?5
-             WHERE webhook_id = ?1 AND event_id = ?2",
-        )?
-        .execute(params![attempt.webhook_id, attempt.event_id, status, attempt.attempt, attempt.next_attempt_at])?;
-    if attempt.delivered {
-        transaction
-            .prepare_cached("UPDATE webhooks SET failing_since = NULL WHERE id = ?1")?
-            .execute([attempt.webhook_id])?;
-        return Ok(false);
-    }
-    transaction
-        .prepare_cached("UPDATE webhooks SET failing_since = COALESCE(failing_since, ?2) WHERE id = ?1")?
-        .execute(params![attempt.webhook_id, attempt.at])?;
-    let disabled = transaction
-        .prepare_cached(
-            "UPDATE webhooks SET enabled = 0,
-                 disabled_reason = 'every delivery failed for 3 days: fix the endpoint, then enable it again'
-             WHERE id = ?1 AND enabled = 1 AND failing_since < ?2",
-        )?
-        .execute(params![attempt.webhook_id, disable_before])?;
-    Ok(disabled == 1)
-}
-
-/// Queues the event for the endpoint again, now (a resend); `false` when the subscriber has no
-/// such event.
-pub fn resend(
-    transaction: &Transaction<'_>,
-    subscriber_id: i64,
-    webhook_id: i64,
-    event_id: i64,
-    now_ms: i64,
-) -> StorageResult<bool> {
-    let queued = transaction
-        .prepare_cached(
-            "INSERT INTO webhook_deliveries (webhook_id, event_id, subscriber_id, status, attempts, next_attempt_at, created_at)
-             SELECT ?1, r.event_id, r.subscriber_id, 'pending', 0, ?4, ?4
-             FROM event_recipients r WHERE r.subscriber_id = ?2 AND r.event_id = ?3
-             ON CONFLICT (webhook_id, event_id) DO UPDATE SET status = 'pending', next_attempt_at = ?4, created_at = ?4",
-        )?
-        .execute(params![webhook_id, subscriber_id, event_id, now_ms])?;
-    Ok(queued == 1)
-}
-
 /// A logged attempt, with the event's type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggedAttempt {
@@ -268,73 +102,164 @@ pub struct LoggedAttempt {
     pub next_attempt_at: Option<i64>,
 }
 
-/// Up to `limit` attempts of the endpoint below the attempt id `before` (newest first).
-pub fn attempts(
-    connection: &Connection,
-    webhook_id: i64,
-    before: Option<i64>,
-    limit: u32,
-) -> StorageResult<Vec<LoggedAttempt>> {
-    let mut statement = connection.prepare_cached(
-        "SELECT a.id, a.event_id, COALESCE(e.type, ''), a.attempt, a.status = 'delivered', a.response_status,
-                a.duration_ms, a.error, a.at, a.next_attempt_at
-         FROM webhook_attempts a LEFT JOIN events e ON e.id = a.event_id
-         WHERE a.webhook_id = ?1 AND a.id < ?2 ORDER BY a.id DESC LIMIT ?3",
-    )?;
-    let rows = statement.query_map(params![webhook_id, before.unwrap_or(i64::MAX), limit], |row| {
-        Ok(LoggedAttempt {
-            id: row.get(0)?,
-            event_id: row.get(1)?,
-            event_type: row.get(2)?,
-            attempt: row.get(3)?,
-            delivered: row.get(4)?,
-            response_status: row.get(5)?,
-            duration_ms: row.get(6)?,
-            error: row.get(7)?,
-            at: row.get(8)?,
-            next_attempt_at: row.get(9)?,
-        })
-    })?;
-    rows.collect::<Result<_, _>>()
-}
+impl Store {
+    /// Adds an endpoint (and keeps the request's replay) unless the subscriber has `max`
+    /// already: then `None`.
+    pub async fn create_webhook(
+        &self,
+        new: NewWebhook,
+        max: usize,
+        replay: Option<Replay>,
+    ) -> StorageResult<Option<WebhookRow>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::insert(connection, &new, max, replay)).await,
+            db => postgres::webhooks::insert(db, new, max, replay).await,
+        )
+    }
 
-/// Forgets attempts logged before `before_ms`.
-pub fn purge_attempts(transaction: &Transaction<'_>, before_ms: i64) -> StorageResult<usize> {
-    transaction.execute("DELETE FROM webhook_attempts WHERE at < ?1", [before_ms])
+    /// The subscriber's endpoints, oldest first.
+    pub async fn webhooks(&self, subscriber_id: i64) -> StorageResult<Vec<WebhookRow>> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::webhooks::list(connection, subscriber_id)).await,
+            db => postgres::webhooks::list(db, subscriber_id).await,
+        )
+    }
+
+    pub async fn webhook(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<WebhookRow>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::webhooks::get(connection, subscriber_id, id)).await,
+            db => postgres::webhooks::get(db, subscriber_id, id).await,
+        )
+    }
+
+    pub async fn update_webhook(
+        &self,
+        subscriber_id: i64,
+        id: i64,
+        change: Change,
+    ) -> StorageResult<Option<WebhookRow>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::update(connection, subscriber_id, id, &change)).await,
+            db => postgres::webhooks::update(db, subscriber_id, id, change).await,
+        )
+    }
+
+    pub async fn delete_webhook(&self, subscriber_id: i64, id: i64) -> StorageResult<bool> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::delete(connection, subscriber_id, id)).await,
+            db => postgres::webhooks::delete(db, subscriber_id, id).await,
+        )
+    }
+
+    /// A new secret generation; the one before keeps signing until `previous_until`.
+    pub async fn rotate_webhook_secret(
+        &self,
+        subscriber_id: i64,
+        id: i64,
+        previous_until: i64,
+    ) -> StorageResult<Option<WebhookRow>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::rotate(connection, subscriber_id, id, previous_until)).await,
+            db => postgres::webhooks::rotate(db, subscriber_id, id, previous_until).await,
+        )
+    }
+
+    /// Records a `webhook.test` event with `data` and queues it for endpoint `webhook_id`
+    /// alone; its id.
+    pub async fn send_test_event(
+        &self,
+        subscriber_id: i64,
+        webhook_id: i64,
+        data: String,
+        now_ms: i64,
+    ) -> StorageResult<i64> {
+        let id = dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::send_test(connection, subscriber_id, webhook_id, &data, now_ms)).await,
+            db => postgres::webhooks::send_test(db, subscriber_id, webhook_id, data, now_ms).await,
+        )?;
+        self.announce(&Announced::Deliveries);
+        Ok(id)
+    }
+
+    /// Queues the event for the endpoint again, now (a resend); `false` when the subscriber has
+    /// no such event.
+    pub async fn resend(&self, subscriber_id: i64, webhook_id: i64, event_id: i64, now_ms: i64) -> StorageResult<bool> {
+        let queued = dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::resend(connection, subscriber_id, webhook_id, event_id, now_ms)).await,
+            db => postgres::webhooks::resend(db, subscriber_id, webhook_id, event_id, now_ms).await,
+        )?;
+        if queued {
+            self.announce(&Announced::Deliveries);
+        }
+        Ok(queued)
+    }
+
+    /// Up to `limit` attempts of the endpoint below the attempt id `before` (newest first).
+    pub async fn delivery_attempts(
+        &self,
+        webhook_id: i64,
+        before: Option<i64>,
+        limit: u32,
+    ) -> StorageResult<Vec<LoggedAttempt>> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::webhooks::attempts(connection, webhook_id, before, limit)).await,
+            db => postgres::webhooks::attempts(db, webhook_id, before, limit).await,
+        )
+    }
+
+    /// Up to `limit` deliveries due at `now_ms`, endpoint by endpoint, oldest event first.
+    pub async fn due_deliveries(&self, now_ms: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::webhooks::due(connection, now_ms, limit)).await,
+            db => postgres::webhooks::due(db, now_ms, limit).await,
+        )
+    }
+
+    /// Deliveries waiting for an attempt (of enabled endpoints), and when the next is due.
+    pub async fn delivery_queue(&self) -> StorageResult<(i64, Option<i64>)> {
+        dispatch!(self,
+            db => db.read(sqlite::webhooks::queue).await,
+            db => postgres::webhooks::queue(db).await,
+        )
+    }
+
+    /// Logs an attempt and moves the queue on: delivered, failed for good, or due again. A run
+    /// of failures that began before `disable_before` disables the endpoint; whether it did.
+    pub async fn record_attempt(&self, attempt: Attempt, disable_before: i64) -> StorageResult<bool> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::record_attempt(connection, &attempt, disable_before)).await,
+            db => postgres::webhooks::record_attempt(db, attempt, disable_before).await,
+        )
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::{Db, StorageError, events, subscribers};
+    use crate::storage::subscribers::NewSubscriber;
 
     const HOUR_MS: i64 = 3_600_000;
 
     /// A subscriber with one endpoint for every event, and one event queued for it.
-    async fn queued(db: &Db) -> (i64, i64) {
-        db.write(|transaction| {
-            let subscriber = subscribers::NewSubscriber {
-                email: "hooks@example.com",
-                client_id: "client",
-                public_key: "public",
-                secret_hash: "hash",
-                created_at: 0,
-            };
-            let subscriber_id = subscribers::insert(transaction, &subscriber)?
-                .ok_or_else(|| StorageError::Corrupt("subscriber exists".to_owned()))?;
-            let new = NewWebhook {
-                subscriber_id,
-                url: "http://127.0.0.1:9/",
-                events: "[\"*\"]",
-                description: None,
-                created_at: 0,
-            };
-            let webhook = insert(transaction, &new)?;
-            let event_id = events::record_other(transaction, subscriber_id, "card.enrolled", "{}", 0)?;
-            Ok((webhook.id, event_id))
-        })
-        .await
-        .expect("an endpoint and an event")
+    async fn queued(store: &Store) -> (i64, i64, i64) {
+        let subscriber = NewSubscriber {
+            email: "hooks@example.com".to_owned(),
+            client_id: "client".to_owned(),
+            public_key: "public".to_owned(),
+            secret_hash: "hash".to_owned(),
+            created_at: 0,
+        };
+        let subscriber_id = store.insert_subscriber(subscriber).await.expect("stored").expect("a new subscriber");
+        let new = NewWebhook {
+            subscriber_id,
+            url: "http://127.0.0.1:9/".to_owned(),
+            events: "[\"*\"]".to_owned(),
+            description: None,
+            created_at: 0,
+        };
+        let webhook = store.create_webhook(new, 20, None).await.expect("stored").expect("under the cap");
+        let event_id = store.send_test_event(subscriber_id, webhook.id, "{}".to_owned(), 0).await.expect("queued");
+        (subscriber_id, webhook.id, event_id)
     }
 
     fn failed(webhook_id: i64, event_id: i64, attempt: u32, at: i64) -> Attempt {
@@ -356,16 +281,12 @@ mod tests {
     #[tokio::test]
     async fn an_endpoint_failing_for_three_days_is_disabled() {
         let dir = tempfile::tempdir().expect("a folder");
-        let db = Db::open(&dir.path().join("hooks.sqlite3").into()).expect("a database");
-        let (webhook_id, event_id) = queued(&db).await;
+        let store = Store::open(&dir.path().join("hooks.sqlite3").into()).await.expect("a database");
+        let (subscriber_id, webhook_id, event_id) = queued(&store).await;
         let three_days = 72 * HOUR_MS;
         let record = |attempt: Attempt, now: i64| {
-            let db = db.clone();
-            async move {
-                db.write(move |transaction| record_attempt(transaction, &attempt, now - three_days))
-                    .await
-                    .expect("logged")
-            }
+            let store = store.clone();
+            async move { store.record_attempt(attempt, now - three_days).await.expect("logged") }
         };
         assert!(!record(failed(webhook_id, event_id, 1, 0), 0).await);
         assert!(!record(failed(webhook_id, event_id, 2, 71 * HOUR_MS), 71 * HOUR_MS).await, "not yet 3 days");
@@ -382,10 +303,10 @@ mod tests {
             "the clock started again"
         );
         assert!(record(failed(webhook_id, event_id, 5, 173 * HOUR_MS), 173 * HOUR_MS).await, "3 days of failures");
-        let row = db.read(move |connection| get(connection, 1, webhook_id)).await.expect("read").expect("the endpoint");
+        let row = store.webhook(subscriber_id, webhook_id).await.expect("read").expect("the endpoint");
         assert!(!row.enabled);
         assert!(row.disabled_reason.is_some_and(|reason| reason.contains("3 days")));
-        let attempts = db.read(move |connection| attempts(connection, webhook_id, None, 10)).await.expect("the log");
+        let attempts = store.delivery_attempts(webhook_id, None, 10).await.expect("the log");
         assert_eq!(attempts.len(), 5, "every attempt logged");
     }
 }

@@ -18,7 +18,7 @@ use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiJsonOrEmpty, Auth};
 use crate::http::routes::Routes;
 use crate::state::AppState;
-use crate::storage::{self, subscribers::NewSubscriber};
+use crate::storage::subscribers::{NewSubscriber, SubscriberRow};
 
 pub fn routes(api: Routes) -> Routes {
     api
@@ -67,18 +67,7 @@ async fn signup(
     let stored_email = email.clone();
     let created = state
         .db
-        .write(move |transaction| {
-            storage::subscribers::insert(
-                transaction,
-                &NewSubscriber {
-                    email: &stored_email,
-                    client_id: &client_id,
-                    public_key: &public_key,
-                    secret_hash: &secret_hash,
-                    created_at: now,
-                },
-            )
-        })
+        .insert_subscriber(NewSubscriber { email: stored_email, client_id, public_key, secret_hash, created_at: now })
         .await?;
     if created.is_none() {
         return Err(ApiError::conflict("a subscriber with this e-mail address already exists: log in instead"));
@@ -117,8 +106,7 @@ async fn login(
     let email = request.email.trim().to_ascii_lowercase();
     let address = client_address(connection);
     state.limits.check_login(&email, address).await?;
-    let lookup = email.clone();
-    let subscriber = state.db.read(move |connection| storage::subscribers::find_by_email(connection, &lookup)).await?;
+    let subscriber = state.db.subscriber_by_email(&email).await?;
     let stored_hash = subscriber.as_ref().map(|subscriber| subscriber.secret_hash.clone());
     prove_secret(&state, &email, address, request.api_key, stored_hash).await?;
     let Some(subscriber) = subscriber else { return Err(ApiError::InvalidCredentials) };
@@ -152,11 +140,11 @@ async fn prove_secret(
 }
 
 /// The subscriber of the caller's token: 401 when it was deleted since the token was checked.
-async fn caller(state: &AppState, auth: &Auth) -> Result<storage::subscribers::SubscriberRow, ApiError> {
+async fn caller(state: &AppState, auth: &Auth) -> Result<SubscriberRow, ApiError> {
     let subscriber_id = auth.subscriber_id;
     state
         .db
-        .read(move |connection| storage::subscribers::find(connection, subscriber_id))
+        .subscriber(subscriber_id)
         .await?
         .ok_or_else(|| ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()))
 }
@@ -208,30 +196,13 @@ async fn rotate_secret(
     let to_hash = secret.clone();
     let secret_hash = state.limits.hash(move || credentials::hash_secret(&to_hash)).await??;
     let now = timestamp(Utc::now().timestamp())?;
-    let timestamp_now = now.timestamp();
-    let generations = state.generations.clone();
     let subscriber_id = subscriber.id;
-    let replaced_hash = subscriber.secret_hash;
-    let rotated = state
-        .db
-        .write_then(
-            move |transaction| {
-                storage::subscribers::replace_secret(
-                    transaction,
-                    subscriber_id,
-                    &replaced_hash,
-                    &secret_hash,
-                    timestamp_now,
-                )
-            },
-            // Announced once committed: older tokens are refused and the streams end.
-            move |generation| {
-                if let Some(generation) = generation {
-                    generations.note(subscriber_id, *generation);
-                }
-            },
-        )
-        .await?;
+    let rotated = state.db.replace_secret(subscriber_id, subscriber.secret_hash, secret_hash, now.timestamp()).await?;
+    // Once committed: older tokens are refused and the streams end (the other instances hear
+    // of it from the store).
+    if let Some(generation) = rotated {
+        state.generations.note(subscriber_id, generation);
+    }
     if rotated.is_none() {
         return Err(ApiError::conflict("the secret was rotated by another request meanwhile: log in with the new one"));
     }
@@ -245,7 +216,7 @@ async fn rotate_secret(
 async fn usage(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<UsageResponse>>, ApiError> {
     state.usage.flush(&state.db).await?;
     let subscriber_id = auth.subscriber_id;
-    let rows = state.db.read(move |connection| storage::usage::list(connection, subscriber_id)).await?;
+    let rows = state.db.usage(subscriber_id).await?;
     let mut usage = Vec::with_capacity(rows.len());
     for (day, endpoint, count) in rows {
         let day = NaiveDate::parse_from_str(&day, "%Y-%m-%d").map_err(ApiError::internal)?;

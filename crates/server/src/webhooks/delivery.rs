@@ -66,14 +66,13 @@ pub async fn run(state: AppState) {
 /// Attempts every delivery due now; returns how many it attempted.
 pub async fn deliver_due(state: &AppState, client: &reqwest::Client) -> Result<usize, storage::StorageError> {
     let now_ms = Utc::now().timestamp_millis();
-    let waiting = state.db.read(storage::webhooks::waiting).await?;
+    let (waiting, next) = state.db.delivery_queue().await?;
     #[allow(clippy::cast_precision_loss)]
     metrics::gauge!("subscriber_webhook_queue_depth").set(waiting as f64);
-    let next = state.db.read(storage::webhooks::next_due).await?;
     if next.is_none_or(|due| due > now_ms) {
         return Ok(0);
     }
-    let due = state.db.read(move |connection| storage::webhooks::due(connection, now_ms, BATCH)).await?;
+    let due = state.db.due_deliveries(now_ms, BATCH).await?;
     let mut by_endpoint: BTreeMap<i64, Vec<DueDelivery>> = BTreeMap::new();
     for delivery in due {
         by_endpoint.entry(delivery.webhook.id).or_default().push(delivery);
@@ -103,7 +102,7 @@ async fn deliver(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
     let webhook = &delivery.webhook;
     let (subscriber_id, event_id) = (webhook.subscriber_id, delivery.event_id);
     let attempt_number = delivery.attempts.saturating_add(1);
-    let event = state.db.read(move |connection| storage::events::get(connection, subscriber_id, event_id)).await;
+    let event = state.db.event(subscriber_id, event_id).await;
     let started = Instant::now();
     let outcome = match event {
         Ok(Some(event)) => match crate::event_log::render(event).map(|event| serde_json::to_vec(&event)) {
@@ -141,11 +140,7 @@ async fn deliver(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
         next_attempt_at,
     };
     let disable_before = at.saturating_sub(GIVE_UP_SECONDS.saturating_mul(unit_ms));
-    match state
-        .db
-        .write(move |transaction| storage::webhooks::record_attempt(transaction, &attempt, disable_before))
-        .await
-    {
+    match state.db.record_attempt(attempt, disable_before).await {
         Ok(true) => tracing::warn!(webhook_id = webhook.id, "webhook endpoint disabled after 3 days of failures"),
         Ok(false) => {}
         Err(error) => tracing::warn!(error = %error, "webhook attempt not logged"),

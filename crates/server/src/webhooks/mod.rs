@@ -13,7 +13,7 @@ pub mod destination;
 
 use axum::Json;
 use axum::extract::{Path, State};
-use axum::http::StatusCode;
+use axum::response::Response;
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use chrono::Utc;
@@ -30,10 +30,10 @@ use utoipa_axum::routes;
 use crate::error::{ApiError, Validation};
 use crate::events::{parse_public_id, public_id};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
+use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging;
 use crate::state::AppState;
-use crate::storage;
 use crate::storage::webhooks::{Change, NewWebhook, WebhookRow};
 use destination::Policy;
 
@@ -43,7 +43,7 @@ pub const MAX_ENDPOINTS: usize = 20;
 pub const ROTATION_OVERLAP_SECONDS: i64 = 24 * 3600;
 
 pub fn routes(api: Routes) -> Routes {
-    api.api(routes!(create))
+    api.api_creating(routes!(create))
         .api(routes!(list))
         .api(routes!(one))
         .api(routes!(update))
@@ -118,11 +118,7 @@ fn events_json(events: &[String]) -> Result<String, ApiError> {
 }
 
 async fn owned(state: &AppState, subscriber_id: i64, webhook_id: i64) -> Result<WebhookRow, ApiError> {
-    state
-        .db
-        .read(move |connection| storage::webhooks::get(connection, subscriber_id, webhook_id))
-        .await?
-        .ok_or_else(|| not_found(webhook_id))
+    state.db.webhook(subscriber_id, webhook_id).await?.ok_or_else(|| not_found(webhook_id))
 }
 
 fn not_found(webhook_id: i64) -> ApiError {
@@ -144,8 +140,9 @@ fn not_found(webhook_id: i64) -> ApiError {
 async fn create(
     State(state): State<AppState>,
     auth: Auth,
+    idempotent: Idempotent,
     ApiJson(request): ApiJson<CreateWebhookRequest>,
-) -> Result<(StatusCode, Json<Success<Webhook>>), ApiError> {
+) -> Result<Response, ApiError> {
     let mut validation = Validation::new();
     let url = checked_url(&state, &request.url, &mut validation).await;
     let events = rules::events(&mut validation, &request.events);
@@ -154,29 +151,28 @@ async fn create(
     let (Some(url), Some(events)) = (url, events) else {
         return Err(ApiError::invalid("the endpoint is not valid"));
     };
-    let events = events_json(&events)?;
-    let subscriber_id = auth.subscriber_id;
-    let now = Utc::now().timestamp();
+    let new = NewWebhook {
+        subscriber_id: auth.subscriber_id,
+        url,
+        events: events_json(&events)?,
+        description: description.filter(|text| !text.is_empty()),
+        created_at: Utc::now().timestamp(),
+    };
+    // A retry replays the same answer, secret included (the replay is sealed with the key file).
+    let (template, signing) = (new.clone(), state.keys.webhook_signing.clone());
+    let replay = idempotent.replay(move |id| {
+        let row = WebhookRow::created(id, template);
+        let secret = secret(&signing, row.id, row.secret_generation);
+        render(&row, Some(secret)).ok()
+    });
     let row = state
         .db
-        .write(move |transaction| {
-            if storage::webhooks::list(transaction, subscriber_id)?.len() >= MAX_ENDPOINTS {
-                return Ok(None);
-            }
-            let new = NewWebhook {
-                subscriber_id,
-                url: &url,
-                events: &events,
-                description: description.as_deref().filter(|text| !text.is_empty()),
-                created_at: now,
-            };
-            storage::webhooks::insert(transaction, &new).map(Some)
-        })
+        .create_webhook(new, MAX_ENDPOINTS, replay)
         .await?
         .ok_or_else(|| ApiError::conflict(format!("a subscriber has at most {MAX_ENDPOINTS} webhook endpoints")))?;
     tracing::info!(webhook_id = row.id, "webhook endpoint added");
     let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
-    Ok((StatusCode::CREATED, Json(Success::new(render(&row, Some(secret))?))))
+    Ok(idempotent.created(render(&row, Some(secret))?))
 }
 
 /// The caller's webhook endpoints
@@ -184,7 +180,7 @@ async fn create(
     responses((status = 200, description = "The endpoints (secrets are not shown).", body = Success<WebhookList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<WebhookList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
-    let rows = state.db.read(move |connection| storage::webhooks::list(connection, subscriber_id)).await?;
+    let rows = state.db.webhooks(subscriber_id).await?;
     let webhooks = rows.iter().map(|row| render(row, None)).collect::<Result<_, _>>()?;
     Ok(Json(Success::new(WebhookList { webhooks })))
 }
@@ -233,11 +229,7 @@ async fn update(
     let change =
         Change { url, events: events.as_deref().map(events_json).transpose()?, description, enabled: request.enabled };
     let subscriber_id = auth.subscriber_id;
-    let row = state
-        .db
-        .write(move |transaction| storage::webhooks::update(transaction, subscriber_id, webhook_id, &change))
-        .await?
-        .ok_or_else(|| not_found(webhook_id))?;
+    let row = state.db.update_webhook(subscriber_id, webhook_id, change).await?.ok_or_else(|| not_found(webhook_id))?;
     tracing::info!(webhook_id, enabled = row.enabled, "webhook endpoint changed");
     Ok(Json(Success::new(render(&row, None)?)))
 }
@@ -255,8 +247,7 @@ async fn remove(
     IdPath(webhook_id): IdPath,
 ) -> Result<Json<Success<WebhookDeleted>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
-    let deleted =
-        state.db.write(move |transaction| storage::webhooks::delete(transaction, subscriber_id, webhook_id)).await?;
+    let deleted = state.db.delete_webhook(subscriber_id, webhook_id).await?;
     if !deleted {
         return Err(not_found(webhook_id));
     }
@@ -282,11 +273,8 @@ async fn rotate_secret(
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let until = Utc::now().timestamp() + ROTATION_OVERLAP_SECONDS;
-    let row = state
-        .db
-        .write(move |transaction| storage::webhooks::rotate(transaction, subscriber_id, webhook_id, until))
-        .await?
-        .ok_or_else(|| not_found(webhook_id))?;
+    let row =
+        state.db.rotate_webhook_secret(subscriber_id, webhook_id, until).await?.ok_or_else(|| not_found(webhook_id))?;
     tracing::info!(webhook_id, "webhook secret rotated");
     let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
     Ok(Json(Success::new(render(&row, Some(secret))?)))
@@ -310,20 +298,8 @@ async fn send_test(
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now();
     let data = serde_json::json!({ "webhookId": webhook_id, "message": "A test event from Subscriber Data" });
-    let event_id = state
-        .db
-        .write(move |transaction| {
-            let event_id = storage::events::record_other(
-                transaction,
-                subscriber_id,
-                storage::events::WEBHOOK_TEST,
-                &data.to_string(),
-                now.timestamp(),
-            )?;
-            storage::webhooks::resend(transaction, subscriber_id, webhook_id, event_id, now.timestamp_millis())?;
-            Ok(event_id)
-        })
-        .await?;
+    let event_id =
+        state.db.send_test_event(subscriber_id, webhook_id, data.to_string(), now.timestamp_millis()).await?;
     Ok(Json(Success::new(WebhookQueued { message: "Test event queued".to_owned(), event_id: public_id(event_id) })))
 }
 
@@ -375,10 +351,7 @@ async fn deliveries(
     });
     validation.finish(())?;
     owned(&state, auth.subscriber_id, webhook_id).await?;
-    let rows = state
-        .db
-        .read(move |connection| storage::webhooks::attempts(connection, webhook_id, before, limit.saturating_add(1)))
-        .await?;
+    let rows = state.db.delivery_attempts(webhook_id, before, limit.saturating_add(1)).await?;
     let (rows, next_cursor) = paging::split_page(rows, limit, |row| row.id.to_string());
     let deliveries = rows
         .into_iter()
@@ -430,10 +403,7 @@ async fn resend(
     refuse_disabled(&row)?;
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now().timestamp_millis();
-    let queued = state
-        .db
-        .write(move |transaction| storage::webhooks::resend(transaction, subscriber_id, webhook_id, event, now))
-        .await?;
+    let queued = state.db.resend(subscriber_id, webhook_id, event, now).await?;
     if !queued {
         return Err(no_event());
     }

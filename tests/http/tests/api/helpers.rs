@@ -237,6 +237,16 @@ pub fn postgres_admin() -> Option<String> {
     std::env::var("SUBSCRIBER_TEST_POSTGRES").ok().filter(|url| !url.is_empty())
 }
 
+/// Runs `sql` through `psql` on the database at `url` (the test cluster's own client).
+pub fn psql(url: &str, sql: &str) -> String {
+    let output = Command::new("psql")
+        .args(["-X", "-q", "-t", "-A", "-v", "ON_ERROR_STOP=1", "-d", url, "-c", sql])
+        .output()
+        .expect("psql runs");
+    assert!(output.status.success(), "psql {sql}: {}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 fn is_postgres(database: &std::path::Path) -> bool {
     database.to_str().is_some_and(|text| text.starts_with("postgres://"))
 }
@@ -245,8 +255,7 @@ fn is_postgres(database: &std::path::Path) -> bool {
 pub fn fresh_database(dir: &std::path::Path) -> PathBuf {
     let Some(admin) = postgres_admin() else { return dir.join("service.sqlite3") };
     let name = format!("t_{}", uuid::Uuid::new_v4().simple());
-    let mut client = postgres::Client::connect(&admin, postgres::NoTls).expect("the test cluster answers");
-    client.batch_execute(&format!("CREATE DATABASE {name}")).expect("a test database");
+    psql(&admin, &format!("CREATE DATABASE {name}"));
     let (server, _) = admin.rsplit_once('/').expect("an address with a database");
     PathBuf::from(format!("{server}/{name}"))
 }

@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::helpers::{TEST_PAN, TestServer, postgres_admin, read, send};
+use crate::helpers::{TEST_PAN, TestServer, postgres_admin, psql, read, send};
 
 fn metrics_address(server: &TestServer) -> String {
     let deadline = Instant::now() + Duration::from_secs(30);
@@ -60,16 +60,19 @@ fn readiness_is_503_with_the_reason_when_the_database_file_is_gone_and_200_when_
     assert_eq!(status, 200, "{body}");
 }
 
-/// PostgreSQL's counterpart of a file gone: the database refuses new connections (the pool's
-/// open ones would still answer; readiness opens its own).
+/// PostgreSQL's counterpart of a file gone: the database ends the service's sessions and
+/// refuses new ones. (Readiness asks on a connection the service keeps, never a new session
+/// per probe, and reuses an answer for a second.)
 fn readiness_follows_a_postgres_database_that_refuses_connections(server: &TestServer) {
     let url = server.database.display().to_string();
     let name = url.rsplit('/').next().expect("a database name").to_owned();
-    let mut admin =
-        postgres::Client::connect(&postgres_admin().expect("on PostgreSQL"), postgres::NoTls).expect("admin");
-    admin.batch_execute(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false")).expect("closed");
+    let admin = postgres_admin().expect("on PostgreSQL");
+    psql(&admin, &format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS false"));
+    psql(&admin, &format!("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{name}'"));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
     let (status, body) = send(server.get("/readyz"));
-    admin.batch_execute(&format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true")).expect("reopened");
+    psql(&admin, &format!("ALTER DATABASE {name} WITH ALLOW_CONNECTIONS true"));
+    std::thread::sleep(std::time::Duration::from_millis(1100));
     assert_eq!(status, 503, "{body}");
     let missing = body["missing"].as_array().expect("missing is a list");
     assert!(missing.iter().any(|reason| reason["check"] == "database"), "{body}");

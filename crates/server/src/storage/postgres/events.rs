@@ -1,0 +1,196 @@
+//! Events on PostgreSQL. Every statement that gives events ids runs after the write has locked
+//! the rows of the subscribers who will see them ([`super::LOCK_SUBSCRIBERS`]), so one
+//! subscriber's events commit in id order however many writers run at once.
+
+use tokio_postgres::Row;
+
+use super::transactions::{from_row, from_row_at};
+use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one, query_opt};
+use crate::storage::StorageResult;
+use crate::storage::events::{EventKind, EventRow, LogFilter, LoggedEvent};
+use crate::storage::transactions::{Owner, T_COLUMNS};
+
+/// The CTEs that list the recipients of the events in `ev (id, card_id, merchant_id)` (the
+/// card's owner and the merchant's) and queue the events for their webhook endpoints that want
+/// `type_param`'s type, due at `at_param` (milliseconds). Leaves `dl`, one row per delivery.
+pub(super) fn transaction_recipients_and_deliveries(type_param: &str, at_param: &str) -> String {
+    format!(
+        "rc AS (
+             INSERT INTO event_recipients (subscriber_id, event_id)
+             SELECT c.subscriber_id, ev.id FROM ev JOIN cards c ON c.id = ev.card_id
+             UNION SELECT m.subscriber_id, ev.id FROM ev JOIN merchants m ON m.id = ev.merchant_id
+             ON CONFLICT DO NOTHING
+             RETURNING subscriber_id, event_id
+         ), {}",
+        deliveries(type_param, at_param)
+    )
+}
+
+/// The CTE `dl` that queues the events listed in `rc (subscriber_id, event_id)`.
+fn deliveries(type_param: &str, at_param: &str) -> String {
+    format!(
+        "dl AS (
+             INSERT INTO webhook_deliveries
+                 (webhook_id, event_id, subscriber_id, status, attempts, next_attempt_at, created_at)
+             SELECT w.id, rc.event_id, w.subscriber_id, 'pending', 0, {at_param}, {at_param}
+             FROM rc JOIN webhooks w ON w.subscriber_id = rc.subscriber_id
+             WHERE w.enabled = 1 AND {type_param} <> 'webhook.test'
+               AND EXISTS (SELECT 1 FROM json_array_elements_text(CAST(w.events AS JSON)) AS k(value)
+                           WHERE k.value IN ('*', {type_param}))
+             ON CONFLICT DO NOTHING
+             RETURNING 1
+         )"
+    )
+}
+
+/// Records an event of one subscriber with its data (JSON), inside a write: locks the
+/// subscriber, then gives the event its id. Returns its id and how many deliveries it queued.
+pub async fn record_other(
+    client: &Client,
+    subscriber_id: i64,
+    event_type: &str,
+    data: &str,
+    now: i64,
+) -> StorageResult<(i64, i64)> {
+    let queue_at = now.saturating_mul(1000);
+    let sql = format!(
+        "WITH ev AS (
+             INSERT INTO events (type, created_at, data) VALUES ($1::TEXT, $2::BIGINT, $3::TEXT) RETURNING id
+         ), rc AS (
+             INSERT INTO event_recipients (subscriber_id, event_id) SELECT $4::BIGINT, id FROM ev
+             RETURNING subscriber_id, event_id
+         ), {}
+         SELECT (SELECT id FROM ev), (SELECT count(*) FROM dl)",
+        deliveries("$1::TEXT", "$5::BIGINT")
+    );
+    // In one round trip: the lock is taken before the insert runs.
+    // A webhook test queues nothing here: its one delivery is queued by the caller.
+    let subscribers = vec![subscriber_id];
+    let (locked, recorded) = futures::future::join(
+        execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
+        query_one(client, &sql, &[&event_type, &now, &data, &subscriber_id, &queue_at]),
+    )
+    .await;
+    locked?;
+    let row = recorded?;
+    Ok((row.try_get(0)?, row.try_get(1)?))
+}
+
+fn owner_column(owner: Owner) -> (&'static str, i64) {
+    match owner {
+        Owner::Card(id) => ("card_id", id),
+        Owner::Merchant(id) => ("merchant_id", id),
+    }
+}
+
+pub async fn after(
+    db: &Database,
+    subscriber_id: i64,
+    owner: Owner,
+    after_id: i64,
+    limit: u32,
+) -> StorageResult<Vec<EventRow>> {
+    let (column, owner_id) = owner_column(owner);
+    let client = db.client().await?;
+    let rows = query(
+        &client,
+        &format!(
+            "SELECT {T_COLUMNS}, e.id, e.type
+             FROM events e JOIN transactions t ON t.id = e.transaction_id
+             JOIN event_recipients r ON r.event_id = e.id AND r.subscriber_id = $4
+             WHERE e.{column} = $1 AND e.id > $2
+             ORDER BY e.id LIMIT $3"
+        ),
+        &[&owner_id, &after_id, &i64::from(limit), &subscriber_id],
+    )
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(EventRow {
+                id: row.try_get(19)?,
+                kind: EventKind::parse(row.try_get(20)?)?,
+                transaction: from_row(row)?,
+            })
+        })
+        .collect()
+}
+
+pub async fn newest_of(db: &Database, owner: Owner) -> StorageResult<i64> {
+    let (column, owner_id) = owner_column(owner);
+    let client = db.client().await?;
+    let row = query_one(&client, &format!("SELECT COALESCE(MAX(id), 0) FROM events WHERE {column} = $1"), &[&owner_id])
+        .await?;
+    Ok(row.try_get(0)?)
+}
+
+const LOGGED: &str = "SELECT e.id, e.type, e.created_at, e.card_id, e.merchant_id, e.data, t.id IS NOT NULL,
+        COALESCE((SELECT c.subscriber_id = r.subscriber_id FROM cards c WHERE c.id = e.card_id), FALSE)";
+const LOGGED_PREFIX: usize = 8;
+
+fn logged_from_row(row: &Row) -> StorageResult<LoggedEvent> {
+    let has_transaction: bool = row.try_get(6)?;
+    let transaction = if has_transaction { Some(from_row_at(row, LOGGED_PREFIX)?) } else { None };
+    Ok(LoggedEvent {
+        id: row.try_get(0)?,
+        event_type: row.try_get(1)?,
+        created_at: row.try_get(2)?,
+        card_id: row.try_get(3)?,
+        merchant_id: row.try_get(4)?,
+        data: row.try_get(5)?,
+        readers_card: row.try_get(7)?,
+        transaction,
+    })
+}
+
+/// One statement whatever the filter: absent filters are NULL parameters.
+pub async fn list(
+    db: &Database,
+    subscriber_id: i64,
+    filter: &LogFilter,
+    limit: u32,
+) -> StorageResult<Vec<LoggedEvent>> {
+    let client = db.client().await?;
+    let rows = query(
+        &client,
+        &format!(
+            "{LOGGED}, {T_COLUMNS}
+             FROM event_recipients r JOIN events e ON e.id = r.event_id
+             LEFT JOIN transactions t ON t.id = e.transaction_id
+             WHERE r.subscriber_id = $1
+               AND ($2::TEXT IS NULL OR e.type = $2)
+               AND ($3::BIGINT IS NULL OR e.created_at >= $3)
+               AND ($4::BIGINT IS NULL OR r.event_id < $4)
+             ORDER BY r.event_id DESC LIMIT $5"
+        ),
+        &[&subscriber_id, &filter.event_type, &filter.since, &filter.before_id, &i64::from(limit)],
+    )
+    .await?;
+    rows.iter().map(logged_from_row).collect()
+}
+
+pub async fn get(db: &Database, subscriber_id: i64, id: i64) -> StorageResult<Option<LoggedEvent>> {
+    let client = db.client().await?;
+    query_opt(
+        &client,
+        &format!(
+            "{LOGGED}, {T_COLUMNS}
+             FROM event_recipients r JOIN events e ON e.id = r.event_id
+             LEFT JOIN transactions t ON t.id = e.transaction_id
+             WHERE r.subscriber_id = $1 AND r.event_id = $2"
+        ),
+        &[&subscriber_id, &id],
+    )
+    .await?
+    .map(|row| logged_from_row(&row))
+    .transpose()
+}
+
+pub async fn purge(db: &Database, before: i64) -> StorageResult<u64> {
+    let client = db.client().await?;
+    let (attempts, events) = futures::future::join(
+        execute(&client, "DELETE FROM webhook_attempts WHERE at < $1", &[&before.saturating_mul(1000)]),
+        execute(&client, "DELETE FROM events WHERE created_at < $1", &[&before]),
+    )
+    .await;
+    Ok(attempts? + events?)
+}
