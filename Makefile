@@ -30,7 +30,7 @@ WITH_POSTGRES := tests/support/with-postgres.sh
 
 .PHONY: help run dev serve test test-rust test-postgres lint bench deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
-	bench-discovery test-schemathesis deps-schemathesis package package-debug deps-package test-package
+	bench-discovery bench-scale test-schemathesis deps-schemathesis package package-debug deps-package test-package
 
 help:
 	@echo "make run             - the dashboard on the embedded sandbox (installs what it needs)"
@@ -228,4 +228,11 @@ bench-dashboard: deps-desktop ui-build
 		--blank "$(CARGO_TARGET_DIR)/release/examples/blank-window" \
 		--seeder "$(CARGO_TARGET_DIR)/release/examples/seed_history" --out BENCHMARKS.md
 
-bench: bench-http bench-discovery bench-dashboard
+# Writes at scale: two instances on PostgreSQL one round trip away (a forwarder adding 1 ms each
+# way) beside one SQLite instance, in the same run.
+bench-scale: deps-rust
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server
+	$(CARGO) build --release -p subscriber-testkit --example write_load
+	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/scale_bench.py
+
+bench: bench-http bench-scale bench-discovery bench-dashboard

@@ -272,3 +272,87 @@ fn the_database_password_never_reaches_the_log_or_an_answer() {
     assert!(server.log().contains("listening on"), "the log is read");
     assert!(!server.log().contains("Pw-s3cret-9"), "the password is in the log");
 }
+
+/// Sync positions hold while many writers on both instances commit at once: a syncer that reads
+/// changes all the while, and once more at the end, has every transaction of the card exactly
+/// once as added, each as the list shows it now (settled ones settled), and never one twice.
+#[test]
+fn a_sync_cursor_skips_and_repeats_nothing_while_both_instances_write() {
+    let Some((first, second)) = two_instances() else { return };
+    let shops: Vec<_> = (0..2).map(|_| shop(&first)).collect();
+    let writing = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let (first, second) = (&first, &second);
+    std::thread::scope(|scope| {
+        let mut writers = Vec::new();
+        for (index, shop) in shops.iter().enumerate() {
+            for writer in 0..3 {
+                let server = if (index + writer) % 2 == 0 { first } else { second };
+                writers.push(scope.spawn(move || {
+                    for sale in 0..15 {
+                        let id = buy(server, shop, 2.0 + f64::from(sale));
+                        if sale % 3 == 0 {
+                            // A change after the sale: its settlement, through the other instance.
+                            let other = if std::ptr::eq(server, first) { second } else { first };
+                            let path = format!("/sandbox/transactions/{id}/settle");
+                            let (status, body) = send(shop.subscriber.auth(other.post(&path, &json!({}))));
+                            assert_eq!(status, 200, "{body}");
+                        }
+                    }
+                }));
+            }
+        }
+        for shop in &shops {
+            let writing = Arc::clone(&writing);
+            scope.spawn(move || {
+                let mut cursor = String::new();
+                let mut added = Vec::new();
+                let mut latest = std::collections::HashMap::new();
+                let mut sync_once = |server: &TestServer| loop {
+                    let path = format!("/card/{}/transactions/sync?count=200&cursor={cursor}", shop.card_id);
+                    let (status, body) = send(shop.subscriber.auth(server.get(&path)));
+                    assert_eq!(status, 200, "{body}");
+                    for item in body["added"].as_array().expect("added") {
+                        added.push(item["transactionId"].as_i64().expect("id"));
+                        latest.insert(item["transactionId"].as_i64().expect("id"), item["pending"].clone());
+                    }
+                    for item in body["modified"].as_array().expect("modified") {
+                        latest.insert(item["transactionId"].as_i64().expect("id"), item["pending"].clone());
+                    }
+                    cursor = body["next_cursor"].as_str().expect("a cursor").to_owned();
+                    if body["has_more"] != json!(true) {
+                        break;
+                    }
+                };
+                let mut turn = 0;
+                while writing.load(std::sync::atomic::Ordering::Relaxed) {
+                    sync_once(if turn % 2 == 0 { first } else { second });
+                    turn += 1;
+                }
+                sync_once(first);
+                let mut unique = added.clone();
+                unique.sort_unstable();
+                unique.dedup();
+                assert_eq!(unique.len(), added.len(), "no transaction added twice");
+                let mut listed = std::collections::HashMap::new();
+                let mut page = format!("/card/{}/transactions?limit=5000", shop.card_id);
+                loop {
+                    let (status, body) = send(shop.subscriber.auth(first.get(&page)));
+                    assert_eq!(status, 200, "{body}");
+                    for item in body["transactions"].as_array().expect("transactions") {
+                        listed.insert(item["transactionId"].as_i64().expect("id"), item["pending"].clone());
+                    }
+                    match body["next_cursor"].as_str() {
+                        Some(next) => page = format!("/card/{}/transactions?limit=5000&cursor={next}", shop.card_id),
+                        None => break,
+                    }
+                }
+                assert_eq!(latest, listed, "the synced copy is the list: every row once, as it is now");
+            });
+        }
+        // The writers end first; then the syncers take their last look.
+        for writer in writers {
+            writer.join().expect("a writer finished");
+        }
+        writing.store(false, std::sync::atomic::Ordering::Relaxed);
+    });
+}
