@@ -31,15 +31,23 @@ const IDLE_POLL: Duration = Duration::from_millis(250);
 /// Deliveries taken from the queue at once, and endpoints served at once.
 const BATCH: u32 = 200;
 const CONCURRENT_ENDPOINTS: usize = 16;
-/// The most of a receiver's answer the log keeps, as the error of a failed attempt.
+/// The most of a receiver's answer the log keeps, in bytes, as the error of a failed attempt.
 const ERROR_TEXT_MAX: usize = 200;
+/// The most of a receiver's answer that is read; the rest is never received.
+const ANSWER_READ_MAX: usize = 64 * 1024;
 
 pub async fn run(state: AppState) {
     let client = match reqwest::Client::builder()
         .timeout(TIMEOUT)
         .connect_timeout(TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
-        .dns_resolver(Arc::new(GuardedResolver(super::policy(&state))))
+        // Never through HTTP(S)_PROXY or ALL_PROXY: a proxy would be the only address the
+        // resolver's check sees, and it would reach loopback and private addresses for us.
+        .no_proxy()
+        .dns_resolver(Arc::new(GuardedResolver {
+            policy: super::policy(&state),
+            resolver: destination::Resolver::from_system(),
+        }))
         .user_agent(concat!("SubscriberData-Webhooks/", env!("CARGO_PKG_VERSION")))
         .build()
     {
@@ -197,7 +205,7 @@ async fn send(
         {
             return Outcome::failed(None, format!("{address} is not an address webhooks may reach"));
         }
-        if url.scheme() != "https" && !(super::policy(state).allow_loopback) {
+        if url.scheme() != "https" && !super::policy(state).allow_private {
             return Outcome::failed(None, "the URL is not https".to_owned());
         }
     }
@@ -220,12 +228,12 @@ async fn send(
             if status.is_success() {
                 Outcome { delivered: true, status: Some(status.as_u16()), error: None, final_failure: false }
             } else {
-                let text = response.text().await.unwrap_or_default();
+                let answer = read_at_most(response, ANSWER_READ_MAX).await;
                 let mut error = format!("the receiver answered {status}");
-                let text = text.trim();
-                if !text.is_empty() {
+                let excerpt = answer_excerpt(&answer);
+                if !excerpt.is_empty() {
                     error.push_str(": ");
-                    error.extend(text.chars().take(ERROR_TEXT_MAX));
+                    error.push_str(&excerpt);
                 }
                 Outcome::failed(Some(status.as_u16()), error)
             }
@@ -240,5 +248,40 @@ async fn send(
             };
             Outcome::failed(None, reason)
         }
+    }
+}
+
+/// The first `max` bytes of the answer's body (fewer if it ends or fails first); the rest is
+/// not read: the connection is dropped with it.
+async fn read_at_most(mut response: reqwest::Response, max: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < max {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk[..chunk.len().min(max - body.len())]),
+            Ok(None) | Err(_) => break,
+        }
+    }
+    body
+}
+
+/// What the delivery log keeps of an answer: at most [`ERROR_TEXT_MAX`] bytes of it as text
+/// (invalid UTF-8 replaced, control characters escaped, cut at a character).
+fn answer_excerpt(answer: &[u8]) -> String {
+    let start = &answer[..answer.len().min(ERROR_TEXT_MAX * 4)];
+    let text = crate::redact::escape_controls(String::from_utf8_lossy(start).trim());
+    crate::redact::truncate(&text, ERROR_TEXT_MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_log_keeps_200_bytes_of_an_answer_as_text() {
+        let excerpt = answer_excerpt("é".repeat(1000).as_bytes());
+        assert!(excerpt.len() <= ERROR_TEXT_MAX && excerpt.len() >= ERROR_TEXT_MAX - 1, "{}", excerpt.len());
+        let binary = answer_excerpt(&[0xff, 0xfe, b'\n', 0x1b, b'o', b'k']);
+        assert!(!binary.chars().any(char::is_control), "{binary:?}");
+        assert!(binary.contains('\u{fffd}') && binary.ends_with("ok"), "{binary:?}");
     }
 }
