@@ -129,6 +129,19 @@ impl Resolver {
         Self(Arc::new(resolver))
     }
 
+    /// A resolver asking only the DNS server at `server` (UDP), for tests.
+    #[cfg(test)]
+    fn asking(server: SocketAddr) -> Self {
+        use hickory_resolver::config::{ConnectionConfig, NameServerConfig, ResolveHosts};
+        let mut connection = ConnectionConfig::udp();
+        connection.port = server.port();
+        let config =
+            ResolverConfig::from_name_servers(vec![NameServerConfig::new(server.ip(), true, vec![connection])]);
+        let mut builder = TokioResolver::builder_with_config(config, TokioRuntimeProvider::default());
+        builder.options_mut().use_hosts_file = ResolveHosts::Never;
+        Self(Arc::new(builder.build().expect("a resolver")))
+    }
+
     /// The addresses of `host` (an IP address, or a name to look up within
     /// [`LOOKUP_TIMEOUT`]); none when it does not resolve in time.
     pub async fn resolve(&self, host: &str, port: u16) -> Vec<SocketAddr> {
@@ -218,6 +231,38 @@ mod tests {
         assert!(refusal(public_only, "http", "example.com", &public).is_some());
         assert_eq!(refusal(public_only, "https", "example.com", &public), None);
         assert!(refusal(public_only, "https", "nowhere.invalid", &[]).is_some());
+    }
+
+    /// A DNS server that never answers: each look-up gives up after 5 s, and a hundred of them
+    /// at once hold no thread of the blocking pool (the one database work uses), which stays
+    /// free for a job meanwhile.
+    #[test]
+    fn a_name_that_never_resolves_gives_up_within_the_limit_off_the_blocking_pool() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let silent = std::net::UdpSocket::bind("127.0.0.1:0").expect("a socket that never answers");
+            let resolver = Resolver::asking(silent.local_addr().expect("bound"));
+            let started = std::time::Instant::now();
+            let lookups: Vec<_> = (0..100)
+                .map(|index| {
+                    let resolver = resolver.clone();
+                    tokio::spawn(async move { resolver.resolve(&format!("slow-{index}.example"), 443).await })
+                })
+                .collect();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let blocking = tokio::time::timeout(Duration::from_secs(2), tokio::task::spawn_blocking(|| 42)).await;
+            assert_eq!(blocking.ok().and_then(Result::ok), Some(42), "the blocking pool is free during look-ups");
+            for lookup in lookups {
+                assert_eq!(lookup.await.expect("the look-up ends"), Vec::<SocketAddr>::new());
+            }
+            let waited = started.elapsed();
+            assert!(waited < LOOKUP_TIMEOUT + Duration::from_secs(3), "the look-ups ended after {waited:?}");
+        });
     }
 
     #[tokio::test]
