@@ -133,7 +133,11 @@ parameters = {{ account_id = {account_id} }}
         return 0
     finally:
         process.terminate()
-        process.wait(30)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
         if any("panicked" in line for line in log):
             print("the server panicked:\n" + "".join(line for line in log if "panicked" in line))
 
