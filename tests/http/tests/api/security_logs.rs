@@ -137,7 +137,7 @@ fn the_error_line_of_a_failed_request_carries_its_request_id() {
     let (status, body) = send(subscriber.auth(server.get("/card")).header("x-request-id", &request_id));
     assert_eq!(status, 500, "{body}");
     assert_eq!(body["requestId"], request_id.as_str());
-    log_with(&server, &format!("\"status\":500"));
+    log_with(&server, "\"status\":500");
     let log = server.log();
     let lines: Vec<Value> = log
         .lines()
