@@ -177,7 +177,8 @@ fn database_location(text: &str) -> Result<Location, String> {
     if let Some(scheme) = scheme {
         return Err(format!(
             "{scheme}: is not a database this service can use: give a SQLite file path, or a PostgreSQL \
-             address starting with postgres:// or postgresql:// (a file whose name has a colon: ./{text})"
+             address starting with postgres:// or postgresql:// (a file whose name starts with `{scheme}:` is \
+             written ./{scheme}:…)"
         ));
     }
     Ok(Location::Sqlite(PathBuf::from(text)))

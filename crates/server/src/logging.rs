@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use tracing::field::{Field, Visit};
 use tracing::{Event, Subscriber};
 use tracing_subscriber::EnvFilter;
-use tracing_subscriber::field::MakeExt;
+use tracing_subscriber::field::RecordFields;
 use tracing_subscriber::fmt::format::{JsonFields, Writer};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
 use tracing_subscriber::registry::LookupSpan;
@@ -39,18 +39,45 @@ pub fn init(format: LogFormat, filter: &str) {
     let filter = EnvFilter::try_new(filter).unwrap_or_else(|_| EnvFilter::new("info"));
     let logger = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
     match format {
-        LogFormat::Text => logger
-            .with_ansi(std::io::stdout().is_terminal())
-            .fmt_fields(tracing_subscriber::fmt::format::debug_fn(write_text_field).delimited(" "))
-            .init(),
+        LogFormat::Text => logger.with_ansi(std::io::stdout().is_terminal()).fmt_fields(EscapedFields).init(),
         LogFormat::Json => logger.fmt_fields(JsonFields::new()).event_format(FlatJson).init(),
     }
 }
 
-/// One field of a text line: `name=value`, the message bare, control characters escaped.
-fn write_text_field(writer: &mut Writer<'_>, field: &Field, value: &dyn fmt::Debug) -> fmt::Result {
-    let text = escape_controls(&format!("{value:?}"));
-    if field.name() == "message" { write!(writer, "{text}") } else { write!(writer, "{}={text}", field.name()) }
+/// Where a line from the `log` crate came from (`log.target`, `log.file`, …): noise in a line.
+fn is_log_origin(field: &Field) -> bool {
+    field.name().starts_with("log.")
+}
+
+/// The fields of a text line: `name=value` separated by spaces, the message bare, control
+/// characters escaped.
+struct EscapedFields;
+
+impl<'writer> FormatFields<'writer> for EscapedFields {
+    fn format_fields<R: RecordFields>(&self, mut writer: Writer<'writer>, fields: R) -> fmt::Result {
+        let mut visitor = TextVisitor(String::new());
+        fields.record(&mut visitor);
+        writer.write_str(&visitor.0)
+    }
+}
+
+struct TextVisitor(String);
+
+impl Visit for TextVisitor {
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if is_log_origin(field) {
+            return;
+        }
+        if !self.0.is_empty() {
+            self.0.push(' ');
+        }
+        let text = escape_controls(&format!("{value:?}"));
+        if field.name() == "message" {
+            self.0.push_str(&text);
+        } else {
+            self.0.push_str(&format!("{}={text}", field.name()));
+        }
+    }
 }
 
 /// A JSON line: `timestamp`, `level`, the fields of the spans the event is in (outermost
@@ -79,6 +106,7 @@ where
             }
         }
         event.record(&mut JsonVisitor(&mut line));
+        line.retain(|name, _| !name.starts_with("log."));
         for value in line.values_mut() {
             if let Value::String(text) = value {
                 *text = escape_controls(text);
@@ -102,6 +130,16 @@ impl Visit for JsonVisitor<'_> {
 
     fn record_u64(&mut self, field: &Field, value: u64) {
         self.0.insert(field.name().to_owned(), value.into());
+    }
+
+    fn record_i128(&mut self, field: &Field, value: i128) {
+        let value = i64::try_from(value).map_or_else(|_| value.to_string().into(), Value::from);
+        self.0.insert(field.name().to_owned(), value);
+    }
+
+    fn record_u128(&mut self, field: &Field, value: u128) {
+        let value = u64::try_from(value).map_or_else(|_| value.to_string().into(), Value::from);
+        self.0.insert(field.name().to_owned(), value);
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {

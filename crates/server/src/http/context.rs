@@ -48,12 +48,11 @@ pub async fn request_context(mut request: Request, next: Next) -> Response {
     let status = response.status().as_u16();
     let elapsed = started.elapsed();
     crate::metrics::record_request(&method, matched.as_ref().map(MatchedPath::as_str), status, elapsed);
-    let route = match &matched {
-        Some(matched) => matched.as_str().to_owned(),
-        // What the client sent: card numbers masked, control characters escaped, 1 KiB at most.
-        None => crate::redact::client_path(uri.path()),
-    };
-    span.record("route", tracing::field::display(&route));
+    // A matched route is already in the span (`record_route`); else what the client sent: card
+    // numbers masked, control characters escaped, 1 KiB at most.
+    if matched.is_none() {
+        span.record("route", tracing::field::display(crate::redact::client_path(uri.path())));
+    }
     // Rounded to 0.01 ms, a number (not text) in JSON logs.
     let latency_ms = (elapsed.as_secs_f64() * 100_000.0).round() / 100.0;
     span.in_scope(|| tracing::info!(target: "http", status, latency_ms, "request"));
