@@ -31,10 +31,8 @@ const IDLE_POLL: Duration = Duration::from_millis(250);
 /// Deliveries taken from the queue at once, and endpoints served at once.
 const BATCH: u32 = 200;
 const CONCURRENT_ENDPOINTS: usize = 16;
-/// The most of a receiver's answer the log keeps, in bytes, as the error of a failed attempt.
+/// The most of a receiver's answer the log keeps, as the error of a failed attempt.
 const ERROR_TEXT_MAX: usize = 200;
-/// The most of a receiver's answer that is read; the rest is never received.
-const ANSWER_READ_MAX: usize = 64 * 1024;
 
 pub async fn run(state: AppState) {
     let client = match reqwest::Client::builder()
@@ -228,9 +226,9 @@ async fn send(
             if status.is_success() {
                 Outcome { delivered: true, status: Some(status.as_u16()), error: None, final_failure: false }
             } else {
-                let answer = read_at_most(response, ANSWER_READ_MAX).await;
+                let answer = super::answer::read_at_most(response, super::answer::READ_MAX).await;
                 let mut error = format!("the receiver answered {status}");
-                let excerpt = answer_excerpt(&answer);
+                let excerpt = super::answer::excerpt(&answer, ERROR_TEXT_MAX);
                 if !excerpt.is_empty() {
                     error.push_str(": ");
                     error.push_str(&excerpt);
@@ -248,40 +246,5 @@ async fn send(
             };
             Outcome::failed(None, reason)
         }
-    }
-}
-
-/// The first `max` bytes of the answer's body (fewer if it ends or fails first); the rest is
-/// not read: the connection is dropped with it.
-async fn read_at_most(mut response: reqwest::Response, max: usize) -> Vec<u8> {
-    let mut body = Vec::new();
-    while body.len() < max {
-        match response.chunk().await {
-            Ok(Some(chunk)) => body.extend_from_slice(&chunk[..chunk.len().min(max - body.len())]),
-            Ok(None) | Err(_) => break,
-        }
-    }
-    body
-}
-
-/// What the delivery log keeps of an answer: at most [`ERROR_TEXT_MAX`] bytes of it as text
-/// (invalid UTF-8 replaced, control characters escaped, cut at a character).
-fn answer_excerpt(answer: &[u8]) -> String {
-    let start = &answer[..answer.len().min(ERROR_TEXT_MAX * 4)];
-    let text = crate::redact::escape_controls(String::from_utf8_lossy(start).trim());
-    crate::redact::truncate(&text, ERROR_TEXT_MAX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_log_keeps_200_bytes_of_an_answer_as_text() {
-        let excerpt = answer_excerpt("é".repeat(1000).as_bytes());
-        assert!(excerpt.len() <= ERROR_TEXT_MAX && excerpt.len() >= ERROR_TEXT_MAX - 1, "{}", excerpt.len());
-        let binary = answer_excerpt(&[0xff, 0xfe, b'\n', 0x1b, b'o', b'k']);
-        assert!(!binary.chars().any(char::is_control), "{binary:?}");
-        assert!(binary.contains('\u{fffd}') && binary.ends_with("ok"), "{binary:?}");
     }
 }

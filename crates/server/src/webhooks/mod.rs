@@ -8,6 +8,7 @@
 //!   logs every attempt. Events are queued in the transaction that records them
 //!   (`storage::events`).
 
+mod answer;
 pub mod delivery;
 pub mod destination;
 
