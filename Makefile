@@ -100,7 +100,11 @@ bindings-check: deps-rust
 		echo "ui/src/lib/bindings is out of date with the Rust types: run 'make bindings' and commit"; rm -rf "$$generated"; exit 1; \
 	fi; rm -rf "$$generated"; echo "TypeScript bindings are up to date"
 
+# Also: no database, key file or file over 2 MB is tracked, and the service's top-level modules
+# form no dependency cycle (both scripts say what they found).
 lint: deps-rust ui-build
+	tests/support/check-repository.sh
+	python3 tests/support/check-module-cycles.py crates/server/src
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	cd ui && npm run check

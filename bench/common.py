@@ -91,6 +91,29 @@ def call(method, url, body=None, token=None, headers=None):
         return error.code, json.loads(error.read() or b"null")
 
 
+def backend(base):
+    """The backend the service at `base` says serves it (`/readyz`'s `Subscriber-Backend`):
+    `sqlite` or `postgresql`. Raises when it does not say: such a run cannot be attributed."""
+    try:
+        with urllib.request.urlopen(f"{base}/readyz", timeout=30) as response:
+            named = response.headers.get("Subscriber-Backend")
+    except urllib.error.HTTPError as error:
+        named = error.headers.get("Subscriber-Backend")
+    if named not in ("sqlite", "postgresql"):
+        raise RuntimeError(f"{base} does not say which backend serves it (Subscriber-Backend: {named!r}): "
+                           "its numbers cannot be attributed, so none are written")
+    return named
+
+
+def expect_backend(base, expected):
+    """Stops the run unless the service at `base` is served by `expected`."""
+    named = backend(base)
+    print(f"{base}: measured backend {named}", flush=True)
+    if named != expected:
+        raise RuntimeError(f"{base} is served by {named}, not {expected}: refusing to write its numbers as {expected}'s")
+    return named
+
+
 def percentile(values, fraction):
     ordered = sorted(values)
     if not ordered:

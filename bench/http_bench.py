@@ -19,7 +19,7 @@ import tempfile
 import time
 import urllib.parse
 
-from common import ROOT, TARGET, Server, call, free_port, machine, percentile, write_section
+from common import ROOT, TARGET, Server, call, expect_backend, free_port, machine, percentile, write_section
 
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
@@ -156,6 +156,7 @@ def main():
     RUNNING.extend([hello, service])
     try:
         base = service.base_url
+        expect_backend(base, "sqlite")
         token, card_id, login_body, card, discover, discovery_served = prepare(base)
 
         reads = [
@@ -211,6 +212,7 @@ def main():
             RUNNING.append(on_postgres)
             try:
                 pg_base = on_postgres.base_url
+                expect_backend(pg_base, "postgresql")
                 pg_token, pg_card, _, _, pg_discover, _ = prepare(pg_base)
                 pg_paths = {"GET /card/{id}": f"/card/{pg_card}",
                             "GET /card/{id}/transactions?limit=100": f"/card/{pg_card}/transactions?limit=100",
@@ -230,7 +232,8 @@ def main():
                                          text=True).stdout.strip()
                 postgres_text = (f"PostgreSQL {version} on the same machine (a throw-away cluster with fsync and "
                                  "synchronous commit on, over TCP on loopback), the same service binary with "
-                                 "`--database postgres://…`, the same requests and wrk settings in the same run:\n\n"
+                                 "`--database postgres://…` (its `/readyz` says `Subscriber-Backend: postgresql`, checked before "
+                                 "measuring), the same requests and wrk settings in the same run:\n\n"
                                  "| Request | SQLite requests/s | PostgreSQL requests/s | PostgreSQL ÷ SQLite | "
                                  "SQLite p99 ms | PostgreSQL p99 ms | Non-2xx |\n|---|---:|---:|---:|---:|---:|---:|\n"
                                  + "\n".join(pg_rows) + "\n\nEnrollment requests/s is one client's rate (1000 ÷ p50 "
@@ -263,7 +266,8 @@ it (the machine is shared with other engineers' builds and tests). Busiest proce
 {busy_before}; at the end: {busy_after}.
 Command: `{command}` — release builds; `wrk -t2 -c64 -d{arguments.duration}s --latency` on loopback
 (wrk shares the machine's cores with the server); the service runs with `--rate-limit 0 --credential-rate-limit 0` and a
-directory of {arguments.directory_size:,} merchants.
+directory of {arguments.directory_size:,} merchants, on SQLite (`/readyz` names the backend that serves; checked
+before measuring).
 Baseline: a bare axum hello-world (`crates/server/examples/hello_world.rs`) in the same run:
 {baseline['rps']:,.0f} requests/s, p50 {baseline['p50']:.2f} ms, p99 {baseline['p99']:.2f} ms.
 

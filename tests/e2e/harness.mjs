@@ -117,15 +117,11 @@ export async function launch({ application, env = {}, dataDir } = {}) {
   });
   driver.stdout.on("data", (chunk) => driverLog.push(chunk.toString()));
   driver.stderr.on("data", (chunk) => driverLog.push(chunk.toString()));
-  await waitForPort(port, 20_000);
-  const session = await new Builder()
-    .usingServer(`http://127.0.0.1:${port}/`)
-    .withCapabilities({ browserName: "wry", "tauri:options": { application: binary } })
-    .build();
+  let session = null;
   async function stop() {
     const started = processTree(driver.pid);
     try {
-      await session.quit();
+      await session?.quit();
     } catch (error) {
       // The window may already be gone.
       console.error(`closing the WebDriver session failed: ${error.message}`);
@@ -137,6 +133,17 @@ export async function launch({ application, env = {}, dataDir } = {}) {
     await endAll(started);
     driver.stdout.destroy();
     driver.stderr.destroy();
+  }
+  try {
+    await waitForPort(port, 20_000);
+    session = await new Builder()
+      .usingServer(`http://127.0.0.1:${port}/`)
+      .withCapabilities({ browserName: "wry", "tauri:options": { application: binary } })
+      .build();
+  } catch (error) {
+    // A launch that fails halfway leaves nothing running: the driver, and any app it started.
+    await stop();
+    throw new Error(`${error.message}\ntauri-driver said:\n${driverLog.join("")}`);
   }
   const openedUrls = () => (existsSync(opened) ? readFileSync(opened, "utf8").split("\n").filter(Boolean) : []);
   return { session, stop, root, data, exports, openedUrls, log: () => driverLog.join("") };

@@ -9,11 +9,15 @@ service_deb=$1
 dashboard_deb=$2
 work=$(mktemp -d)
 pids=()
+# Process groups started with setsid: xvfb-run, the Xvfb display it starts and the dashboard
+# all stop with their group (killing the dashboard alone left Xvfb running).
+groups=()
 cleanup() {
-    # The dashboard runs under xvfb-run: stop it by its unique path in the temporary root.
-    for pid in $(pgrep -f "$work/dashboard/" || true); do kill "$pid" 2>/dev/null || true; done
+    for group in "${groups[@]}"; do kill -TERM -- "-$group" 2>/dev/null || true; done
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     sleep 1
+    for group in "${groups[@]}"; do kill -KILL -- "-$group" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
     rm -rf "$work"
 }
 trap cleanup EXIT
@@ -76,9 +80,9 @@ binary=$(find "$root/usr/bin" -type f -perm -u+x | head -n1)
 find "$root/usr/share/applications" -name '*.desktop' | grep -q . || fail "$dashboard_deb has no .desktop entry"
 mkdir -p "$work/home"
 HOME="$work/home" XDG_DATA_HOME="$work/home/data" XDG_CONFIG_HOME="$work/home/config" \
-    xvfb-run -a -s "-screen 0 1280x820x24" "$binary" >"$work/dashboard.log" 2>&1 &
-pids+=($!)
+    setsid xvfb-run -a -s "-screen 0 1280x820x24" "$binary" >"$work/dashboard.log" 2>&1 &
+groups+=($!)
 sleep 8
-kill -0 "${pids[1]}" 2>/dev/null || { cat "$work/dashboard.log" >&2; fail "the dashboard exited"; }
+kill -0 "${groups[0]}" 2>/dev/null || { cat "$work/dashboard.log" >&2; fail "the dashboard exited"; }
 pgrep -f "$binary" >/dev/null || { cat "$work/dashboard.log" >&2; fail "the dashboard's process is not running"; }
 echo "dashboard package: $(basename "$dashboard_deb") keeps its window open under Xvfb"

@@ -61,7 +61,9 @@ def start(server, workdir):
         [server, "--listen", "127.0.0.1:0", "--database", f"{workdir}/fuzz.sqlite3",
          # The fuzzer sends thousands of requests a minute from one address and token.
          "--rate-limit", "0", "--credential-rate-limit", "0", "--login-attempts", "1000000",
-         "--directory-size", "2000", "--simulate-rate", "0", "--log", "warn,subscriber_server::server=info"],
+         "--directory-size", "2000", "--simulate-rate", "0", "--log", "warn,subscriber_server::server=info",
+         # Webhook URLs as the document describes them for a sandbox on this machine (loopback).
+         "--webhooks-allow-private"],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     found = threading.Event()
     base = []
@@ -133,7 +135,11 @@ parameters = {{ account_id = {account_id} }}
         return 0
     finally:
         process.terminate()
-        process.wait(30)
+        try:
+            process.wait(30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
         if any("panicked" in line for line in log):
             print("the server panicked:\n" + "".join(line for line in log if "panicked" in line))
 

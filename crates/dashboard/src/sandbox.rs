@@ -71,6 +71,9 @@ pub async fn start(data_dir: &Path, options: &SandboxOptions) -> Result<RunningS
         simulate_rate: options.simulate_rate,
         directory_size: options.directory_size.unwrap_or(defaults.directory_size),
         token_validity_seconds: options.token_validity_seconds,
+        // The developer's own receivers run on this machine (or its network): the embedded
+        // sandbox delivers webhooks there, which the packaged service never does by default.
+        webhooks_allow_private: true,
         ..defaults
     };
     let server = subscriber_server::start(config)

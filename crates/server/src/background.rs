@@ -5,6 +5,9 @@ use std::time::Duration;
 use chrono::Utc;
 use subscriber_protocol::Environment;
 use tokio::task::JoinSet;
+use tracing::Instrument;
+
+use crate::logging::task_span;
 
 use crate::state::AppState;
 
@@ -30,71 +33,89 @@ impl Background {
 pub fn spawn(state: &AppState) -> Background {
     let mut tasks = JoinSet::new();
     if let Some(following) = crate::instances::follow(state) {
-        tasks.spawn(following);
+        tasks.spawn((following).instrument(task_span("instances")));
     }
     let usage_state = state.clone();
-    tasks.spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(5));
-        loop {
-            tick.tick().await;
-            if let Err(error) = usage_state.usage.flush(&usage_state.db).await {
-                tracing::warn!(error = %error, "usage counts not saved");
+    tasks.spawn(
+        (async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(5));
+            loop {
+                tick.tick().await;
+                if let Err(error) = usage_state.usage.flush(&usage_state.db).await {
+                    tracing::warn!(error = %error, "usage counts not saved");
+                }
             }
-        }
-    });
+        })
+        .instrument(task_span("usage flush")),
+    );
     let purge_state = state.clone();
-    tasks.spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(3600));
-        loop {
-            tick.tick().await;
-            let before = Utc::now().timestamp() - IDEMPOTENCY_RETENTION_SECONDS;
-            match purge_state.db.purge_idempotency(before).await {
-                Ok(purged) if purged > 0 => tracing::info!(purged, "old idempotency keys forgotten"),
-                Ok(_) => {}
-                Err(error) => tracing::warn!(error = %error, "idempotency keys not purged"),
+    tasks.spawn(
+        (async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(3600));
+            loop {
+                tick.tick().await;
+                let before = Utc::now().timestamp() - IDEMPOTENCY_RETENTION_SECONDS;
+                match purge_state.db.purge_idempotency(before).await {
+                    Ok(purged) if purged > 0 => tracing::info!(purged, "old idempotency keys forgotten"),
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(error = %error, "idempotency keys not purged"),
+                }
             }
-        }
-    });
+        })
+        .instrument(task_span("idempotency purge")),
+    );
     let settle_state = state.clone();
-    tasks.spawn(async move {
-        let mut tick = tokio::time::interval(SETTLE_INTERVAL);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tick.tick().await;
-            if let Err(error) = crate::ledger::settle_due(&settle_state).await {
-                tracing::warn!(error = %error, "pending transactions not settled");
+    tasks.spawn(
+        (async move {
+            let mut tick = tokio::time::interval(SETTLE_INTERVAL);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                if let Err(error) = crate::ledger::settle_due(&settle_state).await {
+                    tracing::warn!(error = %error, "pending transactions not settled");
+                }
             }
-        }
-    });
+        })
+        .instrument(task_span("settlement")),
+    );
     let logins_state = state.clone();
-    tasks.spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(60));
-        loop {
-            tick.tick().await;
-            match crate::limits::purge_failed_logins(&logins_state.db).await {
-                Ok(purged) if purged > 0 => tracing::debug!(purged, "old failed logins forgotten"),
-                Ok(_) => {}
-                Err(error) => tracing::warn!(error = %error, "failed logins not purged"),
+    tasks.spawn(
+        (async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            loop {
+                tick.tick().await;
+                match crate::limits::purge_failed_logins(&logins_state.db).await {
+                    Ok(purged) if purged > 0 => tracing::debug!(purged, "old failed logins forgotten"),
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(error = %error, "failed logins not purged"),
+                }
             }
-        }
-    });
+        })
+        .instrument(task_span("failed-login purge")),
+    );
     let events_state = state.clone();
-    tasks.spawn(async move {
-        let mut tick = tokio::time::interval(Duration::from_secs(3600));
-        loop {
-            tick.tick().await;
-            let before = Utc::now().timestamp() - EVENT_RETENTION_SECONDS;
-            let purged = events_state.db.purge_events(before).await;
-            match purged {
-                Ok(purged) if purged > 0 => tracing::info!(purged, "old events and delivery attempts forgotten"),
-                Ok(_) => {}
-                Err(error) => tracing::warn!(error = %error, "old events not purged"),
+    tasks.spawn(
+        (async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(3600));
+            loop {
+                tick.tick().await;
+                let before = Utc::now().timestamp() - EVENT_RETENTION_SECONDS;
+                let purged = events_state.db.purge_events(before).await;
+                match purged {
+                    Ok(purged) if purged > 0 => tracing::info!(purged, "old events and delivery attempts forgotten"),
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(error = %error, "old events not purged"),
+                }
             }
-        }
-    });
-    tasks.spawn(crate::webhooks::delivery::run(state.clone()));
+        })
+        .instrument(task_span("event purge")),
+    );
+    tasks.spawn((crate::webhooks::delivery::run(state.clone())).instrument(task_span("webhook delivery")));
     if state.environment() == Environment::Sandbox && state.config.simulate_rate > 0 {
-        tasks.spawn(crate::sandbox::simulator::run(state.clone(), state.config.simulate_rate));
+        tasks.spawn(
+            (crate::sandbox::simulator::run(state.clone(), state.config.simulate_rate))
+                .instrument(task_span("sandbox simulator")),
+        );
     }
     Background(tasks)
 }

@@ -1,10 +1,13 @@
 //! Command-line flags of `subscriber-server`; each can also come from the environment.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 
 use clap::Parser;
+use ipnet::IpNet;
 use subscriber_protocol::Environment;
+
+use crate::storage::Location;
 
 #[derive(Debug, Clone, Parser)]
 #[command(
@@ -26,15 +29,18 @@ pub struct Config {
     pub listen: SocketAddr,
 
     /// Where the data lives, migrated on start: a SQLite file (created when missing), or a
-    /// PostgreSQL database, `postgres://user:password@host:port/name`, which several instances
-    /// may share (every instance with the same `--keys` file).
-    #[arg(long, env = "SUBSCRIBER_DATABASE", default_value = "subscriber-data.sqlite3")]
-    pub database: crate::storage::Location,
+    /// PostgreSQL database, `postgres://user:password@host:port/name` (or `postgresql://`),
+    /// which several instances may share (every instance with the same `--keys` file). Any
+    /// other `scheme://` is refused. Default: `subscriber-data.sqlite3` in the user's data
+    /// folder (`$XDG_DATA_HOME/subscriber-data`, or systemd's `$STATE_DIRECTORY`).
+    #[arg(long, env = "SUBSCRIBER_DATABASE", default_value_t = default_database(),
+          value_parser = database_location)]
+    pub database: Location,
 
     /// File of the service's secret keys (token signing, card fingerprints, hosted forms,
     /// idempotency, webhooks), mode 0600, kept apart from the data; created on first start.
     /// Default: the SQLite file's path with `.keys` added; on PostgreSQL, `<database name>.keys`
-    /// in the working folder.
+    /// in the user's data folder (give every instance the same file).
     #[arg(long, env = "SUBSCRIBER_KEYS")]
     pub keys: Option<PathBuf>,
 
@@ -127,6 +133,17 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub webhook_retry_unit_ms: u64,
 
+    /// Addresses of the proxies in front of the service (`CIDR,...`, or single addresses): from
+    /// them, and only from them, the client's address is read from `X-Forwarded-For` or
+    /// `Forwarded`. Default: none (the connection's address is the client's).
+    #[arg(long, env = "SUBSCRIBER_TRUSTED_PROXIES", value_delimiter = ',', value_parser = proxy_range)]
+    pub trusted_proxies: Vec<IpNet>,
+
+    /// Lets sandbox webhooks reach loopback and private-network addresses (a developer's own
+    /// machine, over http too). Off by default; refused outside the sandbox.
+    #[arg(long, env = "SUBSCRIBER_WEBHOOKS_ALLOW_PRIVATE")]
+    pub webhooks_allow_private: bool,
+
     /// Log filter (tracing's EnvFilter syntax).
     #[arg(long, env = "SUBSCRIBER_LOG", default_value = "info")]
     pub log: String,
@@ -141,6 +158,58 @@ pub struct Config {
     pub metrics_listen: Option<SocketAddr>,
 }
 
+/// What `--database` accepts: a PostgreSQL address, or a file path that does not look like an
+/// address of something else (`mysql://…`, `sqlite:///…`, `postgres:/…`): such a value would
+/// otherwise become a SQLite file named after it, in the working folder.
+fn database_location(text: &str) -> Result<Location, String> {
+    if text.is_empty() {
+        return Err("no data folder is known (neither $XDG_DATA_HOME, $HOME nor $STATE_DIRECTORY is set): \
+                    give --database a SQLite file path or a postgres:// address"
+            .to_owned());
+    }
+    if text.starts_with("postgres://") || text.starts_with("postgresql://") {
+        return Ok(Location::Postgres(text.to_owned()));
+    }
+    let scheme = text.split_once(':').map(|(scheme, _)| scheme).filter(|scheme| {
+        scheme.starts_with(|first: char| first.is_ascii_alphabetic())
+            && scheme.chars().all(|character| character.is_ascii_alphanumeric() || "+.-".contains(character))
+    });
+    if let Some(scheme) = scheme {
+        return Err(format!(
+            "{scheme}: is not a database this service can use: give a SQLite file path, or a PostgreSQL \
+             address starting with postgres:// or postgresql:// (a file whose name starts with `{scheme}:` is \
+             written ./{scheme}:…)"
+        ));
+    }
+    Ok(Location::Sqlite(PathBuf::from(text)))
+}
+
+/// A trusted proxy's range (`10.0.0.0/8`) or address (`10.1.2.3`).
+fn proxy_range(text: &str) -> Result<IpNet, String> {
+    let text = text.trim();
+    text.parse::<IpNet>()
+        .or_else(|_| text.parse::<IpAddr>().map(IpNet::from))
+        .map(|range| range.trunc())
+        .map_err(|_| format!("{text:?} is not an address or a CIDR range (such as 10.0.0.0/8 or ::1)"))
+}
+
+/// The folder the service keeps its files in when none is given: systemd's state directory
+/// for a service that has one, else the user's data folder. Never the working folder.
+pub fn data_folder() -> Option<PathBuf> {
+    if let Some(state) = std::env::var_os("STATE_DIRECTORY").filter(|paths| !paths.is_empty()) {
+        // systemd lists every StateDirectory=, separated by colons: the first is the service's.
+        let first = state.to_string_lossy().split(':').next().unwrap_or_default().to_owned();
+        return Some(PathBuf::from(first));
+    }
+    dirs::data_dir().map(|folder| folder.join("subscriber-data"))
+}
+
+/// `subscriber-data.sqlite3` in [`data_folder`]; empty (refused, asking for `--database`)
+/// when there is none.
+fn default_database() -> Location {
+    Location::Sqlite(data_folder().map(|folder| folder.join("subscriber-data.sqlite3")).unwrap_or_default())
+}
+
 /// How log lines are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum LogFormat {
@@ -150,7 +219,7 @@ pub enum LogFormat {
 
 impl Config {
     /// A sandbox configuration on a free loopback port, for tests and the embedded dashboard.
-    pub fn sandbox(database: impl Into<crate::storage::Location>) -> Self {
+    pub fn sandbox(database: impl Into<Location>) -> Self {
         Self {
             listen: SocketAddr::from(([127, 0, 0, 1], 0)),
             database: database.into(),
@@ -173,10 +242,38 @@ impl Config {
             person_questions_seconds: 600,
             person_lock_seconds: 86_400,
             webhook_retry_unit_ms: 1000,
+            trusted_proxies: Vec::new(),
+            webhooks_allow_private: false,
             log: "info".to_owned(),
             log_format: LogFormat::Text,
             metrics_listen: None,
         }
+    }
+
+    /// Refuses a combination of flags that makes no sense, before anything is opened.
+    pub fn check(&self) -> anyhow::Result<()> {
+        if self.webhooks_allow_private && self.environment != Environment::Sandbox {
+            anyhow::bail!(
+                "--webhooks-allow-private is for the sandbox only: outside it webhooks go to public https addresses"
+            );
+        }
+        Ok(())
+    }
+
+    /// The key file: `--keys`; else beside a SQLite file (`<file>.keys`); else, on PostgreSQL,
+    /// `<database name>.keys` in [`data_folder`] (every instance needs the same file).
+    pub fn key_file(&self) -> anyhow::Result<PathBuf> {
+        if let Some(path) = &self.keys {
+            return Ok(path.clone());
+        }
+        if let Some(file) = self.database.file() {
+            return Ok(crate::keys::default_path(file));
+        }
+        let name = self.database.database_name().unwrap_or_else(|| "subscriber-data".to_owned());
+        let folder = data_folder().ok_or_else(|| {
+            anyhow::anyhow!("no data folder for the PostgreSQL database's key file ($HOME is not set): give --keys")
+        })?;
+        Ok(folder.join(format!("{name}.keys")))
     }
 
     /// The base URL of the hosted pages' links: `--public-url`, else the address bound.
@@ -201,5 +298,49 @@ impl Config {
             self.public_url = Some(format!("http://{reachable}"));
         }
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_database_is_a_file_or_a_postgres_address_and_nothing_else() {
+        assert!(matches!(database_location("data/x.sqlite3"), Ok(Location::Sqlite(_))));
+        assert!(matches!(database_location("/var/lib/x.sqlite3"), Ok(Location::Sqlite(_))));
+        assert!(matches!(database_location("./odd:name.sqlite3"), Ok(Location::Sqlite(_))));
+        for url in ["postgres://u@h/db", "postgresql://u:p@h:5432/db?sslmode=require"] {
+            assert!(matches!(database_location(url), Ok(Location::Postgres(_))), "{url}");
+        }
+        for refused in
+            ["mysql://x", "sqlite:///tmp/x.db", "postgres:/postgres@127.0.0.1:59297/bench", "Postgres://h/db", "file:x"]
+        {
+            let error = database_location(refused).expect_err(refused);
+            assert!(error.contains("postgres://"), "{error}");
+        }
+        assert!(database_location("").is_err());
+    }
+
+    #[test]
+    fn trusted_proxies_are_ranges_or_addresses() {
+        assert_eq!(proxy_range("10.0.0.0/8").map(|range| range.to_string()), Ok("10.0.0.0/8".to_owned()));
+        assert_eq!(proxy_range(" 10.1.2.3 ").map(|range| range.to_string()), Ok("10.1.2.3/32".to_owned()));
+        assert_eq!(proxy_range("::1").map(|range| range.to_string()), Ok("::1/128".to_owned()));
+        assert!(proxy_range("10.0.0.0/33").is_err());
+        assert!(proxy_range("proxy.internal").is_err());
+    }
+
+    #[test]
+    fn default_files_never_land_in_the_working_folder() {
+        let default = default_database();
+        let file = default.file().expect("a file");
+        assert!(file.as_os_str().is_empty() || file.is_absolute(), "{}", file.display());
+        let mut config = Config::sandbox(PathBuf::from("/srv/data/db.sqlite3"));
+        assert_eq!(config.key_file().expect("a key file"), PathBuf::from("/srv/data/db.sqlite3.keys"));
+        config.database = Location::Postgres("postgres://u@h/ledger".to_owned());
+        if let Ok(path) = config.key_file() {
+            assert!(path.is_absolute() && path.ends_with("ledger.keys"), "{}", path.display());
+        }
     }
 }

@@ -1,16 +1,19 @@
 //! Subscriber Data service.
 //!
-//! Layers, each using only those above it (no module cycles):
+//! Layers, each using only those above it (no module cycles: `make lint` checks it with
+//! `tests/support/check-module-cycles.py`):
 //! - Leaves: [`config`], [`keys`], [`reference`] tables, [`request_id`], [`metrics`],
-//!   [`link_token`], [`body_cache`].
+//!   [`link_token`], [`body_cache`], [`redact`] (what a client sent, made fit to keep),
+//!   [`logging`] (the log's formats and spans).
 //! - [`storage`]: every SQL statement, returning rows; [`error::ApiError`], the one error type
 //!   (every failure leaves as the contract's JSON); [`paging`]; [`transaction_pages`] (rendered
 //!   pages kept while they are still the answer); [`lease`] (work one instance at a time does).
 //! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
 //!   [`usage`], [`request_log`] (each subscriber's recent requests), [`events`] (the live fan-out), [`directory`] (the merchant directory),
 //!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
-//! - [`state::AppState`]; [`http`], the plumbing every route uses (registration, the one
-//!   token verification, idempotency, rate limit, usage, request context).
+//! - [`state::AppState`]; [`http`], the plumbing every route uses (registration, the client's
+//!   address, the one token verification, idempotency, rate limit, usage, the request log,
+//!   request context).
 //! - Resources: [`ledger`] (a page of transactions, from memory while still the answer),
 //!   [`subscriber`], [`cards`], [`merchants`], [`accounts`], [`persons`],
 //!   [`discovery`], [`realtime`] (transactions as they happen), [`sandbox`] (controls and the
@@ -45,12 +48,14 @@ mod lease;
 mod ledger;
 mod limits;
 mod link_token;
+pub mod logging;
 mod merchants;
 mod metrics;
 mod operations;
 mod paging;
 mod persons;
 mod realtime;
+mod redact;
 mod reference;
 mod request_id;
 mod request_log;

@@ -1,6 +1,7 @@
 //! Rate limits: requests per subscriber (per client address before login), and failed
-//! logins per e-mail and client address, so a guesser is slowed without locking the real
-//! subscriber out from elsewhere. The buckets and windows live here; the layer that applies
+//! logins per e-mail and client address. The failed-login limits refuse only wrong secrets
+//! (the login checks the secret first), so a guesser is refused without locking the real
+//! subscriber out. The buckets and windows live here; the layer that applies
 //! them to requests is `http::limit`.
 //!
 //! Request buckets are per process (each instance paces what reaches it). Failed logins are
@@ -172,7 +173,8 @@ impl Limits {
     }
 
     /// `Err` with the seconds to wait when this e-mail has failed too often from this address,
-    /// this address too often with any e-mail, or this e-mail too often from anywhere.
+    /// this address too often with any e-mail, or this e-mail too often from anywhere. Asked
+    /// only once a secret has proved wrong: the right one is never refused.
     pub async fn check_login(&self, email: &str, address: IpAddr) -> Result<(), ApiError> {
         let subjects = self.failed_logins.subjects(email, address);
         let now = now_ms();

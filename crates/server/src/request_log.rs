@@ -2,26 +2,23 @@
 //! latency), for `GET /subscriber/requests` and the dashboard's Developers area: what the
 //! request logs of payment dashboards show a developer debugging an integration.
 //!
-//! Kept in this process's memory only: the last [`KEPT_PER_SUBSCRIBER`] requests of each
-//! subscriber, no body, no query string, and the path with any run of 12+ digits masked (a card
-//! number typed into a URL is never kept). With several instances each keeps its own.
+//! Kept in this process's memory only: per subscriber at most [`KEPT_PER_SUBSCRIBER`] requests
+//! and [`BYTES_PER_SUBSCRIBER`] bytes, no body, no query string, and at most 1 KiB of the path,
+//! any card number in it masked ([`crate::redact::client_path`]). Each subscriber's requests
+//! push out only its own older ones: no subscriber, however busy and however many accounts it
+//! holds, empties another's log. With several instances each keeps its own. The layer that
+//! records requests is `http::request_log`.
 
 use std::collections::{HashMap, VecDeque};
-use std::time::Instant;
 
-use axum::extract::{Request, State};
-use axum::middleware::Next;
-use axum::response::Response;
-use chrono::Utc;
 use parking_lot::Mutex;
 use subscriber_protocol::LoggedRequest;
 
-use crate::state::AppState;
-
 /// Requests kept per subscriber.
 pub const KEPT_PER_SUBSCRIBER: usize = 100;
-/// Subscribers kept at once; past it the log starts afresh (a bound on memory).
-const SUBSCRIBERS_MAX: usize = 20_000;
+/// Bytes kept per subscriber (an entry with a short path is about 250): 100 ordinary requests,
+/// or fewer with long paths.
+pub const BYTES_PER_SUBSCRIBER: usize = 32 * 1024;
 
 /// The subscriber a request was authenticated as, set on the response by the token check.
 #[derive(Debug, Clone, Copy)]
@@ -32,49 +29,89 @@ pub struct Caller(pub i64);
 pub struct ErrorCode(pub String);
 
 #[derive(Default)]
+struct Kept {
+    requests: VecDeque<LoggedRequest>,
+    bytes: usize,
+}
+
+#[derive(Default)]
 pub struct RequestLog {
-    requests: Mutex<HashMap<i64, VecDeque<LoggedRequest>>>,
+    subscribers: Mutex<HashMap<i64, Kept>>,
+}
+
+/// The memory an entry holds: the struct and the text it owns.
+fn size_of(request: &LoggedRequest) -> usize {
+    std::mem::size_of::<LoggedRequest>()
+        + request.method.len()
+        + request.path.len()
+        + request.request_id.len()
+        + request.code.as_ref().map_or(0, String::len)
 }
 
 impl RequestLog {
-    pub fn record(&self, subscriber_id: i64, request: LoggedRequest) {
-        let mut requests = self.requests.lock();
-        if requests.len() >= SUBSCRIBERS_MAX && !requests.contains_key(&subscriber_id) {
-            requests.clear();
+    /// Keeps `request` as the subscriber's newest, dropping its oldest beyond the bounds.
+    pub fn record(&self, subscriber_id: i64, mut request: LoggedRequest) {
+        request.path = crate::redact::client_path(&request.path);
+        let size = size_of(&request);
+        let mut subscribers = self.subscribers.lock();
+        let kept = subscribers.entry(subscriber_id).or_default();
+        while !kept.requests.is_empty()
+            && (kept.requests.len() >= KEPT_PER_SUBSCRIBER || kept.bytes + size > BYTES_PER_SUBSCRIBER)
+        {
+            if let Some(oldest) = kept.requests.pop_front() {
+                kept.bytes -= size_of(&oldest);
+            }
         }
-        let kept = requests.entry(subscriber_id).or_default();
-        if kept.len() >= KEPT_PER_SUBSCRIBER {
-            kept.pop_front();
-        }
-        kept.push_back(request);
+        kept.bytes += size;
+        kept.requests.push_back(request);
     }
 
     /// The subscriber's requests, newest first.
     pub fn recent(&self, subscriber_id: i64) -> Vec<LoggedRequest> {
-        self.requests.lock().get(&subscriber_id).map(|kept| kept.iter().rev().cloned().collect()).unwrap_or_default()
+        self.subscribers
+            .lock()
+            .get(&subscriber_id)
+            .map(|kept| kept.requests.iter().rev().cloned().collect())
+            .unwrap_or_default()
     }
 }
 
-/// Records each authenticated request once it is answered.
-pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let method = request.method().to_string();
-    let path = crate::http::context::mask_long_digit_runs(request.uri().path());
-    let started = Instant::now();
-    let response = next.run(request).await;
-    if let Some(Caller(subscriber_id)) = response.extensions().get::<Caller>().copied() {
-        let latency_ms = (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0;
-        state.request_log.record(
-            subscriber_id,
-            LoggedRequest {
-                method,
-                path,
-                status: response.status().as_u16(),
-                code: response.extensions().get::<ErrorCode>().map(|code| code.0.clone()),
-                request_id: crate::request_id::current_request_id().unwrap_or_default(),
-                latency_ms,
-                at: Utc::now(),
-            },
-        );
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(path: &str) -> LoggedRequest {
+        LoggedRequest {
+            method: "GET".to_owned(),
+            path: path.to_owned(),
+            status: 404,
+            code: Some("not_found".to_owned()),
+            request_id: "req_0123456789abcdef0123456789abcdef".to_owned(),
+            latency_ms: 0.1,
+            at: chrono::Utc::now(),
+        }
     }
-    response
+
+    #[test]
+    fn each_subscriber_is_bounded_by_count_and_bytes_and_never_evicts_another() {
+        let log = RequestLog::default();
+        log.record(1, request("/card"));
+        for _ in 0..10_000 {
+            log.record(2, request(&format!("/x/{}", "a".repeat(60_000))));
+        }
+        for subscriber in 3..2_000 {
+            log.record(subscriber, request("/card"));
+        }
+        assert_eq!(log.recent(1).len(), 1, "another subscriber's requests never push out this one's");
+        let long = log.recent(2);
+        assert!(long.iter().all(|kept| kept.path.len() <= crate::redact::PATH_MAX_BYTES));
+        let bytes: usize = long.iter().map(size_of).sum();
+        assert!(!long.is_empty() && bytes <= BYTES_PER_SUBSCRIBER, "{} entries, {bytes} bytes", long.len());
+        for index in 0..150 {
+            log.record(1, request(&format!("/card/{index}")));
+        }
+        let own = log.recent(1);
+        assert_eq!(own.len(), KEPT_PER_SUBSCRIBER);
+        assert_eq!(own[0].path, "/card/149", "newest first");
+    }
 }

@@ -33,6 +33,7 @@ enum Directory {
 }
 
 async fn load(config: Config, directory: Directory) -> anyhow::Result<AppState> {
+    config.check()?;
     let state = AppState::new(config).await?;
     if directory == Directory::Preload {
         state.directory.get().await?;

@@ -8,8 +8,8 @@ use chrono::Utc;
 use crate::config::Config;
 use crate::credentials::TokenIssuer;
 use crate::directory::LazyDirectory;
-use crate::keys::{self, Keys};
-use crate::storage::{self, Store};
+use crate::keys::Keys;
+use crate::storage::Store;
 use crate::usage::UsageRecorder;
 
 /// Card bodies kept in memory: about 300 bytes each.
@@ -66,18 +66,10 @@ pub struct Shared {
 /// database with different key files: the first to store its checks wins, the others refuse to
 /// start.
 async fn load_keys(config: &Config, db: &Store) -> anyhow::Result<Keys> {
-    let path = match (&config.keys, &config.database) {
-        (Some(path), _) => path.clone(),
-        (None, storage::Location::Sqlite(database)) => keys::default_path(database),
-        // A shared database has no "beside": the working folder, named after the database.
-        // Every instance needs this same file (`--keys`); one with another is refused below.
-        (None, storage::Location::Postgres(_)) => {
-            let name = config.database.database_name().unwrap_or_else(|| "subscriber-data".to_owned());
-            let path = std::env::current_dir()?.join(format!("{name}.keys"));
-            tracing::info!(path = %path.display(), "key file of the PostgreSQL database (give every instance this file: --keys)");
-            path
-        }
-    };
+    let path = config.key_file()?;
+    if config.keys.is_none() && config.database.file().is_none() {
+        tracing::info!(path = %path.display(), "key file of the PostgreSQL database (give every instance this file: --keys)");
+    }
     let stored = db.stored_keys().await?;
     let (checks, legacy): (Vec<_>, Vec<_>) = stored.into_iter().partition(|(name, _)| name.starts_with("check:"));
     let keys = Keys::load_or_create(&path, &legacy, &checks)?;

@@ -119,7 +119,7 @@ async fn main() -> Result<()> {
         Some("proxy") => {
             let upstream = args.get(1).ok_or("proxy UPSTREAM DELAY_MS")?.parse()?;
             let delay: u64 = args.get(2).ok_or("proxy UPSTREAM DELAY_MS")?.parse()?;
-            let proxy = DelayProxy::start(upstream, Duration::from_millis(delay)).await?;
+            let proxy = DelayProxy::start(upstream, Duration::from_millis(delay))?;
             println!("{}", json!({"listening": proxy.address.to_string()}));
             tokio::signal::ctrl_c().await?;
         }

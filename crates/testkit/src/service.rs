@@ -27,6 +27,9 @@ impl TestService {
         let mut config = Config::sandbox(dir.path().join("db.sqlite3"));
         config.directory_size = 2000;
         config.simulate_rate = 0;
+        // The kit's webhook receivers (`WebhookReceiver`) listen on 127.0.0.1: the sandbox sends
+        // there only with `--webhooks-allow-private`, as the dashboard's embedded one does.
+        config.webhooks_allow_private = true;
         adjust(&mut config);
         let server = subscriber_server::start(config.clone()).await.expect("the service starts");
         let address = server.address;

@@ -14,7 +14,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use crate::error::ApiError;
 use crate::http::routes::Routes;
-use crate::http::{context, extract, limit};
+use crate::http::{client_address, context, extract, limit};
 use crate::state::AppState;
 
 /// Every route of the service, each resource adding its own.
@@ -55,8 +55,10 @@ pub fn app(state: AppState) -> Router {
         .layer(from_fn_with_state(state.clone(), limit::limit_requests))
         // Outside the limiter: the one verification of the bearer token the layers inside read.
         .layer(from_fn_with_state(state.clone(), extract::authenticate_requests))
+        // Outside the limits that key on it: the client's address, once (`--trusted-proxies`).
+        .layer(from_fn_with_state(state.clone(), client_address::resolve))
         // Outside the token check, which marks the response with its subscriber.
-        .layer(from_fn_with_state(state.clone(), crate::request_log::record))
+        .layer(from_fn_with_state(state.clone(), crate::http::request_log::record))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
         // Hosted pages set stricter or page-specific values of their own; these are the defaults.
         .layer(map_response(default_headers))

@@ -186,7 +186,7 @@ impl<S: Send + Sync> FromRequestParts<S> for IdPath {
         raw.parse::<i64>().ok().filter(|id| (1..=LARGEST_ID).contains(id)).map(IdPath).ok_or_else(|| {
             ApiError::not_found(format!(
                 "no resource with id {:?}: ids are positive integers",
-                super::context::mask_long_digit_runs(&raw)
+                crate::redact::client_path(&raw)
             ))
         })
     }

@@ -1,13 +1,14 @@
 //! The rate-limit layer: each request takes from its caller's bucket (`crate::limits`), keyed
-//! by the verified token's subscriber or by the client address.
+//! by the verified token's subscriber or by the client address (`client_address`).
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::client_address::ClientAddress;
 use super::extract::TokenCheck;
 use crate::error::ApiError;
 use crate::limits::{Admission, Caller};
@@ -15,15 +16,6 @@ use crate::state::AppState;
 
 const LIMIT_HEADER: HeaderName = HeaderName::from_static("ratelimit-limit");
 const REMAINING_HEADER: HeaderName = HeaderName::from_static("ratelimit-remaining");
-
-/// The client's address; loopback when the service runs without connection info (tests of
-/// the router alone).
-pub fn client_address(request: &Request) -> IpAddr {
-    request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map_or(IpAddr::from([127, 0, 0, 1]), |ConnectInfo(address)| address.ip())
-}
 
 /// The routes that cost a secret hash before anyone is known: limited per client address
 /// (`--credential-rate-limit`) below the general request rate.
@@ -34,7 +26,10 @@ fn costs_a_hash_anonymously(path: &str) -> bool {
 /// Middleware, inside `authenticate_requests`: one bucket per subscriber (by verified token)
 /// or per client address, and a tighter one per client address on signup and login.
 pub async fn limit_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let address = client_address(&request);
+    let address = request
+        .extensions()
+        .get::<ClientAddress>()
+        .map_or(IpAddr::from([127, 0, 0, 1]), |ClientAddress(address)| *address);
     // A refused token is keyed by address, as no token is: a bad token gets no bucket of its own.
     let caller = match TokenCheck::of(request.extensions()) {
         TokenCheck::Verified(auth) => Caller::Subscriber(auth.subscriber_id),

@@ -122,9 +122,20 @@ async fn healthz() -> Response {
     axum::Json(json!({ "status": "ok" })).into_response()
 }
 
+/// Which kind of database serves, on every `/readyz` answer: benchmarks check they measured
+/// the backend they name.
+const BACKEND_HEADER: header::HeaderName = header::HeaderName::from_static("subscriber-backend");
+
 /// 200 when the database answers, its migrations are applied and the directory is loaded;
 /// else 503 with what is missing.
 async fn readyz(State(gate): State<Arc<Gate>>) -> Response {
+    let backend = HeaderValue::from_static(if gate.database.file().is_some() { "sqlite" } else { "postgresql" });
+    let mut response = readiness(&gate).await;
+    response.headers_mut().insert(BACKEND_HEADER, backend);
+    response
+}
+
+async fn readiness(gate: &Gate) -> Response {
     let missing = gate.missing().await;
     crate::metrics::record_readiness(missing.is_empty());
     if missing.is_empty() {

@@ -21,7 +21,7 @@ use crate::http::extract::{ApiJson, ApiJsonOrEmpty, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::state::AppState;
-use crate::storage::merchants::MerchantRow;
+use crate::storage::merchants::{LocationRow, MerchantRow};
 use crate::storage::transactions::TransactionRow;
 use purchase::{Buyer, Shop};
 use subscriber_protocol::rules::merchants::NAME_MAX;
@@ -101,7 +101,8 @@ async fn create_transaction(
     let subscriber_id = auth.subscriber_id;
     let mut rng = StdRng::from_os_rng();
 
-    // The card and the merchant at once: one round trip to a database on another host.
+    // The card, the merchant and the location named at once: one round trip to a database on
+    // another host, then the sale, one more.
     let card = async {
         match request.card_id {
             Some(card_id) => Ok(Some(crate::cards::owned_card(&state, subscriber_id, card_id).await?)),
@@ -109,8 +110,15 @@ async fn create_transaction(
             None => Ok::<_, ApiError>(state.db.cards(subscriber_id).await?.into_iter().next()),
         }
     };
-    let (card, own_merchant) = futures::join!(card, state.db.merchant_of(subscriber_id));
-    let (card, own_merchant) = (card?, own_merchant?);
+    let named_location = async {
+        match request.location_id {
+            Some(location_id) => state.db.subscribers_location(subscriber_id, location_id).await,
+            None => Ok(None),
+        }
+    };
+    let (card, own_merchant, named_location) =
+        futures::join!(card, state.db.merchant_of(subscriber_id), named_location);
+    let (card, own_merchant, named_location) = (card?, own_merchant?, named_location?);
     let own_location = |pick: u64| {
         let merchant = own_merchant.clone();
         let state = state.clone();
@@ -130,7 +138,7 @@ async fn create_transaction(
 
     let mut shop = match request.location_id {
         Some(location_id) => {
-            let shop = shop_at(&state, own_merchant.as_ref(), location_id).await?;
+            let shop = shop_at(&state, own_merchant.as_ref(), named_location, location_id).await?;
             if card.is_none() && shop.merchant_id.is_none() {
                 // A synthetic card at a directory merchant: nobody here would see it.
                 return Err(no_card_no_place());
@@ -163,13 +171,14 @@ async fn create_transaction(
 /// merchant of the generated directory (the `locationId` discovery shows). Another
 /// subscriber's location is as unknown as one that does not exist: the caller must not be
 /// able to write into someone else's merchant list.
-async fn shop_at(state: &AppState, own_merchant: Option<&MerchantRow>, location_id: i64) -> Result<Shop, ApiError> {
-    if let Some(merchant) = own_merchant {
-        let merchant_id = merchant.id;
-        let location = state.db.location_of(merchant_id, location_id).await?;
-        if let Some(location) = location {
-            return Ok(Shop::at_location(&location, merchant));
-        }
+async fn shop_at(
+    state: &AppState,
+    own_merchant: Option<&MerchantRow>,
+    own_location: Option<LocationRow>,
+    location_id: i64,
+) -> Result<Shop, ApiError> {
+    if let (Some(merchant), Some(location)) = (own_merchant, own_location) {
+        return Ok(Shop::at_location(&location, merchant));
     }
     state
         .directory

@@ -155,6 +155,19 @@ impl Store {
         )
     }
 
+    /// The location when it is one of the subscriber's merchant's (read without knowing the
+    /// merchant first: one look-up).
+    pub async fn subscribers_location(
+        &self,
+        subscriber_id: i64,
+        location_id: i64,
+    ) -> StorageResult<Option<LocationRow>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::merchants::subscribers_location(connection, subscriber_id, location_id)).await,
+            db => postgres::merchants::subscribers_location(db, subscriber_id, location_id).await,
+        )
+    }
+
     /// The location at position `pick % count` of the merchant's locations; `None` when it has none.
     pub async fn pick_location(&self, merchant_id: i64, pick: u64) -> StorageResult<Option<LocationRow>> {
         dispatch!(self,

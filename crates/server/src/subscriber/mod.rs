@@ -1,9 +1,9 @@
 //! Subscriber accounts: signup, login, profile, secret rotation, billable usage.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 
 use axum::Json;
-use axum::extract::{ConnectInfo, Extension, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use subscriber_protocol::rules;
@@ -15,6 +15,7 @@ use utoipa_axum::routes;
 
 use crate::credentials;
 use crate::error::{ApiError, Validation};
+use crate::http::client_address::ClientAddress;
 use crate::http::extract::{ApiJson, ApiJsonOrEmpty, Auth};
 use crate::http::routes::Routes;
 use crate::state::AppState;
@@ -33,11 +34,6 @@ pub fn routes(api: Routes) -> Routes {
 
 /// The 503 of the routes that hash a secret.
 const BUSY: &str = "The service is busy checking other secrets (`unavailable`): retry after `Retry-After` seconds.";
-
-/// The client's address; loopback when the service runs without connection info.
-fn client_address(connection: Option<Extension<ConnectInfo<SocketAddr>>>) -> IpAddr {
-    connection.map_or(IpAddr::from([127, 0, 0, 1]), |Extension(ConnectInfo(address))| address.ip())
-}
 
 /// Creates a subscriber account and returns its credentials
 ///
@@ -87,7 +83,8 @@ async fn signup(
 
 /// Exchanges the e-mail address and the secret (`api_key`, alias `key`) for a bearer token
 ///
-/// Failed logins are limited per e-mail address and client address (429).
+/// Wrong secrets are refused with 429 once too many have been tried for this e-mail address,
+/// from this client address, or both; the right secret is never refused.
 #[utoipa::path(post, path = "/subscriber/login", tag = "subscriber", operation_id = "login", security(()),
     request_body = LoginRequest,
     responses(
@@ -100,12 +97,10 @@ async fn signup(
     ))]
 async fn login(
     State(state): State<AppState>,
-    connection: Option<Extension<ConnectInfo<SocketAddr>>>,
+    ClientAddress(address): ClientAddress,
     ApiJson(request): ApiJson<LoginRequest>,
 ) -> Result<Json<Success<LoginResponse>>, ApiError> {
     let email = request.email.trim().to_ascii_lowercase();
-    let address = client_address(connection);
-    state.limits.check_login(&email, address).await?;
     let subscriber = state.db.subscriber_by_email(&email).await?;
     let stored_hash = subscriber.as_ref().map(|subscriber| subscriber.secret_hash.clone());
     prove_secret(&state, &email, address, request.api_key, stored_hash).await?;
@@ -116,10 +111,12 @@ async fn login(
     Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
 }
 
-/// The secret check of login and rotation, after `check_login`: on the hashing threads, against
-/// a decoy when the e-mail has no account (so an unknown e-mail takes as long as a wrong
-/// secret), and a wrong secret is a failed login of this e-mail from this address. An empty
-/// secret matches nothing and costs no hash.
+/// The secret check of login and rotation: on the hashing threads, against a decoy when the
+/// e-mail has no account (so an unknown e-mail takes as long as a wrong secret). The failed-login
+/// limits judge only a wrong secret: it is 401, or 429 once this e-mail, this address or the
+/// pair has failed too often (and is then not counted again). The right secret always passes,
+/// so nobody locks a subscriber out by failing with its e-mail. An empty secret matches
+/// nothing and costs no hash.
 async fn prove_secret(
     state: &AppState,
     email: &str,
@@ -133,6 +130,7 @@ async fn prove_secret(
         && state.limits.hash(move || credentials::secret_matches(&presented, &stored_hash)).await?
         && known;
     if !proven {
+        state.limits.check_login(email, address).await?;
         state.limits.record_failed_login(email, address).await;
         return Err(ApiError::InvalidCredentials);
     }
@@ -180,15 +178,13 @@ async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
     ))]
 async fn rotate_secret(
     State(state): State<AppState>,
-    connection: Option<Extension<ConnectInfo<SocketAddr>>>,
+    ClientAddress(address): ClientAddress,
     auth: Auth,
     ApiJsonOrEmpty(request): ApiJsonOrEmpty<RotateSecretRequest>,
 ) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
     let subscriber = caller(&state, &auth).await?;
     // A stolen token alone must not take the account over: the secret is checked as a login
     // checks it, under the same failed-login limits.
-    let address = client_address(connection);
-    state.limits.check_login(&subscriber.email, address).await?;
     prove_secret(&state, &subscriber.email, address, request.current_secret, Some(subscriber.secret_hash.clone()))
         .await?;
 

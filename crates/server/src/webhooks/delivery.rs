@@ -39,7 +39,13 @@ pub async fn run(state: AppState) {
         .timeout(TIMEOUT)
         .connect_timeout(TIMEOUT)
         .redirect(reqwest::redirect::Policy::none())
-        .dns_resolver(Arc::new(GuardedResolver(super::policy(&state))))
+        // Never through HTTP(S)_PROXY or ALL_PROXY: a proxy would be the only address the
+        // resolver's check sees, and it would reach loopback and private addresses for us.
+        .no_proxy()
+        .dns_resolver(Arc::new(GuardedResolver {
+            policy: super::policy(&state),
+            resolver: destination::Resolver::from_system(),
+        }))
         .user_agent(concat!("SubscriberData-Webhooks/", env!("CARGO_PKG_VERSION")))
         .build()
     {
@@ -192,7 +198,7 @@ async fn send(
         {
             return Outcome::failed(None, format!("{address} is not an address webhooks may reach"));
         }
-        if url.scheme() != "https" && !(super::policy(state).allow_loopback) {
+        if url.scheme() != "https" && !super::policy(state).allow_private {
             return Outcome::failed(None, "the URL is not https".to_owned());
         }
     }
@@ -215,12 +221,12 @@ async fn send(
             if status.is_success() {
                 Outcome { delivered: true, status: Some(status.as_u16()), error: None, final_failure: false }
             } else {
-                let text = response.text().await.unwrap_or_default();
+                let answer = super::answer::read_at_most(response, super::answer::READ_MAX).await;
                 let mut error = format!("the receiver answered {status}");
-                let text = text.trim();
-                if !text.is_empty() {
+                let excerpt = super::answer::excerpt(&answer, ERROR_TEXT_MAX);
+                if !excerpt.is_empty() {
                     error.push_str(": ");
-                    error.extend(text.chars().take(ERROR_TEXT_MAX));
+                    error.push_str(&excerpt);
                 }
                 Outcome::failed(Some(status.as_u16()), error)
             }

@@ -1,32 +1,52 @@
-//! Where a webhook may point. Outside the sandbox: https to a public address only, never to a
-//! loopback, private, link-local, shared or metadata address (SSRF). The sandbox also allows
-//! http and https to loopback, so a developer's local server receives its events.
+//! Where a webhook may point. By default: https to a public address only, never to a
+//! loopback, private, link-local, shared or metadata address (SSRF). A sandbox started with
+//! `--webhooks-allow-private` (the dashboard's embedded one) also sends to loopback and
+//! private-network addresses, over http too, so a developer's local server receives its
+//! events; link-local and cloud-metadata addresses stay refused even then.
 //!
 //! The rule is checked when an endpoint is saved (a clear 400) and again at every delivery,
 //! on the addresses the connection will use: a name that resolved to a public address at
 //! registration and to a private one later is refused then (DNS rebinding), and redirects are
-//! not followed.
+//! not followed. Names are looked up by an asynchronous resolver (hickory) with a time limit,
+//! never on the threads database work uses.
 
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv6Addr, SocketAddr};
 use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
 
+use hickory_resolver::TokioResolver;
+use hickory_resolver::config::ResolverConfig;
+use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 
-/// What the environment allows.
+/// The longest a name's look-up may take, at registration and at delivery.
+pub const LOOKUP_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// The cloud metadata service's IPv6 address (AWS): a unique-local address never allowed.
+const METADATA_V6: Ipv6Addr = Ipv6Addr::new(0xfd00, 0x0ec2, 0, 0, 0, 0, 0, 0x0254);
+
+/// What the configuration allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Policy {
-    pub allow_loopback: bool,
+    /// Loopback and private-network addresses, and http to them (`--webhooks-allow-private`).
+    pub allow_private: bool,
+}
+
+/// Whether `address` is on this machine or a private network (RFC 1918, unique-local IPv6).
+fn is_loopback_or_private(address: IpAddr) -> bool {
+    match address {
+        IpAddr::V4(v4) => v4.is_loopback() || v4.is_private(),
+        IpAddr::V6(v6) => v6.is_loopback() || ((v6.segments()[0] & 0xfe00) == 0xfc00 && v6 != METADATA_V6),
+    }
 }
 
 /// Whether a connection to `address` is allowed.
 pub fn address_allowed(policy: Policy, address: IpAddr) -> bool {
-    let address = match address {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(IpAddr::V6(v6), IpAddr::V4),
-        v4 => v4,
-    };
-    if address.is_loopback() {
-        return policy.allow_loopback;
+    let address = address.to_canonical();
+    if is_loopback_or_private(address) {
+        return policy.allow_private;
     }
     match address {
         IpAddr::V4(v4) => {
@@ -60,12 +80,12 @@ pub fn address_allowed(policy: Policy, address: IpAddr) -> bool {
 /// Why a URL cannot receive webhooks.
 pub fn refusal(policy: Policy, scheme: &str, host: &str, addresses: &[SocketAddr]) -> Option<String> {
     if addresses.is_empty() {
-        return Some(format!("{host} does not resolve to an address"));
+        return Some(format!("{host} does not resolve to an address (within {} s)", LOOKUP_TIMEOUT.as_secs()));
     }
-    let all_loopback = addresses.iter().all(|address| address.ip().is_loopback());
-    if scheme != "https" && !(policy.allow_loopback && all_loopback) {
-        return Some(if policy.allow_loopback {
-            "must be https (the sandbox also takes http to a loopback address)".to_owned()
+    let all_local = addresses.iter().all(|address| is_loopback_or_private(address.ip().to_canonical()));
+    if scheme != "https" && !(policy.allow_private && all_local) {
+        return Some(if policy.allow_private {
+            "must be https (http only to a loopback or private address)".to_owned()
         } else {
             "must be https".to_owned()
         });
@@ -73,33 +93,80 @@ pub fn refusal(policy: Policy, scheme: &str, host: &str, addresses: &[SocketAddr
     if let Some(address) = addresses.iter().find(|address| !address_allowed(policy, address.ip())) {
         return Some(format!(
             "must point to a public address: {host} resolves to {}, a loopback, private, link-local or reserved \
-             address",
-            address.ip()
+             address{}",
+            address.ip(),
+            if policy.allow_private {
+                ""
+            } else {
+                " (a sandbox reaches this machine and private networks only with --webhooks-allow-private)"
+            }
         ));
     }
     None
 }
 
-/// The addresses of `host` (an IP address, or a name to look up).
-pub async fn resolve(host: &str, port: u16) -> Vec<SocketAddr> {
-    let bare = host.trim_start_matches('[').trim_end_matches(']');
-    if let Ok(address) = bare.parse::<IpAddr>() {
-        return vec![SocketAddr::new(address, port)];
+/// Looks names up asynchronously, with the system's resolver configuration and hosts file.
+#[derive(Clone)]
+pub struct Resolver(Arc<TokioResolver>);
+
+impl Resolver {
+    /// The system's configuration (`/etc/resolv.conf`, `/etc/hosts`); without one, the hosts
+    /// file alone (a name it does not list does not resolve).
+    pub fn from_system() -> Self {
+        let builder = TokioResolver::builder_tokio().unwrap_or_else(|error| {
+            tracing::warn!(error = %error, "no DNS configuration: webhook hosts resolve from /etc/hosts only");
+            TokioResolver::builder_with_config(ResolverConfig::default(), TokioRuntimeProvider::default())
+        });
+        let resolver = match builder.build() {
+            Ok(resolver) => resolver,
+            Err(error) => {
+                tracing::warn!(error = %error, "DNS resolver not configured: webhook hosts resolve from /etc/hosts only");
+                TokioResolver::builder_with_config(ResolverConfig::default(), TokioRuntimeProvider::default())
+                    .build()
+                    .unwrap_or_else(|_| unreachable!("an empty configuration builds"))
+            }
+        };
+        Self(Arc::new(resolver))
     }
-    match tokio::net::lookup_host((bare, port)).await {
-        Ok(addresses) => addresses.collect(),
-        Err(_) => Vec::new(),
+
+    /// A resolver asking only the DNS server at `server` (UDP), for tests.
+    #[cfg(test)]
+    fn asking(server: SocketAddr) -> Self {
+        use hickory_resolver::config::{ConnectionConfig, NameServerConfig, ResolveHosts};
+        let mut connection = ConnectionConfig::udp();
+        connection.port = server.port();
+        let config =
+            ResolverConfig::from_name_servers(vec![NameServerConfig::new(server.ip(), true, vec![connection])]);
+        let mut builder = TokioResolver::builder_with_config(config, TokioRuntimeProvider::default());
+        builder.options_mut().use_hosts_file = ResolveHosts::Never;
+        Self(Arc::new(builder.build().expect("a resolver")))
+    }
+
+    /// The addresses of `host` (an IP address, or a name to look up within
+    /// [`LOOKUP_TIMEOUT`]); none when it does not resolve in time.
+    pub async fn resolve(&self, host: &str, port: u16) -> Vec<SocketAddr> {
+        let bare = host.trim_start_matches('[').trim_end_matches(']');
+        if let Ok(address) = bare.parse::<IpAddr>() {
+            return vec![SocketAddr::new(address, port)];
+        }
+        match tokio::time::timeout(LOOKUP_TIMEOUT, self.0.lookup_ip(bare)).await {
+            Ok(Ok(found)) => found.iter().map(|address| SocketAddr::new(address, port)).collect(),
+            Ok(Err(_)) | Err(_) => Vec::new(),
+        }
     }
 }
 
 /// The delivery client's resolver: only addresses the policy allows.
-pub struct GuardedResolver(pub Policy);
+pub struct GuardedResolver {
+    pub policy: Policy,
+    pub resolver: Resolver,
+}
 
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let policy = self.0;
+        let (policy, resolver) = (self.policy, self.resolver.clone());
         let future: Pin<Box<dyn Future<Output = _> + Send>> = Box::pin(async move {
-            let addresses = resolve(name.as_str(), 0).await;
+            let addresses = resolver.resolve(name.as_str(), 0).await;
             let allowed: Vec<SocketAddr> =
                 addresses.into_iter().filter(|address| address_allowed(policy, address.ip())).collect();
             if allowed.is_empty() {
@@ -116,9 +183,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_public_addresses_outside_the_sandbox() {
-        let live = Policy { allow_loopback: false };
-        let sandbox = Policy { allow_loopback: true };
+    fn only_public_addresses_by_default() {
+        let public_only = Policy { allow_private: false };
+        let local = Policy { allow_private: true };
         for blocked in [
             "127.0.0.1",
             "10.1.2.3",
@@ -135,27 +202,74 @@ mod tests {
             "224.0.0.1",
         ] {
             let address: IpAddr = blocked.parse().expect("an address");
-            assert!(!address_allowed(live, address), "{blocked}");
+            assert!(!address_allowed(public_only, address), "{blocked}");
         }
-        assert!(address_allowed(sandbox, "127.0.0.1".parse().expect("an address")));
-        assert!(!address_allowed(sandbox, "10.0.0.1".parse().expect("an address")));
+        for private in ["127.0.0.1", "10.0.0.1", "192.168.1.1", "::1", "fd12::1", "::ffff:127.0.0.1"] {
+            assert!(address_allowed(local, private.parse().expect("an address")), "{private}");
+        }
+        for never in ["169.254.169.254", "fd00:ec2::254", "fe80::1", "0.0.0.0", "100.64.0.1"] {
+            assert!(!address_allowed(local, never.parse().expect("an address")), "{never}");
+        }
         for public in ["93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "8.8.8.8"] {
-            assert!(address_allowed(live, public.parse().expect("an address")), "{public}");
+            assert!(address_allowed(public_only, public.parse().expect("an address")), "{public}");
         }
     }
 
     #[test]
-    fn http_only_to_loopback_and_only_in_the_sandbox() {
+    fn http_only_to_this_machine_or_a_private_network_and_only_when_allowed() {
         let loopback = [SocketAddr::from(([127, 0, 0, 1], 9000))];
+        let private = [SocketAddr::from(([192, 168, 1, 20], 9000))];
         let public = [SocketAddr::from(([93, 184, 216, 34], 443))];
-        let sandbox = Policy { allow_loopback: true };
-        let live = Policy { allow_loopback: false };
-        assert_eq!(refusal(sandbox, "http", "127.0.0.1", &loopback), None);
-        assert!(refusal(sandbox, "http", "example.com", &public).is_some());
-        assert_eq!(refusal(sandbox, "https", "example.com", &public), None);
-        assert!(refusal(live, "https", "localhost", &loopback).is_some());
-        assert!(refusal(live, "http", "example.com", &public).is_some());
-        assert_eq!(refusal(live, "https", "example.com", &public), None);
-        assert!(refusal(live, "https", "nowhere.invalid", &[]).is_some());
+        let local = Policy { allow_private: true };
+        let public_only = Policy { allow_private: false };
+        assert_eq!(refusal(local, "http", "127.0.0.1", &loopback), None);
+        assert_eq!(refusal(local, "http", "nas.lan", &private), None);
+        assert!(refusal(local, "http", "example.com", &public).is_some());
+        assert_eq!(refusal(local, "https", "example.com", &public), None);
+        assert!(refusal(public_only, "http", "127.0.0.1", &loopback).is_some());
+        assert!(refusal(public_only, "https", "localhost", &loopback).is_some());
+        assert!(refusal(public_only, "http", "example.com", &public).is_some());
+        assert_eq!(refusal(public_only, "https", "example.com", &public), None);
+        assert!(refusal(public_only, "https", "nowhere.invalid", &[]).is_some());
+    }
+
+    /// A DNS server that never answers: each look-up gives up after 5 s, and a hundred of them
+    /// at once hold no thread of the blocking pool (the one database work uses), which stays
+    /// free for a job meanwhile.
+    #[test]
+    fn a_name_that_never_resolves_gives_up_within_the_limit_off_the_blocking_pool() {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(1)
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        runtime.block_on(async {
+            let silent = std::net::UdpSocket::bind("127.0.0.1:0").expect("a socket that never answers");
+            let resolver = Resolver::asking(silent.local_addr().expect("bound"));
+            let started = std::time::Instant::now();
+            let lookups: Vec<_> = (0..100)
+                .map(|index| {
+                    let resolver = resolver.clone();
+                    tokio::spawn(async move { resolver.resolve(&format!("slow-{index}.example"), 443).await })
+                })
+                .collect();
+            tokio::time::sleep(Duration::from_millis(200)).await;
+            let blocking = tokio::time::timeout(Duration::from_secs(2), tokio::task::spawn_blocking(|| 42)).await;
+            assert_eq!(blocking.ok().and_then(Result::ok), Some(42), "the blocking pool is free during look-ups");
+            for lookup in lookups {
+                assert_eq!(lookup.await.expect("the look-up ends"), Vec::<SocketAddr>::new());
+            }
+            let waited = started.elapsed();
+            assert!(waited < LOOKUP_TIMEOUT + Duration::from_secs(3), "the look-ups ended after {waited:?}");
+        });
+    }
+
+    #[tokio::test]
+    async fn names_resolve_asynchronously_from_the_hosts_file() {
+        let resolver = Resolver::from_system();
+        let addresses = resolver.resolve("localhost", 80).await;
+        assert!(addresses.iter().any(|address| address.ip().is_loopback()), "{addresses:?}");
+        assert_eq!(resolver.resolve("[::1]", 8).await, vec![SocketAddr::from((Ipv6Addr::LOCALHOST, 8))]);
     }
 }

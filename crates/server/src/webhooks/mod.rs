@@ -8,6 +8,7 @@
 //!   logs every attempt. Events are queued in the transaction that records them
 //!   (`storage::events`).
 
+mod answer;
 pub mod delivery;
 pub mod destination;
 
@@ -74,7 +75,7 @@ pub fn signing_secrets(key: &[u8], webhook: &WebhookRow, now: i64) -> Vec<String
 }
 
 pub fn policy(state: &AppState) -> Policy {
-    Policy { allow_loopback: state.environment() == Environment::Sandbox }
+    Policy { allow_private: state.environment() == Environment::Sandbox && state.config.webhooks_allow_private }
 }
 
 fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError> {
@@ -105,7 +106,7 @@ async fn checked_url(state: &AppState, url: &str, validation: &mut Validation) -
         return None;
     };
     let port = parsed.port_or_known_default().unwrap_or(443);
-    let addresses = destination::resolve(&host, port).await;
+    let addresses = destination::Resolver::from_system().resolve(&host, port).await;
     if let Some(refusal) = destination::refusal(policy(state), &scheme, &host, &addresses) {
         validation.reject("url", refusal);
         return None;
@@ -128,8 +129,9 @@ fn not_found(webhook_id: i64) -> ApiError {
 /// Adds a webhook endpoint
 ///
 /// The answer shows the endpoint's signing secret (`whsec_…`) once: keep it to verify
-/// `Subscriber-Signature`. Outside the sandbox the URL must be https and point to a public
-/// address; the sandbox also takes http to loopback.
+/// `Subscriber-Signature`. The URL must be https and point to a public address; a sandbox
+/// started with `--webhooks-allow-private` also takes loopback and private addresses, over
+/// http too.
 #[utoipa::path(post, path = "/webhooks", tag = "webhooks", operation_id = "createWebhook",
     request_body = CreateWebhookRequest,
     responses(
@@ -143,6 +145,9 @@ async fn create(
     idempotent: Idempotent,
     ApiJson(request): ApiJson<CreateWebhookRequest>,
 ) -> Result<Response, ApiError> {
+    // Before the URL's host is looked up: a subscriber at the cap makes the service resolve
+    // nothing. (Checked again when the endpoint is added, against concurrent creations.)
+    refuse_at_cap(&state, auth.subscriber_id).await?;
     let mut validation = Validation::new();
     let url = checked_url(&state, &request.url, &mut validation).await;
     let events = rules::events(&mut validation, &request.events);
@@ -165,14 +170,20 @@ async fn create(
         let secret = secret(&signing, row.id, row.secret_generation);
         render(&row, Some(secret)).ok()
     });
-    let row = state
-        .db
-        .create_webhook(new, MAX_ENDPOINTS, replay)
-        .await?
-        .ok_or_else(|| ApiError::conflict(format!("a subscriber has at most {MAX_ENDPOINTS} webhook endpoints")))?;
+    let row = state.db.create_webhook(new, MAX_ENDPOINTS, replay).await?.ok_or_else(at_cap)?;
     tracing::info!(webhook_id = row.id, "webhook endpoint added");
     let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
     Ok(idempotent.created(render(&row, Some(secret))?))
+}
+
+fn at_cap() -> ApiError {
+    ApiError::conflict(format!("a subscriber has at most {MAX_ENDPOINTS} webhook endpoints"))
+}
+
+/// 409 when the subscriber already has [`MAX_ENDPOINTS`] endpoints.
+async fn refuse_at_cap(state: &AppState, subscriber_id: i64) -> Result<(), ApiError> {
+    let endpoints = state.db.webhooks(subscriber_id).await?;
+    if endpoints.len() >= MAX_ENDPOINTS { Err(at_cap()) } else { Ok(()) }
 }
 
 /// The caller's webhook endpoints

@@ -15,6 +15,10 @@ use reqwest::blocking::{Client, RequestBuilder, Response};
 use serde_json::{Value, json};
 pub use subscriber_testkit::{BlockingBrowser, Page, TEST_PAN, TEST_PANS, card_json};
 
+/// The suite's webhook receivers (`WebhookReceiver`) listen on 127.0.0.1: a sandbox delivers
+/// there only when started with this flag (as the dashboard's embedded one is).
+pub const LOCAL_RECEIVERS: &str = "--webhooks-allow-private";
+
 pub struct TestServer {
     pub base_url: String,
     /// The SQLite file, or the `postgres://` address (see [`TestServer::on_postgres`]).
@@ -52,9 +56,27 @@ impl TestServer {
         Self::spawn_until(dir, database, listen, args, "listening on http://")
     }
 
+    /// A sandbox server with extra flags and environment variables (`HTTP_PROXY`, …).
+    pub fn spawn_with_env(args: &[&str], env: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let database = fresh_database(dir.path());
+        Self::spawn_process(dir, database, "127.0.0.1:0", args, env, "listening on http://")
+    }
+
     /// Starts the server and returns once it logs `marker` followed by its address
     /// ("listening on http://" once it is ready).
     pub fn spawn_until(dir: tempfile::TempDir, database: PathBuf, listen: &str, args: &[&str], marker: &str) -> Self {
+        Self::spawn_process(dir, database, listen, args, &[], marker)
+    }
+
+    fn spawn_process(
+        dir: tempfile::TempDir,
+        database: PathBuf,
+        listen: &str,
+        args: &[&str],
+        env: &[(&str, &str)],
+        marker: &str,
+    ) -> Self {
         let marker = marker.to_owned();
         let mut command = Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"));
         command
@@ -65,6 +87,7 @@ impl TestServer {
             .args(postgres_keys(&database))
             .args(["--directory-size", "2000", "--simulate-rate", "0"])
             .args(args)
+            .envs(env.iter().copied())
             .env_remove("RUST_LOG")
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
@@ -230,6 +253,35 @@ pub fn assert_secure_page_headers(page: &Page) {
     assert_eq!(page.header("x-content-type-options"), "nosniff");
     assert!(!page.body.contains("<script"), "the hosted pages run no script");
     assert!(!page.body.contains("src=\"http") && !page.body.contains("href=\"http"), "no third-party assets");
+}
+
+/// Runs the server on `database` with `extra` flags, expecting it to refuse to start; returns
+/// what it said.
+pub fn refused_start(database: &std::path::Path, extra: &[&str]) -> String {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"))
+        .args(["--listen", "127.0.0.1:0", "--directory-size", "2000", "--database"])
+        .arg(database)
+        .args(if extra.contains(&"--keys") { Vec::new() } else { postgres_keys(database) })
+        .args(extra)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("starts");
+    let started = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            assert!(!status.success(), "the server must refuse to start");
+            break;
+        }
+        if started.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("the server started where it must refuse");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let output = child.wait_with_output().expect("output");
+    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
 /// The PostgreSQL superuser address the suite runs on, if it runs on PostgreSQL.

@@ -206,15 +206,20 @@ fn a_sandbox_reset_through_one_instance_is_seen_by_the_other() {
 }
 
 #[test]
-fn without_keys_a_postgres_database_gets_a_key_file_named_after_it_in_the_working_folder() {
+fn without_keys_a_postgres_database_gets_a_key_file_named_after_it_in_the_users_data_folder() {
     if postgres_admin().is_none() {
         return;
     }
     let folder = tempfile::tempdir().expect("a working folder");
+    let home = tempfile::tempdir().expect("a home");
     let database = fresh_database(folder.path());
     let name = database.display().to_string().rsplit('/').next().expect("a name").to_owned();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"))
         .current_dir(folder.path())
+        .env_remove("SUBSCRIBER_KEYS")
+        .env_remove("STATE_DIRECTORY")
+        .env("HOME", home.path())
+        .env("XDG_DATA_HOME", home.path().join("share"))
         .args(["--listen", "127.0.0.1:0", "--directory-size", "2000", "--database"])
         .arg(&database)
         .stdout(std::process::Stdio::piped())
@@ -228,11 +233,16 @@ fn without_keys_a_postgres_database_gets_a_key_file_named_after_it_in_the_workin
     let _ = child.kill();
     let _ = child.wait();
     assert!(started, "the service starts without --keys");
-    let key_file = folder.path().join(format!("{name}.keys"));
+    assert_eq!(
+        std::fs::read_dir(folder.path()).expect("the working folder").count(),
+        0,
+        "nothing in the working folder"
+    );
+    let key_file = home.path().join(format!("share/subscriber-data/{name}.keys"));
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(&key_file).expect("the key file is in the working folder").permissions().mode();
+        let mode = std::fs::metadata(&key_file).expect("the key file is in the data folder").permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
     }
 }

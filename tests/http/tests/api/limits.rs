@@ -5,7 +5,8 @@ use serde_json::json;
 
 use crate::helpers::{TestServer, assert_error, assert_nowhere_stored, read, send};
 
-/// The subscriber still logs in from 127.0.0.2: a guesser's address is refused, not the account.
+/// The subscriber still logs in from 127.0.0.2: a guesser's wrong secrets are refused, never
+/// the account.
 fn assert_logs_in_from_another_address(server: &TestServer, right: &serde_json::Value) {
     let elsewhere = reqwest::blocking::Client::builder()
         .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
@@ -21,9 +22,11 @@ fn brute_force_logins_are_refused_after_the_threshold_but_not_from_elsewhere() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     let wrong = json!({ "email": subscriber.email, "api_key": "sk_test_guess" });
-    let mut statuses = Vec::with_capacity(1000);
+    // Fewer than the 100 signup and login requests an address may make at once: every 429
+    // here is the failed-login limit's.
+    let mut statuses = Vec::with_capacity(60);
     let mut retry_after = None;
-    for _ in 0..1000 {
+    for _ in 0..60 {
         let response = server.post("/subscriber/login", &wrong).send().expect("sent");
         if response.status() == 429 {
             retry_after =
@@ -43,8 +46,8 @@ fn brute_force_logins_are_refused_after_the_threshold_but_not_from_elsewhere() {
     assert!((1..=900).contains(&seconds), "{seconds}");
 
     let right = json!({ "email": subscriber.email, "api_key": subscriber.secret });
-    let (status, _) = send(server.post("/subscriber/login", &right));
-    assert_eq!(status, 429, "the guessing address stays refused, even with the right key");
+    let (status, body) = send(server.post("/subscriber/login", &right));
+    assert_eq!(status, 200, "the limits refuse wrong secrets, never the right one: {body}");
     assert_logs_in_from_another_address(&server, &right);
 }
 
@@ -69,9 +72,9 @@ fn a_crash_and_restart_do_not_forgive_a_guesser() {
 
     let (dir, database) = server.kill_hard();
     let server = TestServer::spawn_on(dir, database, "127.0.0.1:0", &[]);
-    let right = json!({ "email": subscriber.email, "api_key": subscriber.secret });
-    let (status, body) = send(server.post("/subscriber/login", &right));
+    let (status, body) = send(server.post("/subscriber/login", &wrong));
     assert_error(status, &body, 429, "rate_limited");
+    let right = json!({ "email": subscriber.email, "api_key": subscriber.secret });
     assert_nowhere_stored(&server, unknown);
     assert_logs_in_from_another_address(&server, &right);
 }

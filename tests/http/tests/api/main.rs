@@ -5,6 +5,7 @@
 mod accounts;
 mod card_session;
 mod cards;
+mod configuration;
 mod discovery;
 mod durability;
 mod errors;
@@ -20,6 +21,8 @@ mod realtime;
 mod sandbox;
 mod security_credentials;
 mod security_identity;
+mod security_logs;
+mod security_network;
 mod security_storage;
 mod subscriber;
 mod webhooks;

@@ -257,3 +257,12 @@ fn json_logs_are_one_object_per_line_with_the_request_fields() {
     assert!(chrono::DateTime::parse_from_rfc3339(entry["timestamp"].as_str().unwrap_or_default()).is_ok(), "{entry}");
     assert!(!server.log().contains(&subscriber.token), "no token is logged");
 }
+
+/// `/readyz` names the backend that serves (benchmarks refuse a row they cannot attribute).
+#[test]
+fn readiness_names_the_backend_that_serves() {
+    let server = TestServer::spawn();
+    let response = server.get("/readyz").send().expect("sent");
+    let backend = response.headers().get("subscriber-backend").and_then(|value| value.to_str().ok()).map(str::to_owned);
+    assert_eq!(backend.as_deref(), Some(if server.on_postgres() { "postgresql" } else { "sqlite" }));
+}

@@ -90,8 +90,11 @@ fn wrong_current_secrets_count_as_failed_logins() {
         let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": "sk_test_guess" })));
         assert_error(status, &body, 401, "invalid_credentials");
     }
-    let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": subscriber.secret })));
+    let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": "sk_test_guess" })));
     assert_error(status, &body, 429, "rate_limited");
+    // Limits refuse wrong secrets, never the right one.
+    let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": subscriber.secret })));
+    assert_eq!(status, 200, "{body}");
 }
 
 #[test]

@@ -2,15 +2,13 @@
 //! no unkeyed digest of a card number, no key, no live one-time link, no card number.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 use base64::Engine;
 use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
 
 use crate::helpers::{
-    TEST_PANS, TestServer, assert_error, card_json, database_files, key_file_of, postgres_keys, send,
+    TEST_PANS, TestServer, assert_error, card_json, database_files, key_file_of, refused_start, send,
 };
 
 /// The database file with its write-ahead log: everything a copy of the data would hold.
@@ -94,33 +92,6 @@ fn the_keys_live_in_a_private_key_file_and_not_in_the_database() {
         let key = base64::engine::general_purpose::STANDARD.decode(value.as_str().expect("text")).expect("base64");
         assert!(!holds(&database, &key), "the {name} key is in the database");
     }
-}
-
-/// Starts the server binary expecting it to refuse; returns what it printed.
-fn refused_start(database: &Path, extra: &[&str]) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"))
-        .args(["--listen", "127.0.0.1:0", "--directory-size", "2000", "--database"])
-        .arg(database)
-        .args(if extra.contains(&"--keys") { Vec::new() } else { postgres_keys(database) })
-        .args(extra)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("starts");
-    let started = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().expect("wait") {
-            assert!(!status.success(), "the server must refuse to start");
-            break;
-        }
-        if started.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            panic!("the server started where it must refuse");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let output = child.wait_with_output().expect("output");
-    format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr))
 }
 
 #[test]

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 use subscriber_testkit::{Delivery, WebhookReceiver};
 
-use crate::helpers::{Subscriber, TEST_PAN, TEST_PANS, TestServer, assert_error, send};
+use crate::helpers::{LOCAL_RECEIVERS, Subscriber, TEST_PAN, TEST_PANS, TestServer, assert_error, send};
 use crate::merchants::{create_location, enroll_merchant};
 use crate::persons;
 use crate::sandbox::purchase;
@@ -81,7 +81,7 @@ fn ids(list: &Value) -> Vec<i64> {
 /// Every kind of change reaches the receiver as its event, signed, with the log's id.
 #[test]
 fn a_receiver_gets_each_event_type_signed_and_the_log_lists_the_same_events() {
-    let server = TestServer::spawn();
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
     let subscriber = server.subscriber();
     let receiver = WebhookReceiver::start();
     let (webhook_id, secret) = add_receiver(&server, &subscriber, &receiver, &["*"]);
@@ -168,7 +168,7 @@ fn a_receiver_gets_each_event_type_signed_and_the_log_lists_the_same_events() {
 /// The outcomes of bank links and identity checks reach the receiver too, each as its type.
 #[test]
 fn bank_link_and_identity_outcomes_are_delivered() {
-    let server = TestServer::spawn();
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
     let subscriber = server.subscriber();
     let receiver = WebhookReceiver::start();
     let (_, secret) =
@@ -204,7 +204,7 @@ fn bank_link_and_identity_outcomes_are_delivered() {
 /// A receiver that fails gets the event on a later attempt; the log shows every attempt.
 #[test]
 fn a_failing_receiver_gets_the_event_on_a_later_attempt() {
-    let server = TestServer::spawn_with(&["--webhook-retry-unit-ms", "20"]);
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS, "--webhook-retry-unit-ms", "20"]);
     let subscriber = server.subscriber();
     let receiver = WebhookReceiver::failing_first(2);
     let (webhook_id, secret) = add_receiver(&server, &subscriber, &receiver, &["card.enrolled"]);
@@ -250,7 +250,7 @@ fn wait_for_attempts(server: &TestServer, subscriber: &Subscriber, path: &str, c
 /// The queue is in the database: killed between attempts, the service delivers after a restart.
 #[test]
 fn a_delivery_survives_a_crash_between_attempts() {
-    let server = TestServer::spawn_with(&["--webhook-retry-unit-ms", "200"]);
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS, "--webhook-retry-unit-ms", "200"]);
     let subscriber = server.subscriber();
     let receiver = WebhookReceiver::failing_first(1);
     let (_, secret) = add_receiver(&server, &subscriber, &receiver, &["card.enrolled"]);
@@ -258,7 +258,8 @@ fn a_delivery_survives_a_crash_between_attempts() {
     assert_eq!(receiver.next(WAIT).expect("the first attempt").answered, 500);
     // The retry is due 2 s later: the service dies first.
     let (dir, database) = server.kill_hard();
-    let restarted = TestServer::spawn_on(dir, database, "127.0.0.1:0", &["--webhook-retry-unit-ms", "200"]);
+    let restarted =
+        TestServer::spawn_on(dir, database, "127.0.0.1:0", &[LOCAL_RECEIVERS, "--webhook-retry-unit-ms", "200"]);
     let delivered = receiver.next_accepted(Duration::from_secs(40)).expect("delivered after the restart");
     assert!(signed_with(&delivered, &secret));
     assert_eq!(delivered.json()["data"]["cardId"], card_id);
@@ -268,7 +269,7 @@ fn a_delivery_survives_a_crash_between_attempts() {
 /// A rotated secret signs beside the new one for the overlap.
 #[test]
 fn after_a_rotation_both_secrets_sign() {
-    let server = TestServer::spawn();
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
     let subscriber = server.subscriber();
     let receiver = WebhookReceiver::start();
     let (webhook_id, old) = add_receiver(&server, &subscriber, &receiver, &["webhook.test"]);
@@ -290,8 +291,8 @@ fn after_a_rotation_both_secrets_sign() {
     crate::helpers::assert_nowhere_stored(&server, new);
 }
 
-/// Outside the sandbox an endpoint must be https to a public address; the sandbox also takes
-/// http to loopback. A refused URL stores nothing.
+/// Outside the sandbox an endpoint must be https to a public address; a sandbox started with
+/// `--webhooks-allow-private` also takes http to loopback. A refused URL stores nothing.
 #[test]
 fn webhook_urls_must_be_public_https_outside_the_sandbox() {
     let live = TestServer::spawn_with(&["--environment", "expansion"]);
@@ -328,20 +329,20 @@ fn webhook_urls_must_be_public_https_outside_the_sandbox() {
     let (_, kept) = send(subscriber.auth(live.get(&format!("/webhooks/{webhook_id}"))));
     assert_eq!(kept["url"], "https://93.184.216.34/hooks", "a refused change changes nothing");
 
-    let sandbox = TestServer::spawn();
+    let sandbox = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
     let developer = sandbox.subscriber();
     let receiver = WebhookReceiver::start();
     let (status, body) = create_webhook(&sandbox, &developer, &json!({ "url": receiver.url(), "events": ["*"] }));
-    assert_eq!(status, 201, "the sandbox takes http to loopback: {body}");
+    assert_eq!(status, 201, "the sandbox takes http to loopback when allowed: {body}");
     let (status, body) =
-        create_webhook(&sandbox, &developer, &json!({ "url": "http://10.0.0.7/hooks", "events": ["*"] }));
+        create_webhook(&sandbox, &developer, &json!({ "url": "http://169.254.169.254/hooks", "events": ["*"] }));
     assert_error(status, &body, 400, "invalid_request");
 }
 
 /// Bad input is refused with the field named, and another subscriber's endpoint is not there.
 #[test]
 fn webhook_requests_are_checked_and_scoped_to_their_subscriber() {
-    let server = TestServer::spawn();
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
     let subscriber = server.subscriber();
     let receiver = WebhookReceiver::start();
     let url = receiver.url();
@@ -399,7 +400,7 @@ fn webhook_requests_are_checked_and_scoped_to_their_subscriber() {
 /// one modified; bad cursors are refused, and a stranger's card is not there.
 #[test]
 fn incremental_sync_returns_what_changed_since_the_cursor() {
-    let server = TestServer::spawn();
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
     let subscriber = server.subscriber();
     let card_id = server.enroll_card(&subscriber, TEST_PANS[1]);
     let earlier = sale(&server, &subscriber, card_id, 3.0);
@@ -445,7 +446,7 @@ fn incremental_sync_returns_what_changed_since_the_cursor() {
 /// path masked; no one else's.
 #[test]
 fn the_request_log_lists_the_callers_requests_and_masks_card_numbers() {
-    let server = TestServer::spawn();
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
     let subscriber = server.subscriber();
     let (status, _) = send(subscriber.auth(server.get("/card")));
     assert_eq!(status, 200);

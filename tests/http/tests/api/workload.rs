@@ -14,7 +14,7 @@ use reqwest::blocking::RequestBuilder;
 use serde_json::{Value, json};
 
 use crate::discovery::query_string;
-use crate::helpers::{Subscriber, TEST_PANS, TestServer, assert_error, card_json, send};
+use crate::helpers::{LOCAL_RECEIVERS, Subscriber, TEST_PANS, TestServer, assert_error, card_json, send};
 use crate::merchants::{create_location, enroll_merchant};
 use crate::sandbox::purchase;
 use subscriber_testkit::WebhookReceiver;
@@ -876,7 +876,7 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
     let seed = env_number("WORKLOAD_SEED", 20_261_122);
     let steps = usize::try_from(env_number("WORKLOAD_STEPS", 300)).unwrap_or(300);
     println!("workload seed {seed}, {steps} steps (replay: WORKLOAD_SEED={seed} WORKLOAD_STEPS={steps})");
-    let server = TestServer::spawn();
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
     let tenants = (0..5)
         .map(|_| {
             let subscriber = server.subscriber();

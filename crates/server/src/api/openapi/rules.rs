@@ -132,13 +132,16 @@ pub fn refine(document: &mut Value, config: &Config) {
     }]);
 
     // Webhooks. Where a URL may point depends on what its name resolves to, which no pattern
-    // states: the schema gives the form the sandbox always takes (http to loopback), the
-    // description the rule.
+    // states: the schema gives the form a sandbox allowed to reach this machine always takes
+    // (`--webhooks-allow-private`: http to loopback), the description the rule.
     let url = match config.environment {
-        Environment::Sandbox => json!({"type": "string", "maxLength": webhooks::URL_MAX,
+        Environment::Sandbox if config.webhooks_allow_private => {
+            json!({"type": "string", "maxLength": webhooks::URL_MAX,
             "pattern": "^https?://(?:127\\.0\\.0\\.1|localhost)(?::[1-9][0-9]{0,3})?(?:/[A-Za-z0-9._~/-]*)?$",
-            "description": "Where events are sent: https to a public address, or (sandbox) http or https to loopback.",
-            "examples": ["http://127.0.0.1:4000/webhooks"]}),
+            "description": "Where events are sent: https to a public address, or (this sandbox) http or https to \
+                loopback or a private network.",
+            "examples": ["http://127.0.0.1:4000/webhooks"]})
+        }
         _ => json!({"type": "string", "maxLength": webhooks::URL_MAX, "pattern": "^https://[^@#\\s]+$",
             "description": "Where events are sent: https, to a name or address that is not loopback, private, \
                 link-local or reserved.", "examples": ["https://example.com/webhooks"]}),

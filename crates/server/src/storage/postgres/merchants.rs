@@ -183,6 +183,25 @@ pub async fn location_of(db: &Database, merchant_id: i64, location_id: i64) -> S
     .transpose()
 }
 
+pub async fn subscribers_location(
+    db: &Database,
+    subscriber_id: i64,
+    location_id: i64,
+) -> StorageResult<Option<LocationRow>> {
+    let client = db.client().await?;
+    query_opt(
+        &client,
+        &format!(
+            "SELECT {LOCATION_COLUMNS} FROM locations l JOIN merchants m ON m.id = l.merchant_id
+             WHERE l.id = $1 AND m.subscriber_id = $2"
+        ),
+        &[&location_id, &subscriber_id],
+    )
+    .await?
+    .map(|row| location_from_row(&row, 0))
+    .transpose()
+}
+
 pub async fn pick_location(db: &Database, merchant_id: i64, pick: u64) -> StorageResult<Option<LocationRow>> {
     let client = db.client().await?;
     let count: i64 = query_one(&client, "SELECT COUNT(*) FROM locations WHERE merchant_id = $1", &[&merchant_id])

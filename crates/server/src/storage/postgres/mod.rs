@@ -155,24 +155,28 @@ where
 {
     let (client, mut connection) = config.connect(tls).await?;
     let (sender, receiver) = mpsc::unbounded_channel();
-    tokio::spawn(async move {
-        // The connection runs until it fails or the client is dropped; its notifications go on.
-        let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
-        while let Some(message) = futures::StreamExt::next(&mut messages).await {
-            match message {
-                Ok(AsyncMessage::Notification(notification)) => {
-                    if sender.send(notification).is_err() {
+    let task = crate::logging::task_span("postgres connection");
+    tokio::spawn(tracing::Instrument::instrument(
+        async move {
+            // The connection runs until it fails or the client is dropped; its notifications go on.
+            let mut messages = futures::stream::poll_fn(move |cx| connection.poll_message(cx));
+            while let Some(message) = futures::StreamExt::next(&mut messages).await {
+                match message {
+                    Ok(AsyncMessage::Notification(notification)) => {
+                        if sender.send(notification).is_err() {
+                            return;
+                        }
+                    }
+                    Ok(_) => {}
+                    Err(error) => {
+                        tracing::debug!(error = %describe(&error), "a PostgreSQL connection ended");
                         return;
                     }
                 }
-                Ok(_) => {}
-                Err(error) => {
-                    tracing::debug!(error = %describe(&error), "a PostgreSQL connection ended");
-                    return;
-                }
             }
-        }
-    });
+        },
+        task,
+    ));
     Ok((client, receiver))
 }
 
@@ -197,7 +201,10 @@ impl Database {
         migrate(&mut client).await?;
         let pool = connector.pool(&config)?;
         let (notices, pending) = mpsc::unbounded_channel();
-        tokio::spawn(send_notices(pool.clone(), pending));
+        tokio::spawn(tracing::Instrument::instrument(
+            send_notices(pool.clone(), pending),
+            crate::logging::task_span("instance notices"),
+        ));
         Ok(Self { pool, config, connector, notices, probed: Mutex::new(None), deliveries })
     }
 

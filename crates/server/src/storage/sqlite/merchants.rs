@@ -134,6 +134,22 @@ pub fn location_of(connection: &Connection, merchant_id: i64, location_id: i64) 
         .transpose()
 }
 
+pub fn subscribers_location(
+    connection: &Connection,
+    subscriber_id: i64,
+    location_id: i64,
+) -> StorageResult<Option<LocationRow>> {
+    let mut statement = connection.prepare_cached(&format!(
+        "SELECT {LOCATION_COLUMNS} FROM locations l JOIN merchants m ON m.id = l.merchant_id
+         WHERE l.id = ?1 AND m.subscriber_id = ?2"
+    ))?;
+    statement
+        .query_row(params![location_id, subscriber_id], |row| location_from_row(row, 0))
+        .optional()?
+        .map(finish_location)
+        .transpose()
+}
+
 pub fn pick_location(connection: &Connection, merchant_id: i64, pick: u64) -> StorageResult<Option<LocationRow>> {
     let count: i64 = connection
         .prepare_cached("SELECT COUNT(*) FROM locations WHERE merchant_id = ?1")?
