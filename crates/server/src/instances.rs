@@ -71,6 +71,7 @@ async fn apply(state: &AppState, changes: &[Change], locations_seen: &mut i64) -
                 }
             }
             Change::Reset(_) => forget_deleted(state).await?,
+            Change::ApiVersion(subscriber_id) => state.pins.forget(subscriber_id),
         }
     }
     Ok(())

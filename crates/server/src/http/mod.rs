@@ -7,3 +7,4 @@ pub mod idempotency;
 pub mod limit;
 pub mod routes;
 pub mod usage;
+pub mod versions;

@@ -51,6 +51,9 @@ const STREAM_DESCRIPTION: &str = "An endless `text/event-stream`: one `event: tr
     the connection open.";
 
 /// A card's transactions as they happen (Server-Sent Events)
+///
+/// Stays open: each new or settled transaction of the card arrives as an event. On reconnection
+/// send `Last-Event-ID` to receive what was missed. At most 10 streams per subscriber.
 #[utoipa::path(get, path = "/card/{card_id}/transactions/stream", tag = "realtime",
     operation_id = "streamCardTransactions",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1),
@@ -73,6 +76,9 @@ pub async fn card_stream(
 }
 
 /// Transactions at the caller's merchant as they happen (Server-Sent Events)
+///
+/// Stays open: each new or settled sale at the merchant's locations arrives as an event. On
+/// reconnection send `Last-Event-ID` to receive what was missed.
 #[utoipa::path(get, path = "/merchant/{merchant_id}/transactions/stream", tag = "realtime",
     operation_id = "streamMerchantTransactions",
     params(("merchant_id" = i64, Path, description = "The caller's merchantId.", minimum = 1),

@@ -21,6 +21,8 @@ pub enum Change {
     Credentials(i64),
     /// The subscriber's sandbox data was deleted: what was kept of it goes too.
     Reset(i64),
+    /// The subscriber's pinned API version moved.
+    ApiVersion(i64),
 }
 
 impl Change {
@@ -29,6 +31,7 @@ impl Change {
             Self::Events => "events".to_owned(),
             Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
             Self::Reset(subscriber_id) => format!("reset:{subscriber_id}"),
+            Self::ApiVersion(subscriber_id) => format!("api_version:{subscriber_id}"),
         }
     }
 
@@ -37,6 +40,7 @@ impl Change {
             None if payload == "events" => Some(Self::Events),
             Some(("credentials", id)) => id.parse().ok().map(Self::Credentials),
             Some(("reset", id)) => id.parse().ok().map(Self::Reset),
+            Some(("api_version", id)) => id.parse().ok().map(Self::ApiVersion),
             _ => None,
         }
     }
@@ -115,7 +119,7 @@ mod tests {
 
     #[test]
     fn payloads_read_back() {
-        for change in [Change::Events, Change::Credentials(42), Change::Reset(7)] {
+        for change in [Change::Events, Change::Credentials(42), Change::Reset(7), Change::ApiVersion(3)] {
             assert_eq!(Change::parse(&change.payload()), Some(change));
         }
         assert_eq!(Change::parse("credentials:x"), None);

@@ -145,6 +145,8 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../migrations/0008_login_failures.sql")),
         M::up(include_str!("../../migrations/0009_leases.sql")),
         M::up(include_str!("../../migrations/0010_events.sql")),
+        // 0011 is taken by the storage rework (issue 24): it goes before this one when merged.
+        M::up(include_str!("../../migrations/0012_api_versions.sql")),
     ])
 }
 

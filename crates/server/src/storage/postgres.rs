@@ -15,7 +15,11 @@ const MIGRATION_LOCK: i64 = 0x5344_5702;
 
 /// PostgreSQL migrations, oldest first; `0001` is SQLite's schema after its `0010`. Never
 /// edit one that has shipped: add the next here and SQLite's beside it.
-const MIGRATIONS: &[&str] = &[include_str!("../../migrations/postgres/0001_schema.sql")];
+const MIGRATIONS: &[&str] = &[
+    include_str!("../../migrations/postgres/0001_schema.sql"),
+    // 0002 is taken by the storage rework (issue 24): it goes before this one when merged.
+    include_str!("../../migrations/postgres/0003_api_versions.sql"),
+];
 
 /// Connections per instance.
 const POOL_SIZE: u32 = 16;

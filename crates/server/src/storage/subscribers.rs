@@ -84,3 +84,18 @@ pub fn credential_generation(connection: &Connection, id: i64) -> StorageResult<
     let mut statement = connection.prepare_cached("SELECT credential_generation FROM subscribers WHERE id = ?1")?;
     statement.query_row([id], |row| row.get(0)).optional()
 }
+
+/// The subscriber's pinned API version (`YYYY-MM-DD`), `None` when there is no such subscriber.
+pub fn api_version(connection: &Connection, id: i64) -> StorageResult<Option<String>> {
+    let mut statement = connection.prepare_cached("SELECT api_version FROM subscribers WHERE id = ?1")?;
+    statement.query_row([id], |row| row.get(0)).optional()
+}
+
+/// Pins the subscriber to `version`; whether the subscriber exists.
+pub fn set_api_version(transaction: &Transaction<'_>, id: i64, version: &str) -> StorageResult<bool> {
+    let changed = transaction.execute("UPDATE subscribers SET api_version = ?2 WHERE id = ?1", params![id, version])?;
+    if changed == 1 {
+        super::changes::announce(transaction, super::changes::Change::ApiVersion(id))?;
+    }
+    Ok(changed == 1)
+}

@@ -21,10 +21,12 @@ pub struct WebhookRow {
     pub previous_until: Option<i64>,
     pub created_at: i64,
     pub failing_since: Option<i64>,
+    /// The API version its events are written in (`YYYY-MM-DD`).
+    pub api_version: String,
 }
 
 const COLUMNS: &str = "id, subscriber_id, url, events, description, enabled, disabled_reason, secret_generation, \
-     previous_until, created_at, failing_since";
+     previous_until, created_at, failing_since, api_version";
 
 fn from_row(row: &Row<'_>) -> super::StorageResult<WebhookRow> {
     Ok(WebhookRow {
@@ -39,6 +41,7 @@ fn from_row(row: &Row<'_>) -> super::StorageResult<WebhookRow> {
         previous_until: row.get(8)?,
         created_at: row.get(9)?,
         failing_since: row.get(10)?,
+        api_version: row.get(11)?,
     })
 }
 
@@ -48,14 +51,19 @@ pub struct NewWebhook<'a> {
     pub events: &'a str,
     pub description: Option<&'a str>,
     pub created_at: i64,
+    pub api_version: &'a str,
 }
 
 pub fn insert(transaction: &Transaction<'_>, new: &NewWebhook<'_>) -> StorageResult<WebhookRow> {
     let mut statement = transaction.prepare_cached(&format!(
-        "INSERT INTO webhooks (subscriber_id, url, events, description, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
+        "INSERT INTO webhooks (subscriber_id, url, events, description, created_at, api_version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)
          RETURNING {COLUMNS}"
     ))?;
-    statement.query_row(params![new.subscriber_id, new.url, new.events, new.description, new.created_at], from_row)
+    statement.query_row(
+        params![new.subscriber_id, new.url, new.events, new.description, new.created_at, new.api_version],
+        from_row,
+    )
 }
 
 pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<WebhookRow>> {
@@ -78,6 +86,7 @@ pub struct Change {
     pub events: Option<String>,
     pub description: Option<String>,
     pub enabled: Option<bool>,
+    pub api_version: Option<String>,
 }
 
 pub fn update(
@@ -92,11 +101,23 @@ pub fn update(
              enabled = COALESCE(?6, enabled),
              -- Enabled again by its subscriber: no reason to show, and a fresh start of the failure clock.
              disabled_reason = CASE WHEN ?6 IS NULL THEN disabled_reason ELSE NULL END,
-             failing_since = CASE WHEN ?6 = 1 THEN NULL ELSE failing_since END
+             failing_since = CASE WHEN ?6 = 1 THEN NULL ELSE failing_since END,
+             api_version = COALESCE(?7, api_version)
          WHERE id = ?1 AND subscriber_id = ?2 RETURNING {COLUMNS}"
     ))?;
     statement
-        .query_row(params![id, subscriber_id, change.url, change.events, change.description, change.enabled], from_row)
+        .query_row(
+            params![
+                id,
+                subscriber_id,
+                change.url,
+                change.events,
+                change.description,
+                change.enabled,
+                change.api_version
+            ],
+            from_row,
+        )
         .optional()
 }
 
@@ -140,9 +161,9 @@ pub fn due(connection: &Connection, now_ms: i64, limit: u32) -> StorageResult<Ve
     let rows = statement.query_map(params![now_ms, limit], |row| {
         Ok(DueDelivery {
             webhook: from_row(row)?,
-            event_id: row.get(11)?,
-            attempts: row.get(12)?,
-            created_at: row.get(13)?,
+            event_id: row.get(12)?,
+            attempts: row.get(13)?,
+            created_at: row.get(14)?,
         })
     })?;
     rows.collect::<Result<_, _>>()
@@ -328,6 +349,7 @@ mod tests {
                 events: "[\"*\"]",
                 description: None,
                 created_at: 0,
+                api_version: "2026-11-21",
             };
             let webhook = insert(transaction, &new)?;
             let event_id = events::record_other(transaction, subscriber_id, "card.enrolled", "{}", 0)?;

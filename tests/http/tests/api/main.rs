@@ -22,5 +22,6 @@ mod security_credentials;
 mod security_identity;
 mod security_storage;
 mod subscriber;
+mod versions;
 mod webhooks;
 mod workload;
