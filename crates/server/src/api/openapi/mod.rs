@@ -126,11 +126,33 @@ pub fn complete(operations: OpenApi, config: &Config) -> serde_json::Value {
     rules::refine(&mut document, config);
     document["webhooks"] = webhooks();
     named_answers(&mut document);
+    hoist_descriptions(&mut document);
     document["servers"] = serde_json::json!([{
         "url": config.public_base_url(),
         "description": format!("This service ({})", config.environment),
     }]);
     document
+}
+
+/// An optional object's description goes where generators and readers look for it: on the
+/// property, not on one of its `oneOf` choices (where `utoipa` writes it).
+fn hoist_descriptions(document: &mut serde_json::Value) {
+    let schemas = document.pointer_mut("/components/schemas").and_then(serde_json::Value::as_object_mut);
+    let properties = schemas
+        .into_iter()
+        .flat_map(|schemas| schemas.values_mut())
+        .filter_map(|schema| schema.get_mut("properties")?.as_object_mut())
+        .flat_map(|properties| properties.values_mut());
+    for property in properties {
+        if property.get("description").is_some() {
+            continue;
+        }
+        let choices = property.get_mut("oneOf").and_then(serde_json::Value::as_array_mut);
+        let hoisted = choices.into_iter().flatten().find_map(|choice| choice.as_object_mut()?.remove("description"));
+        if let Some(description) = hoisted {
+            property["description"] = description;
+        }
+    }
 }
 
 /// Answers name their schema: `utoipa` writes each success body as `Success_<name>`, a copy of
