@@ -48,7 +48,9 @@ pub struct StreamQuery {
 const STREAM_DESCRIPTION: &str = "An endless `text/event-stream`: one `event: transaction` per new \
     point-of-sale transaction, with `id:` (the event's id, as `GET /events` lists it) and the transaction list item as \
     `data:`; a transaction that settles is sent again with `pending: false`. A comment every 15 s keeps \
-    the connection open.";
+    the connection open. Read it as it comes, with a Server-Sent Events client (a browser's `EventSource`, \
+    openapi-fetch with `parseAs: \"stream\"`, httpx's streaming in Python): a call that waits for the whole \
+    answer never returns.";
 
 /// A card's transactions as they happen (Server-Sent Events)
 ///

@@ -127,11 +127,31 @@ pub fn complete(operations: OpenApi, config: &Config) -> serde_json::Value {
     document["webhooks"] = webhooks();
     named_answers(&mut document);
     hoist_descriptions(&mut document);
+    public_without_security(&mut document);
     document["servers"] = serde_json::json!([{
         "url": config.public_base_url(),
         "description": format!("This service ({})", config.environment),
     }]);
     document
+}
+
+/// A public operation (signup, login, this document) says `security: []`, no requirement,
+/// rather than `utoipa`'s `[{}]` (the anonymous alternative), which generators read as "needs a
+/// token" (openapi-python-client then asks for an authenticated client to sign up).
+fn public_without_security(document: &mut serde_json::Value) {
+    let paths = document.get_mut("paths").and_then(serde_json::Value::as_object_mut);
+    let operations = paths
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(serde_json::Value::as_object_mut)
+        .flat_map(|item| item.values_mut());
+    for operation in operations {
+        if let Some(security) = operation.get_mut("security")
+            && *security == serde_json::json!([{}])
+        {
+            *security = serde_json::json!([]);
+        }
+    }
 }
 
 /// An optional object's description goes where generators and readers look for it: on the

@@ -74,11 +74,13 @@ fn event_type() -> Value {
         "description": "What happened: the type of an event."})
 }
 
-/// What an endpoint subscribes to, once in `components.schemas.EventSubscription`.
+/// What an endpoint subscribes to, once in `components.schemas.EventSubscription`: an event
+/// type, or `*` for every type.
 fn event_subscription() -> Value {
-    let mut types = vec![subscriber_protocol::ALL_EVENTS];
-    types.extend(subscriber_protocol::EVENT_TYPES);
-    json!({"type": "string", "enum": types, "description": "An event type, or `*` for every type."})
+    json!({"anyOf": [
+        {"$ref": "#/components/schemas/EventType"},
+        {"type": "string", "const": subscriber_protocol::ALL_EVENTS, "description": "Every event type."},
+    ], "description": "An event type, or `*` for every type."})
 }
 
 /// The years of the next 20 an expiry may name, in two and four digits.
@@ -304,7 +306,9 @@ pub fn refine(document: &mut Value, config: &Config) {
     );
     set(schemas, "SandboxTransactionRequest", "merchantName", optional_text(NAME_MAX));
 
-    // The events of the two streams: `data` is the list item, as JSON text.
+    // The two streams: the body is Server-Sent Events text, as generators should take it (a
+    // string, read as it comes); each event's fields are described beside it, its `data` the
+    // list item as JSON (`x-event`: OpenAPI 3.1 has no word for the items of a stream).
     for (path, item) in [
         ("/card/{card_id}/transactions/stream", "CardTransaction"),
         ("/merchant/{merchant_id}/transactions/stream", "MerchantTransaction"),
@@ -313,13 +317,17 @@ pub fn refine(document: &mut Value, config: &Config) {
             paths.get_mut(path)?.get_mut("get")?.get_mut("responses")?.get_mut("200")?.get_mut("content")
         });
         if let Some(content) = content {
-            content["text/event-stream"]["schema"] = json!({
-                "type": "object", "required": ["data"],
-                "properties": {
-                    "event": {"const": "transaction"},
-                    "id": {"type": "string", "pattern": "^evt_[0-9]+$"},
-                    "data": {"type": "string", "contentMediaType": "application/json",
-                        "contentSchema": {"$ref": format!("#/components/schemas/{item}")}},
+            content["text/event-stream"] = json!({
+                "schema": {"type": "string", "description": format!("Server-Sent Events without end: `event: \
+                    transaction`, `id: evt_…`, and `data:` one {item} as JSON, per event.")},
+                "x-event": {
+                    "type": "object", "required": ["data"],
+                    "properties": {
+                        "event": {"const": "transaction"},
+                        "id": {"type": "string", "pattern": "^evt_[0-9]+$"},
+                        "data": {"type": "string", "contentMediaType": "application/json",
+                            "contentSchema": {"$ref": format!("#/components/schemas/{item}")}},
+                    },
                 },
             });
         }
