@@ -338,3 +338,30 @@ fn the_spec_flows_at_the_newest_version() {
     let person = post("/persons", &json!({ "firstName": "Ada", "lastName": "Lovelace", "email": "ada@example.com" }));
     assert_eq!(person["status"], "onboarded");
 }
+
+/// Behind a load balancer: a pin moved through one instance is the pin of the next request
+/// through the other (which had it in memory). On SQLite, which one instance serves, it says so.
+#[test]
+fn a_pin_moved_through_one_instance_holds_on_the_other() {
+    if crate::helpers::postgres_admin().is_none() {
+        eprintln!("two instances need PostgreSQL: run under tests/support/with-postgres.sh");
+        return;
+    }
+    let first = TestServer::spawn();
+    let second = first.another_instance(&[]);
+    let subscriber = first.subscriber();
+    let (_, version, _) = versioned(subscriber.auth(second.get("/subscriber")));
+    assert_eq!(version, FIRST, "the second instance knows the pin now");
+    let (status, _, _) =
+        versioned(subscriber.auth(first.http.patch(first.url("/subscriber")).json(&json!({ "apiVersion": NEWEST }))));
+    assert_eq!(status, 200);
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let (_, version, _) = versioned(subscriber.auth(second.get("/subscriber")));
+        if version == NEWEST {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the other instance still answers in {version}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
