@@ -132,8 +132,9 @@ pub async fn reshape(State(route): State<Reshaping>, request: Request, next: Nex
     let asked = RequestVersion::of(request.extensions()).version;
     let Some(published) = route.state.versions.get() else { return next.run(request).await };
     let versioning = &published.versioning;
-    let operation = route.shapes.by_method.get(request.method()).cloned().unwrap_or_default();
-    let request = match &operation.request {
+    let Some(operation) = route.shapes.by_method.get(request.method()) else { return next.run(request).await };
+    let request_schema = operation.request.as_deref();
+    let request = match request_schema {
         Some(schema) if versioning.changes_request(asked, schema) => {
             match forward(versioning, asked, schema, request).await {
                 Ok(request) => request,
@@ -154,7 +155,7 @@ pub async fn reshape(State(route): State<Reshaping>, request: Request, next: Nex
     {
         return rewrite(response, |body| versioning.response_to(rendered, schema, body).ok().flatten()).await;
     }
-    match &operation.request {
+    match request_schema {
         Some(schema) if status.is_client_error() && versioning.changes_request(asked, schema) => {
             rewrite(response, |body| error_named_at(versioning, asked, schema, body)).await
         }

@@ -58,6 +58,7 @@ fn every_answer_says_its_version_errors_included() {
     let newest = |request: RequestBuilder| request.header(HEADER, NEWEST);
     for (request, expected_status, expected_version) in [
         (server.get("/openapi.json"), 200, FIRST),
+        (server.get("/healthz"), 200, FIRST),
         (server.get("/nothing/here"), 404, FIRST),
         (newest(server.get("/nothing/here")), 404, NEWEST),
         (server.get("/card"), 401, FIRST),
