@@ -30,7 +30,8 @@ WITH_POSTGRES := tests/support/with-postgres.sh
 
 .PHONY: help run dev serve test test-rust test-postgres lint bench deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
-	bench-discovery bench-scale test-schemathesis deps-schemathesis package package-debug deps-package test-package
+	bench-discovery bench-scale test-schemathesis deps-schemathesis package package-debug deps-package test-package \
+	test-clients deps-clients
 
 help:
 	@echo "make run             - the dashboard on the embedded sandbox (installs what it needs)"
@@ -39,7 +40,8 @@ help:
 	@echo "make test            - every test: Rust, UI, dashboard with a real keyring, end-to-end"
 	@echo "make test-postgres   - the black-box HTTP suite on PostgreSQL, two instances included"
 	@echo "make test-browser    - the hosted pages in headless Chromium"
-	@echo "make test-schemathesis - Schemathesis fuzzes the running service from its /openapi.json"
+	@echo "make test-schemathesis - Schemathesis fuzzes the running service from each version's /openapi.json"
+	@echo "make test-clients    - clients generated from the newest /openapi.json (Python, TypeScript) drive the service"
 	@echo "make package         - the service's and the dashboard's .deb files, in target/packages"
 	@echo "make bench           - benchmarks, written to BENCHMARKS.md"
 
@@ -162,12 +164,38 @@ deps-schemathesis:
 		touch $(VENV)/bin/schemathesis; \
 	fi
 
-# Schemathesis against the real server binary: authenticated, every check, >= 5,000 requests.
+# Schemathesis against the real server binary, once per API version (each version's document,
+# requests naming the version): authenticated, every check, >= 5,000 requests each.
+API_VERSIONS := 2026-11-21 2026-12-01
 test-schemathesis: deps-rust deps-schemathesis
 	$(CARGO) build -p subscriber-server
-	python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --schemathesis $(VENV)/bin/schemathesis
+	for version in $(API_VERSIONS); do \
+		python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" \
+			--schemathesis $(VENV)/bin/schemathesis --api-version $$version || exit 1; \
+	done
 
-test: lint test-rust test-postgres test-browser test-ui test-dashboard test-e2e test-package test-schemathesis
+# The generators an outside developer uses, pinned: openapi-python-client (PyPI) in its own venv,
+# openapi-typescript, openapi-fetch and TypeScript (npm, tests/clients/typescript/package-lock.json).
+CLIENTS_VENV := .venv-clients
+CLIENTS_TS := tests/clients/typescript
+deps-clients:
+	@if ! command -v python3 >/dev/null || ! python3 -c 'import ensurepip' 2>/dev/null; then $(APT_INSTALL) python3 python3-venv; fi
+	@if [ ! -x $(CLIENTS_VENV)/bin/openapi-python-client ] || [ tests/clients/requirements.txt -nt $(CLIENTS_VENV)/bin/openapi-python-client ]; then \
+		python3 -m venv $(CLIENTS_VENV) && $(CLIENTS_VENV)/bin/pip install -q --disable-pip-version-check -r tests/clients/requirements.txt && \
+		touch $(CLIENTS_VENV)/bin/openapi-python-client; \
+	fi
+	@command -v npm >/dev/null || { $(APT_INSTALL) nodejs npm; }
+	@if [ ! -f $(CLIENTS_TS)/node_modules/.package-lock.json ] || [ $(CLIENTS_TS)/package-lock.json -nt $(CLIENTS_TS)/node_modules/.package-lock.json ]; then \
+		cd $(CLIENTS_TS) && npm ci --no-audit --no-fund; \
+	fi
+
+# Clients generated from the newest version's document drive signup → card → transactions →
+# merchant → webhook → event against the real server binary (tests/clients/run.py).
+test-clients: deps-rust deps-clients
+	$(CARGO) build -p subscriber-server
+	python3 tests/clients/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --python $(CLIENTS_VENV)/bin/python
+
+test: lint test-rust test-postgres test-browser test-ui test-dashboard test-e2e test-package test-schemathesis test-clients
 
 # Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
 # through Tauri's bundler (@tauri-apps/cli in ui/package.json, pinned to the last version whose

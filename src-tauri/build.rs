@@ -57,6 +57,8 @@ const COMMANDS: &[&str] = &[
     "resend_webhook_delivery",
     "events",
     "recent_requests",
+    "api_versions",
+    "set_api_version",
     "app_ready",
 ];
 

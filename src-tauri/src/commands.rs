@@ -9,11 +9,13 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use subscriber_dashboard::error::codes;
+use subscriber_dashboard::versions::ApiVersions;
 use subscriber_dashboard::views::{
     AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoginInput,
     Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
 };
 use subscriber_dashboard::{CommandError, Dashboard};
+use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::{
     Account, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardRecord, CardSession,
     CardTransaction, CreateLocationResponse, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest,
@@ -383,6 +385,16 @@ pub async fn resend_webhook_delivery(
 #[tauri::command]
 pub async fn events(dashboard: Shared<'_>, event_type: Option<String>) -> Outcome<Vec<Event>> {
     dashboard.events(event_type).await
+}
+
+#[tauri::command]
+pub async fn api_versions(dashboard: Shared<'_>) -> Outcome<ApiVersions> {
+    dashboard.api_versions().await
+}
+
+#[tauri::command]
+pub async fn set_api_version(dashboard: Shared<'_>, version: ApiVersion) -> Outcome<ApiVersions> {
+    dashboard.set_api_version(version).await
 }
 
 #[tauri::command]

@@ -129,6 +129,8 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::resend_webhook_delivery,
             commands::events,
             commands::recent_requests,
+            commands::api_versions,
+            commands::set_api_version,
             commands::app_ready,
         ])
 }

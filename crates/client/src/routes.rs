@@ -62,6 +62,7 @@ pub const SIGNUP: Route = Route::action("/subscriber/signup").public();
 pub const LOGIN: Route =
     Route { method: "POST", template: "/subscriber/login", authenticated: false, safety: Safety::Idempotent };
 pub const SUBSCRIBER: Route = Route::get("/subscriber");
+pub const UPDATE_SUBSCRIBER: Route = Route::patch("/subscriber");
 pub const ROTATE_SECRET: Route = Route::action("/subscriber/secret/rotate");
 pub const USAGE: Route = Route::get("/subscriber/usage");
 pub const REQUESTS: Route = Route::get("/subscriber/requests");
@@ -128,6 +129,7 @@ pub const ALL: &[Route] = &[
     SIGNUP,
     LOGIN,
     SUBSCRIBER,
+    UPDATE_SUBSCRIBER,
     ROTATE_SECRET,
     USAGE,
     REQUESTS,

@@ -18,6 +18,8 @@ use crate::routes::{self, Route, Safety};
 pub(crate) const IDEMPOTENCY_KEY: HeaderName = HeaderName::from_static("idempotency-key");
 pub(crate) const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 pub(crate) const LAST_EVENT_ID: HeaderName = HeaderName::from_static("last-event-id");
+/// Every request names the version this client's types are written in: the newest.
+pub(crate) const VERSION: HeaderName = HeaderName::from_static("subscriber-version");
 
 /// A request before it is sent: which route, the concrete path, query and JSON body.
 #[derive(Debug, Clone)]
@@ -108,7 +110,10 @@ impl Inner {
             Some(query) => format!("{}{}?{}", self.base_url, call.path, query),
             None => format!("{}{}", self.base_url, call.path),
         };
-        let mut request = self.http.request(call.method.clone(), url);
+        let mut request = self
+            .http
+            .request(call.method.clone(), url)
+            .header(VERSION, HeaderValue::from_static(subscriber_protocol::versions::ApiVersion::LATEST.as_str()));
         if let Some(token) = token {
             let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
                 .map_err(|_| Error::invalid("token", "contains characters a header cannot carry"))?;

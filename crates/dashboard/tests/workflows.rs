@@ -412,3 +412,30 @@ async fn the_last_screen_and_the_window_size_are_remembered_across_runs() {
     assert_eq!(second.dashboard.window_size().await, Some(WindowSize { width: 1100.0, height: 700.0 }));
     second.dashboard.shut_down().await;
 }
+
+/// The Developers area's API version: a dashboard signup speaks (and pins) the newest version;
+/// moving the pin changes what other integrations get without a header, never the dashboard.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pin_is_shown_with_every_version_and_moves() {
+    use subscriber_protocol::versions::ApiVersion;
+    let test = signed_up().await;
+    let dashboard = &test.dashboard;
+    let versions = dashboard.api_versions().await.expect("the versions");
+    assert_eq!((versions.pinned, versions.spoken), (ApiVersion::LATEST, ApiVersion::LATEST));
+    assert_eq!(versions.versions.len(), ApiVersion::ALL.len());
+    assert!(versions.versions.iter().skip(1).all(|info| !info.changes.is_empty()), "{versions:?}");
+
+    let moved = dashboard.set_api_version(ApiVersion::INITIAL).await.expect("pinned");
+    assert_eq!(moved.pinned, ApiVersion::INITIAL);
+    assert_eq!(dashboard.api_versions().await.expect("the versions").pinned, ApiVersion::INITIAL);
+    // The dashboard still reads the newest shapes: its own requests name their version.
+    let webhook = dashboard
+        .create_webhook(subscriber_protocol::CreateWebhookRequest {
+            url: "http://127.0.0.1:9/hooks".into(),
+            events: vec!["*".into()],
+            description: None,
+        })
+        .await
+        .expect("an endpoint");
+    assert_eq!(webhook.api_version, ApiVersion::LATEST);
+}

@@ -1,30 +1,36 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
+/// A bank the service can link accounts at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Bank {
+    /// The bank's id, for `POST /account`.
     pub id: String,
+    /// The bank's name.
     pub name: String,
 }
 
-/// `GET /banks`.
+/// The banks accounts can be linked at.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BankList {
+    /// Every bank, by name.
     pub banks: Vec<Bank>,
 }
 
-/// `POST /account`: `bank` is a bank's id or name, case-insensitive.
+/// A bank account to link: the person signs in at the bank on a page the service hosts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrollAccountRequest {
+    /// The bank's `id` or `name` (any case).
     pub bank: String,
 }
 
+/// `pending` until the person signs in at the bank and consents; then `linked`, `failed` (wrong login, locked account, refused consent) or `expired` (the link ran out first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -47,33 +53,45 @@ pub enum AccountPermission {
     Transactions,
 }
 
+/// A bank link: open `url` in the person's browser and follow `GET /account/{accountId}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollAccountResponse {
+    /// The account's id.
     pub account_id: i64,
     /// The bank's login page; open it in the person's browser.
     pub url: String,
+    /// When the link stops working (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
+    /// `pending` at first.
     pub status: AccountStatus,
 }
 
-/// `GET /account/<accountId>`.
+/// A bank account the caller linked, or is linking.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Account {
+    /// The account's id.
     pub account_id: i64,
+    /// The bank holding the account.
     pub bank: Bank,
+    /// Where linking stands.
     pub status: AccountStatus,
+    /// What the person let the service read.
     pub permissions: Vec<AccountPermission>,
+    /// When the person finished linking it (RFC 3339, UTC); null before.
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub linked_at: Option<DateTime<Utc>>,
+    /// When the link was started (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
+    /// When a pending link stops working (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
     /// Why linking failed, when it did.
@@ -90,45 +108,61 @@ pub struct Account {
     pub cards: Option<Vec<u16>>,
 }
 
+/// An account's balance at the bank.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AccountBalance {
+    /// What can be spent now, major units.
     pub available: f64,
+    /// The booked balance, major units.
     pub current: f64,
+    /// ISO 4217 currency of the amounts.
     pub currency: String,
 }
 
-/// `GET /account`.
+/// The caller's bank accounts, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AccountList {
+    /// Every account of the caller.
     pub accounts: Vec<Account>,
 }
 
 /// The query of `GET /account/<accountId>/transactions`: the card list's paging and filters.
 pub type AccountTransactionQuery = crate::CardTransactionQuery;
 
-/// An item of `GET /account/<accountId>/transactions`.
+/// A transaction on a linked bank account.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AccountTransaction {
+    /// The transaction's id.
     pub transaction_id: i64,
+    /// When it was booked (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
+    /// Not booked yet.
     pub pending: bool,
+    /// Major units, two decimals; negative for money going out.
     pub amount: f64,
+    /// ISO 4217 currency of `amount`.
     pub currency: String,
+    /// The bank's text for it.
     pub description: String,
 }
 
+/// A page of an account's transactions, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct AccountTransactionPage {
+    /// This page's transactions.
     pub transactions: Vec<AccountTransaction>,
+    /// Pass it as `cursor` for the next page; null on the last page.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub next_cursor: Option<String>,
 }

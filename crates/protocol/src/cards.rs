@@ -57,133 +57,177 @@ impl<'de> Deserialize<'de> for Pan {
     }
 }
 
-/// `POST /card` (alias `POST /card/link`).
+/// A payment card to enroll. The number is checked and never stored: only its last four
+/// digits and a keyed fingerprint (to recognise the same card enrolled twice).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollCardRequest {
+    /// The card number (also accepted as `PAN`).
     #[serde(alias = "PAN")]
     pub pan: Pan,
+    /// The cardholder's first name, as printed on the card.
     pub first_name: String,
+    /// The cardholder's last name, as printed on the card.
     pub last_name: String,
+    /// The expiry month, 1 to 12.
     pub exp_month: u32,
-    /// Two or four digits; stored as four.
+    /// The expiry year, two or four digits; stored as four.
     pub exp_year: u32,
-    /// ISO 3166-1 alpha-3.
+    /// The country that issued the card.
     pub country_code: String,
 }
 
+/// The enrolled card.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollCardResponse {
+    /// `Card linked`.
     pub message: String,
+    /// The new card's id.
     pub card_id: i64,
 }
 
-/// A card as `GET /card/<cardId>` returns it: never more of the number than `lastFour`.
+/// An enrolled card. The number itself is never returned: only its last four digits.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardRecord {
+    /// The card's id.
     pub card_id: i64,
-    /// An integer as the spec says: 42 means the card ends in 0042.
+    /// The last four digits, as a number: 42 means the card ends in 0042.
     pub last_four: u16,
+    /// The cardholder's first name.
     pub first_name: String,
+    /// The cardholder's last name.
     pub last_name: String,
+    /// The expiry month, 1 to 12.
     pub exp_month: u32,
+    /// The expiry year, four digits.
     pub exp_year: u32,
+    /// When the card was enrolled, `YYYYMMDD-HHMM` in UTC.
     #[serde(with = "crate::time::compact")]
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     #[cfg_attr(feature = "openapi", schema(value_type = String, pattern = "^[0-9]{8}-[0-9]{4}$", example = "20260307-0905"))]
     pub enrolled_at: DateTime<Utc>,
+    /// The card network: `Visa`, `Mastercard`, `Discover`, `American Express`, or `Card` when unknown.
     pub brand: String,
+    /// The country that issued the card (ISO 3166-1 alpha-3).
     pub country_code: String,
 }
 
-/// `GET /card`.
+/// The caller's cards, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CardList {
+    /// Every card of the caller.
     pub cards: Vec<CardRecord>,
 }
 
-/// An item of `GET /card/<cardId>/transactions`.
+/// A purchase or refund made with one of the caller's cards.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardTransaction {
+    /// The transaction's id.
     pub transaction_id: i64,
+    /// When it was made (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
+    /// Not settled yet; the amount may still change.
     pub pending: bool,
     /// Major units, two decimals; negative for refunds.
     pub amount: f64,
+    /// ISO 4217 currency of `amount`.
     pub currency: String,
+    /// The merchant's trading name.
     pub merchant_name: String,
+    /// The merchant's street.
     pub street: String,
+    /// The house number on the street.
     pub street_no: String,
+    /// The merchant's city.
     pub city: String,
-    /// ISO 3166-1 alpha-3.
+    /// The merchant's country (ISO 3166-1 alpha-3).
     pub country: String,
+    /// The merchant's postal code.
     pub zip: String,
     /// The merchant category code and its description, e.g. `5411 Grocery Stores, Supermarkets`.
     pub category: String,
     /// The merchant as the statement prints it; `GET /merchant/discover` resolves it.
     pub descriptor: String,
+    /// The card it was made with (0 for a card of the sandbox's own shoppers).
     pub card_id: i64,
+    /// The merchant enrolled here that sold it, when the sale was at one of its locations.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub merchant_id: Option<i64>,
+    /// The location of that merchant.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub location_id: Option<i64>,
 }
 
+/// A page of a card's transactions, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct CardTransactionPage {
+    /// This page's transactions.
     pub transactions: Vec<CardTransaction>,
+    /// Pass it as `cursor` for the next page; null on the last page.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub next_cursor: Option<String>,
 }
 
-/// Filters and paging of `GET /card/<cardId>/transactions`. `from` and `to` take a date
-/// (`2026-01-31`, whole days in UTC, both inclusive) or an RFC 3339 time.
+/// Filters and paging of a card's transactions. `from` and `to` take a date (`2026-01-31`,
+/// whole days in UTC, both inclusive) or an RFC 3339 time.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct CardTransactionQuery {
+    /// The most transactions on a page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
+    /// Where the page starts: the `nextCursor` of the page before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
+    /// Only transactions from this day or time on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
+    /// Only transactions up to this day or time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
+    /// Only pending (`true`) or only settled (`false`) transactions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<bool>,
 }
 
-/// `POST /card/session`: a one-time page of the service where a person types the card.
+/// A one-time page of the service where a person types the card: open `url` in their browser.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardSessionCreated {
+    /// The session's id, for `GET /card/session/{sessionId}`.
     pub session_id: i64,
+    /// The page to open in the person's browser; it works once.
     pub url: String,
+    /// When the page stops working (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
+    /// `pending` at first.
     pub status: CardSessionStatus,
 }
 
+/// `pending` until the person enrolls the card (`completed`) or the page runs out (`expired`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -194,15 +238,20 @@ pub enum CardSessionStatus {
     Expired,
 }
 
-/// `GET /card/session/<sessionId>`.
+/// Where a card-entry page stands.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardSession {
+    /// The session's id.
     pub session_id: i64,
+    /// Where the page stands.
     pub status: CardSessionStatus,
+    /// The enrolled card, once `completed`; null before.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub card_id: Option<i64>,
+    /// When the page stops working (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
 }

@@ -16,18 +16,22 @@ impl<T> Success<T> {
     }
 }
 
-/// The body of every failure: `error` is the human-readable message, `code` the stable
-/// machine-readable reason, `requestId` the id a user can quote.
+/// Every failure: `error` (a message for people), `code` (stable, for programs) and
+/// `requestId` (to quote when asking for help).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorBody {
+    /// What went wrong, in words.
     pub error: String,
+    /// Why, stable and snake_case: `invalid_request`, `unknown_version`, `unauthorized`, `token_expired`, `invalid_credentials`, `forbidden`, `pan_not_accepted`, `not_found`, `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `timeout`, `unavailable`, `not_configured` or `internal`.
     pub code: String,
+    /// The request's id, also in the `X-Request-Id` header.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub request_id: Option<String>,
+    /// For invalid input: each field that failed and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(feature = "ts", ts(as = "Option<Vec<FieldError>>", optional))]
     pub details: Vec<FieldError>,
@@ -45,12 +49,14 @@ pub struct ErrorBody {
     pub locked_until: Option<chrono::DateTime<chrono::Utc>>,
 }
 
-/// One rejected field of a request, named by its JSON path (`location.zip`).
+/// One rejected field of a request.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct FieldError {
+    /// The field, as a path into the request (`location.zip`, `answers[0].choiceId`) or a query parameter's name.
     pub field: String,
+    /// What is wrong with it.
     pub message: String,
 }
 
@@ -72,22 +78,26 @@ pub mod codes {
     /// 503: the service is busy for now (e.g. its secret-hashing queue is full); see `Retry-After`.
     pub const UNAVAILABLE: &str = "unavailable";
     pub const INTERNAL: &str = "internal";
+    /// 400: `Subscriber-Version` (or an `apiVersion`) names no version of the API.
+    pub const UNKNOWN_VERSION: &str = "unknown_version";
     /// 501: the operation needs a provider this deployment has not configured (outside the
     /// sandbox: an identity source for persons, a bank connection for accounts).
     pub const NOT_CONFIGURED: &str = "not_configured";
 }
 
-/// A page of a list: the contract's opaque cursor paging.
+/// Paging of a list: the opaque cursor of the page before.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct PageQuery {
+    /// The most items on a page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
+    /// Where the page starts: the `nextCursor` of the page before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
 }
 
-/// Where a listing stands: a `next_cursor` of `null` marks the last page.
+/// The page sizes of lists: a `nextCursor` of `null` marks the last page.
 pub const DEFAULT_PAGE_LIMIT: u32 = 500;
 pub const MAX_PAGE_LIMIT: u32 = 5000;

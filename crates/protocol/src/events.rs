@@ -32,18 +32,25 @@ pub const ALL_EVENTS: &str = "*";
 pub struct Event {
     /// `evt_` and digits; ids grow in the order events happen.
     pub id: String,
+    /// What happened: `card.enrolled`, `transaction.created`, `transaction.updated`,
+    /// `merchant.location.created`, `account.linked`, `account.failed`, `person.verified`,
+    /// `person.locked` or `webhook.test`.
     #[serde(rename = "type")]
     pub event_type: String,
+    /// When it happened (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
-    /// What changed. A transaction event: `{transactionId, cardId?, merchantId?, transaction}`
-    /// (the transaction as the caller's card list shows it, else as the merchant list does).
+    /// What changed, by type. A transaction event: `{transactionId, cardId?, merchantId?,
+    /// transaction}` (the transaction as the caller's card list shows it, else as the
+    /// merchant's list does); `card.enrolled`: `{cardId, lastFour, brand}`;
+    /// `merchant.location.created`: the location; `account.*`: `{accountId, …}`; `person.*`:
+    /// `{personId, status, lockedUntil?}`; `webhook.test`: `{webhookId, message}`.
     #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
     #[cfg_attr(feature = "openapi", schema(value_type = Object))]
     pub data: serde_json::Value,
 }
 
-/// `GET /events`: every filter optional.
+/// Filters and paging of the event log: every filter optional.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
@@ -57,80 +64,114 @@ pub struct EventQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub since: Option<String>,
+    /// The most events on a page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 5000))]
     pub limit: Option<u32>,
-    /// `next_cursor` of the previous page.
+    /// Where the page starts: the `nextCursor` of the page before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub cursor: Option<String>,
 }
 
+/// A page of the event log, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct EventPage {
+    /// This page's events.
     pub events: Vec<Event>,
+    /// Pass it as `cursor` for the next page; null on the last page.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub next_cursor: Option<String>,
 }
 
-/// `POST /webhooks`.
+/// A new webhook endpoint. It receives its events written in the version of the request that
+/// adds it (`PATCH` moves it).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateWebhookRequest {
+    /// Where events are sent, as signed POSTs.
     pub url: String,
-    /// Event types, or `["*"]` for all of them.
+    /// The event types to send, or `["*"]` for all of them.
     pub events: Vec<String>,
+    /// A note for the subscriber's own use.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub description: Option<String>,
 }
 
-/// `PATCH /webhooks/{webhookId}`: what is sent changes, the rest stays.
+/// A change of a webhook endpoint: what is sent changes, the rest stays.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateWebhookRequest {
+    /// A new address for the events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub url: Option<String>,
+    /// The event types to send from now on, or `["*"]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub events: Option<Vec<String>>,
+    /// `false` stops deliveries; `true` starts them again (and clears a failure the service
+    /// disabled the endpoint for).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub enabled: Option<bool>,
+    /// A new note; empty clears it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub description: Option<String>,
+    /// The version the endpoint's events are written in from now on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::versions::ApiVersion>))]
+    pub api_version: Option<String>,
 }
 
-/// A webhook endpoint.
+/// Whether an endpoint receives events.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum WebhookStatus {
+    Enabled,
+    Disabled,
+}
+
+/// A webhook endpoint of the caller.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Webhook {
+    /// The endpoint's id.
     pub webhook_id: i64,
+    /// Where events are sent.
     pub url: String,
+    /// The event types sent, or `["*"]` for all.
     pub events: Vec<String>,
+    /// The subscriber's note.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub description: Option<String>,
-    /// `enabled` or `disabled`.
-    pub status: String,
+    /// Whether it receives events.
+    pub status: WebhookStatus,
     /// Why the service disabled it (after 3 days of failed deliveries); absent when the
     /// subscriber did, or when it is enabled.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub disabled_reason: Option<String>,
+    /// When the endpoint was added (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
-    /// The secret is shown once: in the answer that creates it or rotates it.
+    /// The signing secret (`whsec_…`), shown once: in the answer that creates it or rotates it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub secret: Option<String>,
@@ -138,33 +179,51 @@ pub struct Webhook {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
+    /// The version the endpoint's events are written in.
+    pub api_version: crate::versions::ApiVersion,
 }
 
+/// The caller's webhook endpoints, oldest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct WebhookList {
+    /// Every endpoint (secrets are not shown).
     pub webhooks: Vec<Webhook>,
 }
 
-/// `POST /webhooks/{webhookId}/test` and `…/resend`: the event queued for delivery.
+/// An event queued for delivery to one endpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookQueued {
+    /// `Test event queued` or `Delivery queued`.
     pub message: String,
+    /// The event queued (`evt_…`).
     pub event_id: String,
 }
 
-/// `DELETE /webhooks/{webhookId}`.
+/// A deleted webhook endpoint.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookDeleted {
+    /// `Webhook endpoint deleted`.
     pub message: String,
+    /// The endpoint that was deleted.
     pub webhook_id: i64,
+}
+
+/// How a delivery attempt ended: `delivered` (a 2xx answer in time) or `failed`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum DeliveryStatus {
+    Delivered,
+    Failed,
 }
 
 /// One attempt to deliver an event to an endpoint.
@@ -173,17 +232,23 @@ pub struct WebhookDeleted {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct WebhookDelivery {
+    /// The event sent (`evt_…`).
     pub event_id: String,
+    /// The event's type.
     pub event_type: String,
     /// 1 for the first attempt.
     pub attempt: u32,
-    /// `delivered` (a 2xx within 10 s) or `failed`.
-    pub status: String,
-    /// The receiver's HTTP status, when it answered.
+    /// How the attempt ended.
+    pub status: DeliveryStatus,
+    /// The receiver's HTTP status, when it answered; null otherwise.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub response_status: Option<u16>,
+    /// How long the attempt took.
     pub duration_ms: u64,
-    /// Why it failed, when it did.
+    /// Why it failed, when it did; null otherwise.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub error: Option<String>,
+    /// When the attempt was made (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub at: DateTime<Utc>,
     /// When the next attempt is due, while the event still waits for one.
@@ -192,31 +257,39 @@ pub struct WebhookDelivery {
     pub next_attempt_at: Option<DateTime<Utc>>,
 }
 
+/// A page of an endpoint's delivery attempts, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct WebhookDeliveryPage {
+    /// This page's attempts.
     pub deliveries: Vec<WebhookDelivery>,
+    /// Pass it as `cursor` for the next page; null on the last page.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub next_cursor: Option<String>,
 }
 
-/// `GET /card/{cardId}/transactions/sync` (Plaid-style): from no cursor the whole history in
-/// pages, then from the cursor only what changed since.
+/// A card's transactions that changed since a cursor (Plaid-style): from no cursor the whole
+/// history in pages, then only what changed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct TransactionSync {
+    /// Transactions that are new since the cursor.
     pub added: Vec<CardTransaction>,
+    /// Transactions that changed since the cursor (settled, or a new amount).
     pub modified: Vec<CardTransaction>,
     /// Ids of transactions that are gone.
     pub removed: Vec<i64>,
     /// Pass it to the next call; valid for at least a year.
     pub next_cursor: String,
-    /// More changes wait: call again at once with `next_cursor`.
+    /// More changes wait: call again at once with `nextCursor`.
     pub has_more: bool,
 }
 
-/// `POST /sandbox/clock/advance`: seconds to move the caller's sandbox clock ahead.
+/// Seconds to move the caller's sandbox clock ahead.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -228,44 +301,55 @@ pub struct ClockAdvanceRequest {
 /// The most one `POST /sandbox/clock/advance` moves the clock.
 pub const MAX_CLOCK_ADVANCE_SECONDS: i64 = 31_536_000;
 
+/// The sandbox clock, moved.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ClockAdvanced {
+    /// What was done, in words.
     pub message: String,
+    /// The seconds the clock moved.
     pub seconds: i64,
     /// Pending purchases of the caller's cards or merchant that settled because of it.
     pub settled: u64,
 }
 
-/// `POST /sandbox/reset`.
+/// The caller's sandbox data, deleted.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxReset {
+    /// What was deleted, in words.
     pub message: String,
 }
 
-/// One of the caller's recent API requests (`GET /subscriber/requests`).
+/// One of the caller's recent API requests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LoggedRequest {
+    /// The HTTP method.
     pub method: String,
     /// The path, without the query string; runs of 12 or more digits are masked.
     pub path: String,
+    /// The HTTP status of the answer.
     pub status: u16,
-    /// The error's `code`, when it failed.
+    /// The error's `code`, when it failed; null otherwise.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub code: Option<String>,
+    /// The request's id (`X-Request-Id`).
     pub request_id: String,
+    /// How long the service took, in milliseconds.
     pub latency_ms: f64,
+    /// When the request arrived (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub at: DateTime<Utc>,
 }
 
+/// The caller's recent requests.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

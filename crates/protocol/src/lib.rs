@@ -1,8 +1,9 @@
 //! Wire types of the Subscriber Data API (`shared/spec/api-contract.md`).
 //!
-//! Field names follow the wire exactly, quirks included (`mechantId`, `client_id`,
-//! `validity_seconds`, `next_cursor`): the service serializes these types and the client
-//! deserializes them, so a rename here is a breaking change of the API.
+//! Field names are those of the newest API version ([`versions::ApiVersion::LATEST`]): the
+//! service serializes these types and walks the JSON back to the version a request asks for,
+//! one change of [`versions::changes`] at a time. A rename here is a new version: add the
+//! change that undoes it, or every older version's answers change with it.
 
 mod accounts;
 mod cards;
@@ -18,6 +19,7 @@ pub mod rules;
 mod sandbox;
 mod subscriber;
 pub mod time;
+pub mod versions;
 pub mod webhook_signature;
 
 pub use accounts::*;

@@ -28,78 +28,102 @@ impl<'de> Deserialize<'de> for CategoryCode {
     }
 }
 
-/// `POST /merchant` (alias `POST /merchant/enroll`).
+/// The caller's business, to enroll as a merchant (one per subscriber).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollMerchantRequest {
+    /// The trading name customers know.
     pub name: String,
-    /// A 4-digit merchant category code (ISO 18245).
+    /// What the merchant sells.
     pub category: CategoryCode,
+    /// Where the merchant is registered.
     pub country_code: String,
+    /// A telephone number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub phone_number: Option<String>,
+    /// The merchant's website.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub website: Option<String>,
 }
 
-/// The spec spells the id `mechantId`; `merchantId` carries the same value.
+/// The enrolled merchant.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct EnrollMerchantResponse {
+    /// `Merchant enrolled`.
     pub message: String,
-    #[serde(rename = "mechantId")]
-    pub mechant_id: i64,
-    #[serde(rename = "merchantId")]
+    /// The merchant's id.
     pub merchant_id: i64,
 }
 
-/// `GET /merchant`: the caller's merchant with its locations.
+/// The caller's merchant with its locations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Merchant {
+    /// The merchant's id.
     pub merchant_id: i64,
+    /// The trading name.
     pub name: String,
-    /// `5812 Eating Places, Restaurants`
+    /// The category code and its description, e.g. `5812 Eating Places, Restaurants`.
     pub category: String,
+    /// The 4-digit merchant category code alone, e.g. `5812`.
     pub category_code: String,
+    /// Where the merchant is registered (ISO 3166-1 alpha-3).
     pub country_code: String,
+    /// The telephone number, digits and a leading `+` only; null when none was given.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub phone_number: Option<String>,
+    /// The website; null when none was given.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub website: Option<String>,
+    /// When the merchant was enrolled (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
+    /// The merchant's locations, oldest first.
     pub locations: Vec<Location>,
 }
 
+/// A place where the merchant sells. Coordinates are optional and come in pairs: without them
+/// the service derives them from the city when it knows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LocationInput {
+    /// The location's country.
     pub country_code: String,
+    /// The street, without the house number.
     pub street: String,
+    /// The house number (text such as `12b`, or a number).
     pub street_no: String,
+    /// The city.
     pub city: String,
+    /// The postal code (text, or a number).
     pub zip: String,
+    /// Degrees north (negative: south), with `longitude`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub latitude: Option<f64>,
+    /// Degrees east (negative: west), with `latitude`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub longitude: Option<f64>,
 }
 
-/// `POST /merchant/location`: one key, `location`.
+/// A new location of the caller's merchant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreateLocationRequest {
+    /// The location's address and, optionally, its coordinates.
     pub location: LocationInput,
 }
 
@@ -117,97 +141,144 @@ pub enum CoordinatesSource {
     Unknown,
 }
 
+/// The new location.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateLocationResponse {
+    /// `Location created`.
     pub message: String,
+    /// The location's id.
     pub location_id: i64,
+    /// Degrees north, sent or derived; null when unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub latitude: Option<f64>,
+    /// Degrees east, sent or derived; null when unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub longitude: Option<f64>,
+    /// Where the coordinates came from.
     pub coordinates_source: CoordinatesSource,
 }
 
+/// A location of the caller's merchant.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Location {
+    /// The location's id.
     pub location_id: i64,
+    /// The location's country (ISO 3166-1 alpha-3).
     pub country_code: String,
+    /// The street.
     pub street: String,
+    /// The house number.
     pub street_no: String,
+    /// The city.
     pub city: String,
+    /// The postal code.
     pub zip: String,
+    /// Degrees north; null when unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub latitude: Option<f64>,
+    /// Degrees east; null when unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub longitude: Option<f64>,
+    /// Where the coordinates came from.
     pub coordinates_source: CoordinatesSource,
     /// What a card statement prints for purchases here.
     pub descriptor: String,
+    /// When the location was added (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
 }
 
-/// An item of `GET /merchant/<merchantId>/transactions`.
+/// A sale at one of the caller's locations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct MerchantTransaction {
+    /// The transaction's id.
     pub transaction_id: i64,
+    /// Major units, two decimals; negative for refunds.
     pub amount: f64,
+    /// ISO 4217 currency of `amount`.
     pub currency: String,
+    /// When the sale was made (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
+    /// Not settled yet; the amount may still change.
     pub pending: bool,
+    /// The location of the sale.
     pub location_id: i64,
+    /// The location's street.
     pub street: String,
+    /// The location's house number.
     pub street_no: String,
+    /// The location's city.
     pub city: String,
+    /// The location's country (ISO 3166-1 alpha-3).
     pub country: String,
+    /// The location's postal code.
     pub zip: String,
-    /// Last four digits of the card used, as an integer.
+    /// Last four digits of the card used, as a number.
     pub last_four: u16,
 }
 
+/// A page of the merchant's sales, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct MerchantTransactionPage {
+    /// This page's sales.
     pub transactions: Vec<MerchantTransaction>,
+    /// Pass it as `cursor` for the next page; null on the last page.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub next_cursor: Option<String>,
 }
 
+/// Filters and paging of the merchant's sales.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 #[serde(rename_all = "camelCase")]
 pub struct MerchantTransactionQuery {
+    /// The most sales on a page.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<u32>,
+    /// Where the page starts: the `nextCursor` of the page before.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cursor: Option<String>,
+    /// Only sales at this location.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub location_id: Option<i64>,
+    /// Only sales from this day or time on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,
+    /// Only sales up to this day or time.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub to: Option<String>,
 }
 
-/// A merchant category code of the service's table (`GET /merchant/categories`).
+/// A merchant category code of the service's table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MerchantCategory {
+    /// The 4-digit code (ISO 18245), e.g. `5812`.
     pub code: String,
+    /// What it stands for, e.g. `Eating Places, Restaurants`.
     pub description: String,
 }
 
+/// Merchant category codes, by code.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct MerchantCategoryList {
+    /// The codes that match, by code.
     pub categories: Vec<MerchantCategory>,
 }

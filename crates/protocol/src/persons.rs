@@ -1,17 +1,21 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-/// `POST /persons`.
+/// A person whose identity the caller will verify.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OnboardPersonRequest {
+    /// The person's first name.
     pub first_name: String,
+    /// The person's last name.
     pub last_name: String,
+    /// The person's e-mail address.
     pub email: String,
 }
 
+/// Where a person's verification stands: `onboarded` (no questions yet), `authenticating` (questions issued, not answered), `verified`, `failed` (answered wrongly; may try again while attempts remain) or `locked` (three failed verifications, until `lockedUntil`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -28,108 +32,144 @@ pub enum PersonStatus {
     Locked,
 }
 
+/// The onboarded person.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OnboardPersonResponse {
+    /// The person's id.
     pub person_id: i64,
+    /// `onboarded` at first.
     pub status: PersonStatus,
 }
 
+/// Where the person lives.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct PersonAddress {
+    /// The street.
     pub street: String,
+    /// The house number.
     pub street_no: String,
+    /// The city.
     pub city: String,
+    /// The postal code.
     pub zip: String,
+    /// The country.
     pub country_code: String,
 }
 
-/// `POST /persons/authenticate`.
+/// What the person tells about themselves, for the questions to ask.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AuthenticatePersonRequest {
+    /// The person, as onboarded.
     pub person_id: i64,
     /// `YYYY-MM-DD`
     pub date_of_birth: String,
+    /// Where the person lives.
     #[serde(deserialize_with = "crate::object::only")]
     pub address: PersonAddress,
+    /// A telephone number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub phone_number: Option<String>,
+    /// The last four digits of a US Social Security number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub ssn_last4: Option<String>,
 }
 
+/// One of a question's choices.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct QuestionChoice {
+    /// The choice's id, for the answer.
     pub choice_id: i64,
+    /// The choice as the person reads it.
     pub text: String,
 }
 
+/// A question about the person's history, to answer by choosing one choice.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Question {
+    /// The question's id, for the answer.
     pub question_id: i64,
+    /// The question as the person reads it.
     pub text: String,
+    /// Five choices; the last is always "None of the above".
     pub choices: Vec<QuestionChoice>,
 }
 
+/// Four questions for the person, valid for 10 minutes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AuthenticatePersonResponse {
+    /// The person.
     pub person_id: i64,
+    /// When the questions stop taking answers (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
+    /// The questions, in the order to ask them.
     pub questions: Vec<Question>,
 }
 
+/// The choice made for one question.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Answer {
+    /// The question answered.
     pub question_id: i64,
+    /// The choice made.
     pub choice_id: i64,
 }
 
-/// `POST /persons/verify`.
+/// The person's answers to the questions last issued.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct VerifyPersonRequest {
+    /// The person.
     pub person_id: i64,
+    /// One answer per question.
     #[serde(deserialize_with = "crate::object::each")]
     pub answers: Vec<Answer>,
 }
 
+/// The outcome of the answers: three or four right verify the person.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct VerifyPersonResponse {
+    /// The person.
     pub person_id: i64,
+    /// Whether the person is verified now.
     pub verified: bool,
+    /// Where the verification stands now.
     pub status: PersonStatus,
+    /// Verifications the person may still fail before the lock.
     pub attempts_remaining: u32,
+    /// What the verified identity unlocks; absent unless verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub signals: Option<Signals>,
+    /// When a locked person may try again (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
     pub locked_until: Option<DateTime<Utc>>,
@@ -141,33 +181,43 @@ pub struct VerifyPersonResponse {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Signals {
+    /// The person's estimated income.
     pub income: IncomeSignal,
+    /// Where the person's money goes, largest share first.
     pub spending_categories: Vec<SpendingCategory>,
+    /// How the person's spending moves.
     pub spending_delta: SpendingDelta,
 }
 
+/// An estimate of the person's yearly income.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct IncomeSignal {
+    /// Income per year, major units.
     pub annual_amount: f64,
+    /// ISO 4217 currency of `annualAmount`.
     pub currency: String,
     /// 0 to 1.
     pub confidence: f64,
 }
 
+/// One kind of spending.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SpendingCategory {
+    /// The kind of spending, e.g. `Groceries`.
     pub category: String,
+    /// Average spending per month, major units.
     pub monthly_average: f64,
     /// Shares of all categories sum to 1.
     pub share: f64,
 }
 
+/// How fast spending changes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -177,50 +227,65 @@ pub struct SpendingDelta {
     pub value: f64,
     /// `increasing`, `decreasing` or `stable`.
     pub direction: String,
+    /// The days the change is measured over.
     pub period_days: u32,
 }
 
-/// `GET /persons/<personId>`.
+/// A person the caller onboarded, and where their verification stands.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Person {
+    /// The person's id.
     pub person_id: i64,
+    /// The person's first name.
     pub first_name: String,
+    /// The person's last name.
     pub last_name: String,
+    /// The person's e-mail address.
     pub email: String,
+    /// Where the verification stands.
     pub status: PersonStatus,
+    /// Whether the person is verified.
     pub verified: bool,
+    /// Verifications the person may still fail before the lock.
     pub attempts_remaining: u32,
+    /// When the person was onboarded (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
+    /// When the person was verified (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
     pub verified_at: Option<DateTime<Utc>>,
+    /// When a locked person may try again (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
     pub locked_until: Option<DateTime<Utc>>,
+    /// When the questions issued stop taking answers (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
     pub questions_expire_at: Option<DateTime<Utc>>,
+    /// What the verified identity unlocks; present once verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub signals: Option<Signals>,
 }
 
-/// `GET /persons`: the caller's persons, newest first.
+/// The caller's persons, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PersonList {
+    /// Every person of the caller.
     pub persons: Vec<Person>,
 }
 
-/// `GET /sandbox/persons/<personId>/answers`: the right choices, in the shape verify takes.
+/// The right answers to a person's questions (sandbox only), in the shape verify takes.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SandboxAnswers {
+    /// One right answer per question issued.
     pub answers: Vec<Answer>,
 }

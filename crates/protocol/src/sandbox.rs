@@ -2,33 +2,39 @@ use serde::{Deserialize, Serialize};
 
 use crate::CardTransaction;
 
-/// `POST /sandbox/transactions`: a point-of-sale purchase now. Every field is optional:
-/// the service picks one of the caller's cards, a location, an amount.
+/// A point-of-sale purchase to make now (sandbox only). Every field is optional: the service picks one of the caller's cards, a location and an amount.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxTransactionRequest {
+    /// The card that pays: one of the caller's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub card_id: Option<i64>,
+    /// Where: one of the caller's locations, or a directory merchant's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub location_id: Option<i64>,
+    /// The amount.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub amount: Option<f64>,
+    /// The merchant's name, for a purchase at no known location.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub merchant_name: Option<String>,
 }
 
+/// The purchase made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxTransactionResponse {
+    /// What was done, in words.
     pub message: String,
+    /// The transaction's id.
     pub transaction_id: i64,
     /// The card that paid; `null` for a card of the sandbox's synthetic population (a
     /// purchase at one of the caller's locations by nobody enrolled here).
@@ -39,21 +45,27 @@ pub struct SandboxTransactionResponse {
     pub transaction: CardTransaction,
 }
 
-/// The sandbox test cards (`GET /sandbox/cards`), also published in the README.
+/// A card number the sandbox accepts.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxCard {
+    /// The test card number.
     pub pan: String,
+    /// The card network.
     pub brand: String,
+    /// The country that issued it (ISO 3166-1 alpha-3).
     pub country_code: String,
+    /// The card in words.
     pub description: String,
 }
 
+/// The sandbox's test cards.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SandboxCardList {
+    /// Every test card.
     pub cards: Vec<SandboxCard>,
 }

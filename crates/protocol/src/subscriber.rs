@@ -1,44 +1,69 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 
+use crate::versions::ApiVersion;
+
+/// A new subscriber account. The `Subscriber-Version` header of this request pins the account
+/// to that version; without it the account starts on `2026-11-21`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignupRequest {
+    /// The account's e-mail address, used to log in; one account per address.
     pub email: String,
 }
 
-/// Returned once: the service keeps only a hash of `secret`. `Debug` hides the secret.
+/// The new account's credentials. The secret is shown only here: the service keeps a one-way
+/// hash of it.
+// `Debug` hides the secret.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct SignupResponse {
+    /// The account's public identifier (`cli_…`).
     pub client_id: String,
+    /// The secret API key (`sk_test_…` in the sandbox, `sk_live_…` elsewhere): send it as `apiKey`
+    /// to log in. Shown once.
     pub secret: String,
+    /// The account's publishable key (`pk_…`), safe to embed in client-side code.
     pub public_key: String,
+    /// The e-mail address, as the service stored it (trimmed, lower case).
     pub email: String,
+    /// The environment the account lives in.
     pub environment: Environment,
+    /// The version requests without a `Subscriber-Version` header get.
+    pub api_version: ApiVersion,
 }
 
-/// `api_key` as in the spec's examples; `key` as in its prose. `Debug` hides the key.
+/// The e-mail address and the secret of an account, for a token.
+// `Debug` hides the key.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct LoginRequest {
+    /// The account's e-mail address (any case).
     pub email: String,
-    #[serde(alias = "key")]
+    /// The account's secret (`secret` of the signup or of the last rotation).
     pub api_key: String,
 }
 
-/// `Debug` hides the token.
+/// A bearer token for every other call.
+// `Debug` hides the token.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct LoginResponse {
+    /// A JWT: send it as `Authorization: Bearer <token>`.
     pub token: String,
+    /// Seconds the token stays valid; log in again before it runs out.
     pub validity_seconds: u64,
 }
 
+/// Where the service runs: `sandbox` (test cards and generated data, nothing billed),
+/// `expansion`, or `established` (requests are billed).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -78,64 +103,94 @@ impl std::str::FromStr for Environment {
     }
 }
 
-/// `GET /subscriber`.
+/// The caller's account.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct SubscriberProfile {
+    /// The account's public identifier (`cli_…`).
     pub client_id: String,
+    /// The account's publishable key (`pk_…`).
     pub public_key: String,
+    /// The e-mail address the account logs in with.
     pub email: String,
+    /// The environment the account lives in.
     pub environment: Environment,
-    #[serde(rename = "createdAt")]
+    /// When the account was made (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
+    /// The pinned version: what requests without a `Subscriber-Version` header get.
+    pub api_version: ApiVersion,
 }
 
-/// `POST /subscriber/secret/rotate`: proves the caller holds the current secret (a token alone
-/// cannot rotate it). `Debug` hides the secret.
+/// A change of the caller's account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateSubscriberRequest {
+    /// The version to pin (`2026-12-01`): requests without a `Subscriber-Version` header get it
+    /// from now on. Webhook endpoints keep their own version.
+    #[cfg_attr(feature = "openapi", schema(value_type = ApiVersion))]
+    pub api_version: String,
+}
+
+/// The current secret, proving the caller holds it: a token alone cannot rotate it.
+// `Debug` hides the secret.
 #[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct RotateSecretRequest {
-    /// The secret in use now (the `api_key` of a login).
-    #[serde(rename = "currentSecret", alias = "current_secret", default)]
+    /// The secret in use now (the `apiKey` of a login).
     pub current_secret: String,
 }
 
-/// `POST /subscriber/secret/rotate`: the new secret, shown once. The old secret stops working
-/// at once, every token issued before is revoked and the subscriber's open streams end: log in
-/// with the new secret. `Debug` hides the secret.
+/// The new secret, shown once. The old secret stops working at once, every token issued
+/// before is refused (`token_expired`) and the account's open streams end: log in again with
+/// the new secret.
+// `Debug` hides the secret.
 #[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct RotateSecretResponse {
+    /// The account's public identifier (unchanged).
     pub client_id: String,
+    /// The new secret API key. Shown once.
     pub secret: String,
-    #[serde(rename = "rotatedAt")]
+    /// When the old secret stopped working (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub rotated_at: DateTime<Utc>,
 }
 
-/// `GET /subscriber/usage`: billable requests (counted in `established` only).
+/// Billable requests, counted in the `established` environment only.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageResponse {
+    /// The environment of this service.
     pub environment: Environment,
+    /// Whether this environment bills requests.
     pub billable: bool,
+    /// Every billable request counted.
     pub total: u64,
+    /// Counts by day and endpoint, oldest day first.
     pub usage: Vec<UsageRow>,
 }
 
+/// The billable requests of one endpoint on one day.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageRow {
+    /// The day (UTC), `YYYY-MM-DD`.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub day: NaiveDate,
-    /// The route template, e.g. `GET /card/{card_id}`.
+    /// The method and path template, e.g. `GET /card/{card_id}`.
     pub endpoint: String,
+    /// Requests counted.
     pub count: u64,
 }
 
@@ -149,6 +204,7 @@ impl std::fmt::Debug for SignupResponse {
             .field("public_key", &self.public_key)
             .field("email", &self.email)
             .field("environment", &self.environment)
+            .field("api_version", &self.api_version)
             .finish()
     }
 }
@@ -196,6 +252,7 @@ mod tests {
             public_key: "pk_test_1".to_owned(),
             email: "dev@example.com".to_owned(),
             environment: Environment::Sandbox,
+            api_version: ApiVersion::LATEST,
         };
         let login = LoginRequest { email: "dev@example.com".to_owned(), api_key: "sk_test_hidden".to_owned() };
         let token = LoginResponse { token: "eyJ.hidden".to_owned(), validity_seconds: 18_000 };

@@ -7,6 +7,7 @@ use clap::Parser;
 use ipnet::IpNet;
 use subscriber_protocol::Environment;
 
+pub use crate::logging::LogFormat;
 use crate::storage::Location;
 
 #[derive(Debug, Clone, Parser)]
@@ -208,13 +209,6 @@ pub fn data_folder() -> Option<PathBuf> {
 /// when there is none.
 fn default_database() -> Location {
     Location::Sqlite(data_folder().map(|folder| folder.join("subscriber-data.sqlite3")).unwrap_or_default())
-}
-
-/// How log lines are written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-pub enum LogFormat {
-    Text,
-    Json,
 }
 
 impl Config {

@@ -12,6 +12,9 @@ use crate::request_id::current_request_id;
 pub enum ApiError {
     #[error("{message}")]
     InvalidRequest { message: String, details: Vec<FieldError> },
+    /// A version the API does not have, in the `Subscriber-Version` header or a field.
+    #[error("{message}")]
+    UnknownVersion { message: String, field: String },
     #[error("{0}")]
     Unauthorized(String),
     #[error("the token has expired: log in again for a new one")]
@@ -78,7 +81,7 @@ impl ApiError {
 
     pub fn status(&self) -> StatusCode {
         match self {
-            Self::InvalidRequest { .. } => StatusCode::BAD_REQUEST,
+            Self::InvalidRequest { .. } | Self::UnknownVersion { .. } => StatusCode::BAD_REQUEST,
             Self::Unauthorized(_) | Self::TokenExpired | Self::TokenRevoked | Self::InvalidCredentials => {
                 StatusCode::UNAUTHORIZED
             }
@@ -99,6 +102,7 @@ impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
             Self::InvalidRequest { .. } => codes::INVALID_REQUEST,
+            Self::UnknownVersion { .. } => codes::UNKNOWN_VERSION,
             Self::Unauthorized(_) => codes::UNAUTHORIZED,
             Self::TokenExpired | Self::TokenRevoked => codes::TOKEN_EXPIRED,
             Self::InvalidCredentials => codes::INVALID_CREDENTIALS,
@@ -130,6 +134,9 @@ impl ApiError {
         };
         match self {
             Self::InvalidRequest { details, .. } => body.details = details.clone(),
+            Self::UnknownVersion { message, field } => {
+                body.details = vec![FieldError { field: field.clone(), message: message.clone() }];
+            }
             Self::Conflict { card_id, merchant_id, .. } => {
                 body.card_id = *card_id;
                 body.merchant_id = *merchant_id;

@@ -55,10 +55,13 @@ pub fn render(event: LoggedEvent) -> Result<Event, ApiError> {
 }
 
 /// The caller's events of the last 30 days, newest first
+///
+/// Every change the caller can observe (`card.enrolled`, `transaction.created`, …), the same events
+/// webhooks receive. Filtered by `type` and `since`, paged with `limit` and `cursor`.
 #[utoipa::path(get, path = "/events", tag = "events", operation_id = "listEvents",
     params(EventQuery),
     responses(
-        (status = 200, description = "A page of events; `next_cursor` is null on the last.", body = Success<EventPage>),
+        (status = 200, description = "A page of events; `nextCursor` is null on the last.", body = Success<EventPage>),
         (status = 400, description = "A parameter is not valid.", body = ErrorBody),
     ))]
 async fn list(
@@ -97,6 +100,8 @@ async fn list(
 }
 
 /// One of the caller's events
+///
+/// An event by its id (`evt_…`), as a webhook delivery or a stream names it.
 #[utoipa::path(get, path = "/events/{event_id}", tag = "events", operation_id = "getEvent",
     params(("event_id" = String, Path, description = "An event id (`evt_…`) of the caller.", pattern = "^evt_[0-9]{1,18}$")),
     responses(

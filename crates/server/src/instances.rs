@@ -54,6 +54,7 @@ async fn apply(state: &AppState, changes: &[Change]) -> StorageResult<()> {
                 forget_deleted(state).await?;
             }
             Change::Deliveries => state.db.wake_deliveries(),
+            Change::ApiVersion(subscriber_id) => state.pins.forget(*subscriber_id),
         }
     }
     Ok(())

@@ -9,11 +9,12 @@
 //!   (every failure leaves as the contract's JSON); [`paging`]; [`transaction_pages`] (rendered
 //!   pages kept while they are still the answer); [`lease`] (work one instance at a time does).
 //! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
-//!   [`usage`], [`request_log`] (each subscriber's recent requests), [`events`] (the live fan-out), [`directory`] (the merchant directory),
+//!   [`usage`], [`versions`] (the published documents and the pins of dated API versions),
+//!   [`request_log`] (each subscriber's recent requests), [`events`] (the live fan-out), [`directory`] (the merchant directory),
 //!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
 //! - [`state::AppState`]; [`http`], the plumbing every route uses (registration, the client's
 //!   address, the one token verification, idempotency, rate limit, usage, the request log,
-//!   request context).
+//!   request context, the API version of each request and its answer).
 //! - Resources: [`ledger`] (a page of transactions, from memory while still the answer),
 //!   [`subscriber`], [`cards`], [`merchants`], [`accounts`], [`persons`],
 //!   [`discovery`], [`realtime`] (transactions as they happen), [`sandbox`] (controls and the
@@ -67,6 +68,7 @@ pub mod storage;
 mod subscriber;
 mod transaction_pages;
 mod usage;
+pub mod versions;
 mod webhooks;
 
 pub use api::app;

@@ -21,8 +21,14 @@ use tracing_subscriber::fmt::format::{JsonFields, Writer};
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields, FormattedFields};
 use tracing_subscriber::registry::LookupSpan;
 
-use crate::config::LogFormat;
 use crate::redact::escape_controls;
+
+/// How log lines are written (`--log-format`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogFormat {
+    Text,
+    Json,
+}
 
 /// The span background work runs in: every line it logs names the task.
 ///

@@ -57,8 +57,11 @@ pub struct Shared {
     /// Where identity questions come from; `None` (501 `not_configured`) outside the sandbox
     /// until a real source is configured.
     pub identity_source: Option<Arc<dyn crate::identity_source::IdentitySource>>,
-    /// `GET /openapi.json`, serialized once when the router is built.
-    pub openapi: Arc<std::sync::OnceLock<bytes::Bytes>>,
+    /// Each version's `GET /openapi.json` and the version changes ready to apply, made once
+    /// when the router is built.
+    pub versions: Arc<std::sync::OnceLock<crate::versions::Published>>,
+    /// The subscribers' pinned API versions.
+    pub pins: Arc<crate::versions::Pins>,
 }
 
 /// The key file's keys, checked against the database; keys an older version kept in the
@@ -115,7 +118,8 @@ impl AppState {
             events,
             request_log: Arc::default(),
             identity_source,
-            openapi: Arc::default(),
+            versions: Arc::default(),
+            pins: Arc::default(),
         })))
     }
 

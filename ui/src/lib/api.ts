@@ -144,8 +144,12 @@ import type { Webhook } from "./bindings/Webhook";
 import type { WebhookDeleted } from "./bindings/WebhookDeleted";
 import type { WebhookDelivery } from "./bindings/WebhookDelivery";
 import type { WebhookQueued } from "./bindings/WebhookQueued";
+import type { ApiVersion } from "./bindings/ApiVersion";
+import type { ApiVersions } from "./bindings/ApiVersions";
 
 export type {
+  ApiVersion,
+  ApiVersions,
   CreateWebhookRequest,
   LoggedRequest,
   ServiceEvent,
@@ -247,6 +251,10 @@ const secureFlows = {
   events: (eventType: string | null) => call<ServiceEvent[]>("events", { eventType }),
   /** The subscriber's last 100 API requests, newest first. */
   recentRequests: () => call<LoggedRequest[]>("recent_requests"),
+  /** The account's pinned API version and every version with what it changed. */
+  apiVersions: () => call<ApiVersions>("api_versions"),
+  /** Moves the account's pin (after the person confirmed it). */
+  setApiVersion: (version: ApiVersion) => call<ApiVersions>("set_api_version", { version }),
 };
 
 /**

@@ -113,7 +113,7 @@ describe("Lookup", () => {
       message: "2 merchant(s) found",
       merchants: [
         {
-          ID: "SQ *BLUE HERON COFFEE",
+          descriptor: "SQ *BLUE HERON COFFEE",
           address: "1022 Valencia St, San Francisco, CA 94110",
           category: "5814 Fast Food Restaurants",
           city: "San Francisco",
@@ -127,7 +127,7 @@ describe("Lookup", () => {
           zip: 94110,
         },
         {
-          ID: "BLUE HERON BOOKS",
+          descriptor: "BLUE HERON BOOKS",
           address: "5 Elm St, Austin, TX 78701",
           category: "5942 Book Stores",
           city: "Austin",

@@ -3,8 +3,10 @@
 use std::time::Duration;
 
 use reqwest::Method;
+use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::{
-    RotateSecretRequest, RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile, UsageResponse,
+    RotateSecretRequest, RotateSecretResponse, SignupRequest, SignupResponse, SubscriberProfile,
+    UpdateSubscriberRequest, UsageResponse,
 };
 
 use crate::auth::Secret;
@@ -17,7 +19,7 @@ use crate::validate;
 /// The token a login obtained, without the token itself (see [`Client::token`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Session {
-    /// `validity_seconds` of the login answer.
+    /// `validitySeconds` of the login answer.
     pub validity: Duration,
 }
 
@@ -41,6 +43,13 @@ impl Client {
     /// `GET /subscriber`: the caller's account.
     pub async fn subscriber(&self) -> Result<SubscriberProfile> {
         self.inner.call(Call::new(&routes::SUBSCRIBER, "/subscriber")).await
+    }
+
+    /// `PATCH /subscriber`: pins the account to `version`, the version requests without a
+    /// `Subscriber-Version` header get (this client always sends one: the newest).
+    pub async fn set_api_version(&self, version: ApiVersion) -> Result<SubscriberProfile> {
+        let request = UpdateSubscriberRequest { api_version: version.as_str().to_owned() };
+        self.inner.call(Call::new(&routes::UPDATE_SUBSCRIBER, "/subscriber").json(&request)?).await
     }
 
     /// `POST /subscriber/secret/rotate` with the secret in use now (a token alone cannot

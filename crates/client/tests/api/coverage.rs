@@ -12,11 +12,13 @@ use chrono::Datelike;
 use futures::StreamExt;
 use reqwest::Method;
 use serde_json::json;
+use subscriber_client::protocol::versions::ApiVersion;
 use subscriber_client::protocol::{
     AccountPermission, AccountStatus, AuthenticatePersonRequest, CardSessionStatus, CategoryCode, CoordinatesSource,
     DiscoverQuery, EnrollMerchantRequest, Environment, LocationInput, MatchType, OnboardPersonRequest, PersonAddress,
     PersonStatus, SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest,
 };
+use subscriber_client::protocol::{DeliveryStatus, WebhookStatus};
 use subscriber_client::{AddressQuery, Client, TransactionStream, luhn_valid, routes};
 
 use subscriber_testkit::{Browser, Page};
@@ -130,6 +132,11 @@ async fn subscriber_steps(tour: &mut Tour, account: &subscriber_client::protocol
     assert_eq!(profile.email, account.email);
     assert_eq!(profile.environment, Environment::Sandbox);
     assert!(recent(profile.created_at, 120), "{}", profile.created_at);
+    // Signed up by this client, which names the newest version: pinned to it.
+    assert_eq!(profile.api_version, ApiVersion::LATEST);
+    let pinned = tour.client.set_api_version(ApiVersion::INITIAL).await.expect("PATCH /subscriber");
+    assert_eq!(pinned.api_version, ApiVersion::INITIAL, "the answer still in the client's version");
+    tour.client.set_api_version(ApiVersion::LATEST).await.expect("PATCH /subscriber back");
 
     let usage = tour.client.usage().await.expect("GET /subscriber/usage");
     assert_eq!(usage.environment, Environment::Sandbox);
@@ -289,7 +296,6 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
     let enrolled = tour.client.enroll_merchant(&request).await.expect("POST /merchant");
     assert_eq!(enrolled.message, "Merchant enrolled");
     assert!(enrolled.merchant_id > 0);
-    assert_eq!(enrolled.mechant_id, enrolled.merchant_id, "the spec's spelling carries the same id");
     let merchant_id = enrolled.merchant_id;
 
     let again = tour.client.enroll_merchant(&request).await.expect_err("one merchant per subscriber");
@@ -310,7 +316,8 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
         .await
         .expect("POST /merchant/enroll");
     assert_eq!(aliased["message"], "Merchant enrolled");
-    assert_eq!(aliased["mechantId"], aliased["merchantId"]);
+    // The client names the newest version: the spec's misspelt copy, `mechantId`, is gone.
+    assert!(aliased.get("mechantId").is_none(), "{aliased}");
     let other_merchant_id = aliased["merchantId"].as_i64().expect("an integer id");
     assert_ne!(other_merchant_id, merchant_id);
 
@@ -444,7 +451,7 @@ async fn discovery_steps(tour: &mut Tour, merchant: &EnrolledMerchant) {
             assert!((0.0..=100.0).contains(&found.conf_score), "{}", found.conf_score);
             assert_eq!(found.country_code.len(), 3);
             assert!(found.category.get(..4).is_some_and(|code| code.bytes().all(|byte| byte.is_ascii_digit())));
-            assert!(!found.id.is_empty() && !found.dba_name.is_empty() && !found.country_name.is_empty());
+            assert!(!found.descriptor.is_empty() && !found.dba_name.is_empty() && !found.country_name.is_empty());
         }
         for pair in result.merchants.windows(2) {
             assert!(pair[0].conf_score >= pair[1].conf_score, "best match first");
@@ -626,7 +633,8 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
         .expect("POST /webhooks");
     let secret = created.secret.clone().expect("the secret, shown once");
     assert!(secret.starts_with("whsec_") && secret.len() > 30, "{secret}");
-    assert_eq!((created.status.as_str(), created.events.as_slice()), ("enabled", ["*".to_owned()].as_slice()));
+    assert_eq!((created.status, created.events.as_slice()), (WebhookStatus::Enabled, ["*".to_owned()].as_slice()));
+    assert_eq!(created.api_version, ApiVersion::LATEST, "the client speaks the newest version");
     let webhook_id = created.webhook_id;
     let listed = tour.client.webhooks().await.expect("GET /webhooks");
     assert_eq!(listed.len(), 1);
@@ -670,7 +678,7 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
         attempts = tour.client.webhook_deliveries(webhook_id).await.expect("the delivery log");
     }
     assert_eq!(attempts.deliveries.len(), 3, "{attempts:?}");
-    assert!(attempts.deliveries.iter().all(|attempt| attempt.status == "delivered"
+    assert!(attempts.deliveries.iter().all(|attempt| attempt.status == DeliveryStatus::Delivered
         && attempt.response_status == Some(200)
         && attempt.error.is_none()));
     assert_eq!(attempts.deliveries[0].event_id, queued.event_id, "newest first: the resend");
@@ -688,7 +696,7 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
 
     let disable = UpdateWebhookRequest { enabled: Some(false), ..Default::default() };
     let disabled = tour.client.update_webhook(webhook_id, &disable).await.expect("PATCH /webhooks/{webhook_id}");
-    assert_eq!(disabled.status, "disabled");
+    assert_eq!(disabled.status, WebhookStatus::Disabled);
     let refused = tour.client.test_webhook(webhook_id).await.expect_err("disabled");
     assert_eq!(refused.status().map(|status| status.as_u16()), Some(409));
     let change = UpdateWebhookRequest {
@@ -698,8 +706,8 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
     };
     let changed = tour.client.update_webhook(webhook_id, &change).await.expect("enabled again");
     assert_eq!(
-        (changed.status.as_str(), changed.events.as_slice()),
-        ("enabled", ["transaction.updated".to_owned()].as_slice())
+        (changed.status, changed.events.as_slice()),
+        (WebhookStatus::Enabled, ["transaction.updated".to_owned()].as_slice())
     );
 
     let deleted = tour.client.delete_webhook(webhook_id).await.expect("DELETE /webhooks/{webhook_id}");

@@ -362,7 +362,7 @@ async fn paging_stops_on_a_repeated_cursor() {
         get(move |headers: HeaderMap| {
             recorder.record(&headers);
             // A faulty service: every page points at the same next page.
-            async { axum::Json(json!({"error": null, "transactions": [], "next_cursor": "c1"})) }
+            async { axum::Json(json!({"error": null, "transactions": [], "nextCursor": "c1"})) }
         }),
     );
     let base_url = stub(router).await;

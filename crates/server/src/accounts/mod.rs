@@ -185,6 +185,9 @@ async fn owned_account(state: &AppState, subscriber_id: i64, account_id: i64) ->
 }
 
 /// The caller's bank accounts
+///
+/// Every account the caller linked or started linking, newest first, each with its status and what
+/// its permissions let the service read.
 #[utoipa::path(get, path = "/account", tag = "accounts", operation_id = "listAccounts",
     responses((status = 200, description = "The caller's accounts.", body = Success<AccountList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<AccountList>>, ApiError> {
@@ -197,6 +200,10 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 }
 
 /// A bank account of the caller, with what its permissions let the service read
+///
+/// Follow this after `POST /account` until `status` leaves `pending`: the person signs in at the
+/// bank on the page of `url`. A linked account shows its balance and the cards the bank holds when
+/// the person allowed it.
 #[utoipa::path(get, path = "/account/{account_id}", tag = "accounts", operation_id = "getAccount",
     params(("account_id" = i64, Path, description = "An accountId of the caller.", minimum = 1)),
     responses(
@@ -220,7 +227,7 @@ async fn details(
     params(("account_id" = i64, Path, description = "An accountId of the caller.", minimum = 1),
         AccountTransactionQuery),
     responses(
-        (status = 200, description = "A page of the account's transactions; `next_cursor` is null on the last.",
+        (status = 200, description = "A page of the account's transactions; `nextCursor` is null on the last.",
             body = Success<AccountTransactionPage>),
         (status = 403, description = "The account is not linked, or the person did not grant the \
             transactions permission.", body = ErrorBody),

@@ -14,7 +14,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use crate::error::ApiError;
 use crate::http::routes::Routes;
-use crate::http::{client_address, context, extract, limit};
+use crate::http::{client_address, context, extract, limit, versions};
 use crate::state::AppState;
 
 /// Every route of the service, each resource adding its own.
@@ -34,25 +34,34 @@ pub fn routes(state: AppState) -> Routes {
     openapi::routes(routes)
 }
 
-/// The complete OpenAPI document of the service's JSON API.
+/// The complete OpenAPI document of the service's JSON API, at the newest version.
 pub fn document(state: AppState) -> serde_json::Value {
     let config = state.config.clone();
     let (_, operations) = routes(state).into_parts();
     openapi::complete(operations, &config)
 }
 
+/// The document of one version.
+pub fn document_at(state: AppState, version: subscriber_protocol::versions::ApiVersion) -> serde_json::Value {
+    let mut document = document(state);
+    openapi::at_version(version, &mut document);
+    document
+}
+
 /// The service as an axum router, ready to serve.
 pub fn app(state: AppState) -> Router {
     let timeout = Duration::from_secs(state.config.request_timeout_seconds);
     let (router, operations) = routes(state.clone()).into_parts();
-    if let Err(error) = openapi::publish(&state, &openapi::complete(operations, &state.config)) {
-        tracing::error!(error = format!("{error:#}"), "the OpenAPI document could not be serialized");
+    if let Err(error) = openapi::publish(&state, openapi::complete(operations, &state.config)) {
+        tracing::error!(error = format!("{error:#}"), "the OpenAPI documents could not be serialized");
     }
     router
         .route_layer(from_fn(context::record_route))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
         .layer(from_fn_with_state(state.clone(), limit::limit_requests))
+        // The request's API version: its header, or the pin of the subscriber of its token.
+        .layer(from_fn_with_state(state.clone(), versions::negotiate))
         // Outside the limiter: the one verification of the bearer token the layers inside read.
         .layer(from_fn_with_state(state.clone(), extract::authenticate_requests))
         // Outside the limits that key on it: the client's address, once (`--trusted-proxies`).
@@ -63,6 +72,8 @@ pub fn app(state: AppState) -> Router {
         // Hosted pages set stricter or page-specific values of their own; these are the defaults.
         .layer(map_response(default_headers))
         .layer(from_fn(context::request_context))
+        // Every answer, whatever made it, says the version it is written in.
+        .layer(from_fn(versions::label))
         .with_state(state)
 }
 

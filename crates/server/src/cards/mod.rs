@@ -190,6 +190,8 @@ pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {
 }
 
 /// The caller's cards
+///
+/// Every card the caller enrolled, newest first. Only the last four digits of a number are kept.
 #[utoipa::path(get, path = "/card", tag = "cards", operation_id = "listCards",
     responses((status = 200, description = "The caller's cards.", body = Success<CardList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<CardList>>, ApiError> {
@@ -221,6 +223,8 @@ async fn card_body(state: &AppState, subscriber_id: i64, card_id: i64) -> Result
 }
 
 /// A card of the caller
+///
+/// Another subscriber's card answers 404, as a card that does not exist.
 #[utoipa::path(get, path = "/card/{card_id}", tag = "cards", operation_id = "getCard",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1)),
     responses(
@@ -253,10 +257,13 @@ pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError
 }
 
 /// A card's transactions, newest first, at most 36 months back
+///
+/// Paged with `limit` and `cursor`; filtered by `from`, `to` (days or times) and `pending`. In the
+/// sandbox every card comes with a generated history whose last few days are still pending.
 #[utoipa::path(get, path = "/card/{card_id}/transactions", tag = "cards", operation_id = "listCardTransactions",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1), CardTransactionQuery),
     responses(
-        (status = 200, description = "A page of transactions; `next_cursor` is null on the last.",
+        (status = 200, description = "A page of transactions; `nextCursor` is null on the last.",
             body = Success<CardTransactionPage>),
         (status = 404, description = "No such card of the caller.", body = ErrorBody),
     ))]

@@ -23,7 +23,7 @@ pub const MAX_COUNT: u32 = 500;
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct SyncQuery {
-    /// `next_cursor` of the previous call; none for the whole history.
+    /// The `nextCursor` of the previous call; none for the whole history.
     #[serde(default)]
     cursor: Option<String>,
     /// Changes per call (default 100).
@@ -34,9 +34,9 @@ pub struct SyncQuery {
 
 /// What changed in a card's transactions since a cursor
 ///
-/// From no cursor: the whole 36-month history as `added`, in pages (`has_more`). From a cursor:
+/// From no cursor: the whole 36-month history as `added`, in pages (`hasMore`). From a cursor:
 /// the transactions created since (`added`) and those changed since, such as a settlement
-/// (`modified`, as they are now). Keep `next_cursor` for the next call.
+/// (`modified`, as they are now). Keep `nextCursor` for the next call.
 #[utoipa::path(get, path = "/card/{card_id}/transactions/sync", tag = "cards", operation_id = "syncCardTransactions",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1), SyncQuery),
     responses(

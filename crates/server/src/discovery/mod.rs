@@ -162,7 +162,7 @@ pub fn discovered(found: Found) -> DiscoveredMerchant {
         location_id: merchant.location_id.unwrap_or(merchant.id),
         phone_number: merchant.phone,
         zip: merchant.zip.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0),
-        id: merchant.descriptor,
+        descriptor: merchant.descriptor,
     }
 }
 

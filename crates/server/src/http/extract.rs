@@ -337,6 +337,14 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         assert!(parse_json::<Body>(br#"{"year": 2030, "amount": 1} x"#).is_err());
+        // A large integer written with a fraction is read exactly (serde_json's fast float parser
+        // could land one ULP beside it, a fraction the service then refused).
+        #[derive(serde::Deserialize, Debug)]
+        struct Id {
+            id: i64,
+        }
+        let id = parse_json::<Id>(br#"{"id": -4125180098434002.0}"#).expect("an integer");
+        assert_eq!(id.id, -4_125_180_098_434_002);
     }
 
     #[test]

@@ -9,3 +9,4 @@ pub mod limit;
 pub mod request_log;
 pub mod routes;
 pub mod usage;
+pub mod versions;

@@ -133,6 +133,20 @@ impl Routes {
         } else {
             method_router
         };
+        // Outside idempotency: a replay is written at the version of the request that replays it.
+        let mut shapes = super::versions::Shapes::default();
+        for item in paths.paths.values_mut() {
+            for (method, operation) in operations_mut(item) {
+                shapes.add(method, operation);
+            }
+        }
+        let method_router = if shapes.is_empty() {
+            method_router
+        } else {
+            let reshaping =
+                super::versions::Reshaping { state: self.state.clone(), shapes: std::sync::Arc::new(shapes) };
+            method_router.route_layer(from_fn_with_state(reshaping, super::versions::reshape))
+        };
         for (documented_path, mut item) in paths.paths {
             let path = alias.map_or(documented_path.clone(), str::to_owned);
             let mut methods = Vec::new();

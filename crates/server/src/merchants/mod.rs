@@ -39,6 +39,9 @@ pub fn routes(api: Routes) -> Routes {
 }
 
 /// Enrolls the caller as a merchant (one per subscriber)
+///
+/// A second enrollment is 409 with the existing `merchantId`. Add locations with `POST
+/// /merchant/location`.
 #[utoipa::path(post, path = "/merchant", tag = "merchants", operation_id = "enrollMerchant",
     request_body = EnrollMerchantRequest,
     responses(
@@ -82,7 +85,7 @@ async fn enroll(
 }
 
 fn enrolled(merchant_id: i64) -> EnrollMerchantResponse {
-    EnrollMerchantResponse { message: MERCHANT_ENROLLED.to_owned(), mechant_id: merchant_id, merchant_id }
+    EnrollMerchantResponse { message: MERCHANT_ENROLLED.to_owned(), merchant_id }
 }
 
 /// The caller's merchant, or 404: another subscriber's merchant does not exist for this caller.
@@ -99,6 +102,8 @@ async fn caller_merchant(state: &AppState, subscriber_id: i64) -> Result<Option<
 }
 
 /// The caller's merchant with its locations
+///
+/// 404 until the caller enrolls as a merchant (`POST /merchant`). Locations are oldest first.
 #[utoipa::path(get, path = "/merchant", tag = "merchants", operation_id = "getMerchant",
     responses(
         (status = 200, description = "The caller's merchant.", body = Success<Merchant>),
@@ -148,6 +153,9 @@ fn wire_source(source: CoordinatesSource) -> subscriber_protocol::CoordinatesSou
 }
 
 /// The merchant category codes, for a dashboard's picker
+///
+/// The ISO 18245 codes the service knows, by code, with their descriptions: the `category` a
+/// merchant enrollment takes.
 #[utoipa::path(get, path = "/merchant/categories", tag = "merchants", operation_id = "listMerchantCategories",
     responses((status = 200, description = "Every merchant category code the service knows.",
         body = Success<MerchantCategoryList>)))]
@@ -308,12 +316,15 @@ pub fn merchant_transaction(row: TransactionRow) -> Result<MerchantTransaction, 
 }
 
 /// Transactions at the caller's merchant's locations, newest first
+///
+/// Paged with `limit` and `cursor`; filtered by `locationId`, `from` and `to`. Each sale shows the
+/// last four digits of the card used.
 #[utoipa::path(get, path = "/merchant/{merchant_id}/transactions", tag = "merchants",
     operation_id = "listMerchantTransactions",
     params(("merchant_id" = i64, Path, description = "The caller's merchantId.", minimum = 1),
         MerchantTransactionQuery),
     responses(
-        (status = 200, description = "A page of transactions; `next_cursor` is null on the last.",
+        (status = 200, description = "A page of transactions; `nextCursor` is null on the last.",
             body = Success<MerchantTransactionPage>),
         (status = 404, description = "No such merchant of the caller, or no such location of it.",
             body = ErrorBody),

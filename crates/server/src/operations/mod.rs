@@ -94,6 +94,8 @@ pub fn router(gate: Arc<Gate>) -> Router {
         .route_layer(from_fn(context::record_route))
         .layer(SetResponseHeaderLayer::if_not_present(header::CACHE_CONTROL, HeaderValue::from_static("no-store")))
         .layer(from_fn(context::request_context))
+        // Outside the API too, every answer says a version (the first: probes have no other).
+        .layer(from_fn(crate::http::versions::label))
         .with_state(Arc::clone(&gate));
     Router::new().merge(probes).fallback_service(tower::service_fn(move |request: Request| {
         let gate = Arc::clone(&gate);

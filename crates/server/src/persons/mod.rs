@@ -50,6 +50,9 @@ pub const MAX_FAILED_VERIFICATIONS: u32 = 3;
 /// Right answers of four that pass.
 pub const ANSWERS_TO_PASS: usize = 3;
 /// Onboards a person for identity verification (step 1 of 3)
+///
+/// Then `POST /persons/authenticate` with what the person tells about themselves, and `POST
+/// /persons/verify` with their answers.
 #[utoipa::path(post, path = "/persons", tag = "persons", operation_id = "onboardPerson",
     request_body = OnboardPersonRequest,
     responses(
@@ -498,6 +501,8 @@ async fn details(
 }
 
 /// The caller's persons, newest first
+///
+/// Every person the caller onboarded, with where each one's verification stands.
 #[utoipa::path(get, path = "/persons", tag = "persons", operation_id = "listPersons",
     responses((status = 200, description = "The caller's persons.", body = Success<PersonList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<PersonList>>, ApiError> {

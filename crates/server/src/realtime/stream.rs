@@ -50,9 +50,14 @@ pub struct StreamQuery {
 const STREAM_DESCRIPTION: &str = "An endless `text/event-stream`: one `event: transaction` per new \
     point-of-sale transaction, with `id:` (the event's id, as `GET /events` lists it) and the transaction list item as \
     `data:`; a transaction that settles is sent again with `pending: false`. A comment every 15 s keeps \
-    the connection open.";
+    the connection open. Read it as it comes, with a Server-Sent Events client (a browser's `EventSource`, \
+    openapi-fetch with `parseAs: \"stream\"`, httpx's streaming in Python): a call that waits for the whole \
+    answer never returns.";
 
 /// A card's transactions as they happen (Server-Sent Events)
+///
+/// Stays open: each new or settled transaction of the card arrives as an event. On reconnection
+/// send `Last-Event-ID` to receive what was missed. At most 10 streams per subscriber.
 #[utoipa::path(get, path = "/card/{card_id}/transactions/stream", tag = "realtime",
     operation_id = "streamCardTransactions",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1),
@@ -75,6 +80,9 @@ pub async fn card_stream(
 }
 
 /// Transactions at the caller's merchant as they happen (Server-Sent Events)
+///
+/// Stays open: each new or settled sale at the merchant's locations arrives as an event. On
+/// reconnection send `Last-Event-ID` to receive what was missed.
 #[utoipa::path(get, path = "/merchant/{merchant_id}/transactions/stream", tag = "realtime",
     operation_id = "streamMerchantTransactions",
     params(("merchant_id" = i64, Path, description = "The caller's merchantId.", minimum = 1),
@@ -324,6 +332,7 @@ mod tests {
             public_key: "public".to_owned(),
             secret_hash: "hash".to_owned(),
             created_at: 0,
+            api_version: "2026-11-21".to_owned(),
         };
         let subscriber_id = state.db.insert_subscriber(subscriber).await.expect("stored").expect("a new subscriber");
         let mut ids = Vec::new();

@@ -28,6 +28,8 @@ pub enum Change {
     Reset(i64),
     /// Webhook deliveries were queued: delivery looks at once.
     Deliveries,
+    /// The subscriber's pinned API version moved.
+    ApiVersion(i64),
 }
 
 impl Change {
@@ -56,6 +58,7 @@ impl Change {
             Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
             Self::Reset(subscriber_id) => format!("reset:{subscriber_id}"),
             Self::Deliveries => "deliveries".to_owned(),
+            Self::ApiVersion(subscriber_id) => format!("api_version:{subscriber_id}"),
         }
     }
 
@@ -75,6 +78,7 @@ impl Change {
             Some(("location", id)) => id.parse().ok().map(Self::Location),
             Some(("credentials", id)) => id.parse().ok().map(Self::Credentials),
             Some(("reset", id)) => id.parse().ok().map(Self::Reset),
+            Some(("api_version", id)) => id.parse().ok().map(Self::ApiVersion),
             _ => None,
         }
     }
@@ -161,6 +165,7 @@ mod tests {
             Change::Credentials(42),
             Change::Reset(7),
             Change::Deliveries,
+            Change::ApiVersion(3),
         ] {
             assert_eq!(Change::parse(&change.payload()), Some(change));
         }

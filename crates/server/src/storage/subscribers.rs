@@ -24,6 +24,8 @@ pub struct NewSubscriber {
     pub public_key: String,
     pub secret_hash: String,
     pub created_at: i64,
+    /// The API version it is pinned to.
+    pub api_version: String,
 }
 
 impl Store {
@@ -80,5 +82,25 @@ impl Store {
             db => db.read_by_key(move |connection| sqlite::subscribers::credential_generation(connection, id)).await,
             db => postgres::subscribers::credential_generation(db, id).await,
         )
+    }
+
+    /// The subscriber's pinned API version (`YYYY-MM-DD`), `None` when there is no such one.
+    pub async fn api_version(&self, id: i64) -> StorageResult<Option<String>> {
+        dispatch!(self,
+            db => db.read_by_key(move |connection| sqlite::subscribers::api_version(connection, id)).await,
+            db => postgres::subscribers::api_version(db, id).await,
+        )
+    }
+
+    /// Pins the subscriber to `version` (every instance hears of it); whether it exists.
+    pub async fn set_api_version(&self, id: i64, version: String) -> StorageResult<bool> {
+        let changed = dispatch!(self,
+            db => db.write(move |connection| sqlite::subscribers::set_api_version(connection, id, &version)).await,
+            db => postgres::subscribers::set_api_version(db, id, &version).await,
+        )?;
+        if changed {
+            self.announce(&Change::ApiVersion(id));
+        }
+        Ok(changed)
     }
 }

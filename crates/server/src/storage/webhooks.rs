@@ -21,10 +21,12 @@ pub struct WebhookRow {
     pub previous_until: Option<i64>,
     pub created_at: i64,
     pub failing_since: Option<i64>,
+    /// The API version its events are written in (`YYYY-MM-DD`).
+    pub api_version: String,
 }
 
 pub(super) const COLUMNS: &str = "id, subscriber_id, url, events, description, enabled, disabled_reason, secret_generation, \
-     previous_until, created_at, failing_since";
+     previous_until, created_at, failing_since, api_version";
 
 impl WebhookRow {
     /// The row an insert of `new` makes with id `id`.
@@ -41,6 +43,7 @@ impl WebhookRow {
             previous_until: None,
             created_at: new.created_at,
             failing_since: None,
+            api_version: new.api_version,
         }
     }
 }
@@ -52,6 +55,7 @@ pub struct NewWebhook {
     pub events: String,
     pub description: Option<String>,
     pub created_at: i64,
+    pub api_version: String,
 }
 
 /// What a PATCH changes; `None` keeps the value.
@@ -61,6 +65,7 @@ pub struct Change {
     pub events: Option<String>,
     pub description: Option<String>,
     pub enabled: Option<bool>,
+    pub api_version: Option<String>,
 }
 
 /// A queued delivery that is due.
@@ -248,6 +253,7 @@ mod tests {
             public_key: "public".to_owned(),
             secret_hash: "hash".to_owned(),
             created_at: 0,
+            api_version: "2026-11-21".to_owned(),
         };
         let subscriber_id = store.insert_subscriber(subscriber).await.expect("stored").expect("a new subscriber");
         let new = NewWebhook {
@@ -256,6 +262,7 @@ mod tests {
             events: "[\"*\"]".to_owned(),
             description: None,
             created_at: 0,
+            api_version: "2026-11-21".to_owned(),
         };
         let webhook = store.create_webhook(new, 20, None).await.expect("stored").expect("under the cap");
         let event_id = store.send_test_event(subscriber_id, webhook.id, "{}".to_owned(), 0).await.expect("queued");

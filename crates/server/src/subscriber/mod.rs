@@ -7,19 +7,22 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use subscriber_protocol::rules;
+use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::{
     ErrorBody, LoginRequest, LoginResponse, RequestLogPage, RotateSecretRequest, RotateSecretResponse, SignupRequest,
-    SignupResponse, SubscriberProfile, Success, UsageResponse, UsageRow,
+    SignupResponse, SubscriberProfile, Success, UpdateSubscriberRequest, UsageResponse, UsageRow,
 };
 use utoipa_axum::routes;
 
 use crate::credentials;
 use crate::error::{ApiError, Validation};
 use crate::http::client_address::ClientAddress;
-use crate::http::extract::{ApiJson, ApiJsonOrEmpty, Auth};
+use crate::http::extract::{ApiJson, Auth};
 use crate::http::routes::Routes;
 use crate::state::AppState;
 use crate::storage::subscribers::{NewSubscriber, SubscriberRow};
+use crate::versions::{self, RenderedAt, RequestVersion};
+use axum::Extension;
 
 pub fn routes(api: Routes) -> Routes {
     api
@@ -27,6 +30,7 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(signup))
         .api(routes!(login))
         .api(routes!(profile))
+        .api(routes!(update))
         .api(routes!(rotate_secret))
         .api(routes!(usage))
         .api(routes!(requests))
@@ -37,7 +41,8 @@ const BUSY: &str = "The service is busy checking other secrets (`unavailable`): 
 
 /// Creates a subscriber account and returns its credentials
 ///
-/// The secret is shown only here.
+/// The secret is shown only here. The account is pinned to the version this request names in
+/// `Subscriber-Version`, else to `2026-11-21`: requests without the header get that version.
 #[utoipa::path(post, path = "/subscriber/signup", tag = "subscriber", operation_id = "signup", security(()),
     request_body = SignupRequest,
     responses(
@@ -49,8 +54,10 @@ const BUSY: &str = "The service is busy checking other secrets (`unavailable`): 
     ))]
 async fn signup(
     State(state): State<AppState>,
+    asked: RequestVersion,
     ApiJson(request): ApiJson<SignupRequest>,
 ) -> Result<(StatusCode, Json<Success<SignupResponse>>), ApiError> {
+    let pin = if asked.explicit { asked.version } else { ApiVersion::INITIAL };
     let mut validation = Validation::new();
     let email = rules::email(&mut validation, "email", &request.email);
     validation.finish(())?;
@@ -63,11 +70,19 @@ async fn signup(
     let stored_email = email.clone();
     let created = state
         .db
-        .insert_subscriber(NewSubscriber { email: stored_email, client_id, public_key, secret_hash, created_at: now })
+        .insert_subscriber(NewSubscriber {
+            email: stored_email,
+            client_id,
+            public_key,
+            secret_hash,
+            created_at: now,
+            api_version: pin.as_str().to_owned(),
+        })
         .await?;
-    if created.is_none() {
+    let Some(subscriber_id) = created else {
         return Err(ApiError::conflict("a subscriber with this e-mail address already exists: log in instead"));
-    }
+    };
+    state.pins.note(subscriber_id, pin);
     tracing::info!(client_id = %credentials.client_id, "subscriber signed up");
     Ok((
         StatusCode::CREATED,
@@ -77,18 +92,20 @@ async fn signup(
             public_key: credentials.public_key,
             email,
             environment,
+            api_version: pin,
         })),
     ))
 }
 
-/// Exchanges the e-mail address and the secret (`api_key`, alias `key`) for a bearer token
+/// Exchanges the e-mail address and the secret (`apiKey`) for a bearer token
 ///
 /// Wrong secrets are refused with 429 once too many have been tried for this e-mail address,
-/// from this client address, or both; the right secret is never refused.
+/// from this client address, or both; the right secret is never refused. Without a
+/// `Subscriber-Version` header the answer is written in the account's pinned version.
 #[utoipa::path(post, path = "/subscriber/login", tag = "subscriber", operation_id = "login", security(()),
     request_body = LoginRequest,
     responses(
-        (status = 200, description = "A JWT for `Authorization: Bearer`, valid `validity_seconds`.",
+        (status = 200, description = "A JWT for `Authorization: Bearer`, valid `validitySeconds`.",
             body = Success<LoginResponse>),
         (status = 401, description = "The e-mail address or the key is wrong (`invalid_credentials`).",
             body = ErrorBody),
@@ -98,8 +115,9 @@ async fn signup(
 async fn login(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
+    asked: RequestVersion,
     ApiJson(request): ApiJson<LoginRequest>,
-) -> Result<Json<Success<LoginResponse>>, ApiError> {
+) -> Result<(Extension<RenderedAt>, Json<Success<LoginResponse>>), ApiError> {
     let email = request.email.trim().to_ascii_lowercase();
     let subscriber = state.db.subscriber_by_email(&email).await?;
     let stored_hash = subscriber.as_ref().map(|subscriber| subscriber.secret_hash.clone());
@@ -108,7 +126,12 @@ async fn login(
     state.limits.forget_failed_logins(&email, address).await?;
     let generation = state.generations.note(subscriber.id, subscriber.credential_generation);
     let token = state.auth.issue(subscriber.id, &subscriber.client_id, generation)?;
-    Ok(Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })))
+    // No token came with the request: the account is known only now.
+    let version = if asked.explicit { asked.version } else { state.pins.get(&state.db, subscriber.id).await? };
+    Ok((
+        Extension(RenderedAt(version)),
+        Json(Success::new(LoginResponse { token, validity_seconds: state.auth.validity_seconds() })),
+    ))
 }
 
 /// The secret check of login and rotation: on the hashing threads, against a decoy when the
@@ -148,17 +171,54 @@ async fn caller(state: &AppState, auth: &Auth) -> Result<SubscriberRow, ApiError
 }
 
 /// The caller's subscriber account
+///
+/// Its identifiers, e-mail address, environment, creation time and pinned API version.
 #[utoipa::path(get, path = "/subscriber", tag = "subscriber", operation_id = "getSubscriber",
     responses((status = 200, description = "The caller's account.", body = Success<SubscriberProfile>)))]
 async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<SubscriberProfile>>, ApiError> {
     let subscriber = caller(&state, &auth).await?;
-    Ok(Json(Success::new(SubscriberProfile {
+    Ok(Json(Success::new(profile_of(&state, subscriber).await?)))
+}
+
+async fn profile_of(state: &AppState, subscriber: SubscriberRow) -> Result<SubscriberProfile, ApiError> {
+    Ok(SubscriberProfile {
+        api_version: state.pins.get(&state.db, subscriber.id).await?,
         client_id: subscriber.client_id,
         public_key: subscriber.public_key,
         email: subscriber.email,
         environment: state.environment(),
         created_at: timestamp(subscriber.created_at)?,
-    })))
+    })
+}
+
+/// Moves the caller's pinned API version
+///
+/// Requests without a `Subscriber-Version` header get the new version from now on (this
+/// answer too, unless the request named one). Webhook endpoints keep their own version
+/// (`PATCH /webhooks/{webhook_id}` moves it). Moving back to an earlier version is allowed.
+#[utoipa::path(patch, path = "/subscriber", tag = "subscriber", operation_id = "updateSubscriber",
+    request_body = UpdateSubscriberRequest,
+    responses(
+        (status = 200, description = "The account, pinned to the version asked for.", body = Success<SubscriberProfile>),
+        (status = 400, description = "`apiVersion` names no version of the API (`unknown_version`).", body = ErrorBody),
+    ))]
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    asked: RequestVersion,
+    ApiJson(request): ApiJson<UpdateSubscriberRequest>,
+) -> Result<(Extension<RenderedAt>, Json<Success<SubscriberProfile>>), ApiError> {
+    let pin = versions::parse(&request.api_version, "apiVersion")?;
+    let subscriber_id = auth.subscriber_id;
+    let changed = state.db.set_api_version(subscriber_id, pin.as_str().to_owned()).await?;
+    if !changed {
+        return Err(ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()));
+    }
+    state.pins.note(subscriber_id, pin);
+    tracing::info!(client_id = %auth.client_id, api_version = %pin, "API version pinned");
+    let subscriber = caller(&state, &auth).await?;
+    let rendered = if asked.explicit { asked.version } else { pin };
+    Ok((Extension(RenderedAt(rendered)), Json(Success::new(profile_of(&state, subscriber).await?))))
 }
 
 /// Replaces the secret
@@ -171,7 +231,7 @@ async fn profile(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
     responses(
         (status = 200, description = "The new secret, shown once.", body = Success<RotateSecretResponse>),
         (status = 401, description = "No valid token (`unauthorized`, `token_expired`), or `currentSecret` is \
-            missing or wrong (`invalid_credentials`).", body = ErrorBody),
+            wrong (`invalid_credentials`; before version 2026-12-01 also when it is missing).", body = ErrorBody),
         (status = 409, description = "The secret was rotated by another request meanwhile.", body = ErrorBody),
         (status = 503, description = BUSY, body = ErrorBody,
             headers(("Retry-After" = u64, description = "Seconds to wait before retrying."))),
@@ -180,7 +240,7 @@ async fn rotate_secret(
     State(state): State<AppState>,
     ClientAddress(address): ClientAddress,
     auth: Auth,
-    ApiJsonOrEmpty(request): ApiJsonOrEmpty<RotateSecretRequest>,
+    ApiJson(request): ApiJson<RotateSecretRequest>,
 ) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
     let subscriber = caller(&state, &auth).await?;
     // A stolen token alone must not take the account over: the secret is checked as a login
@@ -207,6 +267,8 @@ async fn rotate_secret(
 }
 
 /// Billable requests by day and endpoint (counted in the `established` environment only)
+///
+/// In other environments nothing is billed and the counts stay empty.
 #[utoipa::path(get, path = "/subscriber/usage", tag = "subscriber", operation_id = "getUsage",
     responses((status = 200, description = "The caller's usage.", body = Success<UsageResponse>)))]
 async fn usage(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<UsageResponse>>, ApiError> {

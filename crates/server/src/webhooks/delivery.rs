@@ -112,7 +112,14 @@ async fn deliver(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
     let started = Instant::now();
     let outcome = match event {
         Ok(Some(event)) => match crate::event_log::render(event).map(|event| serde_json::to_vec(&event)) {
-            Ok(Ok(body)) => send(state, client, webhook, &body, event_id).await,
+            Ok(Ok(body)) => {
+                // Written in the endpoint's version, as its requests would read it.
+                let body = match state.versions.get() {
+                    Some(published) => published.event_at(super::api_version(webhook), body),
+                    None => body,
+                };
+                send(state, client, webhook, &body, event_id).await
+            }
             _ => Outcome::gone("the event could not be rendered"),
         },
         // Gone (older than the log keeps): nothing left to send.

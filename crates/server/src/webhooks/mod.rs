@@ -22,9 +22,10 @@ use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
 use subscriber_protocol::rules::webhooks as rules;
+use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::{
-    CreateWebhookRequest, Environment, ErrorBody, Success, UpdateWebhookRequest, Webhook, WebhookDeleted,
-    WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueued,
+    CreateWebhookRequest, DeliveryStatus, Environment, ErrorBody, Success, UpdateWebhookRequest, Webhook,
+    WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookStatus,
 };
 use utoipa_axum::routes;
 
@@ -36,6 +37,7 @@ use crate::http::routes::Routes;
 use crate::paging;
 use crate::state::AppState;
 use crate::storage::webhooks::{Change, NewWebhook, WebhookRow};
+use crate::versions::{self, RequestVersion};
 use destination::Policy;
 
 /// Endpoints one subscriber may have.
@@ -86,7 +88,7 @@ fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError>
         url: row.url.clone(),
         events,
         description: row.description.clone().filter(|description| !description.is_empty()),
-        status: if row.enabled { "enabled" } else { "disabled" }.to_owned(),
+        status: if row.enabled { WebhookStatus::Enabled } else { WebhookStatus::Disabled },
         disabled_reason: row.disabled_reason.clone().filter(|_| !row.enabled),
         created_at: paging::checked_time(row.created_at)?,
         secret,
@@ -95,7 +97,13 @@ fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError>
             .filter(|until| *until > now)
             .map(paging::checked_time)
             .transpose()?,
+        api_version: api_version(row),
     })
+}
+
+/// The version an endpoint's events are written in.
+pub fn api_version(row: &WebhookRow) -> ApiVersion {
+    ApiVersion::parse(&row.api_version).unwrap_or(ApiVersion::INITIAL)
 }
 
 /// The URL, checked for form and for where it points.
@@ -131,7 +139,8 @@ fn not_found(webhook_id: i64) -> ApiError {
 /// The answer shows the endpoint's signing secret (`whsec_…`) once: keep it to verify
 /// `Subscriber-Signature`. The URL must be https and point to a public address; a sandbox
 /// started with `--webhooks-allow-private` also takes loopback and private addresses, over
-/// http too.
+/// http too. The endpoint's events are written in the version of this request (`apiVersion`);
+/// `PATCH` moves it.
 #[utoipa::path(post, path = "/webhooks", tag = "webhooks", operation_id = "createWebhook",
     request_body = CreateWebhookRequest,
     responses(
@@ -143,6 +152,7 @@ async fn create(
     State(state): State<AppState>,
     auth: Auth,
     idempotent: Idempotent,
+    asked: RequestVersion,
     ApiJson(request): ApiJson<CreateWebhookRequest>,
 ) -> Result<Response, ApiError> {
     // Before the URL's host is looked up: a subscriber at the cap makes the service resolve
@@ -162,6 +172,7 @@ async fn create(
         events: events_json(&events)?,
         description: description.filter(|text| !text.is_empty()),
         created_at: Utc::now().timestamp(),
+        api_version: asked.version.as_str().to_owned(),
     };
     // A retry replays the same answer, secret included (the replay is sealed with the key file).
     let (template, signing) = (new.clone(), state.keys.webhook_signing.clone());
@@ -187,6 +198,8 @@ async fn refuse_at_cap(state: &AppState, subscriber_id: i64) -> Result<(), ApiEr
 }
 
 /// The caller's webhook endpoints
+///
+/// Every endpoint, oldest first, without secrets (a secret is shown once, when it is made).
 #[utoipa::path(get, path = "/webhooks", tag = "webhooks", operation_id = "listWebhooks",
     responses((status = 200, description = "The endpoints (secrets are not shown).", body = Success<WebhookList>)))]
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<WebhookList>>, ApiError> {
@@ -197,6 +210,8 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 }
 
 /// One of the caller's webhook endpoints
+///
+/// Without its secret, which is shown once, when it is made.
 #[utoipa::path(get, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "getWebhook",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     responses(
@@ -212,9 +227,10 @@ async fn one(
     Ok(Json(Success::new(render(&row, None)?)))
 }
 
-/// Changes a webhook endpoint: its URL, events, description, or whether it is enabled
+/// Changes a webhook endpoint: its URL, events, description, version, or whether it is enabled
 ///
 /// Enabling an endpoint the service disabled (after 3 days of failures) starts it afresh.
+/// `apiVersion` moves the version its events are written in, from the next delivery on.
 #[utoipa::path(patch, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "updateWebhook",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     request_body = UpdateWebhookRequest,
@@ -237,8 +253,14 @@ async fn update(
     let events = request.events.as_deref().and_then(|events| rules::events(&mut validation, events));
     let description = request.description.as_deref().and_then(|text| rules::description(&mut validation, text));
     validation.finish(())?;
-    let change =
-        Change { url, events: events.as_deref().map(events_json).transpose()?, description, enabled: request.enabled };
+    let api_version = request.api_version.as_deref().map(|sent| versions::parse(sent, "apiVersion")).transpose()?;
+    let change = Change {
+        url,
+        events: events.as_deref().map(events_json).transpose()?,
+        description,
+        enabled: request.enabled,
+        api_version: api_version.map(|version| version.as_str().to_owned()),
+    };
     let subscriber_id = auth.subscriber_id;
     let row = state.db.update_webhook(subscriber_id, webhook_id, change).await?.ok_or_else(|| not_found(webhook_id))?;
     tracing::info!(webhook_id, enabled = row.enabled, "webhook endpoint changed");
@@ -246,6 +268,8 @@ async fn update(
 }
 
 /// Deletes a webhook endpoint; what was queued for it is not sent
+///
+/// Deliveries waiting for the endpoint are dropped; its log of attempts goes with it.
 #[utoipa::path(delete, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "deleteWebhook",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     responses(
@@ -292,6 +316,9 @@ async fn rotate_secret(
 }
 
 /// Sends a `webhook.test` event to the endpoint
+///
+/// A `webhook.test` event is recorded and queued for this endpoint only: a way to check the
+/// receiver and its signature check.
 #[utoipa::path(post, path = "/webhooks/{webhook_id}/test", tag = "webhooks", operation_id = "testWebhook",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     responses(
@@ -328,20 +355,24 @@ fn refuse_disabled(row: &WebhookRow) -> Result<(), ApiError> {
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct DeliveryQuery {
+    /// The most attempts on a page.
     #[serde(default)]
     #[param(minimum = 1, maximum = 5000)]
     limit: Option<u32>,
-    /// `next_cursor` of the previous page.
+    /// The `nextCursor` of the previous page.
     #[serde(default)]
     #[param(pattern = "^[0-9]{1,18}$")]
     cursor: Option<String>,
 }
 
 /// Every attempt to deliver to the endpoint, newest first
+///
+/// Each attempt with its outcome, the receiver's status, how long it took, and when the next
+/// attempt is due while the event still waits. Paged with `limit` and `cursor`.
 #[utoipa::path(get, path = "/webhooks/{webhook_id}/deliveries", tag = "webhooks", operation_id = "listWebhookDeliveries",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1), DeliveryQuery),
     responses(
-        (status = 200, description = "A page of attempts; `next_cursor` is null on the last.",
+        (status = 200, description = "A page of attempts; `nextCursor` is null on the last.",
             body = Success<WebhookDeliveryPage>),
         (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
     ))]
@@ -371,7 +402,7 @@ async fn deliveries(
                 event_id: public_id(row.event_id),
                 event_type: row.event_type,
                 attempt: row.attempt,
-                status: if row.delivered { "delivered" } else { "failed" }.to_owned(),
+                status: if row.delivered { DeliveryStatus::Delivered } else { DeliveryStatus::Failed },
                 response_status: row.response_status,
                 duration_ms: u64::try_from(row.duration_ms).unwrap_or_default(),
                 error: row.error,
@@ -389,6 +420,9 @@ fn millis_time(millis: i64) -> Result<chrono::DateTime<Utc>, ApiError> {
 }
 
 /// Sends one of the caller's events to the endpoint again
+///
+/// Queues the event for the endpoint now, as a new delivery with its own retries, whether or not it
+/// was delivered before.
 #[utoipa::path(post, path = "/webhooks/{webhook_id}/deliveries/{event_id}/resend", tag = "webhooks",
     operation_id = "resendWebhookDelivery",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1),

@@ -25,5 +25,6 @@ mod security_logs;
 mod security_network;
 mod security_storage;
 mod subscriber;
+mod versions;
 mod webhooks;
 mod workload;

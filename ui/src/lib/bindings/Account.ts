@@ -5,9 +5,37 @@ import type { AccountStatus } from "./AccountStatus";
 import type { Bank } from "./Bank";
 
 /**
- * `GET /account/<accountId>`.
+ * A bank account the caller linked, or is linking.
  */
-export type Account = { accountId: number, bank: Bank, status: AccountStatus, permissions: Array<AccountPermission>, linkedAt: string | null, createdAt: string, expiresAt: string, 
+export type Account = { 
+/**
+ * The account's id.
+ */
+accountId: number, 
+/**
+ * The bank holding the account.
+ */
+bank: Bank, 
+/**
+ * Where linking stands.
+ */
+status: AccountStatus, 
+/**
+ * What the person let the service read.
+ */
+permissions: Array<AccountPermission>, 
+/**
+ * When the person finished linking it (RFC 3339, UTC); null before.
+ */
+linkedAt: string | null, 
+/**
+ * When the link was started (RFC 3339, UTC).
+ */
+createdAt: string, 
+/**
+ * When a pending link stops working (RFC 3339, UTC).
+ */
+expiresAt: string, 
 /**
  * Why linking failed, when it did.
  */

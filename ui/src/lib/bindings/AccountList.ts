@@ -2,6 +2,10 @@
 import type { Account } from "./Account";
 
 /**
- * `GET /account`.
+ * The caller's bank accounts, newest first.
  */
-export type AccountList = { accounts: Array<Account>, };
+export type AccountList = { 
+/**
+ * Every account of the caller.
+ */
+accounts: Array<Account>, };

@@ -2,10 +2,26 @@
 import type { PersonAddress } from "./PersonAddress";
 
 /**
- * `POST /persons/authenticate`.
+ * What the person tells about themselves, for the questions to ask.
  */
-export type AuthenticatePersonRequest = { personId: number, 
+export type AuthenticatePersonRequest = { 
+/**
+ * The person, as onboarded.
+ */
+personId: number, 
 /**
  * `YYYY-MM-DD`
  */
-dateOfBirth: string, address: PersonAddress, phoneNumber?: string, ssnLast4?: string, };
+dateOfBirth: string, 
+/**
+ * Where the person lives.
+ */
+address: PersonAddress, 
+/**
+ * A telephone number.
+ */
+phoneNumber?: string, 
+/**
+ * The last four digits of a US Social Security number.
+ */
+ssnLast4?: string, };

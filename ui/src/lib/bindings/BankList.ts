@@ -2,6 +2,10 @@
 import type { Bank } from "./Bank";
 
 /**
- * `GET /banks`.
+ * The banks accounts can be linked at.
  */
-export type BankList = { banks: Array<Bank>, };
+export type BankList = { 
+/**
+ * Every bank, by name.
+ */
+banks: Array<Bank>, };

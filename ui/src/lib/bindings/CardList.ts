@@ -2,6 +2,10 @@
 import type { CardRecord } from "./CardRecord";
 
 /**
- * `GET /card`.
+ * The caller's cards, newest first.
  */
-export type CardList = { cards: Array<CardRecord>, };
+export type CardList = { 
+/**
+ * Every card of the caller.
+ */
+cards: Array<CardRecord>, };

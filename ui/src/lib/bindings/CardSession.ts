@@ -2,6 +2,22 @@
 import type { CardSessionStatus } from "./CardSessionStatus";
 
 /**
- * `GET /card/session/<sessionId>`.
+ * Where a card-entry page stands.
  */
-export type CardSession = { sessionId: number, status: CardSessionStatus, cardId: number | null, expiresAt: string, };
+export type CardSession = { 
+/**
+ * The session's id.
+ */
+sessionId: number, 
+/**
+ * Where the page stands.
+ */
+status: CardSessionStatus, 
+/**
+ * The enrolled card, once `completed`; null before.
+ */
+cardId: number | null, 
+/**
+ * When the page stops working (RFC 3339, UTC).
+ */
+expiresAt: string, };

@@ -2,6 +2,22 @@
 import type { CardSessionStatus } from "./CardSessionStatus";
 
 /**
- * `POST /card/session`: a one-time page of the service where a person types the card.
+ * A one-time page of the service where a person types the card: open `url` in their browser.
  */
-export type CardSessionCreated = { sessionId: number, url: string, expiresAt: string, status: CardSessionStatus, };
+export type CardSessionCreated = { 
+/**
+ * The session's id, for `GET /card/session/{sessionId}`.
+ */
+sessionId: number, 
+/**
+ * The page to open in the person's browser; it works once.
+ */
+url: string, 
+/**
+ * When the page stops working (RFC 3339, UTC).
+ */
+expiresAt: string, 
+/**
+ * `pending` at first.
+ */
+status: CardSessionStatus, };

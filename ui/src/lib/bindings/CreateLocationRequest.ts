@@ -2,6 +2,10 @@
 import type { LocationInput } from "./LocationInput";
 
 /**
- * `POST /merchant/location`: one key, `location`.
+ * A new location of the caller's merchant.
  */
-export type CreateLocationRequest = { location: LocationInput, };
+export type CreateLocationRequest = { 
+/**
+ * The location's address and, optionally, its coordinates.
+ */
+location: LocationInput, };

@@ -2,10 +2,51 @@
 import type { MatchType } from "./MatchType";
 
 /**
- * Query of `GET /merchant/discover`: a statement descriptor (`merchid`, alias `merchId`),
- * an address, or a position.
+ * A search: a statement descriptor (`merchid`, also accepted as `merchId`), an address (a
+ * street, a city or a zip), or a position (`latitude` with `longitude`). A descriptor wins
+ * over a position, a position over an address.
  */
-export type DiscoverQuery = { merchid?: string | null, matchType?: MatchType | null, limit?: number | null, street?: string | null, streetNo?: string | null, city?: string | null, zip?: string | null, countryCode?: string | null, latitude?: number | null, longitude?: number | null, 
+export type DiscoverQuery = { 
+/**
+ * The merchant as a card statement prints it, e.g. `SQ *BLUE HERON COFFEE`.
+ */
+merchid?: string | null, 
+/**
+ * How a descriptor is matched.
+ */
+matchType?: MatchType | null, 
+/**
+ * The most merchants to return.
+ */
+limit?: number | null, 
+/**
+ * The street, for a search by address.
+ */
+street?: string | null, 
+/**
+ * The house number, with `street`.
+ */
+streetNo?: string | null, 
+/**
+ * The city, for a search by address.
+ */
+city?: string | null, 
+/**
+ * The postal code, for a search by address.
+ */
+zip?: string | null, 
+/**
+ * Only merchants in this country.
+ */
+countryCode?: string | null, 
+/**
+ * Degrees north of the position searched, with `longitude`.
+ */
+latitude?: number | null, 
+/**
+ * Degrees east of the position searched, with `latitude`.
+ */
+longitude?: number | null, 
 /**
  * Metres around `latitude`/`longitude`.
  */

@@ -2,6 +2,10 @@
 import type { DiscoverResult } from "./DiscoverResult";
 
 /**
- * `GET /merchant/discover`.
+ * Merchants matching a descriptor, an address or a position.
  */
-export type DiscoverResponse = { result: DiscoverResult, };
+export type DiscoverResponse = { 
+/**
+ * The search's outcome.
+ */
+result: DiscoverResult, };

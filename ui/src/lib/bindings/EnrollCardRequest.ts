@@ -2,14 +2,31 @@
 import type { Pan } from "./Pan";
 
 /**
- * `POST /card` (alias `POST /card/link`).
+ * A payment card to enroll. The number is checked and never stored: only its last four
+ * digits and a keyed fingerprint (to recognise the same card enrolled twice).
  */
-export type EnrollCardRequest = { pan: Pan, firstName: string, lastName: string, expMonth: number, 
+export type EnrollCardRequest = { 
 /**
- * Two or four digits; stored as four.
+ * The card number (also accepted as `PAN`).
+ */
+pan: Pan, 
+/**
+ * The cardholder's first name, as printed on the card.
+ */
+firstName: string, 
+/**
+ * The cardholder's last name, as printed on the card.
+ */
+lastName: string, 
+/**
+ * The expiry month, 1 to 12.
+ */
+expMonth: number, 
+/**
+ * The expiry year, two or four digits; stored as four.
  */
 expYear: number, 
 /**
- * ISO 3166-1 alpha-3.
+ * The country that issued the card.
  */
 countryCode: string, };

@@ -2,10 +2,26 @@
 import type { CategoryCode } from "./CategoryCode";
 
 /**
- * `POST /merchant` (alias `POST /merchant/enroll`).
+ * The caller's business, to enroll as a merchant (one per subscriber).
  */
-export type EnrollMerchantRequest = { name: string, 
+export type EnrollMerchantRequest = { 
 /**
- * A 4-digit merchant category code (ISO 18245).
+ * The trading name customers know.
  */
-category: CategoryCode, countryCode: string, phoneNumber?: string, website?: string, };
+name: string, 
+/**
+ * What the merchant sells.
+ */
+category: CategoryCode, 
+/**
+ * Where the merchant is registered.
+ */
+countryCode: string, 
+/**
+ * A telephone number.
+ */
+phoneNumber?: string, 
+/**
+ * The merchant's website.
+ */
+website?: string, };

@@ -2,10 +2,26 @@
 import type { FieldError } from "./FieldError";
 
 /**
- * The body of every failure: `error` is the human-readable message, `code` the stable
- * machine-readable reason, `requestId` the id a user can quote.
+ * Every failure: `error` (a message for people), `code` (stable, for programs) and
+ * `requestId` (to quote when asking for help).
  */
-export type ErrorBody = { error: string, code: string, requestId?: string, details?: Array<FieldError>, 
+export type ErrorBody = { 
+/**
+ * What went wrong, in words.
+ */
+error: string, 
+/**
+ * Why, stable and snake_case: `invalid_request`, `unknown_version`, `unauthorized`, `token_expired`, `invalid_credentials`, `forbidden`, `pan_not_accepted`, `not_found`, `method_not_allowed`, `conflict`, `payload_too_large`, `unsupported_media_type`, `rate_limited`, `timeout`, `unavailable`, `not_configured` or `internal`.
+ */
+code: string, 
+/**
+ * The request's id, also in the `X-Request-Id` header.
+ */
+requestId?: string, 
+/**
+ * For invalid input: each field that failed and why.
+ */
+details?: Array<FieldError>, 
 /**
  * The existing card on a duplicate enrollment (409).
  */

@@ -8,9 +8,22 @@ export type Event = {
 /**
  * `evt_` and digits; ids grow in the order events happen.
  */
-id: string, type: string, createdAt: string, 
+id: string, 
 /**
- * What changed. A transaction event: `{transactionId, cardId?, merchantId?, transaction}`
- * (the transaction as the caller's card list shows it, else as the merchant list does).
+ * What happened: `card.enrolled`, `transaction.created`, `transaction.updated`,
+ * `merchant.location.created`, `account.linked`, `account.failed`, `person.verified`,
+ * `person.locked` or `webhook.test`.
+ */
+type: string, 
+/**
+ * When it happened (RFC 3339, UTC).
+ */
+createdAt: string, 
+/**
+ * What changed, by type. A transaction event: `{transactionId, cardId?, merchantId?,
+ * transaction}` (the transaction as the caller's card list shows it, else as the
+ * merchant's list does); `card.enrolled`: `{cardId, lastFour, brand}`;
+ * `merchant.location.created`: the location; `account.*`: `{accountId, …}`; `person.*`:
+ * `{personId, status, lockedUntil?}`; `webhook.test`: `{webhookId, message}`.
  */
 data: Record<string, unknown>, };

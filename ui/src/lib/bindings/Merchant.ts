@@ -2,10 +2,42 @@
 import type { Location } from "./Location";
 
 /**
- * `GET /merchant`: the caller's merchant with its locations.
+ * The caller's merchant with its locations.
  */
-export type Merchant = { merchantId: number, name: string, 
+export type Merchant = { 
 /**
- * `5812 Eating Places, Restaurants`
+ * The merchant's id.
  */
-category: string, categoryCode: string, countryCode: string, phoneNumber: string | null, website: string | null, createdAt: string, locations: Array<Location>, };
+merchantId: number, 
+/**
+ * The trading name.
+ */
+name: string, 
+/**
+ * The category code and its description, e.g. `5812 Eating Places, Restaurants`.
+ */
+category: string, 
+/**
+ * The 4-digit merchant category code alone, e.g. `5812`.
+ */
+categoryCode: string, 
+/**
+ * Where the merchant is registered (ISO 3166-1 alpha-3).
+ */
+countryCode: string, 
+/**
+ * The telephone number, digits and a leading `+` only; null when none was given.
+ */
+phoneNumber: string | null, 
+/**
+ * The website; null when none was given.
+ */
+website: string | null, 
+/**
+ * When the merchant was enrolled (RFC 3339, UTC).
+ */
+createdAt: string, 
+/**
+ * The merchant's locations, oldest first.
+ */
+locations: Array<Location>, };

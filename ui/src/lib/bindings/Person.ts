@@ -3,6 +3,54 @@ import type { PersonStatus } from "./PersonStatus";
 import type { Signals } from "./Signals";
 
 /**
- * `GET /persons/<personId>`.
+ * A person the caller onboarded, and where their verification stands.
  */
-export type Person = { personId: number, firstName: string, lastName: string, email: string, status: PersonStatus, verified: boolean, attemptsRemaining: number, createdAt: string, verifiedAt?: string, lockedUntil?: string, questionsExpireAt?: string, signals?: Signals, };
+export type Person = { 
+/**
+ * The person's id.
+ */
+personId: number, 
+/**
+ * The person's first name.
+ */
+firstName: string, 
+/**
+ * The person's last name.
+ */
+lastName: string, 
+/**
+ * The person's e-mail address.
+ */
+email: string, 
+/**
+ * Where the verification stands.
+ */
+status: PersonStatus, 
+/**
+ * Whether the person is verified.
+ */
+verified: boolean, 
+/**
+ * Verifications the person may still fail before the lock.
+ */
+attemptsRemaining: number, 
+/**
+ * When the person was onboarded (RFC 3339, UTC).
+ */
+createdAt: string, 
+/**
+ * When the person was verified (RFC 3339, UTC).
+ */
+verifiedAt?: string, 
+/**
+ * When a locked person may try again (RFC 3339, UTC).
+ */
+lockedUntil?: string, 
+/**
+ * When the questions issued stop taking answers (RFC 3339, UTC).
+ */
+questionsExpireAt?: string, 
+/**
+ * What the verified identity unlocks; present once verified.
+ */
+signals?: Signals, };

@@ -2,6 +2,10 @@
 import type { Person } from "./Person";
 
 /**
- * `GET /persons`: the caller's persons, newest first.
+ * The caller's persons, newest first.
  */
-export type PersonList = { persons: Array<Person>, };
+export type PersonList = { 
+/**
+ * Every person of the caller.
+ */
+persons: Array<Person>, };

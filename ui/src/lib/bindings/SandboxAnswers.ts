@@ -2,6 +2,10 @@
 import type { Answer } from "./Answer";
 
 /**
- * `GET /sandbox/persons/<personId>/answers`: the right choices, in the shape verify takes.
+ * The right answers to a person's questions (sandbox only), in the shape verify takes.
  */
-export type SandboxAnswers = { answers: Array<Answer>, };
+export type SandboxAnswers = { 
+/**
+ * One right answer per question issued.
+ */
+answers: Array<Answer>, };

@@ -6,4 +6,16 @@ import type { SpendingDelta } from "./SpendingDelta";
 /**
  * What a verified identity unlocks.
  */
-export type Signals = { income: IncomeSignal, spendingCategories: Array<SpendingCategory>, spendingDelta: SpendingDelta, };
+export type Signals = { 
+/**
+ * The person's estimated income.
+ */
+income: IncomeSignal, 
+/**
+ * Where the person's money goes, largest share first.
+ */
+spendingCategories: Array<SpendingCategory>, 
+/**
+ * How the person's spending moves.
+ */
+spendingDelta: SpendingDelta, };

@@ -2,10 +2,18 @@
 import type { CardTransaction } from "./CardTransaction";
 
 /**
- * `GET /card/{cardId}/transactions/sync` (Plaid-style): from no cursor the whole history in
- * pages, then from the cursor only what changed since.
+ * A card's transactions that changed since a cursor (Plaid-style): from no cursor the whole
+ * history in pages, then only what changed.
  */
-export type TransactionSync = { added: Array<CardTransaction>, modified: Array<CardTransaction>, 
+export type TransactionSync = { 
+/**
+ * Transactions that are new since the cursor.
+ */
+added: Array<CardTransaction>, 
+/**
+ * Transactions that changed since the cursor (settled, or a new amount).
+ */
+modified: Array<CardTransaction>, 
 /**
  * Ids of transactions that are gone.
  */
@@ -13,8 +21,8 @@ removed: Array<number>,
 /**
  * Pass it to the next call; valid for at least a year.
  */
-next_cursor: string, 
+nextCursor: string, 
 /**
- * More changes wait: call again at once with `next_cursor`.
+ * More changes wait: call again at once with `nextCursor`.
  */
-has_more: boolean, };
+hasMore: boolean, };

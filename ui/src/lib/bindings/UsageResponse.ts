@@ -3,6 +3,22 @@ import type { Environment } from "./Environment";
 import type { UsageRow } from "./UsageRow";
 
 /**
- * `GET /subscriber/usage`: billable requests (counted in `established` only).
+ * Billable requests, counted in the `established` environment only.
  */
-export type UsageResponse = { environment: Environment, billable: boolean, total: number, usage: Array<UsageRow>, };
+export type UsageResponse = { 
+/**
+ * The environment of this service.
+ */
+environment: Environment, 
+/**
+ * Whether this environment bills requests.
+ */
+billable: boolean, 
+/**
+ * Every billable request counted.
+ */
+total: number, 
+/**
+ * Counts by day and endpoint, oldest day first.
+ */
+usage: Array<UsageRow>, };

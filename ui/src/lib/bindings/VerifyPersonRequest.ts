@@ -2,6 +2,14 @@
 import type { Answer } from "./Answer";
 
 /**
- * `POST /persons/verify`.
+ * The person's answers to the questions last issued.
  */
-export type VerifyPersonRequest = { personId: number, answers: Array<Answer>, };
+export type VerifyPersonRequest = { 
+/**
+ * The person.
+ */
+personId: number, 
+/**
+ * One answer per question.
+ */
+answers: Array<Answer>, };

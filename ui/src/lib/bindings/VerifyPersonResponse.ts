@@ -2,4 +2,31 @@
 import type { PersonStatus } from "./PersonStatus";
 import type { Signals } from "./Signals";
 
-export type VerifyPersonResponse = { personId: number, verified: boolean, status: PersonStatus, attemptsRemaining: number, signals?: Signals, lockedUntil?: string, };
+/**
+ * The outcome of the answers: three or four right verify the person.
+ */
+export type VerifyPersonResponse = { 
+/**
+ * The person.
+ */
+personId: number, 
+/**
+ * Whether the person is verified now.
+ */
+verified: boolean, 
+/**
+ * Where the verification stands now.
+ */
+status: PersonStatus, 
+/**
+ * Verifications the person may still fail before the lock.
+ */
+attemptsRemaining: number, 
+/**
+ * What the verified identity unlocks; absent unless verified.
+ */
+signals?: Signals, 
+/**
+ * When a locked person may try again (RFC 3339, UTC).
+ */
+lockedUntil?: string, };

@@ -5,7 +5,9 @@
 //! [`Routes::api`]); this module adds what every operation shares, so no operation can forget
 //! it: the bearer scheme, the error responses the layers around the handlers can answer with
 //! (401 without a valid token, 400/413/415 for a body, 400 for a query, 404 for an id in the
-//! path, 408, 429, 500), and the `X-Request-Id` header of every response. [`rules`] writes
+//! path, 408, 429, 500), and the `X-Request-Id` and `Subscriber-Version` headers of every
+//! response. Each version's document is the newest one with the changes since undone
+//! (`subscriber_protocol::versions`). [`rules`] writes
 //! in the validation rules of the requests.
 
 mod rules;
@@ -25,14 +27,18 @@ use utoipa::openapi::response::{Response as ApiResponse, ResponseBuilder};
 use utoipa::openapi::schema::{ObjectBuilder, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme};
 use utoipa::openapi::tag::TagBuilder;
-use utoipa::openapi::{Components, ContentBuilder, InfoBuilder, OpenApi, Ref, RefOr};
+use utoipa::openapi::{Components, ContentBuilder, InfoBuilder, LicenseBuilder, OpenApi, Ref, RefOr};
 use utoipa::{PartialSchema, ToSchema};
 use utoipa_axum::routes;
 
+use subscriber_protocol::versions::{ApiVersion, Versioning};
+
 use crate::config::Config;
 use crate::error::ApiError;
+use crate::http::extract::ApiQuery;
 use crate::http::routes::{Routes, is_secured, operations_mut};
 use crate::state::AppState;
+use crate::versions::{self, Published, RenderedAt, RequestVersion};
 
 pub const DOCUMENT_PATH: &str = "/openapi.json";
 pub const DOCS_PATH: &str = "/docs";
@@ -48,32 +54,150 @@ pub fn routes(api: Routes) -> Routes {
     )
 }
 
-/// This document
-#[utoipa::path(get, path = "/openapi.json", tag = "meta", operation_id = "getOpenApi", security(()),
-    responses((status = 200, description = "The OpenAPI 3.1 document of the JSON API.", content_type = "application/json",
-        body = Object)))]
-async fn openapi_json(State(state): State<AppState>) -> Response {
-    match state.openapi.get() {
-        Some(document) => ([(header::CONTENT_TYPE, "application/json")], document.clone()).into_response(),
-        None => ApiError::internal(anyhow::anyhow!("the OpenAPI document was not published")).into_response(),
-    }
+/// Which version's document `GET /openapi.json` serves.
+#[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct DocumentQuery {
+    /// The API version to describe (`2026-12-01`); without it, the request's version (its
+    /// `Subscriber-Version` header, else the caller's pin, else `2026-11-21`).
+    #[param(value_type = Option<subscriber_protocol::versions::ApiVersion>)]
+    version: Option<String>,
 }
 
-/// Serializes the document once for `GET /openapi.json` (it depends on the code, the
-/// environment and the day the service started).
-pub fn publish(state: &AppState, document: &serde_json::Value) -> anyhow::Result<()> {
-    if state.openapi.get().is_none() {
-        let _ = state.openapi.set(Bytes::from(serde_json::to_vec(document)?));
+/// This document
+///
+/// The OpenAPI 3.1 description of one version of the API: every operation, parameter and
+/// schema as that version writes them. `/docs` browses it.
+#[utoipa::path(get, path = "/openapi.json", tag = "meta", operation_id = "getOpenApi", security(()),
+    params(DocumentQuery),
+    responses(
+        (status = 200, description = "The OpenAPI 3.1 document of the version asked for.", content_type = "application/json",
+            body = Object),
+        (status = 400, description = "`version` names no version of the API (`unknown_version`).", body = ErrorBody),
+    ))]
+async fn openapi_json(
+    State(state): State<AppState>,
+    asked: RequestVersion,
+    ApiQuery(query): ApiQuery<DocumentQuery>,
+) -> Result<Response, ApiError> {
+    let version = match query.version.as_deref() {
+        Some(sent) => versions::parse(sent, "version")?,
+        None => asked.version,
+    };
+    let document = state.versions.get().and_then(|published| published.documents.get(&version)).cloned();
+    let Some(document) = document else {
+        return Err(ApiError::internal(anyhow::anyhow!("the OpenAPI documents were not published")));
+    };
+    let mut response = ([(header::CONTENT_TYPE, "application/json")], document).into_response();
+    response.extensions_mut().insert(RenderedAt(version));
+    Ok(response)
+}
+
+/// Makes each version's document once for `GET /openapi.json` (they depend on the code, the
+/// environment and the day the service started), and the changes ready to apply.
+pub fn publish(state: &AppState, newest: serde_json::Value) -> anyhow::Result<()> {
+    if state.versions.get().is_some() {
+        return Ok(());
     }
+    let versioning = Versioning::from_document(&newest);
+    let mut documents = std::collections::HashMap::new();
+    for version in ApiVersion::ALL {
+        let mut document = newest.clone();
+        at_version(version, &mut document);
+        documents.insert(version, Bytes::from(serde_json::to_vec(&document)?));
+    }
+    let _ = state.versions.set(Published { documents, versioning });
     Ok(())
 }
 
-/// The complete document, from the operations the routes registered.
+/// The newest document made `version`'s.
+pub fn at_version(version: ApiVersion, document: &mut serde_json::Value) {
+    subscriber_protocol::versions::document_at(version, document);
+    document["info"]["version"] = serde_json::Value::String(version.as_str().to_owned());
+    let known = ApiVersion::ALL.map(ApiVersion::as_str);
+    if let Some(info) = document["info"].as_object_mut() {
+        info.insert("x-api-versions".to_owned(), serde_json::json!(known));
+    }
+}
+
+/// The complete document of the newest version, from the operations the routes registered.
 pub fn complete(operations: OpenApi, config: &Config) -> serde_json::Value {
     let mut document = serde_json::to_value(shared(operations)).unwrap_or_default();
     rules::refine(&mut document, config);
     document["webhooks"] = webhooks();
+    named_answers(&mut document);
+    hoist_descriptions(&mut document);
+    public_without_security(&mut document);
+    document["servers"] = serde_json::json!([{
+        "url": config.public_base_url(),
+        "description": format!("This service ({})", config.environment),
+    }]);
     document
+}
+
+/// A public operation (signup, login, this document) says `security: []`, no requirement,
+/// rather than `utoipa`'s `[{}]` (the anonymous alternative), which generators read as "needs a
+/// token" (openapi-python-client then asks for an authenticated client to sign up).
+fn public_without_security(document: &mut serde_json::Value) {
+    let paths = document.get_mut("paths").and_then(serde_json::Value::as_object_mut);
+    let operations = paths
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .filter_map(serde_json::Value::as_object_mut)
+        .flat_map(|item| item.values_mut());
+    for operation in operations {
+        if let Some(security) = operation.get_mut("security")
+            && *security == serde_json::json!([{}])
+        {
+            *security = serde_json::json!([]);
+        }
+    }
+}
+
+/// An optional object's description goes where generators and readers look for it: on the
+/// property, not on one of its `oneOf` choices (where `utoipa` writes it).
+fn hoist_descriptions(document: &mut serde_json::Value) {
+    let schemas = document.pointer_mut("/components/schemas").and_then(serde_json::Value::as_object_mut);
+    let properties = schemas
+        .into_iter()
+        .flat_map(|schemas| schemas.values_mut())
+        .filter_map(|schema| schema.get_mut("properties")?.as_object_mut())
+        .flat_map(|properties| properties.values_mut());
+    for property in properties {
+        if property.get("description").is_some() {
+            continue;
+        }
+        let choices = property.get_mut("oneOf").and_then(serde_json::Value::as_array_mut);
+        let hoisted = choices.into_iter().flatten().find_map(|choice| choice.as_object_mut()?.remove("description"));
+        if let Some(description) = hoisted {
+            property["description"] = description;
+        }
+    }
+}
+
+/// Answers name their schema: `utoipa` writes each success body as `Success_<name>`, a copy of
+/// `<name>` with `error: null` beside; the document points at `<name>` itself (the envelope's
+/// `error` is described once, in the document's description), so a generated client has one
+/// `Webhook` type, not one per operation.
+fn named_answers(document: &mut serde_json::Value) {
+    let paths = document.get_mut("paths").and_then(serde_json::Value::as_object_mut);
+    for item in paths.into_iter().flat_map(|paths| paths.values_mut()) {
+        let operations = item.as_object_mut().into_iter().flat_map(|item| item.values_mut());
+        for answer in operations
+            .filter_map(|operation| operation.get_mut("responses")?.as_object_mut())
+            .flat_map(|answers| answers.values_mut())
+        {
+            if let Some(target) = answer.pointer_mut("/content/application~1json/schema/$ref")
+                && let Some(name) =
+                    target.as_str().and_then(|target| target.strip_prefix("#/components/schemas/Success_"))
+            {
+                *target = serde_json::Value::String(format!("#/components/schemas/{name}"));
+            }
+        }
+    }
+    if let Some(schemas) = document.pointer_mut("/components/schemas").and_then(serde_json::Value::as_object_mut) {
+        schemas.retain(|name, _| !name.starts_with("Success_"));
+    }
 }
 
 /// What the service sends to a webhook endpoint (OpenAPI 3.1 `webhooks`): one POST per event.
@@ -122,8 +246,9 @@ fn webhooks() -> serde_json::Value {
 fn shared(mut document: OpenApi) -> OpenApi {
     document.info = InfoBuilder::new()
         .title("Subscriber Data API")
-        .version(env!("CARGO_PKG_VERSION"))
-        .description(Some(DESCRIPTION))
+        .version(ApiVersion::LATEST.as_str())
+        .description(Some(description()))
+        .license(Some(LicenseBuilder::new().name("Proprietary").identifier(Some("LicenseRef-Proprietary")).build()))
         .build();
     let components = document.components.get_or_insert_with(Components::new);
     components.add_security_scheme(
@@ -162,16 +287,35 @@ const DESCRIPTION: &str = "Payment data for subscribers: cards and their transac
     **Authentication.** Sign up (`POST /subscriber/signup`), log in with the e-mail address and the \
     secret (`POST /subscriber/login`), and send the token as `Authorization: Bearer <token>` on every \
     other call.\n\n\
-    **Responses.** Every body is a JSON object whose `error` is `null` on success. A failure carries \
-    `error` (a message), `code` (stable, snake_case), `requestId` (also in the `X-Request-Id` header) \
-    and, for invalid input, `details` naming each field. A path answers with and without a trailing \
-    slash.\n\n\
+    **Versions.** The API has dated versions. Send `Subscriber-Version: YYYY-MM-DD` with a request to \
+    use a version; without it the account's pinned version applies (pinned at signup to the version \
+    the signup request named, else `2026-11-21`; `PATCH /subscriber` moves it). An unknown version is \
+    400 `unknown_version`. Every answer says its version in the `Subscriber-Version` header. Webhook \
+    endpoints keep the version they were added with. `GET /openapi.json?version=YYYY-MM-DD` serves \
+    each version's document; this one describes the version in `info.version`.\n\n\
+    **Responses.** Every body is a JSON object with `error`: `null` on success, beside the fields \
+    each operation describes. A failure carries `error` (a message), `code` (stable, snake_case), \
+    `requestId` (also in the `X-Request-Id` header) and, for invalid input, `details` naming each \
+    field. A path answers with and without a trailing slash.\n\n\
     **Retries.** Every POST that creates takes an `Idempotency-Key` header.\n\n\
     **Lists** are newest first, paged with `limit` and the opaque `cursor` of the previous page's \
-    `next_cursor` (null on the last page).\n\n\
+    `nextCursor` (null on the last page).\n\n\
     **Pages for people.** The `url` of `POST /card/session` and of `POST /account` opens an HTML page \
     of the service (`/secure/...`) in a person's browser; those pages are not part of this JSON API \
     and are not described here. A browsable copy of this document is served at `/docs`.";
+
+/// The description, with every version and what it changed.
+fn description() -> String {
+    let mut text = DESCRIPTION.to_owned();
+    text.push_str("\n\n**What each version changed.**");
+    for info in ApiVersion::catalogue() {
+        text.push_str(&format!("\n\n`{}`: {}", info.version, info.summary));
+        for change in info.changes {
+            text.push_str(&format!("\n- **{}.** {}", change.title, change.description));
+        }
+    }
+    text
+}
 
 const TAGS: [(&str, &str); 11] = [
     ("subscriber", "Sign up, log in, the account and its usage."),
@@ -242,7 +386,8 @@ impl Shared {
         match self {
             Self::BadRequest => {
                 "The request is not valid (`invalid_request`): malformed JSON, a wrong type, or a rule a field \
-                 breaks; `details` names each field."
+                 breaks; `details` names each field. Or `Subscriber-Version` names no version of the API \
+                 (`unknown_version`)."
             }
             Self::Unauthorized => {
                 "No valid bearer token (`unauthorized`), or it has expired (`token_expired`): log in again."
@@ -260,7 +405,8 @@ impl Shared {
         let mut builder = ResponseBuilder::new()
             .description(self.description())
             .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
-            .header("X-Request-Id", request_id_header());
+            .header("X-Request-Id", request_id_header())
+            .header("Subscriber-Version", version_header());
         if let Self::RateLimited = self {
             builder = builder.header(
                 "Retry-After",
@@ -282,6 +428,13 @@ fn request_id_header() -> utoipa::openapi::header::Header {
     HeaderBuilder::new()
         .schema(Some(ObjectBuilder::new().schema_type(Type::String)))
         .description(Some("The id of this request; error bodies repeat it as `requestId`."))
+        .build()
+}
+
+fn version_header() -> utoipa::openapi::header::Header {
+    HeaderBuilder::new()
+        .schema(Some(ApiVersion::schema()))
+        .description(Some("The API version the answer is written in."))
         .build()
 }
 
@@ -318,6 +471,7 @@ fn add_shared_responses(operation: &mut Operation) {
     for response in responses.values_mut() {
         if let RefOr::T(response) = response {
             response.headers.entry("X-Request-Id".to_owned()).or_insert_with(|| RefOr::T(request_id_header()));
+            response.headers.entry("Subscriber-Version".to_owned()).or_insert_with(|| RefOr::T(version_header()));
         }
     }
 }

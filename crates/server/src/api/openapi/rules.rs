@@ -57,10 +57,30 @@ fn email() -> Value {
         "examples": ["dev@example.com"]})
 }
 
-fn countries() -> Value {
+/// The countries, once in `components.schemas.CountryCode`.
+fn country_code() -> Value {
     let codes: Vec<&str> = countries::all().into_iter().map(|(code, _)| code).collect();
-    json!({"type": "string", "enum": codes, "description": "ISO 3166-1 alpha-3 (any case is accepted).",
+    json!({"type": "string", "enum": codes, "description": "A country, ISO 3166-1 alpha-3 (any case is accepted).",
         "examples": ["USA"]})
+}
+
+fn countries() -> Value {
+    json!({"$ref": "#/components/schemas/CountryCode"})
+}
+
+/// The event types, once in `components.schemas.EventType`.
+fn event_type() -> Value {
+    json!({"type": "string", "enum": subscriber_protocol::EVENT_TYPES,
+        "description": "What happened: the type of an event."})
+}
+
+/// What an endpoint subscribes to, once in `components.schemas.EventSubscription`: an event
+/// type, or `*` for every type.
+fn event_subscription() -> Value {
+    json!({"anyOf": [
+        {"$ref": "#/components/schemas/EventType"},
+        {"type": "string", "const": subscriber_protocol::ALL_EVENTS, "description": "Every event type."},
+    ], "description": "An event type, or `*` for every type."})
 }
 
 /// The years of the next 20 an expiry may name, in two and four digits.
@@ -97,13 +117,16 @@ fn time_bound() -> Value {
 
 fn cursor() -> Value {
     json!({"type": "string", "pattern": "^(?:[0-9]{1,18}\\.[0-9]{1,18})?$",
-        "description": "The `next_cursor` of the previous page; empty is the first page."})
+        "description": "The `nextCursor` of the previous page; empty is the first page."})
 }
 
 pub fn refine(document: &mut Value, config: &Config) {
     let today = Utc::now().date_naive();
     let this_year = u32::try_from(today.year()).unwrap_or(2026);
     let schemas = &mut document["components"]["schemas"];
+    schemas["CountryCode"] = country_code();
+    schemas["EventType"] = event_type();
+    schemas["EventSubscription"] = event_subscription();
 
     // Subscriber
     set(schemas, "SignupRequest", "email", email());
@@ -134,22 +157,34 @@ pub fn refine(document: &mut Value, config: &Config) {
     // Webhooks. Where a URL may point depends on what its name resolves to, which no pattern
     // states: the schema gives the form a sandbox allowed to reach this machine always takes
     // (`--webhooks-allow-private`: http to loopback), the description the rule.
+    // The form the service checks (`rules::webhooks::url`): http(s), a host, no user or
+    // password, no fragment, no spaces; then where the name resolves, which no pattern states.
+    let path = "(?::[0-9]{1,5})?(?:[/?][^#\\s\\x00-\\x1f\\x7f]*)?";
     let url = match config.environment {
         Environment::Sandbox if config.webhooks_allow_private => {
             json!({"type": "string", "maxLength": webhooks::URL_MAX,
-            "pattern": "^https?://(?:127\\.0\\.0\\.1|localhost)(?::[1-9][0-9]{0,3})?(?:/[A-Za-z0-9._~/-]*)?$",
+            "pattern": format!("^(?:[Hh][Tt][Tt][Pp][Ss]://[^/?#@\\s\\[\\]]+|[Hh][Tt][Tt][Pp][Ss]?://(?:127\\.0\\.0\\.1|localhost|\\[::1\\])){path}$"),
             "description": "Where events are sent: https to a public address, or (this sandbox) http or https to \
-                loopback or a private network.",
+                loopback or a private network (127.0.0.1, [::1], localhost, a private address).",
             "examples": ["http://127.0.0.1:4000/webhooks"]})
         }
-        _ => json!({"type": "string", "maxLength": webhooks::URL_MAX, "pattern": "^https://[^@#\\s]+$",
+        _ => json!({"type": "string", "maxLength": webhooks::URL_MAX,
+            "pattern": format!("^[Hh][Tt][Tt][Pp][Ss]://[^/?#@\\s\\[\\]]+{path}$"),
             "description": "Where events are sent: https, to a name or address that is not loopback, private, \
-                link-local or reserved.", "examples": ["https://example.com/webhooks"]}),
+                link-local or reserved (else 400).", "examples": ["https://example.com/webhooks"]}),
     };
-    let mut event_types = vec![subscriber_protocol::ALL_EVENTS];
-    event_types.extend(subscriber_protocol::EVENT_TYPES);
-    let events = json!({"type": "array", "minItems": 1, "items": {"type": "string", "enum": event_types},
+    let events = json!({"type": "array", "minItems": 1,
+        "items": {"$ref": "#/components/schemas/EventSubscription"},
         "description": "Event types, or [\"*\"] for all."});
+    set(schemas, "Event", "type", json!({"$ref": "#/components/schemas/EventType"}));
+    set(schemas, "WebhookDelivery", "eventType", json!({"$ref": "#/components/schemas/EventType"}));
+    set(schemas, "Webhook", "events", json!({"type": "array", "items": events["items"].clone()}));
+    set(
+        schemas,
+        "SpendingDelta",
+        "direction",
+        json!({"type": "string", "enum": ["increasing", "decreasing", "stable"]}),
+    );
     set(schemas, "CreateWebhookRequest", "url", url.clone());
     set(schemas, "CreateWebhookRequest", "events", events.clone());
     set(schemas, "CreateWebhookRequest", "description", optional_text(webhooks::DESCRIPTION_MAX));
@@ -272,7 +307,9 @@ pub fn refine(document: &mut Value, config: &Config) {
     );
     set(schemas, "SandboxTransactionRequest", "merchantName", optional_text(NAME_MAX));
 
-    // The events of the two streams: `data` is the list item, as JSON text.
+    // The two streams: the body is Server-Sent Events text, as generators should take it (a
+    // string, read as it comes); each event's fields are described beside it, its `data` the
+    // list item as JSON (`x-event`: OpenAPI 3.1 has no word for the items of a stream).
     for (path, item) in [
         ("/card/{card_id}/transactions/stream", "CardTransaction"),
         ("/merchant/{merchant_id}/transactions/stream", "MerchantTransaction"),
@@ -281,13 +318,17 @@ pub fn refine(document: &mut Value, config: &Config) {
             paths.get_mut(path)?.get_mut("get")?.get_mut("responses")?.get_mut("200")?.get_mut("content")
         });
         if let Some(content) = content {
-            content["text/event-stream"]["schema"] = json!({
-                "type": "object", "required": ["data"],
-                "properties": {
-                    "event": {"const": "transaction"},
-                    "id": {"type": "string", "pattern": "^evt_[0-9]+$"},
-                    "data": {"type": "string", "contentMediaType": "application/json",
-                        "contentSchema": {"$ref": format!("#/components/schemas/{item}")}},
+            content["text/event-stream"] = json!({
+                "schema": {"type": "string", "description": format!("Server-Sent Events without end: `event: \
+                    transaction`, `id: evt_…`, and `data:` one {item} as JSON, per event.")},
+                "x-event": {
+                    "type": "object", "required": ["data"],
+                    "properties": {
+                        "event": {"const": "transaction"},
+                        "id": {"type": "string", "pattern": "^evt_[0-9]+$"},
+                        "data": {"type": "string", "contentMediaType": "application/json",
+                            "contentSchema": {"$ref": format!("#/components/schemas/{item}")}},
+                    },
                 },
             });
         }
@@ -329,14 +370,12 @@ fn refine_parameter(path: &str, parameter: &mut Value) {
             json!({"type": "integer", "minimum": 1, "maximum": MAX_PAGE_LIMIT, "default": subscriber_protocol::DEFAULT_PAGE_LIMIT}),
         ),
         (Some("query"), "cursor") if path == "/events" => Some(json!({"type": "string",
-            "pattern": "^(?:evt_[0-9]{1,18})?$", "description": "The `next_cursor` of the previous page; empty is the first page."})),
+            "pattern": "^(?:evt_[0-9]{1,18})?$", "description": "The `nextCursor` of the previous page; empty is the first page."})),
         (Some("query"), "cursor") if path.ends_with("/deliveries") => Some(json!({"type": "string",
-            "pattern": "^[0-9]{0,18}$", "description": "The `next_cursor` of the previous page; empty is the first page."})),
+            "pattern": "^[0-9]{0,18}$", "description": "The `nextCursor` of the previous page; empty is the first page."})),
         (Some("query"), "cursor") => Some(cursor()),
         (Some("query"), "since") => Some(time_bound()),
-        (Some("query"), "type") if path == "/events" => {
-            Some(json!({"type": "string", "enum": subscriber_protocol::EVENT_TYPES}))
-        }
+        (Some("query"), "type") if path == "/events" => Some(json!({"$ref": "#/components/schemas/EventType"})),
         (Some("query"), "from" | "to") => Some(time_bound()),
         _ => None,
     };

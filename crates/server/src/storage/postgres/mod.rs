@@ -55,6 +55,7 @@ pub type Params<'a> = &'a [&'a (dyn ToSql + Sync)];
 const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_scale_out.sql"),
+    include_str!("../../../migrations/postgres/0003_api_versions.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).

@@ -20,9 +20,9 @@ pub async fn insert(db: &Database, new: &NewSubscriber) -> StorageResult<Option<
     let client = db.client().await?;
     let row = query_opt(
         &client,
-        "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING RETURNING id",
-        &[&new.email, &new.client_id, &new.public_key, &new.secret_hash, &new.created_at],
+        "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at, api_version)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id",
+        &[&new.email, &new.client_id, &new.public_key, &new.secret_hash, &new.created_at, &new.api_version],
     )
     .await?;
     Ok(row.map(|row| row.try_get(0)).transpose()?)
@@ -67,4 +67,15 @@ pub async fn credential_generation(db: &Database, id: i64) -> StorageResult<Opti
     let client = db.client().await?;
     let row = query_opt(&client, "SELECT credential_generation FROM subscribers WHERE id = $1", &[&id]).await?;
     Ok(row.map(|row| row.try_get(0)).transpose()?)
+}
+
+pub async fn api_version(db: &Database, id: i64) -> StorageResult<Option<String>> {
+    let client = db.client().await?;
+    let row = query_opt(&client, "SELECT api_version FROM subscribers WHERE id = $1", &[&id]).await?;
+    Ok(row.map(|row| row.try_get(0)).transpose()?)
+}
+
+pub async fn set_api_version(db: &Database, id: i64, version: &str) -> StorageResult<bool> {
+    let client = db.client().await?;
+    Ok(super::execute(&client, "UPDATE subscribers SET api_version = $2 WHERE id = $1", &[&id, &version]).await? == 1)
 }

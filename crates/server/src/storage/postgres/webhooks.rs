@@ -21,6 +21,7 @@ fn from_row(row: &Row) -> StorageResult<WebhookRow> {
         previous_until: row.try_get(8)?,
         created_at: row.try_get(9)?,
         failing_since: row.try_get(10)?,
+        api_version: row.try_get(11)?,
     })
 }
 
@@ -40,12 +41,20 @@ pub async fn insert(
                 query_opt(
                     client,
                     &format!(
-                        "INSERT INTO webhooks (subscriber_id, url, events, description, created_at)
-                         SELECT $1, $2, $3, $4, $5
+                        "INSERT INTO webhooks (subscriber_id, url, events, description, created_at, api_version)
+                         SELECT $1, $2, $3, $4, $5, $7
                          WHERE (SELECT COUNT(*) FROM webhooks WHERE subscriber_id = $1) < $6
                          RETURNING {COLUMNS}"
                     ),
-                    &[&new.subscriber_id, &new.url, &new.events, &new.description, &new.created_at, &max],
+                    &[
+                        &new.subscriber_id,
+                        &new.url,
+                        &new.events,
+                        &new.description,
+                        &new.created_at,
+                        &max,
+                        &new.api_version,
+                    ],
                 ),
             )
             .await;
@@ -93,10 +102,19 @@ pub async fn update(db: &Database, subscriber_id: i64, id: i64, change: Change) 
                  enabled = COALESCE($6, enabled),
                  -- Enabled again by its subscriber: no reason to show, and a fresh start of the failure clock.
                  disabled_reason = CASE WHEN $6::BIGINT IS NULL THEN disabled_reason ELSE NULL END,
-                 failing_since = CASE WHEN $6 = 1 THEN NULL ELSE failing_since END
+                 failing_since = CASE WHEN $6 = 1 THEN NULL ELSE failing_since END,
+                 api_version = COALESCE($7, api_version)
              WHERE id = $1 AND subscriber_id = $2 RETURNING {COLUMNS}"
         ),
-        &[&id, &subscriber_id, &change.url, &change.events, &change.description, &change.enabled.map(i64::from)],
+        &[
+            &id,
+            &subscriber_id,
+            &change.url,
+            &change.events,
+            &change.description,
+            &change.enabled.map(i64::from),
+            &change.api_version,
+        ],
     )
     .await?
     .map(|row| from_row(&row))
@@ -225,9 +243,9 @@ pub async fn due(db: &Database, now_ms: i64, limit: u32) -> StorageResult<Vec<Du
         .map(|row| {
             Ok(DueDelivery {
                 webhook: from_row(row)?,
-                event_id: row.try_get(11)?,
-                attempts: unsigned(row, 12)?,
-                created_at: row.try_get(13)?,
+                event_id: row.try_get(12)?,
+                attempts: unsigned(row, 13)?,
+                created_at: row.try_get(14)?,
             })
         })
         .collect()

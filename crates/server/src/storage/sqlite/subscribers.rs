@@ -18,10 +18,10 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<SubscriberRow> {
 pub fn insert(connection: &Connection, new: &NewSubscriber) -> StorageResult<Option<i64>> {
     let inserted = connection
         .prepare_cached(
-            "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at)
-         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT DO NOTHING",
+            "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at, api_version)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT DO NOTHING",
         )?
-        .execute(params![new.email, new.client_id, new.public_key, new.secret_hash, new.created_at])?;
+        .execute(params![new.email, new.client_id, new.public_key, new.secret_hash, new.created_at, new.api_version])?;
     Ok((inserted == 1).then(|| connection.last_insert_rowid()))
 }
 
@@ -53,4 +53,16 @@ pub fn replace_secret(
 pub fn credential_generation(connection: &Connection, id: i64) -> StorageResult<Option<i64>> {
     let mut statement = connection.prepare_cached("SELECT credential_generation FROM subscribers WHERE id = ?1")?;
     Ok(statement.query_row([id], |row| row.get(0)).optional()?)
+}
+
+pub fn api_version(connection: &Connection, id: i64) -> StorageResult<Option<String>> {
+    let mut statement = connection.prepare_cached("SELECT api_version FROM subscribers WHERE id = ?1")?;
+    Ok(statement.query_row([id], |row| row.get(0)).optional()?)
+}
+
+pub fn set_api_version(connection: &Connection, id: i64, version: &str) -> StorageResult<bool> {
+    let changed = connection
+        .prepare_cached("UPDATE subscribers SET api_version = ?2 WHERE id = ?1")?
+        .execute(params![id, version])?;
+    Ok(changed == 1)
 }

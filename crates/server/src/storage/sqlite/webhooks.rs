@@ -19,6 +19,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<WebhookRow> {
         previous_until: row.get(8)?,
         created_at: row.get(9)?,
         failing_since: row.get(10)?,
+        api_version: row.get(11)?,
     })
 }
 
@@ -32,11 +33,13 @@ pub fn insert(
         return Ok(None);
     }
     let mut statement = connection.prepare_cached(&format!(
-        "INSERT INTO webhooks (subscriber_id, url, events, description, created_at) VALUES (?1, ?2, ?3, ?4, ?5)
-         RETURNING {COLUMNS}"
+        "INSERT INTO webhooks (subscriber_id, url, events, description, created_at, api_version)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING {COLUMNS}"
     ))?;
-    let row = statement
-        .query_row(params![new.subscriber_id, new.url, new.events, new.description, new.created_at], from_row)?;
+    let row = statement.query_row(
+        params![new.subscriber_id, new.url, new.events, new.description, new.created_at, new.api_version],
+        from_row,
+    )?;
     super::idempotency::store_replay(connection, replay, row.id, new.created_at)?;
     Ok(Some(row))
 }
@@ -66,11 +69,23 @@ pub fn update(
              enabled = COALESCE(?6, enabled),
              -- Enabled again by its subscriber: no reason to show, and a fresh start of the failure clock.
              disabled_reason = CASE WHEN ?6 IS NULL THEN disabled_reason ELSE NULL END,
-             failing_since = CASE WHEN ?6 = 1 THEN NULL ELSE failing_since END
+             failing_since = CASE WHEN ?6 = 1 THEN NULL ELSE failing_since END,
+             api_version = COALESCE(?7, api_version)
          WHERE id = ?1 AND subscriber_id = ?2 RETURNING {COLUMNS}"
     ))?;
     Ok(statement
-        .query_row(params![id, subscriber_id, change.url, change.events, change.description, change.enabled], from_row)
+        .query_row(
+            params![
+                id,
+                subscriber_id,
+                change.url,
+                change.events,
+                change.description,
+                change.enabled,
+                change.api_version
+            ],
+            from_row,
+        )
         .optional()?)
 }
 
@@ -164,9 +179,9 @@ pub fn due(connection: &Connection, now_ms: i64, limit: u32) -> StorageResult<Ve
     let rows = statement.query_map(params![now_ms, limit], |row| {
         Ok(DueDelivery {
             webhook: from_row(row)?,
-            event_id: row.get(11)?,
-            attempts: row.get(12)?,
-            created_at: row.get(13)?,
+            event_id: row.get(12)?,
+            attempts: row.get(13)?,
+            created_at: row.get(14)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
