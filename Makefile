@@ -132,8 +132,9 @@ test-dashboard: deps-desktop
 # light and dark, go to target/screenshots/. Links the app opens "in the browser" are only
 # recorded there (tests/e2e/open-url.sh): the tests play the person's browser themselves.
 test-e2e: dashboard-build
+	$(CARGO) build -p subscriber-server
 	mkdir -p target/screenshots
-	DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
+	DASHBOARD_BIN="$(DASHBOARD_BIN)" SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
 		$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 tests/e2e/*.test.mjs
 
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.

@@ -56,7 +56,7 @@ const COMMANDS: &[&str] = &[
     "webhook_deliveries",
     "resend_webhook_delivery",
     "events",
-    "recent_requests",
+    "request_log",
     "app_ready",
 ];
 

@@ -10,8 +10,8 @@ use std::sync::atomic::{AtomicU32, Ordering};
 
 use subscriber_dashboard::error::codes;
 use subscriber_dashboard::views::{
-    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoginInput,
-    Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
+    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoggedCall,
+    LoginInput, Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
 };
 use subscriber_dashboard::{CommandError, Dashboard};
 use subscriber_protocol::{
@@ -21,8 +21,7 @@ use subscriber_protocol::{
     SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest, VerifyPersonResponse,
 };
 use subscriber_protocol::{
-    CreateWebhookRequest, Event, LoggedRequest, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery,
-    WebhookQueued,
+    CreateWebhookRequest, Event, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
 };
 use tauri::async_runtime::JoinHandle;
 use tauri::ipc::Channel;
@@ -385,9 +384,11 @@ pub async fn events(dashboard: Shared<'_>, event_type: Option<String>) -> Outcom
     dashboard.events(event_type).await
 }
 
+/// The account's recent requests, each with its route, whether the app made it by itself, its
+/// headers and a cURL line.
 #[tauri::command]
-pub async fn recent_requests(dashboard: Shared<'_>) -> Outcome<Vec<LoggedRequest>> {
-    dashboard.recent_requests().await
+pub async fn request_log(dashboard: Shared<'_>) -> Outcome<Vec<LoggedCall>> {
+    dashboard.request_log().await
 }
 
 #[tauri::command]

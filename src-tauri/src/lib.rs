@@ -128,7 +128,7 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::webhook_deliveries,
             commands::resend_webhook_delivery,
             commands::events,
-            commands::recent_requests,
+            commands::request_log,
             commands::app_ready,
         ])
 }

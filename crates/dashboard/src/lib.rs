@@ -10,7 +10,8 @@
 //! - [`secrets`]: the OS keyring (Secret Service or the kernel keyring on Linux).
 //! - Resources: [`cards`] (with the secure card-entry page), [`merchants`] (and locations),
 //!   [`lookup`] (merchant discovery), [`accounts`] (bank linking), [`persons`] (identity
-//!   verification), [`developers`] (webhooks and events), [`overview`]; [`live`]: real-time
+//!   verification), [`developers`] (webhooks and events), [`requests`] (the request log, read),
+//!   [`overview`]; [`live`]: real-time
 //!   streams; [`export`]: CSV.
 //! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`.
 //! - [`views`]: the types commands take and return (exported to TypeScript with feature `ts`).
@@ -27,6 +28,7 @@ pub mod lookup;
 pub mod merchants;
 pub mod overview;
 pub mod persons;
+pub mod requests;
 pub mod sandbox;
 pub mod secrets;
 pub mod session;

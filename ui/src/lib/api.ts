@@ -137,6 +137,7 @@ import type { SecurePage } from "./bindings/SecurePage";
 import type { VerifyPersonRequest } from "./bindings/VerifyPersonRequest";
 import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
 import type { CreateWebhookRequest } from "./bindings/CreateWebhookRequest";
+import type { LoggedCall } from "./bindings/LoggedCall";
 import type { LoggedRequest } from "./bindings/LoggedRequest";
 import type { Event as ServiceEvent } from "./bindings/Event";
 import type { UpdateWebhookRequest } from "./bindings/UpdateWebhookRequest";
@@ -147,6 +148,7 @@ import type { WebhookQueued } from "./bindings/WebhookQueued";
 
 export type {
   CreateWebhookRequest,
+  LoggedCall,
   LoggedRequest,
   ServiceEvent,
   UpdateWebhookRequest,
@@ -245,8 +247,9 @@ const secureFlows = {
   resendWebhookDelivery: (webhookId: number, eventId: string) =>
     call<WebhookQueued>("resend_webhook_delivery", { webhookId, eventId }),
   events: (eventType: string | null) => call<ServiceEvent[]>("events", { eventType }),
-  /** The subscriber's last 100 API requests, newest first. */
-  recentRequests: () => call<LoggedRequest[]>("recent_requests"),
+  /** The subscriber's last 100 API requests, newest first, each with its route, whether the
+   *  app made it by itself, its headers and a cURL line. */
+  requestLog: () => call<LoggedCall[]>("request_log"),
 };
 
 /**

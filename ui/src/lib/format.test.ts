@@ -33,7 +33,7 @@ describe("number formats", () => {
   });
 
   it("names months", () => {
-    expect(monthLabel(2026 * 12 + 2)).toBe("Mar 26");
-    expect(monthLabel(2026 * 12 + 2)).toBe("Mar 26");
+    expect(monthLabel(2026 * 12 + 2)).toBe("Mar '26");
+    expect(monthLabel(2026 * 12 + 2)).toBe("Mar '26");
   });
 });

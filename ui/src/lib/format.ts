@@ -35,12 +35,6 @@ const dateOnly = new Intl.DateTimeFormat("en-GB", {
   month: "short",
   year: "numeric",
 });
-const monthYear = new Intl.DateTimeFormat("en-GB", {
-  month: "short",
-  year: "2-digit",
-  timeZone: "UTC",
-});
-
 const moments = new Map<number, string>();
 
 /** "7 Mar 2026, 09:05". A table redraws the same rows as its filter changes: each time is
@@ -66,18 +60,49 @@ export function day(epochMs: number): string {
   return dateOnly.format(epochMs);
 }
 
-const monthLabels = new Map<number, string>();
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
-/** `2026-03` style key → "Mar 26" (each month formatted once). */
+/** Months since year 0 → "Mar '26": a month, never mistaken for a day. */
 export function monthLabel(monthIndex: number): string {
-  let label = monthLabels.get(monthIndex);
-  if (label === undefined) {
-    const year = Math.floor(monthIndex / 12);
-    const month = monthIndex % 12;
-    label = monthYear.format(Date.UTC(year, month, 1));
-    monthLabels.set(monthIndex, label);
-  }
-  return label;
+  const year = Math.floor(monthIndex / 12);
+  return `${MONTHS[monthIndex - year * 12]} '${String(year % 100).padStart(2, "0")}`;
+}
+
+const withSeconds = new Intl.DateTimeFormat("en-GB", {
+  day: "numeric",
+  month: "short",
+  year: "numeric",
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+const timeWithSeconds = new Intl.DateTimeFormat("en-GB", {
+  hour: "2-digit",
+  minute: "2-digit",
+  second: "2-digit",
+});
+
+/** "7 Mar 2026, 09:05:12": the exact time (a tooltip, a detail). */
+export function exactTime(epochMs: number): string {
+  return withSeconds.format(epochMs);
+}
+
+/** "09:05:12": a time of the day, to the second. */
+export function clockSeconds(epochMs: number): string {
+  return timeWithSeconds.format(epochMs);
+}
+
+/** "just now", "12 s ago", "4 min ago", "3 h ago", "2 days ago". */
+export function ago(epochMs: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - epochMs) / 1000));
+  if (seconds < 5) return "just now";
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  return `${days} day${days === 1 ? "" : "s"} ago`;
 }
 
 /** The spec's compact `YYYYMMDD-HHMM` (UTC) as epoch milliseconds. */

@@ -8,7 +8,7 @@ export type Route =
   | { name: "card"; cardId: number }
   | { name: "merchant"; tab?: MerchantTab }
   | { name: "lookup" }
-  | { name: "accounts" }
+  | { name: "accounts"; accountId?: number }
   | { name: "identity" }
   | { name: "developers" }
   | { name: "credentials" }
