@@ -17,9 +17,10 @@ BROWSER_TESTS := tests/browser
 VENV := .venv
 
 # The desktop dashboard: Debian packages to build Tauri 2 and to run it headless (Xvfb,
-# WebKitWebDriver), and a real Secret Service and kernel keyring for its tests.
+# WebKitWebDriver), a real Secret Service and kernel keyring for its tests, and `ip` (iproute2) for the
+# offline test's network namespace.
 DESKTOP_DEBS := build-essential pkg-config libssl-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev \
-	librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver dbus gnome-keyring libsecret-tools keyutils
+	librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver dbus gnome-keyring libsecret-tools keyutils iproute2
 TAURI_DRIVER_VERSION := 2.1.0
 DASHBOARD_BIN := $(CARGO_TARGET_DIR)/debug/subscriber-dashboard
 BINDINGS_DIR := ui/src/lib/bindings
@@ -136,6 +137,11 @@ test-e2e: dashboard-build
 	mkdir -p target/screenshots
 	DASHBOARD_BIN="$(DASHBOARD_BIN)" SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
 		$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 tests/e2e/*.test.mjs
+	# Offline: the app in a network namespace of its own with only loopback (no network, as the
+	# OS's network monitor sees it); the embedded sandbox still answers there.
+	DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
+		xvfb-run -a -s "-screen 0 1440x900x24" unshare --net --map-root-user \
+		sh -c 'ip link set lo up && exec $(WITH_KEYRING) node --test tests/e2e/offline.netns.mjs'
 
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
 deps-browser:

@@ -159,7 +159,10 @@ mod tests {
         assert_eq!(endpoint("GET", "/card/12"), Some("GET /card/{card_id}".to_owned()));
         assert_eq!(endpoint("GET", "/card/session/3"), Some("GET /card/session/{session_id}".to_owned()));
         assert_eq!(endpoint("GET", "/merchant/discover"), Some("GET /merchant/discover".to_owned()));
-        assert_eq!(endpoint("GET", "/merchant/7/transactions/"), Some("GET /merchant/{merchant_id}/transactions".to_owned()));
+        assert_eq!(
+            endpoint("GET", "/merchant/7/transactions/"),
+            Some("GET /merchant/{merchant_id}/transactions".to_owned())
+        );
         assert_eq!(endpoint("DELETE", "/webhooks/4"), Some("DELETE /webhooks/{webhook_id}".to_owned()));
         assert_eq!(endpoint("GET", "/nowhere"), None);
     }

@@ -37,6 +37,9 @@ const FIELD_WORDS: Record<string, string> = {
   pan: "The card number",
   expMonth: "The expiry month",
   expYear: "The expiry year",
+  radius: "The radius",
+  baseUrl: "The address",
+  descriptor: "The descriptor",
 };
 
 /** Words a rule's message starts with when it leaves its subject out ("is required"). */

@@ -29,6 +29,11 @@ export function dismiss(id: number): void {
   toasts.list = toasts.list.filter((toast) => toast.id !== id);
 }
 
+/** Takes every toast away (at sign-out: they spoke of the session that ended). */
+export function dismissAll(): void {
+  for (const toast of toasts.list) dismiss(toast.id);
+}
+
 /** Shows `message`; returns its id. At most three show at once, newest last. */
 export function toast(
   message: string,
