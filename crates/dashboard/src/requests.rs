@@ -149,7 +149,7 @@ mod tests {
             code: None,
             request_id: "req_1".to_owned(),
             latency_ms: 1.5,
-            at: "2026-11-24T04:17:09Z".to_owned(),
+            at: chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default(),
         }
     }
 
