@@ -17,10 +17,11 @@ BROWSER_TESTS := tests/browser
 VENV := .venv
 
 # The desktop dashboard: Debian packages to build Tauri 2 and to run it headless (Xvfb,
-# WebKitWebDriver), a real Secret Service and kernel keyring for its tests, and `ip` (iproute2) for the
-# offline test's network namespace.
+# WebKitWebDriver), a real Secret Service and kernel keyring for its tests, `ip` (iproute2) for the
+# offline test's network namespace, and a notification server (dunst) with another window to
+# focus (xmessage, xdotool) for the notification test.
 DESKTOP_DEBS := build-essential pkg-config libssl-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev \
-	librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver dbus gnome-keyring libsecret-tools keyutils iproute2
+	librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver dbus gnome-keyring libsecret-tools keyutils iproute2 dunst xdotool x11-utils
 TAURI_DRIVER_VERSION := 2.1.0
 DASHBOARD_BIN := $(CARGO_TARGET_DIR)/debug/subscriber-dashboard
 BINDINGS_DIR := ui/src/lib/bindings

@@ -58,6 +58,12 @@ const COMMANDS: &[&str] = &[
     "events",
     "request_log",
     "app_ready",
+    "watch_navigation",
+    "palette_index",
+    "event",
+    "notification_settings",
+    "set_notification_settings",
+    "show_test_notification",
 ];
 
 fn main() {

@@ -3,31 +3,36 @@
 //! window.
 
 mod commands;
+mod desktop;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use subscriber_dashboard::Dashboard;
 use subscriber_dashboard::app::DashboardOptions;
 use subscriber_dashboard::sandbox::SandboxOptions;
 use subscriber_dashboard::secrets::{self, Secrets, StoreKind};
-use subscriber_dashboard::views::{ConnectionTarget, WindowSize};
-use tauri::{LogicalSize, Manager, RunEvent, Runtime, WindowEvent};
+use subscriber_dashboard::views::ConnectionTarget;
+use tauri::{Manager, RunEvent, Runtime};
 
 /// How often the session is checked for a token to renew.
 const RENEWAL_CHECK: Duration = Duration::from_secs(5);
-/// A resize is saved once the window has kept its size this long (a drag sends many).
-const RESIZE_SETTLES: Duration = Duration::from_millis(400);
 
 /// The dashboard's builder, generic over the runtime so it can be driven by Tauri's mock
 /// runtime as well as by the real window.
 pub fn builder<R: Runtime>() -> tauri::Builder<R> {
     tauri::Builder::<R>::new()
+        // First: a second start hands its link to the running app and exits before anything
+        // else starts (see `desktop`).
+        .plugin(desktop::single_instance())
+        .plugin(tauri_plugin_deep_link::init())
+        .plugin(desktop::window_state())
+        .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .manage(commands::Watches::default())
+        .manage(desktop::Navigation::default())
         .setup(|app| {
             let data_dir = match std::env::var_os("SUBSCRIBER_DASHBOARD_DATA_DIR") {
                 Some(dir) => PathBuf::from(dir),
@@ -63,12 +68,11 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
                     }
                 }
             });
-            if let Some(window) = app.get_webview_window("main") {
-                if let Some(size) = tauri::async_runtime::block_on(dashboard.window_size()) {
-                    window.set_size(LogicalSize::new(size.width, size.height))?;
-                }
-                remember_resizes(&window, Arc::clone(&dashboard));
+            if let Some(window) = app.get_webview_window(desktop::MAIN_WINDOW) {
+                desktop::keep_window_place(&window);
             }
+            desktop::watch_notices(app.handle(), Arc::clone(&dashboard));
+            desktop::follow_links(app.handle());
             app.manage(dashboard);
             Ok(())
         })
@@ -130,29 +134,13 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::events,
             commands::request_log,
             commands::app_ready,
+            commands::watch_navigation,
+            commands::palette_index,
+            commands::event,
+            commands::notification_settings,
+            commands::set_notification_settings,
+            commands::show_test_notification,
         ])
-}
-
-/// Keeps the window's size in the settings when a resize has settled.
-fn remember_resizes<R: Runtime>(window: &tauri::WebviewWindow<R>, dashboard: Arc<Dashboard>) {
-    let resizes = Arc::new(AtomicU64::new(0));
-    let observed = window.clone();
-    window.on_window_event(move |event| {
-        let WindowEvent::Resized(physical) = event else { return };
-        let Ok(scale) = observed.scale_factor() else { return };
-        let logical = physical.to_logical::<f64>(scale);
-        let size = WindowSize { width: logical.width, height: logical.height };
-        let this_resize = resizes.fetch_add(1, Ordering::AcqRel) + 1;
-        let (resizes, dashboard) = (Arc::clone(&resizes), Arc::clone(&dashboard));
-        tauri::async_runtime::spawn(async move {
-            tokio::time::sleep(RESIZE_SETTLES).await;
-            if resizes.load(Ordering::Acquire) == this_resize
-                && let Err(error) = dashboard.remember_window_size(size).await
-            {
-                tracing::warn!(error = %error, "window size not saved");
-            }
-        });
-    });
 }
 
 /// Runs the dashboard until its window closes, then stops the embedded sandbox cleanly.

@@ -7,9 +7,9 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Builder, By, until } from "selenium-webdriver";
+import { Builder, By, Key, until } from "selenium-webdriver";
 
-export { By, until };
+export { By, Key, until };
 
 function freePort() {
   return new Promise((resolve, reject) => {

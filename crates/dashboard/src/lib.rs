@@ -14,6 +14,9 @@
 //!   [`overview`]; [`live`]: real-time
 //!   streams; [`export`]: CSV.
 //! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`.
+//! - [`links`]: the screens the app opens by name (deep links, notifications, the palette);
+//!   [`notices`]: what the desktop tells a subscriber whose window is in the background;
+//!   [`palette`]: what the command palette searches.
 //! - [`views`]: the types commands take and return (exported to TypeScript with feature `ts`).
 
 pub mod accounts;
@@ -23,10 +26,13 @@ pub mod connection;
 pub mod developers;
 pub mod error;
 pub mod export;
+pub mod links;
 pub mod live;
 pub mod lookup;
 pub mod merchants;
+pub mod notices;
 pub mod overview;
+pub mod palette;
 pub mod persons;
 pub mod requests;
 pub mod sandbox;

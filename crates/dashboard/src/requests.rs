@@ -15,7 +15,9 @@ use crate::views::{LoggedCall, RequestHeader};
 /// - `CARD_SESSION`, `ACCOUNT`: a page opened in the browser followed to its outcome
 ///   (`cards::wait_for_card_session`, `accounts::wait_for_account`);
 /// - the two streams: live transactions (`live`);
-/// - `WEBHOOK_DELIVERIES`, `REQUESTS`: the Developers area reading its logs again.
+/// - `WEBHOOK_DELIVERIES`, `REQUESTS`: the Developers area reading its logs again;
+/// - `EVENTS`, `WEBHOOKS` (and deliveries): the notifications looking for news while the window
+///   is in the background (`notices`).
 pub const BACKGROUND: &[Route] = &[
     routes::LOGIN,
     routes::CARD_SESSION,
@@ -24,6 +26,8 @@ pub const BACKGROUND: &[Route] = &[
     routes::MERCHANT_TRANSACTION_STREAM,
     routes::WEBHOOK_DELIVERIES,
     routes::REQUESTS,
+    routes::EVENTS,
+    routes::WEBHOOKS,
 ];
 
 /// The shell variable the cURL line reads the token from: a token never goes on a clipboard.

@@ -246,14 +246,6 @@ pub struct Overview {
     pub usage: Option<UsageResponse>,
 }
 
-/// The window's size in logical pixels, kept between runs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct WindowSize {
-    pub width: f64,
-    pub height: f64,
-}
-
 /// A header as the app sends it (the token written as the shell variable that holds it).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

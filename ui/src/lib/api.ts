@@ -31,6 +31,8 @@ import type { MerchantCategory } from "./bindings/MerchantCategory";
 import type { MerchantTransaction } from "./bindings/MerchantTransaction";
 import type { SandboxTransactionRequest } from "./bindings/SandboxTransactionRequest";
 import type { SandboxTransactionResponse } from "./bindings/SandboxTransactionResponse";
+import type { NotificationSettings } from "./bindings/NotificationSettings";
+import type { PaletteIndex } from "./bindings/PaletteIndex";
 
 /** One page of a card's transactions while they load. */
 export type TransactionBatch = Batch<CardTransaction>;
@@ -43,6 +45,8 @@ export type MerchantBatch = Batch<MerchantTransaction>;
 export type MerchantLiveEvent = LiveEvent<MerchantTransaction>;
 
 export type {
+  NotificationSettings,
+  PaletteIndex,
   Country,
   CreateLocationResponse,
   DiscoveredMerchant,
@@ -369,6 +373,24 @@ export const api = {
 
   /** Tells the app its first screen is usable (start-up timing). */
   ready: () => call<void>("app_ready"),
+
+  // ---- The desktop: screens asked for from outside, the palette, notifications ----
+
+  /** Screens asked for by a `subscriber-data://` link or a notification's click, as route
+   *  names (`card/12`); one asked for before the page listened comes at once. */
+  async watchNavigation(onRoute: (route: string) => void): Promise<void> {
+    const channel = new Channel<string>();
+    channel.onmessage = onRoute;
+    await call<void>("watch_navigation", { onRoute: channel });
+  },
+  /** What the command palette searches, read when it opens. */
+  paletteIndex: () => call<PaletteIndex>("palette_index"),
+  /** One event by id (`evt_41`). */
+  event: (eventId: string) => call<ServiceEvent>("event", { eventId }),
+  notificationSettings: () => call<NotificationSettings>("notification_settings"),
+  setNotificationSettings: (settings: NotificationSettings) =>
+    call<void>("set_notification_settings", { settings }),
+  showTestNotification: () => call<void>("show_test_notification"),
 
   ...secureFlows,
 };
