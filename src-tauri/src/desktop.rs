@@ -125,6 +125,26 @@ pub fn keep_window_place<R: Runtime>(window: &WebviewWindow<R>) {
     });
 }
 
+/// The web view holds one app, not a browsing session: WebKit's "document viewer" cache model
+/// keeps no back/forward pages and small memory caches (its default is a browser's), which
+/// trims the web process's settled memory (see BENCHMARKS.md).
+pub fn lean_web_view<R: Runtime>(window: &WebviewWindow<R>) {
+    #[cfg(target_os = "linux")]
+    {
+        use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
+        let tuned = window.with_webview(|webview| {
+            if let Some(context) = webview.inner().context() {
+                context.set_cache_model(CacheModel::DocumentViewer);
+            }
+        });
+        if let Err(error) = tuned {
+            tracing::debug!(%error, "the web view's cache model was left as it is");
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = window;
+}
+
 /// Shows `notice`; a click on it opens its screen.
 pub fn notify<R: Runtime>(app: &AppHandle<R>, notice: &Notice) {
     let shown =

@@ -4,6 +4,8 @@
 
 mod commands;
 mod desktop;
+#[cfg(target_os = "linux")]
+mod session_bus;
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -13,7 +15,6 @@ use subscriber_dashboard::Dashboard;
 use subscriber_dashboard::app::DashboardOptions;
 use subscriber_dashboard::sandbox::SandboxOptions;
 use subscriber_dashboard::secrets::{self, Secrets, StoreKind};
-use subscriber_dashboard::views::ConnectionTarget;
 use tauri::{Manager, RunEvent, Runtime};
 
 /// How often the session is checked for a token to renew.
@@ -48,14 +49,19 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
                 keyring,
                 sandbox: SandboxOptions::from_env(),
             }));
-            // A returning sandbox user: start the sandbox (its database and merchant directory
-            // take a moment) while the window and the page load, rather than after; the page's
-            // `connect` then finds it started, or waits for the start under way.
-            if let Some(ConnectionTarget::Sandbox) = tauri::async_runtime::block_on(dashboard.saved_target()) {
-                let early = Arc::clone(&dashboard);
+            // The embedded sandbox starts when the page connects, two frames after its first
+            // screen (see App.svelte): starting it here would compete with the window and the
+            // page for the CPU while they load (two cores), delaying the first usable screen.
+            // SIGTERM (a logout, `kill`) ends the app as closing its window does: the sandbox
+            // stops cleanly and the window's place is saved.
+            #[cfg(unix)]
+            {
+                let handle = app.handle().clone();
                 tauri::async_runtime::spawn(async move {
-                    if let Err(error) = early.sandbox_url().await {
-                        tracing::warn!(code = %error.code, "the sandbox did not start early: {}", error.message);
+                    use tokio::signal::unix::{SignalKind, signal};
+                    if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+                        terminate.recv().await;
+                        handle.exit(0);
                     }
                 });
             }
@@ -70,6 +76,7 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             });
             if let Some(window) = app.get_webview_window(desktop::MAIN_WINDOW) {
                 desktop::keep_window_place(&window);
+                desktop::lean_web_view(&window);
             }
             desktop::watch_notices(app.handle(), Arc::clone(&dashboard));
             desktop::follow_links(app.handle());
@@ -152,6 +159,8 @@ pub fn run() {
         )
         .with_writer(std::io::stderr)
         .init();
+    #[cfg(target_os = "linux")]
+    session_bus::ensure();
     let app = match builder::<tauri::Wry>().build(tauri::generate_context!()) {
         Ok(app) => app,
         Err(error) => {
@@ -160,10 +169,12 @@ pub fn run() {
         }
     };
     app.run(|handle, event| {
-        if let RunEvent::Exit = event
-            && let Some(dashboard) = handle.try_state::<Arc<Dashboard>>()
-        {
-            tauri::async_runtime::block_on(dashboard.shut_down());
+        if let RunEvent::Exit = event {
+            if let Some(dashboard) = handle.try_state::<Arc<Dashboard>>() {
+                tauri::async_runtime::block_on(dashboard.shut_down());
+            }
+            #[cfg(target_os = "linux")]
+            session_bus::end_owned();
         }
     });
 }
