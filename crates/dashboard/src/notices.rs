@@ -100,7 +100,7 @@ fn notice_of(
             let transaction = data.get("transaction").unwrap_or(&Value::Null);
             let merchant = data.get("merchantId").and_then(Value::as_i64);
             let card = data.get("cardId").and_then(Value::as_i64);
-            if let (Some(_), true) = (merchant, settings.sales) {
+            if merchant.is_some() && settings.sales {
                 let location = transaction.get("locationId").and_then(Value::as_i64);
                 let place = format!("{} {}", text(transaction, "streetNo"), text(transaction, "street"));
                 let paid_with = transaction
