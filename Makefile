@@ -17,9 +17,11 @@ BROWSER_TESTS := tests/browser
 VENV := .venv
 
 # The desktop dashboard: Debian packages to build Tauri 2 and to run it headless (Xvfb,
-# WebKitWebDriver), and a real Secret Service and kernel keyring for its tests.
+# WebKitWebDriver), a real Secret Service and kernel keyring for its tests, `ip` (iproute2) for the
+# offline test's network namespace, and a notification server (dunst) with another window to
+# focus (xmessage, xdotool) for the notification test.
 DESKTOP_DEBS := build-essential pkg-config libssl-dev libwebkit2gtk-4.1-dev libayatana-appindicator3-dev \
-	librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver dbus gnome-keyring libsecret-tools keyutils
+	librsvg2-dev libxdo-dev xvfb xauth webkit2gtk-driver dbus gnome-keyring libsecret-tools keyutils iproute2 dunst xdotool x11-utils
 TAURI_DRIVER_VERSION := 2.1.0
 DASHBOARD_BIN := $(CARGO_TARGET_DIR)/debug/subscriber-dashboard
 BINDINGS_DIR := ui/src/lib/bindings
@@ -138,9 +140,15 @@ test-dashboard: deps-desktop
 # light and dark, go to target/screenshots/. Links the app opens "in the browser" are only
 # recorded there (tests/e2e/open-url.sh): the tests play the person's browser themselves.
 test-e2e: dashboard-build
+	$(CARGO) build -p subscriber-server
 	mkdir -p target/screenshots
-	DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
+	DASHBOARD_BIN="$(DASHBOARD_BIN)" SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
 		$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 tests/e2e/*.test.mjs
+	# Offline: the app in a network namespace of its own with only loopback (no network, as the
+	# OS's network monitor sees it); the embedded sandbox still answers there.
+	DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
+		xvfb-run -a -s "-screen 0 1440x900x24" unshare --net --map-root-user \
+		sh -c 'ip link set lo up && exec $(WITH_KEYRING) node --test tests/e2e/offline.netns.mjs'
 
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
 deps-browser:

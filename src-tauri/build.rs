@@ -56,10 +56,16 @@ const COMMANDS: &[&str] = &[
     "webhook_deliveries",
     "resend_webhook_delivery",
     "events",
-    "recent_requests",
+    "request_log",
     "api_versions",
     "set_api_version",
     "app_ready",
+    "watch_navigation",
+    "palette_index",
+    "event",
+    "notification_settings",
+    "set_notification_settings",
+    "show_test_notification",
 ];
 
 fn main() {

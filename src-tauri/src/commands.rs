@@ -9,10 +9,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use subscriber_dashboard::error::codes;
+use subscriber_dashboard::notices::{Notice, NoticeKind, NotificationSettings};
+use subscriber_dashboard::palette::PaletteIndex;
 use subscriber_dashboard::versions::ApiVersions;
 use subscriber_dashboard::views::{
-    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoginInput,
-    Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
+    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoggedCall,
+    LoginInput, Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
 };
 use subscriber_dashboard::{CommandError, Dashboard};
 use subscriber_protocol::versions::ApiVersion;
@@ -23,8 +25,7 @@ use subscriber_protocol::{
     SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest, VerifyPersonResponse,
 };
 use subscriber_protocol::{
-    CreateWebhookRequest, Event, LoggedRequest, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery,
-    WebhookQueued,
+    CreateWebhookRequest, Event, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
 };
 use tauri::async_runtime::JoinHandle;
 use tauri::ipc::Channel;
@@ -387,6 +388,13 @@ pub async fn events(dashboard: Shared<'_>, event_type: Option<String>) -> Outcom
     dashboard.events(event_type).await
 }
 
+/// The account's recent requests, each with its route, whether the app made it by itself, its
+/// headers and a cURL line.
+#[tauri::command]
+pub async fn request_log(dashboard: Shared<'_>) -> Outcome<Vec<LoggedCall>> {
+    dashboard.request_log().await
+}
+
 #[tauri::command]
 pub async fn api_versions(dashboard: Shared<'_>) -> Outcome<ApiVersions> {
     dashboard.api_versions().await
@@ -395,11 +403,6 @@ pub async fn api_versions(dashboard: Shared<'_>) -> Outcome<ApiVersions> {
 #[tauri::command]
 pub async fn set_api_version(dashboard: Shared<'_>, version: ApiVersion) -> Outcome<ApiVersions> {
     dashboard.set_api_version(version).await
-}
-
-#[tauri::command]
-pub async fn recent_requests(dashboard: Shared<'_>) -> Outcome<Vec<LoggedRequest>> {
-    dashboard.recent_requests().await
 }
 
 #[tauri::command]
@@ -442,6 +445,49 @@ pub fn app_ready() -> Outcome<()> {
     if std::env::var_os("SUBSCRIBER_DASHBOARD_TIMING").is_some() {
         println!("subscriber-dashboard: ready");
     }
+    Ok(())
+}
+
+/// The screens asked for from outside the page (a `subscriber-data://` link, a notification's
+/// click) arrive on `on_route`, as route names (`card/12`).
+#[tauri::command]
+pub fn watch_navigation(navigation: State<'_, crate::desktop::Navigation>, on_route: Channel<String>) -> Outcome<()> {
+    navigation.listen(on_route);
+    Ok(())
+}
+
+#[tauri::command]
+pub async fn palette_index(dashboard: Shared<'_>) -> Outcome<PaletteIndex> {
+    dashboard.palette_index().await
+}
+
+#[tauri::command]
+pub async fn event(dashboard: Shared<'_>, event_id: String) -> Outcome<Event> {
+    dashboard.event(&event_id).await
+}
+
+#[tauri::command]
+pub async fn notification_settings(dashboard: Shared<'_>) -> Outcome<NotificationSettings> {
+    Ok(dashboard.notification_settings().await)
+}
+
+#[tauri::command]
+pub async fn set_notification_settings(dashboard: Shared<'_>, settings: NotificationSettings) -> Outcome<()> {
+    dashboard.set_notification_settings(settings).await
+}
+
+/// A notification now, so the person sees how they look (a click opens the settings).
+#[tauri::command]
+pub fn show_test_notification<R: Runtime>(app: AppHandle<R>) -> Outcome<()> {
+    crate::desktop::notify(
+        &app,
+        &Notice {
+            kind: NoticeKind::Purchase,
+            title: "Notifications are on".to_owned(),
+            body: "Sales, purchases, webhook trouble and identity outcomes show like this.".to_owned(),
+            route: "settings".to_owned(),
+        },
+    );
     Ok(())
 }
 

@@ -3,31 +3,37 @@
 //! window.
 
 mod commands;
+mod desktop;
+#[cfg(target_os = "linux")]
+mod session_bus;
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use subscriber_dashboard::Dashboard;
 use subscriber_dashboard::app::DashboardOptions;
 use subscriber_dashboard::sandbox::SandboxOptions;
 use subscriber_dashboard::secrets::{self, Secrets, StoreKind};
-use subscriber_dashboard::views::{ConnectionTarget, WindowSize};
-use tauri::{LogicalSize, Manager, RunEvent, Runtime, WindowEvent};
+use tauri::{Manager, RunEvent, Runtime};
 
 /// How often the session is checked for a token to renew.
 const RENEWAL_CHECK: Duration = Duration::from_secs(5);
-/// A resize is saved once the window has kept its size this long (a drag sends many).
-const RESIZE_SETTLES: Duration = Duration::from_millis(400);
 
 /// The dashboard's builder, generic over the runtime so it can be driven by Tauri's mock
 /// runtime as well as by the real window.
 pub fn builder<R: Runtime>() -> tauri::Builder<R> {
     tauri::Builder::<R>::new()
+        // First: a second start hands its link to the running app and exits before anything
+        // else starts (see `desktop`).
+        .plugin(desktop::single_instance())
+        .plugin(tauri_plugin_deep_link::init())
+        .plugin(desktop::window_state())
+        .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_opener::init())
         .plugin(tauri_plugin_dialog::init())
         .manage(commands::Watches::default())
+        .manage(desktop::Navigation::default())
         .setup(|app| {
             let data_dir = match std::env::var_os("SUBSCRIBER_DASHBOARD_DATA_DIR") {
                 Some(dir) => PathBuf::from(dir),
@@ -43,14 +49,19 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
                 keyring,
                 sandbox: SandboxOptions::from_env(),
             }));
-            // A returning sandbox user: start the sandbox (its database and merchant directory
-            // take a moment) while the window and the page load, rather than after; the page's
-            // `connect` then finds it started, or waits for the start under way.
-            if let Some(ConnectionTarget::Sandbox) = tauri::async_runtime::block_on(dashboard.saved_target()) {
-                let early = Arc::clone(&dashboard);
+            // The embedded sandbox starts when the page connects, two frames after its first
+            // screen (see App.svelte): starting it here would compete with the window and the
+            // page for the CPU while they load (two cores), delaying the first usable screen.
+            // SIGTERM (a logout, `kill`) ends the app as closing its window does: the sandbox
+            // stops cleanly and the window's place is saved.
+            #[cfg(unix)]
+            {
+                let handle = app.handle().clone();
                 tauri::async_runtime::spawn(async move {
-                    if let Err(error) = early.sandbox_url().await {
-                        tracing::warn!(code = %error.code, "the sandbox did not start early: {}", error.message);
+                    use tokio::signal::unix::{SignalKind, signal};
+                    if let Ok(mut terminate) = signal(SignalKind::terminate()) {
+                        terminate.recv().await;
+                        handle.exit(0);
                     }
                 });
             }
@@ -63,12 +74,12 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
                     }
                 }
             });
-            if let Some(window) = app.get_webview_window("main") {
-                if let Some(size) = tauri::async_runtime::block_on(dashboard.window_size()) {
-                    window.set_size(LogicalSize::new(size.width, size.height))?;
-                }
-                remember_resizes(&window, Arc::clone(&dashboard));
+            if let Some(window) = app.get_webview_window(desktop::MAIN_WINDOW) {
+                desktop::keep_window_place(&window);
+                desktop::lean_web_view(&window);
             }
+            desktop::watch_notices(app.handle(), Arc::clone(&dashboard));
+            desktop::follow_links(app.handle());
             app.manage(dashboard);
             Ok(())
         })
@@ -128,33 +139,17 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::webhook_deliveries,
             commands::resend_webhook_delivery,
             commands::events,
-            commands::recent_requests,
+            commands::request_log,
             commands::api_versions,
             commands::set_api_version,
             commands::app_ready,
+            commands::watch_navigation,
+            commands::palette_index,
+            commands::event,
+            commands::notification_settings,
+            commands::set_notification_settings,
+            commands::show_test_notification,
         ])
-}
-
-/// Keeps the window's size in the settings when a resize has settled.
-fn remember_resizes<R: Runtime>(window: &tauri::WebviewWindow<R>, dashboard: Arc<Dashboard>) {
-    let resizes = Arc::new(AtomicU64::new(0));
-    let observed = window.clone();
-    window.on_window_event(move |event| {
-        let WindowEvent::Resized(physical) = event else { return };
-        let Ok(scale) = observed.scale_factor() else { return };
-        let logical = physical.to_logical::<f64>(scale);
-        let size = WindowSize { width: logical.width, height: logical.height };
-        let this_resize = resizes.fetch_add(1, Ordering::AcqRel) + 1;
-        let (resizes, dashboard) = (Arc::clone(&resizes), Arc::clone(&dashboard));
-        tauri::async_runtime::spawn(async move {
-            tokio::time::sleep(RESIZE_SETTLES).await;
-            if resizes.load(Ordering::Acquire) == this_resize
-                && let Err(error) = dashboard.remember_window_size(size).await
-            {
-                tracing::warn!(error = %error, "window size not saved");
-            }
-        });
-    });
 }
 
 /// Runs the dashboard until its window closes, then stops the embedded sandbox cleanly.
@@ -166,6 +161,8 @@ pub fn run() {
         )
         .with_writer(std::io::stderr)
         .init();
+    #[cfg(target_os = "linux")]
+    session_bus::ensure();
     let app = match builder::<tauri::Wry>().build(tauri::generate_context!()) {
         Ok(app) => app,
         Err(error) => {
@@ -174,10 +171,12 @@ pub fn run() {
         }
     };
     app.run(|handle, event| {
-        if let RunEvent::Exit = event
-            && let Some(dashboard) = handle.try_state::<Arc<Dashboard>>()
-        {
-            tauri::async_runtime::block_on(dashboard.shut_down());
+        if let RunEvent::Exit = event {
+            if let Some(dashboard) = handle.try_state::<Arc<Dashboard>>() {
+                tauri::async_runtime::block_on(dashboard.shut_down());
+            }
+            #[cfg(target_os = "linux")]
+            session_bus::end_owned();
         }
     });
 }

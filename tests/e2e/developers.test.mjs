@@ -55,10 +55,12 @@ test("an endpoint added in the Developers area shows its secret once", async () 
   await signUpOnSandbox(session, email);
   await click(session, "continue");
   await click(session, "nav-developers");
-  await find(session, "webhook-form", 30_000);
+  await find(session, "webhook-open-form", 30_000);
   assert.equal(await text(session, "page-title"), "Developers");
   await find(session, "state-empty");
   await screenshot(session, "40-developers-empty");
+  await click(session, "webhook-open-form");
+  await find(session, "webhook-form");
 
   // A URL that is not one is refused next to the field, in the service's words.
   await type(session, "webhook-url", "not a url");
@@ -72,6 +74,8 @@ test("an endpoint added in the Developers area shows its secret once", async () 
   await click(session, "webhook-add");
   secret = await text(session, "webhook-secret-value", 30_000);
   assert.match(secret, /^whsec_[A-Za-z0-9_-]{30,}$/);
+  // The form's drawer closed with the add: a second click cannot make the endpoint twice.
+  assert.equal((await session.findElements(By.css('[data-testid="webhook-form"]'))).length, 0);
   await find(session, "webhook-list");
   assert.equal(await text(session, "webhook-status"), "enabled");
   await screenshot(session, "41-developers-endpoint-secret");
@@ -102,12 +106,14 @@ test("the event browser lists the event with its JSON", async () => {
   await click(session, "events-refresh");
   await waitFor(session, "the test event is listed", async () =>
     (await session.findElements(By.css('[data-testid="event-row"][data-event-type="webhook.test"]'))).length > 0, 30_000);
-  const row = await session.findElement(By.css('[data-testid="event-row"][data-event-type="webhook.test"] button'));
-  await row.click();
-  const json = await text(session, "event-json");
+  const row = await session.findElement(By.css('[data-testid="event-row"][data-event-type="webhook.test"]'));
+  await session.executeScript("arguments[0].scrollIntoView({ block: 'center' })", row);
+  // WebKitWebDriver clicks a table row through one of its cells.
+  await (await row.findElement(By.css("td"))).click();
+  const json = await text(session, "event-detail-json");
   assert.match(json, /"type": "webhook\.test"/);
-  await session.executeScript(`document.querySelector('[data-testid="event-json"]').scrollIntoView({block: "center"})`);
   await screenshot(session, "43-developers-events");
+  await click(session, "event-detail-close");
 });
 
 test("the request log lists the app's own requests", async () => {
@@ -124,6 +130,7 @@ test("the request log lists the app's own requests", async () => {
 });
 
 test("a rotated secret is shown once, and both secrets sign for the overlap", async () => {
+  await click(session, "webhook-more");
   await click(session, "webhook-rotate");
   await waitFor(session, "a new secret shows", async () => (await text(session, "webhook-secret-value")) !== secret);
   const rotated = await text(session, "webhook-secret-value");
@@ -138,6 +145,7 @@ test("an endpoint is edited: only the events it now asks for", async () => {
   await click(session, "webhook-edit");
   await waitFor(session, "the form edits the endpoint", async () =>
     (await text(session, "webhook-add")) === "Save changes");
+  assert.equal(await (await find(session, "webhook-url")).getAttribute("value"), `http://127.0.0.1:${receiver.address().port}/webhooks`);
   await click(session, "webhook-all-events");
   const testOnly = await session.findElement(By.css('[data-testid="webhook-form"] input[value="webhook.test"]'));
   await testOnly.click();
@@ -146,7 +154,8 @@ test("an endpoint is edited: only the events it now asks for", async () => {
     const row = await find(session, "webhook-row");
     return (await row.getText()).includes("webhook.test");
   }, 30_000);
-  assert.equal(await text(session, "webhook-add"), "Add endpoint");
+  await waitFor(session, "the drawer closed", async () =>
+    (await session.findElements(By.css('[data-testid="webhook-form"]'))).length === 0);
 });
 
 test("the forward switch sends the sandbox's events to a server on this computer", async () => {
@@ -161,7 +170,7 @@ test("the forward switch sends the sandbox's events to a server on this computer
   }, 30_000);
   const row = await waitFor(session, "the forward endpoint is listed", async () => {
     for (const candidate of await session.findElements(By.css('[data-testid="webhook-row"]'))) {
-      if ((await candidate.getText()).includes("Forwarded to this computer")) return candidate;
+      if ((await candidate.getAttribute("textContent")).includes("Forwarded to this computer")) return candidate;
     }
     return false;
   }, 30_000);

@@ -7,9 +7,9 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Builder, By, until } from "selenium-webdriver";
+import { Builder, By, Key, until } from "selenium-webdriver";
 
-export { By, until };
+export { By, Key, until };
 
 function freePort() {
   return new Promise((resolve, reject) => {
@@ -174,8 +174,23 @@ export async function type(session, testid, value) {
   await element.sendKeys(value);
 }
 
+/** Picks `value` in the select `testid`, as a person choosing from the list does. */
+export async function choose(session, testid, value) {
+  await find(session, testid);
+  await session.executeScript(
+    `const s = document.querySelector('[data-testid="${testid}"]'); s.value = arguments[0]; s.dispatchEvent(new Event('change', { bubbles: true }));`,
+    value,
+  );
+}
+
+/** Clicks `testid` once it is in the middle of the page (as a person scrolls to what they
+ *  click: nothing at the window's edge, such as a toast, covers it). */
 export async function click(session, testid) {
-  await (await find(session, testid)).click();
+  let element = await find(session, testid);
+  // WebKitWebDriver clicks a table row through one of its cells.
+  if ((await element.getTagName()).toLowerCase() === "tr") element = await element.findElement(By.css("td"));
+  await session.executeScript("arguments[0].scrollIntoView({ block: 'center', inline: 'nearest' })", element);
+  await element.click();
 }
 
 export async function waitFor(session, what, condition, timeoutMs = 15_000) {

@@ -77,12 +77,32 @@ root="$work/dashboard"
 dpkg-deb -x "$dashboard_deb" "$root"
 binary=$(find "$root/usr/bin" -type f -perm -u+x | head -n1)
 [ -n "$binary" ] || fail "$dashboard_deb has no program in /usr/bin"
-find "$root/usr/share/applications" -name '*.desktop' | grep -q . || fail "$dashboard_deb has no .desktop entry"
+desktop=$(find "$root/usr/share/applications" -name '*.desktop' | head -n1)
+[ -n "$desktop" ] || fail "$dashboard_deb has no .desktop entry"
+# The desktop entry registers the subscriber-data:// scheme and hands the link to the program.
+grep -q '^MimeType=.*x-scheme-handler/subscriber-data' "$desktop" || fail "the .desktop entry does not register subscriber-data://"
+grep -q '^Exec=.* %u' "$desktop" || fail "the .desktop entry does not pass the link (%u)"
 mkdir -p "$work/home"
-HOME="$work/home" XDG_DATA_HOME="$work/home/data" XDG_CONFIG_HOME="$work/home/config" \
-    setsid xvfb-run -a -s "-screen 0 1280x820x24" "$binary" >"$work/dashboard.log" 2>&1 &
-groups+=($!)
+# Two starts on one display: the first stays up; the second, with a link, hands it to the first
+# and exits 0. Whatever happens, the script stops the first, so xvfb-run and its display end.
+cat >"$work/two-starts.sh" <<'SCRIPT'
+#!/usr/bin/env bash
+binary=$1 log=$2
+"$binary" >"$log" 2>&1 &
+first=$!
+trap 'kill -TERM $first 2>/dev/null; wait $first 2>/dev/null' EXIT
 sleep 8
-kill -0 "${groups[0]}" 2>/dev/null || { cat "$work/dashboard.log" >&2; fail "the dashboard exited"; }
-pgrep -f "$binary" >/dev/null || { cat "$work/dashboard.log" >&2; fail "the dashboard's process is not running"; }
-echo "dashboard package: $(basename "$dashboard_deb") keeps its window open under Xvfb"
+kill -0 "$first" 2>/dev/null || { echo "the dashboard exited"; exit 1; }
+timeout 30 "$binary" "subscriber-data://card/1" >>"$log.second" 2>&1
+code=$?
+[ "$code" = 0 ] || { echo "a second start with a link exited $code"; exit 1; }
+sleep 1
+kill -0 "$first" 2>/dev/null || { echo "the first start did not stay"; exit 1; }
+SCRIPT
+# In a process group of its own, which the cleanup ends should the script itself hang.
+HOME="$work/home" XDG_DATA_HOME="$work/home/data" XDG_CONFIG_HOME="$work/home/config" \
+    setsid xvfb-run -a -s "-screen 0 1280x820x24" bash "$work/two-starts.sh" "$binary" "$work/dashboard.log" \
+    >"$work/two-starts.log" 2>&1 &
+groups+=($!)
+wait "${groups[-1]}" || { cat "$work/two-starts.log" "$work/dashboard.log" "$work/dashboard.log.second" >&2 2>/dev/null; fail "$(tail -n1 "$work/two-starts.log")"; }
+echo "dashboard package: $(basename "$dashboard_deb") keeps its window open under Xvfb; a second start hands its link over and exits 0"

@@ -13,13 +13,12 @@ use tokio::sync::Mutex;
 use crate::connection::{self, Connection};
 use crate::error::{CommandError, codes};
 use crate::export::Exports;
+use crate::notices::NoticeWatch;
 use crate::sandbox::{self, SandboxOptions};
 use crate::secrets::{Account, KeyringStatus, Secrets};
 use crate::session::Session;
 use crate::settings::{self, Settings};
-use crate::views::{
-    AppStatus, ConnectionInfo, ConnectionTarget, LoginInput, RotateResult, SessionInfo, SignupResult, WindowSize,
-};
+use crate::views::{AppStatus, ConnectionInfo, ConnectionTarget, LoginInput, RotateResult, SessionInfo, SignupResult};
 
 /// How a [`Dashboard`] is set up.
 #[derive(Debug, Clone)]
@@ -42,6 +41,8 @@ pub struct Dashboard {
     sandbox: Mutex<Option<RunningServer>>,
     /// The rows last loaded for each table, so an export writes what the table shows.
     pub(crate) exports: parking_lot::Mutex<Exports>,
+    /// Where the notices left off ([`crate::notices`]).
+    pub(crate) notice_watch: Mutex<NoticeWatch>,
 }
 
 pub(crate) struct State {
@@ -61,6 +62,7 @@ impl Dashboard {
             state: Mutex::new(State { settings, connection: None, session: None }),
             sandbox: Mutex::new(None),
             exports: parking_lot::Mutex::default(),
+            notice_watch: Mutex::default(),
         }
     }
 
@@ -271,24 +273,6 @@ impl Dashboard {
         let mut state = self.state.lock().await;
         if state.settings.last_screen.as_deref() != Some(screen) {
             state.settings.last_screen = Some(screen.to_owned());
-            state.settings.save(&self.data_dir)?;
-        }
-        Ok(())
-    }
-
-    /// The window's size at the last run, when it is one a window can take.
-    pub async fn window_size(&self) -> Option<WindowSize> {
-        self.state.lock().await.settings.window.and_then(settings::usable_window)
-    }
-
-    /// Keeps the window's size for the next start.
-    pub async fn remember_window_size(&self, size: WindowSize) -> Result<(), CommandError> {
-        let Some(size) = settings::usable_window(size) else {
-            return Ok(());
-        };
-        let mut state = self.state.lock().await;
-        if state.settings.window != Some(size) {
-            state.settings.window = Some(size);
             state.settings.save(&self.data_dir)?;
         }
         Ok(())

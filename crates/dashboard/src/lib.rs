@@ -10,10 +10,13 @@
 //! - [`secrets`]: the OS keyring (Secret Service or the kernel keyring on Linux).
 //! - Resources: [`cards`] (with the secure card-entry page), [`merchants`] (and locations),
 //!   [`lookup`] (merchant discovery), [`accounts`] (bank linking), [`persons`] (identity
-//!   verification), [`developers`] (webhooks and events), [`versions`] (the account's API
-//!   version), [`overview`]; [`live`]: real-time
+//!   verification), [`developers`] (webhooks and events), [`requests`] (the request log, read),
+//!   [`versions`] (the account's API version), [`overview`]; [`live`]: real-time
 //!   streams; [`export`]: CSV.
 //! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`.
+//! - [`links`]: the screens the app opens by name (deep links, notifications, the palette);
+//!   [`notices`]: what the desktop tells a subscriber whose window is in the background;
+//!   [`palette`]: what the command palette searches.
 //! - [`views`]: the types commands take and return (exported to TypeScript with feature `ts`).
 
 pub mod accounts;
@@ -23,11 +26,15 @@ pub mod connection;
 pub mod developers;
 pub mod error;
 pub mod export;
+pub mod links;
 pub mod live;
 pub mod lookup;
 pub mod merchants;
+pub mod notices;
 pub mod overview;
+pub mod palette;
 pub mod persons;
+pub mod requests;
 pub mod sandbox;
 pub mod secrets;
 pub mod session;

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{CommandError, codes};
-use crate::views::{ConnectionTarget, WindowSize};
+use crate::links;
+use crate::notices::NotificationSettings;
+use crate::views::ConnectionTarget;
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -21,25 +23,16 @@ pub struct Settings {
     /// The screen shown last, opened again after the next sign-in.
     #[serde(default)]
     pub last_screen: Option<String>,
-    /// The window's size when it was last resized or closed.
+    /// Which notifications to show (every kind until switched off).
     #[serde(default)]
-    pub window: Option<WindowSize>,
+    pub notifications: NotificationSettings,
 }
 
 /// Screens the UI names (`card/12` is a card's transactions): anything else is not kept, so a
-/// settings file cannot make the UI open something it does not know.
+/// settings file cannot make the UI open something it does not know. (The window's size and
+/// place are the window-state plugin's, in a file of their own.)
 pub fn known_screen(screen: &str) -> bool {
-    const SCREENS: [&str; 7] = ["overview", "cards", "merchant", "lookup", "accounts", "identity", "credentials"];
-    SCREENS.contains(&screen)
-        || screen
-            .strip_prefix("card/")
-            .is_some_and(|id| !id.is_empty() && id.len() <= 18 && id.bytes().all(|byte| byte.is_ascii_digit()))
-}
-
-/// A size a window can take: within what screens offer, never smaller than the app's minimum.
-pub fn usable_window(size: WindowSize) -> Option<WindowSize> {
-    let fits = |value: f64, min: f64| value.is_finite() && (min..=16_384.0).contains(&value);
-    (fits(size.width, 960.0) && fits(size.height, 600.0)).then_some(size)
+    links::known_route(screen)
 }
 
 impl Settings {
@@ -73,16 +66,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_known_screens_and_usable_sizes_are_kept() {
-        for screen in ["overview", "merchant", "card/12", "identity"] {
+    fn only_known_screens_are_kept() {
+        for screen in ["overview", "merchant", "card/12", "identity", "developers", "settings"] {
             assert!(known_screen(screen), "{screen}");
         }
         for screen in ["", "card/", "card/x", "card/-1", "admin", "https://example.com"] {
             assert!(!known_screen(screen), "{screen}");
         }
-        assert!(usable_window(WindowSize { width: 1280.0, height: 820.0 }).is_some());
-        assert!(usable_window(WindowSize { width: 200.0, height: 820.0 }).is_none());
-        assert!(usable_window(WindowSize { width: f64::NAN, height: 820.0 }).is_none());
     }
 
     #[test]
@@ -91,7 +81,7 @@ mod tests {
         let settings = Settings {
             target: Some(ConnectionTarget::Sandbox),
             last_screen: Some("merchant".into()),
-            window: Some(WindowSize { width: 1100.0, height: 700.0 }),
+            notifications: NotificationSettings { sales: false, ..NotificationSettings::default() },
             ..Settings::default()
         };
         settings.save(dir.path()).expect("saved");

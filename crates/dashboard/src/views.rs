@@ -3,7 +3,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use subscriber_protocol::{
-    CardTransaction, DiscoverResult, Environment, FieldError, Merchant, MerchantTransaction, UsageResponse,
+    CardTransaction, DiscoverResult, Environment, FieldError, LoggedRequest, Merchant, MerchantTransaction,
+    UsageResponse,
 };
 
 use crate::secrets::KeyringStatus;
@@ -245,10 +246,39 @@ pub struct Overview {
     pub usage: Option<UsageResponse>,
 }
 
-/// The window's size in logical pixels, kept between runs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// A header as the app sends it (the token written as the shell variable that holds it).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+pub struct RequestHeader {
+    pub name: String,
+    pub value: String,
+}
+
+impl RequestHeader {
+    pub fn new(name: &str, value: impl Into<String>) -> Self {
+        Self { name: name.to_owned(), value: value.into() }
+    }
+}
+
+/// One of the account's recent requests, as the request log shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
-pub struct WindowSize {
-    pub width: f64,
-    pub height: f64,
+pub struct LoggedCall {
+    /// As the service logged it.
+    pub request: LoggedRequest,
+    /// The route called, `GET /card/{card_id}`; `None` for a path no route has.
+    pub route: Option<String>,
+    /// Made by the app without a click (polling, a live stream, a token renewal).
+    pub background: bool,
+    /// The connected service's address and the path.
+    pub url: String,
+    /// The headers this app sends on that route.
+    pub headers: Vec<RequestHeader>,
+    /// Sent with a JSON body (which the log does not keep).
+    pub has_body: bool,
+    /// The status's reason, `Created`, `Not Found`.
+    pub status_text: String,
+    /// A cURL command that sends it again (the token from `$SUBSCRIBER_TOKEN`).
+    pub curl: String,
 }

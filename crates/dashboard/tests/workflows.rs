@@ -9,8 +9,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{TestApp, app, app_in, small_sandbox, test_secrets};
+use subscriber_dashboard::notices::{NoticeKind, NotificationSettings};
 use subscriber_dashboard::secrets::{KeyringStatus, StoreKind};
-use subscriber_dashboard::views::{LiveEvent, LookupQuery, WindowSize};
+use subscriber_dashboard::views::{LiveEvent, LookupQuery};
 use subscriber_protocol::{
     AccountPermission, AccountStatus, Answer, AuthenticatePersonRequest, CardSessionStatus, CategoryCode,
     CoordinatesSource, EnrollMerchantRequest, LocationInput, OnboardPersonRequest, PersonAddress, PersonStatus,
@@ -396,20 +397,20 @@ async fn a_person_is_verified_with_the_right_answers_and_locked_after_three_wron
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_last_screen_and_the_window_size_are_remembered_across_runs() {
+async fn the_last_screen_and_the_notification_settings_are_remembered_across_runs() {
     let dir = tempfile::tempdir().expect("temporary data folder");
     let first = app_in(dir, &no_keyring(), small_sandbox(), test_secrets()).await;
     first.dashboard.remember_screen("card/12").await.expect("kept");
     first.dashboard.remember_screen("merchant").await.expect("kept");
     let refused = first.dashboard.remember_screen("https://example.com").await.expect_err("not a screen");
     assert_eq!(refused.details[0].field, "screen");
-    first.dashboard.remember_window_size(WindowSize { width: 1100.0, height: 700.0 }).await.expect("kept");
-    first.dashboard.remember_window_size(WindowSize { width: 10.0, height: 700.0 }).await.expect("ignored");
+    let quiet = NotificationSettings { sales: false, identity: false, ..NotificationSettings::default() };
+    first.dashboard.set_notification_settings(quiet).await.expect("kept");
     first.dashboard.shut_down().await;
 
     let second = app_in(first.dir, &no_keyring(), small_sandbox(), test_secrets()).await;
     assert_eq!(second.dashboard.status().await.last_screen.as_deref(), Some("merchant"));
-    assert_eq!(second.dashboard.window_size().await, Some(WindowSize { width: 1100.0, height: 700.0 }));
+    assert_eq!(second.dashboard.notification_settings().await, quiet);
     second.dashboard.shut_down().await;
 }
 
@@ -438,4 +439,27 @@ async fn the_pin_is_shown_with_every_version_and_moves() {
         .await
         .expect("an endpoint");
     assert_eq!(webhook.api_version, ApiVersion::LATEST);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn notices_tell_what_happened_since_the_last_look_as_the_settings_want() {
+    let test = signed_up().await;
+    let dashboard = &test.dashboard;
+    let card = dashboard.enroll_card(test_card("4242424242424242")).await.expect("a card");
+    // The first look only notes where things stand: the enrollment is not news.
+    assert_eq!(dashboard.notices().await.expect("a look"), []);
+
+    dashboard.simulate_transaction(card.card_id).await.expect("a purchase");
+    let notices = dashboard.notices().await.expect("a look");
+    assert_eq!(notices.len(), 1, "{notices:?}");
+    assert_eq!(notices[0].kind, NoticeKind::Purchase);
+    assert_eq!(notices[0].title, "A purchase on your card •••• 4242");
+    assert_eq!(notices[0].route, format!("card/{}", card.card_id));
+    assert_eq!(dashboard.notices().await.expect("a look"), [], "told once");
+
+    let no_purchases = NotificationSettings { purchases: false, ..NotificationSettings::default() };
+    dashboard.set_notification_settings(no_purchases).await.expect("kept");
+    dashboard.simulate_transaction(card.card_id).await.expect("a purchase");
+    assert_eq!(dashboard.notices().await.expect("a look"), [], "purchases switched off");
+    dashboard.shut_down().await;
 }

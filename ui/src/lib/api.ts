@@ -31,6 +31,8 @@ import type { MerchantCategory } from "./bindings/MerchantCategory";
 import type { MerchantTransaction } from "./bindings/MerchantTransaction";
 import type { SandboxTransactionRequest } from "./bindings/SandboxTransactionRequest";
 import type { SandboxTransactionResponse } from "./bindings/SandboxTransactionResponse";
+import type { NotificationSettings } from "./bindings/NotificationSettings";
+import type { PaletteIndex } from "./bindings/PaletteIndex";
 
 /** One page of a card's transactions while they load. */
 export type TransactionBatch = Batch<CardTransaction>;
@@ -43,6 +45,8 @@ export type MerchantBatch = Batch<MerchantTransaction>;
 export type MerchantLiveEvent = LiveEvent<MerchantTransaction>;
 
 export type {
+  NotificationSettings,
+  PaletteIndex,
   Country,
   CreateLocationResponse,
   DiscoveredMerchant,
@@ -137,6 +141,7 @@ import type { SecurePage } from "./bindings/SecurePage";
 import type { VerifyPersonRequest } from "./bindings/VerifyPersonRequest";
 import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
 import type { CreateWebhookRequest } from "./bindings/CreateWebhookRequest";
+import type { LoggedCall } from "./bindings/LoggedCall";
 import type { LoggedRequest } from "./bindings/LoggedRequest";
 import type { Event as ServiceEvent } from "./bindings/Event";
 import type { UpdateWebhookRequest } from "./bindings/UpdateWebhookRequest";
@@ -151,6 +156,7 @@ export type {
   ApiVersion,
   ApiVersions,
   CreateWebhookRequest,
+  LoggedCall,
   LoggedRequest,
   ServiceEvent,
   UpdateWebhookRequest,
@@ -249,8 +255,9 @@ const secureFlows = {
   resendWebhookDelivery: (webhookId: number, eventId: string) =>
     call<WebhookQueued>("resend_webhook_delivery", { webhookId, eventId }),
   events: (eventType: string | null) => call<ServiceEvent[]>("events", { eventType }),
-  /** The subscriber's last 100 API requests, newest first. */
-  recentRequests: () => call<LoggedRequest[]>("recent_requests"),
+  /** The subscriber's last 100 API requests, newest first, each with its route, whether the
+   *  app made it by itself, its headers and a cURL line. */
+  requestLog: () => call<LoggedCall[]>("request_log"),
   /** The account's pinned API version and every version with what it changed. */
   apiVersions: () => call<ApiVersions>("api_versions"),
   /** Moves the account's pin (after the person confirmed it). */
@@ -374,6 +381,24 @@ export const api = {
 
   /** Tells the app its first screen is usable (start-up timing). */
   ready: () => call<void>("app_ready"),
+
+  // ---- The desktop: screens asked for from outside, the palette, notifications ----
+
+  /** Screens asked for by a `subscriber-data://` link or a notification's click, as route
+   *  names (`card/12`); one asked for before the page listened comes at once. */
+  async watchNavigation(onRoute: (route: string) => void): Promise<void> {
+    const channel = new Channel<string>();
+    channel.onmessage = onRoute;
+    await call<void>("watch_navigation", { onRoute: channel });
+  },
+  /** What the command palette searches, read when it opens. */
+  paletteIndex: () => call<PaletteIndex>("palette_index"),
+  /** One event by id (`evt_41`). */
+  event: (eventId: string) => call<ServiceEvent>("event", { eventId }),
+  notificationSettings: () => call<NotificationSettings>("notification_settings"),
+  setNotificationSettings: (settings: NotificationSettings) =>
+    call<void>("set_notification_settings", { settings }),
+  showTestNotification: () => call<void>("show_test_notification"),
 
   ...secureFlows,
 };

@@ -3,7 +3,7 @@
 // shows once the field was left or the form submitted, and a submit checks once more and says
 // whether the form may go.
 import type { FieldError } from "./bindings/FieldError";
-import { byField, latestOnly } from "./forms";
+import { byField, latestOnly, sentence } from "./forms";
 
 export interface FieldChecks<I> {
   /** Every field's message, the app's own (`extra`) over the service's. */
@@ -30,7 +30,13 @@ export function fieldChecks<I>(
   let problems: Record<string, string> = $state({});
   const touched: Record<string, boolean> = $state({});
   let submitted = $state(false);
-  const all: Record<string, string> = $derived({ ...problems, ...extra() });
+  const own = (): Record<string, string> => {
+    const found: Record<string, string> = {};
+    for (const [field, message] of Object.entries(extra()) as [string, string][])
+      found[field] = sentence(field, message);
+    return found;
+  };
+  const all: Record<string, string> = $derived({ ...problems, ...own() });
   const run = latestOnly(safely, (errors) => (problems = byField(errors, prefix)));
   return {
     get all() {

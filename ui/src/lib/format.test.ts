@@ -30,10 +30,11 @@ describe("number formats", () => {
     const moment = Date.UTC(2026, 2, 7, 9, 5);
     expect(when(moment)).toBe(when(moment));
     expect(when(moment)).toMatch(/2026/);
+    expect(when(new Date(2026, 8, 6, 7, 4).getTime())).toBe("6 Sep 2026, 07:04");
   });
 
   it("names months", () => {
-    expect(monthLabel(2026 * 12 + 2)).toBe("Mar 26");
-    expect(monthLabel(2026 * 12 + 2)).toBe("Mar 26");
+    expect(monthLabel(2026 * 12 + 2)).toBe("Mar '26");
+    expect(monthLabel(2026 * 12 + 2)).toBe("Mar '26");
   });
 });

@@ -1,12 +1,15 @@
 // How numbers, money and dates read in the dashboard.
 
-// Numbers are formatted by hand: Intl's formatters cost a good part of a frame in WebKit when a
-// filter redraws a chart's worth of labels on every keystroke.
+// Numbers and dates are formatted by hand: Intl's formatters cost a good part of a frame in
+// WebKit when a filter redraws a chart's worth of labels on every keystroke, and ICU's en-GB
+// month names change between versions ("Sep", "Sept").
 
 /** "1,204,010": thousands separated by commas. */
 function grouped(digits: string): string {
   return digits.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
 }
+
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
 
 /** "1,204.10 USD", "-7.25 USD": digits first so a column of amounts lines up. */
 export function money(amount: number, currency: string): string {
@@ -23,24 +26,6 @@ export function integer(value: number): string {
   return `${rounded < 0 ? "-" : ""}${grouped(String(Math.abs(rounded)))}`;
 }
 
-const dateTime = new Intl.DateTimeFormat("en-GB", {
-  day: "numeric",
-  month: "short",
-  year: "numeric",
-  hour: "2-digit",
-  minute: "2-digit",
-});
-const dateOnly = new Intl.DateTimeFormat("en-GB", {
-  day: "numeric",
-  month: "short",
-  year: "numeric",
-});
-const monthYear = new Intl.DateTimeFormat("en-GB", {
-  month: "short",
-  year: "2-digit",
-  timeZone: "UTC",
-});
-
 const moments = new Map<number, string>();
 
 /** "7 Mar 2026, 09:05". A table redraws the same rows as its filter changes: each time is
@@ -49,35 +34,55 @@ export function when(epochMs: number): string {
   let text = moments.get(epochMs);
   if (text === undefined) {
     if (moments.size > 20_000) moments.clear();
-    text = dateTime.format(epochMs);
+    text = `${day(epochMs)}, ${clock(epochMs)}`;
     moments.set(epochMs, text);
   }
   return text;
 }
 
-const timeOnly = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit" });
-
 /** "14:05": a time of today (the session's lookups). */
 export function clock(epochMs: number): string {
-  return timeOnly.format(epochMs);
+  const date = new Date(epochMs);
+  return `${two(date.getHours())}:${two(date.getMinutes())}`;
 }
 
+/** "7 Mar 2026", local time. */
 export function day(epochMs: number): string {
-  return dateOnly.format(epochMs);
+  const date = new Date(epochMs);
+  return `${date.getDate()} ${MONTHS[date.getMonth()]} ${date.getFullYear()}`;
 }
 
-const monthLabels = new Map<number, string>();
+function two(value: number): string {
+  return String(value).padStart(2, "0");
+}
 
-/** `2026-03` style key → "Mar 26" (each month formatted once). */
+/** Months since year 0 → "Mar '26": a month, never mistaken for a day. */
 export function monthLabel(monthIndex: number): string {
-  let label = monthLabels.get(monthIndex);
-  if (label === undefined) {
-    const year = Math.floor(monthIndex / 12);
-    const month = monthIndex % 12;
-    label = monthYear.format(Date.UTC(year, month, 1));
-    monthLabels.set(monthIndex, label);
-  }
-  return label;
+  const year = Math.floor(monthIndex / 12);
+  return `${MONTHS[monthIndex - year * 12]} '${String(year % 100).padStart(2, "0")}`;
+}
+
+/** "7 Mar 2026, 09:05:12": the exact time (a tooltip, a detail). */
+export function exactTime(epochMs: number): string {
+  return `${day(epochMs)}, ${clockSeconds(epochMs)}`;
+}
+
+/** "09:05:12": a time of the day, to the second. */
+export function clockSeconds(epochMs: number): string {
+  return `${clock(epochMs)}:${two(new Date(epochMs).getSeconds())}`;
+}
+
+/** "just now", "12 s ago", "4 min ago", "3 h ago", "2 days ago". */
+export function ago(epochMs: number, now = Date.now()): string {
+  const seconds = Math.max(0, Math.round((now - epochMs) / 1000));
+  if (seconds < 5) return "just now";
+  if (seconds < 60) return `${seconds} s ago`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ago`;
+  const days = Math.floor(hours / 24);
+  return `${days} day${days === 1 ? "" : "s"} ago`;
 }
 
 /** The spec's compact `YYYYMMDD-HHMM` (UTC) as epoch milliseconds. */

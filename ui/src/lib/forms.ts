@@ -26,13 +26,36 @@ const FIELD_WORDS: Record<string, string> = {
   zip: "The postcode",
   latitude: "The latitude",
   longitude: "The longitude",
+  dateOfBirth: "The date of birth",
+  firstName: "The first name",
+  lastName: "The last name",
+  email: "The e-mail address",
+  ssnLast4: "The SSN's last four digits",
+  url: "The URL",
+  description: "The description",
+  events: "The list of events",
+  pan: "The card number",
+  expMonth: "The expiry month",
+  expYear: "The expiry year",
+  radius: "The radius",
+  baseUrl: "The address",
+  descriptor: "The descriptor",
 };
 
-/** The service says "is required"; next to a field that reads "The city is required". */
+/** Words a rule's message starts with when it leaves its subject out ("is required"). */
+const PREDICATE = /^(is|are|must|has|have|should|cannot|can't|needs?|contains?|may|lies)\b/;
+
+/**
+ * A field's message as a sentence of its own: the service says "is in the future"; beside the
+ * field that reads "The date of birth is in the future." Every message starts with a capital
+ * and ends with a full stop.
+ */
 export function sentence(field: string, message: string): string {
-  const subject = FIELD_WORDS[field];
-  if (!subject || /^[A-Z]/.test(message)) return message;
-  return `${subject} ${message}`;
+  let text = message.trim();
+  const subject = FIELD_WORDS[field.replace(/\[\d+\]$/, "")];
+  if (subject && PREDICATE.test(text)) text = `${subject} ${text}`;
+  text = text.charAt(0).toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
 /**

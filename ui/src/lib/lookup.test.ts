@@ -140,10 +140,14 @@ describe("inline validation helpers", () => {
       "location.",
     );
     expect(problems).toEqual({
-      city: "The city is required",
-      longitude: "The longitude is required when latitude is sent: send both or neither",
+      city: "The city is required.",
+      longitude: "The longitude is required when latitude is sent: send both or neither.",
     });
-    expect(sentence("name", "Already a sentence")).toBe("Already a sentence");
+    expect(sentence("name", "Already a sentence.")).toBe("Already a sentence.");
+    expect(sentence("dateOfBirth", "is in the future")).toBe("The date of birth is in the future.");
+    expect(sentence("dateOfBirth", "the person must be at least 18 years old")).toBe(
+      "The person must be at least 18 years old.",
+    );
   });
 
   it("hands on only the newest answer", async () => {

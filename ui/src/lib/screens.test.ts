@@ -11,8 +11,21 @@ describe("the remembered screen", () => {
   it("turns a kept name back into the route, and ignores what it does not know", () => {
     expect(routeOf("identity")).toEqual({ name: "identity" });
     expect(routeOf("card/12")).toEqual({ name: "card", cardId: 12 });
-    for (const unknown of [null, undefined, "", "connect", "card/", "card/x", "admin"])
+    for (const unknown of [null, undefined, "", "connect", "card/", "card/x", "card/012", "admin"])
       expect(routeOf(unknown)).toBeNull();
+  });
+
+  it("opens the items links and notifications name", () => {
+    expect(routeOf("account/5")).toEqual({ name: "accounts", accountId: 5 });
+    expect(routeOf("merchant/location/3")).toEqual({
+      name: "merchant",
+      tab: "locations",
+      locationId: 3,
+    });
+    expect(routeOf("developers/webhook/2")).toEqual({ name: "developers", webhookId: 2 });
+    expect(routeOf("event/evt_41")).toEqual({ name: "developers", eventId: "evt_41" });
+    expect(routeOf("event/41")).toBeNull();
+    expect(routeOf("settings")).toEqual({ name: "settings" });
   });
 });
 
@@ -27,6 +40,7 @@ describe("the screen table", () => {
       "Identity",
       "Developers",
       "Credentials",
+      "Settings",
     ]);
     expect(screenOf({ name: "card", cardId: 3 })).toMatchObject({
       title: "Card",

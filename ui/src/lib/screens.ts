@@ -61,6 +61,7 @@ export const screens: readonly Screen[] = [
     section: "credentials",
     kept: true,
   },
+  { name: "settings", title: "Settings", nav: "Settings", section: "settings", kept: true },
   { name: "connect", title: "Environment", section: "connect", kept: false },
 ];
 
@@ -81,17 +82,38 @@ export function filterLabel(route: Route): string | null {
   return screenOf(route).filter?.(route) ?? null;
 }
 
-/** The name kept for a route ("cards", "card/12"); `null` for screens not worth reopening. */
+/** The name kept for a route ("cards", "card/12"); `null` for screens not worth reopening. An
+ *  item a screen was opened on (a location, a webhook) is not kept: the screen is. */
 export function screenKey(route: Route): string | null {
   if (route.name === "card") return `card/${route.cardId}`;
   return screenOf(route).kept ? route.name : null;
 }
 
-/** The route a kept name stands for; `null` for anything the app does not know. */
+const ID = "([1-9]\\d{0,17})";
+/** Route names with an item, as links and notifications name them (see crates/dashboard's
+ *  `links`): the item's route. */
+const ITEMS: [RegExp, (id: string) => Route][] = [
+  [new RegExp(`^card/${ID}$`), (id) => ({ name: "card", cardId: Number(id) })],
+  [new RegExp(`^account/${ID}$`), (id) => ({ name: "accounts", accountId: Number(id) })],
+  [
+    new RegExp(`^merchant/location/${ID}$`),
+    (id) => ({ name: "merchant", tab: "locations", locationId: Number(id) }),
+  ],
+  [
+    new RegExp(`^developers/webhook/${ID}$`),
+    (id) => ({ name: "developers", webhookId: Number(id) }),
+  ],
+  [new RegExp(`^event/(evt_${ID.slice(1, -1)})$`), (id) => ({ name: "developers", eventId: id })],
+];
+
+/** The route a name stands for (a kept screen, a link's, a notification's); `null` for
+ *  anything the app does not know. */
 export function routeOf(key: string | null | undefined): Route | null {
   if (!key) return null;
-  const card = /^card\/(\d{1,15})$/.exec(key);
-  if (card) return { name: "card", cardId: Number(card[1]) };
+  for (const [pattern, route] of ITEMS) {
+    const match = pattern.exec(key);
+    if (match) return route(match[1]);
+  }
   const screen = byName.get(key as Name);
   return screen?.kept && screen.name !== "card" ? ({ name: screen.name } as Route) : null;
 }

@@ -1,7 +1,15 @@
 // The pages the app waits for, kept across screens: leaving the Cards screen does not stop
 // waiting for the card being entered in the browser.
 import { api, toApiError, type Account, type ApiError, type Bank, type SecurePage } from "./api";
-import { accountWaitStatus, cardWaitStatus, isFinal, type WaitStatus } from "./secure";
+import {
+  accountWaitStatus,
+  cardWaitStatus,
+  isFinal,
+  permissionLabel,
+  type WaitStatus,
+} from "./secure";
+import { go } from "./state.svelte";
+import { toast } from "./toast.svelte";
 
 export interface PageWait {
   page: SecurePage;
@@ -27,6 +35,8 @@ export const waits = $state({
   accounts: {} as Record<number, Account>,
   /** Counts completed card pages: the card list reloads when it moves. */
   cardsEnrolled: 0,
+  /** The card the last completed page enrolled, for the list to mark. */
+  lastCardId: null as number | null,
 });
 
 const stops = new Map<string, () => Promise<void>>();
@@ -50,7 +60,20 @@ export async function enrollOnSecurePage(): Promise<void> {
       if (current?.page.id !== page.id) return;
       const status = cardWaitStatus(session);
       waits.card = { ...current, status, cardId: session.cardId };
-      if (status === "completed") waits.cardsEnrolled += 1;
+      if (status === "completed") {
+        // Success is said in a toast; the waiting panel goes, the list marks the new card.
+        const cardId = session.cardId;
+        waits.lastCardId = cardId;
+        waits.cardsEnrolled += 1;
+        toast("Card enrolled on the secure page", {
+          detail: cardId === null ? undefined : `Card id ${cardId}`,
+          action:
+            cardId === null
+              ? undefined
+              : { label: "Show", run: () => go({ name: "card", cardId }) },
+        });
+        waits.card = null;
+      }
       if (isFinal(status)) void stop(key);
     },
     (error) => {
@@ -91,9 +114,20 @@ export async function followAccount(accountId: number): Promise<void> {
       (account) => {
         waits.accounts[accountId] = account;
         const status = accountWaitStatus(account);
-        waits.banks = waits.banks.map((wait) =>
-          wait.page.id === accountId ? { ...wait, status, account } : wait,
-        );
+        const waited = waits.banks.find((wait) => wait.page.id === accountId);
+        if (status === "completed" && waited) {
+          // Linked: a toast says so, the panel goes, the account shows in the list.
+          const shared = account.permissions.map(permissionLabel).join(", ") || "nothing";
+          toast(`${account.bank.name} linked`, {
+            detail: `Shared: ${shared}`,
+            action: { label: "Show", run: () => go({ name: "accounts", accountId }) },
+          });
+          waits.banks = waits.banks.filter((wait) => wait.page.id !== accountId);
+        } else {
+          waits.banks = waits.banks.map((wait) =>
+            wait.page.id === accountId ? { ...wait, status, account } : wait,
+          );
+        }
         if (isFinal(status)) void stop(key);
       },
       (error) => {

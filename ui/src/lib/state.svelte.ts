@@ -2,16 +2,18 @@
 import { api, type AppStatus, type SignupResult } from "./api";
 import { screenKey } from "./screens";
 
+/** A screen, and the item it opens on when asked for one (a link, the palette, a notification). */
 export type Route =
   | { name: "overview" }
-  | { name: "cards" }
-  | { name: "card"; cardId: number }
-  | { name: "merchant"; tab?: MerchantTab }
+  | { name: "cards"; enroll?: boolean }
+  | { name: "card"; cardId: number; transactionId?: number }
+  | { name: "merchant"; tab?: MerchantTab; locationId?: number; adding?: boolean }
   | { name: "lookup" }
-  | { name: "accounts" }
+  | { name: "accounts"; accountId?: number }
   | { name: "identity" }
-  | { name: "developers" }
+  | { name: "developers"; webhookId?: number; eventId?: string; requestId?: string }
   | { name: "credentials" }
+  | { name: "settings" }
   | { name: "connect" };
 
 /** The merchant screen's tabs: its sales across locations, or the locations. */
@@ -24,6 +26,9 @@ export const app = $state({
   signup: null as SignupResult | null,
   /** The filter field of the top bar, for pages with a list. */
   search: "",
+  /** The command palette and the keyboard shortcuts sheet, open or not. */
+  palette: false,
+  shortcuts: false,
 });
 
 /** Shows `route`; while signed in the app keeps it, to reopen it after the next sign-in. */

@@ -165,18 +165,46 @@ interface CurrencySum {
   bucket: MonthSum;
 }
 
-/** The monthly chart of a filter's answer, as `monthlySpending` draws it from rows. */
-export function monthlyBars(filtered: Filtered, currency: string, maxMonths = 36): MonthBar[] {
-  const months = filtered.monthly.get(currency);
-  if (!months || months.size === 0) return [];
-  let last = -Infinity;
-  for (const month of months.keys()) if (month > last) last = month;
+/** The months the chart spans: first and last month of all rows, filtered or not. */
+export interface MonthSpan {
+  first: number;
+  last: number;
+}
+
+/** The span of every row's month (a filter then keeps the chart's time axis); `null` when none. */
+export function monthSpan(rows: readonly Row[]): MonthSpan | null {
   let first = Infinity;
-  for (const month of months.keys()) if (month < first) first = month;
+  let last = -Infinity;
+  for (let index = 0; index < rows.length; index++) {
+    const month = rows[index].month;
+    if (month < first) first = month;
+    if (month > last) last = month;
+  }
+  return first === Infinity ? null : { first, last };
+}
+
+/** The monthly chart of a filter's answer, as `monthlySpending` draws it from rows: every month
+ *  of `span` (the whole history, so filtering leaves the axis in place), else of the answer. */
+export function monthlyBars(
+  filtered: Filtered,
+  currency: string,
+  maxMonths = 36,
+  span: MonthSpan | null = null,
+): MonthBar[] {
+  const months = filtered.monthly.get(currency);
+  if (!span && (!months || months.size === 0)) return [];
+  let first = span?.first ?? Infinity;
+  let last = span?.last ?? -Infinity;
+  if (!span && months) {
+    for (const month of months.keys()) {
+      if (month > last) last = month;
+      if (month < first) first = month;
+    }
+  }
   const start = Math.max(first, last - maxMonths + 1);
   const bars: MonthBar[] = [];
   for (let month = start; month <= last; month++) {
-    const sum = months.get(month);
+    const sum = months?.get(month);
     bars.push({
       month,
       amount: sum ? Math.round(sum.amount * 100) / 100 : 0,

@@ -212,8 +212,8 @@ describe("Lookup", () => {
     await waitFor(() =>
       expect(screen.getByTestId("lookup-radius")).toHaveAttribute("aria-invalid", "true"),
     );
-    expect(screen.getByText("must be at most 50000 metres")).toBeInTheDocument();
-    expect(screen.getByRole("alert")).toHaveTextContent("the lookup is not valid");
+    expect(screen.getByText("The radius must be at most 50000 metres.")).toBeInTheDocument();
+    expect(screen.getByRole("alert")).toHaveTextContent("The lookup is not valid.");
     expect(screen.getByTestId("request-id")).toHaveTextContent("req_7");
   });
 
@@ -236,7 +236,7 @@ describe("Lookup", () => {
       target: { value: "NORTHWIND AIR" },
     });
     await fireEvent.click(screen.getByTestId("lookup-submit"));
-    await waitFor(() => expect(screen.getByRole("alert")).toHaveTextContent("too many lookups"));
+    await waitFor(() => expect(screen.getByRole("alert")).toHaveTextContent("Too many lookups."));
     expect(screen.getByTestId("request-id")).toHaveTextContent("req_9");
   });
 });

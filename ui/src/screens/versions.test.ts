@@ -2,7 +2,7 @@ import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import { afterEach, describe, expect, it } from "vitest";
 import type { ApiVersion, ApiVersions as Versions } from "../lib/api";
-import ApiVersions from "./ApiVersions.svelte";
+import ApiVersions from "./developers/ApiVersions.svelte";
 
 afterEach(() => clearMocks());
 

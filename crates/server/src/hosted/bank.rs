@@ -451,6 +451,7 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
                         p { "Your " (link.bank.name) " account is linked to Subscriber Data." }
                         p id="granted" { "Shared: " (names.join(", ")) "." }
                         p { "You can close this window and return to the application." }
+                        (page::return_to_app(&format!("account/{account_id}")))
                     }
                 },
             )

@@ -158,11 +158,11 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     match outcome {
         Ok(Some(Inserted::Created(card_id))) => {
             tracing::info!(session_id, card_id, last_four, "card enrolled on the secure page");
-            enrolled_page(&brand, last_four, false)
+            enrolled_page(&brand, last_four, card_id, false)
         }
         Ok(Some(Inserted::Duplicate(card_id))) => {
             tracing::info!(session_id, card_id, last_four, "secure page: card was already enrolled");
-            enrolled_page(&brand, last_four, true)
+            enrolled_page(&brand, last_four, card_id, true)
         }
         Ok(None) => used_page(),
         Err(error) => page::internal_error(&error),
@@ -184,7 +184,7 @@ async fn rejected(
     }
 }
 
-fn enrolled_page(brand: &str, last_four: u16, already: bool) -> Response {
+fn enrolled_page(brand: &str, last_four: u16, card_id: i64, already: bool) -> Response {
     let title = if already { "This card was already enrolled" } else { "Card enrolled" };
     page::render(
         StatusCode::OK,
@@ -194,6 +194,7 @@ fn enrolled_page(brand: &str, last_four: u16, already: bool) -> Response {
                 h1 { (title) }
                 p id="enrolled-card" { (brand) " card ending in " strong { (format!("{last_four:04}")) } }
                 p { "You can close this window and return to the application." }
+                (page::return_to_app(&format!("card/{card_id}")))
             }
         },
     )

@@ -54,6 +54,19 @@ pub fn render(status: StatusCode, title: &str, body: Markup) -> Response {
     response
 }
 
+/// "Return to Subscriber Data": a link that opens `route` in the desktop dashboard (its
+/// `subscriber-data://` scheme; the routes are those of crates/dashboard's `links`). A browser
+/// without the app installed does nothing with it.
+pub fn return_to_app(route: &str) -> Markup {
+    html! {
+        p {
+            a class="return" id="return-to-app" href=(format!("subscriber-data://{route}")) {
+                "Return to Subscriber Data"
+            }
+        }
+    }
+}
+
 /// A page that only says what happened (unknown, used or expired links; failures).
 pub fn message(status: StatusCode, title: &str, text: &str) -> Response {
     let class = if status.is_success() { "outcome-ok" } else { "outcome-failed" };

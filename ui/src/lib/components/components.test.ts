@@ -19,7 +19,7 @@ describe("ErrorNote", () => {
       details: [],
     });
     render(ErrorNote, { error });
-    expect(screen.getByRole("alert")).toHaveTextContent("the e-mail or API key is wrong");
+    expect(screen.getByRole("alert")).toHaveTextContent("The e-mail or API key is wrong.");
     expect(screen.getByText("invalid_credentials")).toBeInTheDocument();
     expect(screen.getByText(/HTTP 401/)).toBeInTheDocument();
     expect(screen.getByTestId("request-id")).toHaveTextContent("req_123abc");

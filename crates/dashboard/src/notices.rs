@@ -1,0 +1,309 @@
+//! What the desktop tells a subscriber whose window is in the background: a sale at their
+//! merchant's locations, a purchase on an enrolled card, a webhook endpoint failing or disabled,
+//! a person verified or locked. Each kind can be switched off in the settings. The app asks
+//! [`Dashboard::notices`] now and then while its window is not focused; each notice names the
+//! screen a click opens ([`crate::links`]).
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use subscriber_protocol::{DeliveryStatus, WebhookStatus};
+
+use crate::app::Dashboard;
+use crate::error::CommandError;
+
+/// How many events one look reads (newest first); more since the last look are not announced.
+const EVENTS_PER_LOOK: u32 = 50;
+
+/// Which notices the subscriber wants; every kind is on until switched off.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase", default)]
+pub struct NotificationSettings {
+    /// A sale at one of the merchant's locations.
+    pub sales: bool,
+    /// A purchase on one of the subscriber's cards.
+    pub purchases: bool,
+    /// A webhook endpoint whose deliveries fail, or that the service disabled.
+    pub webhooks: bool,
+    /// A person verified, or locked after failed attempts.
+    pub identity: bool,
+}
+
+impl Default for NotificationSettings {
+    fn default() -> Self {
+        Self { sales: true, purchases: true, webhooks: true, identity: true }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub enum NoticeKind {
+    Sale,
+    Purchase,
+    Webhook,
+    Identity,
+}
+
+/// One notification to show.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct Notice {
+    pub kind: NoticeKind,
+    pub title: String,
+    pub body: String,
+    /// The screen a click opens (`card/12`).
+    pub route: String,
+}
+
+/// Where the last look left off, for one session (service and e-mail).
+#[derive(Debug, Default)]
+pub(crate) struct NoticeWatch {
+    session: String,
+    /// The newest event seen; `None` before the first look.
+    last_event: Option<u64>,
+    endpoints: HashMap<i64, EndpointSeen>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct EndpointSeen {
+    enabled: bool,
+    failing: bool,
+}
+
+fn event_number(id: &str) -> Option<u64> {
+    id.strip_prefix("evt_")?.parse().ok()
+}
+
+fn money(data: &Value) -> String {
+    let amount = data.get("amount").and_then(Value::as_f64).unwrap_or_default();
+    let currency = data.get("currency").and_then(Value::as_str).unwrap_or_default();
+    format!("{amount:.2} {currency}")
+}
+
+fn text<'a>(data: &'a Value, field: &str) -> &'a str {
+    data.get(field).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// The notice an event makes, if the settings want it: a new purchase (the caller's card) or
+/// sale (the caller's merchant), a person verified or locked. `last_fours` names cards.
+fn notice_of(
+    event: &subscriber_protocol::Event,
+    settings: &NotificationSettings,
+    last_fours: &HashMap<i64, u16>,
+) -> Option<Notice> {
+    let data = &event.data;
+    match event.event_type.as_str() {
+        "transaction.created" => {
+            let transaction = data.get("transaction").unwrap_or(&Value::Null);
+            let merchant = data.get("merchantId").and_then(Value::as_i64);
+            let card = data.get("cardId").and_then(Value::as_i64);
+            if merchant.is_some() && settings.sales {
+                let location = transaction.get("locationId").and_then(Value::as_i64);
+                let place = format!("{} {}", text(transaction, "streetNo"), text(transaction, "street"));
+                let paid_with = transaction
+                    .get("lastFour")
+                    .and_then(Value::as_i64)
+                    .or_else(|| card.and_then(|card| last_fours.get(&card).map(|four| i64::from(*four))))
+                    .map(|four| format!(" with •••• {four:04}"))
+                    .unwrap_or_default();
+                return Some(Notice {
+                    kind: NoticeKind::Sale,
+                    title: format!("A sale at {}", place.trim()),
+                    body: format!("{}{paid_with}, {}", money(transaction), text(transaction, "city")),
+                    route: location.map_or_else(|| "merchant".to_owned(), |id| format!("merchant/location/{id}")),
+                });
+            }
+            let card = card.filter(|_| settings.purchases)?;
+            let four = last_fours.get(&card).map(|four| format!(" •••• {four:04}")).unwrap_or_default();
+            let at = text(transaction, "merchantName");
+            Some(Notice {
+                kind: NoticeKind::Purchase,
+                title: format!("A purchase on your card{four}"),
+                body: if at.is_empty() { money(transaction) } else { format!("{} at {at}", money(transaction)) },
+                route: format!("card/{card}"),
+            })
+        }
+        "person.verified" | "person.locked" if settings.identity => {
+            let person = data.get("personId").and_then(Value::as_i64).unwrap_or_default();
+            let verified = event.event_type == "person.verified";
+            Some(Notice {
+                kind: NoticeKind::Identity,
+                title: if verified { "Identity verified" } else { "Identity verification locked" }.to_owned(),
+                body: if verified {
+                    format!("Person {person} answered the questions.")
+                } else {
+                    format!("Person {person} failed three times and is locked for 24 hours.")
+                },
+                route: "identity".to_owned(),
+            })
+        }
+        _ => None,
+    }
+}
+
+impl Dashboard {
+    pub async fn notification_settings(&self) -> NotificationSettings {
+        self.state.lock().await.settings.notifications
+    }
+
+    pub async fn set_notification_settings(&self, settings: NotificationSettings) -> Result<(), CommandError> {
+        let mut state = self.state.lock().await;
+        state.settings.notifications = settings;
+        state.settings.save(self.data_dir())
+    }
+
+    /// Forgets where the last look left off: the next look notes where things stand (the window
+    /// was in front meanwhile: what happened was on screen).
+    pub async fn restart_notices(&self) {
+        self.notice_watch.lock().await.last_event = None;
+    }
+
+    /// What happened since the last look that the settings want told. The first look of a
+    /// session only notes where things stand: nothing that happened before is announced.
+    pub async fn notices(&self) -> Result<Vec<Notice>, CommandError> {
+        let status = self.status().await;
+        let (Some(connection), Some(session)) = (status.connection, status.session) else {
+            return Ok(Vec::new());
+        };
+        let settings = self.notification_settings().await;
+        let client = self.client().await?;
+        let mut watch = self.notice_watch.lock().await;
+        let key = format!("{} {}", connection.base_url, session.email);
+        if watch.session != key {
+            *watch = NoticeWatch { session: key, ..NoticeWatch::default() };
+        }
+        let first_look = watch.last_event.is_none();
+        let mut notices = Vec::new();
+
+        let events = client.events().limit(EVENTS_PER_LOOK).await?.events;
+        let newest = events.iter().filter_map(|event| event_number(&event.id)).max();
+        let fresh: Vec<_> = match watch.last_event {
+            None => Vec::new(),
+            Some(last) => events
+                .iter()
+                .rev()
+                .filter(|event| event_number(&event.id).is_some_and(|number| number > last))
+                .collect(),
+        };
+        watch.last_event = newest.max(watch.last_event).or(Some(0));
+        if !fresh.is_empty() {
+            let needs_cards = fresh.iter().any(|event| event.event_type == "transaction.created");
+            let last_fours: HashMap<i64, u16> = if needs_cards {
+                self.cards().await?.into_iter().map(|card| (card.card_id, card.last_four)).collect()
+            } else {
+                HashMap::new()
+            };
+            notices.extend(fresh.into_iter().filter_map(|event| notice_of(event, &settings, &last_fours)));
+        }
+
+        if settings.webhooks {
+            for endpoint in client.webhooks().await? {
+                let enabled = endpoint.status == WebhookStatus::Enabled;
+                let failing = enabled
+                    && client
+                        .webhook_deliveries(endpoint.webhook_id)
+                        .limit(1)
+                        .await?
+                        .deliveries
+                        .first()
+                        .is_some_and(|delivery| delivery.status == DeliveryStatus::Failed);
+                let seen = watch.endpoints.insert(endpoint.webhook_id, EndpointSeen { enabled, failing });
+                let route = format!("developers/webhook/{}", endpoint.webhook_id);
+                match seen {
+                    Some(before) if before.enabled && !enabled && endpoint.disabled_reason.is_some() => {
+                        notices.push(Notice {
+                            kind: NoticeKind::Webhook,
+                            title: "Webhook endpoint disabled".to_owned(),
+                            body: format!("{}: {}", endpoint.url, endpoint.disabled_reason.unwrap_or_default()),
+                            route,
+                        });
+                    }
+                    Some(before) if !before.failing && failing && !first_look => {
+                        notices.push(Notice {
+                            kind: NoticeKind::Webhook,
+                            title: "Webhook deliveries are failing".to_owned(),
+                            body: format!("{} does not answer 2xx; the service retries.", endpoint.url),
+                            route,
+                        });
+                    }
+                    None if failing && !first_look => {
+                        notices.push(Notice {
+                            kind: NoticeKind::Webhook,
+                            title: "Webhook deliveries are failing".to_owned(),
+                            body: format!("{} does not answer 2xx; the service retries.", endpoint.url),
+                            route,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        Ok(notices)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn event(event_type: &str, data: Value) -> subscriber_protocol::Event {
+        subscriber_protocol::Event {
+            id: "evt_9".to_owned(),
+            event_type: event_type.to_owned(),
+            created_at: chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default(),
+            data,
+        }
+    }
+
+    #[test]
+    fn a_purchase_names_the_card_and_opens_it() {
+        let purchase = event(
+            "transaction.created",
+            serde_json::json!({"transactionId": 4, "cardId": 2, "transaction": {"amount": 4.2, "currency": "USD", "merchantName": "Blue Heron"}}),
+        );
+        let notice = notice_of(&purchase, &NotificationSettings::default(), &HashMap::from([(2, 4242)]));
+        assert_eq!(
+            notice,
+            Some(Notice {
+                kind: NoticeKind::Purchase,
+                title: "A purchase on your card •••• 4242".to_owned(),
+                body: "4.20 USD at Blue Heron".to_owned(),
+                route: "card/2".to_owned(),
+            })
+        );
+        let off = NotificationSettings { purchases: false, ..NotificationSettings::default() };
+        assert_eq!(notice_of(&purchase, &off, &HashMap::new()), None);
+    }
+
+    #[test]
+    fn a_sale_names_the_location_and_opens_it() {
+        let sale = event(
+            "transaction.created",
+            serde_json::json!({"transactionId": 5, "merchantId": 1, "transaction": {"amount": 12.5, "currency": "USD", "locationId": 3, "streetNo": "1022", "street": "Valencia St", "city": "San Francisco", "lastFour": 5556}}),
+        );
+        let notice = notice_of(&sale, &NotificationSettings::default(), &HashMap::new()).expect("a notice");
+        assert_eq!(notice.kind, NoticeKind::Sale);
+        assert_eq!(notice.title, "A sale at 1022 Valencia St");
+        assert_eq!(notice.body, "12.50 USD with •••• 5556, San Francisco");
+        assert_eq!(notice.route, "merchant/location/3");
+        let off = NotificationSettings { sales: false, ..NotificationSettings::default() };
+        assert_eq!(notice_of(&sale, &off, &HashMap::new()), None, "a sale to another's card is no purchase");
+    }
+
+    #[test]
+    fn identity_outcomes_and_nothing_else() {
+        let verified = event("person.verified", serde_json::json!({"personId": 7, "status": "verified"}));
+        assert_eq!(
+            notice_of(&verified, &NotificationSettings::default(), &HashMap::new()).map(|notice| notice.title),
+            Some("Identity verified".to_owned())
+        );
+        let off = NotificationSettings { identity: false, ..NotificationSettings::default() };
+        assert_eq!(notice_of(&verified, &off, &HashMap::new()), None);
+        let test = event("webhook.test", serde_json::json!({}));
+        assert_eq!(notice_of(&test, &NotificationSettings::default(), &HashMap::new()), None);
+    }
+}
