@@ -45,6 +45,7 @@ unit=$(find "$root" -name subscriber-data.service | head -n1)
 [ -n "$unit" ] || fail "$service_deb has no systemd unit"
 grep -q '^User=subscriber-data' "$unit" || fail "the unit does not run as subscriber-data"
 grep -q '^EnvironmentFile=/etc/subscriber-data/server.env' "$unit" || fail "the unit reads no environment file"
+grep -q '^LimitNOFILE=65536' "$unit" || fail "the unit leaves the open-file limit at the default (streams need room)"
 grep -q 'adduser --system' "$work/service-control/postinst" || fail "postinst creates no user"
 grep -q 'etc/subscriber-data/server.env' "$work/service-control/conffiles" || fail "server.env is not a conffile"
 

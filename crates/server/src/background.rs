@@ -48,6 +48,23 @@ pub fn spawn(state: &AppState) -> Background {
         })
         .instrument(task_span("usage flush")),
     );
+    if state.db.is_shared() {
+        let places_state = state.clone();
+        tasks.spawn(
+            (async move {
+                // Well within `stream_places::HELD_FOR`: a missed renewal or two loses no place.
+                let mut tick = tokio::time::interval(crate::storage::stream_places::HELD_FOR / 3);
+                loop {
+                    tick.tick().await;
+                    let held = places_state.events.held_places();
+                    if let Err(error) = places_state.db.renew_stream_places(held).await {
+                        tracing::warn!(error = %error, "open streams' places not renewed");
+                    }
+                }
+            })
+            .instrument(task_span("stream places")),
+        );
+    }
     let purge_state = state.clone();
     tasks.spawn(
         (async move {

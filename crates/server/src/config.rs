@@ -82,6 +82,13 @@ pub struct Config {
     #[arg(long, env = "SUBSCRIBER_RATE_LIMIT", default_value_t = 1000)]
     pub rate_limit: u32,
 
+    /// Event streams this instance holds open at once, of all subscribers (each is a
+    /// connection: keep it well under the process's open-file limit, `LimitNOFILE` in the unit).
+    /// Past it a new stream gets 503 with `Retry-After`; the probes and other requests still
+    /// connect.
+    #[arg(long, env = "SUBSCRIBER_MAX_STREAMS", default_value_t = 2000)]
+    pub max_streams: usize,
+
     /// Requests a subscriber may make at once above the steady rate.
     #[arg(long, env = "SUBSCRIBER_RATE_LIMIT_BURST", default_value_t = 2000)]
     pub rate_limit_burst: u32,
@@ -227,6 +234,7 @@ impl Config {
             public_url: None,
             rate_limit: 1000,
             rate_limit_burst: 2000,
+            max_streams: 2000,
             credential_rate_limit: 10,
             credential_rate_limit_burst: 100,
             hash_queue_size: 64,

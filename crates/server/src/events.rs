@@ -6,7 +6,7 @@
 //! arrive, from this instance's writes or from another instance's (`crate::instances`), never
 //! matters, and nothing is lost between two of them.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use parking_lot::{Mutex, RwLock};
@@ -63,6 +63,12 @@ pub struct EventHub {
     closed: watch::Sender<bool>,
     /// Open streams per subscriber; a subscriber without any has no entry.
     open_streams: Mutex<HashMap<i64, usize>>,
+    /// The most streams this instance holds open at once (`--max-streams`): each is a
+    /// connection, and past the process's file limit nothing else (not even a probe) connects.
+    max_streams: usize,
+    /// The database places (`storage::stream_places`) of this instance's open streams, which
+    /// it keeps renewed.
+    places: Mutex<HashSet<String>>,
     /// The id of the newest event of each card and merchant announced here since the start:
     /// on SQLite every change of a transaction comes with an event announced here, so a page
     /// read while that id was the newest is still the page (`transaction_pages`).
@@ -71,23 +77,40 @@ pub struct EventHub {
 
 impl Default for EventHub {
     fn default() -> Self {
-        Self {
-            sender: broadcast::channel(CAPACITY).0,
-            closed: watch::channel(false).0,
-            open_streams: Mutex::default(),
-            latest: RwLock::default(),
-        }
+        Self::new(usize::MAX)
     }
+}
+
+/// Why a stream was not opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamsFull {
+    /// The subscriber holds [`MAX_STREAMS_PER_SUBSCRIBER`] streams (on any instance).
+    Subscriber,
+    /// This instance holds `--max-streams`.
+    Instance,
 }
 
 /// One of a subscriber's open streams; dropped when the stream ends.
 pub struct StreamSlot {
     hub: Arc<EventHub>,
     subscriber_id: i64,
+    /// Its place in the database, freed when the stream ends.
+    place: Option<(Store, String)>,
 }
 
 impl Drop for StreamSlot {
     fn drop(&mut self) {
+        if let Some((store, holder)) = self.place.take() {
+            self.hub.places.lock().remove(&holder);
+            // Dropped where a stream ends, inside the runtime; were it not, the place lapses.
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move {
+                    if let Err(error) = store.free_stream_place(holder).await {
+                        tracing::warn!(error = %error, "a stream's place not freed: it lapses by itself");
+                    }
+                });
+            }
+        }
         let mut open = self.hub.open_streams.lock();
         if let Some(count) = open.get_mut(&self.subscriber_id) {
             *count = count.saturating_sub(1);
@@ -99,6 +122,18 @@ impl Drop for StreamSlot {
 }
 
 impl EventHub {
+    /// A hub for an instance that holds at most `max_streams` streams open at once.
+    pub fn new(max_streams: usize) -> Self {
+        Self {
+            sender: broadcast::channel(CAPACITY).0,
+            closed: watch::channel(false).0,
+            open_streams: Mutex::default(),
+            max_streams,
+            places: Mutex::default(),
+            latest: RwLock::default(),
+        }
+    }
+
     /// Wake-ups from now on. Subscribe before reading what the database already holds, so
     /// nothing falls between the two.
     pub fn subscribe(&self) -> broadcast::Receiver<Wake> {
@@ -163,15 +198,39 @@ impl EventHub {
         if store.is_shared() { store.newest_transaction_event(owner).await } else { Ok(self.latest_event(owner)) }
     }
 
-    /// A slot for one more stream of the subscriber; `None` when it holds the most it may.
-    pub fn claim_stream(self: &Arc<Self>, subscriber_id: i64) -> Option<StreamSlot> {
-        let mut open = self.open_streams.lock();
-        let count = open.entry(subscriber_id).or_insert(0);
-        if *count >= MAX_STREAMS_PER_SUBSCRIBER {
-            return None;
+    /// A slot for one more stream of the subscriber, counted on this instance and, when
+    /// instances share the database, among the subscriber's places there.
+    pub async fn claim_stream(self: &Arc<Self>, store: &Store, subscriber_id: i64) -> Result<StreamSlot, StreamsFull> {
+        let mut slot = {
+            let mut open = self.open_streams.lock();
+            if open.values().sum::<usize>() >= self.max_streams {
+                return Err(StreamsFull::Instance);
+            }
+            let count = open.entry(subscriber_id).or_insert(0);
+            if *count >= MAX_STREAMS_PER_SUBSCRIBER {
+                return Err(StreamsFull::Subscriber);
+            }
+            *count += 1;
+            StreamSlot { hub: Arc::clone(self), subscriber_id, place: None }
+        };
+        if store.is_shared() {
+            let holder = uuid::Uuid::new_v4().simple().to_string();
+            match store.take_stream_place(subscriber_id, holder.clone(), MAX_STREAMS_PER_SUBSCRIBER).await {
+                Ok(true) => {
+                    self.places.lock().insert(holder.clone());
+                    slot.place = Some((store.clone(), holder));
+                }
+                Ok(false) => return Err(StreamsFull::Subscriber),
+                // The database is failing: this instance's own count still caps the streams.
+                Err(error) => tracing::warn!(error = %error, "a stream's place not taken: counted here only"),
+            }
         }
-        *count += 1;
-        Some(StreamSlot { hub: Arc::clone(self), subscriber_id })
+        Ok(slot)
+    }
+
+    /// The database places of this instance's open streams, to renew.
+    pub fn held_places(&self) -> Vec<String> {
+        self.places.lock().iter().cloned().collect()
     }
 
     /// Ends every open stream: the service is shutting down, and graceful shutdown waits for

@@ -101,7 +101,7 @@ impl AppState {
         let limits = crate::limits::Limits::new(&config, db.clone(), Arc::clone(&keys));
         let directory = LazyDirectory::new(db.clone(), config.sandbox_seed, config.directory_size);
         let identity_source = crate::identity_source::for_environment(&config);
-        let events = Arc::new(crate::events::EventHub::default());
+        let events = Arc::new(crate::events::EventHub::new(config.max_streams));
         Ok(Self(Arc::new(Shared {
             config: Arc::new(config),
             db,

@@ -20,7 +20,7 @@ use serde::Deserialize;
 use subscriber_protocol::ErrorBody;
 use tokio::sync::{broadcast, watch};
 
-use crate::events::Wake;
+use crate::events::{StreamsFull, Wake};
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth, IdPath};
@@ -129,10 +129,13 @@ fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64>
 const STREAMS_FULL_RETRY_SECONDS: u64 = 5;
 
 async fn open(state: AppState, auth: &Auth, owner: Owner, resume_after: Option<i64>) -> Result<Response, ApiError> {
-    let slot = state
-        .events
-        .claim_stream(auth.subscriber_id)
-        .ok_or(ApiError::RateLimited { retry_after_seconds: STREAMS_FULL_RETRY_SECONDS })?;
+    let slot = state.events.claim_stream(&state.db, auth.subscriber_id).await.map_err(|full| match full {
+        StreamsFull::Subscriber => ApiError::RateLimited { retry_after_seconds: STREAMS_FULL_RETRY_SECONDS },
+        StreamsFull::Instance => ApiError::Unavailable {
+            message: "this instance holds as many streams as it may: try again shortly".to_owned(),
+            retry_after_seconds: STREAMS_FULL_RETRY_SECONDS,
+        },
+    })?;
     let ended = token_ends(&state, auth);
     let feed = Feed::subscribe(state, auth.subscriber_id, owner, resume_after).await?;
     // The slot lives as long as the stream does.

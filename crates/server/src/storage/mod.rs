@@ -34,6 +34,7 @@ pub mod login_failures;
 pub mod merchants;
 pub mod persons;
 pub mod sandbox;
+pub mod stream_places;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;

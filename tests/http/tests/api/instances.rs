@@ -366,3 +366,39 @@ fn a_sync_cursor_skips_and_repeats_nothing_while_both_instances_write() {
         writing.store(false, std::sync::atomic::Ordering::Relaxed);
     });
 }
+
+/// A subscriber's ten streams are counted across the instances: with five open on each, an
+/// eleventh on either is refused, and a stream closed on one frees a place on the other.
+#[test]
+fn the_eleventh_stream_is_refused_on_whichever_instance_it_asks() {
+    let Some((first, second)) = two_instances() else { return };
+    let shop = shop(&first);
+    let path = format!("/merchant/{}/transactions/stream", shop.merchant_id);
+    let mut on_first: Vec<EventStream> =
+        (0..5).map(|_| EventStream::open(&first, &shop.subscriber, &path, None)).collect();
+    let _on_second: Vec<EventStream> =
+        (0..5).map(|_| EventStream::open(&second, &shop.subscriber, &path, None)).collect();
+    for server in [&first, &second] {
+        let (status, body) = send(server.get(&path).bearer_auth(&shop.subscriber.token));
+        assert_error(status, &body, 429, "rate_limited");
+    }
+    // Another subscriber is not held back by this one's streams.
+    let other = crate::realtime::shop(&second);
+    let _theirs = EventStream::open(
+        &second,
+        &other.subscriber,
+        &format!("/merchant/{}/transactions/stream", other.merchant_id),
+        None,
+    );
+
+    on_first.pop();
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let response = second.get(&path).bearer_auth(&shop.subscriber.token).send().expect("sent");
+        if response.status() == 200 {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "a stream closed on one instance never frees its place");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}

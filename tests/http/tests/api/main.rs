@@ -24,6 +24,7 @@ mod security_identity;
 mod security_logs;
 mod security_network;
 mod security_storage;
+mod security_tenants;
 mod subscriber;
 mod versions;
 mod webhooks;

@@ -113,7 +113,7 @@ impl EventStream {
     }
 
     /// The server closed the stream.
-    fn ended_within(&self, wait: Duration) -> bool {
+    pub(crate) fn ended_within(&self, wait: Duration) -> bool {
         let deadline = Instant::now() + wait;
         loop {
             match self.events.recv_timeout(deadline.saturating_duration_since(Instant::now())) {

@@ -184,6 +184,43 @@ fn the_eleventh_stream_of_a_subscriber_is_refused() {
     }
 }
 
+/// `--max-streams` caps the streams one instance holds, of all subscribers together: past it a
+/// new stream gets 503 with `Retry-After`, and the probes and other requests still answer.
+#[test]
+fn at_the_instances_stream_cap_new_streams_wait_and_the_probes_answer() {
+    let server = TestServer::spawn_with(&["--max-streams", "3"]);
+    let mut streams = Vec::new();
+    for _ in 0..3 {
+        let subscriber = server.subscriber();
+        let path = merchant_stream_path(&server, &subscriber);
+        streams.push(OpenStream::open(&server, &subscriber.token, &path));
+    }
+    let late = server.subscriber();
+    let path = merchant_stream_path(&server, &late);
+    let response = server.get(&path).bearer_auth(&late.token).send().expect("sent");
+    let retry_after = response.headers().get("retry-after").and_then(|value| value.to_str().ok()).map(str::to_owned);
+    let (status, body) = read(response);
+    assert_error(status, &body, 503, "unavailable");
+    assert!(retry_after.and_then(|text| text.parse::<u64>().ok()).is_some_and(|seconds| seconds >= 1));
+    for probe in ["/healthz", "/readyz"] {
+        assert_eq!(server.get(probe).send().expect("sent").status(), 200, "{probe} at the cap");
+    }
+    let (status, _) = send(server.get("/webhooks").bearer_auth(&late.token));
+    assert_eq!(status, 200, "other requests are served at the cap");
+
+    // A closed stream frees its place for anyone.
+    streams.pop();
+    let deadline = Instant::now() + ENDS_WITHIN;
+    loop {
+        let response = server.get(&path).bearer_auth(&late.token).send().expect("sent");
+        if response.status() == 200 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the place of a closed stream is never freed");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 #[test]
 fn guessing_with_random_emails_from_one_address_is_limited() {
     let server = TestServer::spawn();

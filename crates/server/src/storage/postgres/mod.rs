@@ -27,6 +27,7 @@ pub mod login_failures;
 pub mod merchants;
 pub mod persons;
 pub mod sandbox;
+pub mod stream_places;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;
@@ -56,6 +57,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_scale_out.sql"),
     include_str!("../../../migrations/postgres/0003_api_versions.sql"),
+    include_str!("../../../migrations/postgres/0004_stream_places.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).
