@@ -194,9 +194,13 @@ pub struct LocationCreatedData {
     pub merchant_id: i64,
     /// The new location.
     pub location_id: i64,
+    /// The street, without the number.
     pub street: String,
+    /// The street number.
     pub street_no: String,
+    /// The city.
     pub city: String,
+    /// The postal code.
     pub zip: String,
     /// ISO 3166-1 alpha-2.
     pub country_code: String,

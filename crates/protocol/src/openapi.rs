@@ -63,7 +63,13 @@ pub fn typed_event_schema(event_type: crate::EventType) -> Schema {
                 .pattern(Some("^evt_[0-9]{1,18}$"))
                 .description(Some("`evt_` and digits; ids grow in the order events happen.")),
         )
-        .property("type", ObjectBuilder::new().schema_type(Type::String).enum_values(Some([event_type.as_str()])))
+        .property(
+            "type",
+            ObjectBuilder::new()
+                .schema_type(Type::String)
+                .enum_values(Some([event_type.as_str()]))
+                .description(Some("What happened: this event's type.")),
+        )
         .property(
             "createdAt",
             ObjectBuilder::new()

@@ -11,7 +11,23 @@ merchantId: number,
 /**
  * The new location.
  */
-locationId: number, street: string, streetNo: string, city: string, zip: string, 
+locationId: number, 
+/**
+ * The street, without the number.
+ */
+street: string, 
+/**
+ * The street number.
+ */
+streetNo: string, 
+/**
+ * The city.
+ */
+city: string, 
+/**
+ * The postal code.
+ */
+zip: string, 
 /**
  * ISO 3166-1 alpha-2.
  */
