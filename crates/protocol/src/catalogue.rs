@@ -114,6 +114,19 @@ event_catalogue! {
     WebhookTest = "webhook.test" (WebhookTestData),
 }
 
+impl std::fmt::Display for EventType {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+/// A type where a type string is asked for (`GET /events?type=`, an endpoint's `events`).
+impl From<EventType> for String {
+    fn from(event_type: EventType) -> Self {
+        event_type.as_str().to_owned()
+    }
+}
+
 /// The data of `card.enrolled`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

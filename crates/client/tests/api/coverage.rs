@@ -581,7 +581,7 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
         (format!("/events/{}", newest.id).as_str(), Some("not_found"))
     );
     assert!(refused.request_id.starts_with("req_") && refused.latency_ms >= 0.0 && recent(refused.at, 60));
-    let enrolled = tour.client.events().event_type("card.enrolled").await.expect("by type");
+    let enrolled = tour.client.events().event_type(EventType::CardEnrolled).await.expect("by type");
     assert!(enrolled.events.iter().all(|event| event.event_type() == EventType::CardEnrolled));
     assert!(
         enrolled
