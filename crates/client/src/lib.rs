@@ -106,6 +106,7 @@ mod api;
 pub mod auth;
 mod client;
 mod error;
+pub mod events;
 mod metrics;
 mod paging;
 pub mod routes;

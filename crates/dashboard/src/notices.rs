@@ -7,8 +7,7 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use subscriber_protocol::{DeliveryStatus, WebhookStatus};
+use subscriber_protocol::{DeliveryStatus, Event, EventData, EventType, TransactionEventData, WebhookStatus};
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
@@ -78,58 +77,44 @@ fn event_number(id: &str) -> Option<u64> {
     id.strip_prefix("evt_")?.parse().ok()
 }
 
-fn money(data: &Value) -> String {
-    let amount = data.get("amount").and_then(Value::as_f64).unwrap_or_default();
-    let currency = data.get("currency").and_then(Value::as_str).unwrap_or_default();
+fn money(amount: f64, currency: &str) -> String {
     format!("{amount:.2} {currency}")
-}
-
-fn text<'a>(data: &'a Value, field: &str) -> &'a str {
-    data.get(field).and_then(Value::as_str).unwrap_or_default()
 }
 
 /// The notice an event makes, if the settings want it: a new purchase (the caller's card) or
 /// sale (the caller's merchant), a person verified or locked. `last_fours` names cards.
-fn notice_of(
-    event: &subscriber_protocol::Event,
-    settings: &NotificationSettings,
-    last_fours: &HashMap<i64, u16>,
-) -> Option<Notice> {
-    let data = &event.data;
-    match event.event_type.as_str() {
-        "transaction.created" => {
-            let transaction = data.get("transaction").unwrap_or(&Value::Null);
-            let merchant = data.get("merchantId").and_then(Value::as_i64);
-            let card = data.get("cardId").and_then(Value::as_i64);
-            if merchant.is_some() && settings.sales {
-                let location = transaction.get("locationId").and_then(Value::as_i64);
-                let place = format!("{} {}", text(transaction, "streetNo"), text(transaction, "street"));
-                let paid_with = transaction
-                    .get("lastFour")
-                    .and_then(Value::as_i64)
-                    .or_else(|| card.and_then(|card| last_fours.get(&card).map(|four| i64::from(*four))))
-                    .map(|four| format!(" with •••• {four:04}"))
-                    .unwrap_or_default();
-                return Some(Notice {
-                    kind: NoticeKind::Sale,
-                    title: format!("A sale at {}", place.trim()),
-                    body: format!("{}{paid_with}, {}", money(transaction), text(transaction, "city")),
-                    route: location.map_or_else(|| "merchant".to_owned(), |id| format!("merchant/location/{id}")),
-                });
-            }
-            let card = card.filter(|_| settings.purchases)?;
-            let four = last_fours.get(&card).map(|four| format!(" •••• {four:04}")).unwrap_or_default();
-            let at = text(transaction, "merchantName");
+fn notice_of(event: &Event, settings: &NotificationSettings, last_fours: &HashMap<i64, u16>) -> Option<Notice> {
+    match &event.payload {
+        EventData::TransactionCreated(TransactionEventData::Merchant(sale)) if settings.sales => {
+            let transaction = &sale.transaction;
+            let place = format!("{} {}", transaction.street_no, transaction.street);
+            Some(Notice {
+                kind: NoticeKind::Sale,
+                title: format!("A sale at {}", place.trim()),
+                body: format!(
+                    "{} with •••• {:04}, {}",
+                    money(transaction.amount, &transaction.currency),
+                    transaction.last_four,
+                    transaction.city
+                ),
+                route: format!("merchant/location/{}", transaction.location_id),
+            })
+        }
+        EventData::TransactionCreated(TransactionEventData::Card(purchase)) if settings.purchases => {
+            let transaction = &purchase.transaction;
+            let four = last_fours.get(&purchase.card_id).map(|four| format!(" •••• {four:04}")).unwrap_or_default();
+            let paid = money(transaction.amount, &transaction.currency);
+            let at = &transaction.merchant_name;
             Some(Notice {
                 kind: NoticeKind::Purchase,
                 title: format!("A purchase on your card{four}"),
-                body: if at.is_empty() { money(transaction) } else { format!("{} at {at}", money(transaction)) },
-                route: format!("card/{card}"),
+                body: if at.is_empty() { paid } else { format!("{paid} at {at}") },
+                route: format!("card/{}", purchase.card_id),
             })
         }
-        "person.verified" | "person.locked" if settings.identity => {
-            let person = data.get("personId").and_then(Value::as_i64).unwrap_or_default();
-            let verified = event.event_type == "person.verified";
+        EventData::PersonVerified(person) | EventData::PersonLocked(person) if settings.identity => {
+            let verified = event.event_type() == EventType::PersonVerified;
+            let person = person.person_id;
             Some(Notice {
                 kind: NoticeKind::Identity,
                 title: if verified { "Identity verified" } else { "Identity verification locked" }.to_owned(),
@@ -191,7 +176,7 @@ impl Dashboard {
         };
         watch.last_event = newest.max(watch.last_event).or(Some(0));
         if !fresh.is_empty() {
-            let needs_cards = fresh.iter().any(|event| event.event_type == "transaction.created");
+            let needs_cards = fresh.iter().any(|event| event.event_type() == EventType::TransactionCreated);
             let last_fours: HashMap<i64, u16> = if needs_cards {
                 self.cards().await?.into_iter().map(|card| (card.card_id, card.last_four)).collect()
             } else {
@@ -250,21 +235,61 @@ impl Dashboard {
 mod tests {
     use super::*;
 
-    fn event(event_type: &str, data: Value) -> subscriber_protocol::Event {
-        subscriber_protocol::Event {
-            id: "evt_9".to_owned(),
-            event_type: event_type.to_owned(),
+    fn event(payload: EventData) -> Event {
+        let created_at = chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default();
+        Event { id: "evt_9".to_owned(), created_at, payload }
+    }
+
+    fn purchase(amount: f64, merchant_name: &str) -> EventData {
+        let transaction = subscriber_protocol::CardTransaction {
+            transaction_id: 4,
             created_at: chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default(),
-            data,
-        }
+            pending: true,
+            amount,
+            currency: "USD".to_owned(),
+            merchant_name: merchant_name.to_owned(),
+            street: String::new(),
+            street_no: String::new(),
+            city: String::new(),
+            country: "USA".to_owned(),
+            zip: String::new(),
+            category: String::new(),
+            descriptor: String::new(),
+            card_id: 2,
+            merchant_id: None,
+            location_id: None,
+        };
+        EventData::TransactionCreated(TransactionEventData::Card(subscriber_protocol::CardTransactionEventData {
+            transaction_id: 4,
+            card_id: 2,
+            merchant_id: None,
+            transaction,
+        }))
+    }
+
+    fn sale() -> EventData {
+        let transaction = subscriber_protocol::MerchantTransaction {
+            transaction_id: 5,
+            amount: 12.5,
+            currency: "USD".to_owned(),
+            created_at: chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default(),
+            pending: true,
+            location_id: 3,
+            street: "Valencia St".to_owned(),
+            street_no: "1022".to_owned(),
+            city: "San Francisco".to_owned(),
+            country: "USA".to_owned(),
+            zip: "94110".to_owned(),
+            last_four: 5556,
+        };
+        EventData::TransactionCreated(TransactionEventData::Merchant(
+            subscriber_protocol::MerchantTransactionEventData { transaction_id: 5, merchant_id: Some(1), transaction },
+        ))
     }
 
     #[test]
     fn a_purchase_names_the_card_and_opens_it() {
-        let purchase = event(
-            "transaction.created",
-            serde_json::json!({"transactionId": 4, "cardId": 2, "transaction": {"amount": 4.2, "currency": "USD", "merchantName": "Blue Heron"}}),
-        );
+        let purchase = event(purchase(4.2, "Blue Heron"));
         let notice = notice_of(&purchase, &NotificationSettings::default(), &HashMap::from([(2, 4242)]));
         assert_eq!(
             notice,
@@ -281,10 +306,7 @@ mod tests {
 
     #[test]
     fn a_sale_names_the_location_and_opens_it() {
-        let sale = event(
-            "transaction.created",
-            serde_json::json!({"transactionId": 5, "merchantId": 1, "transaction": {"amount": 12.5, "currency": "USD", "locationId": 3, "streetNo": "1022", "street": "Valencia St", "city": "San Francisco", "lastFour": 5556}}),
-        );
+        let sale = event(sale());
         let notice = notice_of(&sale, &NotificationSettings::default(), &HashMap::new()).expect("a notice");
         assert_eq!(notice.kind, NoticeKind::Sale);
         assert_eq!(notice.title, "A sale at 1022 Valencia St");
@@ -296,14 +318,21 @@ mod tests {
 
     #[test]
     fn identity_outcomes_and_nothing_else() {
-        let verified = event("person.verified", serde_json::json!({"personId": 7, "status": "verified"}));
+        let verified = event(EventData::PersonVerified(subscriber_protocol::PersonEventData {
+            person_id: 7,
+            status: subscriber_protocol::PersonStatus::Verified,
+            locked_until: None,
+        }));
         assert_eq!(
             notice_of(&verified, &NotificationSettings::default(), &HashMap::new()).map(|notice| notice.title),
             Some("Identity verified".to_owned())
         );
         let off = NotificationSettings { identity: false, ..NotificationSettings::default() };
         assert_eq!(notice_of(&verified, &off, &HashMap::new()), None);
-        let test = event("webhook.test", serde_json::json!({}));
+        let test = event(EventData::WebhookTest(subscriber_protocol::WebhookTestData {
+            webhook_id: 1,
+            message: "test".to_owned(),
+        }));
         assert_eq!(notice_of(&test, &NotificationSettings::default(), &HashMap::new()), None);
     }
 }

@@ -5,49 +5,33 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::CardTransaction;
-
-/// Every event type, as `type` names it and webhook endpoints subscribe to it.
-pub const EVENT_TYPES: [&str; 9] = [
-    "card.enrolled",
-    "transaction.created",
-    "transaction.updated",
-    "merchant.location.created",
-    "account.linked",
-    "account.failed",
-    "person.verified",
-    "person.locked",
-    "webhook.test",
-];
+use crate::{CardTransaction, EventData, EventType};
 
 /// An endpoint's `events` that stands for every type.
 pub const ALL_EVENTS: &str = "*";
 
 /// One change a subscriber can observe. Its `id` is also the `id:` of the transaction streams
-/// and the `Subscriber-Event-Id` header of a webhook delivery.
+/// and the `Subscriber-Event-Id` header of a webhook delivery. On the wire
+/// `{id, type, createdAt, data}`: `type` and `data` come from [`EventData`], the catalogue.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     /// `evt_` and digits; ids grow in the order events happen.
     pub id: String,
-    /// What happened: `card.enrolled`, `transaction.created`, `transaction.updated`,
-    /// `merchant.location.created`, `account.linked`, `account.failed`, `person.verified`,
-    /// `person.locked` or `webhook.test`.
-    #[serde(rename = "type")]
-    pub event_type: String,
     /// When it happened (RFC 3339, UTC).
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
-    /// What changed, by type. A transaction event: `{transactionId, cardId?, merchantId?,
-    /// transaction}` (the transaction as the caller's card list shows it, else as the
-    /// merchant's list does); `card.enrolled`: `{cardId, lastFour, brand}`;
-    /// `merchant.location.created`: the location; `account.*`: `{accountId, …}`; `person.*`:
-    /// `{personId, status, lockedUntil?}`; `webhook.test`: `{webhookId, message}`.
-    #[cfg_attr(feature = "ts", ts(type = "Record<string, unknown>"))]
-    #[cfg_attr(feature = "openapi", schema(value_type = Object))]
-    pub data: serde_json::Value,
+    /// What happened: the `type` and its `data`.
+    #[serde(flatten)]
+    pub payload: EventData,
+}
+
+impl Event {
+    /// The event's type.
+    pub fn event_type(&self) -> EventType {
+        self.payload.event_type()
+    }
 }
 
 /// Filters and paging of the event log: every filter optional.

@@ -7,6 +7,7 @@
 
 mod accounts;
 mod cards;
+mod catalogue;
 mod discovery;
 mod envelope;
 mod events;
@@ -24,6 +25,7 @@ pub mod webhook_signature;
 
 pub use accounts::*;
 pub use cards::*;
+pub use catalogue::*;
 pub use discovery::*;
 pub use envelope::*;
 pub use events::*;

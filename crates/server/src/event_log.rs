@@ -4,8 +4,10 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use chrono::Utc;
-use serde_json::json;
-use subscriber_protocol::{ErrorBody, Event, EventPage, EventQuery, Success};
+use subscriber_protocol::{
+    CardTransactionEventData, ErrorBody, Event, EventData, EventPage, EventQuery, EventType,
+    MerchantTransactionEventData, Success, TransactionEventData,
+};
 use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
@@ -26,32 +28,34 @@ pub fn routes(api: Routes) -> Routes {
 /// An event as the API shows it to its recipient.
 pub fn render(event: LoggedEvent) -> Result<Event, ApiError> {
     let created_at = paging::checked_time(event.created_at)?;
-    let data = match event.transaction {
+    let event_type = EventType::parse(&event.event_type)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("unknown event type {:?} in the log", event.event_type)))?;
+    let payload = match event.transaction {
         Some(mut transaction) => {
             // As it was at the event: pending when created, settled once updated.
-            transaction.pending = event.event_type == EventKind::Created.event_type();
+            transaction.pending = event_type == EventKind::Created.event_type();
             let transaction_id = transaction.id;
-            if event.readers_card {
-                json!({
-                    "transactionId": transaction_id,
-                    "cardId": event.card_id,
-                    "merchantId": event.merchant_id,
-                    "transaction": crate::cards::card_transaction(transaction)?,
-                })
-            } else {
-                json!({
-                    "transactionId": transaction_id,
-                    "merchantId": event.merchant_id,
-                    "transaction": crate::merchants::merchant_transaction(transaction)?,
-                })
+            let data = match (event.readers_card, event.card_id) {
+                (true, Some(card_id)) => TransactionEventData::Card(CardTransactionEventData {
+                    transaction_id,
+                    card_id,
+                    merchant_id: event.merchant_id,
+                    transaction: crate::cards::card_transaction(transaction)?,
+                }),
+                _ => TransactionEventData::Merchant(MerchantTransactionEventData {
+                    transaction_id,
+                    merchant_id: event.merchant_id,
+                    transaction: crate::merchants::merchant_transaction(transaction)?,
+                }),
+            };
+            match event_type {
+                EventType::TransactionUpdated => EventData::TransactionUpdated(data),
+                _ => EventData::TransactionCreated(data),
             }
         }
-        None => match event.data.as_deref() {
-            Some(text) => serde_json::from_str(text).map_err(ApiError::internal)?,
-            None => json!({}),
-        },
+        None => EventData::from_parts(event_type, event.data.as_deref().unwrap_or("{}")).map_err(ApiError::internal)?,
     };
-    Ok(Event { id: public_id(event.id), event_type: event.event_type, created_at, data })
+    Ok(Event { id: public_id(event.id), created_at, payload })
 }
 
 /// The caller's events of the last 30 days, newest first
@@ -71,7 +75,7 @@ async fn list(
 ) -> Result<Json<Success<EventPage>>, ApiError> {
     let mut validation = Validation::new();
     if let Some(event_type) = &query.event_type
-        && !subscriber_protocol::EVENT_TYPES.contains(&event_type.as_str())
+        && EventType::parse(event_type).is_none()
     {
         validation.reject("type", format!("must be one of {}", subscriber_protocol::EVENT_TYPES.join(", ")));
     }

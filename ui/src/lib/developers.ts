@@ -2,18 +2,8 @@
 // a time of the service reads.
 import { when } from "./format";
 
-/** The event types an endpoint can ask for (the service's list). */
-export const EVENT_TYPES = [
-  "card.enrolled",
-  "transaction.created",
-  "transaction.updated",
-  "merchant.location.created",
-  "account.linked",
-  "account.failed",
-  "person.verified",
-  "person.locked",
-  "webhook.test",
-];
+/** The event types an endpoint can ask for: the service's catalogue, from the bindings. */
+export { EVENT_TYPES } from "./bindings/EventTypes";
 
 /** An RFC 3339 time of the service as the app writes times; "—" when absent. */
 export function at(text: string | null | undefined): string {

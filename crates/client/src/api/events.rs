@@ -24,7 +24,7 @@ impl Client {
     }
 
     /// `GET /events`: the caller's events of the last 30 days, newest first: `.await` one page,
-    /// or `.stream()` them all. Filters: `.event_type("transaction.created")`, `.since(date)`.
+    /// or `.stream()` them all. Filters: `.event_type(EventType::TransactionCreated)` (or its string), `.since(date)`.
     pub fn events(&self) -> Paged<EventQuery, EventPage> {
         Paged::new(self.clone(), &routes::EVENTS, "/events".to_owned(), EventQuery::default())
     }

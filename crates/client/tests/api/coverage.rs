@@ -12,6 +12,7 @@ use chrono::Datelike;
 use futures::StreamExt;
 use reqwest::Method;
 use serde_json::json;
+use subscriber_client::events::{EventData, EventType, TransactionEventData};
 use subscriber_client::protocol::versions::ApiVersion;
 use subscriber_client::protocol::{
     AccountPermission, AccountStatus, AuthenticatePersonRequest, CardSessionStatus, CategoryCode, CoordinatesSource,
@@ -556,7 +557,7 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
 
     // The event log: newest first, the same events the streams and webhooks carry.
     let page = tour.client.events().limit(200).await.expect("GET /events");
-    let types: BTreeSet<&str> = page.events.iter().map(|event| event.event_type.as_str()).collect();
+    let types: BTreeSet<&str> = page.events.iter().map(|event| event.event_type().as_str()).collect();
     for wanted in ["card.enrolled", "merchant.location.created", "transaction.created", "transaction.updated"] {
         assert!(types.contains(wanted), "{wanted} in {types:?}");
     }
@@ -564,10 +565,11 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
         page.events.iter().map(|event| event.id.trim_start_matches("evt_").parse().expect("evt_ and digits")).collect();
     assert!(numbers.windows(2).all(|pair| pair[0] > pair[1]), "newest first: {numbers:?}");
     let newest = &page.events[0];
-    assert_eq!(newest.event_type, "transaction.updated");
-    assert_eq!(newest.data["transactionId"], earlier.transaction_id);
-    assert_eq!(newest.data["cardId"], card_id);
-    assert_eq!(newest.data["transaction"]["pending"], false);
+    let EventData::TransactionUpdated(TransactionEventData::Card(updated)) = &newest.payload else {
+        panic!("the newest event is the settlement, seen from the card: {newest:?}");
+    };
+    assert_eq!((updated.transaction_id, updated.card_id), (earlier.transaction_id, card_id));
+    assert!(!updated.transaction.pending);
     assert_eq!(&tour.client.event(&newest.id).await.expect("GET /events/{event_id}"), newest);
     let stranger = tour.other.event(&newest.id).await.expect_err("not theirs");
     assert_eq!(stranger.status().map(|status| status.as_u16()), Some(404));
@@ -579,9 +581,15 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
         (format!("/events/{}", newest.id).as_str(), Some("not_found"))
     );
     assert!(refused.request_id.starts_with("req_") && refused.latency_ms >= 0.0 && recent(refused.at, 60));
-    let enrolled = tour.client.events().event_type("card.enrolled").await.expect("by type");
-    assert!(enrolled.events.iter().all(|event| event.event_type == "card.enrolled"));
-    assert!(enrolled.events.iter().any(|event| event.data["cardId"] == card_id), "{enrolled:?}");
+    let enrolled = tour.client.events().event_type(EventType::CardEnrolled).await.expect("by type");
+    assert!(enrolled.events.iter().all(|event| event.event_type() == EventType::CardEnrolled));
+    assert!(
+        enrolled
+            .events
+            .iter()
+            .any(|event| matches!(&event.payload, EventData::CardEnrolled(card) if card.card_id == card_id)),
+        "{enrolled:?}"
+    );
 }
 
 async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {
@@ -651,6 +659,8 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
     assert_eq!(delivery.header(webhooks::EVENT_ID_HEADER), queued.event_id);
     assert_eq!(delivery.header(webhooks::EVENT_TYPE_HEADER), "webhook.test");
     assert_eq!(delivery.header("content-type"), "application/json");
+    let typed = subscriber_client::events::parse_delivery(&delivery.body).expect("a typed event");
+    assert!(matches!(&typed.payload, EventData::WebhookTest(test) if test.webhook_id == webhook_id), "{typed:?}");
 
     let sale = SandboxTransactionRequest { card_id: Some(card_id), amount: Some(4.75), ..Default::default() };
     let sale = tour.client.create_sandbox_transaction(&sale).await.expect("a sale");

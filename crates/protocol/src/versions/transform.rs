@@ -21,6 +21,9 @@ use super::{ApiVersion, Instruction, VersionChange};
 pub struct Versioning {
     /// Schema → property → the schema it holds (an object, a list of them, or either or null).
     children: HashMap<String, HashMap<String, String>>,
+    /// Schema → the property that tells its choices apart and, by its value, the schema chosen:
+    /// a `oneOf` with a discriminator (an event is one of the typed events, by `type`).
+    choices: HashMap<String, (String, HashMap<String, String>)>,
     /// Per version (its position in [`ApiVersion::ALL`]): the schemas an answer transformation
     /// visits, those changed and those holding one.
     answers: Vec<HashSet<String>>,
@@ -34,8 +37,21 @@ impl Versioning {
     /// From the newest version's OpenAPI document (its `components.schemas`).
     pub fn from_document(document: &Value) -> Self {
         let mut children: HashMap<String, HashMap<String, String>> = HashMap::new();
+        let mut choices: HashMap<String, (String, HashMap<String, String>)> = HashMap::new();
         let schemas = document.pointer("/components/schemas").and_then(Value::as_object);
         for (name, schema) in schemas.into_iter().flatten() {
+            let discriminator = &schema["discriminator"];
+            if let (Some(property), Some(mapping)) =
+                (discriminator["propertyName"].as_str(), discriminator["mapping"].as_object())
+            {
+                let by_value = mapping
+                    .iter()
+                    .filter_map(|(value, target)| {
+                        Some((value.clone(), target.as_str()?.strip_prefix(SCHEMA_REF)?.to_owned()))
+                    })
+                    .collect();
+                choices.insert(name.clone(), (property.to_owned(), by_value));
+            }
             let properties = schema.get("properties").and_then(Value::as_object);
             for (property, value) in properties.into_iter().flatten() {
                 if let Some(child) = referenced_schema(value) {
@@ -53,13 +69,13 @@ impl Versioning {
                         .filter(|instruction| shapes(instruction))
                         .map(Instruction::schema)
                         .collect();
-                    holding(&children, &changed)
+                    holding(&children, &choices, &changed)
                 })
                 .collect::<Vec<_>>()
         };
         let answers = visited(Instruction::shapes_answers);
         let requests = visited(Instruction::shapes_requests);
-        Self { children, answers, requests }
+        Self { children, choices, answers, requests }
     }
 
     fn position(version: ApiVersion) -> usize {
@@ -109,6 +125,23 @@ impl Versioning {
         written: &mut String,
     ) -> Result<(), serde_json::Error> {
         let text = raw.get();
+        if let Some((property, by_value)) = self.choices.get(schema)
+            && text.trim_start().starts_with('{')
+        {
+            // One of the choices, by the value of `property`: written as that choice is.
+            let Entries(entries) = serde_json::from_str(text)?;
+            let chosen = entries
+                .iter()
+                .find(|(key, _)| key == property)
+                .and_then(|(_, value)| serde_json::from_str::<String>(value.get()).ok())
+                .and_then(|value| by_value.get(&value))
+                .filter(|choice| self.answers[Self::position(version)].contains(*choice));
+            match chosen {
+                Some(choice) => self.answer_back(version, choice, raw, written)?,
+                None => written.push_str(text),
+            }
+            return Ok(());
+        }
         match text.trim_start().as_bytes().first() {
             Some(b'{') => {
                 let Entries(entries) = serde_json::from_str(text)?;
@@ -218,12 +251,18 @@ impl Versioning {
 }
 
 /// The schemas that are `changed` or hold one, however deep.
-fn holding(children: &HashMap<String, HashMap<String, String>>, changed: &HashSet<&str>) -> HashSet<String> {
+fn holding(
+    children: &HashMap<String, HashMap<String, String>>,
+    choices: &HashMap<String, (String, HashMap<String, String>)>,
+    changed: &HashSet<&str>,
+) -> HashSet<String> {
     let mut visited: HashSet<String> = changed.iter().map(|schema| (*schema).to_owned()).collect();
     loop {
-        let more: Vec<String> = children
-            .iter()
-            .filter(|(schema, held)| !visited.contains(*schema) && held.values().any(|child| visited.contains(child)))
+        let held = children.iter().map(|(schema, held)| (schema, held.values().collect::<Vec<_>>()));
+        let chosen = choices.iter().map(|(schema, (_, by_value))| (schema, by_value.values().collect::<Vec<_>>()));
+        let more: Vec<String> = held
+            .chain(chosen)
+            .filter(|(schema, held)| !visited.contains(*schema) && held.iter().any(|child| visited.contains(*child)))
             .map(|(schema, _)| schema.clone())
             .collect();
         if more.is_empty() {
@@ -354,6 +393,12 @@ mod tests {
             "WebhookList": {"properties": {"webhooks": {"items": reference("Webhook")}}},
             "Webhook": {"properties": {"webhookId": {}, "apiVersion": {}}},
             "Holder": {"properties": {"maybe": {"oneOf": [{"type": "null"}, reference("LoginRequest")]}}},
+            "EventPage": {"properties": {"events": {"items": reference("Event")}, "nextCursor": {}}},
+            "Event": {"oneOf": [reference("SignedUpEvent"), reference("TestEvent")], "discriminator": {
+                "propertyName": "type", "mapping": {
+                    "signed.up": format!("{SCHEMA_REF}SignedUpEvent"), "test": format!("{SCHEMA_REF}TestEvent")}}},
+            "SignedUpEvent": {"properties": {"type": {}, "data": reference("SignupResponse")}},
+            "TestEvent": {"properties": {"type": {}, "data": reference("Webhook")}},
         }}}))
     }
 
@@ -392,6 +437,30 @@ mod tests {
         );
         assert!(
             versioning.response_to(ApiVersion::LATEST, "SignupResponse", b"not json").expect("untouched").is_none()
+        );
+    }
+
+    #[test]
+    fn a_typed_event_is_written_as_its_type_is() {
+        let versioning = versioning();
+        let signed_up = json!({"id": "evt_1", "type": "signed.up", "data": {"clientId": "cli_1", "publicKey": "pk"}});
+        assert_eq!(
+            back(&versioning, "Event", &signed_up),
+            json!({"id": "evt_1", "type": "signed.up", "data": {"client_id": "cli_1", "public_key": "pk"}})
+        );
+        let test = json!({"type": "test", "data": {"webhookId": 2, "apiVersion": "2026-11-21", "clientId": "x"}});
+        assert_eq!(
+            back(&versioning, "Event", &test),
+            json!({"type": "test", "data": {"webhookId": 2, "clientId": "x"}})
+        );
+        let unknown = json!({"type": "other", "data": {"clientId": "cli_1"}});
+        assert_eq!(back(&versioning, "Event", &unknown), unknown, "a type without a schema is left as it is");
+        let page = json!({"events": [signed_up, unknown], "nextCursor": null});
+        assert_eq!(
+            back(&versioning, "EventPage", &page),
+            json!({"events": [
+                {"id": "evt_1", "type": "signed.up", "data": {"client_id": "cli_1", "public_key": "pk"}},
+                {"type": "other", "data": {"clientId": "cli_1"}}], "next_cursor": null})
         );
     }
 

@@ -5,7 +5,7 @@
 //! `crate::hosted::bank`.
 
 use chrono::Utc;
-use subscriber_protocol::AccountPermission;
+use subscriber_protocol::{AccountEventData, AccountPermission, EventData};
 
 use super::banks::credentials::MAX_LOGIN_FAILURES;
 use super::permission_name;
@@ -13,6 +13,7 @@ use crate::error::ApiError;
 use crate::link_token;
 use crate::state::AppState;
 use crate::storage::bank_accounts::{BankAccountRow, LinkStage};
+use crate::storage::events::StoredEvent;
 
 /// The link a page's token names, in whatever state.
 pub async fn find_by_link(state: &AppState, link_token: &str) -> Result<Option<BankAccountRow>, ApiError> {
@@ -43,14 +44,14 @@ pub async fn record_login_failure(
     reason: &'static str,
 ) -> Result<Option<u32>, ApiError> {
     let now = Utc::now().timestamp();
-    let failed = ("account.failed", outcome(account_id, Some(reason)));
-    Ok(state.db.bank_login_failure(account_id, now, MAX_LOGIN_FAILURES, reason, failed).await?)
+    let failed = EventData::AccountFailed(outcome(account_id, Some(reason)));
+    Ok(state.db.bank_login_failure(account_id, now, MAX_LOGIN_FAILURES, reason, StoredEvent::new(&failed)).await?)
 }
 
 /// The link ends failed, with the reason the subscriber is shown.
 pub async fn fail(state: &AppState, account_id: i64, reason: &'static str) -> Result<bool, ApiError> {
-    let failed = ("account.failed", outcome(account_id, Some(reason)));
-    Ok(state.db.fail_bank_link(account_id, Utc::now().timestamp(), reason, failed).await?)
+    let failed = EventData::AccountFailed(outcome(account_id, Some(reason)));
+    Ok(state.db.fail_bank_link(account_id, Utc::now().timestamp(), reason, StoredEvent::new(&failed)).await?)
 }
 
 /// The person consented to share `granted`: the bank's scoped token (random, good only for
@@ -58,15 +59,14 @@ pub async fn fail(state: &AppState, account_id: i64, reason: &'static str) -> Re
 pub async fn link(state: &AppState, account_id: i64, granted: &[AccountPermission]) -> Result<bool, ApiError> {
     let stored = granted.iter().map(|permission| permission_name(*permission)).collect::<Vec<_>>().join(",");
     let access_token = format!("sbx_{}", link_token::new_token());
-    let linked = ("account.linked", outcome(account_id, None));
-    Ok(state.db.link_bank_account(account_id, Utc::now().timestamp(), stored, access_token, linked).await?)
+    let linked = EventData::AccountLinked(outcome(account_id, None));
+    Ok(state
+        .db
+        .link_bank_account(account_id, Utc::now().timestamp(), stored, access_token, StoredEvent::new(&linked))
+        .await?)
 }
 
 /// The data of an `account.linked` or `account.failed` event.
-fn outcome(account_id: i64, reason: Option<&str>) -> String {
-    let mut data = serde_json::json!({ "accountId": account_id });
-    if let Some(reason) = reason {
-        data["reason"] = serde_json::Value::from(reason);
-    }
-    data.to_string()
+fn outcome(account_id: i64, reason: Option<&str>) -> AccountEventData {
+    AccountEventData { account_id, reason: reason.map(str::to_owned) }
 }

@@ -11,6 +11,7 @@ use axum::body::Bytes;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use chrono::Utc;
+use subscriber_protocol::{CardEnrolledData, EventData};
 use subscriber_protocol::{
     CardList, CardRecord, CardTransaction, CardTransactionPage, CardTransactionQuery, EnrollCardRequest,
     EnrollCardResponse, Environment, ErrorBody, SandboxCard, SandboxCardList, Success,
@@ -27,6 +28,7 @@ use crate::reference::mcc;
 use crate::simulation::history;
 use crate::state::AppState;
 use crate::storage::cards::{CardRow, Inserted, NewCard};
+use crate::storage::events::StoredEvent;
 use crate::storage::transactions::{Owner, TransactionRow};
 use validation::{CardInput, ValidCard};
 
@@ -120,7 +122,7 @@ pub async fn prepare_card(
         enrolled_at,
         history,
         event_data: Box::new(move |card_id| {
-            serde_json::json!({ "cardId": card_id, "lastFour": last_four, "brand": brand }).to_string()
+            StoredEvent::new(&EventData::CardEnrolled(CardEnrolledData { card_id, last_four, brand: brand.to_owned() }))
         }),
     })
 }

@@ -9,6 +9,7 @@ use subscriber_protocol::{
     Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
     MerchantTransactionQuery, Success,
 };
+use subscriber_protocol::{EventData, LocationCreatedData};
 use utoipa_axum::routes;
 
 use crate::directory::{self, DirectoryMerchant};
@@ -20,6 +21,7 @@ use crate::ledger;
 use crate::paging;
 use crate::reference::{currencies, mcc, places};
 use crate::state::AppState;
+use crate::storage::events::StoredEvent;
 use crate::storage::merchants::{
     CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant, StoredAddress,
 };
@@ -236,16 +238,15 @@ async fn create_location(
         descriptor: descriptor.clone(),
         created_at: Utc::now().timestamp(),
         event_data: Box::new(move |location_id| {
-            serde_json::json!({
-                "merchantId": merchant_id,
-                "locationId": location_id,
-                "street": event_location.street,
-                "streetNo": event_location.street_no,
-                "city": event_location.city,
-                "zip": event_location.zip,
-                "countryCode": event_location.country_code,
-            })
-            .to_string()
+            StoredEvent::new(&EventData::MerchantLocationCreated(LocationCreatedData {
+                merchant_id,
+                location_id,
+                street: event_location.street,
+                street_no: event_location.street_no,
+                city: event_location.city,
+                zip: event_location.zip,
+                country_code: event_location.country_code,
+            }))
         }),
     };
     let replay = idempotent.replay(move |location_id| created(location_id, latitude, longitude, source));

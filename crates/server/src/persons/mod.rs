@@ -21,6 +21,7 @@ use subscriber_protocol::{
     OnboardPersonResponse, Person, PersonList, PersonStatus, Question, QuestionChoice, SandboxAnswers, Success,
     VerifyPersonRequest, VerifyPersonResponse,
 };
+use subscriber_protocol::{EventData, PersonEventData};
 use utoipa_axum::routes;
 
 use subscriber_protocol::rules::{self, persons::ValidPerson};
@@ -34,6 +35,7 @@ use crate::paging;
 use crate::simulation::identity::IssuedQuestion;
 use crate::state::AppState;
 use crate::storage::StorageError;
+use crate::storage::events::StoredEvent;
 use crate::storage::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonRow, QuestionSetRow};
 
 pub fn routes(api: Routes) -> Routes {
@@ -220,7 +222,7 @@ fn plan_question_set(
         plan.lock_until = (failures >= MAX_FAILED_VERIFICATIONS).then_some(times.now + times.lock_seconds);
         if let Some(until) = plan.lock_until {
             tracing::info!(person_id = current.id, "person locked: question sets left unanswered");
-            plan.locked_event = Some(("person.locked", locked_event(current.id, until)));
+            plan.locked_event = Some(StoredEvent::new(&locked_event(current.id, until)));
             return Ok((plan, Err(Refused::Locked { until })));
         }
     }
@@ -243,9 +245,9 @@ fn plan_question_set(
 }
 
 /// The data of a `person.locked` event.
-fn locked_event(person_id: i64, until: i64) -> String {
-    let until = chrono::DateTime::from_timestamp(until, 0).map(|at| at.to_rfc3339());
-    serde_json::json!({ "personId": person_id, "status": "locked", "lockedUntil": until }).to_string()
+fn locked_event(person_id: i64, until: i64) -> EventData {
+    let locked_until = chrono::DateTime::from_timestamp(until, 0);
+    EventData::PersonLocked(PersonEventData { person_id, status: PersonStatus::Locked, locked_until })
 }
 
 /// Sends the person's information and gets four questions (step 2 of 3)
@@ -428,9 +430,10 @@ async fn verify(
     let lock_ran_out = person.locked_until.is_some();
     let subscriber_id = auth.subscriber_id;
     let event = if passed {
-        Some(("person.verified", serde_json::json!({ "personId": person_id, "status": "verified" }).to_string()))
+        let verified = PersonEventData { person_id, status: PersonStatus::Verified, locked_until: None };
+        Some(StoredEvent::new(&EventData::PersonVerified(verified)))
     } else {
-        lock_until.map(|until| ("person.locked", locked_event(person_id, until)))
+        lock_until.map(|until| StoredEvent::new(&locked_event(person_id, until)))
     };
     let plan = AnswerPlan { set_id, now, clear_lock: lock_ran_out, passed, lock_until, event };
     let first_answer = state.db.answer_question_set(subscriber_id, person_id, plan).await?;

@@ -352,7 +352,10 @@ mod tests {
                 country_code: "USA".to_owned(),
                 enrolled_at: 0,
                 history: Vec::new(),
-                event_data: Box::new(|_| "{}".to_owned()),
+                event_data: Box::new(|card_id| {
+                    let data = subscriber_protocol::CardEnrolledData { card_id, last_four: 4242, brand: "visa".into() };
+                    storage::events::StoredEvent::new(&subscriber_protocol::EventData::CardEnrolled(data))
+                }),
             };
             match state.db.enroll_card(card, None).await.expect("stored") {
                 storage::cards::Inserted::Created(id) => ids.push(id),

@@ -78,8 +78,8 @@ pub struct BankAccountRow {
 pub(super) const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_hash, status, login_failures, \
      failure_reason, permissions, created_at, expires_at, linked_at";
 
-/// What a step of the link records when it ends the link: the event's type and data (JSON).
-pub type Outcome = (&'static str, String);
+/// What a step of the link records when it ends the link: `account.linked` or `account.failed`.
+pub type Outcome = super::events::StoredEvent;
 
 impl Store {
     /// Opens a link to `bank_id` for the subscriber (and keeps the request's replay); its id.

@@ -38,7 +38,7 @@ pub struct NewCard {
     /// The sandbox's generated history (their `card_id` is set once the card has its id).
     pub history: Vec<TransactionRow>,
     /// The `card.enrolled` event's data (JSON), given the card's id.
-    pub event_data: Box<dyn FnOnce(i64) -> String + Send>,
+    pub event_data: Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

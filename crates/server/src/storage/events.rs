@@ -7,6 +7,8 @@
 //! Recording an event also lists its recipients (`event_recipients`) and queues it for each of
 //! their webhook endpoints that wants its type (`webhook_deliveries`), in the same transaction.
 
+use subscriber_protocol::{EventData, EventType};
+
 use super::transactions::{Owner, TransactionRow};
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
 
@@ -20,26 +22,42 @@ pub enum EventKind {
 }
 
 impl EventKind {
-    pub fn event_type(self) -> &'static str {
+    pub fn event_type(self) -> EventType {
         match self {
-            Self::Created => TRANSACTION_CREATED,
-            Self::Settled => TRANSACTION_UPDATED,
+            Self::Created => EventType::TransactionCreated,
+            Self::Settled => EventType::TransactionUpdated,
         }
     }
 
     pub(super) fn parse(text: &str) -> StorageResult<Self> {
-        match text {
-            TRANSACTION_CREATED => Ok(Self::Created),
-            TRANSACTION_UPDATED => Ok(Self::Settled),
-            other => Err(StorageError::Corrupt(format!("unknown transaction event type {other:?}"))),
+        match EventType::parse(text) {
+            Some(EventType::TransactionCreated) => Ok(Self::Created),
+            Some(EventType::TransactionUpdated) => Ok(Self::Settled),
+            _ => Err(StorageError::Corrupt(format!("unknown transaction event type {text:?}"))),
         }
     }
 }
 
-pub const TRANSACTION_CREATED: &str = "transaction.created";
-pub const TRANSACTION_UPDATED: &str = "transaction.updated";
+pub const TRANSACTION_CREATED: &str = EventType::TransactionCreated.as_str();
+pub const TRANSACTION_UPDATED: &str = EventType::TransactionUpdated.as_str();
 /// Sent to the one endpoint it tests, not to every endpoint that wants all events.
-pub const WEBHOOK_TEST: &str = "webhook.test";
+pub const WEBHOOK_TEST: &str = EventType::WebhookTest.as_str();
+
+/// An event other than a transaction's, as the log stores it: its type and its data (JSON).
+/// Built only from the catalogue's [`EventData`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredEvent {
+    pub(super) event_type: &'static str,
+    pub(super) data: String,
+}
+
+impl StoredEvent {
+    pub fn new(event: &EventData) -> Self {
+        // The payloads are plain structs of numbers, strings and times: they always serialize.
+        let data = event.data_json().unwrap_or_else(|_| "{}".to_owned());
+        Self { event_type: event.event_type().as_str(), data }
+    }
+}
 
 /// A transaction event with the transaction as it is now.
 #[derive(Debug, Clone, PartialEq)]

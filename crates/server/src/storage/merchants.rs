@@ -100,7 +100,7 @@ pub struct NewLocation {
     pub descriptor: String,
     pub created_at: i64,
     /// The `merchant.location.created` event's data (JSON), given the location's id.
-    pub event_data: Box<dyn FnOnce(i64) -> String + Send>,
+    pub event_data: Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>,
 }
 
 impl Store {

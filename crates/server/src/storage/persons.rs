@@ -42,8 +42,8 @@ pub struct QuestionSetRow {
 
 pub(super) const SET_COLUMNS: &str = "id, person_id, issued_at, expires_at, answered_at, questions";
 
-/// An event a step records: its type and data (JSON).
-pub type PersonEvent = (&'static str, String);
+/// An event a step records (`person.verified` or `person.locked`).
+pub type PersonEvent = super::events::StoredEvent;
 
 /// What asking for a question set changes, decided by the identity rules (`crate::persons`)
 /// from the person and every set it was issued, as they are while the write holds them.

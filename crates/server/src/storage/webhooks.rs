@@ -175,9 +175,10 @@ impl Store {
         &self,
         subscriber_id: i64,
         webhook_id: i64,
-        data: String,
+        data: subscriber_protocol::WebhookTestData,
         now_ms: i64,
     ) -> StorageResult<i64> {
+        let data = super::events::StoredEvent::new(&subscriber_protocol::EventData::WebhookTest(data)).data;
         let id = dispatch!(self,
             db => db.write(move |connection| sqlite::webhooks::send_test(connection, subscriber_id, webhook_id, &data, now_ms)).await,
             db => postgres::webhooks::send_test(db, subscriber_id, webhook_id, data, now_ms).await,
@@ -245,6 +246,10 @@ mod tests {
 
     const HOUR_MS: i64 = 3_600_000;
 
+    fn test_data(webhook_id: i64) -> subscriber_protocol::WebhookTestData {
+        subscriber_protocol::WebhookTestData { webhook_id, message: "test".to_owned() }
+    }
+
     /// A subscriber with one endpoint for every event, and one event queued for it.
     async fn queued(store: &Store) -> (i64, i64, i64) {
         let subscriber = NewSubscriber {
@@ -265,7 +270,8 @@ mod tests {
             api_version: "2026-11-21".to_owned(),
         };
         let webhook = store.create_webhook(new, 20, None).await.expect("stored").expect("under the cap");
-        let event_id = store.send_test_event(subscriber_id, webhook.id, "{}".to_owned(), 0).await.expect("queued");
+        let event_id =
+            store.send_test_event(subscriber_id, webhook.id, test_data(webhook.id), 0).await.expect("queued");
         (subscriber_id, webhook.id, event_id)
     }
 

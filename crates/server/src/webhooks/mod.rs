@@ -39,6 +39,7 @@ use crate::state::AppState;
 use crate::storage::webhooks::{Change, NewWebhook, WebhookRow};
 use crate::versions::{self, RequestVersion};
 use destination::Policy;
+use subscriber_protocol::WebhookTestData;
 
 /// Endpoints one subscriber may have.
 pub const MAX_ENDPOINTS: usize = 20;
@@ -335,9 +336,8 @@ async fn send_test(
     refuse_disabled(&row)?;
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now();
-    let data = serde_json::json!({ "webhookId": webhook_id, "message": "A test event from Subscriber Data" });
-    let event_id =
-        state.db.send_test_event(subscriber_id, webhook_id, data.to_string(), now.timestamp_millis()).await?;
+    let data = WebhookTestData { webhook_id, message: "A test event from Subscriber Data".to_owned() };
+    let event_id = state.db.send_test_event(subscriber_id, webhook_id, data, now.timestamp_millis()).await?;
     Ok(Json(Success::new(WebhookQueued { message: "Test event queued".to_owned(), event_id: public_id(event_id) })))
 }
 

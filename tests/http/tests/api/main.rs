@@ -9,6 +9,7 @@ mod configuration;
 mod discovery;
 mod durability;
 mod errors;
+mod events;
 mod helpers;
 mod history;
 mod idempotency;

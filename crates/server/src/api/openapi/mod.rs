@@ -221,7 +221,9 @@ fn webhooks() -> serde_json::Value {
         header(EVENT_TYPE_HEADER, "The event's type."),
     ]);
     let mut webhooks = serde_json::Map::new();
-    for event_type in subscriber_protocol::EVENT_TYPES {
+    for typed in subscriber_protocol::EventType::ALL {
+        let event_type = typed.as_str();
+        let schema_ref = format!("#/components/schemas/{}", typed.event_schema_name());
         webhooks.insert(
             event_type.to_owned(),
             serde_json::json!({"post": {
@@ -233,7 +235,7 @@ fn webhooks() -> serde_json::Value {
                 "security": [],
                 "parameters": parameters,
                 "requestBody": {"required": true, "content": {"application/json": {
-                    "schema": {"$ref": "#/components/schemas/Event"}}}},
+                    "schema": {"$ref": schema_ref}}}},
                 "responses": {"2XX": {"description": "Received: the delivery is done."},
                     "default": {"description": "Not received: the service tries again later."}},
             }}),

@@ -148,8 +148,7 @@ async fn step(
                 let (subscriber_id, failures): (i64, i64) = (row.try_get(0)?, row.try_get(1)?);
                 let mut queued = 0;
                 if ends(failures) {
-                    let (event_type, data) = outcome;
-                    queued = record_other(client, subscriber_id, event_type, &data, now).await?.1;
+                    queued = record_other(client, subscriber_id, outcome.event_type, &outcome.data, now).await?.1;
                 }
                 Ok((Some(failures), queued))
             }

@@ -63,10 +63,10 @@ async fn insert(client: &Client, card: NewCard, replay: Option<Replay>) -> Stora
     };
     let card_id: i64 = row.try_get(0)?;
     let history = Columns::of(card.history);
-    let data = (card.event_data)(card_id);
+    let event = (card.event_data)(card_id);
     let (stored, recorded, replayed) = futures::future::join3(
         history.insert(client, Some(card_id)),
-        record_other(client, card.subscriber_id, "card.enrolled", &data, card.enrolled_at),
+        record_other(client, card.subscriber_id, event.event_type, &event.data, card.enrolled_at),
         super::idempotency::store_replay(client, replay, card_id, card.enrolled_at),
     )
     .await;

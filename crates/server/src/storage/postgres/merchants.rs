@@ -136,15 +136,9 @@ pub async fn insert_location(db: &Database, location: NewLocation, replay: Optio
                 .await;
                 locked?;
                 let id: i64 = inserted?.try_get(0)?;
-                let data = (location.event_data)(id);
+                let event = (location.event_data)(id);
                 let (recorded, replayed) = futures::future::join(
-                    record_other(
-                        client,
-                        location.subscriber_id,
-                        "merchant.location.created",
-                        &data,
-                        location.created_at,
-                    ),
+                    record_other(client, location.subscriber_id, event.event_type, &event.data, location.created_at),
                     super::idempotency::store_replay(client, replay, id, location.created_at),
                 )
                 .await;

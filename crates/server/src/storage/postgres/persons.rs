@@ -177,12 +177,12 @@ pub async fn issue<R: Send + 'static>(
                         .await?;
                 }
                 let mut queued = 0;
-                if let Some((event_type, data)) = &plan.locked_event {
+                if let Some(event) = &plan.locked_event {
                     queued += record_other(
                         client,
                         subscriber_id,
-                        event_type,
-                        data,
+                        event.event_type,
+                        &event.data,
                         plan.close_unanswered_at.unwrap_or_default(),
                     )
                     .await?
@@ -246,8 +246,8 @@ pub async fn answer(db: &Database, subscriber_id: i64, person_id: i64, plan: Ans
                     record_failures(client, person_id, 1, plan.lock_until).await?;
                 }
                 let mut queued = 0;
-                if let Some((event_type, data)) = &plan.event {
-                    queued = record_other(client, subscriber_id, event_type, data, plan.now).await?.1;
+                if let Some(event) = &plan.event {
+                    queued = record_other(client, subscriber_id, event.event_type, &event.data, plan.now).await?.1;
                 }
                 Ok((true, queued))
             }

@@ -100,13 +100,13 @@ pub fn pass_code(connection: &Connection, id: i64, now: i64) -> StorageResult<bo
 }
 
 /// Records the outcome's event for the subscriber who opened the link.
-fn record_outcome(connection: &Connection, id: i64, (event_type, data): &Outcome, now: i64) -> StorageResult<()> {
+fn record_outcome(connection: &Connection, id: i64, outcome: &Outcome, now: i64) -> StorageResult<()> {
     let subscriber_id: Option<i64> = connection
         .prepare_cached("SELECT subscriber_id FROM bank_accounts WHERE id = ?1")?
         .query_row([id], |row| row.get(0))
         .optional()?;
     if let Some(subscriber_id) = subscriber_id {
-        record_other(connection, subscriber_id, event_type, data, now)?;
+        record_other(connection, subscriber_id, outcome.event_type, &outcome.data, now)?;
     }
     Ok(())
 }

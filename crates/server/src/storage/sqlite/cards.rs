@@ -60,7 +60,8 @@ fn insert(connection: &Connection, card: NewCard) -> StorageResult<Inserted> {
     let rows: Vec<TransactionRow> =
         card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
     super::transactions::insert_many(connection, &rows)?;
-    record_other(connection, card.subscriber_id, "card.enrolled", &(card.event_data)(card_id), card.enrolled_at)?;
+    let event = (card.event_data)(card_id);
+    record_other(connection, card.subscriber_id, event.event_type, &event.data, card.enrolled_at)?;
     Ok(Inserted::Created(card_id))
 }
 

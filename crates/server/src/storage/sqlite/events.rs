@@ -21,7 +21,7 @@ pub fn record_transaction_events(
         .iter()
         .map(|row| {
             vec![
-                kind.event_type().to_owned().into(),
+                kind.event_type().as_str().to_owned().into(),
                 now.into(),
                 row.id.into(),
                 row.card_id.into(),
@@ -52,7 +52,7 @@ pub fn record_transaction_events(
              FROM events e WHERE e.transaction_id = transactions.id AND e.id BETWEEN ?1 AND ?2",
         )?
         .execute(params![first, last, kind == EventKind::Created])?;
-    queue_deliveries(connection, (first, last), kind.event_type(), now)?;
+    queue_deliveries(connection, (first, last), kind.event_type().as_str(), now)?;
     Ok(ids.into_iter().zip(rows).map(|(id, row)| EventRow { id, kind, transaction: row.clone() }).collect())
 }
 

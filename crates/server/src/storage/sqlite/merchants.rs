@@ -110,8 +110,8 @@ pub fn insert_location(connection: &Connection, location: NewLocation, replay: O
         ])?;
     let id = connection.last_insert_rowid();
     super::idempotency::store_replay(connection, replay, id, location.created_at)?;
-    let data = (location.event_data)(id);
-    record_other(connection, location.subscriber_id, "merchant.location.created", &data, location.created_at)?;
+    let event = (location.event_data)(id);
+    record_other(connection, location.subscriber_id, event.event_type, &event.data, location.created_at)?;
     Ok(id)
 }
 

@@ -109,8 +109,9 @@ pub fn issue<R>(
             .execute(params![person_id, at])?;
         record_failures(connection, person_id, u32::try_from(closed).unwrap_or(u32::MAX), plan.lock_until)?;
     }
-    if let Some((event_type, data)) = &plan.locked_event {
-        record_other(connection, subscriber_id, event_type, data, plan.close_unanswered_at.unwrap_or_default())?;
+    if let Some(event) = &plan.locked_event {
+        let at = plan.close_unanswered_at.unwrap_or_default();
+        record_other(connection, subscriber_id, event.event_type, &event.data, at)?;
     }
     let mut set_id = None;
     if let Some((issued_at, expires_at, questions)) = &plan.issue {
@@ -146,8 +147,8 @@ pub fn answer(connection: &Connection, subscriber_id: i64, person_id: i64, plan:
     } else {
         record_failures(connection, person_id, 1, plan.lock_until)?;
     }
-    if let Some((event_type, data)) = &plan.event {
-        record_other(connection, subscriber_id, event_type, data, plan.now)?;
+    if let Some(event) = &plan.event {
+        record_other(connection, subscriber_id, event.event_type, &event.data, plan.now)?;
     }
     Ok(true)
 }

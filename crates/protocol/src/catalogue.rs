@@ -1,0 +1,314 @@
+//! The event catalogue: every event type with its payload, named once. An event is built as an
+//! [`EventData`] variant (the only way the service emits one), and its `type` string, the list of
+//! types ([`EVENT_TYPES`]), the TypeScript union and the OpenAPI schemas all come from here.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::{CardTransaction, MerchantTransaction, PersonStatus};
+
+/// Declares the catalogue: `Variant = "type.name" (Payload)`, each with its documentation.
+macro_rules! event_catalogue {
+    ($( $(#[doc = $doc:literal])* $variant:ident = $name:literal ($payload:ident), )+) => {
+        /// An event type, as an event's `type` names it and webhook endpoints subscribe to it.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        /// (OpenAPI: `components.schemas.EventType`, written by the service's rules.)
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+        pub enum EventType {
+            $( $(#[doc = $doc])* #[serde(rename = $name)] $variant, )+
+        }
+
+        impl EventType {
+            /// Every type, in the catalogue's order.
+            pub const ALL: &'static [EventType] = &[$(Self::$variant),+];
+
+            /// The `type` string (`card.enrolled`, …).
+            pub const fn as_str(self) -> &'static str {
+                match self { $(Self::$variant => $name,)+ }
+            }
+
+            /// The type a `type` string names.
+            pub fn parse(text: &str) -> Option<Self> {
+                match text { $($name => Some(Self::$variant),)+ _ => None }
+            }
+
+            /// The name of the payload's schema (OpenAPI `components.schemas`, TypeScript type).
+            pub const fn payload_name(self) -> &'static str {
+                match self { $(Self::$variant => stringify!($payload),)+ }
+            }
+
+            /// The name of the whole event's schema (`CardEnrolledEvent`, …).
+            pub const fn event_schema_name(self) -> &'static str {
+                match self { $(Self::$variant => concat!(stringify!($variant), "Event"),)+ }
+            }
+
+            /// What the type means, for documentation.
+            pub const fn description(self) -> &'static str {
+                match self { $(Self::$variant => concat!($($doc, "\n",)*),)+ }
+            }
+        }
+
+        /// Every event type's `type` string, in the catalogue's order.
+        pub const EVENT_TYPES: &[&str] = &[$($name),+];
+
+        /// What happened, by type: the event's `type` and its `data`, as the wire writes them
+        /// (`{"type": "card.enrolled", "data": {…}}`).
+        #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+        #[serde(tag = "type", content = "data")]
+        pub enum EventData {
+            $( $(#[doc = $doc])* #[serde(rename = $name)] $variant($payload), )+
+        }
+
+        impl EventData {
+            /// The event's type.
+            pub const fn event_type(&self) -> EventType {
+                match self { $(Self::$variant(_) => EventType::$variant,)+ }
+            }
+
+            /// The `data` alone, as JSON text (how the event log stores it).
+            pub fn data_json(&self) -> serde_json::Result<String> {
+                match self { $(Self::$variant(data) => serde_json::to_string(data),)+ }
+            }
+
+            /// An event of `event_type` from its `data` (JSON text, as stored).
+            pub fn from_parts(event_type: EventType, data: &str) -> serde_json::Result<Self> {
+                match event_type { $(EventType::$variant => serde_json::from_str(data).map(Self::$variant),)+ }
+            }
+        }
+
+        #[cfg(feature = "openapi")]
+        impl EventData {
+            /// Every payload's schema and the schemas they refer to, for `components.schemas`.
+            pub fn payload_schemas(
+                schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>,
+            ) {
+                use utoipa::{PartialSchema, ToSchema};
+                $(
+                    schemas.push((<$payload as ToSchema>::name().into_owned(), <$payload as PartialSchema>::schema()));
+                    <$payload as ToSchema>::schemas(schemas);
+                )+
+            }
+        }
+    };
+}
+
+event_catalogue! {
+    /// A card was enrolled.
+    CardEnrolled = "card.enrolled" (CardEnrolledData),
+    /// A point-of-sale transaction happened (pending).
+    TransactionCreated = "transaction.created" (TransactionEventData),
+    /// A transaction changed: it settled (no longer pending) or its amount changed.
+    TransactionUpdated = "transaction.updated" (TransactionEventData),
+    /// A merchant location was added.
+    MerchantLocationCreated = "merchant.location.created" (LocationCreatedData),
+    /// A bank account was linked (the person consented).
+    AccountLinked = "account.linked" (AccountEventData),
+    /// A bank link failed.
+    AccountFailed = "account.failed" (AccountEventData),
+    /// A person answered the identity questions and is verified.
+    PersonVerified = "person.verified" (PersonEventData),
+    /// A person is locked: wrong answers, or question sets left unanswered, three times.
+    PersonLocked = "person.locked" (PersonEventData),
+    /// A test event sent to one endpoint (`POST /webhooks/{id}/test`).
+    WebhookTest = "webhook.test" (WebhookTestData),
+}
+
+impl std::fmt::Display for EventType {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.as_str())
+    }
+}
+
+/// A type where a type string is asked for (`GET /events?type=`, an endpoint's `events`).
+impl From<EventType> for String {
+    fn from(event_type: EventType) -> Self {
+        event_type.as_str().to_owned()
+    }
+}
+
+/// The data of `card.enrolled`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CardEnrolledData {
+    /// The new card.
+    pub card_id: i64,
+    /// The card number's last four digits.
+    pub last_four: u16,
+    /// The card's brand (`visa`, `mastercard`, …).
+    pub brand: String,
+}
+
+/// The data of `transaction.created` and `transaction.updated`: the transaction as it was at
+/// the event (pending when created, settled once updated), as the recipient's card list shows
+/// it, else as its merchant's list does.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(untagged)]
+pub enum TransactionEventData {
+    /// Seen from the recipient's card.
+    Card(CardTransactionEventData),
+    /// Seen from the recipient's merchant.
+    Merchant(MerchantTransactionEventData),
+}
+
+impl TransactionEventData {
+    /// The transaction's id.
+    pub fn transaction_id(&self) -> i64 {
+        match self {
+            Self::Card(card) => card.transaction_id,
+            Self::Merchant(merchant) => merchant.transaction_id,
+        }
+    }
+}
+
+/// A transaction event of the recipient's card.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CardTransactionEventData {
+    /// The transaction.
+    pub transaction_id: i64,
+    /// The recipient's card.
+    pub card_id: i64,
+    /// The merchant, when it is enrolled; null otherwise.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub merchant_id: Option<i64>,
+    /// The transaction as the card's list shows it.
+    pub transaction: CardTransaction,
+}
+
+/// A transaction event of the recipient's merchant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct MerchantTransactionEventData {
+    /// The transaction.
+    pub transaction_id: i64,
+    /// The recipient's merchant.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub merchant_id: Option<i64>,
+    /// The transaction as the merchant's list shows it.
+    pub transaction: MerchantTransaction,
+}
+
+/// The data of `merchant.location.created`: the location.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LocationCreatedData {
+    /// The merchant the location belongs to.
+    pub merchant_id: i64,
+    /// The new location.
+    pub location_id: i64,
+    /// The street, without the number.
+    pub street: String,
+    /// The street number.
+    pub street_no: String,
+    /// The city.
+    pub city: String,
+    /// The postal code.
+    pub zip: String,
+    /// ISO 3166-1 alpha-2.
+    pub country_code: String,
+}
+
+/// The data of `account.linked` and `account.failed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AccountEventData {
+    /// The bank account.
+    pub account_id: i64,
+    /// Why the link failed (`account.failed` only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub reason: Option<String>,
+}
+
+/// The data of `person.verified` and `person.locked`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PersonEventData {
+    /// The person.
+    pub person_id: i64,
+    /// `verified` or `locked`.
+    pub status: PersonStatus,
+    /// Until when the person is locked (`person.locked` only; RFC 3339, UTC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    pub locked_until: Option<DateTime<Utc>>,
+}
+
+/// The data of `webhook.test`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookTestData {
+    /// The endpoint tested.
+    pub webhook_id: i64,
+    /// `A test event from Subscriber Data`.
+    pub message: String,
+}
+
+/// The list of types as a value the dashboard can iterate (ts-rs writes types only): written
+/// with the bindings (`make bindings` runs every `export_bindings` test).
+#[cfg(all(test, feature = "ts"))]
+mod bindings {
+    use super::EventType;
+
+    #[test]
+    fn export_bindings_event_types() {
+        let directory = std::env::var("TS_RS_EXPORT_DIR").unwrap_or_else(|_| "./bindings".to_owned());
+        let names: Vec<String> =
+            EventType::ALL.iter().map(|event_type| format!("\"{}\"", event_type.as_str())).collect();
+        let text = format!(
+            "// This file was generated by the event catalogue (crates/protocol/src/catalogue.rs). Do not edit this file manually.\n\
+             import type {{ EventType }} from \"./EventType\";\n\n\
+             /**\n * Every event type, in the catalogue's order.\n */\n\
+             export const EVENT_TYPES: readonly EventType[] = [{}];\n",
+            names.join(", ")
+        );
+        std::fs::create_dir_all(&directory).expect("the bindings directory");
+        std::fs::write(std::path::Path::new(&directory).join("EventTypes.ts"), text).expect("EventTypes.ts written");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_type_string_is_the_wire_tag() {
+        for event_type in EventType::ALL {
+            let written = serde_json::to_value(event_type).expect("serializes");
+            assert_eq!(written, event_type.as_str());
+            assert_eq!(EventType::parse(event_type.as_str()), Some(*event_type));
+        }
+        assert_eq!(EVENT_TYPES.len(), EventType::ALL.len());
+        assert_eq!(EventType::parse("card.deleted"), None);
+    }
+
+    #[test]
+    fn an_event_is_its_type_and_data() {
+        let event = EventData::AccountFailed(AccountEventData { account_id: 7, reason: Some("locked".into()) });
+        let written = serde_json::to_value(&event).expect("serializes");
+        assert_eq!(
+            written,
+            serde_json::json!({"type": "account.failed", "data": {"accountId": 7, "reason": "locked"}})
+        );
+        let stored = event.data_json().expect("data");
+        assert_eq!(EventData::from_parts(EventType::AccountFailed, &stored).expect("parses"), event);
+        assert!(EventData::from_parts(EventType::CardEnrolled, &stored).is_err());
+    }
+}
