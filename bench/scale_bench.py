@@ -42,9 +42,9 @@ def service(database, keys, extra=()):
 
 
 def backend_of(base):
-    """Which database the instance says it serves from (`/readyz`), when it says."""
+    """Which database the instance says it serves from: `/readyz`'s `Subscriber-Backend` header."""
     with urllib.request.urlopen(f"{base}/readyz", timeout=30) as response:
-        return json.loads(response.read()).get("backend", "")
+        return response.headers.get("Subscriber-Backend", "")
 
 
 def wait_ready(base, since):
@@ -152,7 +152,7 @@ on the same machine with fsync and synchronous commit on, reached through `write
 database on another host in the same data centre; two instances of the service on that database
 beside one instance on SQLite, the same load in the same run (`write_load`, each tenant with two
 requests at a time: three sales to a new location). Each instance is asked which database it serves
-(`/readyz`) before anything is measured.
+(`/readyz`'s `Subscriber-Backend` header) before anything is measured.
 
 | Measure | SQLite, one instance | PostgreSQL, two instances, {round_trip} ms away | Goal |
 |---|---:|---:|---|

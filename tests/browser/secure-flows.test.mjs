@@ -309,7 +309,7 @@ test('no card number and no bank password reached the database, its WAL or the l
       assert.equal(bytes.indexOf(Buffer.from(secret)), -1, `${secret} found in ${file}`);
     }
   }
-  assert.match(serverLog, /route=\/secure\/card status=200/, 'the log saw the flows');
+  assert.match(serverLog, /route=\/secure\/card\}: request status=200/, 'the log saw the flows');
   for (const secret of secrets) {
     assert.ok(!serverLog.includes(secret), `${secret} found in the server log`);
   }

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { By, click, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
+import { By, click, find, launch, screenshot, text, type, waitFor, toastSaying } from "./harness.mjs";
 
 const email = `e2e-${Date.now()}@example.com`;
 let app;
@@ -128,7 +128,7 @@ test("simulated purchases, filters, totals and the CSV export of what is shown",
   assert.match(await text(session, "totals"), /1 of [\d,]+ transactions[\s\S]*Total 4\.20 [A-Z]{3}/);
   await screenshot(session, "09-filtered");
   await click(session, "export-csv");
-  assert.match(await text(session, "toast-message"), /^Exported 1 row$/);
+  await toastSaying(session, /^Exported 1 row$/);
   const file = join(app.exports, `card-${cardId}-transactions.csv`);
   assert.ok(existsSync(file), file);
   const lines = readFileSync(file, "utf8").trim().split(/\r\n/);

@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { By, Key, click, find, launch, screenshot, signUpOnSandbox, text, type, waitFor } from "./harness.mjs";
+import { By, Key, click, find, launch, screenshot, signUpOnSandbox, text, type, waitFor, toastSaying } from "./harness.mjs";
 
 const run = promisify(execFile);
 const email = `e2e-desktop-${Date.now()}@example.com`;
@@ -168,7 +168,7 @@ test("the command palette: Ctrl+K, fuzzy search, Enter opens; actions run", asyn
   await waitFor(session, "the action is offered", async () =>
     (await (await find(session, "palette-item")).getAttribute("data-item")) === "action:simulate-purchase");
   await (await find(session, "palette-input")).sendKeys(Key.ENTER);
-  await waitFor(session, "the purchase is told", async () => /Purchase made/.test(await text(session, "toast-message")), 30_000);
+  await toastSaying(session, /Purchase made/, 30_000);
   await press(Key.ESCAPE);
 });
 

@@ -168,6 +168,26 @@ export async function text(session, testid, timeoutMs) {
   return (await (await find(session, testid, timeoutMs)).getText()).trim();
 }
 
+/** Waits until one of the toasts shown says `pattern` (toasts stack: an earlier one may still
+ *  be on screen) and returns its text. */
+export async function toastSaying(session, pattern, timeoutMs = 15_000) {
+  let said = [];
+  await waitFor(
+    session,
+    `a toast saying ${pattern}`,
+    async () => {
+      const toasts = await session.findElements(By.css('[data-testid="toast-message"]'));
+      said = [];
+      for (const toast of toasts) said.push((await toast.getText()).trim());
+      return said.some((message) => pattern.test(message));
+    },
+    timeoutMs,
+  ).catch((error) => {
+    throw new Error(`${error.message}; toasts shown: ${JSON.stringify(said)}`);
+  });
+  return said.find((message) => pattern.test(message));
+}
+
 export async function type(session, testid, value) {
   const element = await find(session, testid);
   await element.clear();

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
-import { By, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox } from "./harness.mjs";
+import { By, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox, toastSaying } from "./harness.mjs";
 
 const email = `e2e-merchant-${Date.now()}@example.com`;
 let app;
@@ -177,7 +177,7 @@ test("a sandbox purchase at a location arrives live with the card's last four", 
   await waitFor(session, "the text filter applies", async () => (await count("merchant-row-count")) === 1);
   await screenshot(session, "28-merchant-sales-filtered");
   await click(session, "export-merchant-csv");
-  assert.match(await text(session, "toast-message"), /^Exported 1 row$/);
+  await toastSaying(session, /^Exported 1 row$/);
   const file = join(app.exports, "merchant-transactions.csv");
   assert.ok(existsSync(file), file);
   const lines = readFileSync(file, "utf8").trim().split(/\r\n/);

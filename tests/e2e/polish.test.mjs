@@ -19,6 +19,7 @@ import {
   text,
   type,
   waitFor,
+  toastSaying,
 } from "./harness.mjs";
 import { startService, startSlowLink } from "./service.mjs";
 
@@ -220,7 +221,7 @@ async function tour() {
   await click(session, "webhook-add");
   await find(session, "webhook-secret-value", 30_000);
   await gone("webhook-form");
-  assert.match(await text(session, "toast-message"), /Endpoint added/);
+  await toastSaying(session, /Endpoint added/);
   await shot("webhook-added");
 
   // The request log, filtered, with a detail open.
@@ -265,7 +266,7 @@ test("light: a sandbox account with two cards", async () => {
     await click(session, "enroll-submit");
     await waitFor(session, "the card is listed", async () => (await text(session, "card-list")).includes(first), 30_000);
   }
-  assert.match(await text(session, "toast-message"), /Test card enrolled/);
+  await toastSaying(session, /Test card enrolled/);
   await shot("cards-enrolled");
 });
 

@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Key } from "selenium-webdriver";
-import { By, choose, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox } from "./harness.mjs";
+import { By, choose, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox, toastSaying } from "./harness.mjs";
 import { PersonBrowser } from "./person.mjs";
 
 const email = `secure-${Date.now()}@example.com`;
@@ -100,7 +100,7 @@ test("a card entered on the secure page appears in the list by itself", async ()
 
   // Success is a toast; the waiting panel goes by itself and the list marks the new card.
   await waitFor(session, "the waiting state closes on success", async () => (await all("card-wait")).length === 0, 15_000);
-  assert.match(await text(session, "toast-message"), /Card enrolled on the secure page/);
+  await toastSaying(session, /Card enrolled on the secure page/);
   await waitFor(session, "the list shows the new card", async () => {
     const lastFours = await Promise.all((await all("card-last-four")).map((element) => element.getText()));
     return lastFours.includes("•••• 5556");
@@ -140,7 +140,7 @@ test("a bank account linked in the browser turns linked by itself, with its tran
   assert.equal(linked.title, "Account linked", linked.html);
 
   await waitFor(session, "the waiting state closes on success", async () => (await all("bank-wait")).length === 0, 15_000);
-  assert.match(await text(session, "toast-message"), /Northwind Bank linked/);
+  await toastSaying(session, /Northwind Bank linked/);
   await waitFor(session, "the list shows it linked", async () => (await text(session, "account-status")) === "linked");
   await click(session, "account-open");
   assert.match(await text(session, "account-permissions"), /Balances[\s\S]*Cards[\s\S]*Transactions/);
