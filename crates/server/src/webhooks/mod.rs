@@ -16,13 +16,14 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::response::Response;
 use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use chrono::Utc;
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
 use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
+use subscriber_protocol::webhook_signature::SECRET_PREFIX;
 use subscriber_protocol::{
     CreateWebhookRequest, DeliveryStatus, Environment, ErrorBody, Success, UpdateWebhookRequest, Webhook,
     WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookStatus,
@@ -57,21 +58,37 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(resend))
 }
 
-/// The endpoint's secret of a generation: `whsec_` and 43 characters.
-pub fn secret(key: &[u8], webhook_id: i64, generation: i64) -> String {
+/// The endpoint's secret of a generation. Its 32 bytes are HMAC-SHA256 under the service's
+/// webhook key of a label, the endpoint id and the generation. From the endpoint's
+/// `standard_secret_from` generation on (every endpoint made since Standard Webhooks), it is
+/// `whsec_` + standard base64 of those bytes, and the bytes are the signing key of both header
+/// styles. Generations before (endpoints made earlier, until rotated) keep the form they were
+/// shown in: `whsec_` + unpadded URL-safe base64 of the same bytes, and their signing key is
+/// that whole text as UTF-8 (`webhook_signature::signing_key` tells the two apart).
+pub fn secret(key: &[u8], webhook: &WebhookRow, generation: i64) -> String {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key"));
     mac.update(b"subscriber-data webhook secret v1\0");
-    mac.update(&webhook_id.to_be_bytes());
+    mac.update(&webhook.id.to_be_bytes());
     mac.update(&generation.to_be_bytes());
-    format!("whsec_{}", URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
+    let bytes = mac.finalize().into_bytes();
+    if generation >= webhook.standard_secret_from {
+        format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes))
+    } else {
+        format!("{SECRET_PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes))
+    }
+}
+
+/// The endpoint's current secret.
+fn current_secret(key: &[u8], webhook: &WebhookRow) -> String {
+    secret(key, webhook, webhook.secret_generation)
 }
 
 /// The secrets that sign a delivery at `now`: the current one, and the previous one during
 /// the overlap after a rotation.
 pub fn signing_secrets(key: &[u8], webhook: &WebhookRow, now: i64) -> Vec<String> {
-    let mut secrets = vec![secret(key, webhook.id, webhook.secret_generation)];
+    let mut secrets = vec![current_secret(key, webhook)];
     if webhook.previous_until.is_some_and(|until| until > now) && webhook.secret_generation > 1 {
-        secrets.push(secret(key, webhook.id, webhook.secret_generation - 1));
+        secrets.push(secret(key, webhook, webhook.secret_generation - 1));
     }
     secrets
 }
@@ -178,12 +195,12 @@ async fn create(
     let (template, signing) = (new.clone(), state.keys.webhook_signing.clone());
     let replay = idempotent.replay(move |id| {
         let row = WebhookRow::created(id, template);
-        let secret = secret(&signing, row.id, row.secret_generation);
+        let secret = current_secret(&signing, &row);
         render(&row, Some(secret)).ok()
     });
     let row = state.db.create_webhook(new, MAX_ENDPOINTS, replay).await?.ok_or_else(at_cap)?;
     tracing::info!(webhook_id = row.id, "webhook endpoint added");
-    let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
+    let secret = current_secret(&state.keys.webhook_signing, &row);
     Ok(idempotent.created(render(&row, Some(secret))?))
 }
 
@@ -311,7 +328,7 @@ async fn rotate_secret(
     let row =
         state.db.rotate_webhook_secret(subscriber_id, webhook_id, until).await?.ok_or_else(|| not_found(webhook_id))?;
     tracing::info!(webhook_id, "webhook secret rotated");
-    let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
+    let secret = current_secret(&state.keys.webhook_signing, &row);
     Ok(Json(Success::new(render(&row, Some(secret))?)))
 }
 

@@ -26,5 +26,6 @@ mod security_network;
 mod security_storage;
 mod subscriber;
 mod versions;
+mod webhook_delivery;
 mod webhooks;
 mod workload;

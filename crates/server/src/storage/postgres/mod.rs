@@ -56,6 +56,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_scale_out.sql"),
     include_str!("../../../migrations/postgres/0003_api_versions.sql"),
+    include_str!("../../../migrations/postgres/0004_delivery_queue.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).
