@@ -25,8 +25,9 @@ use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::webhook_signature::SECRET_PREFIX;
 use subscriber_protocol::{
-    CreateWebhookRequest, DeliveryStatus, Environment, ErrorBody, Success, UpdateWebhookRequest, Webhook,
-    WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookStatus,
+    CreateWebhookRequest, DeliveryStatus, Environment, ErrorBody, RecoverWebhookRequest, Success, UpdateWebhookRequest,
+    Webhook, WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueue, WebhookQueued,
+    WebhookRecovered, WebhookStatus,
 };
 use utoipa_axum::routes;
 
@@ -56,6 +57,7 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(send_test))
         .api(routes!(deliveries))
         .api(routes!(resend))
+        .api(routes!(recover))
 }
 
 /// The endpoint's secret of a generation. Its 32 bytes are HMAC-SHA256 under the service's
@@ -115,6 +117,7 @@ fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError>
             .map(paging::checked_time)
             .transpose()?,
         api_version: api_version(row),
+        queue: None,
     })
 }
 
@@ -226,9 +229,10 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
     Ok(Json(Success::new(WebhookList { webhooks })))
 }
 
-/// One of the caller's webhook endpoints
+/// One of the caller's webhook endpoints, with its delivery queue
 ///
-/// Without its secret, which is shown once, when it is made.
+/// Without its secret, which is shown once, when it is made. `queue` says how many deliveries
+/// wait, when the next attempt is due and why the last one failed.
 #[utoipa::path(get, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "getWebhook",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     responses(
@@ -241,7 +245,13 @@ async fn one(
     IdPath(webhook_id): IdPath,
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     let row = owned(&state, auth.subscriber_id, webhook_id).await?;
-    Ok(Json(Success::new(render(&row, None)?)))
+    let queue = state.db.endpoint_queue(row.id).await?;
+    let queue = WebhookQueue {
+        queue_length: u64::try_from(queue.length).unwrap_or_default(),
+        next_attempt_at: queue.next_attempt_at.map(millis_time).transpose()?,
+        last_error: queue.last_error,
+    };
+    Ok(Json(Success::new(Webhook { queue: Some(queue), ..render(&row, None)? })))
 }
 
 /// Changes a webhook endpoint: its URL, events, description, version, or whether it is enabled
@@ -471,4 +481,38 @@ async fn resend(
     }
     tracing::info!(webhook_id, event_id = event, "webhook delivery queued again");
     Ok(Json(Success::new(WebhookQueued { message: "Delivery queued".to_owned(), event_id: public_id(event) })))
+}
+
+/// Queues again every failed delivery to the endpoint since a time
+///
+/// Each delivery to the endpoint that failed for good (its retries ran out) and was queued at
+/// or after `since` (RFC 3339) is queued again now, with retries of its own, in event order.
+#[utoipa::path(post, path = "/webhooks/{webhook_id}/recover", tag = "webhooks", operation_id = "recoverWebhookDeliveries",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
+    request_body = RecoverWebhookRequest,
+    responses(
+        (status = 200, description = "How many deliveries were queued again.", body = Success<WebhookRecovered>),
+        (status = 400, description = "`since` is not an RFC 3339 time.", body = ErrorBody),
+        (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+        (status = 409, description = "The endpoint is disabled.", body = ErrorBody),
+    ))]
+async fn recover(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(webhook_id): IdPath,
+    ApiJson(request): ApiJson<RecoverWebhookRequest>,
+) -> Result<Json<Success<WebhookRecovered>>, ApiError> {
+    let mut validation = Validation::new();
+    let since = chrono::DateTime::parse_from_rfc3339(request.since.trim()).ok();
+    if since.is_none() {
+        validation.reject("since", "is not an RFC 3339 time, such as 2026-11-24T00:00:00Z");
+    }
+    validation.finish(())?;
+    let since = since.map_or(0, |since| since.timestamp_millis());
+    let row = owned(&state, auth.subscriber_id, webhook_id).await?;
+    refuse_disabled(&row)?;
+    let now = Utc::now().timestamp_millis();
+    let queued = state.db.recover_deliveries(auth.subscriber_id, webhook_id, since, now).await?;
+    tracing::info!(webhook_id, queued, "failed webhook deliveries queued again");
+    Ok(Json(Success::new(WebhookRecovered { message: "Failed deliveries queued again".to_owned(), queued })))
 }

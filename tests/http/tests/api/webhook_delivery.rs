@@ -174,3 +174,65 @@ fn two_instances_share_the_queue_and_send_nothing_twice() {
     let delivered_by = |server: &TestServer| server.log().matches("webhook delivery").count();
     assert!(delivered_by(&first) > 0 && delivered_by(&second) > 0, "both instances deliver");
 }
+
+fn endpoint(server: &TestServer, subscriber: &Subscriber, webhook_id: i64) -> serde_json::Value {
+    let (status, body) = send(subscriber.auth(server.get(&format!("/webhooks/{webhook_id}"))));
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+/// `GET /webhooks/{id}` shows the endpoint's queue; `POST /webhooks/{id}/recover {since}`
+/// queues its deliveries that failed for good again, checks `since`, and is the caller's only.
+#[test]
+fn an_endpoints_queue_is_shown_and_its_failed_deliveries_recovered() {
+    // Retries run out after 3 days of 1 ms units (259 s): a `Retry-After` of an hour is past that,
+    // so the first attempt fails for good.
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS, "--webhook-retry-unit-ms", "1"]);
+    let subscriber = server.subscriber();
+    let answers = Answers { status: Some(429), retry_after: Some("3600".to_owned()), ..Answers::default() };
+    let receiver = WebhookReceiver::answering(answers);
+    let (webhook_id, _) = add_receiver(&server, &subscriber, &receiver, &["webhook.test"]);
+    let fresh = endpoint(&server, &subscriber, webhook_id);
+    assert_eq!(fresh["queue"], json!({ "queueLength": 0, "nextAttemptAt": null, "lastError": null }), "{fresh}");
+    let before = chrono::Utc::now() - chrono::Duration::minutes(1);
+    send_test(&server, &subscriber, webhook_id);
+    assert_eq!(receiver.next(WAIT).expect("an attempt").answered, 429);
+    attempts(&server, &subscriber, webhook_id, 1);
+    let failed = endpoint(&server, &subscriber, webhook_id);
+    assert_eq!(failed["queue"]["queueLength"], 0, "failed for good: {failed}");
+    assert!(failed["queue"]["lastError"].as_str().is_some_and(|error| error.contains("429")), "{failed}");
+
+    let path = format!("/webhooks/{webhook_id}/recover");
+    for since in [json!("yesterday"), json!(12), json!("")] {
+        let (status, body) = send(subscriber.auth(server.post(&path, &json!({ "since": since }))));
+        assert_eq!(status, 400, "{since}: {body}");
+    }
+    assert!(receiver.next(Duration::from_millis(300)).is_none(), "a refused request queues nothing");
+    let since = json!({ "since": before.to_rfc3339() });
+    let stranger = server.subscriber();
+    let (status, _) = send(stranger.auth(server.post(&path, &since)));
+    assert_eq!(status, 404, "another subscriber's endpoint");
+    let later = json!({ "since": (chrono::Utc::now() + chrono::Duration::minutes(1)).to_rfc3339() });
+    let (status, body) = send(subscriber.auth(server.post(&path, &later)));
+    assert_eq!((status, body["queued"].as_i64()), (200, Some(0)), "{body}");
+    let (status, body) = send(subscriber.auth(server.post(&path, &since)));
+    assert_eq!((status, body["queued"].as_i64()), (200, Some(1)), "{body}");
+    assert_eq!(receiver.next(WAIT).expect("the recovered delivery").answered, 429);
+}
+
+/// A delivery waiting for its retry shows in the queue with its next attempt.
+#[test]
+fn a_waiting_delivery_shows_in_its_endpoints_queue() {
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
+    let subscriber = server.subscriber();
+    let receiver = WebhookReceiver::failing_first(5);
+    let (webhook_id, _) = add_receiver(&server, &subscriber, &receiver, &["webhook.test"]);
+    send_test(&server, &subscriber, webhook_id);
+    attempts(&server, &subscriber, webhook_id, 1);
+    let waiting = endpoint(&server, &subscriber, webhook_id);
+    assert_eq!(waiting["queue"]["queueLength"], 1, "{waiting}");
+    assert!(waiting["queue"]["nextAttemptAt"].is_string(), "{waiting}");
+    assert!(waiting["queue"]["lastError"].as_str().is_some_and(|error| error.contains("500")), "{waiting}");
+    let (_, listed) = send(subscriber.auth(server.get("/webhooks")));
+    assert!(listed["webhooks"][0].get("queue").is_none(), "the list leaves it out: {listed}");
+}
