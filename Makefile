@@ -279,6 +279,6 @@ bench-scale: deps-rust
 # without one slow receiver, on SQLite and on PostgreSQL with two instances.
 bench-webhooks: deps-rust
 	$(CARGO) build --release -p subscriber-server --bin subscriber-server
-	$(WITH_POSTGRES) python3 bench/webhook_bench.py
+	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/webhook_bench.py
 
 bench: bench-http bench-scale bench-discovery bench-dashboard bench-webhooks
