@@ -32,7 +32,7 @@ WITH_POSTGRES := tests/support/with-postgres.sh
 
 .PHONY: help run dev serve test test-rust test-postgres lint bench deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
-	bench-discovery bench-scale test-schemathesis deps-schemathesis package package-debug deps-package test-package \
+	bench-discovery bench-scale bench-webhooks test-schemathesis deps-schemathesis package package-debug deps-package test-package \
 	test-clients deps-clients
 
 help:
@@ -275,4 +275,10 @@ bench-scale: deps-rust
 	$(CARGO) build --release -p subscriber-testkit --example write_load
 	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/scale_bench.py
 
-bench: bench-http bench-scale bench-discovery bench-dashboard
+# Webhook delivery: deliveries/s and event-to-arrival delay across 100 endpoints, with and
+# without one slow receiver, on SQLite and on PostgreSQL with two instances.
+bench-webhooks: deps-rust
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server
+	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/webhook_bench.py
+
+bench: bench-http bench-scale bench-discovery bench-dashboard bench-webhooks

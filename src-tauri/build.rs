@@ -55,6 +55,8 @@ const COMMANDS: &[&str] = &[
     "test_webhook",
     "webhook_deliveries",
     "resend_webhook_delivery",
+    "webhook",
+    "recover_webhook_deliveries",
     "events",
     "request_log",
     "api_versions",

@@ -26,6 +26,7 @@ use subscriber_protocol::{
 };
 use subscriber_protocol::{
     CreateWebhookRequest, Event, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
+    WebhookRecovered,
 };
 use tauri::async_runtime::JoinHandle;
 use tauri::ipc::Channel;
@@ -381,6 +382,20 @@ pub async fn resend_webhook_delivery(
     event_id: String,
 ) -> Outcome<WebhookQueued> {
     dashboard.resend_webhook_delivery(webhook_id, event_id).await
+}
+
+#[tauri::command]
+pub async fn webhook(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<Webhook> {
+    dashboard.webhook(webhook_id).await
+}
+
+#[tauri::command]
+pub async fn recover_webhook_deliveries(
+    dashboard: Shared<'_>,
+    webhook_id: i64,
+    since: String,
+) -> Outcome<WebhookRecovered> {
+    dashboard.recover_webhook_deliveries(webhook_id, since).await
 }
 
 #[tauri::command]

@@ -138,6 +138,8 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::test_webhook,
             commands::webhook_deliveries,
             commands::resend_webhook_delivery,
+            commands::webhook,
+            commands::recover_webhook_deliveries,
             commands::events,
             commands::request_log,
             commands::api_versions,

@@ -12,6 +12,7 @@ import threading
 import time
 import uuid
 
+import standardwebhooks
 from subscriber_data_api_client import AuthenticatedClient, Client
 from subscriber_data_api_client.api.cards import enroll_card, list_card_transactions
 from subscriber_data_api_client.api.events import get_event, list_events
@@ -48,11 +49,12 @@ def expect(value, kind):
 
 
 class Receiver(http.server.BaseHTTPRequestHandler):
-    received: "queue.Queue[tuple[dict, dict]]" = queue.Queue()
+    received: "queue.Queue[tuple[dict, dict, bytes]]" = queue.Queue()
 
     def do_POST(self):
         body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-        Receiver.received.put(({name.lower(): value for name, value in self.headers.items()}, json.loads(body)))
+        headers = {name.lower(): value for name, value in self.headers.items()}
+        Receiver.received.put((headers, json.loads(body), body))
         self.send_response(204)
         self.end_headers()
 
@@ -103,10 +105,20 @@ def main(base, version):
         assert endpoint.status == WebhookStatus.ENABLED and endpoint.secret, endpoint
         queued = test_webhook.sync(endpoint.webhook_id, client=client)
         while True:
-            delivered_headers, delivered = Receiver.received.get(timeout=30)
+            delivered_headers, delivered, raw = Receiver.received.get(timeout=30)
             if delivered["id"] == queued.event_id:
                 break
         assert delivered_headers.get("subscriber-event-type") == "webhook.test", delivered_headers
+        # Standard Webhooks' own library verifies the delivery with the secret as shown, and
+        # refuses a tampered body.
+        verifier = standardwebhooks.Webhook(endpoint.secret)
+        assert verifier.verify(raw, delivered_headers)["id"] == queued.event_id
+        assert delivered_headers["webhook-id"] == queued.event_id, delivered_headers
+        try:
+            verifier.verify(raw.replace(b"webhook.test", b"webhook.fake"), delivered_headers)
+            raise AssertionError("a tampered delivery verified")
+        except standardwebhooks.WebhookVerificationError:
+            pass
         event = expect(get_event.sync(queued.event_id, client=client), Event)
         assert event.type_ == EventType.WEBHOOK_TEST and event.id == delivered["id"], event
         listed = list_events.sync(client=client, type_=EventType.WEBHOOK_TEST)

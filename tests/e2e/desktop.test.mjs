@@ -206,6 +206,8 @@ test("a second start with a link hands it to the running app and exits 0", async
 
 /** Another window in front: an X message box takes the keyboard focus from the app. */
 async function anotherWindowInFront() {
+  // One at a time: a box left behind would keep this test file's process alive.
+  otherWindow?.kill("SIGTERM");
   otherWindow = spawn("xmessage", ["-name", "e2e-other-window", "Another application"], { stdio: "ignore" });
   const id = await waitFor(session, "the other window exists", async () => {
     const { stdout } = await run("xdotool", ["search", "--classname", "e2e-other-window"]).catch(() => ({ stdout: "" }));

@@ -121,6 +121,7 @@ pub const ROTATE_WEBHOOK_SECRET: Route = Route::action("/webhooks/{webhook_id}/s
 pub const TEST_WEBHOOK: Route = Route::action("/webhooks/{webhook_id}/test");
 pub const WEBHOOK_DELIVERIES: Route = Route::get("/webhooks/{webhook_id}/deliveries");
 pub const RESEND_WEBHOOK_DELIVERY: Route = Route::action("/webhooks/{webhook_id}/deliveries/{event_id}/resend");
+pub const RECOVER_WEBHOOK_DELIVERIES: Route = Route::action("/webhooks/{webhook_id}/recover");
 
 pub const OPENAPI: Route = Route::get("/openapi.json").public();
 
@@ -177,6 +178,7 @@ pub const ALL: &[Route] = &[
     TEST_WEBHOOK,
     WEBHOOK_DELIVERIES,
     RESEND_WEBHOOK_DELIVERY,
+    RECOVER_WEBHOOK_DELIVERIES,
     OPENAPI,
 ];
 

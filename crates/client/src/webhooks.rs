@@ -12,11 +12,17 @@
 //! webhooks::verify(&[secret], &header, body, webhooks::DEFAULT_TOLERANCE).expect("signed by the service");
 //! assert!(webhooks::verify(&["whsec_other"], &header, body, webhooks::DEFAULT_TOLERANCE).is_err());
 //! ```
+//!
+//! Deliveries also carry the Standard Webhooks headers, checked with [`verify_standard`] (or
+//! any `standardwebhooks` library).
 
 use std::time::Duration;
 
 use subscriber_protocol::webhook_signature;
-pub use subscriber_protocol::webhook_signature::{EVENT_ID_HEADER, EVENT_TYPE_HEADER, HEADER, SignatureError};
+pub use subscriber_protocol::webhook_signature::{
+    EVENT_ID_HEADER, EVENT_TYPE_HEADER, HEADER, STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER,
+    STANDARD_TIMESTAMP_HEADER, SignatureError,
+};
 
 /// How far a signature's time may be from now: 5 minutes.
 pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(webhook_signature::DEFAULT_TOLERANCE_SECONDS);
@@ -25,6 +31,20 @@ pub const DEFAULT_TOLERANCE: Duration = Duration::from_secs(webhook_signature::D
 /// of `secrets`, at a time within `tolerance` of this machine's clock.
 pub fn verify(secrets: &[&str], header: &str, body: &[u8], tolerance: Duration) -> Result<(), SignatureError> {
     webhook_signature::verify(secrets, header, body, tolerance.as_secs(), now())
+}
+
+/// Checks a delivery's Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
+/// `webhook-signature`) against the raw body: signed by one of `secrets` (`whsec_…`, keyed with
+/// the bytes the base64 holds), at a time within `tolerance` of this machine's clock.
+pub fn verify_standard(
+    secrets: &[&str],
+    id: &str,
+    timestamp: &str,
+    signature: &str,
+    body: &[u8],
+    tolerance: Duration,
+) -> Result<(), SignatureError> {
+    webhook_signature::verify_standard(secrets, id, timestamp, signature, body, tolerance.as_secs(), now())
 }
 
 /// A `Subscriber-Signature` value for `body` signed now with `secret`, as the service would

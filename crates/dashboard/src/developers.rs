@@ -4,7 +4,7 @@
 use subscriber_protocol::rules::{Violations, webhooks as rules};
 use subscriber_protocol::{
     CreateWebhookRequest, Event, LoggedRequest, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery,
-    WebhookQueued,
+    WebhookQueued, WebhookRecovered,
 };
 
 use crate::app::Dashboard;
@@ -64,6 +64,23 @@ impl Dashboard {
         event_id: String,
     ) -> Result<WebhookQueued, CommandError> {
         Ok(self.client().await?.resend_webhook_delivery(webhook_id, &event_id).await?)
+    }
+
+    /// One endpoint with its delivery queue (length, next attempt, last error).
+    pub async fn webhook(&self, webhook_id: i64) -> Result<Webhook, CommandError> {
+        Ok(self.client().await?.webhook(webhook_id).await?)
+    }
+
+    /// Queues again every delivery to the endpoint that failed for good since `since` (RFC 3339).
+    pub async fn recover_webhook_deliveries(
+        &self,
+        webhook_id: i64,
+        since: String,
+    ) -> Result<WebhookRecovered, CommandError> {
+        let since = chrono::DateTime::parse_from_rfc3339(&since)
+            .map_err(|_| CommandError::invalid_input("since", "is not a time"))?
+            .with_timezone(&chrono::Utc);
+        Ok(self.client().await?.recover_webhook_deliveries(webhook_id, since).await?)
     }
 
     /// The subscriber's last API requests (of every client it has), newest first.

@@ -165,6 +165,10 @@ pub struct Webhook {
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
     /// The version the endpoint's events are written in.
     pub api_version: crate::versions::ApiVersion,
+    /// Its delivery queue: shown by `GET /webhooks/{webhook_id}` only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub queue: Option<crate::WebhookQueue>,
 }
 
 /// The caller's webhook endpoints, oldest first.

@@ -21,6 +21,7 @@ mod sandbox;
 mod subscriber;
 pub mod time;
 pub mod versions;
+mod webhook_queue;
 pub mod webhook_signature;
 
 pub use accounts::*;
@@ -33,3 +34,4 @@ pub use merchants::*;
 pub use persons::*;
 pub use sandbox::*;
 pub use subscriber::*;
+pub use webhook_queue::*;

@@ -1,5 +1,6 @@
 //! A real webhook receiver: axum on `127.0.0.1:0`, on a thread of its own (so blocking and
-//! async tests use it alike). It records every request it gets, and can fail the first ones.
+//! async tests use it alike). It records every request it gets (as it arrives), and can fail
+//! the first ones, answer slowly, or answer one status always.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -10,6 +11,7 @@ use axum::Router;
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 
 /// One request the receiver got.
@@ -31,8 +33,20 @@ impl Delivery {
     }
 }
 
+/// How a receiver answers.
+#[derive(Debug, Clone, Default)]
+pub struct Answers {
+    /// Answers 500 to this many requests first.
+    pub fail_first: usize,
+    /// Waits this long before each answer.
+    pub delay: Duration,
+    /// Answers this status (and `Retry-After`, if given) to every request after the failing ones.
+    pub status: Option<u16>,
+    pub retry_after: Option<String>,
+}
+
 struct Shared {
-    fail_first: usize,
+    answers: Answers,
     seen: AtomicUsize,
     sender: Mutex<mpsc::Sender<Delivery>>,
 }
@@ -51,8 +65,17 @@ impl WebhookReceiver {
 
     /// A receiver that answers 500 to its first `count` requests, then 200.
     pub fn failing_first(count: usize) -> Self {
+        Self::answering(Answers { fail_first: count, ..Answers::default() })
+    }
+
+    /// A receiver that answers 200 after `delay`.
+    pub fn slow(delay: Duration) -> Self {
+        Self::answering(Answers { delay, ..Answers::default() })
+    }
+
+    pub fn answering(answers: Answers) -> Self {
         let (sender, receiver) = mpsc::channel();
-        let shared = Arc::new(Shared { fail_first: count, seen: AtomicUsize::new(0), sender: Mutex::new(sender) });
+        let shared = Arc::new(Shared { answers, seen: AtomicUsize::new(0), sender: Mutex::new(sender) });
         let (address_tx, address_rx) = mpsc::channel();
         let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
         std::thread::spawn(move || {
@@ -102,10 +125,19 @@ impl WebhookReceiver {
     }
 }
 
-async fn receive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> StatusCode {
+async fn receive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
     let seen = shared.seen.fetch_add(1, Ordering::SeqCst);
-    let status = if seen < shared.fail_first { StatusCode::INTERNAL_SERVER_ERROR } else { StatusCode::OK };
+    let answers = &shared.answers;
+    let status = if seen < answers.fail_first {
+        StatusCode::INTERNAL_SERVER_ERROR
+    } else {
+        answers.status.and_then(|status| StatusCode::from_u16(status).ok()).unwrap_or(StatusCode::OK)
+    };
     let delivery = Delivery { headers, body, answered: status.as_u16() };
     let _ = shared.sender.lock().expect("not poisoned").send(delivery);
-    status
+    tokio::time::sleep(answers.delay).await;
+    match &answers.retry_after {
+        Some(after) if status != StatusCode::OK => (status, [("retry-after", after.clone())]).into_response(),
+        _ => status.into_response(),
+    }
 }

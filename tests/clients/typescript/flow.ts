@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage } from "node:http";
 import type { AddressInfo } from "node:net";
 import createClient from "openapi-fetch";
+import { Webhook as StandardWebhook } from "standardwebhooks";
 import type { components, paths } from "./generated/schema.js";
 
 type Schemas = components["schemas"];
@@ -134,12 +135,12 @@ const streamedItem = JSON.parse(data.slice("data:".length)) as Schemas["CardTran
 check(streamedItem.transactionId === sale.transactionId, "the streamed item is the sale");
 
 // A webhook endpoint on this computer, a test event delivered to it, read back from the log.
-const received: { headers: IncomingMessage["headers"]; body: Schemas["Event"] }[] = [];
+const received: { headers: IncomingMessage["headers"]; raw: string; body: Schemas["Event"] }[] = [];
 const receiver = createServer((request, response) => {
   let body = "";
   request.on("data", (chunk: Buffer) => (body += chunk.toString()));
   request.on("end", () => {
-    received.push({ headers: request.headers, body: JSON.parse(body) as Schemas["Event"] });
+    received.push({ headers: request.headers, raw: body, body: JSON.parse(body) as Schemas["Event"] });
     response.writeHead(204).end();
   });
 });
@@ -164,6 +165,23 @@ try {
     check(Date.now() < waitUntil, "the test event was not delivered in time");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+  // Standard Webhooks' own library verifies the delivery with the secret as shown, and refuses
+  // a tampered body.
+  const delivery = received.find((one) => one.body.id === queued.eventId);
+  check(delivery !== undefined && endpoint.secret !== undefined && endpoint.secret !== null, "a delivery and a secret");
+  const standardHeaders: Record<string, string> = {};
+  for (const name of ["webhook-id", "webhook-timestamp", "webhook-signature"]) {
+    standardHeaders[name] = String(delivery.headers[name] ?? "");
+  }
+  const verifier = new StandardWebhook(endpoint.secret);
+  verifier.verify(delivery.raw, standardHeaders);
+  let tamperedVerified = true;
+  try {
+    verifier.verify(delivery.raw.replace("webhook.test", "webhook.fake"), standardHeaders);
+  } catch {
+    tamperedVerified = false;
+  }
+  check(!tamperedVerified, "a tampered delivery verified");
   const event: Schemas["Event"] = ok(
     await client.GET("/events/{event_id}", { params: { path: { event_id: queued.eventId } } }),
     "event",

@@ -149,6 +149,8 @@ import type { Webhook } from "./bindings/Webhook";
 import type { WebhookDeleted } from "./bindings/WebhookDeleted";
 import type { WebhookDelivery } from "./bindings/WebhookDelivery";
 import type { WebhookQueued } from "./bindings/WebhookQueued";
+import type { WebhookQueue } from "./bindings/WebhookQueue";
+import type { WebhookRecovered } from "./bindings/WebhookRecovered";
 import type { ApiVersion } from "./bindings/ApiVersion";
 import type { ApiVersions } from "./bindings/ApiVersions";
 
@@ -162,7 +164,9 @@ export type {
   UpdateWebhookRequest,
   Webhook,
   WebhookDelivery,
+  WebhookQueue,
   WebhookQueued,
+  WebhookRecovered,
 };
 
 export type {
@@ -254,6 +258,11 @@ const secureFlows = {
     call<WebhookDelivery[]>("webhook_deliveries", { webhookId }),
   resendWebhookDelivery: (webhookId: number, eventId: string) =>
     call<WebhookQueued>("resend_webhook_delivery", { webhookId, eventId }),
+  /** One endpoint with its delivery queue: length, next attempt, last error. */
+  webhook: (webhookId: number) => call<Webhook>("webhook", { webhookId }),
+  /** Queues again every delivery to the endpoint that failed for good since `since` (RFC 3339). */
+  recoverWebhookDeliveries: (webhookId: number, since: string) =>
+    call<WebhookRecovered>("recover_webhook_deliveries", { webhookId, since }),
   events: (eventType: string | null) => call<ServiceEvent[]>("events", { eventType }),
   /** The subscriber's last 100 API requests, newest first, each with its route, whether the
    *  app made it by itself, its headers and a cURL line. */

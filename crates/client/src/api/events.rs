@@ -2,8 +2,9 @@
 
 use subscriber_protocol::rules::{Violations, webhooks as rules};
 use subscriber_protocol::{
-    CreateWebhookRequest, Event, EventPage, EventQuery, LoggedRequest, PageQuery, RequestLogPage, TransactionSync,
-    UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDeliveryPage, WebhookList, WebhookQueued,
+    CreateWebhookRequest, Event, EventPage, EventQuery, LoggedRequest, PageQuery, RecoverWebhookRequest,
+    RequestLogPage, TransactionSync, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDeliveryPage, WebhookList,
+    WebhookQueued, WebhookRecovered,
 };
 
 use crate::client::Client;
@@ -139,6 +140,19 @@ impl Client {
         event_path_id(event_id)?;
         let path = format!("/webhooks/{webhook_id}/deliveries/{event_id}/resend");
         self.inner.call(Call::new(&routes::RESEND_WEBHOOK_DELIVERY, path)).await
+    }
+
+    /// `POST /webhooks/{webhook_id}/recover`: queues again every delivery to the endpoint that
+    /// failed for good since `since`.
+    pub async fn recover_webhook_deliveries(
+        &self,
+        webhook_id: i64,
+        since: chrono::DateTime<chrono::Utc>,
+    ) -> Result<WebhookRecovered> {
+        validate::positive_id("webhookId", webhook_id)?;
+        let request = RecoverWebhookRequest { since: since.to_rfc3339_opts(chrono::SecondsFormat::Millis, true) };
+        let path = format!("/webhooks/{webhook_id}/recover");
+        self.inner.call(Call::new(&routes::RECOVER_WEBHOOK_DELIVERIES, path).json(&request)?).await
     }
 }
 

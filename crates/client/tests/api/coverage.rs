@@ -628,6 +628,19 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
         let header = delivery.header(webhooks::HEADER);
         webhooks::verify(secrets, header, &delivery.body, webhooks::DEFAULT_TOLERANCE)
             .unwrap_or_else(|error| panic!("{error}: {header}"));
+        let (id, timestamp, signature) = (
+            delivery.header(webhooks::STANDARD_ID_HEADER),
+            delivery.header(webhooks::STANDARD_TIMESTAMP_HEADER),
+            delivery.header(webhooks::STANDARD_SIGNATURE_HEADER),
+        );
+        webhooks::verify_standard(secrets, id, timestamp, signature, &delivery.body, webhooks::DEFAULT_TOLERANCE)
+            .unwrap_or_else(|error| panic!("{error}: {signature}"));
+        let mut tampered = delivery.body.to_vec();
+        tampered.push(b' ');
+        assert!(
+            webhooks::verify_standard(secrets, id, timestamp, signature, &tampered, webhooks::DEFAULT_TOLERANCE)
+                .is_err()
+        );
         delivery.json()
     };
     let created = tour
@@ -692,6 +705,14 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
         && attempt.response_status == Some(200)
         && attempt.error.is_none()));
     assert_eq!(attempts.deliveries[0].event_id, queued.event_id, "newest first: the resend");
+    let queue = tour.client.webhook(webhook_id).await.expect("the endpoint").queue.expect("its queue");
+    assert_eq!((queue.queue_length, queue.last_error), (0, None));
+    let recovered = tour
+        .client
+        .recover_webhook_deliveries(webhook_id, chrono::Utc::now() - chrono::Duration::hours(1))
+        .await
+        .expect("POST /webhooks/{webhook_id}/recover");
+    assert_eq!(recovered.queued, 0, "nothing failed");
 
     let rotated =
         tour.client.rotate_webhook_secret(webhook_id).await.expect("POST /webhooks/{webhook_id}/secret/rotate");

@@ -1,5 +1,5 @@
 //! Places of open event streams, held in the database so a subscriber's cap of streams holds
-//! across instances (PostgreSQL, migration 0004). On SQLite one instance serves the file and its
+//! across instances (PostgreSQL, migration 0005). On SQLite one instance serves the file and its
 //! in-process count is the whole truth: every place is granted there.
 
 use std::time::Duration;

@@ -23,10 +23,15 @@ pub struct WebhookRow {
     pub failing_since: Option<i64>,
     /// The API version its events are written in (`YYYY-MM-DD`).
     pub api_version: String,
+    /// The first secret generation in the Standard Webhooks form; the ones before are in the
+    /// form endpoints had before it (`webhooks::secret`).
+    pub standard_secret_from: i64,
 }
 
 pub(super) const COLUMNS: &str = "id, subscriber_id, url, events, description, enabled, disabled_reason, secret_generation, \
-     previous_until, created_at, failing_since, api_version";
+     previous_until, created_at, failing_since, api_version, standard_secret_from";
+/// The columns after [`COLUMNS`] in a row of the queue.
+pub(super) const QUEUE_COLUMNS_AT: usize = 13;
 
 impl WebhookRow {
     /// The row an insert of `new` makes with id `id`.
@@ -44,6 +49,7 @@ impl WebhookRow {
             created_at: new.created_at,
             failing_since: None,
             api_version: new.api_version,
+            standard_secret_from: 1,
         }
     }
 }
@@ -68,7 +74,8 @@ pub struct Change {
     pub api_version: Option<String>,
 }
 
-/// A queued delivery that is due.
+/// A claimed delivery: the head of its endpoint's queue, due, held by this instance until the
+/// claim's end.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DueDelivery {
     pub webhook: WebhookRow,
@@ -90,6 +97,19 @@ pub struct Attempt {
     pub at: i64,
     /// When to try again; `None` when this attempt ends the delivery.
     pub next_attempt_at: Option<i64>,
+    /// Disables the endpoint, with this reason (the receiver said it is gone).
+    pub disable: Option<String>,
+}
+
+/// An endpoint's queue, as its subscriber sees it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EndpointQueue {
+    /// Deliveries waiting for an attempt.
+    pub length: i64,
+    /// When the next attempt is due (milliseconds).
+    pub next_attempt_at: Option<i64>,
+    /// The error of the last attempt, if it failed.
+    pub last_error: Option<String>,
 }
 
 /// A logged attempt, with the event's type.
@@ -213,20 +233,60 @@ impl Store {
         )
     }
 
-    /// Up to `limit` deliveries due at `now_ms`, endpoint by endpoint, oldest event first.
-    pub async fn due_deliveries(&self, now_ms: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
+    /// Claims up to `limit` deliveries due at `now_ms` until `claim_until`: of each endpoint
+    /// with none in flight, the oldest pending event (per endpoint one at a time, in event
+    /// order). On PostgreSQL `FOR UPDATE SKIP LOCKED`: instances never claim the same one.
+    pub async fn claim_deliveries(&self, now_ms: i64, claim_until: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
         dispatch!(self,
-            db => db.read(move |connection| sqlite::webhooks::due(connection, now_ms, limit)).await,
-            db => postgres::webhooks::due(db, now_ms, limit).await,
+            db => db.write(move |connection| sqlite::webhooks::claim(connection, now_ms, claim_until, limit)).await,
+            db => postgres::webhooks::claim(db, now_ms, claim_until, limit).await,
         )
     }
 
-    /// Deliveries waiting for an attempt (of enabled endpoints), and when the next is due.
-    pub async fn delivery_queue(&self) -> StorageResult<(i64, Option<i64>)> {
+    /// Ends the claims a process before this one left (SQLite, which one process serves: a
+    /// crash's claims are free at once). On PostgreSQL claims of other instances are theirs: a
+    /// crashed instance's run out by themselves.
+    pub async fn release_delivery_claims(&self) -> StorageResult<()> {
         dispatch!(self,
-            db => db.read(sqlite::webhooks::queue).await,
-            db => postgres::webhooks::queue(db).await,
+            db => db.write(sqlite::webhooks::release_claims).await,
+            _db => Ok(()),
         )
+    }
+
+    /// Deliveries waiting for an attempt (of enabled endpoints), and when the next one that
+    /// could be claimed at `now_ms` (the head of an endpoint with none in flight) is due.
+    pub async fn delivery_queue(&self, now_ms: i64) -> StorageResult<(i64, Option<i64>)> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::webhooks::queue(connection, now_ms)).await,
+            db => postgres::webhooks::queue(db, now_ms).await,
+        )
+    }
+
+    /// One endpoint's queue: its length, next attempt and last error.
+    pub async fn endpoint_queue(&self, webhook_id: i64) -> StorageResult<EndpointQueue> {
+        dispatch!(self,
+            db => db.read(move |connection| sqlite::webhooks::endpoint_queue(connection, webhook_id)).await,
+            db => postgres::webhooks::endpoint_queue(db, webhook_id).await,
+        )
+    }
+
+    /// Queues again, due now, every delivery of the subscriber's endpoint that failed for good
+    /// and whose event is from `since_ms` on; how many.
+    pub async fn recover_deliveries(
+        &self,
+        subscriber_id: i64,
+        webhook_id: i64,
+        since_ms: i64,
+        now_ms: i64,
+    ) -> StorageResult<u64> {
+        let queued = dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::recover(connection, subscriber_id, webhook_id, since_ms, now_ms)).await,
+            db => postgres::webhooks::recover(db, subscriber_id, webhook_id, since_ms, now_ms).await,
+        )?;
+        if queued > 0 {
+            self.announce(&Announced::Deliveries);
+        }
+        Ok(queued)
     }
 
     /// Logs an attempt and moves the queue on: delivered, failed for good, or due again. A run
@@ -286,6 +346,7 @@ mod tests {
             error: Some("the receiver answered 500".to_owned()),
             at,
             next_attempt_at: Some(at + HOUR_MS),
+            disable: None,
         }
     }
 

@@ -1,36 +1,54 @@
-//! The delivery worker: sends queued events to webhook endpoints, one instance at a time (a
-//! lease), endpoint by endpoint in event order, several endpoints at once.
+//! The delivery worker: sends queued events to webhook endpoints. Every instance runs one;
+//! they share the queue in the database (`Store::claim_deliveries`: on PostgreSQL `FOR UPDATE
+//! SKIP LOCKED`, and a claim that ends by itself if its instance dies).
 //!
-//! A 2xx within 10 s is delivered. Anything else is retried after about 10 s, 1 min, 5 min,
-//! 30 min, 2 h, then every 6 h, for 3 days from the event; the queue is in the database, so a
-//! restart resumes it (a delivery cut off by a crash is sent again: at least once). An
-//! endpoint whose deliveries have all failed for 3 days is disabled.
+//! Endpoints are isolated: per endpoint one attempt at a time, in event order (its later
+//! events wait behind its oldest undelivered one); across endpoints up to
+//! [`CONCURRENT_ATTEMPTS`] at once, each attempt a task of its own, so a slow receiver holds
+//! only its own endpoint. A new event wakes the worker at once (`Store::deliveries_queued`);
+//! otherwise it sleeps until the next attempt is due, at most [`MAX_SLEEP`].
+//!
+//! A 2xx within 15 s (connection and whole answer) is delivered. Anything else is retried after
+//! about 10 s, 1 min, 5 min, 30 min, 2 h, then every 6 h (each ±20%), for 3 days from the
+//! event; a `429` or `503` with `Retry-After` is retried when it says (at most 1 h); `410 Gone`
+//! disables the endpoint. The queue is in the database, so a restart resumes it (a delivery cut
+//! off by a crash is sent again: at least once). An endpoint whose deliveries have all failed
+//! for 3 days is disabled.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use futures::StreamExt;
+use rand::Rng;
 use subscriber_protocol::webhook_signature;
+use tokio::sync::Semaphore;
 
 use super::destination::{self, GuardedResolver};
-use crate::lease::Lease;
 use crate::state::AppState;
 use crate::storage;
 use crate::storage::webhooks::{Attempt, DueDelivery};
 
-/// How long a receiver has to answer.
-pub const TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a receiver has to connect and answer whole.
+pub const TIMEOUT: Duration = Duration::from_secs(15);
 /// Seconds before each retry; the last repeats.
 const BACKOFF_SECONDS: [i64; 6] = [10, 60, 300, 1800, 7200, 21_600];
+/// Each retry's delay is moved by up to this share, either way, so that failures do not
+/// retry in step.
+const JITTER: f64 = 0.2;
 /// How long a delivery is retried, and how long an endpoint may fail before it is disabled.
 const GIVE_UP_SECONDS: i64 = 3 * 24 * 3600;
-/// How often the worker looks for due deliveries when it has nothing to do.
-const IDLE_POLL: Duration = Duration::from_millis(250);
-/// Deliveries taken from the queue at once, and endpoints served at once.
-const BATCH: u32 = 200;
-const CONCURRENT_ENDPOINTS: usize = 16;
+/// The longest a `Retry-After` may hold an endpoint back.
+const RETRY_AFTER_MAX: Duration = Duration::from_secs(3600);
+/// Attempts in flight at once, each to a different endpoint.
+pub const CONCURRENT_ATTEMPTS: usize = 64;
+/// How long a claim holds a delivery: longer than an attempt takes, so that only a crashed
+/// instance's claims run out.
+const CLAIM: Duration = Duration::from_secs(30);
+/// The longest the worker sleeps without looking at the queue (a wake-up lost between
+/// instances costs at most this).
+const MAX_SLEEP: Duration = Duration::from_secs(1);
+/// The shortest, so that a due delivery some other instance is claiming is not spun on.
+const MIN_SLEEP: Duration = Duration::from_millis(20);
 /// The most of a receiver's answer the log keeps, as the error of a failed attempt.
 const ERROR_TEXT_MAX: usize = 200;
 
@@ -55,52 +73,66 @@ pub async fn run(state: AppState) {
             return;
         }
     };
-    let mut lease = Lease::new("webhook delivery");
+    if let Err(error) = state.db.release_delivery_claims().await {
+        tracing::warn!(error = %error, "earlier webhook delivery claims not released: they run out");
+    }
+    let slots = Arc::new(Semaphore::new(CONCURRENT_ATTEMPTS));
     loop {
-        tokio::time::sleep(IDLE_POLL).await;
-        if !lease.held(&state.db).await {
-            continue;
+        let now_ms = Utc::now().timestamp_millis();
+        if let Err(error) = start_due(&state, &client, &slots, now_ms).await {
+            tracing::warn!(error = %error, "webhook deliveries not claimed");
         }
-        match deliver_due(&state, &client).await {
-            Ok(0) => {}
-            Ok(sent) => tracing::debug!(sent, "webhook deliveries attempted"),
-            Err(error) => tracing::warn!(error = %error, "webhook deliveries not attempted"),
+        let wait = if slots.available_permits() == 0 {
+            // Every slot busy: an attempt that ends wakes the worker.
+            MAX_SLEEP
+        } else {
+            match state.db.delivery_queue(Utc::now().timestamp_millis()).await {
+                Ok((waiting, next)) => {
+                    #[allow(clippy::cast_precision_loss)]
+                    metrics::gauge!("subscriber_webhook_queue_depth").set(waiting as f64);
+                    next.map_or(MAX_SLEEP, |due| {
+                        let until = u64::try_from(due.saturating_sub(Utc::now().timestamp_millis())).unwrap_or(0);
+                        Duration::from_millis(until).clamp(MIN_SLEEP, MAX_SLEEP)
+                    })
+                }
+                Err(error) => {
+                    tracing::warn!(error = %error, "webhook queue not read");
+                    MAX_SLEEP
+                }
+            }
+        };
+        tokio::select! {
+            () = state.db.deliveries_queued() => {}
+            () = tokio::time::sleep(wait) => {}
         }
     }
 }
 
-/// Attempts every delivery due now; returns how many it attempted.
-pub async fn deliver_due(state: &AppState, client: &reqwest::Client) -> Result<usize, storage::StorageError> {
-    let now_ms = Utc::now().timestamp_millis();
-    let (waiting, next) = state.db.delivery_queue().await?;
-    #[allow(clippy::cast_precision_loss)]
-    metrics::gauge!("subscriber_webhook_queue_depth").set(waiting as f64);
-    if next.is_none_or(|due| due > now_ms) {
-        return Ok(0);
+/// Claims the deliveries due now that free slots can take and starts an attempt of each;
+/// returns without waiting for them.
+async fn start_due(
+    state: &AppState,
+    client: &reqwest::Client,
+    slots: &Arc<Semaphore>,
+    now_ms: i64,
+) -> Result<(), storage::StorageError> {
+    let free = u32::try_from(slots.available_permits()).unwrap_or(u32::MAX);
+    if free == 0 {
+        return Ok(());
     }
-    let due = state.db.due_deliveries(now_ms, BATCH).await?;
-    let mut by_endpoint: BTreeMap<i64, Vec<DueDelivery>> = BTreeMap::new();
-    for delivery in due {
-        by_endpoint.entry(delivery.webhook.id).or_default().push(delivery);
+    let claim_until = now_ms.saturating_add(i64::try_from(CLAIM.as_millis()).unwrap_or(i64::MAX));
+    for delivery in state.db.claim_deliveries(now_ms, claim_until, free).await? {
+        // This task is the only one taking slots: as many are free as were counted.
+        let Ok(slot) = Arc::clone(slots).try_acquire_owned() else { break };
+        let (state, client) = (state.clone(), client.clone());
+        tokio::spawn(async move {
+            deliver(&state, &client, &delivery).await;
+            drop(slot);
+            // The endpoint's next event may go now, and a slot is free.
+            state.db.wake_deliveries();
+        });
     }
-    let attempted = futures::stream::iter(by_endpoint.into_values())
-        .map(|deliveries| async move {
-            let mut attempted = 0;
-            for delivery in deliveries {
-                let delivered = deliver(state, client, &delivery).await;
-                attempted += 1;
-                // In order per endpoint: a failure holds back the endpoint's later events
-                // until the next round, where they are tried after it.
-                if !delivered {
-                    break;
-                }
-            }
-            attempted
-        })
-        .buffer_unordered(CONCURRENT_ENDPOINTS)
-        .collect::<Vec<usize>>()
-        .await;
-    Ok(attempted.into_iter().sum())
+    Ok(())
 }
 
 /// One attempt, logged; whether the receiver took it.
@@ -137,9 +169,11 @@ async fn deliver(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
     let next_attempt_at = if outcome.delivered || outcome.final_failure {
         None
     } else {
-        let index =
-            usize::try_from(attempt_number.saturating_sub(1)).unwrap_or(usize::MAX).min(BACKOFF_SECONDS.len() - 1);
-        Some(at.saturating_add(BACKOFF_SECONDS[index].saturating_mul(unit_ms))).filter(|next| *next <= give_up_at)
+        let delay = match outcome.retry_after {
+            Some(asked) => i64::try_from(asked.min(RETRY_AFTER_MAX).as_millis()).unwrap_or(i64::MAX),
+            None => jittered(backoff_ms(attempt_number, unit_ms)),
+        };
+        Some(at.saturating_add(delay)).filter(|next| *next <= give_up_at)
     };
     let attempt = Attempt {
         webhook_id: webhook.id,
@@ -151,10 +185,11 @@ async fn deliver(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
         error: outcome.error,
         at,
         next_attempt_at,
+        disable: outcome.disable,
     };
     let disable_before = at.saturating_sub(GIVE_UP_SECONDS.saturating_mul(unit_ms));
     match state.db.record_attempt(attempt, disable_before).await {
-        Ok(true) => tracing::warn!(webhook_id = webhook.id, "webhook endpoint disabled after 3 days of failures"),
+        Ok(true) => tracing::warn!(webhook_id = webhook.id, "webhook endpoint disabled"),
         Ok(false) => {}
         Err(error) => tracing::warn!(error = %error, "webhook attempt not logged"),
     }
@@ -169,22 +204,51 @@ async fn deliver(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
     outcome.delivered
 }
 
+/// The delay before retry `attempt_number + 1`, on the schedule, in milliseconds.
+fn backoff_ms(attempt_number: u32, unit_ms: i64) -> i64 {
+    let index = usize::try_from(attempt_number.saturating_sub(1)).unwrap_or(usize::MAX).min(BACKOFF_SECONDS.len() - 1);
+    BACKOFF_SECONDS[index].saturating_mul(unit_ms)
+}
+
+/// `delay_ms` moved by a random share of up to ±[`JITTER`].
+fn jittered(delay_ms: i64) -> i64 {
+    let factor = rand::rng().random_range((1.0 - JITTER)..=(1.0 + JITTER));
+    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
+    let moved = (delay_ms as f64 * factor).round() as i64;
+    moved.max(0)
+}
+
+/// A `Retry-After` value: seconds, or an HTTP date (then the time until it).
+fn retry_after(value: &str, now: chrono::DateTime<Utc>) -> Option<Duration> {
+    let value = value.trim();
+    if let Ok(seconds) = value.parse::<u64>() {
+        return Some(Duration::from_secs(seconds));
+    }
+    let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
+    Some((at.with_timezone(&Utc) - now).to_std().unwrap_or(Duration::ZERO))
+}
+
+#[derive(Default)]
 struct Outcome {
     delivered: bool,
     status: Option<u16>,
     error: Option<String>,
     /// Trying again cannot help (the event is gone).
     final_failure: bool,
+    /// The receiver asked for the next attempt after this long.
+    retry_after: Option<Duration>,
+    /// The receiver said the endpoint is gone: disable it, with this reason.
+    disable: Option<String>,
 }
 
 impl Outcome {
     fn failed(status: Option<u16>, error: String) -> Self {
-        Self { delivered: false, status, error: Some(error), final_failure: false }
+        Self { status, error: Some(error), ..Self::default() }
     }
 
     /// A failure no retry can mend.
     fn gone(error: &str) -> Self {
-        Self { delivered: false, status: None, error: Some(error.to_owned()), final_failure: true }
+        Self { error: Some(error.to_owned()), final_failure: true, ..Self::default() }
     }
 }
 
@@ -215,38 +279,79 @@ async fn send(
         .ok()
         .and_then(|value| value["type"].as_str().map(str::to_owned))
         .unwrap_or_default();
+    let id = crate::events::public_id(event_id);
     let request = client
         .post(&webhook.url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(webhook_signature::EVENT_ID_HEADER, crate::events::public_id(event_id))
+        .header(webhook_signature::EVENT_ID_HEADER, &id)
         .header(webhook_signature::EVENT_TYPE_HEADER, event_type)
         .header(webhook_signature::HEADER, webhook_signature::header(&secrets, now, body))
+        .header(webhook_signature::STANDARD_ID_HEADER, &id)
+        .header(webhook_signature::STANDARD_TIMESTAMP_HEADER, now.to_string())
+        .header(
+            webhook_signature::STANDARD_SIGNATURE_HEADER,
+            webhook_signature::standard_signature(&secrets, &id, now, body),
+        )
         .body(body.to_vec());
     match request.send().await {
         Ok(response) => {
             let status = response.status();
             if status.is_success() {
-                Outcome { delivered: true, status: Some(status.as_u16()), error: None, final_failure: false }
-            } else {
-                let answer = super::answer::read_at_most(response, super::answer::READ_MAX).await;
-                let mut error = format!("the receiver answered {status}");
-                let excerpt = super::answer::excerpt(&answer, ERROR_TEXT_MAX);
-                if !excerpt.is_empty() {
-                    error.push_str(": ");
-                    error.push_str(&excerpt);
-                }
-                Outcome::failed(Some(status.as_u16()), error)
+                // The answer is read (up to the limit) within the timeout, then dropped.
+                super::answer::read_at_most(response, super::answer::READ_MAX).await;
+                return Outcome { delivered: true, status: Some(status.as_u16()), ..Outcome::default() };
             }
+            let asked = matches!(status.as_u16(), 429 | 503)
+                .then(|| response.headers().get(reqwest::header::RETRY_AFTER))
+                .flatten()
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| retry_after(value, Utc::now()));
+            let answer = super::answer::read_at_most(response, super::answer::READ_MAX).await;
+            let mut error = format!("the receiver answered {status}");
+            if status == reqwest::StatusCode::GONE {
+                error.push_str(": the endpoint is disabled");
+            }
+            let excerpt = super::answer::excerpt(&answer, ERROR_TEXT_MAX);
+            if !excerpt.is_empty() {
+                error.push_str(": ");
+                error.push_str(&excerpt);
+            }
+            let disable = (status == reqwest::StatusCode::GONE)
+                .then(|| "the receiver answered 410 Gone: fix the endpoint, then enable it again".to_owned());
+            Outcome { retry_after: asked, disable, ..Outcome::failed(Some(status.as_u16()), error) }
         }
         Err(error) => {
             let reason = if error.is_timeout() {
-                "no answer within 10 s".to_owned()
+                "no answer within 15 s".to_owned()
             } else if error.is_connect() {
                 "the connection failed".to_owned()
             } else {
                 "the request failed".to_owned()
             };
             Outcome::failed(None, reason)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_after_is_seconds_or_an_http_date() {
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-24T08:00:00Z").expect("a time").with_timezone(&Utc);
+        assert_eq!(retry_after("120", now), Some(Duration::from_secs(120)));
+        assert_eq!(retry_after("Tue, 24 Nov 2026 08:00:30 GMT", now), Some(Duration::from_secs(30)));
+        assert_eq!(retry_after("Tue, 24 Nov 2026 07:00:00 GMT", now), Some(Duration::ZERO));
+        assert_eq!(retry_after("soon", now), None);
+    }
+
+    #[test]
+    fn retries_are_jittered_within_a_fifth() {
+        for attempt in 1..10 {
+            let delay = jittered(backoff_ms(attempt, 1000));
+            let planned = backoff_ms(attempt, 1000);
+            assert!(delay >= planned * 8 / 10 && delay <= planned * 12 / 10, "{delay} near {planned}");
         }
     }
 }

@@ -16,16 +16,18 @@ use axum::Json;
 use axum::extract::{Path, State};
 use axum::response::Response;
 use base64::Engine;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::engine::general_purpose::{STANDARD, URL_SAFE_NO_PAD};
 use chrono::Utc;
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
 use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
+use subscriber_protocol::webhook_signature::SECRET_PREFIX;
 use subscriber_protocol::{
-    CreateWebhookRequest, DeliveryStatus, Environment, ErrorBody, Success, UpdateWebhookRequest, Webhook,
-    WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookStatus,
+    CreateWebhookRequest, DeliveryStatus, Environment, ErrorBody, RecoverWebhookRequest, Success, UpdateWebhookRequest,
+    Webhook, WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueue, WebhookQueued,
+    WebhookRecovered, WebhookStatus,
 };
 use utoipa_axum::routes;
 
@@ -56,23 +58,40 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(send_test))
         .api(routes!(deliveries))
         .api(routes!(resend))
+        .api(routes!(recover))
 }
 
-/// The endpoint's secret of a generation: `whsec_` and 43 characters.
-pub fn secret(key: &[u8], webhook_id: i64, generation: i64) -> String {
+/// The endpoint's secret of a generation. Its 32 bytes are HMAC-SHA256 under the service's
+/// webhook key of a label, the endpoint id and the generation. From the endpoint's
+/// `standard_secret_from` generation on (every endpoint made since Standard Webhooks), it is
+/// `whsec_` + standard base64 of those bytes, and the bytes are the signing key of both header
+/// styles. Generations before (endpoints made earlier, until rotated) keep the form they were
+/// shown in: `whsec_` + unpadded URL-safe base64 of the same bytes, and their signing key is
+/// that whole text as UTF-8 (`webhook_signature::signing_key` tells the two apart).
+pub fn secret(key: &[u8], webhook: &WebhookRow, generation: i64) -> String {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key"));
     mac.update(b"subscriber-data webhook secret v1\0");
-    mac.update(&webhook_id.to_be_bytes());
+    mac.update(&webhook.id.to_be_bytes());
     mac.update(&generation.to_be_bytes());
-    format!("whsec_{}", URL_SAFE_NO_PAD.encode(mac.finalize().into_bytes()))
+    let bytes = mac.finalize().into_bytes();
+    if generation >= webhook.standard_secret_from {
+        format!("{SECRET_PREFIX}{}", STANDARD.encode(bytes))
+    } else {
+        format!("{SECRET_PREFIX}{}", URL_SAFE_NO_PAD.encode(bytes))
+    }
+}
+
+/// The endpoint's current secret.
+fn current_secret(key: &[u8], webhook: &WebhookRow) -> String {
+    secret(key, webhook, webhook.secret_generation)
 }
 
 /// The secrets that sign a delivery at `now`: the current one, and the previous one during
 /// the overlap after a rotation.
 pub fn signing_secrets(key: &[u8], webhook: &WebhookRow, now: i64) -> Vec<String> {
-    let mut secrets = vec![secret(key, webhook.id, webhook.secret_generation)];
+    let mut secrets = vec![current_secret(key, webhook)];
     if webhook.previous_until.is_some_and(|until| until > now) && webhook.secret_generation > 1 {
-        secrets.push(secret(key, webhook.id, webhook.secret_generation - 1));
+        secrets.push(secret(key, webhook, webhook.secret_generation - 1));
     }
     secrets
 }
@@ -99,6 +118,7 @@ fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError>
             .map(paging::checked_time)
             .transpose()?,
         api_version: api_version(row),
+        queue: None,
     })
 }
 
@@ -179,12 +199,12 @@ async fn create(
     let (template, signing) = (new.clone(), state.keys.webhook_signing.clone());
     let replay = idempotent.replay(move |id| {
         let row = WebhookRow::created(id, template);
-        let secret = secret(&signing, row.id, row.secret_generation);
+        let secret = current_secret(&signing, &row);
         render(&row, Some(secret)).ok()
     });
     let row = state.db.create_webhook(new, MAX_ENDPOINTS, replay).await?.ok_or_else(at_cap)?;
     tracing::info!(webhook_id = row.id, "webhook endpoint added");
-    let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
+    let secret = current_secret(&state.keys.webhook_signing, &row);
     Ok(idempotent.created(render(&row, Some(secret))?))
 }
 
@@ -210,9 +230,10 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
     Ok(Json(Success::new(WebhookList { webhooks })))
 }
 
-/// One of the caller's webhook endpoints
+/// One of the caller's webhook endpoints, with its delivery queue
 ///
-/// Without its secret, which is shown once, when it is made.
+/// Without its secret, which is shown once, when it is made. `queue` says how many deliveries
+/// wait, when the next attempt is due and why the last one failed.
 #[utoipa::path(get, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "getWebhook",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     responses(
@@ -225,7 +246,13 @@ async fn one(
     IdPath(webhook_id): IdPath,
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     let row = owned(&state, auth.subscriber_id, webhook_id).await?;
-    Ok(Json(Success::new(render(&row, None)?)))
+    let queue = state.db.endpoint_queue(row.id).await?;
+    let queue = WebhookQueue {
+        queue_length: u64::try_from(queue.length).unwrap_or_default(),
+        next_attempt_at: queue.next_attempt_at.map(millis_time).transpose()?,
+        last_error: queue.last_error,
+    };
+    Ok(Json(Success::new(Webhook { queue: Some(queue), ..render(&row, None)? })))
 }
 
 /// Changes a webhook endpoint: its URL, events, description, version, or whether it is enabled
@@ -312,7 +339,7 @@ async fn rotate_secret(
     let row =
         state.db.rotate_webhook_secret(subscriber_id, webhook_id, until).await?.ok_or_else(|| not_found(webhook_id))?;
     tracing::info!(webhook_id, "webhook secret rotated");
-    let secret = secret(&state.keys.webhook_signing, row.id, row.secret_generation);
+    let secret = current_secret(&state.keys.webhook_signing, &row);
     Ok(Json(Success::new(render(&row, Some(secret))?)))
 }
 
@@ -454,4 +481,38 @@ async fn resend(
     }
     tracing::info!(webhook_id, event_id = event, "webhook delivery queued again");
     Ok(Json(Success::new(WebhookQueued { message: "Delivery queued".to_owned(), event_id: public_id(event) })))
+}
+
+/// Queues again every failed delivery to the endpoint since a time
+///
+/// Each delivery to the endpoint that failed for good (its retries ran out) and was queued at
+/// or after `since` (RFC 3339) is queued again now, with retries of its own, in event order.
+#[utoipa::path(post, path = "/webhooks/{webhook_id}/recover", tag = "webhooks", operation_id = "recoverWebhookDeliveries",
+    params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
+    request_body = RecoverWebhookRequest,
+    responses(
+        (status = 200, description = "How many deliveries were queued again.", body = Success<WebhookRecovered>),
+        (status = 400, description = "`since` is not an RFC 3339 time.", body = ErrorBody),
+        (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+        (status = 409, description = "The endpoint is disabled.", body = ErrorBody),
+    ))]
+async fn recover(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(webhook_id): IdPath,
+    ApiJson(request): ApiJson<RecoverWebhookRequest>,
+) -> Result<Json<Success<WebhookRecovered>>, ApiError> {
+    let mut validation = Validation::new();
+    let since = chrono::DateTime::parse_from_rfc3339(request.since.trim()).ok();
+    if since.is_none() {
+        validation.reject("since", "is not an RFC 3339 time, such as 2026-11-24T00:00:00Z");
+    }
+    validation.finish(())?;
+    let since = since.map_or(0, |since| since.timestamp_millis());
+    let row = owned(&state, auth.subscriber_id, webhook_id).await?;
+    refuse_disabled(&row)?;
+    let now = Utc::now().timestamp_millis();
+    let queued = state.db.recover_deliveries(auth.subscriber_id, webhook_id, since, now).await?;
+    tracing::info!(webhook_id, queued, "failed webhook deliveries queued again");
+    Ok(Json(Success::new(WebhookRecovered { message: "Failed deliveries queued again".to_owned(), queued })))
 }

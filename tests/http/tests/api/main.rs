@@ -28,5 +28,6 @@ mod security_storage;
 mod security_tenants;
 mod subscriber;
 mod versions;
+mod webhook_delivery;
 mod webhooks;
 mod workload;

@@ -16,11 +16,11 @@ use crate::sandbox::purchase;
 
 const WAIT: Duration = Duration::from_secs(20);
 
-fn create_webhook(server: &TestServer, subscriber: &Subscriber, body: &Value) -> (u16, Value) {
+pub fn create_webhook(server: &TestServer, subscriber: &Subscriber, body: &Value) -> (u16, Value) {
     send(subscriber.auth(server.post("/webhooks", body)))
 }
 
-fn add_receiver(
+pub fn add_receiver(
     server: &TestServer,
     subscriber: &Subscriber,
     receiver: &WebhookReceiver,
@@ -34,19 +34,42 @@ fn add_receiver(
 
 /// The `v1` signatures of the header that are HMAC-SHA256(secret, "<t>.<body>"), checked here
 /// from the contract's words, and the header's `t`.
-fn signed_with(delivery: &Delivery, secret: &str) -> bool {
+pub fn signed_with(delivery: &Delivery, secret: &str) -> bool {
     let header = delivery.header("subscriber-signature");
     let timestamp = header.split(',').find_map(|part| part.strip_prefix("t=")).expect("t=");
     let seconds: i64 = timestamp.parse().expect("t is Unix seconds");
     assert!((chrono::Utc::now().timestamp() - seconds).abs() < 60, "signed now: {header}");
-    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).expect("any key");
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key_of(secret)).expect("any key");
     mac.update(format!("{timestamp}.").as_bytes());
     mac.update(&delivery.body);
     let expected = hex::encode(mac.finalize().into_bytes());
     header.split(',').filter_map(|part| part.strip_prefix("v1=")).any(|signature| signature == expected)
 }
 
-fn next_accepted(receiver: &WebhookReceiver) -> Delivery {
+/// The HMAC key of a secret, as the contract says: `whsec_` + standard base64 of 32 bytes is
+/// keyed with the bytes (any other text, such as a wrong secret, with itself).
+pub fn key_of(secret: &str) -> Vec<u8> {
+    use base64::Engine;
+    secret
+        .strip_prefix("whsec_")
+        .and_then(|encoded| base64::engine::general_purpose::STANDARD.decode(encoded).ok())
+        .filter(|key| key.len() == 32)
+        .unwrap_or_else(|| secret.as_bytes().to_vec())
+}
+
+/// The Standard Webhooks signature: some `v1,<base64>` of `webhook-signature` is
+/// HMAC-SHA256(key, "<webhook-id>.<webhook-timestamp>.<body>").
+pub fn standard_signed_with(delivery: &Delivery, secret: &str) -> bool {
+    use base64::Engine;
+    let (id, timestamp) = (delivery.header("webhook-id"), delivery.header("webhook-timestamp"));
+    let mut mac = Hmac::<Sha256>::new_from_slice(&key_of(secret)).expect("any key");
+    mac.update(format!("{id}.{timestamp}.").as_bytes());
+    mac.update(&delivery.body);
+    let expected = base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes());
+    delivery.header("webhook-signature").split(' ').filter_map(|part| part.strip_prefix("v1,")).any(|s| s == expected)
+}
+
+pub fn next_accepted(receiver: &WebhookReceiver) -> Delivery {
     receiver.next_accepted(WAIT).expect("a delivery in time")
 }
 
@@ -283,6 +306,9 @@ fn after_a_rotation_both_secrets_sign() {
     assert_eq!(status, 200);
     let delivery = next_accepted(&receiver);
     assert!(signed_with(&delivery, &old) && signed_with(&delivery, new), "{}", delivery.header("subscriber-signature"));
+    assert!(standard_signed_with(&delivery, &old) && standard_signed_with(&delivery, new));
+    assert_eq!(delivery.header("webhook-signature").split(' ').count(), 2);
+    assert!(!standard_signed_with(&delivery, "whsec_wrong"));
     assert!(!signed_with(&delivery, "whsec_wrong"));
     // The secret is shown once: neither the list nor the endpoint shows it again, nor does the
     // database hold it.

@@ -57,7 +57,8 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_scale_out.sql"),
     include_str!("../../../migrations/postgres/0003_api_versions.sql"),
-    include_str!("../../../migrations/postgres/0004_stream_places.sql"),
+    include_str!("../../../migrations/postgres/0004_delivery_queue.sql"),
+    include_str!("../../../migrations/postgres/0005_stream_places.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).

@@ -6,7 +6,9 @@ use super::{Client, Database, LOCK_SUBSCRIBERS, execute, flag, query, query_one,
 use crate::storage::StorageResult;
 use crate::storage::events::WEBHOOK_TEST;
 use crate::storage::idempotency::Replay;
-use crate::storage::webhooks::{Attempt, COLUMNS, Change, DueDelivery, LoggedAttempt, NewWebhook, WebhookRow};
+use crate::storage::webhooks::{
+    Attempt, COLUMNS, Change, DueDelivery, EndpointQueue, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT, WebhookRow,
+};
 
 fn from_row(row: &Row) -> StorageResult<WebhookRow> {
     Ok(WebhookRow {
@@ -22,6 +24,7 @@ fn from_row(row: &Row) -> StorageResult<WebhookRow> {
         created_at: row.try_get(9)?,
         failing_since: row.try_get(10)?,
         api_version: row.try_get(11)?,
+        standard_secret_from: row.try_get(12)?,
     })
 }
 
@@ -225,42 +228,95 @@ pub async fn attempts(
         .collect()
 }
 
-pub async fn due(db: &Database, now_ms: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
+/// The heads of the endpoints' queues that are due and free, locked `SKIP LOCKED` and held
+/// until `$3` in the same statement: another instance skips them while this one's claim
+/// stands, and a crashed instance's claim ends by itself.
+pub async fn claim(db: &Database, now_ms: i64, claim_until: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
     let columns = COLUMNS.split(',').map(|column| format!("w.{}", column.trim())).collect::<Vec<_>>().join(", ");
     let client = db.client().await?;
     let rows = query(
         &client,
         &format!(
-            "SELECT {columns}, d.event_id, d.attempts, d.created_at
-             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-             WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND w.enabled = 1
-             ORDER BY d.webhook_id, d.event_id LIMIT $2"
+            "WITH free AS (
+                 SELECT d.webhook_id, d.event_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+                 WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND w.enabled = 1
+                   AND (d.locked_until IS NULL OR d.locked_until <= $1)
+                   AND d.event_id = (SELECT MIN(h.event_id) FROM webhook_deliveries h
+                                     WHERE h.webhook_id = d.webhook_id AND h.status = 'pending')
+                   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o
+                                   WHERE o.webhook_id = d.webhook_id AND o.locked_until > $1)
+                 ORDER BY d.next_attempt_at LIMIT $2
+                 FOR UPDATE OF d SKIP LOCKED
+             ), held AS (
+                 UPDATE webhook_deliveries d SET locked_until = $3 FROM free
+                 WHERE d.webhook_id = free.webhook_id AND d.event_id = free.event_id
+                 RETURNING d.webhook_id, d.event_id, d.attempts, d.created_at
+             )
+             SELECT {columns}, held.event_id, held.attempts, held.created_at
+             FROM held JOIN webhooks w ON w.id = held.webhook_id"
         ),
-        &[&now_ms, &i64::from(limit)],
+        &[&now_ms, &i64::from(limit), &claim_until],
     )
     .await?;
     rows.iter()
         .map(|row| {
             Ok(DueDelivery {
                 webhook: from_row(row)?,
-                event_id: row.try_get(12)?,
-                attempts: unsigned(row, 13)?,
-                created_at: row.try_get(14)?,
+                event_id: row.try_get(QUEUE_COLUMNS_AT)?,
+                attempts: unsigned(row, QUEUE_COLUMNS_AT + 1)?,
+                created_at: row.try_get(QUEUE_COLUMNS_AT + 2)?,
             })
         })
         .collect()
 }
 
-pub async fn queue(db: &Database) -> StorageResult<(i64, Option<i64>)> {
+pub async fn queue(db: &Database, now_ms: i64) -> StorageResult<(i64, Option<i64>)> {
     let client = db.client().await?;
     let row = query_one(
         &client,
-        "SELECT COUNT(*), MIN(d.next_attempt_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+        "SELECT COUNT(*),
+                MIN(CASE WHEN d.event_id = (SELECT MIN(h.event_id) FROM webhook_deliveries h
+                                            WHERE h.webhook_id = d.webhook_id AND h.status = 'pending')
+                          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o
+                                          WHERE o.webhook_id = d.webhook_id AND o.locked_until > $1)
+                         THEN d.next_attempt_at END)
+         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.status = 'pending' AND w.enabled = 1",
-        &[],
+        &[&now_ms],
     )
     .await?;
     Ok((row.try_get(0)?, row.try_get(1)?))
+}
+
+pub async fn endpoint_queue(db: &Database, webhook_id: i64) -> StorageResult<EndpointQueue> {
+    let client = db.client().await?;
+    let row = query_one(
+        &client,
+        "SELECT COUNT(*), MIN(next_attempt_at),
+                (SELECT error FROM webhook_attempts WHERE webhook_id = $1 ORDER BY id DESC LIMIT 1)
+         FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'",
+        &[&webhook_id],
+    )
+    .await?;
+    Ok(EndpointQueue { length: row.try_get(0)?, next_attempt_at: row.try_get(1)?, last_error: row.try_get(2)? })
+}
+
+pub async fn recover(
+    db: &Database,
+    subscriber_id: i64,
+    webhook_id: i64,
+    since_ms: i64,
+    now_ms: i64,
+) -> StorageResult<u64> {
+    let client = db.client().await?;
+    execute(
+        &client,
+        "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $4, created_at = $4,
+             locked_until = NULL
+         WHERE webhook_id = $1 AND subscriber_id = $2 AND status = 'failed' AND created_at >= $3",
+        &[&webhook_id, &subscriber_id, &since_ms, &now_ms],
+    )
+    .await
 }
 
 /// One statement: the log row, the queue row and the endpoint's failure clock move together.
@@ -278,14 +334,16 @@ pub async fn record_attempt(db: &Database, attempt: Attempt, disable_before: i64
                  (webhook_id, event_id, attempt, status, response_status, duration_ms, error, at, next_attempt_at)
              VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
          ), queued AS (
-             UPDATE webhook_deliveries SET status = $10, attempts = $3, next_attempt_at = $9
+             UPDATE webhook_deliveries SET status = $10, attempts = $3, next_attempt_at = $9, locked_until = NULL
              WHERE webhook_id = $1 AND event_id = $2
          ), endpoint AS (
              UPDATE webhooks w SET
                  failing_since = CASE WHEN $11 THEN NULL ELSE COALESCE(w.failing_since, $8) END,
-                 enabled = CASE WHEN NOT $11 AND w.enabled = 1 AND COALESCE(w.failing_since, $8) < $12 THEN 0
+                 enabled = CASE WHEN NOT $11 AND w.enabled = 1
+                                     AND ($13::TEXT IS NOT NULL OR COALESCE(w.failing_since, $8) < $12) THEN 0
                                 ELSE w.enabled END,
-                 disabled_reason = CASE WHEN NOT $11 AND w.enabled = 1 AND COALESCE(w.failing_since, $8) < $12
+                 disabled_reason = CASE WHEN NOT $11 AND w.enabled = 1 AND $13::TEXT IS NOT NULL THEN $13
+                     WHEN NOT $11 AND w.enabled = 1 AND COALESCE(w.failing_since, $8) < $12
                      THEN 'every delivery failed for 3 days: fix the endpoint, then enable it again'
                      ELSE w.disabled_reason END
              FROM (SELECT id, enabled AS was_enabled FROM webhooks WHERE id = $1) o
@@ -306,6 +364,7 @@ pub async fn record_attempt(db: &Database, attempt: Attempt, disable_before: i64
             &status,
             &attempt.delivered,
             &disable_before,
+            &attempt.disable,
         ],
     )
     .await?;

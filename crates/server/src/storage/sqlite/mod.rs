@@ -47,6 +47,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0010_events.sql")),
         M::up(include_str!("../../../migrations/0011_ids_never_reused.sql")).foreign_key_check(),
         M::up(include_str!("../../../migrations/0012_api_versions.sql")),
+        M::up(include_str!("../../../migrations/0013_delivery_queue.sql")),
     ])
 }
 

@@ -4,7 +4,9 @@ use super::events::record_other;
 use crate::storage::StorageResult;
 use crate::storage::events::WEBHOOK_TEST;
 use crate::storage::idempotency::Replay;
-use crate::storage::webhooks::{Attempt, COLUMNS, Change, DueDelivery, LoggedAttempt, NewWebhook, WebhookRow};
+use crate::storage::webhooks::{
+    Attempt, COLUMNS, Change, DueDelivery, EndpointQueue, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT, WebhookRow,
+};
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<WebhookRow> {
     Ok(WebhookRow {
@@ -20,6 +22,7 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<WebhookRow> {
         created_at: row.get(9)?,
         failing_since: row.get(10)?,
         api_version: row.get(11)?,
+        standard_secret_from: row.get(12)?,
     })
 }
 
@@ -168,32 +171,86 @@ pub fn attempts(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-pub fn due(connection: &Connection, now_ms: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
+/// One process delivers on SQLite: the claim is the same rule as PostgreSQL's, in one write.
+pub fn claim(connection: &Connection, now_ms: i64, claim_until: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
     let columns = COLUMNS.split(',').map(|column| format!("w.{}", column.trim())).collect::<Vec<_>>().join(", ");
     let mut statement = connection.prepare_cached(&format!(
         "SELECT {columns}, d.event_id, d.attempts, d.created_at
          FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
          WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND w.enabled = 1
-         ORDER BY d.webhook_id, d.event_id LIMIT ?2"
+           AND d.event_id = (SELECT MIN(h.event_id) FROM webhook_deliveries h
+                             WHERE h.webhook_id = d.webhook_id AND h.status = 'pending')
+           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o
+                           WHERE o.webhook_id = d.webhook_id AND o.locked_until > ?1)
+         ORDER BY d.next_attempt_at LIMIT ?2"
     ))?;
-    let rows = statement.query_map(params![now_ms, limit], |row| {
-        Ok(DueDelivery {
-            webhook: from_row(row)?,
-            event_id: row.get(12)?,
-            attempts: row.get(13)?,
-            created_at: row.get(14)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    let claimed = statement
+        .query_map(params![now_ms, limit], |row| {
+            Ok(DueDelivery {
+                webhook: from_row(row)?,
+                event_id: row.get(QUEUE_COLUMNS_AT)?,
+                attempts: row.get(QUEUE_COLUMNS_AT + 1)?,
+                created_at: row.get(QUEUE_COLUMNS_AT + 2)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut hold = connection
+        .prepare_cached("UPDATE webhook_deliveries SET locked_until = ?3 WHERE webhook_id = ?1 AND event_id = ?2")?;
+    for delivery in &claimed {
+        hold.execute(params![delivery.webhook.id, delivery.event_id, claim_until])?;
+    }
+    Ok(claimed)
 }
 
-pub fn queue(connection: &Connection) -> StorageResult<(i64, Option<i64>)> {
+pub fn release_claims(connection: &Connection) -> StorageResult<()> {
+    connection.execute("UPDATE webhook_deliveries SET locked_until = NULL WHERE locked_until IS NOT NULL", [])?;
+    Ok(())
+}
+
+pub fn queue(connection: &Connection, now_ms: i64) -> StorageResult<(i64, Option<i64>)> {
     Ok(connection
         .prepare_cached(
-            "SELECT COUNT(*), MIN(d.next_attempt_at) FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+            "SELECT COUNT(*),
+                    MIN(CASE WHEN d.event_id = (SELECT MIN(h.event_id) FROM webhook_deliveries h
+                                                WHERE h.webhook_id = d.webhook_id AND h.status = 'pending')
+                              AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o
+                                              WHERE o.webhook_id = d.webhook_id AND o.locked_until > ?1)
+                             THEN d.next_attempt_at END)
+             FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
              WHERE d.status = 'pending' AND w.enabled = 1",
         )?
-        .query_row([], |row| Ok((row.get(0)?, row.get(1)?)))?)
+        .query_row([now_ms], |row| Ok((row.get(0)?, row.get(1)?)))?)
+}
+
+pub fn endpoint_queue(connection: &Connection, webhook_id: i64) -> StorageResult<EndpointQueue> {
+    let (length, next_attempt_at) = connection
+        .prepare_cached(
+            "SELECT COUNT(*), MIN(next_attempt_at) FROM webhook_deliveries WHERE webhook_id = ?1 AND status = 'pending'",
+        )?
+        .query_row([webhook_id], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let last_error = connection
+        .prepare_cached("SELECT error FROM webhook_attempts WHERE webhook_id = ?1 ORDER BY id DESC LIMIT 1")?
+        .query_row([webhook_id], |row| row.get::<_, Option<String>>(0))
+        .optional()?
+        .flatten();
+    Ok(EndpointQueue { length, next_attempt_at, last_error })
+}
+
+pub fn recover(
+    connection: &Connection,
+    subscriber_id: i64,
+    webhook_id: i64,
+    since_ms: i64,
+    now_ms: i64,
+) -> StorageResult<u64> {
+    let queued = connection
+        .prepare_cached(
+            "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = ?4, created_at = ?4,
+                 locked_until = NULL
+             WHERE webhook_id = ?1 AND subscriber_id = ?2 AND status = 'failed' AND created_at >= ?3",
+        )?
+        .execute(params![webhook_id, subscriber_id, since_ms, now_ms])?;
+    Ok(u64::try_from(queued).unwrap_or(0))
 }
 
 pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before: i64) -> StorageResult<bool> {
@@ -221,7 +278,7 @@ pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before
     };
     connection
         .prepare_cached(
-            "UPDATE webhook_deliveries SET status = ?3, attempts = ?4, next_attempt_at = ?5
+            "UPDATE webhook_deliveries SET status = ?3, attempts = ?4, next_attempt_at = ?5, locked_until = NULL
              WHERE webhook_id = ?1 AND event_id = ?2",
         )?
         .execute(params![attempt.webhook_id, attempt.event_id, status, attempt.attempt, attempt.next_attempt_at])?;
@@ -230,6 +287,12 @@ pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before
             .prepare_cached("UPDATE webhooks SET failing_since = NULL WHERE id = ?1")?
             .execute([attempt.webhook_id])?;
         return Ok(false);
+    }
+    if let Some(reason) = &attempt.disable {
+        let disabled = connection
+            .prepare_cached("UPDATE webhooks SET enabled = 0, disabled_reason = ?2 WHERE id = ?1 AND enabled = 1")?
+            .execute(params![attempt.webhook_id, reason])?;
+        return Ok(disabled == 1);
     }
     connection
         .prepare_cached("UPDATE webhooks SET failing_since = COALESCE(failing_since, ?2) WHERE id = ?1")?

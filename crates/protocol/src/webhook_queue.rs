@@ -1,0 +1,45 @@
+//! An endpoint's delivery queue as its subscriber sees it, and the request that queues its
+//! failed deliveries again (`POST /webhooks/{webhook_id}/recover`).
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// The endpoint's queue: shown by `GET /webhooks/{webhook_id}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookQueue {
+    /// Deliveries waiting for an attempt.
+    pub queue_length: u64,
+    /// When the next attempt is due (RFC 3339, UTC); null with an empty queue.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    /// Why the last attempt failed; null when it was delivered, or before any.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub last_error: Option<String>,
+}
+
+/// Queue again every delivery to the endpoint that failed for good, from `since` on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RecoverWebhookRequest {
+    /// RFC 3339: deliveries queued at or after this time.
+    #[cfg_attr(feature = "openapi", schema(format = DateTime, example = "2026-11-24T00:00:00Z"))]
+    pub since: String,
+}
+
+/// The failed deliveries queued again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct WebhookRecovered {
+    /// `Failed deliveries queued again`.
+    pub message: String,
+    /// How many.
+    pub queued: u64,
+}
