@@ -340,15 +340,15 @@ async function tour(prefix) {
 test("dark mode follows the OS: the app again, with a dark GTK theme, on every screen; the window keeps its size", async () => {
   await tour("screens-light");
   await session.manage().window().setRect({ width: 1180, height: 760 });
-  // The size is saved once a resize has settled: wait for it in the settings file (a fixed
-  // pause is too short on a busy machine).
+  // The window-state plugin saves the size once a resize has settled: wait for it in its file
+  // (a fixed pause is too short on a busy machine).
   const dataDir = app.data;
   await waitFor(
     session,
-    "the window size saved in settings.json",
+    "the window size saved in window-state.json",
     async () => {
-      const settings = JSON.parse(await readFile(join(dataDir, "settings.json"), "utf8"));
-      return settings.window?.width === 1180 && settings.window?.height === 760;
+      const saved = await readFile(join(dataDir, "window-state.json"), "utf8").catch(() => "{}");
+      return Object.values(JSON.parse(saved)).some((window) => window?.width === 1180 && window?.height === 760);
     },
     30_000,
   );
