@@ -88,6 +88,22 @@ async function connectRemote(environment, baseUrl, who) {
   await connectForm(environment, baseUrl, who);
 }
 
+/** From "the service cannot be reached" to the environment form (the panel may still be
+ *  settling when first clicked: click until the form shows). */
+async function chooseAnotherEnvironment() {
+  await waitFor(
+    session,
+    "the environment form opens",
+    async () => {
+      if ((await all("connect-form")).length) return true;
+      const links = await session.findElements(By.xpath("//button[contains(., 'Choose another environment')]"));
+      if (links.length) await links[0].click().catch(() => undefined);
+      return false;
+    },
+    30_000,
+  );
+}
+
 /** Fills the environment form with a service at an address, then signs up or in. */
 async function connectForm(environment, baseUrl, who) {
   await find(session, "connect-form");
@@ -311,7 +327,7 @@ test("dark: the same screens in the OS's dark theme", async () => {
   assert.equal(await session.executeScript("return matchMedia('(prefers-color-scheme: dark)').matches"), true);
   if ((await all("unreachable")).length) {
     await shot("unreachable");
-    await session.findElement(By.xpath("//button[contains(., 'Choose another environment')]")).click();
+    await chooseAnotherEnvironment();
     await connectForm("established", slowLink.baseUrl, remoteEmail);
   } else if ((await all("login-form")).length) {
     // The sign-in may be the gone environment's, which says so once it is tried.
@@ -319,7 +335,7 @@ test("dark: the same screens in the OS's dark theme", async () => {
     await waitFor(session, "signed in, or told the service is gone", async () =>
       (await all("signed-in-email")).length + (await all("unreachable")).length > 0, 30_000);
     if ((await all("unreachable")).length) {
-      await session.findElement(By.xpath("//button[contains(., 'Choose another environment')]")).click();
+      await chooseAnotherEnvironment();
       await connectForm("established", slowLink.baseUrl, remoteEmail);
     } else {
       await connectRemote("established", slowLink.baseUrl, remoteEmail);
