@@ -29,7 +29,6 @@ from subscriber_data_api_client.models import (
     CreateWebhookRequest,
     EnrollCardRequest,
     EnrollMerchantRequest,
-    Event,
     EventType,
     LocationInput,
     LoginRequest,
@@ -39,6 +38,7 @@ from subscriber_data_api_client.models import (
     SignupRequest,
     Webhook,
     WebhookStatus,
+    WebhookTestEvent,
 )
 
 
@@ -119,7 +119,8 @@ def main(base, version):
             raise AssertionError("a tampered delivery verified")
         except standardwebhooks.WebhookVerificationError:
             pass
-        event = expect(get_event.sync(queued.event_id, client=client), Event)
+        # An event is one of the catalogue's types (a oneOf by `type`): a test event's own model.
+        event = expect(get_event.sync(queued.event_id, client=client), WebhookTestEvent)
         assert event.type_ == EventType.WEBHOOK_TEST and event.id == delivered["id"], event
         listed = list_events.sync(client=client, type_=EventType.WEBHOOK_TEST)
         assert queued.event_id in [item.id for item in listed.events], listed
