@@ -5,6 +5,7 @@ the transaction lists reject `from` after `to`; discovery needs a descriptor wit
 digit, a position (latitude with longitude, radius only with them) or an address (a street, a
 city or a zip). Generated queries keep to them, so a 400 still means a broken request."""
 import re
+import uuid
 
 import schemathesis
 
@@ -62,3 +63,16 @@ def filter_query(context, query):
         return True
     start, end = _instant(query.get("from"), False), _instant(query.get("to"), True)
     return start is None or end is None or start <= end
+
+
+@schemathesis.hook
+def map_headers(context, headers):
+    """An `Idempotency-Key` names one request: the same key again replays the first answer (that
+    is the rule), even for a webhook endpoint deleted since, which the stateful checks would read
+    as a created resource gone missing. Generated requests are each a new request: each gets its
+    own key."""
+    if headers:
+        for name in list(headers):
+            if name.lower() == "idempotency-key":
+                headers[name] = f"schemathesis-{uuid.uuid4().hex}"
+    return headers
