@@ -30,7 +30,7 @@ WITH_KEYRING := tests/support/with-keyring.sh
 # A throw-away PostgreSQL cluster for the command that follows (tests/support/with-postgres.sh).
 WITH_POSTGRES := tests/support/with-postgres.sh
 
-.PHONY: help run dev serve test test-rust test-postgres lint bench deps-rust deps-desktop ui-build bindings bindings-check \
+.PHONY: help run dev serve test test-rust test-postgres lint bench bench-reads deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
 	bench-discovery bench-scale bench-webhooks test-schemathesis deps-schemathesis package package-debug deps-package test-package \
 	test-clients deps-clients
@@ -281,4 +281,10 @@ bench-webhooks: deps-rust
 	$(CARGO) build --release -p subscriber-server --bin subscriber-server
 	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/webhook_bench.py
 
-bench: bench-http bench-scale bench-discovery bench-dashboard bench-webhooks
+# Reads at scale: 30 subscribers, 180 cards, thousands of distinct pages read at random, on
+# SQLite and on PostgreSQL in one run, as shares of hello-world beside the single-URL reads.
+bench-reads: deps-rust deps-bench
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
+	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/read_bench.py
+
+bench: bench-http bench-reads bench-scale bench-discovery bench-dashboard bench-webhooks

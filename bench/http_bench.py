@@ -24,7 +24,10 @@ from common import ROOT, TARGET, Server, call, expect_backend, free_port, machin
 UNITS = {"us": 0.001, "ms": 1.0, "s": 1000.0}
 
 
-def wrk(url, token=None, method="GET", body=None, duration=10, connections=64, threads=2):
+def wrk(url, token=None, method="GET", body=None, duration=10, connections=64, threads=2, script=None,
+        script_args=()):
+    """wrk on `url` (or with a Lua `script` of the caller's, given `script_args`): requests/s,
+    p50 and p99 in ms, and non-2xx answers."""
     lines = []
     if token:
         lines.append(f'wrk.headers["Authorization"] = "Bearer {token}"')
@@ -32,12 +35,15 @@ def wrk(url, token=None, method="GET", body=None, duration=10, connections=64, t
         lines.append(f'wrk.method = "{method}"')
         lines.append('wrk.headers["Content-Type"] = "application/json"')
         lines.append("wrk.body = [[" + body + "]]")
-    with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as script:
-        script.write("\n".join(lines) + "\n")
+    if script is None:
+        with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as written:
+            written.write("\n".join(lines) + "\n")
     output = subprocess.run(
-        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency", "-s", script.name, url],
+        ["wrk", f"-t{threads}", f"-c{connections}", f"-d{duration}s", "--latency", "-s", script or written.name, url,
+         *(["--", *script_args] if script_args else [])],
         capture_output=True, text=True, check=True).stdout
-    os.unlink(script.name)
+    if script is None:
+        os.unlink(written.name)
     rps = float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1))
     latency = {}
     for label in ("50%", "99%"):

@@ -92,6 +92,7 @@ async fn look_anyway(state: &AppState) -> StorageResult<()> {
 async fn forget_deleted(state: &AppState) -> StorageResult<()> {
     state.card_bodies.clear();
     state.transaction_pages.clear();
+    state.card_rows.clear();
     if let Some(directory) = state.directory.if_loaded() {
         let existing: std::collections::HashSet<i64> = state.db.location_ids().await?.into_iter().collect();
         let gone: Vec<i64> =

@@ -1,24 +1,105 @@
-//! A page of a card's or a merchant's transactions as the API answers it, from memory while it
-//! is still the answer (`transaction_pages`), else read and rendered once. The caller has
-//! checked who may read the owner and parsed the query.
+//! A page of a card's or a merchant's transactions (and of a card's sync) as the API answers
+//! it, from memory while it is still the answer (`transaction_pages`), else read, rendered and
+//! written as the request's version writes it, once. The caller has checked who may read the
+//! owner and parsed the query.
 
+use std::future::Future;
+
+use axum::Extension;
 use axum::body::Bytes;
 use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
+use subscriber_protocol::versions::ApiVersion;
 
 use crate::error::ApiError;
 use crate::paging;
 use crate::state::AppState;
 use crate::storage;
 use crate::storage::transactions::{Filter, Owner, TransactionRow};
+use crate::versions::Shaped;
 
-/// The JSON page of `owner`'s transactions for `query` (the raw query string, the cache key):
-/// `limit` rows after the filter's position, each rendered by `row`, assembled by `page`.
+/// Which page of whose, as which version writes it: what a kept page is found by.
+pub struct PageKey<'a> {
+    pub owner: Owner,
+    /// What the answer is (`transactions`, `sync`): two lists of one owner never share a page.
+    pub list: &'static str,
+    /// The raw query string: the same query is the same page.
+    pub query: Option<&'a str>,
+    pub version: ApiVersion,
+    /// The answer's schema, by which the version's changes are applied.
+    pub schema: &'static str,
+}
+
+/// The body of a page: kept while `owner` has no newer event and `window_start` (where the
+/// 36-month window starts now) has not passed the oldest row read; else `read` gives it as the
+/// request's version writes it, with the oldest `created_at` it read, and it is kept. The answer
+/// needs no rewriting after (`Shaped`).
+pub async fn kept_page<F, R>(
+    state: &AppState,
+    key: PageKey<'_>,
+    window_start: Option<i64>,
+    read: F,
+) -> Result<Response, ApiError>
+where
+    F: FnOnce() -> R,
+    R: Future<Output = Result<(Bytes, Option<i64>), ApiError>>,
+{
+    let cache_key = format!("{} {} {}", key.list, key.version.as_str(), key.query.unwrap_or_default());
+    // Read before the rows: a change committed meanwhile announces a newer event.
+    let event = state.events.newest_event_of(&state.db, key.owner).await?;
+    let body = match state.transaction_pages.get(key.owner, &cache_key, event, window_start) {
+        Some(body) => body,
+        None => {
+            let (body, oldest_read) = read().await?;
+            state.transaction_pages.insert(key.owner, &cache_key, event, oldest_read, body.clone());
+            body
+        }
+    };
+    Ok((Extension(Shaped), json(body)).into_response())
+}
+
+/// An answer of `schema` whose lists hold rows of `row_schema` written beforehand: `shell` (the
+/// answer at the newest version, those lists empty) as `version` writes it, the lists put in.
+/// When the rows look the same at `version` only the shell is rewritten, not the rows.
+pub fn filled(
+    state: &AppState,
+    version: ApiVersion,
+    schema: &str,
+    row_schema: &str,
+    shell: &[u8],
+    lists: &[&[u8]],
+) -> Bytes {
+    let rows_change =
+        state.versions.get().is_some_and(|published| published.versioning.changes_answer(version, row_schema));
+    if rows_change {
+        at_version(state, version, schema, Bytes::from(crate::card_rows::fill_lists(shell, lists)))
+    } else {
+        Bytes::from(crate::card_rows::fill_lists(
+            &at_version(state, version, schema, Bytes::copy_from_slice(shell)),
+            lists,
+        ))
+    }
+}
+
+/// `body` (an answer of `schema` at the newest version) as `version` writes it.
+pub fn at_version(state: &AppState, version: ApiVersion, schema: &str, body: Bytes) -> Bytes {
+    let Some(published) = state.versions.get() else { return body };
+    match published.versioning.response_to(version, schema, &body) {
+        Ok(Some(written)) => Bytes::from(written),
+        Ok(None) => body,
+        Err(error) => {
+            tracing::warn!(error = %error, schema, "a page could not be written at its version");
+            body
+        }
+    }
+}
+
+/// The JSON page of `owner`'s transactions: `limit` rows after the filter's position, each
+/// rendered by `row`, assembled by `page`.
 pub async fn page<T, P>(
     state: &AppState,
-    owner: Owner,
-    query: Option<String>,
+    key: PageKey<'_>,
     filter: Filter,
     limit: u32,
     row: fn(TransactionRow) -> Result<T, ApiError>,
@@ -27,23 +108,18 @@ pub async fn page<T, P>(
 where
     P: Serialize,
 {
-    let query = query.unwrap_or_default();
-    // Read before the rows: a change committed meanwhile announces a newer event.
-    let event = state.events.newest_event_of(&state.db, owner).await?;
-    let body = match state.transaction_pages.get(owner, &query, event, filter.from) {
-        Some(body) => body,
-        None => {
-            let rows = state.db.transactions_page(owner, filter, limit + 1).await?;
-            let oldest_read = rows.last().map(|row| row.created_at);
-            let (rows, next_cursor) = paging::finish_page(rows, limit);
-            let rendered = rows.into_iter().map(row).collect::<Result<Vec<_>, _>>()?;
-            let envelope = subscriber_protocol::Success::new(page(rendered, next_cursor));
-            let body = Bytes::from(serde_json::to_vec(&envelope).map_err(ApiError::internal)?);
-            state.transaction_pages.insert(owner, &query, event, oldest_read, body.clone());
-            body
-        }
-    };
-    Ok(json(body))
+    let (owner, version, schema) = (key.owner, key.version, key.schema);
+    let window_start = filter.from;
+    kept_page(state, key, window_start, || async move {
+        let rows = state.db.transactions_page(owner, filter, limit + 1).await?;
+        let oldest_read = rows.last().map(|row| row.created_at);
+        let (rows, next_cursor) = paging::finish_page(rows, limit);
+        let rendered = rows.into_iter().map(row).collect::<Result<Vec<_>, _>>()?;
+        let envelope = subscriber_protocol::Success::new(page(rendered, next_cursor));
+        let body = Bytes::from(serde_json::to_vec(&envelope).map_err(ApiError::internal)?);
+        Ok((at_version(state, version, schema, body), oldest_read))
+    })
+    .await
 }
 
 /// A JSON body rendered beforehand.

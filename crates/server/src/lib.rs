@@ -7,7 +7,8 @@
 //!   [`logging`] (the log's formats and spans).
 //! - [`storage`]: every SQL statement, returning rows; [`error::ApiError`], the one error type
 //!   (every failure leaves as the contract's JSON); [`paging`]; [`transaction_pages`] (rendered
-//!   pages kept while they are still the answer); [`lease`] (work one instance at a time does).
+//!   pages kept while they are still the answer); [`card_rows`] (each card's rows with their
+//!   JSON, kept likewise, which any page of the card is cut from); [`lease`] (work one instance at a time does).
 //! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
 //!   [`usage`], [`versions`] (the published documents and the pins of dated API versions),
 //!   [`request_log`] (each subscriber's recent requests), [`events`] (the live fan-out), [`directory`] (the merchant directory),
@@ -31,6 +32,7 @@ mod accounts;
 pub mod api;
 mod background;
 mod body_cache;
+mod card_rows;
 mod cards;
 pub mod cli;
 pub mod config;

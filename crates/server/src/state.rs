@@ -16,6 +16,8 @@ use crate::usage::UsageRecorder;
 const CARD_BODIES: usize = 100_000;
 /// Bytes of rendered transaction pages kept in memory (a page of 100 is about 45 KB).
 const TRANSACTION_PAGE_BYTES: usize = 64 << 20;
+/// Bytes of cards' rows kept in memory (a card's 36-month sandbox history is about 600 KB).
+const CARD_ROW_BYTES: usize = 256 << 20;
 
 /// Cloned for every request by each layer and handler that takes state: one reference count
 /// instead of one per field.
@@ -49,6 +51,8 @@ pub struct Shared {
     pub card_bodies: Arc<crate::body_cache::BodyCache>,
     /// Pages of transactions kept while they are still the answer.
     pub transaction_pages: Arc<crate::transaction_pages::TransactionPages>,
+    /// Each card's rows with their JSON, kept while they are the card's rows.
+    pub card_rows: Arc<crate::card_rows::CardRows>,
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::events::EventHub>,
@@ -114,6 +118,7 @@ impl AppState {
             directory: Arc::new(directory),
             card_bodies: Arc::new(crate::body_cache::BodyCache::new(CARD_BODIES)),
             transaction_pages: Arc::new(crate::transaction_pages::TransactionPages::new(TRANSACTION_PAGE_BYTES)),
+            card_rows: Arc::new(crate::card_rows::CardRows::new(CARD_ROW_BYTES)),
             limits: Arc::new(limits),
             events,
             request_log: Arc::default(),

@@ -42,6 +42,11 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for RequestVersion {
 #[derive(Debug, Clone, Copy)]
 pub struct RenderedAt(pub ApiVersion);
 
+/// Set on a response already written as the request's version writes it (a kept page): the
+/// version middleware passes it on as it is.
+#[derive(Debug, Clone, Copy)]
+pub struct Shaped;
+
 /// What the service publishes once its routes are assembled: each version's OpenAPI document,
 /// and the changes ready to apply (which schema holds which comes from the newest document).
 pub struct Published {

@@ -8,8 +8,10 @@ pub mod validation;
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{RawQuery, State};
-use axum::response::Response;
+use axum::extract::State;
+use std::sync::Arc;
+
+use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use subscriber_protocol::{CardEnrolledData, EventData};
 use subscriber_protocol::{
@@ -18,6 +20,7 @@ use subscriber_protocol::{
 };
 use utoipa_axum::routes;
 
+use crate::card_rows::{CardLedger, ReadRow};
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
@@ -30,6 +33,7 @@ use crate::state::AppState;
 use crate::storage::cards::{CardRow, Inserted, NewCard};
 use crate::storage::events::StoredEvent;
 use crate::storage::transactions::{Owner, TransactionRow};
+use crate::versions::{RequestVersion, Shaped};
 use validation::{CardInput, ValidCard};
 
 pub fn routes(api: Routes) -> Routes {
@@ -214,7 +218,7 @@ pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> R
 
 /// The caller's card's `GET /card/{id}` body, or 404. A card never changes once enrolled, so
 /// the body is rendered once and kept; the owner is checked on every hit.
-async fn card_body(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<Bytes, ApiError> {
+pub(crate) async fn card_body(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<Bytes, ApiError> {
     if let Some(body) = state.card_bodies.get(card_id, subscriber_id) {
         return Ok(body);
     }
@@ -273,16 +277,50 @@ async fn transactions(
     State(state): State<AppState>,
     auth: Auth,
     IdPath(card_id): IdPath,
-    RawQuery(raw_query): RawQuery,
+    version: RequestVersion,
     ApiQuery(query): ApiQuery<CardTransactionQuery>,
 ) -> Result<Response, ApiError> {
     let (mut filter, limit) =
         paging::transaction_filter(query.limit, query.cursor.as_deref(), query.from.as_deref(), query.to.as_deref())?;
     filter.pending = query.pending;
-    // Who may read comes first: kept pages hold no permissions.
+    // Who may read comes first: kept rows hold no permissions.
     card_body(&state, auth.subscriber_id, card_id).await?;
-    let page = |transactions, next_cursor| CardTransactionPage { transactions, next_cursor };
-    ledger::page(&state, Owner::Card(card_id), raw_query, filter, limit, card_transaction, page).await
+    let rows = card_rows(&state, card_id).await?;
+    let cut = rows.page(&filter, limit);
+    let next_cursor = cut.next.map(|(created_at, id)| paging::encode_cursor(created_at, id));
+    let shell = serde_json::to_vec(&Success::new(CardTransactionPage { transactions: Vec::new(), next_cursor }))
+        .map_err(ApiError::internal)?;
+    let body =
+        ledger::filled(&state, version.version, "CardTransactionPage", "CardTransaction", &shell, &[&cut.rows_json]);
+    Ok((axum::Extension(Shaped), ledger::json(body)).into_response())
+}
+
+/// The card's rows in the 36-month window, each with its JSON: kept while no event of the card
+/// came since (`card_rows`), else read whole and kept.
+pub(crate) async fn card_rows(state: &AppState, card_id: i64) -> Result<Arc<CardLedger>, ApiError> {
+    // Read before the rows: a change committed meanwhile announces a newer event.
+    let event = state.events.newest_event_of(&state.db, Owner::Card(card_id)).await?;
+    if let Some(rows) = state.card_rows.get(card_id, event) {
+        return Ok(rows);
+    }
+    let from = paging::history_start(Utc::now());
+    let changed = state.db.changed_after(card_id, (-1, -1), from, u32::MAX).await?;
+    let read = changed
+        .into_iter()
+        .map(|changed| {
+            let (created_at, id, pending) = (changed.row.created_at, changed.row.id, changed.row.pending);
+            let json = serde_json::to_vec(&card_transaction(changed.row)?).map_err(ApiError::internal)?;
+            Ok(ReadRow {
+                created_at,
+                id,
+                created_seq: changed.created_seq,
+                change_seq: changed.change_seq,
+                pending,
+                json,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    Ok(state.card_rows.insert(card_id, CardLedger::new(event, read)))
 }
 
 /// The test cards, for a dashboard's enrollment form

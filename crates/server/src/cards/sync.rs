@@ -6,16 +6,18 @@
 //! `added` when it was created past it too, else `modified`. Cursors hold no time, so one stays
 //! valid as long as the rows do.
 
-use axum::Json;
 use axum::extract::State;
+use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde::Deserialize;
 use subscriber_protocol::{ErrorBody, Success, TransactionSync};
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth, IdPath};
+use crate::ledger;
 use crate::paging;
 use crate::state::AppState;
+use crate::versions::{RequestVersion, Shaped};
 
 pub const DEFAULT_COUNT: u32 = 100;
 pub const MAX_COUNT: u32 = 500;
@@ -48,8 +50,9 @@ pub async fn sync(
     State(state): State<AppState>,
     auth: Auth,
     IdPath(card_id): IdPath,
+    version: RequestVersion,
     ApiQuery(query): ApiQuery<SyncQuery>,
-) -> Result<Json<Success<TransactionSync>>, ApiError> {
+) -> Result<Response, ApiError> {
     let mut validation = Validation::new();
     let after = query
         .cursor
@@ -65,24 +68,27 @@ pub async fn sync(
         }
     };
     validation.finish(())?;
-    super::owned_card(&state, auth.subscriber_id, card_id).await?;
+    // Who may read comes first: kept pages hold no permissions.
+    super::card_body(&state, auth.subscriber_id, card_id).await?;
     let position = after.unwrap_or((0, 0));
     let from = paging::history_start(Utc::now());
-    let rows = state.db.changed_after(card_id, position, from, count.saturating_add(1)).await?;
-    let (rows, more) = paging::split_page(rows, count, |last| paging::encode_cursor(last.change_seq, last.row.id));
-    let has_more = more.is_some();
-    let next = rows.last().map_or(position, |last| (last.change_seq, last.row.id));
-    let (mut added, mut modified) = (Vec::new(), Vec::new());
-    for changed in rows {
-        let created_past_cursor = (changed.created_seq, changed.row.id) > position;
-        let item = super::card_transaction(changed.row)?;
-        if created_past_cursor { added.push(item) } else { modified.push(item) }
-    }
-    Ok(Json(Success::new(TransactionSync {
-        added,
-        modified,
+    let rows = super::card_rows(&state, card_id).await?;
+    let cut = rows.sync(position, from, count);
+    let shell = serde_json::to_vec(&Success::new(TransactionSync {
+        added: Vec::new(),
+        modified: Vec::new(),
         removed: Vec::new(),
-        next_cursor: paging::encode_cursor(next.0, next.1),
-        has_more,
-    })))
+        next_cursor: paging::encode_cursor(cut.next.0, cut.next.1),
+        has_more: cut.has_more,
+    }))
+    .map_err(ApiError::internal)?;
+    let body = ledger::filled(
+        &state,
+        version.version,
+        "TransactionSync",
+        "CardTransaction",
+        &shell,
+        &[&cut.added, &cut.modified],
+    );
+    Ok((axum::Extension(Shaped), ledger::json(body)).into_response())
 }

@@ -27,7 +27,7 @@ use subscriber_protocol::versions::{ApiVersion, Versioning};
 use super::extract::{Auth, BODY_LIMIT};
 use crate::error::ApiError;
 use crate::state::AppState;
-use crate::versions::{RenderedAt, RequestVersion, unknown};
+use crate::versions::{RenderedAt, RequestVersion, Shaped, unknown};
 
 pub const VERSION_HEADER: HeaderName = HeaderName::from_static("subscriber-version");
 
@@ -144,6 +144,9 @@ pub async fn reshape(State(route): State<Reshaping>, request: Request, next: Nex
         _ => request,
     };
     let response = next.run(request).await;
+    if response.extensions().get::<Shaped>().is_some() {
+        return response;
+    }
     let rendered = response.extensions().get::<RenderedAt>().map_or(asked, |rendered| rendered.0);
     if rendered == ApiVersion::LATEST || !is_json(&response) {
         return response;

@@ -26,6 +26,7 @@ use crate::storage::merchants::{
     CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant, StoredAddress,
 };
 use crate::storage::transactions::{Owner, TransactionRow};
+use crate::versions::RequestVersion;
 use subscriber_protocol::rules::merchants::{self as validation, LocationBody, MerchantDraft, ValidLocation};
 
 pub const MERCHANT_ENROLLED: &str = "Merchant enrolled";
@@ -335,6 +336,7 @@ async fn transactions(
     auth: Auth,
     IdPath(merchant_id): IdPath,
     RawQuery(raw_query): RawQuery,
+    version: RequestVersion,
     ApiQuery(query): ApiQuery<MerchantTransactionQuery>,
 ) -> Result<Response, ApiError> {
     let (mut filter, limit) = crate::paging::transaction_filter(
@@ -354,6 +356,12 @@ async fn transactions(
     }
     filter.location_id = query.location_id;
     let page = |transactions, next_cursor| MerchantTransactionPage { transactions, next_cursor };
-    let owner = Owner::Merchant(merchant_id);
-    ledger::page(&state, owner, raw_query, filter, limit, merchant_transaction, page).await
+    let key = ledger::PageKey {
+        owner: Owner::Merchant(merchant_id),
+        list: "transactions",
+        query: raw_query.as_deref(),
+        version: version.version,
+        schema: "MerchantTransactionPage",
+    };
+    ledger::page(&state, key, filter, limit, merchant_transaction, page).await
 }
