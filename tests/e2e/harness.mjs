@@ -206,11 +206,20 @@ export async function choose(session, testid, value) {
 /** Clicks `testid` once it is in the middle of the page (as a person scrolls to what they
  *  click: nothing at the window's edge, such as a toast, covers it). */
 export async function click(session, testid) {
-  let element = await find(session, testid);
-  // WebKitWebDriver clicks a table row through one of its cells.
-  if ((await element.getTagName()).toLowerCase() === "tr") element = await element.findElement(By.css("td"));
-  await session.executeScript("arguments[0].scrollIntoView({ block: 'center', inline: 'nearest' })", element);
-  await element.click();
+  // The screen may draw the element anew between finding and clicking it (a form re-rendered
+  // as the app settles): then it is found again, as a person looks again.
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      let element = await find(session, testid);
+      // WebKitWebDriver clicks a table row through one of its cells.
+      if ((await element.getTagName()).toLowerCase() === "tr") element = await element.findElement(By.css("td"));
+      await session.executeScript("arguments[0].scrollIntoView({ block: 'center', inline: 'nearest' })", element);
+      await element.click();
+      return;
+    } catch (error) {
+      if (error?.name !== "StaleElementReferenceError" || attempt >= 3) throw error;
+    }
+  }
 }
 
 export async function waitFor(session, what, condition, timeoutMs = 15_000) {
