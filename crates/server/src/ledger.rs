@@ -22,8 +22,6 @@ use crate::versions::Shaped;
 /// Which page of whose, as which version writes it: what a kept page is found by.
 pub struct PageKey<'a> {
     pub owner: Owner,
-    /// What the answer is (`transactions`, `sync`): two lists of one owner never share a page.
-    pub list: &'static str,
     /// The raw query string: the same query is the same page.
     pub query: Option<&'a str>,
     pub version: ApiVersion,
@@ -35,7 +33,7 @@ pub struct PageKey<'a> {
 /// 36-month window starts now) has not passed the oldest row read; else `read` gives it as the
 /// request's version writes it, with the oldest `created_at` it read, and it is kept. The answer
 /// needs no rewriting after (`Shaped`).
-pub async fn kept_page<F, R>(
+async fn kept_page<F, R>(
     state: &AppState,
     key: PageKey<'_>,
     window_start: Option<i64>,
@@ -45,7 +43,7 @@ where
     F: FnOnce() -> R,
     R: Future<Output = Result<(Bytes, Option<i64>), ApiError>>,
 {
-    let cache_key = format!("{} {} {}", key.list, key.version.as_str(), key.query.unwrap_or_default());
+    let cache_key = format!("{} {}", key.version.as_str(), key.query.unwrap_or_default());
     // Read before the rows: a change committed meanwhile announces a newer event.
     let event = state.events.newest_event_of(&state.db, key.owner).await?;
     let body = match state.transaction_pages.get(key.owner, &cache_key, event, window_start) {

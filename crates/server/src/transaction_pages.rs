@@ -1,8 +1,8 @@
-//! Rendered pages of transactions, kept while they are still the answer: on
-//! `GET /card/{id}/transactions` reading and rendering a hundred rows was nearly all the
-//! service's time, and a card's settled history does not change.
+//! Rendered pages of a merchant's transactions, kept while they are still the answer: reading
+//! and rendering a hundred rows was nearly all of a page's time. (A card's pages are cut from its
+//! kept rows instead: `card_rows`.)
 //!
-//! A page is the answer for its owner (card or merchant) and its exact query string as long
+//! A page is the answer for its owner and its exact query string as long
 //! as (1) no event of the owner was announced since it was read (every insert and settlement
 //! of a transaction records one: `EventHub::newest_event_of`), and (2) the sliding 36-month
 //! window has not moved past the oldest row read (the window only ever moves forward, so

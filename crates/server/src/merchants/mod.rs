@@ -358,7 +358,6 @@ async fn transactions(
     let page = |transactions, next_cursor| MerchantTransactionPage { transactions, next_cursor };
     let key = ledger::PageKey {
         owner: Owner::Merchant(merchant_id),
-        list: "transactions",
         query: raw_query.as_deref(),
         version: version.version,
         schema: "MerchantTransactionPage",
