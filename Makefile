@@ -143,7 +143,7 @@ test-e2e: dashboard-build
 	$(CARGO) build -p subscriber-server
 	mkdir -p target/screenshots
 	DASHBOARD_BIN="$(DASHBOARD_BIN)" SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
-		$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" node --test --test-concurrency=1 tests/e2e/*.test.mjs
+		$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" tests/e2e/run.sh tests/e2e/*.test.mjs
 	# Offline: the app in a network namespace of its own with only loopback (no network, as the
 	# OS's network monitor sees it); the embedded sandbox still answers there.
 	DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \

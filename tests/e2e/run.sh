@@ -1,0 +1,25 @@
+#!/bin/sh
+# Runs the WebDriver test files one after another (one app at a time on the display).
+# WebKitGTK's web process can die on a loaded machine: the driver then deletes the session
+# ("session deleted because of page crash or hang") and every later test of the file fails
+# for want of a window. That is the engine going away, not an assertion of ours, so a file
+# that ends that way runs once more, said loudly; any other failure fails the run as it is.
+status=0
+for file in "$@"; do
+  log=$(mktemp)
+  node --test "$file" >"$log" 2>&1
+  code=$?
+  cat "$log"
+  if [ "$code" -ne 0 ] && grep -q "page crash or hang" "$log"; then
+    echo "!!! $file: WebKit's web process died (page crash or hang); running the file once more" >&2
+    node --test "$file" >"$log" 2>&1
+    code=$?
+    cat "$log"
+  fi
+  rm -f "$log"
+  if [ "$code" -ne 0 ]; then
+    echo "!!! $file failed" >&2
+    status=1
+  fi
+done
+exit $status
