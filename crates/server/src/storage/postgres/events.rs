@@ -2,13 +2,17 @@
 //! the rows of the subscribers who will see them ([`super::LOCK_SUBSCRIBERS`]), so one
 //! subscriber's events commit in id order however many writers run at once.
 
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::{Semaphore, mpsc, oneshot};
 use tokio_postgres::Row;
 
 use super::transactions::{from_row, from_row_at};
 use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one, query_opt};
-use crate::storage::StorageResult;
 use crate::storage::events::{EventKind, EventRow, LogFilter, LoggedEvent};
 use crate::storage::transactions::{Owner, T_COLUMNS};
+use crate::storage::{StorageError, StorageResult};
 
 /// The CTEs that list the recipients of the events in `ev (id, card_id, merchant_id)` (the
 /// card's owner and the merchant's) and queue the events for their webhook endpoints that want
@@ -115,12 +119,83 @@ pub async fn after(
         .collect()
 }
 
+/// A look-up of an owner's newest event, with where its answer goes.
+pub(super) type NewestAsk = (Owner, oneshot::Sender<Result<i64, String>>);
+
+/// Batches of look-ups out at once: under load the asks gather while these are answered.
+const NEWEST_IN_FLIGHT: usize = 4;
+
+/// The id of the newest event of `owner`'s transactions (0 for none). Every read of a kept page
+/// asks, so the asks of concurrent reads are answered together (`answer_newest`).
 pub async fn newest_of(db: &Database, owner: Owner) -> StorageResult<i64> {
-    let (column, owner_id) = owner_column(owner);
-    let client = db.client().await?;
-    let row = query_one(&client, &format!("SELECT COALESCE(MAX(id), 0) FROM events WHERE {column} = $1"), &[&owner_id])
-        .await?;
-    Ok(row.try_get(0)?)
+    let (answer, answered) = oneshot::channel();
+    let stopped = || StorageError::Pool("the newest-event look-ups stopped".into());
+    db.newest_asks.send((owner, answer)).map_err(|_| stopped())?;
+    answered.await.map_err(|_| stopped())?.map_err(StorageError::Pool)
+}
+
+/// Answers the asks of `newest_of` in batches, one statement (one round trip) per batch: while
+/// a batch is out the next asks gather, so a thousand reads a second cost a few hundred look-ups,
+/// not a thousand. Each ask is sent after it was made, so its answer still counts every commit
+/// before the read began (what a kept page is checked against).
+pub(super) async fn answer_newest(pool: deadpool_postgres::Pool, mut asks: mpsc::UnboundedReceiver<NewestAsk>) {
+    let in_flight = Arc::new(Semaphore::new(NEWEST_IN_FLIGHT));
+    loop {
+        let Ok(permit) = Arc::clone(&in_flight).acquire_owned().await else { return };
+        let mut batch = Vec::new();
+        if asks.recv_many(&mut batch, 1024).await == 0 {
+            return;
+        }
+        let pool = pool.clone();
+        let batch_task = async move {
+            let newest = newest_of_many(&pool, batch.iter().map(|(owner, _)| *owner)).await;
+            for (owner, answer) in batch {
+                // A reader that stopped waiting no longer needs its answer.
+                let _ = answer.send(match &newest {
+                    Ok(newest) => Ok(newest.get(&owner).copied().unwrap_or(0)),
+                    Err(error) => Err(error.to_string()),
+                });
+            }
+            drop(permit);
+        };
+        tokio::spawn(tracing::Instrument::in_current_span(batch_task));
+    }
+}
+
+async fn newest_of_many(
+    pool: &deadpool_postgres::Pool,
+    owners: impl Iterator<Item = Owner>,
+) -> StorageResult<HashMap<Owner, i64>> {
+    let (mut cards, mut merchants) = (Vec::new(), Vec::new());
+    for owner in owners {
+        match owner {
+            Owner::Card(id) => cards.push(id),
+            Owner::Merchant(id) => merchants.push(id),
+        }
+    }
+    for ids in [&mut cards, &mut merchants] {
+        ids.sort_unstable();
+        ids.dedup();
+    }
+    let client = pool.get().await?;
+    // Each owner's newest event is one step back on its index (`events_by_card`, `_by_merchant`).
+    let rows = query(
+        &client,
+        "SELECT FALSE, o.id, (SELECT COALESCE(MAX(e.id), 0) FROM events e WHERE e.card_id = o.id)
+         FROM unnest($1::BIGINT[]) AS o(id)
+         UNION ALL
+         SELECT TRUE, o.id, (SELECT COALESCE(MAX(e.id), 0) FROM events e WHERE e.merchant_id = o.id)
+         FROM unnest($2::BIGINT[]) AS o(id)",
+        &[&cards, &merchants],
+    )
+    .await?;
+    rows.iter()
+        .map(|row| {
+            let id = row.try_get(1)?;
+            let owner = if row.try_get(0)? { Owner::Merchant(id) } else { Owner::Card(id) };
+            Ok((owner, row.try_get(2)?))
+        })
+        .collect()
 }
 
 const LOGGED: &str = "SELECT e.id, e.type, e.created_at, e.card_id, e.merchant_id, e.data, t.id IS NOT NULL,

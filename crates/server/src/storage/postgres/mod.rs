@@ -81,6 +81,8 @@ pub struct Database {
     notices: mpsc::UnboundedSender<String>,
     probed: Mutex<Option<(Instant, Result<i32, &'static str>)>>,
     deliveries: std::sync::Arc<tokio::sync::Notify>,
+    /// Look-ups of owners' newest events, answered together by one task (`events::newest_of`).
+    newest_asks: mpsc::UnboundedSender<events::NewestAsk>,
 }
 
 /// Plain TCP, or TLS checked against the system's trusted roots.
@@ -209,7 +211,12 @@ impl Database {
             send_notices(pool.clone(), pending),
             crate::logging::task_span("instance notices"),
         ));
-        Ok(Self { pool, config, connector, notices, probed: Mutex::new(None), deliveries })
+        let (newest_asks, asked) = mpsc::unbounded_channel();
+        tokio::spawn(tracing::Instrument::instrument(
+            events::answer_newest(pool.clone(), asked),
+            crate::logging::task_span("newest events"),
+        ));
+        Ok(Self { pool, config, connector, notices, probed: Mutex::new(None), deliveries, newest_asks })
     }
 
     /// A pooled connection.
