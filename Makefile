@@ -105,12 +105,16 @@ bindings-check: deps-rust
 	fi; rm -rf "$$generated"; echo "TypeScript bindings are up to date"
 
 # Also: no database, key file or file over 2 MB is tracked, and the service's top-level modules
-# form no dependency cycle (both scripts say what they found).
+# form no dependency cycle (both scripts say what they found); the service as the desktop app
+# embeds it (no PostgreSQL, no metrics exporter) is clean too, and the app links neither.
 lint: deps-rust ui-build
 	tests/support/check-repository.sh
 	python3 tests/support/check-module-cycles.py crates/server/src
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
+	$(CARGO) clippy -p subscriber-server --no-default-features -- -D warnings
+	@if $(CARGO) tree -p subscriber-dashboard-app -e normal --prefix none | grep -E '^(tokio-postgres|metrics-exporter-prometheus) '; then \
+		echo "the desktop app links the PostgreSQL driver or the metrics exporter"; exit 1; fi
 	cd ui && npm run check
 	cd ui && npm run lint
 

@@ -6,22 +6,29 @@
 //! no PAN, e-mail, token or id can become a label, and the number of series stays bounded.
 //! Without `--metrics-listen` no recorder is installed and recording costs one atomic load.
 
+#[cfg(feature = "metrics")]
 use std::sync::OnceLock;
 use std::time::Duration;
 
 use axum::http::Method;
-use metrics::{counter, describe_counter, describe_gauge, describe_histogram, gauge, histogram};
+use metrics::{counter, gauge, histogram};
+#[cfg(feature = "metrics")]
+use metrics::{describe_counter, describe_gauge, describe_histogram};
+#[cfg(feature = "metrics")]
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
 
 /// The label of a request no route matched.
 pub const UNMATCHED_ROUTE: &str = "unmatched";
 
 /// Latency buckets, in seconds: from a key lookup to a long stream of history.
+#[cfg(feature = "metrics")]
 const BUCKETS: [f64; 14] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0];
 
 /// One recorder for the process (the `metrics` facade has one global recorder).
+#[cfg(feature = "metrics")]
 static RECORDER: OnceLock<PrometheusHandle> = OnceLock::new();
 
+#[cfg(feature = "metrics")]
 pub(crate) fn recorder() -> anyhow::Result<&'static PrometheusHandle> {
     if let Some(handle) = RECORDER.get() {
         return Ok(handle);
@@ -31,6 +38,7 @@ pub(crate) fn recorder() -> anyhow::Result<&'static PrometheusHandle> {
     Ok(RECORDER.get_or_init(|| handle))
 }
 
+#[cfg(feature = "metrics")]
 fn describe() {
     describe_counter!(
         "subscriber_http_requests_total",
@@ -70,8 +78,15 @@ fn describe() {
     gauge!("subscriber_ready").set(0.0);
 }
 
+#[cfg(feature = "metrics")]
 fn enabled() -> bool {
     RECORDER.get().is_some()
+}
+
+/// Without the exporter nothing is ever recorded (the desktop app's embedded sandbox).
+#[cfg(not(feature = "metrics"))]
+fn enabled() -> bool {
+    false
 }
 
 /// One answered request. `route` is the matched route template, `None` when no route matched.

@@ -52,8 +52,12 @@ async fn run(
 ) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let gate = Gate::new(config.database.clone());
-    let metrics = match config.metrics_listen {
+    let metrics: Option<tokio::task::JoinHandle<()>> = match config.metrics_listen {
+        #[cfg(feature = "metrics")]
         Some(metrics_address) => Some(crate::operations::exporter::serve(metrics_address, Arc::clone(&gate)).await?),
+        // The desktop app's embedded sandbox is built without the exporter.
+        #[cfg(not(feature = "metrics"))]
+        Some(_) => anyhow::bail!("--metrics-listen: this build has no metrics exporter (the `metrics` feature is off)"),
         None => None,
     };
     let (stop, stopping) = watch::channel(false);

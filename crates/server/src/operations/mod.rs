@@ -8,6 +8,7 @@
 //! service is ready. The probes sit outside the API's router: no authentication, no rate
 //! limit, no billing, and not in the OpenAPI document (they are not part of the API).
 
+#[cfg(feature = "metrics")]
 pub mod exporter;
 
 use std::convert::Infallible;
@@ -52,6 +53,8 @@ impl Gate {
         }
     }
 
+    /// The service once loaded (the metrics exporter reads its gauges from it).
+    #[cfg_attr(not(feature = "metrics"), allow(dead_code))]
     pub fn running(&self) -> Option<&Running> {
         self.running.get()
     }

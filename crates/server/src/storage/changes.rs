@@ -5,7 +5,9 @@
 
 use std::time::Duration;
 
+#[cfg(feature = "postgres")]
 use tokio::sync::mpsc;
+#[cfg(feature = "postgres")]
 use tokio_postgres::Notification;
 
 use super::transactions::Owner;
@@ -90,6 +92,7 @@ impl Store {
         if *change == Change::Deliveries {
             self.wake_deliveries();
         }
+        #[cfg(feature = "postgres")]
         if let Database::Postgres(db) = &*self.backend {
             db.notify(change.payload());
         }
@@ -107,17 +110,29 @@ pub enum Heard {
 
 /// A connection listening for other instances' changes (PostgreSQL only).
 pub struct Listener {
+    #[cfg(feature = "postgres")]
     store: Store,
+    #[cfg(feature = "postgres")]
     connection: Option<(tokio_postgres::Client, mpsc::UnboundedReceiver<Notification>)>,
 }
 
 impl Listener {
     /// `None` on SQLite.
     pub fn new(store: &Store) -> Option<Self> {
-        store.is_shared().then(|| Self { store: store.clone(), connection: None })
+        #[cfg(feature = "postgres")]
+        return store.is_shared().then(|| Self { store: store.clone(), connection: None });
+        #[cfg(not(feature = "postgres"))]
+        return store.is_shared().then_some(Self {});
+    }
+
+    /// Waits up to `wait` for changes (without PostgreSQL there is never a listener).
+    #[cfg(not(feature = "postgres"))]
+    pub async fn next(&mut self, _wait: Duration) -> StorageResult<Heard> {
+        Ok(Heard::Nothing)
     }
 
     /// Waits up to `wait` for changes.
+    #[cfg(feature = "postgres")]
     pub async fn next(&mut self, wait: Duration) -> StorageResult<Heard> {
         let Some((client, notifications)) = self.connection.as_mut() else {
             let Database::Postgres(db) = &*self.store.backend else { return Ok(Heard::Nothing) };

@@ -3,22 +3,40 @@
 //! advisory lock on one connection each instance keeps for its claims, so the claims of an
 //! instance that crashes end with its connection: nothing is left to refuse a retry forever.
 
+#[cfg(feature = "postgres")]
 use tokio::sync::Mutex;
 
-use super::{Database, StorageError, StorageResult, Store};
+#[cfg(feature = "postgres")]
+use super::{Database, StorageError};
+use super::{StorageResult, Store};
 
 pub struct Claims {
+    #[cfg(feature = "postgres")]
     store: Store,
+    #[cfg(feature = "postgres")]
     session: Mutex<Option<tokio_postgres::Client>>,
 }
 
 impl Claims {
     /// `None` on SQLite (one instance: its in-process set is enough).
     pub fn new(store: &Store) -> Option<Self> {
-        store.is_shared().then(|| Self { store: store.clone(), session: Mutex::new(None) })
+        #[cfg(feature = "postgres")]
+        return store.is_shared().then(|| Self { store: store.clone(), session: Mutex::new(None) });
+        #[cfg(not(feature = "postgres"))]
+        return store.is_shared().then_some(Self {});
     }
 
+    /// Without PostgreSQL there are never claims to share.
+    #[cfg(not(feature = "postgres"))]
+    pub async fn try_claim(&self, _id: i64) -> StorageResult<bool> {
+        Ok(true)
+    }
+
+    #[cfg(not(feature = "postgres"))]
+    pub async fn release(&self, _id: i64) {}
+
     /// Claims `id`; `false` when another instance holds it.
+    #[cfg(feature = "postgres")]
     pub async fn try_claim(&self, id: i64) -> StorageResult<bool> {
         let mut session = self.session.lock().await;
         if session.as_ref().is_none_or(tokio_postgres::Client::is_closed) {
@@ -37,6 +55,7 @@ impl Claims {
     }
 
     /// Ends the claim on `id` (a connection lost since has ended it already).
+    #[cfg(feature = "postgres")]
     pub async fn release(&self, id: i64) {
         if let Some(client) = self.session.lock().await.as_ref() {
             let _ = client.query_one("SELECT pg_advisory_unlock($1)", &[&id]).await;

@@ -20,6 +20,9 @@
 //! order; PostgreSQL commits a subscriber's events in id order because each write holds that
 //! subscriber's row lock from before its events get ids until it commits.
 
+// Built without PostgreSQL, [`dispatch`] leaves out the arms that name it, and what they used.
+#![cfg_attr(not(feature = "postgres"), allow(unused_imports, unused_variables, dead_code))]
+
 pub mod bank_accounts;
 pub mod card_sessions;
 pub mod cards;
@@ -41,7 +44,12 @@ pub mod usage;
 pub mod webhooks;
 
 mod location;
+#[cfg(feature = "postgres")]
 mod postgres;
+/// Built without PostgreSQL (the desktop app's embedded sandbox): the backends' operations name
+/// this module in the arms [`dispatch`] leaves out.
+#[cfg(not(feature = "postgres"))]
+mod postgres {}
 mod sqlite;
 
 use std::sync::Arc;
@@ -52,6 +60,7 @@ pub use location::Location;
 pub enum StorageError {
     #[error("database: {0}")]
     Sqlite(#[from] rusqlite::Error),
+    #[cfg(feature = "postgres")]
     #[error("database: {}", postgres::describe(.0))]
     Postgres(#[from] tokio_postgres::Error),
     #[error("connection pool: {0}")]
@@ -62,7 +71,14 @@ pub enum StorageError {
     Task(#[from] tokio::task::JoinError),
     #[error("stored data is not valid: {0}")]
     Corrupt(String),
+    #[cfg(not(feature = "postgres"))]
+    #[error("{0}")]
+    Unsupported(&'static str),
 }
+
+/// What a build without PostgreSQL says of a `postgres://` address.
+#[cfg(not(feature = "postgres"))]
+const NO_POSTGRES: &str = "this build has no PostgreSQL (the `postgres` feature is off): use a SQLite file";
 
 impl From<r2d2::Error> for StorageError {
     fn from(error: r2d2::Error) -> Self {
@@ -70,6 +86,7 @@ impl From<r2d2::Error> for StorageError {
     }
 }
 
+#[cfg(feature = "postgres")]
 impl From<deadpool_postgres::PoolError> for StorageError {
     fn from(error: deadpool_postgres::PoolError) -> Self {
         match error {
@@ -111,6 +128,7 @@ pub struct Store {
 #[allow(clippy::large_enum_variant)]
 enum Database {
     Sqlite(sqlite::Database),
+    #[cfg(feature = "postgres")]
     Postgres(postgres::Database),
 }
 
@@ -123,9 +141,12 @@ impl Store {
                 let (path, queued) = (path.clone(), Arc::clone(&deliveries));
                 Database::Sqlite(tokio::task::spawn_blocking(move || sqlite::Database::open(&path, queued)).await??)
             }
+            #[cfg(feature = "postgres")]
             Location::Postgres(url) => {
                 Database::Postgres(postgres::Database::open(url, Arc::clone(&deliveries)).await?)
             }
+            #[cfg(not(feature = "postgres"))]
+            Location::Postgres(_) => return Err(StorageError::Unsupported(NO_POSTGRES)),
         };
         Ok(Self { backend: Arc::new(database), deliveries })
     }
@@ -133,6 +154,7 @@ impl Store {
     pub fn backend(&self) -> Backend {
         match &*self.backend {
             Database::Sqlite(_) => Backend::Sqlite,
+            #[cfg(feature = "postgres")]
             Database::Postgres(_) => Backend::Postgres,
         }
     }
@@ -147,6 +169,7 @@ impl Store {
     pub fn pool_connections(&self) -> (u32, u32) {
         match &*self.backend {
             Database::Sqlite(db) => db.pool_connections(),
+            #[cfg(feature = "postgres")]
             Database::Postgres(db) => db.pool_connections(),
         }
     }
@@ -158,6 +181,7 @@ impl Store {
     pub async fn probe(&self) -> Result<i32, &'static str> {
         match &*self.backend {
             Database::Sqlite(db) => db.probe().await,
+            #[cfg(feature = "postgres")]
             Database::Postgres(db) => db.probe().await,
         }
     }
@@ -167,6 +191,7 @@ impl Store {
     pub async fn checkpoint(&self) -> StorageResult<()> {
         match &*self.backend {
             Database::Sqlite(db) => db.checkpoint().await,
+            #[cfg(feature = "postgres")]
             Database::Postgres(_) => Ok(()),
         }
     }
@@ -191,7 +216,10 @@ pub async fn probe_location(location: &Location) -> Result<i32, &'static str> {
             let path = path.clone();
             tokio::task::spawn_blocking(move || sqlite::probe(&path)).await.unwrap_or(Err("the database check failed"))
         }
+        #[cfg(feature = "postgres")]
         Location::Postgres(url) => postgres::probe(url).await,
+        #[cfg(not(feature = "postgres"))]
+        Location::Postgres(_) => Err(NO_POSTGRES),
     }
 }
 
@@ -201,6 +229,7 @@ macro_rules! dispatch {
     ($store:expr, $sqlite:ident => $on_sqlite:expr, $postgres:ident => $on_postgres:expr $(,)?) => {
         match &*$store.backend {
             $crate::storage::Database::Sqlite($sqlite) => $on_sqlite,
+            #[cfg(feature = "postgres")]
             $crate::storage::Database::Postgres($postgres) => $on_postgres,
         }
     };
