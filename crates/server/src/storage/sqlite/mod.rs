@@ -14,6 +14,7 @@ pub mod leases;
 pub mod login_failures;
 pub mod merchants;
 pub mod persons;
+mod rebuild;
 pub mod sandbox;
 pub mod subscribers;
 pub mod transactions;
@@ -31,8 +32,10 @@ use rusqlite_migration::{M, Migrations};
 
 use super::{StorageError, StorageResult};
 
-/// Migrations, oldest first. Never edit one that has shipped: add the next (and PostgreSQL's
-/// beside it, in `migrations/postgres`).
+/// Migrations, oldest first. Never change what one that has shipped makes: add the next (and
+/// PostgreSQL's beside it, in `migrations/postgres`). 0007 and 0011 were hand-written table
+/// rebuilds; they became hooks over [`rebuild`] that make the same schema (checked table by
+/// table, column by column and index by index against the SQL they replaced).
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
         M::up(include_str!("../../../migrations/0001_core.sql")),
@@ -41,14 +44,54 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0004_secure_flows.sql")),
         M::up(include_str!("../../../migrations/0005_credential_generation.sql")),
         M::up(include_str!("../../../migrations/0006_keys_apart.sql")),
-        M::up(include_str!("../../../migrations/0007_bank_link_states.sql")),
+        M::up_with_hook(include_str!("../../../migrations/0007_bank_link_states.sql"), bank_link_states),
         M::up(include_str!("../../../migrations/0008_login_failures.sql")),
         M::up(include_str!("../../../migrations/0009_leases.sql")),
         M::up(include_str!("../../../migrations/0010_events.sql")),
-        M::up(include_str!("../../../migrations/0011_ids_never_reused.sql")).foreign_key_check(),
+        M::up_with_hook(include_str!("../../../migrations/0011_ids_never_reused.sql"), ids_never_reused)
+            .foreign_key_check(),
         M::up(include_str!("../../../migrations/0012_api_versions.sql")),
         M::up(include_str!("../../../migrations/0013_delivery_queue.sql")),
     ])
+}
+
+/// 0007: a CHECK on a bank link's stage and status.
+fn bank_link_states(transaction: &rusqlite::Transaction) -> rusqlite_migration::HookResult {
+    rebuild::rebuild(transaction, "bank_accounts", |definition| {
+        let staged = rebuild::redefine_column(
+            definition,
+            "stage",
+            "TEXT NOT NULL",
+            "TEXT NOT NULL CHECK (stage IN ('login', 'mfa', 'consent', 'done'))",
+        )?;
+        rebuild::redefine_column(
+            &staged,
+            "status",
+            "TEXT NOT NULL",
+            "TEXT NOT NULL CHECK (status IN ('pending', 'linked', 'failed'))",
+        )
+    })
+}
+
+/// 0011: every table whose ids others name takes AUTOINCREMENT, so an id is never given twice.
+fn ids_never_reused(transaction: &rusqlite::Transaction) -> rusqlite_migration::HookResult {
+    const TABLES: [&str; 9] = [
+        "subscribers",
+        "cards",
+        "transactions",
+        "merchants",
+        "locations",
+        "card_sessions",
+        "bank_accounts",
+        "persons",
+        "person_question_sets",
+    ];
+    for table in TABLES {
+        rebuild::rebuild(transaction, table, |definition| {
+            rebuild::redefine_column(definition, "id", "INTEGER PRIMARY KEY", "INTEGER PRIMARY KEY AUTOINCREMENT")
+        })?;
+    }
+    Ok(())
 }
 
 /// Applied to every connection. `synchronous = FULL` in WAL mode syncs the log at every
