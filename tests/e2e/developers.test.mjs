@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { By, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox } from "./harness.mjs";
+import { By, click, find, launch, relaunchDark, screenshot, signIn, text, type, waitFor, signUpOnSandbox } from "./harness.mjs";
 
 const email = `e2e-developer-${Date.now()}@example.com`;
 let app;
@@ -199,13 +199,9 @@ test("the forward switch sends the sandbox's events to a server on this computer
 });
 
 test("the Developers area follows the OS's dark theme", async () => {
-  const dataDir = app.data;
-  await app.stop();
-  app = await launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
+  app = await relaunchDark(app);
   session = app.session;
-  await find(session, "login-form", 60_000);
-  await click(session, "submit-login");
-  await find(session, "signed-in-email", 30_000);
+  await signIn(session);
   await click(session, "nav-developers");
   await find(session, "webhook-list", 30_000);
   await click(session, "webhook-deliveries");

@@ -242,3 +242,18 @@ export async function signUpOnSandbox(session, email) {
   await click(session, "submit-signup");
   await find(session, "signup-done", 30_000);
 }
+
+/** Stops `app` and starts it again on its data folder in the OS's dark theme (WebKitGTK takes
+ *  prefers-color-scheme from the GTK theme). */
+export async function relaunchDark(app) {
+  const dataDir = app.data;
+  await app.stop();
+  return launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
+}
+
+/** Signs in from the sign-in screen with the account the app remembers. */
+export async function signIn(session) {
+  await find(session, "login-form", 60_000);
+  await click(session, "submit-login");
+  await find(session, "signed-in-email", 30_000);
+}

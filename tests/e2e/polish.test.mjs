@@ -14,6 +14,7 @@ import {
   click,
   find,
   launch,
+  relaunchDark,
   screenshot,
   signUpOnSandbox,
   text,
@@ -286,13 +287,9 @@ test("light: a sandbox account with two cards", async () => {
   await shot("cards-enrolled");
 });
 
-test("light: every polished screen", async () => {
-  await tour();
-});
-
-test("light: loading, established and expansion, unreachable", async () => {
-  await connectRemote("established", slowLink.baseUrl, remoteEmail);
-  assert.match(await text(session, "environment-band"), /Established/);
+/** On the established environment (behind the slow link): its overview, then the cards screen
+ *  loading while the link holds each answer 8 s. */
+async function establishedAndLoading() {
   await find(session, "usage", 30_000);
   await shot("established-overview");
   slowLink.setDelay(8000);
@@ -301,6 +298,16 @@ test("light: loading, established and expansion, unreachable", async () => {
   await shot("loading");
   await find(session, "state-empty", 30_000);
   slowLink.setDelay(0);
+}
+
+test("light: every polished screen", async () => {
+  await tour();
+});
+
+test("light: loading, established and expansion, unreachable", async () => {
+  await connectRemote("established", slowLink.baseUrl, remoteEmail);
+  assert.match(await text(session, "environment-band"), /Established/);
+  await establishedAndLoading();
 
   await connectRemote("expansion", expansion.baseUrl, remoteEmail);
   assert.match(await text(session, "environment-band"), /Expansion/);
@@ -316,10 +323,8 @@ test("light: loading, established and expansion, unreachable", async () => {
 });
 
 test("dark: the same screens in the OS's dark theme", async () => {
-  const dataDir = app.data;
-  await app.stop();
   theme = "dark";
-  app = await launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
+  app = await relaunchDark(app);
   session = app.session;
   // The environment used last (expansion, now gone) cannot be reached: choose another. The app
   // may open on its sign-in and turn to the "unreachable" page while we look (its first check
@@ -350,14 +355,7 @@ test("dark: the same screens in the OS's dark theme", async () => {
   } else {
     await connectForm("established", slowLink.baseUrl, remoteEmail);
   }
-  await find(session, "usage", 30_000);
-  await shot("established-overview");
-  slowLink.setDelay(8000);
-  await click(session, "nav-cards");
-  await find(session, "state-loading");
-  await shot("loading");
-  await find(session, "state-empty", 30_000);
-  slowLink.setDelay(0);
+  await establishedAndLoading();
   await backToSandbox();
   await tour();
 });

@@ -4,7 +4,7 @@
 // theme. Screenshots go to target/screenshots/.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { By, click, find, launch, screenshot, text, waitFor, signUpOnSandbox } from "./harness.mjs";
+import { By, click, find, launch, relaunchDark, screenshot, signIn, text, waitFor, signUpOnSandbox } from "./harness.mjs";
 
 const email = `e2e-versions-${Date.now()}@example.com`;
 let app;
@@ -52,13 +52,9 @@ test("moving the pin asks first, then holds", async () => {
 });
 
 test("the pin is the account's: it holds after a restart, in the dark theme too", async () => {
-  const dataDir = app.data;
-  await app.stop();
-  app = await launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
+  app = await relaunchDark(app);
   session = app.session;
-  await find(session, "login-form", 60_000);
-  await click(session, "submit-login");
-  await find(session, "signed-in-email", 30_000);
+  await signIn(session);
   await openPanel();
   assert.equal(await text(session, "api-version-pinned"), "2026-11-21");
   await screenshot(session, "dark-developers-api-versions");
