@@ -145,7 +145,8 @@ test-dashboard: deps-desktop
 # recorded there (tests/e2e/open-url.sh): the tests play the person's browser themselves.
 test-e2e: dashboard-build
 	$(CARGO) build -p subscriber-server
-	mkdir -p target/screenshots
+	# Only this run's screenshots: one a failed run left would read as today's.
+	rm -rf target/screenshots && mkdir -p target/screenshots
 	DASHBOARD_BIN="$(DASHBOARD_BIN)" SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
 		$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" tests/e2e/run.sh tests/e2e/*.test.mjs
 	# Offline: the app in a network namespace of its own with only loopback (no network, as the
