@@ -15,7 +15,9 @@ use crate::views::{LoggedCall, RequestHeader};
 /// - `CARD_SESSION`, `ACCOUNT`: a page opened in the browser followed to its outcome
 ///   (`cards::wait_for_card_session`, `accounts::wait_for_account`);
 /// - the two streams: live transactions (`live`);
-/// - `WEBHOOK_DELIVERIES`, `REQUESTS`: the Developers area reading its logs again;
+/// - `WEBHOOK_DELIVERIES`, `WEBHOOK`, `REQUESTS`: the Developers area reading its logs again
+///   (the deliveries panel reads the endpoint's queue with its log every 1.5 s while something is
+///   on its way);
 /// - `EVENTS`, `WEBHOOKS` (and deliveries): the notifications looking for news while the window
 ///   is in the background (`notices`).
 pub const BACKGROUND: &[Route] = &[
@@ -25,6 +27,7 @@ pub const BACKGROUND: &[Route] = &[
     routes::CARD_TRANSACTION_STREAM,
     routes::MERCHANT_TRANSACTION_STREAM,
     routes::WEBHOOK_DELIVERIES,
+    routes::WEBHOOK,
     routes::REQUESTS,
     routes::EVENTS,
     routes::WEBHOOKS,
@@ -178,6 +181,16 @@ mod tests {
         assert!(describe(logged("GET", "/card/5/transactions/stream"), "http://x").background);
         assert!(!describe(logged("GET", "/account"), "http://x").background);
         assert!(!describe(logged("POST", "/webhooks"), "http://x").background);
+        // The deliveries panel's polling: the log and the endpoint's queue.
+        assert!(describe(logged("GET", "/webhooks/4"), "http://x").background);
+        assert!(describe(logged("GET", "/webhooks/4/deliveries"), "http://x").background);
+        assert!(describe(logged("GET", "/webhooks"), "http://x").background);
+        assert!(describe(logged("GET", "/events"), "http://x").background);
+        assert!(describe(logged("GET", "/subscriber/requests"), "http://x").background);
+        // What a click does on the same endpoint stays shown.
+        assert!(!describe(logged("PATCH", "/webhooks/4"), "http://x").background);
+        assert!(!describe(logged("DELETE", "/webhooks/4"), "http://x").background);
+        assert!(!describe(logged("POST", "/webhooks/4/test"), "http://x").background);
     }
 
     #[test]
