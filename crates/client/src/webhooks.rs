@@ -21,7 +21,7 @@ use std::time::Duration;
 use subscriber_protocol::webhook_signature;
 pub use subscriber_protocol::webhook_signature::{
     EVENT_ID_HEADER, EVENT_TYPE_HEADER, HEADER, STANDARD_ID_HEADER, STANDARD_SIGNATURE_HEADER,
-    STANDARD_TIMESTAMP_HEADER, SignatureError,
+    STANDARD_TIMESTAMP_HEADER, SignatureError, StandardHeaders,
 };
 
 /// How far a signature's time may be from now: 5 minutes.
@@ -38,13 +38,11 @@ pub fn verify(secrets: &[&str], header: &str, body: &[u8], tolerance: Duration) 
 /// the bytes the base64 holds), at a time within `tolerance` of this machine's clock.
 pub fn verify_standard(
     secrets: &[&str],
-    id: &str,
-    timestamp: &str,
-    signature: &str,
+    headers: StandardHeaders<'_>,
     body: &[u8],
     tolerance: Duration,
 ) -> Result<(), SignatureError> {
-    webhook_signature::verify_standard(secrets, id, timestamp, signature, body, tolerance.as_secs(), now())
+    webhook_signature::verify_standard(secrets, headers, body, tolerance.as_secs(), now())
 }
 
 /// A `Subscriber-Signature` value for `body` signed now with `secret`, as the service would

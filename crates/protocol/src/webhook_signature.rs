@@ -141,17 +141,28 @@ pub fn standard_signature(secrets: &[String], id: &str, timestamp: i64, body: &[
         .join(" ")
 }
 
-/// Checks a delivery's Standard Webhooks headers (`webhook-id`, `webhook-timestamp`,
-/// `webhook-signature`) against the raw body, as [`verify`] does ours.
+/// A delivery's Standard Webhooks headers as received: one value, so that three strings are
+/// never passed in the wrong order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StandardHeaders<'a> {
+    /// `webhook-id`: the event's id.
+    pub id: &'a str,
+    /// `webhook-timestamp`: unix seconds.
+    pub timestamp: &'a str,
+    /// `webhook-signature`: `v1,<base64>` per secret, space-separated.
+    pub signature: &'a str,
+}
+
+/// Checks a delivery's Standard Webhooks headers against the raw body, as [`verify`] does
+/// ours.
 pub fn verify_standard(
     secrets: &[&str],
-    id: &str,
-    timestamp: &str,
-    signature: &str,
+    headers: StandardHeaders<'_>,
     body: &[u8],
     tolerance_seconds: u64,
     now: i64,
 ) -> Result<(), SignatureError> {
+    let StandardHeaders { id, timestamp, signature } = headers;
     let timestamp = timestamp.trim().parse::<i64>().map_err(|_| SignatureError::Malformed)?;
     let mut signatures = Vec::new();
     for part in signature.split_whitespace() {
@@ -215,7 +226,9 @@ mod tests {
             standard_signature(std::slice::from_ref(&standard), "msg_p5jXN8AQM9LWM0D4loKWxJek", 1_614_265_330, body);
         assert!(value.starts_with("v1,"));
         let check = |secret: &str, body: &[u8], now: i64| {
-            verify_standard(&[secret], "msg_p5jXN8AQM9LWM0D4loKWxJek", "1614265330", &value, body, 300, now)
+            let headers =
+                StandardHeaders { id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: "1614265330", signature: &value };
+            verify_standard(&[secret], headers, body, 300, now)
         };
         assert_eq!(check(&standard, body, 1_614_265_330), Ok(()));
         assert_eq!(check(&standard, b"{}", 1_614_265_330), Err(SignatureError::Mismatch));
@@ -224,7 +237,8 @@ mod tests {
         let old = "whsec_abcdefghijklmnopqrstuvwxyz-_ABCDEFGHIJKLMNO";
         let both = standard_signature(&[old.to_owned(), standard.clone()], "evt_1", 5, b"x");
         assert_eq!(both.split(' ').count(), 2);
-        assert_eq!(verify_standard(&[old], "evt_1", "5", &both, b"x", 300, 5), Ok(()));
+        let headers = StandardHeaders { id: "evt_1", timestamp: "5", signature: &both };
+        assert_eq!(verify_standard(&[old], headers, b"x", 300, 5), Ok(()));
         assert_eq!(verify(&[old], &header(&[old.to_owned()], 5, b"x"), b"x", 300, 5), Ok(()));
     }
 }

@@ -628,19 +628,16 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
         let header = delivery.header(webhooks::HEADER);
         webhooks::verify(secrets, header, &delivery.body, webhooks::DEFAULT_TOLERANCE)
             .unwrap_or_else(|error| panic!("{error}: {header}"));
-        let (id, timestamp, signature) = (
-            delivery.header(webhooks::STANDARD_ID_HEADER),
-            delivery.header(webhooks::STANDARD_TIMESTAMP_HEADER),
-            delivery.header(webhooks::STANDARD_SIGNATURE_HEADER),
-        );
-        webhooks::verify_standard(secrets, id, timestamp, signature, &delivery.body, webhooks::DEFAULT_TOLERANCE)
-            .unwrap_or_else(|error| panic!("{error}: {signature}"));
+        let headers = webhooks::StandardHeaders {
+            id: delivery.header(webhooks::STANDARD_ID_HEADER),
+            timestamp: delivery.header(webhooks::STANDARD_TIMESTAMP_HEADER),
+            signature: delivery.header(webhooks::STANDARD_SIGNATURE_HEADER),
+        };
+        webhooks::verify_standard(secrets, headers, &delivery.body, webhooks::DEFAULT_TOLERANCE)
+            .unwrap_or_else(|error| panic!("{error}: {}", headers.signature));
         let mut tampered = delivery.body.to_vec();
         tampered.push(b' ');
-        assert!(
-            webhooks::verify_standard(secrets, id, timestamp, signature, &tampered, webhooks::DEFAULT_TOLERANCE)
-                .is_err()
-        );
+        assert!(webhooks::verify_standard(secrets, headers, &tampered, webhooks::DEFAULT_TOLERANCE).is_err());
         delivery.json()
     };
     let created = tour
