@@ -1,5 +1,6 @@
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { describe, expect, it, vi } from "vitest";
+import { createRawSnippet } from "svelte";
 import { ApiError } from "../api";
 import type { CardTransaction } from "../bindings/CardTransaction";
 import { defaultSort, prepare } from "../transactions";
@@ -7,6 +8,7 @@ import ErrorNote from "./ErrorNote.svelte";
 import SecretField from "./SecretField.svelte";
 import TransactionTable from "./TransactionTable.svelte";
 import EnvironmentBand from "./EnvironmentBand.svelte";
+import Field from "./Field.svelte";
 import { sampleTransaction } from "../fixtures.test-helpers";
 
 describe("ErrorNote", () => {
@@ -39,6 +41,16 @@ describe("ErrorNote", () => {
     expect(screen.getByTestId("unreachable")).toHaveTextContent("The service cannot be reached");
     await fireEvent.click(screen.getByRole("button", { name: "Retry" }));
     expect(onRetry).toHaveBeenCalledOnce();
+  });
+});
+
+describe("Field", () => {
+  it("says its hint after the label with a space either side of the dot", () => {
+    const children = createRawSnippet((control: () => { id: string }) => ({
+      render: () => `<input id="${control().id}" />`,
+    }));
+    render(Field, { label: "Phone", hint: "optional", id: "phone", children });
+    expect(screen.getByLabelText("Phone · optional")).toBeInTheDocument();
   });
 });
 
