@@ -1,8 +1,9 @@
 // The app on a computer with no network: run inside a network namespace of its own with only
 // the loopback interface (the Makefile runs it under `unshare`), so the OS's network monitor
 // reports no network, as on a laptop with Wi-Fi off. The embedded sandbox keeps working (it is on
-// loopback); the app says it is offline, and a service elsewhere fails as "offline", not as a
-// broken service. Photographed light and dark (`polish-*-offline*`).
+// loopback); the app says it is offline, and a service elsewhere waits for the network (Connect
+// disabled, with the reason) rather than failing as a broken service. Photographed light and dark
+// (`polish-*-offline*`).
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import { By, choose, click, find, launch, screenshot, signUpOnSandbox, text, type, waitFor } from "./harness.mjs";
@@ -37,9 +38,10 @@ async function tryElsewhere() {
   await click(session, "choose-remote");
   await choose(session, "remote-environment", "expansion");
   await type(session, "base-url", "https://192.0.2.10");
-  await click(session, "connect");
+  // The app knows it is offline: Connect waits for the network, and says why.
   await find(session, "offline", 30_000);
   assert.match(await text(session, "offline"), /You are offline/);
+  assert.equal(await (await find(session, "connect")).isEnabled(), false, "Connect waits for the network");
   await screenshot(session, `polish-${theme}-offline-service`);
 }
 
