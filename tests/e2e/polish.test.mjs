@@ -169,7 +169,8 @@ async function tour() {
   await gone("date-range-popover");
   assert.equal(await text(session, "date-range-label"), "Last 12 months");
   await shot("date-range-set");
-  assert.equal(await barCount(), everyMonth, "the chart keeps its months when filtered");
+  const rangeMonths = await barCount();
+  assert.ok(rangeMonths > 0 && rangeMonths <= 13, `the chart spans the range's months, not ${rangeMonths}`);
 
   // A custom range on the calendar.
   await click(session, "date-range");
@@ -181,6 +182,7 @@ async function tour() {
   await click(session, "date-range");
   await gone("date-range-popover");
 
+  const axisMonths = await barCount();
   const merchant = await session.executeScript(
     "return document.querySelector('[data-testid=transaction-row] .merchant').textContent",
   );
@@ -188,7 +190,7 @@ async function tour() {
   await type(session, "filter-text", word);
   await waitFor(session, "the text filter applies", async () =>
     Number((await text(session, "row-count")).replace(/,/g, "")) > 0);
-  assert.equal(await barCount(), everyMonth, "filtering keeps the time axis");
+  assert.equal(await barCount(), axisMonths, "filtering keeps the time axis");
   await shot("card-chart-filtered");
   await click(session, "transaction-row");
   await find(session, "transaction-detail-json");

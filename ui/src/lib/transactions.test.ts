@@ -4,6 +4,7 @@ import {
   applyFilter,
   createFilter,
   monthlyBars,
+  monthSpan,
   defaultSort,
   emptyFilter,
   monthlySpending,
@@ -173,6 +174,36 @@ describe("the transaction table's model", () => {
         "USD",
       ).map((bar) => bar.amount),
     ).toEqual([1, 0, 0, 2]);
+  });
+
+  it("spans the chosen date range's months, else the whole history", () => {
+    const history = [
+      prepare(tx({ createdAt: "2023-12-03T00:00:00Z", amount: 1 })),
+      prepare(tx({ createdAt: "2026-11-03T00:00:00Z", amount: 2 })),
+    ];
+    const month = (year: number, index: number) => year * 12 + index - 1;
+    expect(monthSpan(history)).toEqual({ first: month(2023, 12), last: month(2026, 11) });
+    expect(monthSpan(history, "2025-12-01", "2026-11-24")).toEqual({
+      first: month(2025, 12),
+      last: month(2026, 11),
+    });
+    expect(monthSpan(history, "2026-01-10", "")).toEqual({
+      first: month(2026, 1),
+      last: month(2026, 11),
+    });
+    expect(monthSpan([], "2026-01-10", "2026-03-01")).toEqual({
+      first: month(2026, 1),
+      last: month(2026, 3),
+    });
+    expect(monthSpan([])).toBeNull();
+    const filtered = applyFilter(history, {
+      ...emptyFilter,
+      from: "2025-12-01",
+      to: "2026-11-24",
+    });
+    expect(
+      monthlyBars(filtered, "USD", 36, monthSpan(history, "2025-12-01", "2026-11-24")),
+    ).toHaveLength(12);
   });
 
   it("answers a typed text from per-merchant sums exactly as a search of every row", () => {

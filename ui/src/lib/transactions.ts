@@ -171,8 +171,19 @@ export interface MonthSpan {
   last: number;
 }
 
-/** The span of every row's month (a filter then keeps the chart's time axis); `null` when none. */
-export function monthSpan(rows: readonly Row[]): MonthSpan | null {
+/** Months since year 0 of a `YYYY-MM-DD` day; `null` when empty or not a day. */
+function monthOfDay(day: string): number | null {
+  const match = /^(\d{4})-(\d{2})-\d{2}$/.exec(day);
+  return match ? Number(match[1]) * 12 + Number(match[2]) - 1 : null;
+}
+
+/**
+ * The chart's time axis: the months of the date range `from`..`to` (`YYYY-MM-DD`, either empty
+ * for no bound), an open end taking the first or last month of every row. A text or status filter
+ * thus keeps the axis in place, while a date range ("Last 12 months") spans just its months.
+ * `null` when there are no rows and no range.
+ */
+export function monthSpan(rows: readonly Row[], from = "", to = ""): MonthSpan | null {
   let first = Infinity;
   let last = -Infinity;
   for (let index = 0; index < rows.length; index++) {
@@ -180,7 +191,12 @@ export function monthSpan(rows: readonly Row[]): MonthSpan | null {
     if (month < first) first = month;
     if (month > last) last = month;
   }
-  return first === Infinity ? null : { first, last };
+  const rangeFirst = monthOfDay(from);
+  const rangeLast = monthOfDay(to);
+  if (first === Infinity && (rangeFirst === null || rangeLast === null)) return null;
+  first = rangeFirst ?? first;
+  last = rangeLast ?? last;
+  return first > last ? null : { first, last };
 }
 
 /** The monthly chart of a filter's answer, as `monthlySpending` draws it from rows: every month
