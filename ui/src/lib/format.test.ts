@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { integer, money, monthLabel, when } from "./format";
+import { integer, money, monthLabel, plural, when } from "./format";
 
 describe("number formats", () => {
   it("writes money as en-US does, with the currency after", () => {
@@ -24,6 +24,17 @@ describe("number formats", () => {
       integer(-12345),
       integer(2.6),
     ]).toEqual(["0", "999", "1,000", "100,000", "-12,345", "3"]);
+  });
+
+  it("counts a noun, singular only for one", () => {
+    expect([
+      plural(0, "refund"),
+      plural(1, "refund"),
+      plural(2, "refund"),
+      plural(1204, "sale"),
+      plural(1, "delivery", "deliveries"),
+      plural(3, "delivery", "deliveries"),
+    ]).toEqual(["0 refunds", "1 refund", "2 refunds", "1,204 sales", "1 delivery", "3 deliveries"]);
   });
 
   it("writes a moment the same every time", () => {

@@ -20,6 +20,11 @@ export function money(amount: number, currency: string): string {
   return `${sign}${grouped(fixed.slice(0, point))}${fixed.slice(point)} ${currency}`;
 }
 
+/** A count with its noun, singular for exactly one: "1 refund", "1,204 refunds", "0 refunds". */
+export function plural(count: number, one: string, many = `${one}s`): string {
+  return `${integer(count)} ${count === 1 ? one : many}`;
+}
+
 export function integer(value: number): string {
   if (!Number.isFinite(value)) return String(value);
   const rounded = Math.round(value);
