@@ -151,6 +151,7 @@ describe("Lookup", () => {
       calls.push([command, args]);
       if (command === "recent_lookups") return recent;
       if (command === "merchant") return { merchantId: 1, locations: [{ locationId: 42 }] };
+      if (command === "countries") return [{ code: "USA", name: "United States of America" }];
       if (command === "lookup") {
         recent = [found];
         return found;
@@ -184,6 +185,8 @@ describe("Lookup", () => {
     expect(best).toHaveTextContent("97% high");
     expect(second).toHaveTextContent("your location");
     expect(second).toHaveTextContent("41% low");
+    // The app's own sentence, not the service's "2 merchant(s) found".
+    expect(screen.getByTestId("lookup-message")).toHaveTextContent(/^2 merchants found$/);
     await waitFor(() => expect(screen.getAllByTestId("recent-lookup")).toHaveLength(1));
     expect(screen.getByTestId("recent-lookup")).toHaveTextContent("descriptor · 2 found");
   });
