@@ -58,6 +58,14 @@ pub enum Owner {
 }
 
 impl Owner {
+    /// The column of `transactions` and `events` that holds the owner's id, and the id.
+    pub(super) fn column(self) -> (&'static str, i64) {
+        match self {
+            Self::Card(id) => ("card_id", id),
+            Self::Merchant(id) => ("merchant_id", id),
+        }
+    }
+
     /// A total order (cards first), for sorting owners.
     pub fn sort_key(self) -> (u8, i64) {
         match self {

@@ -80,13 +80,6 @@ pub async fn record_other(
     Ok((row.try_get(0)?, row.try_get(1)?))
 }
 
-fn owner_column(owner: Owner) -> (&'static str, i64) {
-    match owner {
-        Owner::Card(id) => ("card_id", id),
-        Owner::Merchant(id) => ("merchant_id", id),
-    }
-}
-
 pub async fn after(
     db: &Database,
     subscriber_id: i64,
@@ -94,7 +87,7 @@ pub async fn after(
     after_id: i64,
     limit: u32,
 ) -> StorageResult<Vec<EventRow>> {
-    let (column, owner_id) = owner_column(owner);
+    let (column, owner_id) = owner.column();
     let client = db.client().await?;
     let rows = query(
         &client,

@@ -139,10 +139,7 @@ pub async fn get(db: &Database, id: i64) -> StorageResult<Option<TransactionRow>
 /// One statement per owner column whatever the filter: absent filters are NULL parameters,
 /// so each shape is prepared once per connection.
 pub async fn page(db: &Database, owner: Owner, filter: &Filter, limit: u32) -> StorageResult<Vec<TransactionRow>> {
-    let (column, id) = match owner {
-        Owner::Card(id) => ("card_id", id),
-        Owner::Merchant(id) => ("merchant_id", id),
-    };
+    let (column, id) = owner.column();
     let (after_at, after_id) = filter.after.unzip();
     let sql = format!(
         "SELECT {COLUMNS} FROM transactions

@@ -99,13 +99,6 @@ fn queue_deliveries(
     Ok(())
 }
 
-fn owner_column(owner: Owner) -> (&'static str, i64) {
-    match owner {
-        Owner::Card(id) => ("card_id", id),
-        Owner::Merchant(id) => ("merchant_id", id),
-    }
-}
-
 pub fn after(
     connection: &Connection,
     subscriber_id: i64,
@@ -113,7 +106,7 @@ pub fn after(
     after_id: i64,
     limit: u32,
 ) -> StorageResult<Vec<EventRow>> {
-    let (column, owner_id) = owner_column(owner);
+    let (column, owner_id) = owner.column();
     let mut statement = connection.prepare_cached(&format!(
         "SELECT {T_COLUMNS}, e.id, e.type
          FROM events e JOIN transactions t ON t.id = e.transaction_id
@@ -133,7 +126,7 @@ pub fn after(
 }
 
 pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<i64> {
-    let (column, owner_id) = owner_column(owner);
+    let (column, owner_id) = owner.column();
     Ok(connection
         .prepare_cached(&format!("SELECT COALESCE(MAX(id), 0) FROM events WHERE {column} = ?1"))?
         .query_row([owner_id], |row| row.get(0))?)

@@ -76,10 +76,7 @@ pub fn get(connection: &Connection, id: i64) -> StorageResult<Option<Transaction
 }
 
 pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) -> StorageResult<Vec<TransactionRow>> {
-    let (column, id) = match owner {
-        Owner::Card(id) => ("card_id", id),
-        Owner::Merchant(id) => ("merchant_id", id),
-    };
+    let (column, id) = owner.column();
     let mut sql = format!("SELECT {COLUMNS} FROM transactions WHERE {column} = ?");
     let mut values: Vec<Value> = vec![Value::Integer(id)];
     if let Some(from) = filter.from {
