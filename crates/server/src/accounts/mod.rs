@@ -28,6 +28,7 @@ use crate::paging;
 use crate::simulation::bank;
 use crate::state::AppState;
 use crate::storage::bank_accounts::{BankAccountRow, LinkStatus};
+use crate::storage::card_sessions::NewTokenPage;
 use banks::SandboxBank;
 
 pub fn routes(api: Routes) -> Routes {
@@ -141,8 +142,8 @@ async fn enroll(
         expires_at: expires_at_time,
         status: AccountStatus::Pending,
     });
-    let account_id =
-        state.db.open_bank_link(subscriber_id, bank.id, token_hash.to_vec(), now, expires_at, replay).await?;
+    let page = NewTokenPage { subscriber_id, token_hash: token_hash.to_vec(), created_at: now, expires_at };
+    let account_id = state.db.open_bank_link(page, bank.id, replay).await?;
     tracing::info!(account_id, bank = bank.id, "bank link opened");
     let body = EnrollAccountResponse { account_id, url, expires_at: expires_at_time, status: AccountStatus::Pending };
     Ok(idempotent.created(body))

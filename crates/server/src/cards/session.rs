@@ -16,7 +16,8 @@ use crate::http::idempotency::Idempotent;
 use crate::link_token;
 use crate::paging;
 use crate::state::AppState;
-use crate::storage::{card_sessions::CardSessionRow, cards::Inserted, cards::NewCard};
+use crate::storage::card_sessions::{CardSessionRow, NewTokenPage};
+use crate::storage::{cards::Inserted, cards::NewCard};
 
 /// Where the card-entry page lives; its link carries the session's token as `session`.
 pub const PAGE_PATH: &str = "/secure/card";
@@ -59,7 +60,8 @@ pub async fn create(State(state): State<AppState>, auth: Auth, idempotent: Idemp
         expires_at: expires_at_time,
         status: CardSessionStatus::Pending,
     });
-    let session_id = state.db.open_card_session(subscriber_id, token_hash.to_vec(), now, expires_at, replay).await?;
+    let page = NewTokenPage { subscriber_id, token_hash: token_hash.to_vec(), created_at: now, expires_at };
+    let session_id = state.db.open_card_session(page, replay).await?;
     tracing::info!(session_id, subscriber_id, "card-entry page opened");
     let body = CardSessionCreated { session_id, url, expires_at: expires_at_time, status: CardSessionStatus::Pending };
     Ok(idempotent.created(body))

@@ -1,6 +1,7 @@
 //! Bank accounts being linked or linked. Every step of the link is an update that holds only
 //! while the link is pending and unexpired, so a late or repeated step changes nothing.
 
+use super::card_sessions::NewTokenPage;
 use super::idempotency::Replay;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
 
@@ -82,19 +83,17 @@ pub(super) const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_has
 pub type Outcome = super::events::StoredEvent;
 
 impl Store {
-    /// Opens a link to `bank_id` for the subscriber (and keeps the request's replay); its id.
+    /// Opens the link's page, to `bank_id`, for the subscriber (and keeps the request's replay);
+    /// the account's id.
     pub async fn open_bank_link(
         &self,
-        subscriber_id: i64,
+        page: NewTokenPage,
         bank_id: &'static str,
-        token_hash: Vec<u8>,
-        created_at: i64,
-        expires_at: i64,
         replay: Option<Replay>,
     ) -> StorageResult<i64> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::insert(connection, subscriber_id, bank_id, &token_hash, created_at, expires_at, replay)).await,
-            db => postgres::bank_accounts::insert(db, subscriber_id, bank_id, token_hash, created_at, expires_at, replay).await,
+            db => db.write(move |connection| sqlite::bank_accounts::insert(connection, &page, bank_id, replay)).await,
+            db => postgres::bank_accounts::insert(db, page, bank_id, replay).await,
         )
     }
 

@@ -3,6 +3,16 @@
 use super::idempotency::Replay;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
+/// A one-time page to open for a subscriber (a card-entry page, a bank link), found later by
+/// the hash of its link's token, never by the token.
+#[derive(Debug, Clone)]
+pub struct NewTokenPage {
+    pub subscriber_id: i64,
+    pub token_hash: Vec<u8>,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
 #[derive(Debug, Clone)]
 pub struct CardSessionRow {
     pub id: i64,
@@ -18,17 +28,10 @@ pub(super) const COLUMNS: &str = "id, subscriber_id, created_at, expires_at, fai
 
 impl Store {
     /// Opens a page for the subscriber (and keeps the request's replay); its id.
-    pub async fn open_card_session(
-        &self,
-        subscriber_id: i64,
-        token_hash: Vec<u8>,
-        created_at: i64,
-        expires_at: i64,
-        replay: Option<Replay>,
-    ) -> StorageResult<i64> {
+    pub async fn open_card_session(&self, page: NewTokenPage, replay: Option<Replay>) -> StorageResult<i64> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::card_sessions::insert(connection, subscriber_id, &token_hash, created_at, expires_at, replay)).await,
-            db => postgres::card_sessions::insert(db, subscriber_id, token_hash, created_at, expires_at, replay).await,
+            db => db.write(move |connection| sqlite::card_sessions::insert(connection, &page, replay)).await,
+            db => postgres::card_sessions::insert(db, page, replay).await,
         )
     }
 

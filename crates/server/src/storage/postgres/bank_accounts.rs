@@ -2,9 +2,11 @@ use futures::FutureExt;
 use tokio_postgres::Row;
 
 use super::events::record_other;
-use super::{Client, Database, LOCK_ACCOUNT_OWNER, execute, query, query_one, query_opt, unsigned};
+use super::idempotency::{OwnedParams, borrowed, insert_keeping_replay};
+use super::{Client, Database, LOCK_ACCOUNT_OWNER, execute, query, query_opt, unsigned};
 use crate::storage::StorageResult;
 use crate::storage::bank_accounts::{BankAccountRow, COLUMNS, LinkStage, LinkStatus, Outcome};
+use crate::storage::card_sessions::NewTokenPage;
 use crate::storage::changes::Change;
 use crate::storage::idempotency::Replay;
 
@@ -31,30 +33,19 @@ const INSERT: &str =
 
 pub async fn insert(
     db: &Database,
-    subscriber_id: i64,
+    page: NewTokenPage,
     bank_id: &'static str,
-    token_hash: Vec<u8>,
-    created_at: i64,
-    expires_at: i64,
     replay: Option<Replay>,
 ) -> StorageResult<i64> {
-    let Some(replay) = replay else {
-        let client = db.client().await?;
-        let row =
-            query_one(&client, INSERT, &[&subscriber_id, &bank_id, &token_hash, &created_at, &expires_at]).await?;
-        return Ok(row.try_get(0)?);
-    };
-    db.write(move |client| {
-        async move {
-            let row =
-                query_one(client, INSERT, &[&subscriber_id, &bank_id, &token_hash, &created_at, &expires_at]).await?;
-            let id = row.try_get(0)?;
-            super::idempotency::store_replay(client, Some(replay), id, created_at).await?;
-            Ok(id)
-        }
-        .boxed()
-    })
-    .await
+    let NewTokenPage { subscriber_id, token_hash, created_at, expires_at } = page;
+    let params: OwnedParams = vec![
+        Box::new(subscriber_id),
+        Box::new(bank_id),
+        Box::new(token_hash),
+        Box::new(created_at),
+        Box::new(expires_at),
+    ];
+    insert_keeping_replay(db, INSERT, params, created_at, replay).await
 }
 
 pub async fn get(db: &Database, subscriber_id: i64, id: i64) -> StorageResult<Option<BankAccountRow>> {
@@ -129,15 +120,14 @@ async fn step(
     id: i64,
     now: i64,
     update: String,
-    params: Vec<Box<dyn tokio_postgres::types::ToSql + Sync + Send>>,
+    params: OwnedParams,
     outcome: Outcome,
     ends: impl FnOnce(i64) -> bool + Send + 'static,
 ) -> StorageResult<Option<i64>> {
     let (changed, queued) = db
         .write(move |client: &Client| {
             async move {
-                let params: Vec<&(dyn tokio_postgres::types::ToSql + Sync)> =
-                    params.iter().map(|param| param.as_ref() as &(dyn tokio_postgres::types::ToSql + Sync)).collect();
+                let params = borrowed(&params);
                 let (locked, updated) = futures::future::join(
                     execute(client, LOCK_ACCOUNT_OWNER, &[&id]),
                     query_opt(client, &update, &params),

@@ -1,9 +1,9 @@
-use futures::FutureExt;
 use tokio_postgres::Row;
 
+use super::idempotency::{OwnedParams, insert_keeping_replay};
 use super::{Database, query_one, query_opt, unsigned};
 use crate::storage::StorageResult;
-use crate::storage::card_sessions::{COLUMNS, CardSessionRow};
+use crate::storage::card_sessions::{COLUMNS, CardSessionRow, NewTokenPage};
 use crate::storage::idempotency::Replay;
 
 fn from_row(row: &Row) -> StorageResult<CardSessionRow> {
@@ -20,29 +20,11 @@ fn from_row(row: &Row) -> StorageResult<CardSessionRow> {
 
 const INSERT: &str = "INSERT INTO card_sessions (subscriber_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4) RETURNING id";
 
-pub async fn insert(
-    db: &Database,
-    subscriber_id: i64,
-    token_hash: Vec<u8>,
-    created_at: i64,
-    expires_at: i64,
-    replay: Option<Replay>,
-) -> StorageResult<i64> {
-    let Some(replay) = replay else {
-        let client = db.client().await?;
-        let row = query_one(&client, INSERT, &[&subscriber_id, &token_hash, &created_at, &expires_at]).await?;
-        return Ok(row.try_get(0)?);
-    };
-    db.write(move |client| {
-        async move {
-            let row = query_one(client, INSERT, &[&subscriber_id, &token_hash, &created_at, &expires_at]).await?;
-            let id = row.try_get(0)?;
-            super::idempotency::store_replay(client, Some(replay), id, created_at).await?;
-            Ok(id)
-        }
-        .boxed()
-    })
-    .await
+pub async fn insert(db: &Database, page: NewTokenPage, replay: Option<Replay>) -> StorageResult<i64> {
+    let NewTokenPage { subscriber_id, token_hash, created_at, expires_at } = page;
+    let params: OwnedParams =
+        vec![Box::new(subscriber_id), Box::new(token_hash), Box::new(created_at), Box::new(expires_at)];
+    insert_keeping_replay(db, INSERT, params, created_at, replay).await
 }
 
 pub async fn get(db: &Database, subscriber_id: i64, id: i64) -> StorageResult<Option<CardSessionRow>> {

@@ -1,4 +1,7 @@
-use super::{Client, Database, execute, query_opt};
+use futures::FutureExt;
+use tokio_postgres::types::ToSql;
+
+use super::{Client, Database, execute, query_one, query_opt};
 use crate::storage::StorageResult;
 use crate::storage::idempotency::{Replay, StoredResponse};
 
@@ -34,6 +37,39 @@ pub async fn store_replay(client: &Client, replay: Option<Replay>, id: i64, now:
         store(client, &scope, &key, &response, now).await?;
     }
     Ok(())
+}
+
+/// Parameters a statement owns, for work that outlives its caller ([`Database::write`]).
+pub type OwnedParams = Vec<Box<dyn ToSql + Sync + Send>>;
+
+/// `params` as a statement takes them.
+pub fn borrowed(params: &OwnedParams) -> Vec<&(dyn ToSql + Sync)> {
+    params.iter().map(|param| param.as_ref() as &(dyn ToSql + Sync)).collect()
+}
+
+/// Runs `insert` (an `INSERT … RETURNING id`) and keeps the creating request's replay with the
+/// new row's id: without a replay one statement on its own, with one both in a transaction (a
+/// replay is never kept for a row that is not there). The new id.
+pub async fn insert_keeping_replay(
+    db: &Database,
+    insert: &'static str,
+    params: OwnedParams,
+    now: i64,
+    replay: Option<Replay>,
+) -> StorageResult<i64> {
+    let Some(replay) = replay else {
+        let client = db.client().await?;
+        return Ok(query_one(&client, insert, &borrowed(&params)).await?.try_get(0)?);
+    };
+    db.write(move |client| {
+        async move {
+            let id = query_one(client, insert, &borrowed(&params)).await?.try_get(0)?;
+            store_replay(client, Some(replay), id, now).await?;
+            Ok(id)
+        }
+        .boxed()
+    })
+    .await
 }
 
 pub async fn purge(db: &Database, before: i64) -> StorageResult<u64> {

@@ -2,6 +2,7 @@ use futures::FutureExt;
 use tokio_postgres::Row;
 
 use super::events::record_other;
+use super::idempotency::OwnedParams;
 use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one, query_opt, unsigned};
 use crate::storage::StorageResult;
 use crate::storage::changes::Change;
@@ -37,30 +38,10 @@ fn set_from_row(row: &Row) -> StorageResult<QuestionSetRow> {
 const INSERT: &str = "INSERT INTO persons (subscriber_id, first_name, last_name, email, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id";
 
 pub async fn insert(db: &Database, person: NewPerson, replay: Option<Replay>) -> StorageResult<i64> {
-    let params = |person: &NewPerson| {
-        (
-            person.subscriber_id,
-            person.first_name.clone(),
-            person.last_name.clone(),
-            person.email.clone(),
-            person.created_at,
-        )
-    };
-    let Some(replay) = replay else {
-        let client = db.client().await?;
-        let (subscriber_id, first, last, email, at) = params(&person);
-        return Ok(query_one(&client, INSERT, &[&subscriber_id, &first, &last, &email, &at]).await?.try_get(0)?);
-    };
-    db.write(move |client| {
-        async move {
-            let (subscriber_id, first, last, email, at) = params(&person);
-            let id = query_one(client, INSERT, &[&subscriber_id, &first, &last, &email, &at]).await?.try_get(0)?;
-            super::idempotency::store_replay(client, Some(replay), id, at).await?;
-            Ok(id)
-        }
-        .boxed()
-    })
-    .await
+    let NewPerson { subscriber_id, first_name, last_name, email, created_at } = person;
+    let params: OwnedParams =
+        vec![Box::new(subscriber_id), Box::new(first_name), Box::new(last_name), Box::new(email), Box::new(created_at)];
+    super::idempotency::insert_keeping_replay(db, INSERT, params, created_at, replay).await
 }
 
 pub async fn get(db: &Database, subscriber_id: i64, id: i64) -> StorageResult<Option<PersonRow>> {

@@ -3,6 +3,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 use super::events::record_other;
 use crate::storage::StorageResult;
 use crate::storage::bank_accounts::{BankAccountRow, COLUMNS, LinkStage, LinkStatus, Outcome};
+use crate::storage::card_sessions::NewTokenPage;
 use crate::storage::idempotency::Replay;
 
 /// The row, with its stage and status as stored.
@@ -35,11 +36,8 @@ fn finish((mut row, stage, status): (BankAccountRow, String, String)) -> Storage
 
 pub fn insert(
     connection: &Connection,
-    subscriber_id: i64,
+    page: &NewTokenPage,
     bank_id: &str,
-    link_token_hash: &[u8],
-    created_at: i64,
-    expires_at: i64,
     replay: Option<Replay>,
 ) -> StorageResult<i64> {
     connection
@@ -47,9 +45,9 @@ pub fn insert(
             "INSERT INTO bank_accounts (subscriber_id, bank_id, link_token_hash, stage, status, created_at, expires_at)
              VALUES (?1, ?2, ?3, 'login', 'pending', ?4, ?5)",
         )?
-        .execute(params![subscriber_id, bank_id, link_token_hash, created_at, expires_at])?;
+        .execute(params![page.subscriber_id, bank_id, page.token_hash, page.created_at, page.expires_at])?;
     let id = connection.last_insert_rowid();
-    super::idempotency::store_replay(connection, replay, id, created_at)?;
+    super::idempotency::store_replay(connection, replay, id, page.created_at)?;
     Ok(id)
 }
 

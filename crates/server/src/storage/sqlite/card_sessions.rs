@@ -1,7 +1,7 @@
 use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use crate::storage::StorageResult;
-use crate::storage::card_sessions::{COLUMNS, CardSessionRow};
+use crate::storage::card_sessions::{COLUMNS, CardSessionRow, NewTokenPage};
 use crate::storage::idempotency::Replay;
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<CardSessionRow> {
@@ -16,21 +16,14 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<CardSessionRow> {
     })
 }
 
-pub fn insert(
-    connection: &Connection,
-    subscriber_id: i64,
-    token_hash: &[u8],
-    created_at: i64,
-    expires_at: i64,
-    replay: Option<Replay>,
-) -> StorageResult<i64> {
+pub fn insert(connection: &Connection, page: &NewTokenPage, replay: Option<Replay>) -> StorageResult<i64> {
     connection
         .prepare_cached(
             "INSERT INTO card_sessions (subscriber_id, token_hash, created_at, expires_at) VALUES (?1, ?2, ?3, ?4)",
         )?
-        .execute(params![subscriber_id, token_hash, created_at, expires_at])?;
+        .execute(params![page.subscriber_id, page.token_hash, page.created_at, page.expires_at])?;
     let id = connection.last_insert_rowid();
-    super::idempotency::store_replay(connection, replay, id, created_at)?;
+    super::idempotency::store_replay(connection, replay, id, page.created_at)?;
     Ok(id)
 }
 
