@@ -84,11 +84,10 @@ pub struct DueDelivery {
     pub created_at: i64,
 }
 
-/// One attempt's outcome.
+/// What the log keeps of an attempt: the one recorded and the one listed.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Attempt {
-    pub webhook_id: i64,
-    pub event_id: i64,
+pub struct AttemptEntry {
+    /// 1 for the first attempt at a delivery.
     pub attempt: u32,
     pub delivered: bool,
     pub response_status: Option<u16>,
@@ -97,6 +96,14 @@ pub struct Attempt {
     pub at: i64,
     /// When to try again; `None` when this attempt ends the delivery.
     pub next_attempt_at: Option<i64>,
+}
+
+/// One attempt's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt {
+    pub webhook_id: i64,
+    pub event_id: i64,
+    pub entry: AttemptEntry,
     /// Disables the endpoint, with this reason (the receiver said it is gone).
     pub disable: Option<String>,
 }
@@ -118,13 +125,7 @@ pub struct LoggedAttempt {
     pub id: i64,
     pub event_id: i64,
     pub event_type: String,
-    pub attempt: u32,
-    pub delivered: bool,
-    pub response_status: Option<u16>,
-    pub duration_ms: i64,
-    pub error: Option<String>,
-    pub at: i64,
-    pub next_attempt_at: Option<i64>,
+    pub entry: AttemptEntry,
 }
 
 impl Store {
@@ -339,13 +340,15 @@ mod tests {
         Attempt {
             webhook_id,
             event_id,
-            attempt,
-            delivered: false,
-            response_status: Some(500),
-            duration_ms: 1,
-            error: Some("the receiver answered 500".to_owned()),
-            at,
-            next_attempt_at: Some(at + HOUR_MS),
+            entry: AttemptEntry {
+                attempt,
+                delivered: false,
+                response_status: Some(500),
+                duration_ms: 1,
+                error: Some("the receiver answered 500".to_owned()),
+                at,
+                next_attempt_at: Some(at + HOUR_MS),
+            },
             disable: None,
         }
     }
@@ -364,12 +367,13 @@ mod tests {
         };
         assert!(!record(failed(webhook_id, event_id, 1, 0), 0).await);
         assert!(!record(failed(webhook_id, event_id, 2, 71 * HOUR_MS), 71 * HOUR_MS).await, "not yet 3 days");
-        let delivered = Attempt {
+        let mut delivered = failed(webhook_id, event_id, 3, 72 * HOUR_MS);
+        delivered.entry = AttemptEntry {
             delivered: true,
             response_status: Some(200),
             error: None,
             next_attempt_at: None,
-            ..failed(webhook_id, event_id, 3, 72 * HOUR_MS)
+            ..delivered.entry
         };
         assert!(!record(delivered, 72 * HOUR_MS).await);
         assert!(

@@ -26,7 +26,7 @@ use tokio::sync::Semaphore;
 use super::destination::{self, GuardedResolver};
 use crate::state::AppState;
 use crate::storage;
-use crate::storage::webhooks::{Attempt, DueDelivery};
+use crate::storage::webhooks::{Attempt, AttemptEntry, DueDelivery};
 
 /// How long a receiver has to connect and answer whole.
 pub const TIMEOUT: Duration = Duration::from_secs(15);
@@ -178,13 +178,15 @@ async fn deliver(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
     let attempt = Attempt {
         webhook_id: webhook.id,
         event_id,
-        attempt: attempt_number,
-        delivered: outcome.delivered,
-        response_status: outcome.status,
-        duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
-        error: outcome.error,
-        at,
-        next_attempt_at,
+        entry: AttemptEntry {
+            attempt: attempt_number,
+            delivered: outcome.delivered,
+            response_status: outcome.status,
+            duration_ms: i64::try_from(started.elapsed().as_millis()).unwrap_or(i64::MAX),
+            error: outcome.error,
+            at,
+            next_attempt_at,
+        },
         disable: outcome.disable,
     };
     let disable_before = at.saturating_sub(GIVE_UP_SECONDS.saturating_mul(unit_ms));

@@ -38,7 +38,7 @@ use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging;
 use crate::state::AppState;
-use crate::storage::webhooks::{Change, NewWebhook, WebhookRow};
+use crate::storage::webhooks::{Change, LoggedAttempt, NewWebhook, WebhookRow};
 use crate::versions::{self, RequestVersion};
 use destination::Policy;
 use subscriber_protocol::WebhookTestData;
@@ -424,17 +424,17 @@ async fn deliveries(
     let (rows, next_cursor) = paging::split_page(rows, limit, |row| row.id.to_string());
     let deliveries = rows
         .into_iter()
-        .map(|row| {
+        .map(|LoggedAttempt { event_id, event_type, entry, .. }| {
             Ok(WebhookDelivery {
-                event_id: public_id(row.event_id),
-                event_type: row.event_type,
-                attempt: row.attempt,
-                status: if row.delivered { DeliveryStatus::Delivered } else { DeliveryStatus::Failed },
-                response_status: row.response_status,
-                duration_ms: u64::try_from(row.duration_ms).unwrap_or_default(),
-                error: row.error,
-                at: millis_time(row.at)?,
-                next_attempt_at: row.next_attempt_at.map(millis_time).transpose()?,
+                event_id: public_id(event_id),
+                event_type,
+                attempt: entry.attempt,
+                status: if entry.delivered { DeliveryStatus::Delivered } else { DeliveryStatus::Failed },
+                response_status: entry.response_status,
+                duration_ms: u64::try_from(entry.duration_ms).unwrap_or_default(),
+                error: entry.error,
+                at: millis_time(entry.at)?,
+                next_attempt_at: entry.next_attempt_at.map(millis_time).transpose()?,
             })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;

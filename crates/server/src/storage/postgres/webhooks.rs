@@ -7,7 +7,8 @@ use crate::storage::StorageResult;
 use crate::storage::events::WEBHOOK_TEST;
 use crate::storage::idempotency::Replay;
 use crate::storage::webhooks::{
-    Attempt, COLUMNS, Change, DueDelivery, EndpointQueue, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT, WebhookRow,
+    Attempt, AttemptEntry, COLUMNS, Change, DueDelivery, EndpointQueue, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT,
+    WebhookRow,
 };
 
 fn from_row(row: &Row) -> StorageResult<WebhookRow> {
@@ -216,13 +217,15 @@ pub async fn attempts(
                 id: row.try_get(0)?,
                 event_id: row.try_get(1)?,
                 event_type: row.try_get(2)?,
-                attempt: unsigned(row, 3)?,
-                delivered: row.try_get(4)?,
-                response_status: unsigned_opt(row, 5)?,
-                duration_ms: row.try_get(6)?,
-                error: row.try_get(7)?,
-                at: row.try_get(8)?,
-                next_attempt_at: row.try_get(9)?,
+                entry: AttemptEntry {
+                    attempt: unsigned(row, 3)?,
+                    delivered: row.try_get(4)?,
+                    response_status: unsigned_opt(row, 5)?,
+                    duration_ms: row.try_get(6)?,
+                    error: row.try_get(7)?,
+                    at: row.try_get(8)?,
+                    next_attempt_at: row.try_get(9)?,
+                },
             })
         })
         .collect()
@@ -321,7 +324,7 @@ pub async fn recover(
 
 /// One statement: the log row, the queue row and the endpoint's failure clock move together.
 pub async fn record_attempt(db: &Database, attempt: Attempt, disable_before: i64) -> StorageResult<bool> {
-    let status = match (attempt.delivered, attempt.next_attempt_at) {
+    let status = match (attempt.entry.delivered, attempt.entry.next_attempt_at) {
         (true, _) => "delivered",
         (false, Some(_)) => "pending",
         (false, None) => "failed",
@@ -354,15 +357,15 @@ pub async fn record_attempt(db: &Database, attempt: Attempt, disable_before: i64
         &[
             &attempt.webhook_id,
             &attempt.event_id,
-            &i64::from(attempt.attempt),
-            &if attempt.delivered { "delivered" } else { "failed" },
-            &attempt.response_status.map(i64::from),
-            &attempt.duration_ms,
-            &attempt.error,
-            &attempt.at,
-            &attempt.next_attempt_at,
+            &i64::from(attempt.entry.attempt),
+            &if attempt.entry.delivered { "delivered" } else { "failed" },
+            &attempt.entry.response_status.map(i64::from),
+            &attempt.entry.duration_ms,
+            &attempt.entry.error,
+            &attempt.entry.at,
+            &attempt.entry.next_attempt_at,
             &status,
-            &attempt.delivered,
+            &attempt.entry.delivered,
             &disable_before,
             &attempt.disable,
         ],

@@ -5,7 +5,8 @@ use crate::storage::StorageResult;
 use crate::storage::events::WEBHOOK_TEST;
 use crate::storage::idempotency::Replay;
 use crate::storage::webhooks::{
-    Attempt, COLUMNS, Change, DueDelivery, EndpointQueue, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT, WebhookRow,
+    Attempt, AttemptEntry, COLUMNS, Change, DueDelivery, EndpointQueue, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT,
+    WebhookRow,
 };
 
 fn from_row(row: &Row<'_>) -> rusqlite::Result<WebhookRow> {
@@ -159,13 +160,15 @@ pub fn attempts(
             id: row.get(0)?,
             event_id: row.get(1)?,
             event_type: row.get(2)?,
-            attempt: row.get(3)?,
-            delivered: row.get(4)?,
-            response_status: row.get(5)?,
-            duration_ms: row.get(6)?,
-            error: row.get(7)?,
-            at: row.get(8)?,
-            next_attempt_at: row.get(9)?,
+            entry: AttemptEntry {
+                attempt: row.get(3)?,
+                delivered: row.get(4)?,
+                response_status: row.get(5)?,
+                duration_ms: row.get(6)?,
+                error: row.get(7)?,
+                at: row.get(8)?,
+                next_attempt_at: row.get(9)?,
+            },
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -263,15 +266,15 @@ pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before
         .execute(params![
             attempt.webhook_id,
             attempt.event_id,
-            attempt.attempt,
-            if attempt.delivered { "delivered" } else { "failed" },
-            attempt.response_status,
-            attempt.duration_ms,
-            attempt.error,
-            attempt.at,
-            attempt.next_attempt_at,
+            attempt.entry.attempt,
+            if attempt.entry.delivered { "delivered" } else { "failed" },
+            attempt.entry.response_status,
+            attempt.entry.duration_ms,
+            attempt.entry.error,
+            attempt.entry.at,
+            attempt.entry.next_attempt_at,
         ])?;
-    let status = match (attempt.delivered, attempt.next_attempt_at) {
+    let status = match (attempt.entry.delivered, attempt.entry.next_attempt_at) {
         (true, _) => "delivered",
         (false, Some(_)) => "pending",
         (false, None) => "failed",
@@ -281,8 +284,14 @@ pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before
             "UPDATE webhook_deliveries SET status = ?3, attempts = ?4, next_attempt_at = ?5, locked_until = NULL
              WHERE webhook_id = ?1 AND event_id = ?2",
         )?
-        .execute(params![attempt.webhook_id, attempt.event_id, status, attempt.attempt, attempt.next_attempt_at])?;
-    if attempt.delivered {
+        .execute(params![
+            attempt.webhook_id,
+            attempt.event_id,
+            status,
+            attempt.entry.attempt,
+            attempt.entry.next_attempt_at
+        ])?;
+    if attempt.entry.delivered {
         connection
             .prepare_cached("UPDATE webhooks SET failing_since = NULL WHERE id = ?1")?
             .execute([attempt.webhook_id])?;
@@ -296,7 +305,7 @@ pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before
     }
     connection
         .prepare_cached("UPDATE webhooks SET failing_since = COALESCE(failing_since, ?2) WHERE id = ?1")?
-        .execute(params![attempt.webhook_id, attempt.at])?;
+        .execute(params![attempt.webhook_id, attempt.entry.at])?;
     let disabled = connection
         .prepare_cached(
             "UPDATE webhooks SET enabled = 0,
