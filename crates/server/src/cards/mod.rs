@@ -30,7 +30,7 @@ use crate::paging;
 use crate::reference::mcc;
 use crate::simulation::history;
 use crate::state::AppState;
-use crate::storage::cards::{CardRow, Inserted, NewCard};
+use crate::storage::cards::{CardRow, EnrolledCard, Inserted, NewCard};
 use crate::storage::events::StoredEvent;
 use crate::storage::transactions::{Owner, TransactionRow};
 use crate::versions::{RequestVersion, Shaped};
@@ -116,14 +116,16 @@ pub async fn prepare_card(
     Ok(NewCard {
         subscriber_id,
         fingerprint,
-        last_four,
-        brand: brand.to_owned(),
-        first_name,
-        last_name,
-        exp_month,
-        exp_year,
-        country_code,
-        enrolled_at,
+        enrolled: EnrolledCard {
+            last_four,
+            brand: brand.to_owned(),
+            first_name,
+            last_name,
+            exp_month,
+            exp_year,
+            country_code,
+            enrolled_at,
+        },
         history,
         event_data: Box::new(move |card_id| {
             StoredEvent::new(&EventData::CardEnrolled(CardEnrolledData { card_id, last_four, brand: brand.to_owned() }))
@@ -141,7 +143,7 @@ pub async fn enroll_card(
     idempotent: Idempotent,
 ) -> Result<i64, ApiError> {
     let prepared = prepare_card(state, subscriber_id, card, brand).await?;
-    let last_four = prepared.last_four;
+    let last_four = prepared.enrolled.last_four;
     let replay = idempotent.replay(|card_id| EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id });
     let inserted = state.db.enroll_card(prepared, replay).await?;
     match inserted {
@@ -182,16 +184,17 @@ async fn enroll(
 }
 
 pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {
+    let card = row.enrolled;
     Ok(CardRecord {
         card_id: row.id,
-        last_four: row.last_four,
-        first_name: row.first_name,
-        last_name: row.last_name,
-        exp_month: row.exp_month,
-        exp_year: row.exp_year,
-        enrolled_at: paging::checked_time(row.enrolled_at)?,
-        brand: row.brand,
-        country_code: row.country_code,
+        last_four: card.last_four,
+        first_name: card.first_name,
+        last_name: card.last_name,
+        exp_month: card.exp_month,
+        exp_year: card.exp_year,
+        enrolled_at: paging::checked_time(card.enrolled_at)?,
+        brand: card.brand,
+        country_code: card.country_code,
     })
 }
 

@@ -152,7 +152,7 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
         Ok(prepared) => prepared,
         Err(error) => return page::internal_error(&error),
     };
-    let (last_four, brand) = (prepared.last_four, prepared.brand.clone());
+    let (last_four, brand) = (prepared.enrolled.last_four, prepared.enrolled.brand.clone());
     let session_id = session.id;
     let outcome = session::complete(&state, session_id, prepared).await;
     match outcome {

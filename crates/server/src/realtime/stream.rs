@@ -343,14 +343,16 @@ mod tests {
             let card = storage::cards::NewCard {
                 subscriber_id,
                 fingerprint: vec![fingerprint],
-                last_four: 4242,
-                brand: "visa".to_owned(),
-                first_name: "A".to_owned(),
-                last_name: "B".to_owned(),
-                exp_month: 12,
-                exp_year: 2030,
-                country_code: "USA".to_owned(),
-                enrolled_at: 0,
+                enrolled: storage::cards::EnrolledCard {
+                    last_four: 4242,
+                    brand: "visa".to_owned(),
+                    first_name: "A".to_owned(),
+                    last_name: "B".to_owned(),
+                    exp_month: 12,
+                    exp_year: 2030,
+                    country_code: "USA".to_owned(),
+                    enrolled_at: 0,
+                },
                 history: Vec::new(),
                 event_data: Box::new(|card_id| {
                     let data = subscriber_protocol::CardEnrolledData { card_id, last_four: 4242, brand: "visa".into() };

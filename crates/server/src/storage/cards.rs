@@ -5,10 +5,9 @@ use super::idempotency::Replay;
 use super::transactions::TransactionRow;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
+/// What is kept of an enrolled card: stored as enrolled, read back as stored.
 #[derive(Debug, Clone)]
-pub struct CardRow {
-    pub id: i64,
-    pub subscriber_id: i64,
+pub struct EnrolledCard {
     pub last_four: u16,
     pub brand: String,
     pub first_name: String,
@@ -19,6 +18,13 @@ pub struct CardRow {
     pub enrolled_at: i64,
 }
 
+#[derive(Debug, Clone)]
+pub struct CardRow {
+    pub id: i64,
+    pub subscriber_id: i64,
+    pub enrolled: EnrolledCard,
+}
+
 pub(super) const COLUMNS: &str =
     "id, subscriber_id, last_four, brand, first_name, last_name, exp_month, exp_year, country_code, enrolled_at";
 
@@ -27,14 +33,7 @@ pub struct NewCard {
     pub subscriber_id: i64,
     /// HMAC of the card number under the fingerprint key.
     pub fingerprint: Vec<u8>,
-    pub last_four: u16,
-    pub brand: String,
-    pub first_name: String,
-    pub last_name: String,
-    pub exp_month: u32,
-    pub exp_year: u32,
-    pub country_code: String,
-    pub enrolled_at: i64,
+    pub enrolled: EnrolledCard,
     /// The sandbox's generated history (their `card_id` is set once the card has its id).
     pub history: Vec<TransactionRow>,
     /// The `card.enrolled` event's data (JSON), given the card's id.

@@ -5,7 +5,7 @@ use super::events::record_other;
 use super::transactions::Columns;
 use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one, query_opt, unsigned};
 use crate::storage::StorageResult;
-use crate::storage::cards::{COLUMNS, CardRow, Inserted, NewCard};
+use crate::storage::cards::{COLUMNS, CardRow, EnrolledCard, Inserted, NewCard};
 use crate::storage::changes::Change;
 use crate::storage::idempotency::Replay;
 
@@ -13,14 +13,16 @@ fn from_row(row: &Row) -> StorageResult<CardRow> {
     Ok(CardRow {
         id: row.try_get(0)?,
         subscriber_id: row.try_get(1)?,
-        last_four: unsigned(row, 2)?,
-        brand: row.try_get(3)?,
-        first_name: row.try_get(4)?,
-        last_name: row.try_get(5)?,
-        exp_month: unsigned(row, 6)?,
-        exp_year: unsigned(row, 7)?,
-        country_code: row.try_get(8)?,
-        enrolled_at: row.try_get(9)?,
+        enrolled: EnrolledCard {
+            last_four: unsigned(row, 2)?,
+            brand: row.try_get(3)?,
+            first_name: row.try_get(4)?,
+            last_name: row.try_get(5)?,
+            exp_month: unsigned(row, 6)?,
+            exp_year: unsigned(row, 7)?,
+            country_code: row.try_get(8)?,
+            enrolled_at: row.try_get(9)?,
+        },
     })
 }
 
@@ -39,14 +41,14 @@ async fn insert(client: &Client, card: NewCard, replay: Option<Replay>) -> Stora
             &[
                 &card.subscriber_id,
                 &card.fingerprint,
-                &i64::from(card.last_four),
-                &card.brand,
-                &card.first_name,
-                &card.last_name,
-                &i64::from(card.exp_month),
-                &i64::from(card.exp_year),
-                &card.country_code,
-                &card.enrolled_at,
+                &i64::from(card.enrolled.last_four),
+                &card.enrolled.brand,
+                &card.enrolled.first_name,
+                &card.enrolled.last_name,
+                &i64::from(card.enrolled.exp_month),
+                &i64::from(card.enrolled.exp_year),
+                &card.enrolled.country_code,
+                &card.enrolled.enrolled_at,
             ],
         ),
     )
@@ -66,8 +68,8 @@ async fn insert(client: &Client, card: NewCard, replay: Option<Replay>) -> Stora
     let event = (card.event_data)(card_id);
     let (stored, recorded, replayed) = futures::future::join3(
         history.insert(client, Some(card_id)),
-        record_other(client, card.subscriber_id, event.event_type, &event.data, card.enrolled_at),
-        super::idempotency::store_replay(client, replay, card_id, card.enrolled_at),
+        record_other(client, card.subscriber_id, event.event_type, &event.data, card.enrolled.enrolled_at),
+        super::idempotency::store_replay(client, replay, card_id, card.enrolled.enrolled_at),
     )
     .await;
     stored?;

@@ -2,7 +2,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::events::record_other;
 use crate::storage::StorageResult;
-use crate::storage::cards::{COLUMNS, CardRow, Inserted, NewCard};
+use crate::storage::cards::{COLUMNS, CardRow, EnrolledCard, Inserted, NewCard};
 use crate::storage::idempotency::Replay;
 use crate::storage::transactions::TransactionRow;
 
@@ -10,19 +10,21 @@ fn from_row(row: &Row<'_>) -> rusqlite::Result<CardRow> {
     Ok(CardRow {
         id: row.get(0)?,
         subscriber_id: row.get(1)?,
-        last_four: row.get(2)?,
-        brand: row.get(3)?,
-        first_name: row.get(4)?,
-        last_name: row.get(5)?,
-        exp_month: row.get(6)?,
-        exp_year: row.get(7)?,
-        country_code: row.get(8)?,
-        enrolled_at: row.get(9)?,
+        enrolled: EnrolledCard {
+            last_four: row.get(2)?,
+            brand: row.get(3)?,
+            first_name: row.get(4)?,
+            last_name: row.get(5)?,
+            exp_month: row.get(6)?,
+            exp_year: row.get(7)?,
+            country_code: row.get(8)?,
+            enrolled_at: row.get(9)?,
+        },
     })
 }
 
 pub fn enroll(connection: &Connection, card: NewCard, replay: Option<Replay>) -> StorageResult<Inserted> {
-    let enrolled_at = card.enrolled_at;
+    let enrolled_at = card.enrolled.enrolled_at;
     let inserted = insert(connection, card)?;
     if let Inserted::Created(card_id) = inserted {
         super::idempotency::store_replay(connection, replay, card_id, enrolled_at)?;
@@ -47,21 +49,21 @@ fn insert(connection: &Connection, card: NewCard) -> StorageResult<Inserted> {
         .execute(params![
             card.subscriber_id,
             card.fingerprint,
-            card.last_four,
-            card.brand,
-            card.first_name,
-            card.last_name,
-            card.exp_month,
-            card.exp_year,
-            card.country_code,
-            card.enrolled_at
+            card.enrolled.last_four,
+            card.enrolled.brand,
+            card.enrolled.first_name,
+            card.enrolled.last_name,
+            card.enrolled.exp_month,
+            card.enrolled.exp_year,
+            card.enrolled.country_code,
+            card.enrolled.enrolled_at
         ])?;
     let card_id = connection.last_insert_rowid();
     let rows: Vec<TransactionRow> =
         card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
     super::transactions::insert_many(connection, &rows)?;
     let event = (card.event_data)(card_id);
-    record_other(connection, card.subscriber_id, event.event_type, &event.data, card.enrolled_at)?;
+    record_other(connection, card.subscriber_id, event.event_type, &event.data, card.enrolled.enrolled_at)?;
     Ok(Inserted::Created(card_id))
 }
 
