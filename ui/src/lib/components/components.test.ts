@@ -9,6 +9,7 @@ import SecretField from "./SecretField.svelte";
 import TransactionTable from "./TransactionTable.svelte";
 import EnvironmentBand from "./EnvironmentBand.svelte";
 import Field from "./Field.svelte";
+import Facts, { urlPieces } from "./Facts.svelte";
 import { sampleTransaction } from "../fixtures.test-helpers";
 
 describe("ErrorNote", () => {
@@ -151,5 +152,31 @@ describe("TransactionTable", () => {
       "aria-sort",
       "descending",
     );
+  });
+});
+
+describe("Facts", () => {
+  it("keeps ids on one line, wraps URLs only at / ? &, and shows a status as its pill", () => {
+    expect(urlPieces("https://host:8080/card/12?from=1&to=2")).toEqual([
+      "https://",
+      "host:8080/",
+      "card/",
+      "12?",
+      "from=1&",
+      "to=2",
+    ]);
+    const { container } = render(Facts, {
+      facts: [
+        { label: "Status", value: "404 Not Found", tag: "warn" },
+        { label: "Request id", value: "req_0123456789abcdef", mono: true, copy: true },
+        { label: "URL", value: "https://host/card/12?from=1", mono: true, wrap: "url" },
+      ],
+    });
+    expect(screen.getByText("404 Not Found")).toHaveClass("tag", "warn");
+    const id = screen.getByText("req_0123456789abcdef");
+    expect(id).toHaveClass("id");
+    expect(id).toHaveAttribute("title", "req_0123456789abcdef");
+    expect(container.querySelectorAll(".url wbr")).toHaveLength(5);
+    expect(container.querySelector(".url")).toHaveTextContent("https://host/card/12?from=1");
   });
 });
