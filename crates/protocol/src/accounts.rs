@@ -64,7 +64,6 @@ pub struct EnrollAccountResponse {
     /// The bank's login page; open it in the person's browser.
     pub url: String,
     /// When the link stops working (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
     /// `pending` at first.
     pub status: AccountStatus,
@@ -89,10 +88,8 @@ pub struct Account {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub linked_at: Option<DateTime<Utc>>,
     /// When the link was started (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// When a pending link stops working (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
     /// Why linking failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,7 +139,6 @@ pub struct AccountTransaction {
     /// The transaction's id.
     pub transaction_id: i64,
     /// When it was booked (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// Not booked yet.
     pub pending: bool,

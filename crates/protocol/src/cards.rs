@@ -138,7 +138,6 @@ pub struct CardTransaction {
     /// The transaction's id.
     pub transaction_id: i64,
     /// When it was made (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// Not settled yet; the amount may still change.
     pub pending: bool,
@@ -221,7 +220,6 @@ pub struct CardSessionCreated {
     /// The page to open in the person's browser; it works once.
     pub url: String,
     /// When the page stops working (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
     /// `pending` at first.
     pub status: CardSessionStatus,
@@ -252,7 +250,6 @@ pub struct CardSession {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub card_id: Option<i64>,
     /// When the page stops working (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
 }
 

@@ -20,7 +20,6 @@ pub struct Event {
     /// `evt_` and digits; ids grow in the order events happen.
     pub id: String,
     /// When it happened (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// What happened: the `type` and its `data`.
     #[serde(flatten)]
@@ -153,7 +152,6 @@ pub struct Webhook {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub disabled_reason: Option<String>,
     /// When the endpoint was added (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// The signing secret (`whsec_…`), shown once: in the answer that creates it or rotates it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -237,7 +235,6 @@ pub struct WebhookDelivery {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub error: Option<String>,
     /// When the attempt was made (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub at: DateTime<Utc>,
     /// When the next attempt is due, while the event still waits for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -333,7 +330,6 @@ pub struct LoggedRequest {
     /// How long the service took, in milliseconds.
     pub latency_ms: f64,
     /// When the request arrived (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub at: DateTime<Utc>,
 }
 

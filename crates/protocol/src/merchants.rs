@@ -85,7 +85,6 @@ pub struct Merchant {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub website: Option<String>,
     /// When the merchant was enrolled (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// The merchant's locations, oldest first.
     pub locations: Vec<Location>,
@@ -190,7 +189,6 @@ pub struct Location {
     /// What a card statement prints for purchases here.
     pub descriptor: String,
     /// When the location was added (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
 }
 
@@ -207,7 +205,6 @@ pub struct MerchantTransaction {
     /// ISO 4217 currency of `amount`.
     pub currency: String,
     /// When the sale was made (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// Not settled yet; the amount may still change.
     pub pending: bool,

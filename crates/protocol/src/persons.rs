@@ -120,7 +120,6 @@ pub struct AuthenticatePersonResponse {
     /// The person.
     pub person_id: i64,
     /// When the questions stop taking answers (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
     /// The questions, in the order to ask them.
     pub questions: Vec<Question>,
@@ -252,7 +251,6 @@ pub struct Person {
     /// Verifications the person may still fail before the lock.
     pub attempts_remaining: u32,
     /// When the person was onboarded (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// When the person was verified (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -118,7 +118,6 @@ pub struct SubscriberProfile {
     /// The environment the account lives in.
     pub environment: Environment,
     /// When the account was made (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub created_at: DateTime<Utc>,
     /// The pinned version: what requests without a `Subscriber-Version` header get.
     pub api_version: ApiVersion,
@@ -161,7 +160,6 @@ pub struct RotateSecretResponse {
     /// The new secret API key. Shown once.
     pub secret: String,
     /// When the old secret stopped working (RFC 3339, UTC).
-    #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub rotated_at: DateTime<Utc>,
 }
 
