@@ -245,7 +245,7 @@ pub struct PersonEventData {
     pub status: PersonStatus,
     /// Until when the person is locked (`person.locked` only; RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub locked_until: Option<DateTime<Utc>>,
 }
 

@@ -159,7 +159,7 @@ pub struct Webhook {
     pub secret: Option<String>,
     /// After a rotation: until when the previous secret signs too.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
     /// The version the endpoint's events are written in.
     pub api_version: crate::versions::ApiVersion,
@@ -238,7 +238,7 @@ pub struct WebhookDelivery {
     pub at: DateTime<Utc>,
     /// When the next attempt is due, while the event still waits for one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub next_attempt_at: Option<DateTime<Utc>>,
 }
 

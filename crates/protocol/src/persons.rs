@@ -170,7 +170,7 @@ pub struct VerifyPersonResponse {
     pub signals: Option<Signals>,
     /// When a locked person may try again (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub locked_until: Option<DateTime<Utc>>,
 }
 
@@ -254,15 +254,15 @@ pub struct Person {
     pub created_at: DateTime<Utc>,
     /// When the person was verified (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub verified_at: Option<DateTime<Utc>>,
     /// When a locked person may try again (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub locked_until: Option<DateTime<Utc>>,
     /// When the questions issued stop taking answers (RFC 3339, UTC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional, type = "string"))]
+    #[cfg_attr(feature = "ts", ts(optional))]
     pub questions_expire_at: Option<DateTime<Utc>>,
     /// What the verified identity unlocks; present once verified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
