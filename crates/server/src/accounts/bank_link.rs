@@ -12,7 +12,7 @@ use super::permission_name;
 use crate::error::ApiError;
 use crate::link_token;
 use crate::state::AppState;
-use crate::storage::bank_accounts::{BankAccountRow, LinkStage};
+use crate::storage::bank_accounts::{BankAccountRow, Consent, LinkFailure, LinkStage};
 use crate::storage::events::StoredEvent;
 
 /// The link a page's token names, in whatever state.
@@ -44,26 +44,29 @@ pub async fn record_login_failure(
     reason: &'static str,
 ) -> Result<Option<u32>, ApiError> {
     let now = Utc::now().timestamp();
-    let failed = EventData::AccountFailed(outcome(account_id, Some(reason)));
-    Ok(state.db.bank_login_failure(account_id, now, MAX_LOGIN_FAILURES, reason, StoredEvent::new(&failed)).await?)
+    Ok(state.db.bank_login_failure(account_id, now, MAX_LOGIN_FAILURES, link_failure(account_id, reason)).await?)
 }
 
 /// The link ends failed, with the reason the subscriber is shown.
 pub async fn fail(state: &AppState, account_id: i64, reason: &'static str) -> Result<bool, ApiError> {
+    Ok(state.db.fail_bank_link(account_id, Utc::now().timestamp(), link_failure(account_id, reason)).await?)
+}
+
+fn link_failure(account_id: i64, reason: &'static str) -> LinkFailure {
     let failed = EventData::AccountFailed(outcome(account_id, Some(reason)));
-    Ok(state.db.fail_bank_link(account_id, Utc::now().timestamp(), reason, StoredEvent::new(&failed)).await?)
+    LinkFailure { reason, event: StoredEvent::new(&failed) }
 }
 
 /// The person consented to share `granted`: the bank's scoped token (random, good only for
 /// those permissions) is kept instead of any credential. `false` when the link closed first.
 pub async fn link(state: &AppState, account_id: i64, granted: &[AccountPermission]) -> Result<bool, ApiError> {
-    let stored = granted.iter().map(|permission| permission_name(*permission)).collect::<Vec<_>>().join(",");
-    let access_token = format!("sbx_{}", link_token::new_token());
     let linked = EventData::AccountLinked(outcome(account_id, None));
-    Ok(state
-        .db
-        .link_bank_account(account_id, Utc::now().timestamp(), stored, access_token, StoredEvent::new(&linked))
-        .await?)
+    let consent = Consent {
+        permissions: granted.iter().map(|permission| permission_name(*permission)).collect::<Vec<_>>().join(","),
+        access_token: format!("sbx_{}", link_token::new_token()),
+        event: StoredEvent::new(&linked),
+    };
+    Ok(state.db.link_bank_account(account_id, Utc::now().timestamp(), consent).await?)
 }
 
 /// The data of an `account.linked` or `account.failed` event.

@@ -82,6 +82,21 @@ pub(super) const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_has
 /// What a step of the link records when it ends the link: `account.linked` or `account.failed`.
 pub type Outcome = super::events::StoredEvent;
 
+/// What a link keeps when the person consents: the permissions granted (comma-separated), the
+/// bank's token scoped to them, and the `account.linked` event.
+pub struct Consent {
+    pub permissions: String,
+    pub access_token: String,
+    pub event: Outcome,
+}
+
+/// How a link fails: the reason the subscriber is shown, and the `account.failed` event that
+/// says so.
+pub struct LinkFailure {
+    pub reason: &'static str,
+    pub event: Outcome,
+}
+
 impl Store {
     /// Opens the link's page, to `bank_id`, for the subscriber (and keeps the request's replay);
     /// the account's id.
@@ -152,42 +167,28 @@ impl Store {
         id: i64,
         now: i64,
         max_failures: u32,
-        reason: &'static str,
-        failed: Outcome,
+        failure: LinkFailure,
     ) -> StorageResult<Option<u32>> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::record_login_failure(connection, id, now, max_failures, reason, &failed)).await,
-            db => postgres::bank_accounts::record_login_failure(db, id, now, max_failures, reason, failed).await,
+            db => db.write(move |connection| sqlite::bank_accounts::record_login_failure(connection, id, now, max_failures, &failure)).await,
+            db => postgres::bank_accounts::record_login_failure(db, id, now, max_failures, failure).await,
         )
     }
 
     /// Ends the link failed with `reason`, recording `failed`'s event; `false` when it was closed.
-    pub async fn fail_bank_link(
-        &self,
-        id: i64,
-        now: i64,
-        reason: &'static str,
-        failed: Outcome,
-    ) -> StorageResult<bool> {
+    pub async fn fail_bank_link(&self, id: i64, now: i64, failure: LinkFailure) -> StorageResult<bool> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::fail(connection, id, now, reason, &failed)).await,
-            db => postgres::bank_accounts::fail(db, id, now, reason, failed).await,
+            db => db.write(move |connection| sqlite::bank_accounts::fail(connection, id, now, &failure)).await,
+            db => postgres::bank_accounts::fail(db, id, now, failure).await,
         )
     }
 
     /// The person consented: the bank's scoped token and the permissions it grants are kept,
-    /// and `linked`'s event recorded. `false` when the link closed first.
-    pub async fn link_bank_account(
-        &self,
-        id: i64,
-        now: i64,
-        permissions: String,
-        access_token: String,
-        linked: Outcome,
-    ) -> StorageResult<bool> {
+    /// and the consent's event recorded. `false` when the link closed first.
+    pub async fn link_bank_account(&self, id: i64, now: i64, consent: Consent) -> StorageResult<bool> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::link(connection, id, now, &permissions, &access_token, &linked)).await,
-            db => postgres::bank_accounts::link(db, id, now, permissions, access_token, linked).await,
+            db => db.write(move |connection| sqlite::bank_accounts::link(connection, id, now, &consent)).await,
+            db => postgres::bank_accounts::link(db, id, now, consent).await,
         )
     }
 }

@@ -5,7 +5,7 @@ use super::events::record_other;
 use super::idempotency::{OwnedParams, borrowed, insert_keeping_replay};
 use super::{Client, Database, LOCK_ACCOUNT_OWNER, execute, query, query_opt, unsigned};
 use crate::storage::StorageResult;
-use crate::storage::bank_accounts::{BankAccountRow, COLUMNS, LinkStage, LinkStatus, Outcome};
+use crate::storage::bank_accounts::{BankAccountRow, COLUMNS, Consent, LinkFailure, LinkStage, LinkStatus, Outcome};
 use crate::storage::card_sessions::NewTokenPage;
 use crate::storage::changes::Change;
 use crate::storage::idempotency::Replay;
@@ -156,8 +156,7 @@ pub async fn record_login_failure(
     id: i64,
     now: i64,
     max_failures: u32,
-    reason: &'static str,
-    failed: Outcome,
+    failure: LinkFailure,
 ) -> StorageResult<Option<u32>> {
     let max = i64::from(max_failures);
     let update = format!(
@@ -173,8 +172,8 @@ pub async fn record_login_failure(
         id,
         now,
         update,
-        vec![Box::new(id), Box::new(now), Box::new(max), Box::new(reason)],
-        failed,
+        vec![Box::new(id), Box::new(now), Box::new(max), Box::new(failure.reason)],
+        failure.event,
         move |failures| failures >= max,
     )
     .await?;
@@ -185,24 +184,18 @@ pub async fn record_login_failure(
         .transpose()
 }
 
-pub async fn fail(db: &Database, id: i64, now: i64, reason: &'static str, failed: Outcome) -> StorageResult<bool> {
+pub async fn fail(db: &Database, id: i64, now: i64, failure: LinkFailure) -> StorageResult<bool> {
     let update = format!(
         "UPDATE bank_accounts SET status = 'failed', stage = 'done', failure_reason = $3
          WHERE id = $1 AND {STILL_PENDING} RETURNING subscriber_id, login_failures"
     );
     let changed =
-        step(db, id, now, update, vec![Box::new(id), Box::new(now), Box::new(reason)], failed, |_| true).await?;
+        step(db, id, now, update, vec![Box::new(id), Box::new(now), Box::new(failure.reason)], failure.event, |_| true)
+            .await?;
     Ok(changed.is_some())
 }
 
-pub async fn link(
-    db: &Database,
-    id: i64,
-    now: i64,
-    permissions: String,
-    access_token: String,
-    linked: Outcome,
-) -> StorageResult<bool> {
+pub async fn link(db: &Database, id: i64, now: i64, consent: Consent) -> StorageResult<bool> {
     let update = format!(
         "UPDATE bank_accounts SET status = 'linked', stage = 'done', permissions = $3, access_token = $4, linked_at = $2
          WHERE id = $1 AND stage = 'consent' AND {STILL_PENDING} RETURNING subscriber_id, login_failures"
@@ -212,8 +205,8 @@ pub async fn link(
         id,
         now,
         update,
-        vec![Box::new(id), Box::new(now), Box::new(permissions), Box::new(access_token)],
-        linked,
+        vec![Box::new(id), Box::new(now), Box::new(consent.permissions), Box::new(consent.access_token)],
+        consent.event,
         |_| true,
     )
     .await?;

@@ -2,7 +2,7 @@ use rusqlite::{Connection, OptionalExtension, Row, params};
 
 use super::events::record_other;
 use crate::storage::StorageResult;
-use crate::storage::bank_accounts::{BankAccountRow, COLUMNS, LinkStage, LinkStatus, Outcome};
+use crate::storage::bank_accounts::{BankAccountRow, COLUMNS, Consent, LinkFailure, LinkStage, LinkStatus, Outcome};
 use crate::storage::card_sessions::NewTokenPage;
 use crate::storage::idempotency::Replay;
 
@@ -114,8 +114,7 @@ pub fn record_login_failure(
     id: i64,
     now: i64,
     max_failures: u32,
-    reason: &str,
-    failed: &Outcome,
+    failure: &LinkFailure,
 ) -> StorageResult<Option<u32>> {
     let failures: Option<u32> = connection
         .prepare_cached(&format!(
@@ -125,42 +124,35 @@ pub fn record_login_failure(
                  failure_reason = CASE WHEN login_failures + 1 >= ?3 THEN ?4 ELSE failure_reason END
              WHERE id = ?1 AND stage IN ('login', 'mfa', 'consent') AND {STILL_PENDING} RETURNING login_failures"
         ))?
-        .query_row(params![id, now, max_failures, reason], |row| row.get(0))
+        .query_row(params![id, now, max_failures, failure.reason], |row| row.get(0))
         .optional()?;
     if failures.is_some_and(|failures| failures >= max_failures) {
-        record_outcome(connection, id, failed, now)?;
+        record_outcome(connection, id, &failure.event, now)?;
     }
     Ok(failures)
 }
 
-pub fn fail(connection: &Connection, id: i64, now: i64, reason: &str, failed: &Outcome) -> StorageResult<bool> {
+pub fn fail(connection: &Connection, id: i64, now: i64, failure: &LinkFailure) -> StorageResult<bool> {
     let changed = connection
         .prepare_cached(&format!(
             "UPDATE bank_accounts SET status = 'failed', stage = 'done', failure_reason = ?3 WHERE id = ?1 AND {STILL_PENDING}"
         ))?
-        .execute(params![id, now, reason])?;
+        .execute(params![id, now, failure.reason])?;
     if changed == 1 {
-        record_outcome(connection, id, failed, now)?;
+        record_outcome(connection, id, &failure.event, now)?;
     }
     Ok(changed == 1)
 }
 
-pub fn link(
-    connection: &Connection,
-    id: i64,
-    now: i64,
-    permissions: &str,
-    access_token: &str,
-    linked: &Outcome,
-) -> StorageResult<bool> {
+pub fn link(connection: &Connection, id: i64, now: i64, consent: &Consent) -> StorageResult<bool> {
     let changed = connection
         .prepare_cached(&format!(
             "UPDATE bank_accounts SET status = 'linked', stage = 'done', permissions = ?3, access_token = ?4, linked_at = ?2
              WHERE id = ?1 AND stage = 'consent' AND {STILL_PENDING}"
         ))?
-        .execute(params![id, now, permissions, access_token])?;
+        .execute(params![id, now, consent.permissions, consent.access_token])?;
     if changed == 1 {
-        record_outcome(connection, id, linked, now)?;
+        record_outcome(connection, id, &consent.event, now)?;
     }
     Ok(changed == 1)
 }
