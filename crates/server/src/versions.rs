@@ -103,6 +103,11 @@ impl Pins {
         Ok(version)
     }
 
+    /// The pin when it is in memory (no database read).
+    pub fn cached(&self, subscriber_id: i64) -> Option<ApiVersion> {
+        self.pinned.read().get(&subscriber_id).copied()
+    }
+
     /// A pin read from or written to the database.
     pub fn note(&self, subscriber_id: i64, version: ApiVersion) {
         self.pinned.write().insert(subscriber_id, version);

@@ -59,9 +59,10 @@ pub fn app(state: AppState) -> Router {
         .route_layer(from_fn(context::record_route))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))
-        .layer(from_fn_with_state(state.clone(), limit::limit_requests))
         // The request's API version: its header, or the pin of the subscriber of its token.
+        // Inside the limiter: a flood naming an unknown version is refused like any other.
         .layer(from_fn_with_state(state.clone(), versions::negotiate))
+        .layer(from_fn_with_state(state.clone(), limit::limit_requests))
         // Outside the limiter: the one verification of the bearer token the layers inside read.
         .layer(from_fn_with_state(state.clone(), extract::authenticate_requests))
         // Outside the limits that key on it: the client's address, once (`--trusted-proxies`).

@@ -1,7 +1,7 @@
 //! The API version of each request, on the wire (the changes are
 //! `subscriber_protocol::versions`; what the service keeps of them is `crate::versions`).
 //!
-//! - [`negotiate`], after the token check: the request's version is its `Subscriber-Version`
+//! - [`negotiate`], after the token check and the rate limiter: the request's version is its `Subscriber-Version`
 //!   header, else the caller's pin, else (no token) `2026-11-21`. An unknown version is 400
 //!   `unknown_version`.
 //! - [`label`], around everything: every answer says its version in `Subscriber-Version`.
@@ -51,7 +51,18 @@ pub async fn label(mut request: Request, next: Next) -> Response {
     response
 }
 
-/// After the token check: the request's version, or 400 `unknown_version`.
+/// The version of an answer made before [`negotiate`] (the rate limiter's 429): the header's
+/// when it names one, else the caller's pin when it is in memory, so a refusal costs no
+/// database read.
+pub fn known_before_negotiation(state: &AppState, request: &Request) -> Option<ApiVersion> {
+    let named = request.headers().get(&VERSION_HEADER).and_then(|value| value.to_str().ok());
+    match named {
+        Some(named) => ApiVersion::parse(named),
+        None => request.extensions().get::<Auth>().and_then(|auth| state.pins.cached(auth.subscriber_id)),
+    }
+}
+
+/// After the token check and the rate limiter: the request's version, or 400 `unknown_version`.
 pub async fn negotiate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let named = request.headers().get(&VERSION_HEADER).map(|value| value.to_str().ok().and_then(ApiVersion::parse));
     let version = match named {
