@@ -8,6 +8,7 @@
 //! counted in the database: a restart does not forgive a guesser, and instances sharing a
 //! database count the same failures.
 
+use std::collections::HashSet;
 use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
@@ -89,6 +90,28 @@ pub struct Limits {
     /// finished sooner on two cores. The queue is bounded: when it is full, a request is
     /// answered 503 at once instead of waiting behind work that cannot finish in time.
     hashing: std::sync::mpsc::SyncSender<HashJob>,
+    /// Callers with a hash queued or running ([`Limits::hash_one_at_a_time`]): one caller's
+    /// flood holds one place in the queue, not all of them.
+    hashing_for: Arc<Mutex<HashSet<Caller>>>,
+}
+
+/// A caller's one place in the hash queue, given back when dropped: with the job that ran or
+/// was skipped, or at once when the job never got into the queue.
+struct HashTurn {
+    caller: Caller,
+    holders: Arc<Mutex<HashSet<Caller>>>,
+}
+
+impl HashTurn {
+    fn take(holders: &Arc<Mutex<HashSet<Caller>>>, caller: Caller) -> Option<Self> {
+        holders.lock().insert(caller.clone()).then(|| Self { caller, holders: Arc::clone(holders) })
+    }
+}
+
+impl Drop for HashTurn {
+    fn drop(&mut self) {
+        self.holders.lock().remove(&self.caller);
+    }
 }
 
 type HashJob = Box<dyn FnOnce() + Send>;
@@ -141,6 +164,7 @@ impl Limits {
                 email: attempts.saturating_mul(EMAIL_ATTEMPTS_FACTOR).max(1),
             },
             hashing: hashing_threads(threads, usize::try_from(config.hash_queue_size).unwrap_or(usize::MAX).max(1)),
+            hashing_for: Arc::default(),
         }
     }
 
@@ -172,15 +196,50 @@ impl Limits {
         result.await.map_err(|_| ApiError::internal(anyhow::anyhow!("a secret hash was dropped")))
     }
 
+    /// [`Limits::hash`] for `caller`, which may have one hash queued or running at a time: a
+    /// second while the first waits or runs is 429 at once. The caller's place is held until
+    /// its job leaves the queue (run, or skipped because its client left), so neither
+    /// concurrent requests nor requests dropped right after they are sent hold more.
+    pub async fn hash_one_at_a_time<T: Send + 'static>(
+        &self,
+        caller: Caller,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        let turn = HashTurn::take(&self.hashing_for, caller).ok_or(ApiError::RateLimited { retry_after_seconds: 1 })?;
+        self.hash(move || {
+            let _turn = turn;
+            work()
+        })
+        .await
+    }
+
     /// `Err` with the seconds to wait when this e-mail has failed too often from this address,
     /// this address too often with any e-mail, or this e-mail too often from anywhere. Asked
     /// only once a secret has proved wrong: the right one is never refused.
     pub async fn check_login(&self, email: &str, address: IpAddr) -> Result<(), ApiError> {
-        let subjects = self.failed_logins.subjects(email, address);
+        self.check_failures(email, address, &[Scope::Pair, Scope::Address, Scope::Email]).await
+    }
+
+    /// `Err` with the seconds to wait when this e-mail has failed too often from this address,
+    /// or this address too often with any e-mail: the windows of the caller's own address,
+    /// asked before a secret is hashed where a caller is known (rotation), so a flood of wrong
+    /// secrets from one address costs no hash. Not the e-mail's window from everywhere: others
+    /// failing with an e-mail must not stop its subscriber from rotating.
+    pub async fn check_failures_from(&self, email: &str, address: IpAddr) -> Result<(), ApiError> {
+        self.check_failures(email, address, &[Scope::Pair, Scope::Address]).await
+    }
+
+    async fn check_failures(&self, email: &str, address: IpAddr, scopes: &[Scope]) -> Result<(), ApiError> {
+        let subjects: Vec<_> = self
+            .failed_logins
+            .subjects(email, address)
+            .into_iter()
+            .filter(|(scope, _, _)| scopes.contains(scope))
+            .collect();
         let now = now_ms();
         let since = now - window_ms();
         // Only the newest `limit` failures of a subject decide: the wait runs from the oldest of them.
-        let oldest_deciding = self.failed_logins.db.login_failures_deciding(subjects.to_vec(), since).await?;
+        let oldest_deciding = self.failed_logins.db.login_failures_deciding(subjects, since).await?;
         match oldest_deciding {
             None => Ok(()),
             Some(at) => {
@@ -229,15 +288,35 @@ pub enum Admission {
     },
 }
 
+/// Whether a request costs a secret hash, and so takes from the credential buckets too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SecretCost {
+    None,
+    /// Signup and login: the client address's credential bucket.
+    Anonymous,
+    /// Secret rotation: the client address's credential bucket and the subscriber's.
+    OfCaller,
+}
+
 impl Limits {
-    /// Takes one request from `caller`'s bucket, and first from the credential bucket of
-    /// `address` when the request costs a secret hash before anyone is known.
-    pub fn admit(&self, caller: &Caller, address: IpAddr, costs_a_hash_anonymously: bool) -> Admission {
-        if let Some((limiter, burst)) = &self.credential_requests
-            && costs_a_hash_anonymously
-            && let Err(retry_after_seconds) = take(limiter, &Caller::Address(address))
-        {
-            return Admission::Refused { burst: *burst, retry_after_seconds };
+    /// Takes one request from `caller`'s bucket, and first from the credential buckets when
+    /// the request costs a secret hash: the client address's, and for a known caller's hash
+    /// (rotation) the caller's too, so neither many addresses nor many tokens of one
+    /// subscriber hash faster than the credential rate.
+    pub fn admit(&self, caller: &Caller, address: IpAddr, cost: SecretCost) -> Admission {
+        if let Some((limiter, burst)) = &self.credential_requests {
+            let mut buckets = Vec::with_capacity(2);
+            if cost != SecretCost::None {
+                buckets.push(Caller::Address(address));
+            }
+            if cost == SecretCost::OfCaller && matches!(caller, Caller::Subscriber(_)) {
+                buckets.push(caller.clone());
+            }
+            for bucket in &buckets {
+                if let Err(retry_after_seconds) = take(limiter, bucket) {
+                    return Admission::Refused { burst: *burst, retry_after_seconds };
+                }
+            }
         }
         let Some((limiter, burst)) = &self.requests else {
             return Admission::Unlimited;

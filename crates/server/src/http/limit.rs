@@ -11,20 +11,25 @@ use axum::response::{IntoResponse, Response};
 use super::client_address::ClientAddress;
 use super::extract::TokenCheck;
 use crate::error::ApiError;
-use crate::limits::{Admission, Caller};
+use crate::limits::{Admission, Caller, SecretCost};
 use crate::state::AppState;
+use crate::versions::RenderedAt;
 
 const LIMIT_HEADER: HeaderName = HeaderName::from_static("ratelimit-limit");
 const REMAINING_HEADER: HeaderName = HeaderName::from_static("ratelimit-remaining");
 
-/// The routes that cost a secret hash before anyone is known: limited per client address
-/// (`--credential-rate-limit`) below the general request rate.
-fn costs_a_hash_anonymously(path: &str) -> bool {
-    matches!(path.trim_end_matches('/'), "/subscriber/signup" | "/subscriber/login")
+/// The routes that cost a secret hash: limited per client address, and rotation per
+/// subscriber too (`--credential-rate-limit`), below the general request rate.
+fn secret_cost(path: &str) -> SecretCost {
+    match path.trim_end_matches('/') {
+        "/subscriber/signup" | "/subscriber/login" => SecretCost::Anonymous,
+        "/subscriber/secret/rotate" => SecretCost::OfCaller,
+        _ => SecretCost::None,
+    }
 }
 
 /// Middleware, inside `authenticate_requests`: one bucket per subscriber (by verified token)
-/// or per client address, and a tighter one per client address on signup and login.
+/// or per client address, and tighter ones on the routes that hash a secret.
 pub async fn limit_requests(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let address = request
         .extensions()
@@ -35,7 +40,7 @@ pub async fn limit_requests(State(state): State<AppState>, request: Request, nex
         TokenCheck::Verified(auth) => Caller::Subscriber(auth.subscriber_id),
         TokenCheck::Absent | TokenCheck::Refused => Caller::Address(address),
     };
-    match state.limits.admit(&caller, address, costs_a_hash_anonymously(request.uri().path())) {
+    match state.limits.admit(&caller, address, secret_cost(request.uri().path())) {
         Admission::Unlimited => next.run(request).await,
         Admission::Admitted { burst, remaining } => {
             let mut response = next.run(request).await;
@@ -44,7 +49,15 @@ pub async fn limit_requests(State(state): State<AppState>, request: Request, nex
             headers.insert(REMAINING_HEADER, HeaderValue::from(remaining));
             response
         }
-        Admission::Refused { burst, retry_after_seconds } => refused(burst, retry_after_seconds),
+        Admission::Refused { burst, retry_after_seconds } => {
+            let mut response = refused(burst, retry_after_seconds);
+            // Refused before the version is negotiated (an unknown version is no way past
+            // the limiter): written in the version known without the database.
+            if let Some(version) = super::versions::known_before_negotiation(&state, &request) {
+                response.extensions_mut().insert(RenderedAt(version));
+            }
+            response
+        }
     }
 }
 

@@ -19,6 +19,7 @@ use crate::error::{ApiError, Validation};
 use crate::http::client_address::ClientAddress;
 use crate::http::extract::{ApiJson, Auth};
 use crate::http::routes::Routes;
+use crate::limits::Caller;
 use crate::state::AppState;
 use crate::storage::subscribers::{NewSubscriber, SubscriberRow};
 use crate::versions::{self, RenderedAt, RequestVersion};
@@ -153,11 +154,19 @@ async fn prove_secret(
         && state.limits.hash(move || credentials::secret_matches(&presented, &stored_hash)).await?
         && known;
     if !proven {
-        state.limits.check_login(email, address).await?;
-        state.limits.record_failed_login(email, address).await;
-        return Err(ApiError::InvalidCredentials);
+        return Err(wrong_secret(state, email, address).await);
     }
     Ok(())
+}
+
+/// A secret proved wrong: 429 once this e-mail, this address or the pair has failed too often
+/// (and then not counted again), else counted as a failed login and 401.
+async fn wrong_secret(state: &AppState, email: &str, address: IpAddr) -> ApiError {
+    if let Err(refused) = state.limits.check_login(email, address).await {
+        return refused;
+    }
+    state.limits.record_failed_login(email, address).await;
+    ApiError::InvalidCredentials
 }
 
 /// The subscriber of the caller's token: 401 when it was deleted since the token was checked.
@@ -225,7 +234,9 @@ async fn update(
 ///
 /// Needs the current secret as well as a token. The old secret stops working at once, every
 /// token issued before is revoked (401 `token_expired`) and the caller's open streams end:
-/// log in again with the new secret. Wrong secrets count as failed logins (429 when too many).
+/// log in again with the new secret. Wrong secrets count as failed logins (429 when too many,
+/// from this address before the secret is even checked); one check at a time per subscriber
+/// (429 while another runs).
 #[utoipa::path(post, path = "/subscriber/secret/rotate", tag = "subscriber", operation_id = "rotateSecret",
     request_body = RotateSecretRequest,
     responses(
@@ -244,13 +255,29 @@ async fn rotate_secret(
 ) -> Result<Json<Success<RotateSecretResponse>>, ApiError> {
     let subscriber = caller(&state, &auth).await?;
     // A stolen token alone must not take the account over: the secret is checked as a login
-    // checks it, under the same failed-login limits.
-    prove_secret(&state, &subscriber.email, address, request.current_secret, Some(subscriber.secret_hash.clone()))
-        .await?;
-
+    // checks it, and a wrong one counts as a failed login. Unlike a login, the caller is known
+    // before anything is hashed, so the hashing is fenced first: the credential buckets of the
+    // subscriber and the address (`http::limit`), this address's failure windows, and one hash
+    // at a time per subscriber. A flood of wrong secrets costs a few hashes, not the queue
+    // every login waits in.
+    state.limits.check_failures_from(&subscriber.email, address).await?;
     let secret = credentials::new_secret(state.environment().as_str());
-    let to_hash = secret.clone();
-    let secret_hash = state.limits.hash(move || credentials::hash_secret(&to_hash)).await??;
+    let (presented, stored_hash, to_hash) = (request.current_secret, subscriber.secret_hash.clone(), secret.clone());
+    // An empty secret matches nothing and costs no hash. The check and the new hash are one job.
+    let new_hash = if presented.is_empty() {
+        None
+    } else {
+        state
+            .limits
+            .hash_one_at_a_time(Caller::Subscriber(subscriber.id), move || {
+                credentials::secret_matches(&presented, &stored_hash).then(|| credentials::hash_secret(&to_hash))
+            })
+            .await?
+    };
+    let Some(secret_hash) = new_hash else {
+        return Err(wrong_secret(&state, &subscriber.email, address).await);
+    };
+    let secret_hash = secret_hash?;
     let now = timestamp(Utc::now().timestamp())?;
     let subscriber_id = subscriber.id;
     let rotated = state.db.replace_secret(subscriber_id, subscriber.secret_hash, secret_hash, now.timestamp()).await?;

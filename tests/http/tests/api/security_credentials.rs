@@ -92,9 +92,110 @@ fn wrong_current_secrets_count_as_failed_logins() {
     }
     let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": "sk_test_guess" })));
     assert_error(status, &body, 429, "rate_limited");
-    // Limits refuse wrong secrets, never the right one.
+    // A rotation knows its caller before any hash, so this address's windows refuse it before
+    // the secret is checked, right or wrong (issue 37, M3); the login still takes the right
+    // secret, and so does a rotation from another address.
     let (status, body) = rotate(&server, &subscriber.token, Some(json!({ "currentSecret": subscriber.secret })));
+    assert_error(status, &body, 429, "rate_limited");
+    let (status, body) = login(&server, &subscriber.email, &subscriber.secret);
+    assert_eq!(status, 200, "the right secret always logs in: {body}");
+    let elsewhere = reqwest::blocking::Client::builder()
+        .local_address(IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)))
+        .timeout(Duration::from_secs(60))
+        .build()
+        .expect("a client on another loopback address");
+    let request = elsewhere
+        .post(server.url("/subscriber/secret/rotate"))
+        .bearer_auth(&subscriber.token)
+        .json(&json!({ "currentSecret": subscriber.secret }));
+    let (status, body) = send(request);
     assert_eq!(status, 200, "{body}");
+}
+
+/// Issue 37, M3: one account floods `POST /subscriber/secret/rotate` with wrong secrets from
+/// many connections at once, while eight other subscribers log in from their own addresses.
+/// The flood costs a few hashes (one at a time per subscriber; refused before hashing once
+/// the address has failed too often; under the credential rate of the subscriber and the
+/// address), so no login ever finds the hash queue full (503). The queue is made small so that
+/// a flood that could fill it would.
+#[test]
+fn a_flood_of_wrong_rotations_never_makes_another_subscribers_login_busy() {
+    const FLOODERS: usize = 16;
+    let server = TestServer::spawn_with(&["--trusted-proxies", "127.0.0.1", "--hash-queue-size", "8"]);
+    let attacker = server.subscriber();
+    let others: Vec<Subscriber> = (0..8).map(|_| server.subscriber()).collect();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (flood, logins) = std::thread::scope(|scope| {
+        let flooders: Vec<_> = (0..FLOODERS)
+            .map(|_| {
+                let (server, attacker, done) = (&server, &attacker, &done);
+                scope.spawn(move || {
+                    let mut statuses = Vec::new();
+                    while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                        let request = server
+                            .http
+                            .post(server.url("/subscriber/secret/rotate"))
+                            .bearer_auth(&attacker.token)
+                            .header("x-forwarded-for", "198.51.100.66")
+                            .json(&json!({ "currentSecret": "sk_test_wrong" }));
+                        statuses.push(send(request));
+                    }
+                    statuses
+                })
+            })
+            .collect();
+        // The flood under way before the logins start.
+        std::thread::sleep(Duration::from_millis(300));
+        let logging_in: Vec<_> = others
+            .iter()
+            .enumerate()
+            .map(|(index, other)| {
+                let server = &server;
+                scope.spawn(move || {
+                    let address = format!("203.0.113.{}", index + 1);
+                    (0..4)
+                        .map(|_| {
+                            let body = json!({ "email": other.email, "api_key": other.secret });
+                            send(server.post("/subscriber/login", &body).header("x-forwarded-for", &address))
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        let logins: Vec<(u16, Value)> =
+            logging_in.into_iter().flat_map(|handle| handle.join().expect("a login thread")).collect();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        let flood: Vec<(u16, Value)> =
+            flooders.into_iter().flat_map(|handle| handle.join().expect("a flood thread")).collect();
+        (flood, logins)
+    });
+    for (status, body) in &logins {
+        assert_eq!(*status, 200, "another subscriber's login during the flood: {body}");
+    }
+    let checked = flood.iter().filter(|(status, _)| *status == 401).count();
+    for (status, body) in &flood {
+        if *status == 401 {
+            assert_error(*status, body, 401, "invalid_credentials");
+        } else {
+            assert_error(*status, body, 429, "rate_limited");
+        }
+    }
+    // Ten failures fill the address's window; requests that passed the window just before
+    // the tenth was counted may still be checked, one at a time.
+    assert!(checked <= 10 + FLOODERS, "{checked} wrong secrets hashed of {} tried", flood.len());
+    assert!(flood.len() > checked * 2, "most of the flood is refused before hashing: {checked} of {}", flood.len());
+    // The subscriber itself, from its own address, still rotates with the right secret once
+    // its credential bucket has refilled (the flood emptied it).
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (status, body) = rotate(&server, &attacker.token, Some(json!({ "currentSecret": attacker.secret })));
+        if status == 200 {
+            break;
+        }
+        assert_error(status, &body, 429, "rate_limited");
+        assert!(Instant::now() < deadline, "the right secret from its own address is refused for good");
+        std::thread::sleep(Duration::from_millis(500));
+    }
 }
 
 #[test]
