@@ -8,6 +8,8 @@ use crate::Config;
 pub fn main() -> anyhow::Result<()> {
     let config = Config::parse();
     crate::logging::init(config.log_format, &config.log);
+    // Before anything is opened: every stream is a file.
+    crate::open_files::raise_and_check(&config)?;
     tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(crate::serve(config, shutdown_signal()))
 }
 

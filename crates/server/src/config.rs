@@ -82,8 +82,9 @@ pub struct Config {
     #[arg(long, env = "SUBSCRIBER_RATE_LIMIT", default_value_t = 1000)]
     pub rate_limit: u32,
 
-    /// Event streams this instance holds open at once, of all subscribers (each is a
-    /// connection: keep it well under the process's open-file limit, `LimitNOFILE` in the unit).
+    /// Event streams this instance holds open at once, of all subscribers. Each is a
+    /// connection: the service raises its open-file limit to the hard limit at start and
+    /// refuses a value that limit cannot hold (raise `LimitNOFILE` in the unit, or lower this).
     /// Past it a new stream gets 503 with `Retry-After`; the probes and other requests still
     /// connect.
     #[arg(long, env = "SUBSCRIBER_MAX_STREAMS", default_value_t = 2000)]

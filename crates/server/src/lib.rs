@@ -4,7 +4,7 @@
 //! `tests/support/check-module-cycles.py`):
 //! - Leaves: [`config`], [`keys`], [`reference`] tables, [`request_id`], [`metrics`],
 //!   [`link_token`], [`body_cache`], [`redact`] (what a client sent, made fit to keep),
-//!   [`logging`] (the log's formats and spans).
+//!   [`logging`] (the log's formats and spans), [`open_files`] (the process's file limit).
 //! - [`storage`]: every SQL statement, returning rows; [`error::ApiError`], the one error type
 //!   (every failure leaves as the contract's JSON); [`paging`]; [`transaction_pages`] (rendered
 //!   pages kept while they are still the answer); [`card_rows`] (each card's rows with their
@@ -54,6 +54,7 @@ mod link_token;
 pub mod logging;
 mod merchants;
 mod metrics;
+mod open_files;
 mod operations;
 mod paging;
 mod persons;

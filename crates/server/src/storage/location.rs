@@ -63,6 +63,20 @@ impl Location {
             .then(|| name.to_owned())
     }
 
+    /// The most files the database keeps open at once: on SQLite each pooled connection, the
+    /// writer and a readiness check hold the file, its journal and its shared memory; on
+    /// PostgreSQL the pool, the connection that listens to the other instances and the
+    /// readiness one.
+    pub fn open_files_at_most(&self) -> usize {
+        match self {
+            Self::Sqlite(_) => (super::sqlite::READERS + 2) * 3,
+            #[cfg(feature = "postgres")]
+            Self::Postgres(_) => super::postgres::POOL_SIZE + 2,
+            #[cfg(not(feature = "postgres"))]
+            Self::Postgres(_) => 0,
+        }
+    }
+
     /// The SQLite file, `None` on PostgreSQL.
     pub fn file(&self) -> Option<&Path> {
         match self {

@@ -400,3 +400,91 @@ fn a_full_hashing_queue_answers_503_with_retry_after() {
         "every other signup succeeds: {outcomes:?}"
     );
 }
+
+/// The service binary under `bash -c 'ulimit …; exec …'`, with `args`; its output as it comes.
+fn start_with_file_limit(
+    limit: &str,
+    database: &std::path::Path,
+    args: &[&str],
+) -> (std::process::Child, mpsc::Receiver<String>) {
+    let mut child = std::process::Command::new("bash")
+        .arg("-c")
+        .arg(format!("ulimit {limit} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_subscriber-server-under-test"))
+        .args(["--listen", "127.0.0.1:0", "--directory-size", "2000", "--database"])
+        .arg(database)
+        .args(crate::helpers::postgres_keys(database))
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("bash starts the service");
+    let (sender, lines) = mpsc::channel();
+    for output in [
+        child.stdout.take().map(|out| Box::new(out) as Box<dyn std::io::Read + Send>),
+        child.stderr.take().map(|err| Box::new(err) as Box<dyn std::io::Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let sender = sender.clone();
+        std::thread::spawn(move || {
+            for line in BufReader::new(output).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    return;
+                }
+            }
+        });
+    }
+    (child, lines)
+}
+
+/// The soft and hard open-file limits of a running process, from `/proc/<pid>/limits`.
+fn open_file_limits(pid: u32) -> (String, String) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).expect("the process's limits");
+    let line = limits.lines().find(|line| line.starts_with("Max open files")).expect("an open-file limit");
+    let mut numbers = line.trim_start_matches("Max open files").split_whitespace();
+    (numbers.next().unwrap_or_default().to_owned(), numbers.next().unwrap_or_default().to_owned())
+}
+
+/// Issue 37, R1: started from a shell whose soft limit is 256 open files, the service raises
+/// its own soft limit to the hard one; under a hard limit too low for `--max-streams` (2,000 by
+/// default) it refuses to start, saying so in one line, instead of failing to accept
+/// connections once the streams have used the files up.
+#[test]
+fn the_binary_raises_its_file_limit_and_refuses_streams_the_limit_cannot_hold() {
+    let dir = tempfile::tempdir().expect("a folder");
+    let database = crate::helpers::fresh_database(dir.path());
+    let (mut child, lines) = start_with_file_limit("-Sn 256", &database, &[]);
+    let mut said = Vec::new();
+    let started = loop {
+        match lines.recv_timeout(Duration::from_secs(120)) {
+            Ok(line) if line.contains("listening on http://") => break true,
+            Ok(line) => said.push(line),
+            Err(_) => break false,
+        }
+    };
+    let (soft, hard) = open_file_limits(child.id());
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(started, "the service starts with a soft limit of 256 and the default 2,000 streams: {said:?}");
+    assert_eq!(soft, hard, "the soft limit is raised to the hard one");
+    assert_ne!(soft, "256");
+
+    let dir = tempfile::tempdir().expect("a folder");
+    let database = crate::helpers::fresh_database(dir.path());
+    let (mut child, lines) = start_with_file_limit("-n 512", &database, &[]);
+    let status = child.wait().expect("the service exits");
+    let said: Vec<String> = lines.iter().collect();
+    assert!(!status.success(), "the service refuses to start: {said:?}");
+    let refusal = said.iter().find(|line| line.contains("--max-streams")).expect("it says why");
+    for named in ["--max-streams 2000", "only 512", "at most "] {
+        assert!(refusal.contains(named), "{named:?} in {refusal}");
+    }
+    // Within the limit, it starts.
+    let (mut child, lines) = start_with_file_limit("-n 512", &database, &["--max-streams", "200"]);
+    let started = lines.iter().any(|line| line.contains("listening on http://"));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(started, "200 streams fit in 512 files");
+}

@@ -65,7 +65,7 @@ const MIGRATIONS: &[&str] = &[
 const MIGRATION_LOCK: i64 = 0x5344_5702;
 
 /// Connections per instance.
-const POOL_SIZE: usize = 32;
+pub(super) const POOL_SIZE: usize = 32;
 
 /// How long a readiness answer is reused.
 const PROBE_REUSE: Duration = Duration::from_secs(1);
