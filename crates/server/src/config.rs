@@ -116,6 +116,18 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub login_attempts: u32,
 
+    /// Subscribers whose recent requests (`GET /subscriber/requests`) are kept in memory at
+    /// once, each at most 100 requests and 32 KiB; when that many have requests kept, a further
+    /// subscriber's are not kept until older ones expire.
+    #[arg(long, env = "SUBSCRIBER_REQUEST_LOG_SUBSCRIBERS", default_value_t = 4096,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
+    pub request_log_subscribers: usize,
+
+    /// How long a request stays in the request log, in seconds. For tests.
+    #[arg(long, env = "SUBSCRIBER_REQUEST_LOG_SECONDS", default_value_t = 86_400, hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=2_592_000))]
+    pub request_log_seconds: u64,
+
     /// Longest time a request may take before it is answered 408.
     #[arg(long, env = "SUBSCRIBER_REQUEST_TIMEOUT_SECONDS", default_value_t = 30,
           value_parser = clap::value_parser!(u64).range(1..))]
@@ -240,6 +252,8 @@ impl Config {
             credential_rate_limit_burst: 100,
             hash_queue_size: 64,
             login_attempts: 10,
+            request_log_subscribers: 4096,
+            request_log_seconds: 86_400,
             request_timeout_seconds: 30,
             hosted_session_seconds: 900,
             person_questions_seconds: 600,

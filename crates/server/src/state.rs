@@ -106,6 +106,10 @@ impl AppState {
         let directory = LazyDirectory::new(db.clone(), config.sandbox_seed, config.directory_size);
         let identity_source = crate::identity_source::for_environment(&config);
         let events = Arc::new(crate::events::EventHub::new(config.max_streams));
+        let request_log = crate::request_log::RequestLog::new(
+            config.request_log_subscribers,
+            Duration::from_secs(config.request_log_seconds),
+        );
         Ok(Self(Arc::new(Shared {
             config: Arc::new(config),
             db,
@@ -121,7 +125,7 @@ impl AppState {
             card_rows: Arc::new(crate::card_rows::CardRows::new(CARD_ROW_BYTES)),
             limits: Arc::new(limits),
             events,
-            request_log: Arc::default(),
+            request_log: Arc::new(request_log),
             identity_source,
             versions: Arc::default(),
             pins: Arc::default(),

@@ -1,12 +1,13 @@
 //! What a client can make the service write down, tried from outside: forged log lines
-//! (finding 10), card numbers split by any separator (11), the request log's bounds (7), and
-//! the request id on every JSON line of a request, its error line included.
+//! (finding 10), card numbers split by any separator (11), the request log's bounds (7; in
+//! subscribers and time: issue 37, L5), and the request id on every JSON line of a request,
+//! its error line included.
 
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use crate::helpers::{TEST_PAN, TestServer, card_json, send};
+use crate::helpers::{Subscriber, TEST_PAN, TestServer, card_json, send};
 
 /// The server's log once a line containing `needle` has appeared.
 fn log_with(server: &TestServer, needle: &str) -> String {
@@ -121,6 +122,41 @@ fn the_request_log_is_bounded_per_subscriber() {
         .filter_map(|request| request["path"].as_str())
         .collect();
     assert_eq!(paths, ["/card"], "another subscriber's log is untouched");
+}
+
+/// Issue 37, L5: the request log is bounded in subscribers and in time, not only per
+/// subscriber. Past `--request-log-subscribers` a further subscriber's requests wait for room
+/// (nobody's are pushed out for them); a request is forgotten after `--request-log-seconds`,
+/// and a subscriber whose requests all expired takes no room.
+#[test]
+fn the_request_log_is_bounded_in_subscribers_and_time() {
+    let server = TestServer::spawn_with(&["--request-log-subscribers", "2", "--request-log-seconds", "3"]);
+    let paths = |subscriber: &Subscriber| -> Vec<String> {
+        let (status, log) = send(subscriber.auth(server.get("/subscriber/requests")));
+        assert_eq!(status, 200, "{log}");
+        log["requests"]
+            .as_array()
+            .expect("requests")
+            .iter()
+            .filter_map(|request| request["path"].as_str().map(str::to_owned))
+            .collect()
+    };
+    let (first, second, late) = (server.subscriber(), server.subscriber(), server.subscriber());
+    for subscriber in [&first, &second] {
+        assert_eq!(send(subscriber.auth(server.get("/card"))).0, 200);
+    }
+    // Two subscribers fill the log; the late one's flood pushes nobody out and is not kept.
+    for _ in 0..50 {
+        assert_eq!(send(late.auth(server.get("/card"))).0, 200);
+    }
+    assert_eq!(paths(&first), ["/card"], "a kept subscriber is never pushed out");
+    assert_eq!(paths(&late), Vec::<String>::new(), "no room for a third subscriber");
+
+    // A few seconds on, the first two subscribers' requests have expired: room again.
+    std::thread::sleep(Duration::from_secs(4));
+    assert_eq!(send(late.auth(server.get("/card"))).0, 200);
+    assert_eq!(paths(&late), ["/card"], "kept once older requests expired");
+    assert_eq!(paths(&second), Vec::<String>::new(), "expired requests are forgotten");
 }
 
 /// A request that fails inside (its database table gone): the JSON log's error line of that
