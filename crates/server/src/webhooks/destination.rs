@@ -77,12 +77,13 @@ pub fn address_allowed(policy: Policy, address: IpAddr) -> bool {
     }
 }
 
-/// Why a URL cannot receive webhooks.
+/// Why a URL cannot receive webhooks. The answer never says what a name resolves to, nor
+/// whether it resolves at all: the service's resolver sees the internal network, and a
+/// subscriber must not learn its names and addresses through this message (a name that does
+/// not resolve and one that resolves inside read alike).
 pub fn refusal(policy: Policy, scheme: &str, host: &str, addresses: &[SocketAddr]) -> Option<String> {
-    if addresses.is_empty() {
-        return Some(format!("{host} does not resolve to an address (within {} s)", LOOKUP_TIMEOUT.as_secs()));
-    }
-    let all_local = addresses.iter().all(|address| is_loopback_or_private(address.ip().to_canonical()));
+    let all_local =
+        !addresses.is_empty() && addresses.iter().all(|address| is_loopback_or_private(address.ip().to_canonical()));
     if scheme != "https" && !(policy.allow_private && all_local) {
         return Some(if policy.allow_private {
             "must be https (http only to a loopback or private address)".to_owned()
@@ -90,13 +91,12 @@ pub fn refusal(policy: Policy, scheme: &str, host: &str, addresses: &[SocketAddr
             "must be https".to_owned()
         });
     }
-    if let Some(address) = addresses.iter().find(|address| !address_allowed(policy, address.ip())) {
+    if addresses.is_empty() || addresses.iter().any(|address| !address_allowed(policy, address.ip())) {
         return Some(format!(
-            "must point to a public address: {host} resolves to {}, a loopback, private, link-local or reserved \
-             address{}",
-            address.ip(),
+            "{host} is not allowed: webhooks go to hosts with public addresses that resolve within {} s{}",
+            LOOKUP_TIMEOUT.as_secs(),
             if policy.allow_private {
-                ""
+                " (or to this machine and private networks)"
             } else {
                 " (a sandbox reaches this machine and private networks only with --webhooks-allow-private)"
             }
@@ -231,6 +231,17 @@ mod tests {
         assert!(refusal(public_only, "http", "example.com", &public).is_some());
         assert_eq!(refusal(public_only, "https", "example.com", &public), None);
         assert!(refusal(public_only, "https", "nowhere.invalid", &[]).is_some());
+    }
+
+    /// Whatever a name resolves to, or whether it resolves, the refusal reads the same: no
+    /// internal-DNS oracle.
+    #[test]
+    fn a_refusal_never_says_what_a_name_resolves_to() {
+        let public_only = Policy { allow_private: false };
+        let inside = [SocketAddr::from(([10, 20, 30, 40], 443)), SocketAddr::from(([93, 184, 216, 34], 443))];
+        let refused = refusal(public_only, "https", "db.corp", &inside).expect("refused");
+        assert!(!refused.contains("10.20.30.40") && !refused.contains("93.184") && refused.contains("not allowed"));
+        assert_eq!(refusal(public_only, "https", "db.corp", &[]), Some(refused), "alike when it does not resolve");
     }
 
     /// A DNS server that never answers: each look-up gives up after 5 s, and a hundred of them

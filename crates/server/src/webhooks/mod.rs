@@ -218,6 +218,13 @@ async fn refuse_at_cap(state: &AppState, subscriber_id: i64) -> Result<(), ApiEr
     if endpoints.len() >= MAX_ENDPOINTS { Err(at_cap()) } else { Ok(()) }
 }
 
+/// 409 when the subscriber has more than [`MAX_ENDPOINTS`] endpoints (kept from before the
+/// cap): it changes no URL, as it adds none, until it is under.
+async fn refuse_over_cap(state: &AppState, subscriber_id: i64) -> Result<(), ApiError> {
+    let endpoints = state.db.webhooks(subscriber_id).await?;
+    if endpoints.len() > MAX_ENDPOINTS { Err(at_cap()) } else { Ok(()) }
+}
+
 /// The caller's webhook endpoints
 ///
 /// Every endpoint, oldest first, without secrets (a secret is shown once, when it is made).
@@ -266,6 +273,8 @@ async fn one(
         (status = 200, description = "The endpoint as it is now.", body = Success<Webhook>),
         (status = 400, description = "A field is not valid.", body = ErrorBody),
         (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
+        (status = 409, description = "A new URL while the subscriber has more endpoints than it may (20).",
+            body = ErrorBody),
     ))]
 async fn update(
     State(state): State<AppState>,
@@ -273,6 +282,12 @@ async fn update(
     IdPath(webhook_id): IdPath,
     ApiJson(request): ApiJson<UpdateWebhookRequest>,
 ) -> Result<Json<Success<Webhook>>, ApiError> {
+    // Before the URL's host is looked up: another subscriber's id (or none) is 404 whatever
+    // the URL, and a subscriber over the endpoint cap makes the service resolve nothing.
+    owned(&state, auth.subscriber_id, webhook_id).await?;
+    if request.url.is_some() {
+        refuse_over_cap(&state, auth.subscriber_id).await?;
+    }
     let mut validation = Validation::new();
     let url = match &request.url {
         Some(url) => checked_url(&state, url, &mut validation).await,

@@ -309,3 +309,79 @@ fn at_the_endpoint_cap_nothing_is_resolved() {
     let (_, listed) = send(subscriber.auth(server.get("/webhooks")));
     assert_eq!(listed["webhooks"].as_array().map(Vec::len), Some(20), "{listed}");
 }
+
+fn patch_webhook(server: &TestServer, subscriber: &Subscriber, webhook_id: i64, change: &Value) -> (u16, Value) {
+    send(subscriber.auth(server.http.patch(server.url(&format!("/webhooks/{webhook_id}"))).json(change)))
+}
+
+/// Issue 37, L1: the answer to a refused webhook URL says "not allowed" and never what the
+/// service's resolver made of the name (an oracle into the internal DNS): a name that resolves
+/// to this machine and one that does not resolve at all read alike, on creation and on change.
+#[test]
+fn a_refused_webhook_url_never_says_what_its_name_resolves_to() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let webhook_id = add_endpoint(&server, &subscriber, "https://93.184.216.34/hooks");
+    let nowhere = format!("{}.invalid", uuid::Uuid::new_v4().simple());
+    let mut answers = Vec::new();
+    for host in ["localhost", nowhere.as_str()] {
+        let url = format!("https://{host}/hooks");
+        let created = send(subscriber.auth(server.post("/webhooks", &json!({ "url": url, "events": ["*"] }))));
+        let changed = patch_webhook(&server, &subscriber, webhook_id, &json!({ "url": url }));
+        for (status, body) in [created, changed] {
+            assert_error(status, &body, 400, "invalid_request");
+            let said = body.to_string();
+            assert!(said.contains("not allowed"), "{said}");
+            for address in ["127.0.0.1", "::1", "resolves to "] {
+                assert!(!said.contains(address), "{address:?} in {said}");
+            }
+            answers.push(said.replace(host, "<host>"));
+        }
+    }
+    assert_eq!(answers[0], answers[2], "a name resolving inside reads like one that does not resolve");
+    assert_eq!(answers[1], answers[3]);
+}
+
+/// Issue 37, L1: `PATCH /webhooks/{id}` finds the caller's endpoint before it looks a URL up:
+/// another subscriber's id, or none, is 404 whatever the URL (once it was a 400 saying what
+/// the name resolved to); and a subscriber over the endpoint cap (endpoints kept from before
+/// it) changes no URL (409) while other changes go through.
+#[test]
+fn patching_a_webhook_checks_the_owner_and_the_cap_before_any_look_up() {
+    let server = TestServer::spawn();
+    let (mine, theirs) = (server.subscriber(), server.subscriber());
+    let their_endpoint = add_endpoint(&server, &theirs, "https://93.184.216.34/theirs");
+    let slow = format!("https://{}.invalid/hooks", uuid::Uuid::new_v4().simple());
+    for webhook_id in [their_endpoint, their_endpoint + 1_000_000] {
+        for change in [json!({ "url": slow }), json!({ "url": "https://localhost/hooks" }), json!({ "enabled": false })] {
+            let (status, body) = patch_webhook(&server, &mine, webhook_id, &change);
+            assert_error(status, &body, 404, "not_found");
+        }
+    }
+    let (_, kept) = send(theirs.auth(server.get(&format!("/webhooks/{their_endpoint}"))));
+    assert_eq!((kept["url"].as_str(), kept["status"].as_str()), (Some("https://93.184.216.34/theirs"), Some("enabled")));
+
+    // Twenty endpoints, and one more as if kept from before the cap.
+    let first = add_endpoint(&server, &mine, "https://93.184.216.34/0");
+    for index in 1..20 {
+        add_endpoint(&server, &mine, &format!("https://93.184.216.34/{index}"));
+    }
+    let (status, body) = patch_webhook(&server, &mine, first, &json!({ "url": "https://93.184.216.34/moved" }));
+    assert_eq!(status, 200, "at the cap a URL still changes: {body}");
+    let copy = format!(
+        "INSERT INTO webhooks (subscriber_id, url, events, created_at) \
+         SELECT subscriber_id, url, events, created_at FROM webhooks WHERE id = {first}"
+    );
+    if server.on_postgres() {
+        crate::helpers::psql(&server.database.to_string_lossy(), &copy);
+    } else {
+        let connection = rusqlite::Connection::open(&server.database).expect("the database file");
+        connection.busy_timeout(Duration::from_secs(10)).expect("a busy timeout");
+        connection.execute(&copy, []).expect("a 21st endpoint");
+    }
+    let (status, body) = patch_webhook(&server, &mine, first, &json!({ "url": slow }));
+    assert_error(status, &body, 409, "conflict");
+    let (status, body) = patch_webhook(&server, &mine, first, &json!({ "enabled": false }));
+    assert_eq!(status, 200, "changes other than the URL go through: {body}");
+    assert_eq!(body["url"], "https://93.184.216.34/moved");
+}
