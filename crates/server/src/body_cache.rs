@@ -26,7 +26,12 @@ impl BodyCache {
         (*kept_owner == owner).then(|| body.clone())
     }
 
-    /// Forgets every body (a sandbox reset deleted cards whose ids may come again).
+    /// Forgets `owner`'s bodies (a sandbox reset deleted its cards); everyone else's stay.
+    pub fn forget_owner(&self, owner: i64) {
+        self.bodies.write().retain(|_, (kept_owner, _)| *kept_owner != owner);
+    }
+
+    /// Forgets every body (notices of other instances' resets may have been missed).
     pub fn clear(&self) {
         self.bodies.write().clear();
     }
@@ -53,6 +58,16 @@ mod tests {
         assert_eq!(cache.get(7, 1).as_deref(), Some(&b"{}"[..]));
         assert_eq!(cache.get(7, 2), None, "another subscriber's read misses");
         assert_eq!(cache.get(8, 1), None);
+    }
+
+    #[test]
+    fn forgetting_an_owner_keeps_everyone_elses() {
+        let cache = BodyCache::new(10);
+        cache.insert(7, 1, Bytes::from_static(b"{}"));
+        cache.insert(8, 2, Bytes::from_static(b"{}"));
+        cache.forget_owner(1);
+        assert_eq!(cache.get(7, 1), None);
+        assert!(cache.get(8, 2).is_some());
     }
 
     #[test]

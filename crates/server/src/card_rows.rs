@@ -219,12 +219,6 @@ impl CardRows {
         self.bytes.store(bytes as u64, Ordering::Relaxed);
         ledger
     }
-
-    /// Forgets every card (a sandbox reset changed rows without events).
-    pub fn clear(&self) {
-        self.cards.write().clear();
-        self.bytes.store(0, Ordering::Relaxed);
-    }
 }
 
 /// Puts `lists` (JSON array contents) into the first empty arrays of `shell`, in order: an

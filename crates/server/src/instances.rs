@@ -49,9 +49,14 @@ async fn apply(state: &AppState, changes: &[Change]) -> StorageResult<()> {
                     state.generations.note(*subscriber_id, generation);
                 }
             }
-            Change::Reset(subscriber_id) => {
-                state.events.end_streams_of(*subscriber_id);
-                forget_deleted(state).await?;
+            Change::Reset { subscriber_id, locations: Some(locations) } => {
+                crate::sandbox::forget_reset(state, *subscriber_id, locations);
+            }
+            // Too many locations to name (or an earlier version's notice): the ones gone are
+            // found by looking.
+            Change::Reset { subscriber_id, locations: None } => {
+                crate::sandbox::forget_reset(state, *subscriber_id, &[]);
+                retire_deleted_locations(state).await?;
             }
             Change::Deliveries => state.db.wake_deliveries(),
             Change::ApiVersion(subscriber_id) => state.pins.forget(*subscriber_id),
@@ -87,12 +92,8 @@ async fn look_anyway(state: &AppState) -> StorageResult<()> {
     Ok(())
 }
 
-/// A sandbox reset through another instance deleted a subscriber's data: the rendered cards
-/// and pages kept here go (they are read again), and the locations no longer found.
-async fn forget_deleted(state: &AppState) -> StorageResult<()> {
-    state.card_bodies.clear();
-    state.transaction_pages.clear();
-    state.card_rows.clear();
+/// Enrolled locations that no longer exist are no longer found (one read of every location's id).
+async fn retire_deleted_locations(state: &AppState) -> StorageResult<()> {
     if let Some(directory) = state.directory.if_loaded() {
         let existing: std::collections::HashSet<i64> = state.db.location_ids().await?.into_iter().collect();
         let gone: Vec<i64> =
@@ -102,9 +103,11 @@ async fn forget_deleted(state: &AppState) -> StorageResult<()> {
     Ok(())
 }
 
-/// After a (re)connection: whatever was said meanwhile, taken in from the database.
+/// After a (re)connection: whatever was said meanwhile, taken in from the database. A reset
+/// may have been missed, of anyone: the rendered cards kept here go (they are read again).
 async fn resync(state: &AppState) -> StorageResult<()> {
-    forget_deleted(state).await?;
+    state.card_bodies.clear();
+    retire_deleted_locations(state).await?;
     look_anyway(state).await?;
     let changes: Vec<Change> = state.generations.known().into_iter().map(Change::Credentials).collect();
     apply(state, &changes).await

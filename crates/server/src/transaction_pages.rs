@@ -53,11 +53,6 @@ impl TransactionPages {
         (page.event == event && in_window).then(|| page.body.clone())
     }
 
-    /// Forgets every page (a sandbox reset changed rows without events).
-    pub fn clear(&self) {
-        *self.pages.write() = Pages::default();
-    }
-
     /// Keeps a page read when `event` was the owner's newest event.
     pub fn insert(&self, owner: Owner, query: &str, event: i64, oldest_read: Option<i64>, body: Bytes) {
         if body.len() > self.budget {

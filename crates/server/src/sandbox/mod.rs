@@ -290,6 +290,22 @@ async fn advance_clock(
     })))
 }
 
+/// What this instance keeps of a subscriber whose sandbox was reset (here, or through another
+/// instance: `instances`), and only of that subscriber. Its streams end: what they followed is
+/// gone (and ids never come again, so no stream of anyone could ever be given another
+/// subscriber's card). Its rendered cards go, as they are served from memory; its deleted
+/// locations are no longer found. Kept rows and pages of its deleted cards and merchant stay
+/// until pushed out, as nobody reaches them any more (each read checks ownership in the
+/// database first, and ids never come again). Nothing of another subscriber changed (the reset
+/// leaves their rows as they were), so nothing of theirs is forgotten.
+pub fn forget_reset(state: &AppState, subscriber_id: i64, location_ids: &[i64]) {
+    state.events.end_streams_of(subscriber_id);
+    state.card_bodies.forget_owner(subscriber_id);
+    if let Some(directory) = state.directory.if_loaded() {
+        directory.retire_enrolled_locations(location_ids);
+    }
+}
+
 /// Deletes everything of the caller's but the account (sandbox only)
 ///
 /// Cards and their transactions, the merchant and its locations, bank accounts, persons,
@@ -304,15 +320,7 @@ async fn reset(State(state): State<AppState>, auth: Auth) -> Result<Json<Success
     require_sandbox(&state)?;
     let subscriber_id = auth.subscriber_id;
     let removed = state.db.reset_sandbox(subscriber_id).await?;
-    // Its streams end: what they followed is gone (and ids never come again, so no stream of
-    // anyone could ever be given another subscriber's card).
-    state.events.end_streams_of(subscriber_id);
-    // What is kept outside the database: rendered cards and pages, findable locations.
-    state.card_bodies.clear();
-    state.transaction_pages.clear();
-    if let Some(directory) = state.directory.if_loaded() {
-        directory.retire_enrolled_locations(&removed.location_ids);
-    }
+    forget_reset(&state, subscriber_id, &removed.location_ids);
     tracing::info!(subscriber_id, locations = removed.location_ids.len(), "sandbox reset");
     Ok(Json(Success::new(SandboxReset { message: "Sandbox data deleted".to_owned() })))
 }

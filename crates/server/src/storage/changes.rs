@@ -26,8 +26,10 @@ pub enum Change {
     Location(i64),
     /// The subscriber's credential generation moved on: older tokens are revoked.
     Credentials(i64),
-    /// The subscriber's sandbox data was deleted: what was kept of it goes too.
-    Reset(i64),
+    /// The subscriber's sandbox data was deleted: what was kept of it goes too, and its
+    /// enrolled locations are no longer found (`None`: too many to name, or an earlier
+    /// version's notice, which named none).
+    Reset { subscriber_id: i64, locations: Option<Vec<i64>> },
     /// Webhook deliveries were queued: delivery looks at once.
     Deliveries,
     /// The subscriber's pinned API version moved.
@@ -41,6 +43,11 @@ impl Change {
         owners.sort_unstable_by_key(|owner| owner.sort_key());
         owners.dedup();
         Self::Transactions((owners.len() <= OWNERS_PER_NOTICE).then_some(owners))
+    }
+
+    /// The reset of `subscriber_id`, which deleted `locations`.
+    pub fn reset(subscriber_id: i64, locations: &[i64]) -> Self {
+        Self::Reset { subscriber_id, locations: (locations.len() <= OWNERS_PER_NOTICE).then(|| locations.to_vec()) }
     }
 
     pub fn payload(&self) -> String {
@@ -58,7 +65,11 @@ impl Change {
             }
             Self::Location(id) => format!("location:{id}"),
             Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
-            Self::Reset(subscriber_id) => format!("reset:{subscriber_id}"),
+            Self::Reset { subscriber_id, locations: None } => format!("reset:{subscriber_id}:*"),
+            Self::Reset { subscriber_id, locations: Some(locations) } => {
+                let ids: Vec<String> = locations.iter().map(i64::to_string).collect();
+                format!("reset:{subscriber_id}:{}", ids.join(","))
+            }
             Self::Deliveries => "deliveries".to_owned(),
             Self::ApiVersion(subscriber_id) => format!("api_version:{subscriber_id}"),
         }
@@ -79,7 +90,15 @@ impl Change {
                 .map(|owners| Self::Transactions(Some(owners))),
             Some(("location", id)) => id.parse().ok().map(Self::Location),
             Some(("credentials", id)) => id.parse().ok().map(Self::Credentials),
-            Some(("reset", id)) => id.parse().ok().map(Self::Reset),
+            Some(("reset", rest)) => {
+                let (id, locations) = rest.split_once(':').unwrap_or((rest, "*"));
+                let locations = match locations {
+                    "*" => None,
+                    "" => Some(Vec::new()),
+                    ids => Some(ids.split(',').map(|id| id.parse().ok()).collect::<Option<Vec<i64>>>()?),
+                };
+                id.parse().ok().map(|subscriber_id| Self::Reset { subscriber_id, locations })
+            }
             Some(("api_version", id)) => id.parse().ok().map(Self::ApiVersion),
             _ => None,
         }
@@ -178,7 +197,9 @@ mod tests {
             Change::Transactions(None),
             Change::Location(12),
             Change::Credentials(42),
-            Change::Reset(7),
+            Change::reset(7, &[]),
+            Change::reset(7, &[12, 13]),
+            Change::reset(7, &(0..1000).collect::<Vec<_>>()),
             Change::Deliveries,
             Change::ApiVersion(3),
         ] {
@@ -187,6 +208,8 @@ mod tests {
         assert_eq!(Change::parse("credentials:x"), None);
         assert_eq!(Change::parse("tx:x1"), None);
         assert_eq!(Change::parse("other"), None);
+        assert_eq!(Change::parse("reset:7"), Some(Change::Reset { subscriber_id: 7, locations: None }), "named none");
+        assert!(Change::reset(7, &(0..1000).collect::<Vec<_>>()).payload().len() < 8000);
         let many = Change::transactions((0..1000).map(Owner::Card));
         assert_eq!(many, Change::Transactions(None), "too many owners to name");
         assert!(many.payload().len() < 8000, "a notice fits PostgreSQL's payload limit");

@@ -31,7 +31,7 @@ impl Store {
             db => db.write(move |connection| sqlite::sandbox::reset(connection, subscriber_id)).await,
             db => postgres::sandbox::reset(db, subscriber_id).await,
         )?;
-        self.announce(&Change::Reset(subscriber_id));
+        self.announce(&Change::reset(subscriber_id, &removed.location_ids));
         Ok(removed)
     }
 }
