@@ -27,20 +27,19 @@ const ADVANCE_CLOCK: [&str; 5] = [
 /// exactly as it was (its row changes only where a foreign key makes it: the deleted card's
 /// id on a merchant's row, which the merchant's list does not show), so nothing another
 /// subscriber reads changes and nothing they keep needs forgetting.
-const RESET: [&str; 14] = [
+const RESET: [&str; 12] = [
     "DELETE FROM webhooks WHERE subscriber_id = $1",
     // Events only this subscriber sees go; the others lose this recipient.
     "DELETE FROM events WHERE id IN (SELECT event_id FROM event_recipients WHERE subscriber_id = $1)
            AND NOT EXISTS (SELECT 1 FROM event_recipients o WHERE o.event_id = events.id AND o.subscriber_id <> $1)",
     "DELETE FROM event_recipients WHERE subscriber_id = $1",
     // Purchases with another subscriber keep that side: a merchant's row loses the card
-    // (a foreign key), a card's row keeps the merchant and location ids it showed (ids never
-    // come again, and that merchant was never the card holder's to read).
+    // (a foreign key), a card's row keeps the merchant and location ids it showed, and the
+    // events they share keep the ids they name (ids never come again, and that merchant was
+    // never the card holder's to read).
     "UPDATE transactions SET card_id = NULL
          WHERE card_id IN (SELECT id FROM cards WHERE subscriber_id = $1)
            AND merchant_id IN (SELECT id FROM merchants WHERE subscriber_id <> $1)",
-    "UPDATE events SET card_id = NULL WHERE card_id IN (SELECT id FROM cards WHERE subscriber_id = $1)",
-    "UPDATE events SET merchant_id = NULL WHERE merchant_id IN (SELECT id FROM merchants WHERE subscriber_id = $1)",
     "DELETE FROM transactions WHERE card_id IN (SELECT id FROM cards WHERE subscriber_id = $1)
            OR (card_id IS NULL AND merchant_id IN (SELECT id FROM merchants WHERE subscriber_id = $1))",
     "DELETE FROM card_sessions WHERE subscriber_id = $1",
