@@ -117,7 +117,8 @@ impl RequestLog {
         let newcomer_at_capacity =
             !subscribers.kept.contains_key(&subscriber_id) && subscribers.kept.len() >= self.subscribers_at_most;
         let since_sweep = now.duration_since(subscribers.last_sweep);
-        if since_sweep >= SWEEP_EVERY.min(self.kept_for) || (newcomer_at_capacity && since_sweep >= SWEEP_WHEN_FULL_EVERY)
+        if since_sweep >= SWEEP_EVERY.min(self.kept_for)
+            || (newcomer_at_capacity && since_sweep >= SWEEP_WHEN_FULL_EVERY)
         {
             subscribers.kept.retain(|_, kept| {
                 kept.expire(cutoff);

@@ -354,13 +354,17 @@ fn patching_a_webhook_checks_the_owner_and_the_cap_before_any_look_up() {
     let their_endpoint = add_endpoint(&server, &theirs, "https://93.184.216.34/theirs");
     let slow = format!("https://{}.invalid/hooks", uuid::Uuid::new_v4().simple());
     for webhook_id in [their_endpoint, their_endpoint + 1_000_000] {
-        for change in [json!({ "url": slow }), json!({ "url": "https://localhost/hooks" }), json!({ "enabled": false })] {
+        for change in [json!({ "url": slow }), json!({ "url": "https://localhost/hooks" }), json!({ "enabled": false })]
+        {
             let (status, body) = patch_webhook(&server, &mine, webhook_id, &change);
             assert_error(status, &body, 404, "not_found");
         }
     }
     let (_, kept) = send(theirs.auth(server.get(&format!("/webhooks/{their_endpoint}"))));
-    assert_eq!((kept["url"].as_str(), kept["status"].as_str()), (Some("https://93.184.216.34/theirs"), Some("enabled")));
+    assert_eq!(
+        (kept["url"].as_str(), kept["status"].as_str()),
+        (Some("https://93.184.216.34/theirs"), Some("enabled"))
+    );
 
     // Twenty endpoints, and one more as if kept from before the cap.
     let first = add_endpoint(&server, &mine, "https://93.184.216.34/0");

@@ -135,8 +135,11 @@ fn an_unknown_version_is_rate_limited_like_any_other_request() {
                 let request = server.get("/card").header("subscriber-version", "1999-01-01");
                 let request = if with_token { subscriber.auth(request) } else { request };
                 let response = request.send().expect("sent");
-                let version =
-                    response.headers().get("subscriber-version").and_then(|value| value.to_str().ok()).map(str::to_owned);
+                let version = response
+                    .headers()
+                    .get("subscriber-version")
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned);
                 let (status, body) = read(response);
                 (status, version, body)
             })
@@ -222,13 +225,18 @@ fn a_reset_changes_nothing_of_another_subscriber_and_keeps_their_pages_on_every_
     reset_and_wait(mine.card_id);
     let after = read_all();
     for (index, (after, before)) in after.iter().zip(&before).enumerate() {
-        assert_eq!(after, before, "nothing of the other subscriber changed ({})", theirs_pages[index % theirs_pages.len()]);
+        assert_eq!(
+            after,
+            before,
+            "nothing of the other subscriber changed ({})",
+            theirs_pages[index % theirs_pages.len()]
+        );
     }
     let (_, page) = send(theirs.subscriber.auth(first.get(&theirs_pages[0])));
     assert!(
-        page["transactions"].as_array().is_some_and(|rows| rows
-            .iter()
-            .any(|row| row["merchantId"].as_i64() == Some(mine.merchant_id))),
+        page["transactions"]
+            .as_array()
+            .is_some_and(|rows| rows.iter().any(|row| row["merchantId"].as_i64() == Some(mine.merchant_id))),
         "their purchase at the reset merchant stays as it was: {page}"
     );
 

@@ -154,7 +154,10 @@ impl Database {
         });
         // No test query on every checkout: a local file does not drop its connection, and the
         // test (`SELECT 1` on a fresh read transaction) was a tenth of `GET /card/{id}`.
-        let readers = r2d2::Pool::builder().max_size(u32::try_from(READERS).unwrap_or(8)).test_on_check_out(false).build(manager)?;
+        let readers = r2d2::Pool::builder()
+            .max_size(u32::try_from(READERS).unwrap_or(8))
+            .test_on_check_out(false)
+            .build(manager)?;
         Ok(Self {
             path: path.to_path_buf(),
             readers,
