@@ -291,11 +291,15 @@ async fn serve(
         body: claim.keys.seal(&body),
     };
     let now = Utc::now().timestamp();
-    state
-        .db
-        .store_idempotent_response(claim.scope, claim.key, stored, now)
-        .await
-        .map_err(|error| ApiError::from(error).into_response())?;
+    match state.db.store_idempotent_response(claim.scope, claim.key, stored, now).await {
+        Ok(()) => {}
+        // What the handler did is done: its answer is the truth, not the outage that came
+        // after. A retry with the key finds nothing stored and is served afresh.
+        Err(error) if error.outage().is_some() => {
+            tracing::warn!(error = %error, "the answer to keep for the Idempotency-Key was not stored");
+        }
+        Err(error) => return Err(ApiError::from(error).into_response()),
+    }
     Ok(Response::from_parts(parts, Body::from(body)))
 }
 

@@ -207,7 +207,8 @@ async fn settle(
     );
     let queue_at = now.saturating_mul(1000);
     let rows = db
-        .write(move |client| {
+        .write_again(move |client| {
+            let (subscribers, ids, sql) = (subscribers.clone(), ids.clone(), sql.clone());
             async move {
                 let (locked, settled) = futures::future::join(
                     execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
