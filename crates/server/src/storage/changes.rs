@@ -5,7 +5,6 @@
 
 use std::time::Duration;
 
-
 use super::transactions::Owner;
 use super::{Database, StorageResult, Store, postgres};
 

@@ -126,9 +126,8 @@ mod tests {
 
     #[test]
     fn sqlite_busy_full_and_read_only_are_outages_and_a_constraint_is_not() {
-        let failure = |code: i32| {
-            StorageError::Sqlite(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None))
-        };
+        let failure =
+            |code: i32| StorageError::Sqlite(rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(code), None));
         assert_eq!(failure(rusqlite::ffi::SQLITE_BUSY).outage(), Some(Outage::Busy));
         assert_eq!(failure(rusqlite::ffi::SQLITE_LOCKED).outage(), Some(Outage::Busy));
         assert_eq!(failure(rusqlite::ffi::SQLITE_FULL).outage(), Some(Outage::Full));

@@ -158,10 +158,7 @@ pub(super) async fn answer_newest(pool: super::Pool, mut asks: mpsc::UnboundedRe
     }
 }
 
-async fn newest_of_many(
-    pool: &super::Pool,
-    owners: impl Iterator<Item = Owner>,
-) -> StorageResult<HashMap<Owner, i64>> {
+async fn newest_of_many(pool: &super::Pool, owners: impl Iterator<Item = Owner>) -> StorageResult<HashMap<Owner, i64>> {
     let (mut cards, mut merchants) = (Vec::new(), Vec::new());
     for owner in owners {
         match owner {

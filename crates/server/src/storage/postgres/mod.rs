@@ -150,10 +150,7 @@ impl Connection {
 
     /// `work` (a statement, or statements sent together) within the limit; running out breaks
     /// the connection.
-    pub async fn within<T>(
-        &self,
-        work: impl Future<Output = Result<T, tokio_postgres::Error>>,
-    ) -> StorageResult<T> {
+    pub async fn within<T>(&self, work: impl Future<Output = Result<T, tokio_postgres::Error>>) -> StorageResult<T> {
         let limit = self.limit();
         match tokio::time::timeout(limit, work).await {
             Ok(result) => Ok(result?),
@@ -600,7 +597,9 @@ async fn run_transaction<T>(client: &Connection, statements: BoxFuture<'_, Stora
             }
         },
         Err(error) => {
-            if !client.is_broken() && !matches!(tokio::time::timeout(limit, client.batch_execute("ROLLBACK")).await, Ok(Ok(()))) {
+            if !client.is_broken()
+                && !matches!(tokio::time::timeout(limit, client.batch_execute("ROLLBACK")).await, Ok(Ok(())))
+            {
                 // A connection that cannot roll back is not given to anyone else.
                 client.set_broken();
             }
