@@ -124,7 +124,6 @@ async fn shut_down(
     background: crate::background::Background,
     metrics: Option<JoinHandle<()>>,
 ) -> anyhow::Result<()> {
-    tracing::info!("stopping: finishing the requests in flight");
     // Open event streams would keep graceful shutdown waiting forever.
     state.events.close();
     serving.await??;

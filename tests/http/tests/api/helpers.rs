@@ -164,6 +164,14 @@ impl TestServer {
         (dir, self.database.clone())
     }
 
+    /// Stops the server with SIGTERM and returns everything it logged, its last lines included.
+    pub fn stop_and_log(mut self) -> String {
+        terminate(&mut self.child);
+        // The reader threads pass on what the pipes still hold.
+        std::thread::sleep(Duration::from_millis(300));
+        self.log()
+    }
+
     /// Kills the server with SIGKILL, as a crash would, returning the database directory.
     pub fn kill_hard(mut self) -> (tempfile::TempDir, PathBuf) {
         let _ = self.child.kill();
@@ -248,6 +256,22 @@ pub fn read(response: Response) -> (u16, Value) {
         serde_json::from_str(&text).unwrap_or_else(|_| panic!("status {status}: body is not JSON: {text:?}"));
     assert!(has_request_id, "every response carries X-Request-Id");
     (status, body)
+}
+
+/// The lines of a JSON log (`--log-format json`) after start-up that say neither which request
+/// (`request_id`) nor which task (`task`) they belong to.
+pub fn unattributed_lines(log: &str) -> Vec<String> {
+    log.lines()
+        .skip_while(|line| !line.contains("listening on http://"))
+        .skip(1)
+        .filter(|line| !line.trim().is_empty())
+        .filter(|line| {
+            serde_json::from_str::<Value>(line).map_or(true, |entry| {
+                entry.get("request_id").is_none_or(Value::is_null) && entry.get("task").is_none_or(Value::is_null)
+            })
+        })
+        .map(str::to_owned)
+        .collect()
 }
 
 /// Asserts the contract's error shape and returns the body.

@@ -52,7 +52,8 @@ fn a_stopped_database_is_503_with_retry_after_and_the_service_recovers_by_itself
     }
     let cluster = cluster();
     let database = cluster.create_database().expect("a database");
-    let (first, second) = two_instances(&database, &["--rate-limit", "0", "--credential-rate-limit", "0"]);
+    let flags = ["--rate-limit", "0", "--credential-rate-limit", "0", "--log-format", "json"];
+    let (first, second) = two_instances(&database, &flags);
     let load =
         Load::start(&[first.base_url.clone(), second.base_url.clone()], tenants(&first), Duration::from_secs(40));
     std::thread::sleep(Duration::from_secs(3));
@@ -94,6 +95,12 @@ fn a_stopped_database_is_503_with_retry_after_and_the_service_recovers_by_itself
     assert!(recovered < Duration::from_secs(10), "recovered within 10 s: {recovered:?}");
     assert_eq!(readiness(&second).0, 200, "ready again");
     assert_none_lost(&cluster, &database, &acknowledged);
+    // Through the outage and the shutdown, every line says which request or task it is of.
+    for server in [first, second] {
+        let log = server.stop_and_log();
+        let unattributed = crate::helpers::unattributed_lines(&log);
+        assert!(unattributed.is_empty(), "lines that name no request or task:\n{}", unattributed.join("\n"));
+    }
 }
 
 #[test]

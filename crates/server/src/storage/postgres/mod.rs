@@ -440,7 +440,7 @@ impl Database {
         F: for<'c> FnOnce(&'c Client) -> BoxFuture<'c, StorageResult<T>> + Send + 'static,
     {
         let mut work = Some(work);
-        self.transact(None, move |client| work.take().map(|work| work(client))).await
+        self.transact(None, 0, move |client| work.take().map(|work| work(client))).await
     }
 
     /// As [`Database::write`], for work that can run again: a serialization failure or a
@@ -451,7 +451,7 @@ impl Database {
         T: Send + 'static,
         F: for<'c> Fn(&'c Client) -> BoxFuture<'c, StorageResult<T>> + Send + 'static,
     {
-        self.transact(None, move |client| Some(work(client))).await
+        self.transact(None, WRITE_RETRIES, move |client| Some(work(client))).await
     }
 
     /// As [`Database::write_again`], for maintenance work: each statement, the transaction and
@@ -461,10 +461,11 @@ impl Database {
         T: Send + 'static,
         F: for<'c> Fn(&'c Client) -> BoxFuture<'c, StorageResult<T>> + Send + 'static,
     {
-        self.transact(Some(MAINTENANCE_LIMIT), move |client| Some(work(client))).await
+        self.transact(Some(MAINTENANCE_LIMIT), WRITE_RETRIES, move |client| Some(work(client))).await
     }
 
-    async fn transact<T, W>(&self, limit: Option<Duration>, mut work: W) -> StorageResult<T>
+    /// Runs `work` in a transaction, again after a conflict up to `retries` times.
+    async fn transact<T, W>(&self, limit: Option<Duration>, retries: u32, mut work: W) -> StorageResult<T>
     where
         T: Send + 'static,
         W: for<'c> FnMut(&'c Client) -> Attempt<'c, T> + Send + 'static,
@@ -473,14 +474,14 @@ impl Database {
         let started = Instant::now();
         let result = tokio::spawn(
             async move {
-                let mut retries = 0;
+                let mut ran_again = 0;
                 loop {
                     let client = pool.get().await?;
                     if let Some(limit) = limit {
                         client.set_limit(limit);
                     }
                     let Some(statements) = work(&client) else {
-                        return Err(StorageError::Pool("a write ran twice".into()));
+                        return Err(StorageError::Pool("a write that runs once was asked to run again".into()));
                     };
                     let outcome = run_transaction(&client, statements).await;
                     if client.is_broken() {
@@ -490,10 +491,10 @@ impl Database {
                         drop(client);
                     }
                     match outcome {
-                        Err(error) if retries < WRITE_RETRIES && is_conflict(&error) => {
-                            retries += 1;
-                            let pause = rand::random_range(10..60) * u64::from(retries);
-                            tracing::debug!(error = %error, retries, "a write met another: running it again");
+                        Err(error) if ran_again < retries && is_conflict(&error) => {
+                            ran_again += 1;
+                            let pause = rand::random_range(10..60) * u64::from(ran_again);
+                            tracing::debug!(error = %error, ran_again, "a write met another: running it again");
                             tokio::time::sleep(Duration::from_millis(pause)).await;
                         }
                         outcome => return outcome,
@@ -838,4 +839,71 @@ pub fn unsigned_opt<T: TryFrom<i64>>(row: &Row, index: usize) -> StorageResult<O
 /// A 0/1 flag column as a bool.
 pub fn flag(row: &Row, index: usize) -> StorageResult<bool> {
     Ok(row.try_get::<_, i64>(index)? != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_refused_connection_is_an_outage() {
+        // A port nobody listens on: the connection is refused at once.
+        let free = std::net::TcpListener::bind("127.0.0.1:0").expect("a port").local_addr().expect("bound").port();
+        let config = parse_config(&format!("postgres://nobody@127.0.0.1:{free}/none")).expect("an address");
+        let error = config.connect(tokio_postgres::NoTls).await.err().expect("refused");
+        assert_eq!(outage_of(&error), Some(Outage::Unreachable), "{error}");
+    }
+
+    #[tokio::test]
+    async fn a_server_that_accepts_but_never_answers_is_given_up_on_in_time() {
+        // The kernel completes the TCP handshake for a listener that never accepts, as for a
+        // stopped server: only the service's own limit ends the wait.
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let port = listener.local_addr().expect("bound").port();
+        let config = parse_config(&format!("postgres://nobody@127.0.0.1:{port}/none")).expect("an address");
+        let started = Instant::now();
+        let error = Connector::Plain.connect(&config, Duration::from_millis(300)).await.err().expect("given up");
+        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert_eq!(error.outage(), Some(Outage::TimedOut), "{error}");
+        drop(listener);
+    }
+
+    /// On the test cluster (`tests/support/with-postgres.sh cargo test -p subscriber-server --lib
+    /// deadlock`); without one, says so and passes.
+    #[tokio::test]
+    async fn a_write_that_meets_a_deadlock_runs_again_and_one_that_cannot_is_503() {
+        let Some(admin) = std::env::var("SUBSCRIBER_TEST_POSTGRES").ok().filter(|url| !url.is_empty()) else {
+            eprintln!("needs SUBSCRIBER_TEST_POSTGRES (tests/support/with-postgres.sh)");
+            return;
+        };
+        let name = format!("t_{}", uuid::Uuid::new_v4().simple());
+        let session =
+            Connector::Plain.connect(&parse_config(&admin).expect("an address"), Duration::from_secs(5)).await;
+        session.expect("connected").batch_execute(&format!("CREATE DATABASE {name}")).await.expect("created");
+        let (server, _) = admin.rsplit_once('/').expect("an address with a database");
+        let url = format!("{server}/{name}");
+        let db = Database::open(&url, std::sync::Arc::default(), Timeouts::default()).await.expect("opened");
+        // The server's own words for a deadlock, on the first attempt only.
+        let deadlocked = "DO $$ BEGIN RAISE EXCEPTION 'deadlock' USING ERRCODE = '40P01'; END $$";
+        let attempts = std::sync::Arc::new(AtomicU64::new(0));
+        let counted = std::sync::Arc::clone(&attempts);
+        let value = db
+            .write_again(move |client| {
+                let attempt = counted.fetch_add(1, Ordering::SeqCst);
+                Box::pin(async move {
+                    if attempt == 0 {
+                        client.batch_execute(deadlocked).await?;
+                    }
+                    query_one(client, "SELECT 7::BIGINT", &[]).await?.try_get::<_, i64>(0).map_err(StorageError::from)
+                })
+            })
+            .await
+            .expect("the second attempt succeeds");
+        assert_eq!((value, attempts.load(Ordering::SeqCst)), (7, 2));
+        let once = db
+            .write(move |client| Box::pin(async move { Ok(client.batch_execute(deadlocked).await?) }))
+            .await
+            .expect_err("a write run once cannot run again");
+        assert_eq!(once.outage(), Some(Outage::Busy), "{once}");
+    }
 }

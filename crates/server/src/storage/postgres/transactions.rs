@@ -347,7 +347,8 @@ pub async fn record_sale(
         }
         Some(replay) => {
             let row = sale.clone();
-            db.write(move |client| {
+            db.write_again(move |client| {
+                let (row, sql, replay) = (row.clone(), sql.clone(), replay.clone());
                 async move {
                     let recorded = insert_sale(client, &sql, &row, now).await?;
                     super::idempotency::store_replay(client, Some(replay), recorded.try_get(0)?, now).await?;
