@@ -30,7 +30,7 @@ WITH_KEYRING := tests/support/with-keyring.sh
 # A throw-away PostgreSQL cluster for the command that follows (tests/support/with-postgres.sh).
 WITH_POSTGRES := tests/support/with-postgres.sh
 
-.PHONY: help run dev serve test test-rust test-postgres lint bench bench-reads deps-rust deps-desktop ui-build bindings bindings-check \
+.PHONY: help run dev serve test test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
 	bench-discovery bench-scale bench-webhooks test-schemathesis deps-schemathesis package package-debug deps-package test-package \
 	test-clients deps-clients
@@ -41,6 +41,7 @@ help:
 	@echo "make dev             - the dashboard with hot reload of the UI and the app"
 	@echo "make test            - every test: Rust, UI, dashboard with a real keyring, end-to-end"
 	@echo "make test-postgres   - the black-box HTTP suite on PostgreSQL, two instances included"
+	@echo "make test-faults     - the database stopped, hung, failed over, its disk full, under load"
 	@echo "make test-browser    - the hosted pages in headless Chromium"
 	@echo "make test-schemathesis - Schemathesis fuzzes the running service from each version's /openapi.json"
 	@echo "make test-clients    - clients generated from the newest /openapi.json (Python, TypeScript) drive the service"
@@ -124,9 +125,24 @@ test-rust: deps-rust
 # The black-box HTTP suite again, on PostgreSQL: a throw-away cluster (Debian's postgresql
 # package is installed when missing), a database per test server, and the tests of two
 # instances on one database.
-test-postgres: deps-rust
+test-postgres: deps-rust deps-pgbouncer
 	$(CARGO) test -p http-conformance --test api --no-run
 	$(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api
+	# The two-instance tests again, every database reached through PgBouncer in session mode
+	# (the suite's own pgbouncer:: tests run it in every mode).
+	SUBSCRIBER_TEST_PGBOUNCER=session $(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api -- instances::
+
+# Debian's PgBouncer, for the tests through it (only its binary is used, on ports of their own).
+deps-pgbouncer:
+	@test -x /usr/sbin/pgbouncer || $(APT_INSTALL) pgbouncer
+
+# The real faults under load, one at a time, each on a PostgreSQL cluster of its own (stopped and
+# started, hung with SIGSTOP, failed over to a promoted synchronous standby) or a small tmpfs in a
+# mount namespace of the server's own (SQLite on a full file system). WITH_POSTGRES only makes
+# sure PostgreSQL is installed.
+test-faults: deps-rust
+	$(CARGO) test -p http-conformance --test faults --no-run
+	$(WITH_POSTGRES) env SUBSCRIBER_TEST_FAULTS=1 $(CARGO) test -p http-conformance --test faults -- --test-threads=1 --nocapture
 
 # Vitest component and model tests of the UI.
 test-ui: deps-desktop bindings-check
@@ -208,7 +224,7 @@ test-clients: deps-rust deps-clients
 	$(CARGO) build -p subscriber-server
 	python3 tests/clients/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --python $(CLIENTS_VENV)/bin/python
 
-test: lint test-rust test-postgres test-browser test-ui test-dashboard test-e2e test-package test-schemathesis test-clients
+test: lint test-rust test-postgres test-faults test-browser test-ui test-dashboard test-e2e test-package test-schemathesis test-clients
 
 # Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
 # through Tauri's bundler (@tauri-apps/cli in ui/package.json, pinned to the last version whose

@@ -10,10 +10,11 @@ pub fn main() -> anyhow::Result<()> {
     crate::logging::init(config.log_format, &config.log);
     // Before anything is opened: every stream is a file.
     crate::open_files::raise_and_check(&config)?;
-    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(crate::serve(config, shutdown_signal()))
+    let signal = tracing::Instrument::instrument(shutdown_signal(), crate::logging::task_span("shutdown"));
+    tokio::runtime::Builder::new_multi_thread().enable_all().build()?.block_on(crate::serve(config, signal))
 }
 
-/// SIGINT or SIGTERM.
+/// SIGINT or SIGTERM (its lines are the shutdown task's).
 async fn shutdown_signal() {
     let interrupt = async {
         if let Err(error) = tokio::signal::ctrl_c().await {

@@ -133,6 +133,14 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..))]
     pub request_timeout_seconds: u64,
 
+    /// Longest a database statement, a write's transaction (then its commit) or a connection
+    /// attempt may take before the request is answered 503 with Retry-After; waiting for a
+    /// pooled connection (or SQLite's writer) gets half of it. Must be shorter than the
+    /// request timeout: a hung database then answers 503, never 408.
+    #[arg(long, env = "SUBSCRIBER_DATABASE_TIMEOUT_SECONDS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub database_timeout_seconds: u64,
+
     /// Lifetime of a hosted page's one-time link (card entry, bank sign-in), in seconds.
     #[arg(long, env = "SUBSCRIBER_HOSTED_SESSION_SECONDS", default_value_t = 900,
           value_parser = clap::value_parser!(u64).range(1..=86_400))]
@@ -255,6 +263,7 @@ impl Config {
             request_log_subscribers: 4096,
             request_log_seconds: 86_400,
             request_timeout_seconds: 30,
+            database_timeout_seconds: 10,
             hosted_session_seconds: 900,
             person_questions_seconds: 600,
             person_lock_seconds: 86_400,
@@ -274,7 +283,20 @@ impl Config {
                 "--webhooks-allow-private is for the sandbox only: outside it webhooks go to public https addresses"
             );
         }
+        if self.database_timeout_seconds >= self.request_timeout_seconds {
+            anyhow::bail!(
+                "--database-timeout-seconds ({}) must be shorter than --request-timeout-seconds ({}): a database that \
+                 does not answer must get a request 503 with Retry-After before the request itself times out",
+                self.database_timeout_seconds,
+                self.request_timeout_seconds
+            );
+        }
         Ok(())
+    }
+
+    /// The service's limits on waiting for the database.
+    pub fn database_timeouts(&self) -> crate::storage::Timeouts {
+        crate::storage::Timeouts::new(std::time::Duration::from_secs(self.database_timeout_seconds))
     }
 
     /// The key file: `--keys`; else beside a SQLite file (`<file>.keys`); else, on PostgreSQL,

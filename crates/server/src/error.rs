@@ -43,7 +43,8 @@ pub enum ApiError {
     UnsupportedMediaType(String),
     #[error("too many requests: retry after {retry_after_seconds} s")]
     RateLimited { retry_after_seconds: u64 },
-    /// Busy for now (the secret-hashing queue is full); retry after `Retry-After`.
+    /// Busy for now (the secret-hashing queue is full, the database is out of reach, full or
+    /// hung); retry after `Retry-After`. Nothing was changed.
     #[error("{message}")]
     Unavailable { message: String, retry_after_seconds: u64 },
     #[error("the request took too long")]
@@ -75,8 +76,24 @@ impl ApiError {
         Self::Conflict { message: message.into(), card_id: None, merchant_id: None }
     }
 
+    /// A failure the client cannot fix: 500, unless a database outage is somewhere in its
+    /// causes (a storage error wrapped on the way), which is 503 with `Retry-After`.
     pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
-        Self::Internal(cause.into())
+        let cause = cause.into();
+        match crate::storage::outage::outage_in(cause.as_ref()) {
+            Some(outage) => Self::outage(outage, &cause),
+            None => Self::Internal(cause),
+        }
+    }
+
+    /// 503 for a database outage; the cause is logged (as a warning: it passes).
+    pub fn outage(outage: crate::storage::Outage, cause: &dyn std::fmt::Display) -> Self {
+        tracing::warn!(error = %cause, "database unavailable: answered 503");
+        let retry_after_seconds = outage.retry_after_seconds();
+        Self::Unavailable {
+            message: format!("{}: nothing was changed, retry after {retry_after_seconds} s", outage.reason()),
+            retry_after_seconds,
+        }
     }
 
     pub fn status(&self) -> StatusCode {
@@ -181,7 +198,10 @@ pub struct RenderedError;
 
 impl From<crate::storage::StorageError> for ApiError {
     fn from(error: crate::storage::StorageError) -> Self {
-        Self::Internal(error.into())
+        match error.outage() {
+            Some(outage) => Self::outage(outage, &error),
+            None => Self::Internal(error.into()),
+        }
     }
 }
 

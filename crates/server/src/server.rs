@@ -10,6 +10,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
+use tracing::Instrument;
 
 use crate::config::Config;
 use crate::operations::Gate;
@@ -89,10 +90,14 @@ async fn run(
             return Err(error);
         }
         None => {
-            serving.await??;
-            metrics.inspect(JoinHandle::abort);
-            tracing::info!("stopped while starting");
-            return Ok(());
+            return async move {
+                serving.await??;
+                metrics.inspect(JoinHandle::abort);
+                tracing::info!("stopped while starting");
+                Ok(())
+            }
+            .instrument(crate::logging::task_span("shutdown"))
+            .await;
         }
     };
 
@@ -108,6 +113,17 @@ async fn run(
     }
     let mut interrupted = stopping;
     let _ = interrupted.wait_for(|stop| *stop).await;
+    shut_down(state, serving, background, metrics).instrument(crate::logging::task_span("shutdown")).await
+}
+
+/// Finishes the requests in flight, stops the background work, saves what is kept in memory:
+/// every line it logs says `task=shutdown`.
+async fn shut_down(
+    state: AppState,
+    serving: JoinHandle<std::io::Result<()>>,
+    background: crate::background::Background,
+    metrics: Option<JoinHandle<()>>,
+) -> anyhow::Result<()> {
     // Open event streams would keep graceful shutdown waiting forever.
     state.events.close();
     serving.await??;

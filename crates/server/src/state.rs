@@ -94,7 +94,7 @@ async fn load_keys(config: &Config, db: &Store) -> anyhow::Result<Keys> {
 impl AppState {
     /// Opens the database and loads (or makes) the service's keys.
     pub async fn new(config: Config) -> anyhow::Result<Self> {
-        let db = Store::open(&config.database).await?;
+        let db = Store::open_with(&config.database, config.database_timeouts()).await?;
         let keys = Arc::new(load_keys(&config, &db).await?);
         let auth = TokenIssuer::new(
             &keys.token_signing,

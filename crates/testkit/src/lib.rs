@@ -1,20 +1,26 @@
 //! What the tests of every crate share: the service started in-process on a free port with a
 //! temporary database ([`TestService`]), a person's browser on the hosted pages ([`Browser`],
 //! and [`BlockingBrowser`] for the synchronous black-box suite), a real webhook receiver
-//! ([`WebhookReceiver`]), the sandbox's test cards, and a database one round trip away
-//! ([`DelayProxy`]).
+//! ([`WebhookReceiver`]), the sandbox's test cards, a database one round trip away
+//! ([`DelayProxy`]), and the real faults of a database: a PostgreSQL cluster of a test's own
+//! to stop, hang or fail over ([`Cluster`]), and a real PgBouncer in front of one
+//! ([`PgBouncer`]).
 //!
 //! Dev-only: no product crate depends on it.
 
 pub mod browser;
 pub mod cards;
 pub mod delay;
+pub mod pgbouncer;
+pub mod postgres;
 pub mod receiver;
 pub mod service;
 
 pub use browser::{BlockingBrowser, Browser, Page};
 pub use cards::{TEST_PAN, TEST_PANS, card_json, test_card};
 pub use delay::DelayProxy;
+pub use pgbouncer::{PgBouncer, PoolMode};
+pub use postgres::Cluster;
 pub use receiver::{Delivery, WebhookReceiver};
 pub use service::TestService;
 

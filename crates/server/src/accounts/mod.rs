@@ -138,7 +138,7 @@ async fn enroll(
     let response_url = url.clone();
     let replay = idempotent.replay(move |account_id| EnrollAccountResponse {
         account_id,
-        url: response_url,
+        url: response_url.clone(),
         expires_at: expires_at_time,
         status: AccountStatus::Pending,
     });

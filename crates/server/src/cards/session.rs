@@ -56,7 +56,7 @@ pub async fn create(State(state): State<AppState>, auth: Auth, idempotent: Idemp
     let response_url = url.clone();
     let replay = idempotent.replay(move |session_id| CardSessionCreated {
         session_id,
-        url: response_url,
+        url: response_url.clone(),
         expires_at: expires_at_time,
         status: CardSessionStatus::Pending,
     });

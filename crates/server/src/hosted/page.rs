@@ -84,6 +84,17 @@ pub fn message(status: StatusCode, title: &str, text: &str) -> Response {
 
 /// For a failure the person cannot fix; the cause is logged with the request id.
 pub fn internal_error(cause: &crate::error::ApiError) -> Response {
+    if let crate::error::ApiError::Unavailable { retry_after_seconds, .. } = cause {
+        let mut page = message(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "Briefly unavailable",
+            "The service cannot finish this step right now. Nothing was saved; please try again in a moment.",
+        );
+        if let Ok(value) = HeaderValue::from_str(&retry_after_seconds.to_string()) {
+            page.headers_mut().insert(header::RETRY_AFTER, value);
+        }
+        return page;
+    }
     if let crate::error::ApiError::Internal(cause) = cause {
         tracing::error!(error = format!("{cause:#}"), "hosted page failed");
     }

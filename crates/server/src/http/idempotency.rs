@@ -109,7 +109,7 @@ impl IdempotencyClaim {
     fn replay<B: serde::Serialize>(
         &self,
         status: StatusCode,
-        body_for: impl FnOnce(i64) -> B + Send + 'static,
+        body_for: impl Fn(i64) -> B + Send + Sync + 'static,
     ) -> Replay {
         let keys = Arc::clone(&self.keys);
         Replay {
@@ -117,7 +117,7 @@ impl IdempotencyClaim {
             key: self.key.clone(),
             request_hash: self.request_hash.clone(),
             status: status.as_u16(),
-            body_for: Box::new(move |id| {
+            body_for: Arc::new(move |id| {
                 let body =
                     serde_json::to_vec(&body_for(id)).map_err(|error| StorageError::Corrupt(error.to_string()))?;
                 Ok(keys.seal(&body))
@@ -157,7 +157,7 @@ impl Idempotent {
     /// row's id, for the store to keep with what it creates; `None` without a key.
     pub fn replay<B: serde::Serialize + 'static>(
         &self,
-        body_for: impl FnOnce(i64) -> B + Send + 'static,
+        body_for: impl Fn(i64) -> B + Send + Sync + 'static,
     ) -> Option<Replay> {
         self.0.as_ref().map(|claim| claim.replay(StatusCode::CREATED, move |id| Success::new(body_for(id))))
     }
@@ -291,11 +291,15 @@ async fn serve(
         body: claim.keys.seal(&body),
     };
     let now = Utc::now().timestamp();
-    state
-        .db
-        .store_idempotent_response(claim.scope, claim.key, stored, now)
-        .await
-        .map_err(|error| ApiError::from(error).into_response())?;
+    match state.db.store_idempotent_response(claim.scope, claim.key, stored, now).await {
+        Ok(()) => {}
+        // What the handler did is done: its answer is the truth, not the outage that came
+        // after. A retry with the key finds nothing stored and is served afresh.
+        Err(error) if error.outage().is_some() => {
+            tracing::warn!(error = %error, "the answer to keep for the Idempotency-Key was not stored");
+        }
+        Err(error) => return Err(ApiError::from(error).into_response()),
+    }
     Ok(Response::from_parts(parts, Body::from(body)))
 }
 

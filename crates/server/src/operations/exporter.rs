@@ -23,11 +23,14 @@ pub async fn serve(address: SocketAddr, gate: Arc<Gate>) -> anyhow::Result<JoinH
     let bound = listener.local_addr()?;
     let app = Router::new().route("/metrics", get(render)).with_state((handle, gate));
     tracing::info!("metrics on http://{bound}/metrics");
-    Ok(tokio::spawn(async move {
-        if let Err(error) = axum::serve(listener, app).await {
-            tracing::error!(error = %error, "the metrics listener stopped");
-        }
-    }))
+    Ok(tokio::spawn(tracing::Instrument::instrument(
+        async move {
+            if let Err(error) = axum::serve(listener, app).await {
+                tracing::error!(error = %error, "the metrics listener stopped");
+            }
+        },
+        crate::logging::task_span("metrics listener"),
+    )))
 }
 
 /// Gauges read at scrape time, then the text exposition format.

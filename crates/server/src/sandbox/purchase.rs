@@ -165,7 +165,7 @@ pub async fn record<R, B>(
     respond: R,
 ) -> Result<TransactionRow, ApiError>
 where
-    R: FnOnce(&TransactionRow) -> Result<B, ApiError> + Send + 'static,
+    R: Fn(&TransactionRow) -> Result<B, ApiError> + Send + Sync + 'static,
     B: serde::Serialize + 'static,
 {
     let now = Utc::now().timestamp();
@@ -193,7 +193,7 @@ where
     };
     let template = row.clone();
     // The response cannot fail for a row just made (its times are now).
-    let replay = idempotent.replay(move |id| respond(&TransactionRow { id, ..template }).ok());
+    let replay = idempotent.replay(move |id| respond(&TransactionRow { id, ..template.clone() }).ok());
     let (row, event) = state.db.record_sale(row, now, replay).await?;
     state.events.publish(&event.into_iter().collect::<Vec<_>>());
     Ok(row)

@@ -5,11 +5,6 @@
 
 use std::time::Duration;
 
-#[cfg(feature = "postgres")]
-use tokio::sync::mpsc;
-#[cfg(feature = "postgres")]
-use tokio_postgres::Notification;
-
 use super::transactions::Owner;
 use super::{Database, StorageResult, Store, postgres};
 
@@ -132,7 +127,7 @@ pub struct Listener {
     #[cfg(feature = "postgres")]
     store: Store,
     #[cfg(feature = "postgres")]
-    connection: Option<(tokio_postgres::Client, mpsc::UnboundedReceiver<Notification>)>,
+    connection: Option<postgres::Session>,
 }
 
 impl Listener {
@@ -153,29 +148,35 @@ impl Listener {
     /// Waits up to `wait` for changes.
     #[cfg(feature = "postgres")]
     pub async fn next(&mut self, wait: Duration) -> StorageResult<Heard> {
-        let Some((client, notifications)) = self.connection.as_mut() else {
+        let Some(session) = self.connection.as_mut() else {
             let Database::Postgres(db) = &*self.store.backend else { return Ok(Heard::Nothing) };
-            let (client, notifications) = db.connect_own().await?;
-            client.batch_execute(&format!("LISTEN {}", postgres::CHANNEL)).await?;
-            self.connection = Some((client, notifications));
+            let session = db.connect_own().await?;
+            let limit = db.timeouts().statement;
+            tokio::time::timeout(limit, session.batch_execute(&format!("LISTEN {}", postgres::CHANNEL)))
+                .await
+                .map_err(|_| super::StorageError::timed_out("LISTEN", limit))??;
+            self.connection = Some(session);
             return Ok(Heard::Reconnected);
         };
         let mut heard = Vec::new();
-        match tokio::time::timeout(wait, notifications.recv()).await {
+        match tokio::time::timeout(wait, session.notifications.recv()).await {
             // The connection ended: made again at the next call.
             Ok(None) => {
                 self.connection = None;
-                return Err(super::StorageError::Pool("the listening connection ended".into()));
+                return Err(super::StorageError::Unavailable(
+                    super::Outage::Unreachable,
+                    "the listening connection ended".into(),
+                ));
             }
             Ok(Some(notification)) => {
                 heard.extend(Change::parse(notification.payload()));
                 // Whatever else has arrived too, without waiting again.
-                while let Ok(notification) = notifications.try_recv() {
+                while let Ok(notification) = session.notifications.try_recv() {
                     heard.extend(Change::parse(notification.payload()));
                 }
             }
             Err(_) => {
-                if client.is_closed() {
+                if session.is_closed() {
                     self.connection = None;
                 }
                 return Ok(Heard::Nothing);

@@ -14,7 +14,7 @@ pub struct Claims {
     #[cfg(feature = "postgres")]
     store: Store,
     #[cfg(feature = "postgres")]
-    session: Mutex<Option<tokio_postgres::Client>>,
+    session: Mutex<Option<super::postgres::Session>>,
 }
 
 impl Claims {
@@ -38,18 +38,27 @@ impl Claims {
     /// Claims `id`; `false` when another instance holds it.
     #[cfg(feature = "postgres")]
     pub async fn try_claim(&self, id: i64) -> StorageResult<bool> {
-        let mut session = self.session.lock().await;
-        if session.as_ref().is_none_or(tokio_postgres::Client::is_closed) {
-            let Database::Postgres(db) = &*self.store.backend else { return Ok(true) };
-            // Its notifications (none are asked for) are dropped with the receiver.
-            *session = Some(db.connect_own().await?.0);
+        let Database::Postgres(db) = &*self.store.backend else { return Ok(true) };
+        let limit = db.timeouts().statement;
+        // Claims wait for each other here, within the statement limit: a hung session holds
+        // up no request for longer.
+        let mut session = tokio::time::timeout(limit, self.session.lock())
+            .await
+            .map_err(|_| StorageError::timed_out("an idempotency claim", limit))?;
+        if session.as_deref().is_none_or(tokio_postgres::Client::is_closed) {
+            *session = Some(db.connect_own().await?);
         }
         let Some(client) = session.as_ref() else { return Ok(false) };
-        match client.query_one("SELECT pg_try_advisory_lock($1)", &[&id]).await {
-            Ok(row) => Ok(row.try_get(0)?),
-            Err(error) => {
+        match tokio::time::timeout(limit, client.query_one("SELECT pg_try_advisory_lock($1)", &[&id])).await {
+            Ok(Ok(row)) => Ok(row.try_get(0)?),
+            Ok(Err(error)) => {
                 *session = None;
                 Err(StorageError::Postgres(error))
+            }
+            // Its answer may still come: the session is dropped (its claims end with it).
+            Err(_) => {
+                *session = None;
+                Err(StorageError::timed_out("an idempotency claim", limit))
             }
         }
     }
@@ -57,8 +66,17 @@ impl Claims {
     /// Ends the claim on `id` (a connection lost since has ended it already).
     #[cfg(feature = "postgres")]
     pub async fn release(&self, id: i64) {
-        if let Some(client) = self.session.lock().await.as_ref() {
-            let _ = client.query_one("SELECT pg_advisory_unlock($1)", &[&id]).await;
+        let Database::Postgres(db) = &*self.store.backend else { return };
+        let limit = db.timeouts().statement;
+        let Ok(mut session) = tokio::time::timeout(limit, self.session.lock()).await else { return };
+        if let Some(client) = session.as_ref()
+            && !matches!(
+                tokio::time::timeout(limit, client.query_one("SELECT pg_advisory_unlock($1)", &[&id])).await,
+                Ok(Ok(_))
+            )
+        {
+            // A session that cannot unlock is dropped, and every claim on it with it.
+            *session = None;
         }
     }
 }

@@ -11,21 +11,24 @@ pub struct StoredResponse {
 }
 
 /// The response a creating request keeps for its retries, stored in the transaction that
-/// creates what it describes; its body is made once the new row's id is known.
+/// creates what it describes; its body is made once the new row's id is known (as many times
+/// as the transaction runs: a write met by a deadlock runs again).
+#[derive(Clone)]
 pub struct Replay {
     pub scope: String,
     pub key: String,
     pub request_hash: Vec<u8>,
     pub status: u16,
     /// The sealed body, given the created row's id.
-    pub body_for: Box<dyn FnOnce(i64) -> StorageResult<Vec<u8>> + Send>,
+    pub body_for: std::sync::Arc<dyn Fn(i64) -> StorageResult<Vec<u8>> + Send + Sync>,
 }
 
 impl Replay {
     /// What to store once the created row's id is `id`.
-    pub fn finish(self, id: i64) -> StorageResult<(String, String, StoredResponse)> {
+    pub fn finish(&self, id: i64) -> StorageResult<(String, String, StoredResponse)> {
         let body = (self.body_for)(id)?;
-        Ok((self.scope, self.key, StoredResponse { request_hash: self.request_hash, status: self.status, body }))
+        let response = StoredResponse { request_hash: self.request_hash.clone(), status: self.status, body };
+        Ok((self.scope.clone(), self.key.clone(), response))
     }
 }
 

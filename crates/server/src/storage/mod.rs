@@ -44,6 +44,7 @@ pub mod usage;
 pub mod webhooks;
 
 mod location;
+pub mod outage;
 #[cfg(feature = "postgres")]
 mod postgres;
 /// Built without PostgreSQL (the desktop app's embedded sandbox): the backends' operations name
@@ -55,6 +56,7 @@ mod sqlite;
 use std::sync::Arc;
 
 pub use location::Location;
+pub use outage::{Outage, Timeouts};
 
 #[derive(Debug, thiserror::Error)]
 pub enum StorageError {
@@ -65,6 +67,18 @@ pub enum StorageError {
     Postgres(#[from] tokio_postgres::Error),
     #[error("connection pool: {0}")]
     Pool(String),
+    /// No pooled connection came within the pool's wait (SQLite's readers).
+    #[error("connection pool: {0}")]
+    PoolTimeout(String),
+    /// One of the service's own limits ran out (`outage`: the database may be hung).
+    #[error("{what} took longer than {limit:?}")]
+    TimedOut { what: &'static str, limit: std::time::Duration },
+    /// An outage said in the service's words (`outage`).
+    #[error("{1}")]
+    Unavailable(Outage, String),
+    /// The database cannot be used as configured (the service refuses to start).
+    #[error("{0}")]
+    Unusable(String),
     #[error("migrations: {0}")]
     Migration(#[from] rusqlite_migration::Error),
     #[error("storage task failed: {0}")]
@@ -82,17 +96,7 @@ const NO_POSTGRES: &str = "this build has no PostgreSQL (the `postgres` feature 
 
 impl From<r2d2::Error> for StorageError {
     fn from(error: r2d2::Error) -> Self {
-        Self::Pool(error.to_string())
-    }
-}
-
-#[cfg(feature = "postgres")]
-impl From<deadpool_postgres::PoolError> for StorageError {
-    fn from(error: deadpool_postgres::PoolError) -> Self {
-        match error {
-            deadpool_postgres::PoolError::Backend(error) => Self::Postgres(error),
-            other => Self::Pool(other.to_string()),
-        }
+        Self::PoolTimeout(error.to_string())
     }
 }
 
@@ -133,17 +137,25 @@ enum Database {
 }
 
 impl Store {
-    /// Opens (creating the SQLite file if needed) and migrates the database.
+    /// Opens (creating the SQLite file if needed) and migrates the database, with the default
+    /// [`Timeouts`].
     pub async fn open(location: &Location) -> StorageResult<Self> {
+        Self::open_with(location, Timeouts::default()).await
+    }
+
+    /// Opens and migrates the database; `timeouts` bound every wait for it.
+    pub async fn open_with(location: &Location, timeouts: Timeouts) -> StorageResult<Self> {
         let deliveries = Arc::new(tokio::sync::Notify::new());
         let database = match location {
             Location::Sqlite(path) => {
                 let (path, queued) = (path.clone(), Arc::clone(&deliveries));
-                Database::Sqlite(tokio::task::spawn_blocking(move || sqlite::Database::open(&path, queued)).await??)
+                Database::Sqlite(
+                    tokio::task::spawn_blocking(move || sqlite::Database::open(&path, queued, timeouts)).await??,
+                )
             }
             #[cfg(feature = "postgres")]
             Location::Postgres(url) => {
-                Database::Postgres(postgres::Database::open(url, Arc::clone(&deliveries)).await?)
+                Database::Postgres(postgres::Database::open(url, Arc::clone(&deliveries), timeouts).await?)
             }
             #[cfg(not(feature = "postgres"))]
             Location::Postgres(_) => return Err(StorageError::Unsupported(NO_POSTGRES)),

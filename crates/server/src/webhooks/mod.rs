@@ -198,7 +198,7 @@ async fn create(
     // A retry replays the same answer, secret included (the replay is sealed with the key file).
     let (template, signing) = (new.clone(), state.keys.webhook_signing.clone());
     let replay = idempotent.replay(move |id| {
-        let row = WebhookRow::created(id, template);
+        let row = WebhookRow::created(id, template.clone());
         let secret = current_secret(&signing, &row);
         render(&row, Some(secret)).ok()
     });

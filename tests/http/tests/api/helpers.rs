@@ -60,16 +60,28 @@ impl TestServer {
     pub fn spawn_with_env(args: &[&str], env: &[(&str, &str)]) -> Self {
         let dir = tempfile::tempdir().expect("temporary directory");
         let database = fresh_database(dir.path());
-        Self::spawn_process(dir, database, "127.0.0.1:0", args, env, "listening on http://")
+        Self::spawn_process(&[], dir, database, "127.0.0.1:0", args, env, "listening on http://")
+    }
+
+    /// The server started through `wrapper` (a command that runs the one it is given, such
+    /// as `unshare … sh -c '…; exec "$@"'`), on `database`.
+    pub fn spawn_wrapped(wrapper: &[&str], dir: tempfile::TempDir, database: PathBuf, args: &[&str]) -> Self {
+        Self::spawn_process(wrapper, dir, database, "127.0.0.1:0", args, &[], "listening on http://")
+    }
+
+    /// The server's process id (the wrapper's, which became the server).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
     }
 
     /// Starts the server and returns once it logs `marker` followed by its address
     /// ("listening on http://" once it is ready).
     pub fn spawn_until(dir: tempfile::TempDir, database: PathBuf, listen: &str, args: &[&str], marker: &str) -> Self {
-        Self::spawn_process(dir, database, listen, args, &[], marker)
+        Self::spawn_process(&[], dir, database, listen, args, &[], marker)
     }
 
     fn spawn_process(
+        wrapper: &[&str],
         dir: tempfile::TempDir,
         database: PathBuf,
         listen: &str,
@@ -78,7 +90,14 @@ impl TestServer {
         marker: &str,
     ) -> Self {
         let marker = marker.to_owned();
-        let mut command = Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test"));
+        let mut command = match wrapper.split_first() {
+            Some((program, wrapper_args)) => {
+                let mut command = Command::new(program);
+                command.args(wrapper_args).arg(env!("CARGO_BIN_EXE_subscriber-server-under-test"));
+                command
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_subscriber-server-under-test")),
+        };
         command
             .arg("--listen")
             .arg(listen)
@@ -143,6 +162,14 @@ impl TestServer {
         terminate(&mut self.child);
         let dir = std::mem::replace(&mut self._dir, tempfile::tempdir().expect("temporary directory"));
         (dir, self.database.clone())
+    }
+
+    /// Stops the server with SIGTERM and returns everything it logged, its last lines included.
+    pub fn stop_and_log(mut self) -> String {
+        terminate(&mut self.child);
+        // The reader threads pass on what the pipes still hold.
+        std::thread::sleep(Duration::from_millis(300));
+        self.log()
     }
 
     /// Kills the server with SIGKILL, as a crash would, returning the database directory.
@@ -231,6 +258,22 @@ pub fn read(response: Response) -> (u16, Value) {
     (status, body)
 }
 
+/// The lines of a JSON log (`--log-format json`) after start-up that say neither which request
+/// (`request_id`) nor which task (`task`) they belong to.
+pub fn unattributed_lines(log: &str) -> Vec<String> {
+    log.lines()
+        .skip_while(|line| !line.contains("listening on http://"))
+        .skip(1)
+        .filter(|line| !line.trim().is_empty())
+        .filter(|line| {
+            serde_json::from_str::<Value>(line).map_or(true, |entry| {
+                entry.get("request_id").is_none_or(Value::is_null) && entry.get("task").is_none_or(Value::is_null)
+            })
+        })
+        .map(str::to_owned)
+        .collect()
+}
+
 /// Asserts the contract's error shape and returns the body.
 pub fn assert_error(status: u16, body: &Value, expected_status: u16, expected_code: &str) {
     assert_eq!(status, expected_status, "status; body: {body}");
@@ -303,13 +346,25 @@ fn is_postgres(database: &std::path::Path) -> bool {
     database.to_str().is_some_and(|text| text.starts_with("postgres://"))
 }
 
-/// A new SQLite file in `dir`, or a new PostgreSQL database.
+/// A new SQLite file in `dir`, or a new PostgreSQL database: reached through a PgBouncer in
+/// session mode when `SUBSCRIBER_TEST_PGBOUNCER=session` (one for the whole test process).
 pub fn fresh_database(dir: &std::path::Path) -> PathBuf {
     let Some(admin) = postgres_admin() else { return dir.join("service.sqlite3") };
     let name = format!("t_{}", uuid::Uuid::new_v4().simple());
     psql(&admin, &format!("CREATE DATABASE {name}"));
     let (server, _) = admin.rsplit_once('/').expect("an address with a database");
-    PathBuf::from(format!("{server}/{name}"))
+    let direct = format!("{server}/{name}");
+    match std::env::var("SUBSCRIBER_TEST_PGBOUNCER").as_deref() {
+        Ok("session") => {
+            static BOUNCER: std::sync::OnceLock<subscriber_testkit::PgBouncer> = std::sync::OnceLock::new();
+            let bouncer = BOUNCER.get_or_init(|| {
+                subscriber_testkit::PgBouncer::start(&admin, subscriber_testkit::PoolMode::Session)
+                    .expect("pgbouncer starts (make test-postgres installs it)")
+            });
+            PathBuf::from(bouncer.url(&direct))
+        }
+        _ => PathBuf::from(direct),
+    }
 }
 
 /// On PostgreSQL the key file cannot sit beside the database: one per database, shared by

@@ -18,6 +18,7 @@ mod limits;
 mod merchants;
 mod operations;
 mod persons;
+mod pgbouncer;
 mod realtime;
 mod sandbox;
 mod security_credentials;

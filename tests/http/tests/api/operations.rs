@@ -258,6 +258,26 @@ fn json_logs_are_one_object_per_line_with_the_request_fields() {
     assert!(!server.log().contains(&subscriber.token), "no token is logged");
 }
 
+/// Every line after start-up says which request or which task it belongs to, shutdown included.
+#[test]
+fn every_log_line_after_start_up_names_its_request_or_its_task() {
+    let server = TestServer::spawn_with(&["--log-format", "json", "--settle-after-seconds", "1"]);
+    let subscriber = server.subscriber();
+    let card_id = server.enroll_card(&subscriber, TEST_PAN);
+    let (status, _) =
+        send(subscriber.auth(server.post("/sandbox/transactions", &json!({ "cardId": card_id, "amount": 2.5 }))));
+    assert_eq!(status, 201);
+    assert_eq!(send(server.get("/no/such/path")).0, 404);
+    assert_eq!(send(subscriber.auth(server.post("/card", &json!({ "pan": "12" })))).0, 400);
+    assert_eq!(send(server.get("/readyz")).0, 200);
+    // Settlement runs meanwhile (a background task).
+    std::thread::sleep(Duration::from_secs(2));
+    let log = server.stop_and_log();
+    assert!(log.contains("\"stopped\""), "the shutdown was logged:\n{log}");
+    let unattributed = crate::helpers::unattributed_lines(&log);
+    assert!(unattributed.is_empty(), "lines that name no request or task:\n{}", unattributed.join("\n"));
+}
+
 /// `/readyz` names the backend that serves (benchmarks refuse a row they cannot attribute).
 #[test]
 fn readiness_names_the_backend_that_serves() {

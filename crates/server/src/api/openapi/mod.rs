@@ -344,10 +344,11 @@ enum Shared {
     Timeout,
     RateLimited,
     Internal,
+    Unavailable,
 }
 
 impl Shared {
-    const ALL: [Shared; 8] = [
+    const ALL: [Shared; 9] = [
         Self::BadRequest,
         Self::Unauthorized,
         Self::NotFound,
@@ -356,6 +357,7 @@ impl Shared {
         Self::Timeout,
         Self::RateLimited,
         Self::Internal,
+        Self::Unavailable,
     ];
 
     fn name(self) -> &'static str {
@@ -368,6 +370,7 @@ impl Shared {
             Self::Timeout => "Timeout",
             Self::RateLimited => "RateLimited",
             Self::Internal => "Internal",
+            Self::Unavailable => "Unavailable",
         }
     }
 
@@ -381,6 +384,7 @@ impl Shared {
             Self::Timeout => "408",
             Self::RateLimited => "429",
             Self::Internal => "500",
+            Self::Unavailable => "503",
         }
     }
 
@@ -400,6 +404,10 @@ impl Shared {
             Self::Timeout => "The request took longer than the service allows (`timeout`).",
             Self::RateLimited => "Too many requests (`rate_limited`): retry after `Retry-After` seconds.",
             Self::Internal => "The service failed (`internal`); quote `requestId` when reporting it.",
+            Self::Unavailable => {
+                "The database cannot serve the request now (`unavailable`): stopped, failing over, full, hung or \
+                 busy. Nothing was changed: retry after `Retry-After` seconds."
+            }
         }
     }
 
@@ -409,7 +417,7 @@ impl Shared {
             .content("application/json", ContentBuilder::new().schema(Some(Ref::from_schema_name("ErrorBody"))).build())
             .header("X-Request-Id", request_id_header())
             .header("Subscriber-Version", version_header());
-        if let Self::RateLimited = self {
+        if let Self::RateLimited | Self::Unavailable = self {
             builder = builder.header(
                 "Retry-After",
                 HeaderBuilder::new()
@@ -465,7 +473,7 @@ fn add_shared_responses(operation: &mut Operation) {
     if has_body {
         shared.extend([Shared::PayloadTooLarge, Shared::UnsupportedMediaType]);
     }
-    shared.extend([Shared::Timeout, Shared::RateLimited, Shared::Internal]);
+    shared.extend([Shared::Timeout, Shared::RateLimited, Shared::Internal, Shared::Unavailable]);
     let responses = &mut operation.responses.responses;
     for response in shared {
         responses.entry(response.status().to_owned()).or_insert_with(|| response.reference());

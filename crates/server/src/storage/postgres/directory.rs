@@ -22,7 +22,8 @@ pub async fn state(db: &Database) -> StorageResult<Option<DirectoryState>> {
 
 /// The rows go in with `COPY … (FORMAT binary)`: one stream, not a statement per merchant.
 pub async fn replace(db: &Database, state: DirectoryState, entries: Arc<Vec<Entry>>, now: i64) -> StorageResult<()> {
-    db.write(move |client| {
+    db.write_maintenance(move |client| {
+        let entries = Arc::clone(&entries);
         async move {
             execute(client, "DELETE FROM directory_merchants", &[]).await?;
             let sink = client

@@ -12,7 +12,7 @@ use super::transactions::{from_row, from_row_at};
 use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one, query_opt};
 use crate::storage::events::{EventKind, EventRow, LogFilter, LoggedEvent};
 use crate::storage::transactions::{Owner, T_COLUMNS};
-use crate::storage::{StorageError, StorageResult};
+use crate::storage::{Outage, StorageError, StorageResult};
 
 /// The CTEs that list the recipients of the events in `ev (id, card_id, merchant_id)` (the
 /// card's owner and the merchant's) and queue the events for their webhook endpoints that want
@@ -113,7 +113,7 @@ pub async fn after(
 }
 
 /// A look-up of an owner's newest event, with where its answer goes.
-pub(super) type NewestAsk = (Owner, oneshot::Sender<Result<i64, String>>);
+pub(super) type NewestAsk = (Owner, oneshot::Sender<Result<i64, (Option<Outage>, String)>>);
 
 /// Batches of look-ups out at once: under load the asks gather while these are answered.
 const NEWEST_IN_FLIGHT: usize = 4;
@@ -124,14 +124,17 @@ pub async fn newest_of(db: &Database, owner: Owner) -> StorageResult<i64> {
     let (answer, answered) = oneshot::channel();
     let stopped = || StorageError::Pool("the newest-event look-ups stopped".into());
     db.newest_asks.send((owner, answer)).map_err(|_| stopped())?;
-    answered.await.map_err(|_| stopped())?.map_err(StorageError::Pool)
+    answered.await.map_err(|_| stopped())?.map_err(|(outage, error)| match outage {
+        Some(outage) => StorageError::Unavailable(outage, error),
+        None => StorageError::Pool(error),
+    })
 }
 
 /// Answers the asks of `newest_of` in batches, one statement (one round trip) per batch: while
 /// a batch is out the next asks gather, so a thousand reads a second cost a few hundred look-ups,
 /// not a thousand. Each ask is sent after it was made, so its answer still counts every commit
 /// before the read began (what a kept page is checked against).
-pub(super) async fn answer_newest(pool: deadpool_postgres::Pool, mut asks: mpsc::UnboundedReceiver<NewestAsk>) {
+pub(super) async fn answer_newest(pool: super::Pool, mut asks: mpsc::UnboundedReceiver<NewestAsk>) {
     let in_flight = Arc::new(Semaphore::new(NEWEST_IN_FLIGHT));
     loop {
         let Ok(permit) = Arc::clone(&in_flight).acquire_owned().await else { return };
@@ -146,7 +149,7 @@ pub(super) async fn answer_newest(pool: deadpool_postgres::Pool, mut asks: mpsc:
                 // A reader that stopped waiting no longer needs its answer.
                 let _ = answer.send(match &newest {
                     Ok(newest) => Ok(newest.get(&owner).copied().unwrap_or(0)),
-                    Err(error) => Err(error.to_string()),
+                    Err(error) => Err((error.outage(), error.to_string())),
                 });
             }
             drop(permit);
@@ -155,10 +158,7 @@ pub(super) async fn answer_newest(pool: deadpool_postgres::Pool, mut asks: mpsc:
     }
 }
 
-async fn newest_of_many(
-    pool: &deadpool_postgres::Pool,
-    owners: impl Iterator<Item = Owner>,
-) -> StorageResult<HashMap<Owner, i64>> {
+async fn newest_of_many(pool: &super::Pool, owners: impl Iterator<Item = Owner>) -> StorageResult<HashMap<Owner, i64>> {
     let (mut cards, mut merchants) = (Vec::new(), Vec::new());
     for owner in owners {
         match owner {
@@ -254,7 +254,7 @@ pub async fn get(db: &Database, subscriber_id: i64, id: i64) -> StorageResult<Op
 }
 
 pub async fn purge(db: &Database, before: i64) -> StorageResult<u64> {
-    let client = db.client().await?;
+    let client = db.maintenance_client().await?;
     let (attempts, events) = futures::future::join(
         execute(&client, "DELETE FROM webhook_attempts WHERE at < $1", &[&before.saturating_mul(1000)]),
         execute(&client, "DELETE FROM events WHERE created_at < $1", &[&before]),

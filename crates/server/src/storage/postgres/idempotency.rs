@@ -73,6 +73,6 @@ pub async fn insert_keeping_replay(
 }
 
 pub async fn purge(db: &Database, before: i64) -> StorageResult<u64> {
-    let client = db.client().await?;
+    let client = db.maintenance_client().await?;
     execute(&client, "DELETE FROM idempotency_keys WHERE created_at < $1", &[&before]).await
 }

@@ -41,6 +41,6 @@ pub async fn forget(db: &Database, scope: Scope, subject: &[u8]) -> StorageResul
 }
 
 pub async fn purge(db: &Database, before_ms: i64) -> StorageResult<u64> {
-    let client = db.client().await?;
+    let client = db.maintenance_client().await?;
     execute(&client, "DELETE FROM login_failures WHERE failed_at_ms < $1", &[&before_ms]).await
 }

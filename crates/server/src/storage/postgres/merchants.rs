@@ -44,7 +44,8 @@ fn location_from_row(row: &Row, first: usize) -> StorageResult<LocationRow> {
 }
 
 pub async fn insert(db: &Database, merchant: NewMerchant, replay: Option<Replay>) -> StorageResult<Inserted> {
-    db.write(move |client| {
+    db.write_again(move |client| {
+        let (merchant, replay) = (merchant.clone(), replay.clone());
         async move {
             // `subscriber_id` is unique: a second enrollment inserts nothing and reads the first.
             let inserted = query_opt(

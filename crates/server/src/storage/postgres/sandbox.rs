@@ -57,7 +57,7 @@ const LOCATIONS_OF: &str =
 
 /// All the statements in one round trip (and the commit), under the subscriber's lock.
 pub async fn advance_clock(db: &Database, subscriber_id: i64, seconds: i64) -> StorageResult<u64> {
-    db.write(move |client| {
+    db.write_again(move |client| {
         async move {
             let statements = prepare_all(client, &ADVANCE_CLOCK).await?;
             let subscribers = vec![subscriber_id];
@@ -77,7 +77,7 @@ pub async fn advance_clock(db: &Database, subscriber_id: i64, seconds: i64) -> S
 
 /// All the statements in one round trip (and the commit), under the subscriber's lock.
 pub async fn reset(db: &Database, subscriber_id: i64) -> StorageResult<Removed> {
-    db.write(move |client| {
+    db.write_again(move |client| {
         async move {
             // In the order written: the statements depend on each other's effects.
             let mut sqls = vec![LOCATIONS_OF];

@@ -207,7 +207,8 @@ async fn settle(
     );
     let queue_at = now.saturating_mul(1000);
     let rows = db
-        .write(move |client| {
+        .write_again(move |client| {
+            let (subscribers, ids, sql) = (subscribers.clone(), ids.clone(), sql.clone());
             async move {
                 let (locked, settled) = futures::future::join(
                     execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
@@ -346,7 +347,8 @@ pub async fn record_sale(
         }
         Some(replay) => {
             let row = sale.clone();
-            db.write(move |client| {
+            db.write_again(move |client| {
+                let (row, sql, replay) = (row.clone(), sql.clone(), replay.clone());
                 async move {
                     let recorded = insert_sale(client, &sql, &row, now).await?;
                     super::idempotency::store_replay(client, Some(replay), recorded.try_get(0)?, now).await?;

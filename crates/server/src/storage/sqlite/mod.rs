@@ -30,6 +30,7 @@ use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, TransactionBehavior};
 use rusqlite_migration::{M, Migrations};
 
+use super::outage::{Outage, Timeouts};
 use super::{StorageError, StorageResult};
 
 /// Migrations, oldest first. Never change what one that has shipped makes: add the next (and
@@ -118,6 +119,22 @@ pub(super) const READERS: usize = 8;
 /// keeps 16 unless told).
 const STATEMENT_CACHE: usize = 256;
 
+/// The database's application id (`PRAGMA application_id`, "SDW1"): what the readiness
+/// probe writes, as the one harmless write there is (a frame in the write-ahead log).
+const APPLICATION_ID: i32 = 0x5344_5731;
+
+/// Free space below which the file system is taken as full: a write's pages, the write-ahead
+/// log's growth and a checkpoint need room.
+const MIN_FREE_BYTES: u64 = 1 << 20;
+
+/// How long the outcome of a write (a request's or the probe's) stands for whether writes
+/// succeed, before the probe writes again.
+const WRITE_OUTCOME_REUSE: Duration = Duration::from_secs(1);
+
+/// Longest the readiness probe waits for the writer (busy with a request's write): then the
+/// last outcome answers.
+const PROBE_WRITER_WAIT: Duration = Duration::from_millis(100);
+
 pub struct Database {
     path: PathBuf,
     readers: r2d2::Pool<SqliteConnectionManager>,
@@ -126,11 +143,14 @@ pub struct Database {
     /// Set by the writer when a write queues a webhook delivery; the queue is told at commit.
     queued: Arc<AtomicBool>,
     deliveries: Arc<tokio::sync::Notify>,
+    timeouts: Timeouts,
+    /// The last write's outcome (a request's or the probe's), as `/readyz` tells it.
+    last_write: parking_lot::Mutex<Option<(Instant, Result<(), Outage>)>>,
 }
 
 impl Database {
     /// Opens (creating the file if needed, readable by its owner only) and migrates. Blocking.
-    pub fn open(path: &Path, deliveries: Arc<tokio::sync::Notify>) -> StorageResult<Self> {
+    pub fn open(path: &Path, deliveries: Arc<tokio::sync::Notify>, timeouts: Timeouts) -> StorageResult<Self> {
         if let Some(parent) = path.parent().filter(|parent| !parent.as_os_str().is_empty()) {
             std::fs::create_dir_all(parent)
                 .map_err(|error| StorageError::Corrupt(format!("cannot create {}: {error}", parent.display())))?;
@@ -148,15 +168,19 @@ impl Database {
                 marker.store(true, Ordering::Relaxed);
             }
         }))?;
-        let manager = SqliteConnectionManager::file(path).with_init(|connection| {
+        let busy = timeouts.statement;
+        writer.busy_timeout(busy)?;
+        let manager = SqliteConnectionManager::file(path).with_init(move |connection| {
             connection.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
-            connection.execute_batch(CONNECTION_PRAGMAS)
+            connection.execute_batch(CONNECTION_PRAGMAS)?;
+            connection.busy_timeout(busy)
         });
         // No test query on every checkout: a local file does not drop its connection, and the
         // test (`SELECT 1` on a fresh read transaction) was a tenth of `GET /card/{id}`.
         let readers = r2d2::Pool::builder()
             .max_size(u32::try_from(READERS).unwrap_or(8))
             .test_on_check_out(false)
+            .connection_timeout(timeouts.wait)
             .build(manager)?;
         Ok(Self {
             path: path.to_path_buf(),
@@ -164,7 +188,31 @@ impl Database {
             writer: Arc::new(tokio::sync::Mutex::new(writer)),
             queued,
             deliveries,
+            timeouts,
+            last_write: parking_lot::Mutex::new(None),
         })
+    }
+
+    /// The writer, waited for within the service's limit: past it the write is an outage
+    /// (503), not a request held until its own timeout.
+    async fn writer(&self) -> StorageResult<tokio::sync::OwnedMutexGuard<Connection>> {
+        let limit = self.timeouts.wait;
+        tokio::time::timeout(limit, self.writer.clone().lock_owned()).await.map_err(|_| {
+            StorageError::Unavailable(Outage::Busy, format!("the database's writer was busy for longer than {limit:?}"))
+        })
+    }
+
+    /// Keeps what a write's outcome says about whether writes succeed: success, or an outage
+    /// that is the database's (not one of contention, nor a statement's own fault).
+    fn record_write<T>(&self, result: &StorageResult<T>) {
+        let outcome = match result {
+            Ok(_) => Ok(()),
+            Err(error) => match error.outage() {
+                Some(Outage::Busy) | None => return,
+                Some(outage) => Err(outage),
+            },
+        };
+        *self.last_write.lock() = Some((Instant::now(), outcome));
     }
 
     /// Runs `work` on a pooled connection off the async threads.
@@ -206,7 +254,7 @@ impl Database {
     {
         // The time includes the wait for the writer: it is what a request waits.
         let started = Instant::now();
-        let mut writer = self.writer.clone().lock_owned().await;
+        let mut writer = self.writer().await?;
         let queued = Arc::clone(&self.queued);
         let result = tokio::task::spawn_blocking(move || {
             queued.store(false, Ordering::Relaxed);
@@ -219,12 +267,13 @@ impl Database {
         if result.is_ok() && self.queued.swap(false, Ordering::Relaxed) {
             self.deliveries.notify_one();
         }
+        self.record_write(&result);
         crate::metrics::record_query("write", started.elapsed());
         result
     }
 
     pub async fn checkpoint(&self) -> StorageResult<()> {
-        let writer = self.writer.clone().lock_owned().await;
+        let writer = self.writer().await?;
         tokio::task::spawn_blocking(move || {
             writer.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
             Ok(())
@@ -237,12 +286,76 @@ impl Database {
         (state.connections, state.idle_connections)
     }
 
-    /// Whether the file answers, on a connection of its own (the pool's would still answer
-    /// for a deleted or renamed file). Opening a local file costs no database session, so each
-    /// probe looks afresh.
+    /// Whether the file answers and takes writes. Read on a connection of its own (the pool's
+    /// would still answer for a deleted or renamed file; opening a local file costs no
+    /// database session, so each probe looks afresh); the file system's free space and
+    /// read-only flag; and whether writes succeed: the last write's outcome if it is recent,
+    /// else a write of the probe's own (at most one a second, never waiting long for the
+    /// writer).
     pub async fn probe(&self) -> Result<i32, &'static str> {
         let path = self.path.clone();
-        tokio::task::spawn_blocking(move || probe(&path)).await.unwrap_or(Err("the probe failed"))
+        let pending = tokio::task::spawn_blocking(move || room_for_writes(&path).and_then(|()| probe(&path)))
+            .await
+            .unwrap_or(Err("the probe failed"))?;
+        self.writes_succeed().await.map_err(Outage::reason)?;
+        Ok(pending)
+    }
+
+    async fn writes_succeed(&self) -> Result<(), Outage> {
+        let last = *self.last_write.lock();
+        if let Some((at, outcome)) = last
+            && at.elapsed() < WRITE_OUTCOME_REUSE
+        {
+            return outcome;
+        }
+        // A write of a request under way: its outcome will tell; meanwhile the last one does.
+        let Ok(writer) = tokio::time::timeout(PROBE_WRITER_WAIT, self.writer.clone().lock_owned()).await else {
+            return last.map_or(Ok(()), |(_, outcome)| outcome);
+        };
+        let written = tokio::task::spawn_blocking(move || {
+            writer.pragma_update(None, "application_id", APPLICATION_ID).map_err(StorageError::from)
+        })
+        .await
+        .map_err(StorageError::from)
+        .and_then(|written| written);
+        if let Err(error) = &written {
+            tracing::warn!(error = %error, "readiness: the database takes no writes");
+        }
+        self.record_write(&written);
+        match written {
+            Ok(()) => Ok(()),
+            Err(error) => Err(error.outage().unwrap_or(Outage::Unwritable)),
+        }
+    }
+}
+
+/// Whether the file system holding the database has room and takes writes.
+fn room_for_writes(path: &Path) -> Result<(), &'static str> {
+    #[cfg(unix)]
+    {
+        let folder = path.parent().filter(|parent| !parent.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        if let Ok(stats) = rustix::fs::statvfs(folder) {
+            if stats.f_flag.contains(rustix::fs::StatVfsMountFlags::RDONLY) {
+                return Err(Outage::Unwritable.reason());
+            }
+            if stats.f_bavail.saturating_mul(stats.f_frsize) < MIN_FREE_BYTES {
+                return Err(Outage::Full.reason());
+            }
+        }
+    }
+    let _ = path;
+    Ok(())
+}
+
+/// Whether `error` is the database's passing state rather than a fault of the statement: see
+/// [`Outage`].
+pub fn outage_of(error: &rusqlite::Error) -> Option<Outage> {
+    use rusqlite::ErrorCode;
+    match error.sqlite_error_code()? {
+        ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => Some(Outage::Busy),
+        ErrorCode::DiskFull => Some(Outage::Full),
+        ErrorCode::ReadOnly | ErrorCode::SystemIoFailure | ErrorCode::CannotOpen => Some(Outage::Unwritable),
+        _ => None,
     }
 }
 
@@ -273,6 +386,11 @@ pub fn probe(path: &Path) -> Result<i32, &'static str> {
         .busy_timeout(Duration::from_secs(2))
         .and_then(|()| connection.query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get::<_, i64>(0)))
         .map_err(|error| logged("the database does not answer")(error.into()))?;
+    // A file the service's user may no longer write opens read-only.
+    if connection.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+        tracing::warn!("readiness: the database file is read-only");
+        return Err(Outage::Unwritable.reason());
+    }
     migrations().pending_migrations(&connection).map_err(logged("the schema version cannot be read"))
 }
 
