@@ -42,7 +42,6 @@ use tokio::sync::Notify;
 use tracing::Instrument;
 
 use super::destination::{self, GuardedResolver};
-use crate::logging::task_span;
 use crate::state::AppState;
 use crate::storage;
 use crate::storage::webhooks::{Attempt, AttemptEntry, ClaimAsk, ClaimCandidate, DueDelivery, HeldClaim};
@@ -106,7 +105,7 @@ pub async fn run(state: AppState) {
         tracing::warn!(error = %error, "earlier webhook delivery claims not released: they run out");
     }
     let flights = Arc::new(Mutex::new(InFlight::default()));
-    let renewing = tokio::spawn(renew(state.clone(), Arc::clone(&flights)).instrument(task_span("webhook claims")));
+    let renewing = tokio::spawn(renew(state.clone(), Arc::clone(&flights)).instrument(own_task("webhook claims")));
     let _renewing = AbortOnDrop(renewing);
     let mut depth_read = Instant::now().checked_sub(DEPTH_EVERY).unwrap_or_else(Instant::now);
     loop {
@@ -154,6 +153,12 @@ pub async fn run(state: AppState) {
             () = tokio::time::sleep(wait) => {}
         }
     }
+}
+
+/// The span of a task this worker spawns: `logging::task_span`'s, on its own (not inside the
+/// worker's span, which would name the task twice).
+fn own_task(task: &'static str) -> tracing::Span {
+    tracing::info_span!(parent: None, "task", task)
 }
 
 /// Aborts the task when dropped (the worker stopped: its renewals stop with it).
@@ -381,7 +386,7 @@ async fn start_due(
                 // The endpoint's next event may go now, and a slot is free.
                 state.db.wake_deliveries();
             }
-            .instrument(task_span("webhook delivery")),
+            .instrument(own_task("webhook delivery")),
         );
     }
     Ok(count)
