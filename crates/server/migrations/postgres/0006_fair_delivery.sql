@@ -70,11 +70,9 @@ END $$;
 CREATE TRIGGER webhook_queue_follows_endpoint AFTER INSERT OR UPDATE OF url, enabled ON webhooks
     FOR EACH ROW EXECUTE FUNCTION webhook_queue_follow_endpoint();
 
--- A delivery waiting from `next_attempt_at` at the head of its queue makes its endpoint due
--- by then at the latest (unless the endpoint is disabled, and not before a claim in flight
--- ends; one behind the head changes nothing); one gone makes
--- it looked at again; one not queued because the queue was full (failed, never attempted)
--- widens the gap.
+-- A delivery waiting from `next_attempt_at` makes its endpoint due by then at the latest (not
+-- before a claim in flight ends); one gone makes it looked at again; one not queued because the
+-- queue was full (failed, never attempted) widens the gap.
 CREATE FUNCTION webhook_queue_follow_delivery() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
     was_pending BOOLEAN := TG_OP <> 'INSERT' AND OLD.status = 'pending';
@@ -112,10 +110,11 @@ BEGIN
     UPDATE webhook_queues q SET
         pending = q.pending + (CASE WHEN is_pending THEN 1 ELSE 0 END) - (CASE WHEN was_pending THEN 1 ELSE 0 END),
         gap_open = CASE WHEN is_pending AND NOT was_pending THEN 0 ELSE q.gap_open END,
-        due_at = CASE WHEN is_pending AND (SELECT enabled FROM webhooks WHERE id = NEW.webhook_id) = 1
-                           AND NOT EXISTS (SELECT 1 FROM webhook_deliveries h WHERE h.webhook_id = NEW.webhook_id
-                                           AND h.status = 'pending' AND h.event_id < NEW.event_id)
-                      THEN GREATEST(LEAST(q.due_at, NEW.next_attempt_at), q.claimed_until)
+        -- Never later, whatever else this transaction cannot see yet (a statement here reads
+        -- the snapshot it began with, also after waiting for the row): SQLite's one writer can
+        -- be exact (due only at the head, only enabled); here the claim moves an endpoint on
+        -- whose head is not due, and parks one that is disabled.
+        due_at = CASE WHEN is_pending THEN GREATEST(LEAST(q.due_at, NEW.next_attempt_at), q.claimed_until)
                       ELSE q.due_at END
     WHERE q.webhook_id = NEW.webhook_id;
     RETURN NULL;
