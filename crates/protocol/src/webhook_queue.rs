@@ -19,6 +19,34 @@ pub struct WebhookQueue {
     /// Why the last attempt failed; null when it was delivered, or before any.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub last_error: Option<String>,
+    /// The most deliveries the queue holds: while it is full, new events are not queued for
+    /// the endpoint but dropped (`dropped`).
+    #[serde(default)]
+    pub queue_limit: u64,
+    /// Events dropped because the queue was full: the latest unbroken run of them; null when
+    /// none ever was. Each stays listed as a failed delivery that was never attempted, so
+    /// `POST /webhooks/{webhook_id}/recover` with `since` at or before the run's `since` queues
+    /// them again, in event order, as far as the queue has room.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub dropped: Option<DroppedDeliveries>,
+}
+
+/// A run of events dropped for an endpoint whose queue was full.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct DroppedDeliveries {
+    /// Events in this run, and dropped since the endpoint was made.
+    pub count: u64,
+    pub total: u64,
+    /// The first and the last event of the run (`evt_…`).
+    pub first_event_id: String,
+    pub last_event_id: String,
+    /// When the first and the last were dropped (RFC 3339, UTC).
+    pub since: DateTime<Utc>,
+    pub until: DateTime<Utc>,
 }
 
 /// Queue again every delivery to the endpoint that failed for good, from `since` on.

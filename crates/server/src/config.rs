@@ -162,6 +162,13 @@ pub struct Config {
           value_parser = clap::value_parser!(u64).range(1..=1000))]
     pub webhook_retry_unit_ms: u64,
 
+    /// The most deliveries one webhook endpoint's queue holds; while it is full, new events are
+    /// not queued for it but dropped (recorded, and recoverable). For every instance on the
+    /// database (the last started sets it).
+    #[arg(long, env = "SUBSCRIBER_WEBHOOK_QUEUE_MAX", default_value_t = 10_000,
+          value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub webhook_queue_max: u32,
+
     /// Addresses of the proxies in front of the service (`CIDR,...`, or single addresses): from
     /// them, and only from them, the client's address is read from `X-Forwarded-For` or
     /// `Forwarded`. Default: none (the connection's address is the client's).
@@ -268,6 +275,7 @@ impl Config {
             person_questions_seconds: 600,
             person_lock_seconds: 86_400,
             webhook_retry_unit_ms: 1000,
+            webhook_queue_max: 10_000,
             trusted_proxies: Vec::new(),
             webhooks_allow_private: false,
             log: "info".to_owned(),

@@ -95,6 +95,7 @@ impl AppState {
     /// Opens the database and loads (or makes) the service's keys.
     pub async fn new(config: Config) -> anyhow::Result<Self> {
         let db = Store::open_with(&config.database, config.database_timeouts()).await?;
+        db.limit_webhook_queues(config.webhook_queue_max).await?;
         let keys = Arc::new(load_keys(&config, &db).await?);
         let auth = TokenIssuer::new(
             &keys.token_signing,

@@ -1,6 +1,6 @@
 //! A real webhook receiver: axum on `127.0.0.1:0`, on a thread of its own (so blocking and
 //! async tests use it alike). It records every request it gets (as it arrives), and can fail
-//! the first ones, answer slowly, or answer one status always.
+//! the first ones, answer slowly (all, or the first ones), or answer one status always.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -38,8 +38,9 @@ impl Delivery {
 pub struct Answers {
     /// Answers 500 to this many requests first.
     pub fail_first: usize,
-    /// Waits this long before each answer.
+    /// Waits this long before each answer (before the first `slow_first` only, when set).
     pub delay: Duration,
+    pub slow_first: Option<usize>,
     /// Answers this status (and `Retry-After`, if given) to every request after the failing ones.
     pub status: Option<u16>,
     pub retry_after: Option<String>,
@@ -135,7 +136,9 @@ async fn receive(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: By
     };
     let delivery = Delivery { headers, body, answered: status.as_u16() };
     let _ = shared.sender.lock().expect("not poisoned").send(delivery);
-    tokio::time::sleep(answers.delay).await;
+    if answers.slow_first.is_none_or(|slow| seen < slow) {
+        tokio::time::sleep(answers.delay).await;
+    }
     match &answers.retry_after {
         Some(after) if status != StatusCode::OK => (status, [("retry-after", after.clone())]).into_response(),
         _ => status.into_response(),

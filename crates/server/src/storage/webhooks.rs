@@ -75,13 +75,54 @@ pub struct Change {
 }
 
 /// A claimed delivery: the head of its endpoint's queue, due, held by this instance until the
-/// claim's end.
+/// claim's end (renewed while its attempt runs).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DueDelivery {
     pub webhook: WebhookRow,
     pub event_id: i64,
     pub attempts: u32,
     pub created_at: i64,
+    /// The claim's number: renewing it and recording its attempt name it, so that a holder
+    /// whose claim ran out (another instance took the endpoint over) moves nothing.
+    pub claim: i64,
+    /// The receiver's host and port.
+    pub host: String,
+}
+
+/// An endpoint that could be claimed now: due, not claimed, its subscriber and host not
+/// left out by the claimer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClaimCandidate {
+    pub webhook_id: i64,
+    pub subscriber_id: i64,
+    pub host: String,
+}
+
+/// What a claimer asks for.
+#[derive(Debug, Clone, Default)]
+pub struct ClaimAsk {
+    pub now_ms: i64,
+    pub claim_until: i64,
+    /// The most deliveries to claim.
+    pub slots: u32,
+    /// Subscribers and hosts that may have nothing more claimed now.
+    pub skip_subscribers: Vec<i64>,
+    pub skip_hosts: Vec<String>,
+    /// The most candidates of one subscriber to look at, and of all.
+    pub per_subscriber: u32,
+    pub candidates: u32,
+}
+
+/// Puts the candidates in the order they should be claimed (webhook ids), leaving out those
+/// that may not be: the claimer's fairness rule. A claim takes the first `slots` of them that
+/// are still due and free.
+pub type ClaimOrder = Box<dyn FnOnce(&[ClaimCandidate]) -> Vec<i64> + Send>;
+
+/// A claim this instance holds: renewing it names the endpoint and the claim's number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HeldClaim {
+    pub webhook_id: i64,
+    pub claim: i64,
 }
 
 /// What the log keeps of an attempt: the one recorded and the one listed.
@@ -103,6 +144,8 @@ pub struct AttemptEntry {
 pub struct Attempt {
     pub webhook_id: i64,
     pub event_id: i64,
+    /// The claim it was made under ([`DueDelivery::claim`]).
+    pub claim: i64,
     pub entry: AttemptEntry,
     /// Disables the endpoint, with this reason (the receiver said it is gone).
     pub disable: Option<String>,
@@ -113,11 +156,57 @@ pub struct Attempt {
 pub struct EndpointQueue {
     /// Deliveries waiting for an attempt.
     pub length: i64,
-    /// When the next attempt is due (milliseconds).
+    /// The most that may wait; events beyond are not queued (dropped).
+    pub limit: i64,
+    /// When the next attempt is due (milliseconds); `None` when nothing waits or the endpoint
+    /// is disabled.
     pub next_attempt_at: Option<i64>,
     /// The error of the last attempt, if it failed.
     pub last_error: Option<String>,
+    /// The latest unbroken run of dropped deliveries, if any was ever dropped.
+    pub dropped: Option<DroppedRun>,
 }
+
+/// Deliveries not queued because the endpoint's queue was full: kept as failed and never
+/// attempted, so `recover` queues them again.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct DroppedRun {
+    /// In this run, and since the endpoint was made.
+    pub count: i64,
+    pub total: i64,
+    pub first_event_id: i64,
+    pub last_event_id: i64,
+    /// When the first and the last of the run were dropped (milliseconds).
+    pub since: i64,
+    pub until: i64,
+}
+
+/// A test send: queued, or refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TestSend {
+    Queued(i64),
+    /// The endpoint had its [`TEST_SENDS`] in the window; the next is allowed at this time
+    /// (milliseconds).
+    TooMany {
+        retry_at: i64,
+    },
+    /// The endpoint's queue is full.
+    QueueFull,
+}
+
+/// A resend: queued, or refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resend {
+    Queued,
+    /// The subscriber has no such event.
+    NoEvent,
+    QueueFull,
+}
+
+/// Test sends one endpoint may make per [`TEST_WINDOW_MS`] (a subscriber's 20 endpoints at
+/// most 20 times as many).
+pub const TEST_SENDS: i64 = 10;
+pub const TEST_WINDOW_MS: i64 = 60_000;
 
 /// A logged attempt, with the event's type.
 #[derive(Debug, Clone, PartialEq)]
@@ -191,34 +280,51 @@ impl Store {
     }
 
     /// Records a `webhook.test` event with `data` and queues it for endpoint `webhook_id`
-    /// alone; its id.
+    /// alone, unless the endpoint has made its [`TEST_SENDS`] in the window or its queue is full.
     pub async fn send_test_event(
         &self,
         subscriber_id: i64,
         webhook_id: i64,
         data: subscriber_protocol::WebhookTestData,
         now_ms: i64,
-    ) -> StorageResult<i64> {
+    ) -> StorageResult<TestSend> {
         let data = super::events::StoredEvent::new(&subscriber_protocol::EventData::WebhookTest(data)).data;
-        let id = dispatch!(self,
+        let sent = dispatch!(self,
             db => db.write(move |connection| sqlite::webhooks::send_test(connection, subscriber_id, webhook_id, &data, now_ms)).await,
             db => postgres::webhooks::send_test(db, subscriber_id, webhook_id, data, now_ms).await,
         )?;
-        self.announce(&Announced::Deliveries);
-        Ok(id)
+        if matches!(sent, TestSend::Queued(_)) {
+            self.announce(&Announced::Deliveries);
+        }
+        Ok(sent)
     }
 
-    /// Queues the event for the endpoint again, now (a resend); `false` when the subscriber has
-    /// no such event.
-    pub async fn resend(&self, subscriber_id: i64, webhook_id: i64, event_id: i64, now_ms: i64) -> StorageResult<bool> {
+    /// Queues the event for the endpoint again, now (a resend), unless its queue is full.
+    pub async fn resend(
+        &self,
+        subscriber_id: i64,
+        webhook_id: i64,
+        event_id: i64,
+        now_ms: i64,
+    ) -> StorageResult<Resend> {
         let queued = dispatch!(self,
             db => db.write(move |connection| sqlite::webhooks::resend(connection, subscriber_id, webhook_id, event_id, now_ms)).await,
             db => postgres::webhooks::resend(db, subscriber_id, webhook_id, event_id, now_ms).await,
         )?;
-        if queued {
+        if queued == Resend::Queued {
             self.announce(&Announced::Deliveries);
         }
         Ok(queued)
+    }
+
+    /// The most deliveries one endpoint's queue holds, for every instance on the database:
+    /// events beyond are not queued (recorded as dropped).
+    pub async fn limit_webhook_queues(&self, pending_max: u32) -> StorageResult<()> {
+        let pending_max = i64::from(pending_max);
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::limit_queues(connection, pending_max)).await,
+            db => postgres::webhooks::limit_queues(db, pending_max).await,
+        )
     }
 
     /// Up to `limit` attempts of the endpoint below the attempt id `before` (newest first).
@@ -234,19 +340,35 @@ impl Store {
         )
     }
 
-    /// Claims up to `limit` deliveries due at `now_ms` until `claim_until`: of each endpoint
-    /// with none in flight, the oldest pending event (per endpoint one at a time, in event
-    /// order). On PostgreSQL `FOR UPDATE SKIP LOCKED`: instances never claim the same one.
-    pub async fn claim_deliveries(&self, now_ms: i64, claim_until: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
+    /// Claims up to `ask.slots` deliveries due at `ask.now_ms` until `ask.claim_until`: of
+    /// each endpoint due and not claimed, the oldest pending event (per endpoint one at a time,
+    /// in event order). Costs the endpoints due, not the deliveries waiting: the candidates are
+    /// read from one row per endpoint (at most `ask.per_subscriber` of one subscriber, in the
+    /// order they fell due), put in order by `order`, and each claimed after a look at its
+    /// head; an endpoint whose head is not due yet, or that has none, is moved on. On
+    /// PostgreSQL `FOR UPDATE SKIP LOCKED`: instances never claim the same endpoint.
+    pub async fn claim_deliveries(&self, ask: ClaimAsk, order: ClaimOrder) -> StorageResult<Vec<DueDelivery>> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::webhooks::claim(connection, now_ms, claim_until, limit)).await,
-            db => postgres::webhooks::claim(db, now_ms, claim_until, limit).await,
+            db => db.write(move |connection| sqlite::webhooks::claim(connection, &ask, order)).await,
+            db => postgres::webhooks::claim(db, ask, order).await,
+        )
+    }
+
+    /// Moves the end of the claims this instance holds to `until`; the ones it no longer holds
+    /// (they ran out and another instance took the endpoint, or the attempt was recorded).
+    pub async fn renew_delivery_claims(&self, held: Vec<HeldClaim>, until: i64) -> StorageResult<Vec<HeldClaim>> {
+        if held.is_empty() {
+            return Ok(Vec::new());
+        }
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::webhooks::renew(connection, &held, until)).await,
+            db => postgres::webhooks::renew(db, held, until).await,
         )
     }
 
     /// Ends the claims a process before this one left (SQLite, which one process serves: a
     /// crash's claims are free at once). On PostgreSQL claims of other instances are theirs: a
-    /// crashed instance's run out by themselves.
+    /// crashed instance's run out by themselves, within seconds.
     pub async fn release_delivery_claims(&self) -> StorageResult<()> {
         dispatch!(self,
             db => db.write(sqlite::webhooks::release_claims).await,
@@ -254,16 +376,24 @@ impl Store {
         )
     }
 
-    /// Deliveries waiting for an attempt (of enabled endpoints), and when the next one that
-    /// could be claimed at `now_ms` (the head of an endpoint with none in flight) is due.
-    pub async fn delivery_queue(&self, now_ms: i64) -> StorageResult<(i64, Option<i64>)> {
+    /// When an endpoint falls due next after `now_ms` (a retry, or a claim that runs out):
+    /// the first entry of an index.
+    pub async fn next_delivery_due(&self, now_ms: i64) -> StorageResult<Option<i64>> {
         dispatch!(self,
-            db => db.read(move |connection| sqlite::webhooks::queue(connection, now_ms)).await,
-            db => postgres::webhooks::queue(db, now_ms).await,
+            db => db.read(move |connection| sqlite::webhooks::next_due(connection, now_ms)).await,
+            db => postgres::webhooks::next_due(db, now_ms).await,
         )
     }
 
-    /// One endpoint's queue: its length, next attempt and last error.
+    /// Deliveries waiting for an attempt, over every endpoint (one row each).
+    pub async fn delivery_queue_depth(&self) -> StorageResult<i64> {
+        dispatch!(self,
+            db => db.read(sqlite::webhooks::depth).await,
+            db => postgres::webhooks::depth(db).await,
+        )
+    }
+
+    /// One endpoint's queue: its length, limit, next attempt, last error and dropped deliveries.
     pub async fn endpoint_queue(&self, webhook_id: i64) -> StorageResult<EndpointQueue> {
         dispatch!(self,
             db => db.read(move |connection| sqlite::webhooks::endpoint_queue(connection, webhook_id)).await,
@@ -271,8 +401,9 @@ impl Store {
         )
     }
 
-    /// Queues again, due now, every delivery of the subscriber's endpoint that failed for good
-    /// and whose event is from `since_ms` on; how many.
+    /// Queues again, due now and in event order, the deliveries of the subscriber's endpoint
+    /// that failed for good (dropped ones included) and whose event is from `since_ms` on, as
+    /// many as its queue has room for; how many.
     pub async fn recover_deliveries(
         &self,
         subscriber_id: i64,
@@ -290,8 +421,9 @@ impl Store {
         Ok(queued)
     }
 
-    /// Logs an attempt and moves the queue on: delivered, failed for good, or due again. A run
-    /// of failures that began before `disable_before` disables the endpoint; whether it did.
+    /// Logs an attempt and, if its claim still stands, moves the queue on: delivered, failed
+    /// for good, or due again, and the endpoint free. A run of failures that began before
+    /// `disable_before` disables the endpoint; whether it did.
     pub async fn record_attempt(&self, attempt: Attempt, disable_before: i64) -> StorageResult<bool> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::webhooks::record_attempt(connection, &attempt, disable_before)).await,
@@ -331,15 +463,31 @@ mod tests {
             api_version: "2026-11-21".to_owned(),
         };
         let webhook = store.create_webhook(new, 20, None).await.expect("stored").expect("under the cap");
-        let event_id =
-            store.send_test_event(subscriber_id, webhook.id, test_data(webhook.id), 0).await.expect("queued");
+        let sent = store.send_test_event(subscriber_id, webhook.id, test_data(webhook.id), 0).await.expect("queued");
+        let TestSend::Queued(event_id) = sent else { panic!("queued: {sent:?}") };
         (subscriber_id, webhook.id, event_id)
+    }
+
+    /// Claims whatever is due at `now`, in the candidates' order; the claims.
+    async fn claim(store: &Store, now: i64) -> Vec<DueDelivery> {
+        let ask = ClaimAsk {
+            now_ms: now,
+            claim_until: now + 5_000,
+            slots: 64,
+            per_subscriber: 8,
+            candidates: 64,
+            ..ClaimAsk::default()
+        };
+        let order: ClaimOrder =
+            Box::new(|candidates| candidates.iter().map(|candidate| candidate.webhook_id).collect());
+        store.claim_deliveries(ask, order).await.expect("claimed")
     }
 
     fn failed(webhook_id: i64, event_id: i64, attempt: u32, at: i64) -> Attempt {
         Attempt {
             webhook_id,
             event_id,
+            claim: 0,
             entry: AttemptEntry {
                 attempt,
                 delivered: false,
@@ -361,9 +509,14 @@ mod tests {
         let store = Store::open(&dir.path().join("hooks.sqlite3").into()).await.expect("a database");
         let (subscriber_id, webhook_id, event_id) = queued(&store).await;
         let three_days = 72 * HOUR_MS;
-        let record = |attempt: Attempt, now: i64| {
+        let record = |mut attempt: Attempt, now: i64| {
             let store = store.clone();
-            async move { store.record_attempt(attempt, now - three_days).await.expect("logged") }
+            async move {
+                let claimed = claim(&store, now).await;
+                assert_eq!(claimed.len(), 1, "the delivery is due at {now}");
+                attempt.claim = claimed[0].claim;
+                store.record_attempt(attempt, now - three_days).await.expect("logged")
+            }
         };
         assert!(!record(failed(webhook_id, event_id, 1, 0), 0).await);
         assert!(!record(failed(webhook_id, event_id, 2, 71 * HOUR_MS), 71 * HOUR_MS).await, "not yet 3 days");
@@ -376,6 +529,8 @@ mod tests {
             ..delivered.entry
         };
         assert!(!record(delivered, 72 * HOUR_MS).await);
+        let again = store.resend(subscriber_id, webhook_id, event_id, 100 * HOUR_MS).await.expect("queued");
+        assert_eq!(again, Resend::Queued);
         assert!(
             !record(failed(webhook_id, event_id, 4, 100 * HOUR_MS), 100 * HOUR_MS).await,
             "the clock started again"

@@ -25,9 +25,9 @@ use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::webhook_signature::SECRET_PREFIX;
 use subscriber_protocol::{
-    CreateWebhookRequest, DeliveryStatus, Environment, ErrorBody, RecoverWebhookRequest, Success, UpdateWebhookRequest,
-    Webhook, WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueue, WebhookQueued,
-    WebhookRecovered, WebhookStatus,
+    CreateWebhookRequest, DeliveryStatus, DroppedDeliveries, Environment, ErrorBody, RecoverWebhookRequest, Success,
+    UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueue,
+    WebhookQueued, WebhookRecovered, WebhookStatus,
 };
 use utoipa_axum::routes;
 
@@ -38,7 +38,7 @@ use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging;
 use crate::state::AppState;
-use crate::storage::webhooks::{Change, LoggedAttempt, NewWebhook, WebhookRow};
+use crate::storage::webhooks::{Change, LoggedAttempt, NewWebhook, Resend, TEST_SENDS, TestSend, WebhookRow};
 use crate::versions::{self, RequestVersion};
 use destination::Policy;
 use subscriber_protocol::WebhookTestData;
@@ -240,7 +240,8 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 /// One of the caller's webhook endpoints, with its delivery queue
 ///
 /// Without its secret, which is shown once, when it is made. `queue` says how many deliveries
-/// wait, when the next attempt is due and why the last one failed.
+/// wait (at most `queueLimit`), when the next attempt is due, why the last one failed, and
+/// which events were dropped because the queue was full.
 #[utoipa::path(get, path = "/webhooks/{webhook_id}", tag = "webhooks", operation_id = "getWebhook",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     responses(
@@ -254,10 +255,25 @@ async fn one(
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     let row = owned(&state, auth.subscriber_id, webhook_id).await?;
     let queue = state.db.endpoint_queue(row.id).await?;
+    let dropped = queue
+        .dropped
+        .map(|run| {
+            Ok::<_, ApiError>(DroppedDeliveries {
+                count: u64::try_from(run.count).unwrap_or_default(),
+                total: u64::try_from(run.total).unwrap_or_default(),
+                first_event_id: public_id(run.first_event_id),
+                last_event_id: public_id(run.last_event_id),
+                since: millis_time(run.since)?,
+                until: millis_time(run.until)?,
+            })
+        })
+        .transpose()?;
     let queue = WebhookQueue {
         queue_length: u64::try_from(queue.length).unwrap_or_default(),
         next_attempt_at: queue.next_attempt_at.map(millis_time).transpose()?,
         last_error: queue.last_error,
+        queue_limit: u64::try_from(queue.limit).unwrap_or_default(),
+        dropped,
     };
     Ok(Json(Success::new(Webhook { queue: Some(queue), ..render(&row, None)? })))
 }
@@ -361,13 +377,15 @@ async fn rotate_secret(
 /// Sends a `webhook.test` event to the endpoint
 ///
 /// A `webhook.test` event is recorded and queued for this endpoint only: a way to check the
-/// receiver and its signature check.
+/// receiver and its signature check. An endpoint takes at most 10 test sends a minute.
 #[utoipa::path(post, path = "/webhooks/{webhook_id}/test", tag = "webhooks", operation_id = "testWebhook",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     responses(
         (status = 200, description = "The test event, queued for this endpoint.", body = Success<WebhookQueued>),
         (status = 404, description = "No such endpoint of the caller.", body = ErrorBody),
-        (status = 409, description = "The endpoint is disabled.", body = ErrorBody),
+        (status = 409, description = "The endpoint is disabled, or its queue is full.", body = ErrorBody),
+        (status = 429, description = "The endpoint had its 10 test sends this minute: `Retry-After` says when the next may go.",
+            body = ErrorBody),
     ))]
 async fn send_test(
     State(state): State<AppState>,
@@ -379,8 +397,24 @@ async fn send_test(
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now();
     let data = WebhookTestData { webhook_id, message: "A test event from Subscriber Data".to_owned() };
-    let event_id = state.db.send_test_event(subscriber_id, webhook_id, data, now.timestamp_millis()).await?;
+    let now_ms = now.timestamp_millis();
+    let event_id = match state.db.send_test_event(subscriber_id, webhook_id, data, now_ms).await? {
+        TestSend::Queued(event_id) => event_id,
+        TestSend::TooMany { retry_at } => {
+            let wait_ms = u64::try_from(retry_at.saturating_sub(now_ms)).unwrap_or(0);
+            tracing::info!(webhook_id, "webhook test send refused: {TEST_SENDS} this minute");
+            return Err(ApiError::RateLimited { retry_after_seconds: wait_ms.div_ceil(1000).max(1) });
+        }
+        TestSend::QueueFull => return Err(queue_full(webhook_id)),
+    };
     Ok(Json(Success::new(WebhookQueued { message: "Test event queued".to_owned(), event_id: public_id(event_id) })))
+}
+
+fn queue_full(webhook_id: i64) -> ApiError {
+    ApiError::conflict(format!(
+        "webhook endpoint {webhook_id}'s queue is full: nothing more is queued until its receiver takes what waits \
+         (GET /webhooks/{webhook_id} shows the queue)"
+    ))
 }
 
 fn refuse_disabled(row: &WebhookRow) -> Result<(), ApiError> {
@@ -472,7 +506,7 @@ fn millis_time(millis: i64) -> Result<chrono::DateTime<Utc>, ApiError> {
     responses(
         (status = 200, description = "The event, queued for this endpoint.", body = Success<WebhookQueued>),
         (status = 404, description = "No such endpoint or event of the caller.", body = ErrorBody),
-        (status = 409, description = "The endpoint is disabled.", body = ErrorBody),
+        (status = 409, description = "The endpoint is disabled, or its queue is full.", body = ErrorBody),
     ))]
 async fn resend(
     State(state): State<AppState>,
@@ -490,9 +524,10 @@ async fn resend(
     refuse_disabled(&row)?;
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now().timestamp_millis();
-    let queued = state.db.resend(subscriber_id, webhook_id, event, now).await?;
-    if !queued {
-        return Err(no_event());
+    match state.db.resend(subscriber_id, webhook_id, event, now).await? {
+        Resend::Queued => {}
+        Resend::NoEvent => return Err(no_event()),
+        Resend::QueueFull => return Err(queue_full(webhook_id)),
     }
     tracing::info!(webhook_id, event_id = event, "webhook delivery queued again");
     Ok(Json(Success::new(WebhookQueued { message: "Delivery queued".to_owned(), event_id: public_id(event) })))
@@ -500,8 +535,9 @@ async fn resend(
 
 /// Queues again every failed delivery to the endpoint since a time
 ///
-/// Each delivery to the endpoint that failed for good (its retries ran out) and was queued at
-/// or after `since` (RFC 3339) is queued again now, with retries of its own, in event order.
+/// Each delivery to the endpoint that failed for good (its retries ran out, or it was dropped
+/// because the queue was full) and was queued at or after `since` (RFC 3339) is queued again
+/// now, with retries of its own, in event order, as many as the queue has room for.
 #[utoipa::path(post, path = "/webhooks/{webhook_id}/recover", tag = "webhooks", operation_id = "recoverWebhookDeliveries",
     params(("webhook_id" = i64, Path, description = "A webhookId of the caller.", minimum = 1)),
     request_body = RecoverWebhookRequest,

@@ -148,6 +148,11 @@ impl TestServer {
         Self { base_url: format!("http://{address}"), database, child, log, _dir: dir, http }
     }
 
+    /// The server process's id (to read what it costs from `/proc`).
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{path}", self.base_url)
     }

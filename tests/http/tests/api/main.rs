@@ -30,5 +30,6 @@ mod security_tenants;
 mod subscriber;
 mod versions;
 mod webhook_delivery;
+mod webhook_fairness;
 mod webhooks;
 mod workload;

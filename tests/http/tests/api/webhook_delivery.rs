@@ -207,7 +207,11 @@ fn an_endpoints_queue_is_shown_and_its_failed_deliveries_recovered() {
     let receiver = WebhookReceiver::answering(answers);
     let (webhook_id, _) = add_receiver(&server, &subscriber, &receiver, &["webhook.test"]);
     let fresh = endpoint(&server, &subscriber, webhook_id);
-    assert_eq!(fresh["queue"], json!({ "queueLength": 0, "nextAttemptAt": null, "lastError": null }), "{fresh}");
+    assert_eq!(
+        fresh["queue"],
+        json!({ "queueLength": 0, "nextAttemptAt": null, "lastError": null, "queueLimit": 10000, "dropped": null }),
+        "{fresh}"
+    );
     let before = chrono::Utc::now() - chrono::Duration::minutes(1);
     send_test(&server, &subscriber, webhook_id);
     assert_eq!(receiver.next(WAIT).expect("an attempt").answered, 429);

@@ -30,14 +30,20 @@ pub(super) fn transaction_recipients_and_deliveries(type_param: &str, at_param: 
     )
 }
 
-/// The CTE `dl` that queues the events listed in `rc (subscriber_id, event_id)`.
+/// The CTE `dl` that queues the events listed in `rc (subscriber_id, event_id)`. An endpoint
+/// whose queue is full gets them as dropped (failed, never attempted: `webhook_queues` records
+/// the gap); the queue's length is the one before the statement, so one statement may pass the
+/// limit by its own events.
 fn deliveries(type_param: &str, at_param: &str) -> String {
     format!(
         "dl AS (
              INSERT INTO webhook_deliveries
                  (webhook_id, event_id, subscriber_id, status, attempts, next_attempt_at, created_at)
-             SELECT w.id, rc.event_id, w.subscriber_id, 'pending', 0, {at_param}, {at_param}
+             SELECT w.id, rc.event_id, w.subscriber_id,
+                    CASE WHEN q.pending < l.pending_max THEN 'pending' ELSE 'failed' END, 0,
+                    CASE WHEN q.pending < l.pending_max THEN {at_param} END, {at_param}
              FROM rc JOIN webhooks w ON w.subscriber_id = rc.subscriber_id
+             JOIN webhook_queues q ON q.webhook_id = w.id CROSS JOIN webhook_queue_limits l
              WHERE w.enabled = 1 AND {type_param} <> 'webhook.test'
                AND EXISTS (SELECT 1 FROM json_array_elements_text(CAST(w.events AS JSON)) AS k(value)
                            WHERE k.value IN ('*', {type_param}))

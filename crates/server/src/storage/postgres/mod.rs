@@ -71,6 +71,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0003_api_versions.sql"),
     include_str!("../../../migrations/postgres/0004_delivery_queue.sql"),
     include_str!("../../../migrations/postgres/0005_stream_places.sql"),
+    include_str!("../../../migrations/postgres/0006_fair_delivery.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).

@@ -7,8 +7,9 @@ use crate::storage::StorageResult;
 use crate::storage::events::WEBHOOK_TEST;
 use crate::storage::idempotency::Replay;
 use crate::storage::webhooks::{
-    Attempt, AttemptEntry, COLUMNS, Change, DueDelivery, EndpointQueue, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT,
-    WebhookRow,
+    Attempt, AttemptEntry, COLUMNS, Change, ClaimAsk, ClaimCandidate, ClaimOrder, DroppedRun, DueDelivery,
+    EndpointQueue, HeldClaim, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS,
+    TestSend, WebhookRow,
 };
 
 fn from_row(row: &Row) -> StorageResult<WebhookRow> {
@@ -151,10 +152,17 @@ pub async fn rotate(
     .transpose()
 }
 
+/// Queues the event for the endpoint (again), due at `$4`, unless its queue is full (one
+/// waiting already is moved, not added).
 const RESEND: &str = "INSERT INTO webhook_deliveries (webhook_id, event_id, subscriber_id, status, attempts, next_attempt_at, created_at)
      SELECT $1, r.event_id, r.subscriber_id, 'pending', 0, $4, $4
      FROM event_recipients r WHERE r.subscriber_id = $2 AND r.event_id = $3
      ON CONFLICT (webhook_id, event_id) DO UPDATE SET status = 'pending', next_attempt_at = $4, created_at = $4";
+
+/// The endpoint's queue length, its limit, and whether the event already waits in it.
+const ROOM: &str = "SELECT q.pending, l.pending_max,
+        EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND event_id = $2 AND status = 'pending')
+     FROM webhook_queues q CROSS JOIN webhook_queue_limits l WHERE q.webhook_id = $1";
 
 async fn queue_again(
     client: &Client,
@@ -162,22 +170,55 @@ async fn queue_again(
     webhook_id: i64,
     event_id: i64,
     now_ms: i64,
-) -> StorageResult<bool> {
-    Ok(execute(client, RESEND, &[&webhook_id, &subscriber_id, &event_id, &now_ms]).await? == 1)
+) -> StorageResult<Resend> {
+    let room = query_one(client, ROOM, &[&webhook_id, &event_id]).await?;
+    let (pending, pending_max, waiting): (i64, i64, bool) = (room.try_get(0)?, room.try_get(1)?, room.try_get(2)?);
+    if pending >= pending_max && !waiting {
+        return Ok(Resend::QueueFull);
+    }
+    let queued = execute(client, RESEND, &[&webhook_id, &subscriber_id, &event_id, &now_ms]).await? == 1;
+    Ok(if queued { Resend::Queued } else { Resend::NoEvent })
 }
 
+/// Under the subscriber's lock (taken first by `record_other`'s write), so two sends cannot
+/// both pass the window's count: the window is moved, the event recorded, then queued.
 pub async fn send_test(
     db: &Database,
     subscriber_id: i64,
     webhook_id: i64,
     data: String,
     now_ms: i64,
-) -> StorageResult<i64> {
+) -> StorageResult<TestSend> {
     db.write(move |client| {
         async move {
+            let subscribers = vec![subscriber_id];
+            execute(client, LOCK_SUBSCRIBERS, &[&subscribers]).await?;
+            let row = query_one(
+                client,
+                "SELECT q.pending, l.pending_max, q.tests_since, q.tests_sent
+                 FROM webhook_queues q CROSS JOIN webhook_queue_limits l WHERE q.webhook_id = $1",
+                &[&webhook_id],
+            )
+            .await?;
+            let (pending, pending_max, tests_since, tests_sent): (i64, i64, i64, i64) =
+                (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
+            let window_open = tests_sent > 0 && tests_since > now_ms - TEST_WINDOW_MS;
+            if window_open && tests_sent >= TEST_SENDS {
+                return Ok(TestSend::TooMany { retry_at: tests_since + TEST_WINDOW_MS });
+            }
+            if pending >= pending_max {
+                return Ok(TestSend::QueueFull);
+            }
+            let (since, sent) = if window_open { (tests_since, tests_sent + 1) } else { (now_ms, 1) };
+            execute(
+                client,
+                "UPDATE webhook_queues SET tests_since = $2, tests_sent = $3 WHERE webhook_id = $1",
+                &[&webhook_id, &since, &sent],
+            )
+            .await?;
             let (event_id, _) = record_other(client, subscriber_id, WEBHOOK_TEST, &data, now_ms / 1000).await?;
-            queue_again(client, subscriber_id, webhook_id, event_id, now_ms).await?;
-            Ok(event_id)
+            execute(client, RESEND, &[&webhook_id, &subscriber_id, &event_id, &now_ms]).await?;
+            Ok(TestSend::Queued(event_id))
         }
         .boxed()
     })
@@ -190,9 +231,20 @@ pub async fn resend(
     webhook_id: i64,
     event_id: i64,
     now_ms: i64,
-) -> StorageResult<bool> {
+) -> StorageResult<Resend> {
     let client = db.client().await?;
     queue_again(&client, subscriber_id, webhook_id, event_id, now_ms).await
+}
+
+pub async fn limit_queues(db: &Database, pending_max: i64) -> StorageResult<()> {
+    let client = db.client().await?;
+    execute(
+        &client,
+        "UPDATE webhook_queue_limits SET pending_max = $1 WHERE id = 1 AND pending_max <> $1",
+        &[&pending_max],
+    )
+    .await?;
+    Ok(())
 }
 
 pub async fn attempts(
@@ -231,34 +283,80 @@ pub async fn attempts(
         .collect()
 }
 
-/// The heads of the endpoints' queues that are due and free, locked `SKIP LOCKED` and held
-/// until `$3` in the same statement: another instance skips them while this one's claim
-/// stands, and a crashed instance's claim ends by itself.
-pub async fn claim(db: &Database, now_ms: i64, claim_until: i64, limit: u32) -> StorageResult<Vec<DueDelivery>> {
-    let columns = COLUMNS.split(',').map(|column| format!("w.{}", column.trim())).collect::<Vec<_>>().join(", ");
+/// Two statements: the candidates (due, free endpoints, at most `per_subscriber` of one
+/// subscriber, read without locks), then, in `order`'s order, the claim: each endpoint's row
+/// locked `SKIP LOCKED` and checked again, its head read, and the first `slots` whose head is
+/// due held until `claim_until`; the others moved on (their head's retry time, or parked).
+pub async fn claim(db: &Database, ask: ClaimAsk, order: ClaimOrder) -> StorageResult<Vec<DueDelivery>> {
     let client = db.client().await?;
     let rows = query(
         &client,
+        "SELECT webhook_id, subscriber_id, host FROM (
+             SELECT webhook_id, subscriber_id, host, due_at,
+                    row_number() OVER (PARTITION BY subscriber_id ORDER BY due_at, webhook_id) AS turn
+             FROM webhook_queues
+             WHERE due_at <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+               AND subscriber_id <> ALL($2::BIGINT[]) AND host <> ALL($3::TEXT[])
+         ) c WHERE turn <= $4 ORDER BY turn, due_at, webhook_id LIMIT $5",
+        &[
+            &ask.now_ms,
+            &ask.skip_subscribers,
+            &ask.skip_hosts,
+            &i64::from(ask.per_subscriber),
+            &i64::from(ask.candidates),
+        ],
+    )
+    .await?;
+    let candidates = rows
+        .iter()
+        .map(|row| {
+            Ok(ClaimCandidate { webhook_id: row.try_get(0)?, subscriber_id: row.try_get(1)?, host: row.try_get(2)? })
+        })
+        .collect::<StorageResult<Vec<_>>>()?;
+    if candidates.is_empty() {
+        return Ok(Vec::new());
+    }
+    let wanted = order(&candidates);
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let columns = COLUMNS.split(',').map(|column| format!("w.{}", column.trim())).collect::<Vec<_>>().join(", ");
+    let rows = query(
+        &client,
         &format!(
-            "WITH free AS (
-                 SELECT d.webhook_id, d.event_id FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-                 WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND w.enabled = 1
-                   AND (d.locked_until IS NULL OR d.locked_until <= $1)
-                   AND d.event_id = (SELECT MIN(h.event_id) FROM webhook_deliveries h
-                                     WHERE h.webhook_id = d.webhook_id AND h.status = 'pending')
-                   AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o
-                                   WHERE o.webhook_id = d.webhook_id AND o.locked_until > $1)
-                 ORDER BY d.next_attempt_at LIMIT $2
-                 FOR UPDATE OF d SKIP LOCKED
-             ), held AS (
-                 UPDATE webhook_deliveries d SET locked_until = $3 FROM free
-                 WHERE d.webhook_id = free.webhook_id AND d.event_id = free.event_id
-                 RETURNING d.webhook_id, d.event_id, d.attempts, d.created_at
+            "WITH wanted AS (
+                 SELECT id, rank FROM unnest($1::BIGINT[]) WITH ORDINALITY AS t(id, rank)
+             ), locked AS (
+                 SELECT q.webhook_id, wanted.rank FROM webhook_queues q JOIN wanted ON wanted.id = q.webhook_id
+                 WHERE q.due_at <= $2 AND (q.claimed_until IS NULL OR q.claimed_until <= $2)
+                 ORDER BY wanted.rank
+                 FOR UPDATE OF q SKIP LOCKED
+             ), heads AS (
+                 SELECT l.webhook_id, l.rank, e.enabled, h.event_id, h.attempts, h.created_at, h.next_attempt_at
+                 FROM locked l JOIN webhooks e ON e.id = l.webhook_id
+                 LEFT JOIN LATERAL (
+                     SELECT d.event_id, d.attempts, d.created_at, d.next_attempt_at FROM webhook_deliveries d
+                     WHERE d.webhook_id = l.webhook_id AND d.status = 'pending' ORDER BY d.event_id LIMIT 1
+                 ) h ON TRUE
+             ), chosen AS (
+                 SELECT webhook_id FROM heads WHERE enabled = 1 AND next_attempt_at <= $2 ORDER BY rank LIMIT $4
+             ), moved AS (
+                 UPDATE webhook_queues q SET
+                     claimed_until = CASE WHEN c.webhook_id IS NULL THEN q.claimed_until ELSE $3 END,
+                     claim = q.claim + CASE WHEN c.webhook_id IS NULL THEN 0 ELSE 1 END,
+                     due_at = CASE WHEN c.webhook_id IS NOT NULL THEN $3
+                                   WHEN h.enabled = 0 OR h.event_id IS NULL THEN NULL
+                                   WHEN h.next_attempt_at > $2 THEN h.next_attempt_at
+                                   ELSE q.due_at END
+                 FROM heads h LEFT JOIN chosen c ON c.webhook_id = h.webhook_id
+                 WHERE q.webhook_id = h.webhook_id
+                 RETURNING q.webhook_id, q.claim, q.host, c.webhook_id IS NOT NULL AS claimed
              )
-             SELECT {columns}, held.event_id, held.attempts, held.created_at
-             FROM held JOIN webhooks w ON w.id = held.webhook_id"
+             SELECT {columns}, h.event_id, h.attempts, h.created_at, m.claim, m.host
+             FROM moved m JOIN heads h ON h.webhook_id = m.webhook_id JOIN webhooks w ON w.id = m.webhook_id
+             WHERE m.claimed ORDER BY h.rank"
         ),
-        &[&now_ms, &i64::from(limit), &claim_until],
+        &[&wanted, &ask.now_ms, &ask.claim_until, &i64::from(ask.slots)],
     )
     .await?;
     rows.iter()
@@ -268,40 +366,81 @@ pub async fn claim(db: &Database, now_ms: i64, claim_until: i64, limit: u32) -> 
                 event_id: row.try_get(QUEUE_COLUMNS_AT)?,
                 attempts: unsigned(row, QUEUE_COLUMNS_AT + 1)?,
                 created_at: row.try_get(QUEUE_COLUMNS_AT + 2)?,
+                claim: row.try_get(QUEUE_COLUMNS_AT + 3)?,
+                host: row.try_get(QUEUE_COLUMNS_AT + 4)?,
             })
         })
         .collect()
 }
 
-pub async fn queue(db: &Database, now_ms: i64) -> StorageResult<(i64, Option<i64>)> {
+/// One statement for every claim this instance holds.
+pub async fn renew(db: &Database, held: Vec<HeldClaim>, until: i64) -> StorageResult<Vec<HeldClaim>> {
+    let ids: Vec<i64> = held.iter().map(|claim| claim.webhook_id).collect();
+    let claims: Vec<i64> = held.iter().map(|claim| claim.claim).collect();
     let client = db.client().await?;
-    let row = query_one(
+    let rows = query(
         &client,
-        "SELECT COUNT(*),
-                MIN(CASE WHEN d.event_id = (SELECT MIN(h.event_id) FROM webhook_deliveries h
-                                            WHERE h.webhook_id = d.webhook_id AND h.status = 'pending')
-                          AND NOT EXISTS (SELECT 1 FROM webhook_deliveries o
-                                          WHERE o.webhook_id = d.webhook_id AND o.locked_until > $1)
-                         THEN d.next_attempt_at END)
-         FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
-         WHERE d.status = 'pending' AND w.enabled = 1",
-        &[&now_ms],
+        "UPDATE webhook_queues q SET claimed_until = $3, due_at = CASE WHEN q.due_at IS NULL THEN NULL ELSE $3 END
+         FROM unnest($1::BIGINT[], $2::BIGINT[]) AS h(webhook_id, claim)
+         WHERE q.webhook_id = h.webhook_id AND q.claim = h.claim AND q.claimed_until IS NOT NULL
+         RETURNING q.webhook_id",
+        &[&ids, &claims, &until],
     )
     .await?;
-    Ok((row.try_get(0)?, row.try_get(1)?))
+    let renewed = rows.iter().map(|row| row.try_get(0)).collect::<Result<std::collections::HashSet<i64>, _>>()?;
+    Ok(held.into_iter().filter(|claim| !renewed.contains(&claim.webhook_id)).collect())
+}
+
+pub async fn next_due(db: &Database, now_ms: i64) -> StorageResult<Option<i64>> {
+    let client = db.client().await?;
+    let row = query_one(&client, "SELECT MIN(due_at) FROM webhook_queues WHERE due_at > $1", &[&now_ms]).await?;
+    Ok(row.try_get(0)?)
+}
+
+pub async fn depth(db: &Database) -> StorageResult<i64> {
+    let client = db.client().await?;
+    let row = query_one(&client, "SELECT COALESCE(SUM(pending), 0)::BIGINT FROM webhook_queues WHERE pending > 0", &[])
+        .await?;
+    Ok(row.try_get(0)?)
 }
 
 pub async fn endpoint_queue(db: &Database, webhook_id: i64) -> StorageResult<EndpointQueue> {
     let client = db.client().await?;
-    let row = query_one(
+    let Some(row) = query_opt(
         &client,
-        "SELECT COUNT(*), MIN(next_attempt_at),
-                (SELECT error FROM webhook_attempts WHERE webhook_id = $1 ORDER BY id DESC LIMIT 1)
-         FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'",
+        "SELECT q.pending, l.pending_max, w.enabled,
+                (SELECT d.next_attempt_at FROM webhook_deliveries d
+                 WHERE d.webhook_id = q.webhook_id AND d.status = 'pending' ORDER BY d.event_id LIMIT 1),
+                (SELECT a.error FROM webhook_attempts a WHERE a.webhook_id = q.webhook_id ORDER BY a.id DESC LIMIT 1),
+                q.dropped, q.gap_count, q.gap_first_event_id, q.gap_last_event_id, q.gap_since, q.gap_until
+         FROM webhook_queues q JOIN webhooks w ON w.id = q.webhook_id CROSS JOIN webhook_queue_limits l
+         WHERE q.webhook_id = $1",
         &[&webhook_id],
     )
-    .await?;
-    Ok(EndpointQueue { length: row.try_get(0)?, next_attempt_at: row.try_get(1)?, last_error: row.try_get(2)? })
+    .await?
+    else {
+        return Ok(EndpointQueue::default());
+    };
+    let enabled = flag(&row, 2)?;
+    let next_attempt_at: Option<i64> = row.try_get(3)?;
+    let dropped = match (row.try_get(7)?, row.try_get(8)?, row.try_get(9)?, row.try_get(10)?) {
+        (Some(first_event_id), Some(last_event_id), Some(since), Some(until)) => Some(DroppedRun {
+            count: row.try_get(6)?,
+            total: row.try_get(5)?,
+            first_event_id,
+            last_event_id,
+            since,
+            until,
+        }),
+        _ => None,
+    };
+    Ok(EndpointQueue {
+        length: row.try_get(0)?,
+        limit: row.try_get(1)?,
+        next_attempt_at: next_attempt_at.filter(|_| enabled),
+        last_error: row.try_get(4)?,
+        dropped,
+    })
 }
 
 pub async fn recover(
@@ -314,62 +453,116 @@ pub async fn recover(
     let client = db.client().await?;
     execute(
         &client,
-        "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $4, created_at = $4,
-             locked_until = NULL
-         WHERE webhook_id = $1 AND subscriber_id = $2 AND status = 'failed' AND created_at >= $3",
+        "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, next_attempt_at = $4, created_at = $4
+         WHERE webhook_id = $1 AND event_id IN (
+             SELECT event_id FROM webhook_deliveries
+             WHERE webhook_id = $1 AND subscriber_id = $2 AND status = 'failed' AND created_at >= $3
+             ORDER BY event_id
+             LIMIT GREATEST(0, (SELECT l.pending_max - q.pending FROM webhook_queues q CROSS JOIN webhook_queue_limits l
+                                WHERE q.webhook_id = $1)))",
         &[&webhook_id, &subscriber_id, &since_ms, &now_ms],
     )
     .await
 }
 
-/// One statement: the log row, the queue row and the endpoint's failure clock move together.
+/// In one transaction: the endpoint's row locked, then its queue row (the order every writer
+/// of both takes them in), the attempt logged; if the claim still stands, the delivery, the
+/// failure clock and the queue moved on, its next head read by a statement of its own (which
+/// sees what the statement before changed).
 pub async fn record_attempt(db: &Database, attempt: Attempt, disable_before: i64) -> StorageResult<bool> {
     let status = match (attempt.entry.delivered, attempt.entry.next_attempt_at) {
         (true, _) => "delivered",
         (false, Some(_)) => "pending",
         (false, None) => "failed",
     };
-    let client = db.client().await?;
-    let row = query_one(
-        &client,
-        "WITH logged AS (
-             INSERT INTO webhook_attempts
-                 (webhook_id, event_id, attempt, status, response_status, duration_ms, error, at, next_attempt_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-         ), queued AS (
-             UPDATE webhook_deliveries SET status = $10, attempts = $3, next_attempt_at = $9, locked_until = NULL
-             WHERE webhook_id = $1 AND event_id = $2
-         ), endpoint AS (
-             UPDATE webhooks w SET
-                 failing_since = CASE WHEN $11 THEN NULL ELSE COALESCE(w.failing_since, $8) END,
-                 enabled = CASE WHEN NOT $11 AND w.enabled = 1
-                                     AND ($13::TEXT IS NOT NULL OR COALESCE(w.failing_since, $8) < $12) THEN 0
-                                ELSE w.enabled END,
-                 disabled_reason = CASE WHEN NOT $11 AND w.enabled = 1 AND $13::TEXT IS NOT NULL THEN $13
-                     WHEN NOT $11 AND w.enabled = 1 AND COALESCE(w.failing_since, $8) < $12
-                     THEN 'every delivery failed for 3 days: fix the endpoint, then enable it again'
-                     ELSE w.disabled_reason END
-             FROM (SELECT id, enabled AS was_enabled FROM webhooks WHERE id = $1) o
-             WHERE w.id = o.id
-             RETURNING o.was_enabled = 1 AND w.enabled = 0 AS disabled_now
-         )
-         SELECT COALESCE((SELECT disabled_now FROM endpoint), FALSE)",
-        &[
-            &attempt.webhook_id,
-            &attempt.event_id,
-            &i64::from(attempt.entry.attempt),
-            &if attempt.entry.delivered { "delivered" } else { "failed" },
-            &attempt.entry.response_status.map(i64::from),
-            &attempt.entry.duration_ms,
-            &attempt.entry.error,
-            &attempt.entry.at,
-            &attempt.entry.next_attempt_at,
-            &status,
-            &attempt.entry.delivered,
-            &disable_before,
-            &attempt.disable,
-        ],
-    )
-    .await?;
-    Ok(row.try_get(0)?)
+    db.write(move |client| {
+        async move {
+            let locked =
+                query_opt(client, "SELECT 1 FROM webhooks WHERE id = $1 FOR NO KEY UPDATE", &[&attempt.webhook_id])
+                    .await?;
+            if locked.is_none() {
+                // Deleted meanwhile: nothing to log it under.
+                return Ok(false);
+            }
+            let (held, logged) = futures::future::join(
+                query_opt(
+                    client,
+                    "SELECT 1 FROM webhook_queues WHERE webhook_id = $1 AND claim = $2 AND claimed_until IS NOT NULL
+                     FOR UPDATE",
+                    &[&attempt.webhook_id, &attempt.claim],
+                ),
+                execute(
+                    client,
+                    "INSERT INTO webhook_attempts
+                         (webhook_id, event_id, attempt, status, response_status, duration_ms, error, at, next_attempt_at)
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                    &[
+                        &attempt.webhook_id,
+                        &attempt.event_id,
+                        &i64::from(attempt.entry.attempt),
+                        &if attempt.entry.delivered { "delivered" } else { "failed" },
+                        &attempt.entry.response_status.map(i64::from),
+                        &attempt.entry.duration_ms,
+                        &attempt.entry.error,
+                        &attempt.entry.at,
+                        &attempt.entry.next_attempt_at,
+                    ],
+                ),
+            )
+            .await;
+            logged?;
+            if held?.is_none() {
+                return Ok(false);
+            }
+            let row = query_one(
+                client,
+                "WITH queued AS (
+                     UPDATE webhook_deliveries SET status = $3, attempts = $4, next_attempt_at = $5
+                     WHERE webhook_id = $1 AND event_id = $2
+                 ), endpoint AS (
+                     UPDATE webhooks w SET
+                         failing_since = CASE WHEN $6 THEN NULL ELSE COALESCE(w.failing_since, $7) END,
+                         enabled = CASE WHEN NOT $6 AND w.enabled = 1
+                                             AND ($9::TEXT IS NOT NULL OR COALESCE(w.failing_since, $7) < $8) THEN 0
+                                        ELSE w.enabled END,
+                         disabled_reason = CASE WHEN NOT $6 AND w.enabled = 1 AND $9::TEXT IS NOT NULL THEN $9
+                             WHEN NOT $6 AND w.enabled = 1 AND COALESCE(w.failing_since, $7) < $8
+                             THEN 'every delivery failed for 3 days: fix the endpoint, then enable it again'
+                             ELSE w.disabled_reason END
+                     FROM (SELECT id, enabled AS was_enabled FROM webhooks WHERE id = $1) o
+                     WHERE w.id = o.id
+                     RETURNING o.was_enabled = 1 AND w.enabled = 0 AS disabled_now
+                 )
+                 SELECT COALESCE((SELECT disabled_now FROM endpoint), FALSE)",
+                &[
+                    &attempt.webhook_id,
+                    &attempt.event_id,
+                    &status,
+                    &i64::from(attempt.entry.attempt),
+                    &attempt.entry.next_attempt_at,
+                    &attempt.entry.delivered,
+                    &attempt.entry.at,
+                    &disable_before,
+                    &attempt.disable,
+                ],
+            )
+            .await?;
+            let disabled: bool = row.try_get(0)?;
+            // Free, due when its (new) head is; parked if disabled.
+            execute(
+                client,
+                "UPDATE webhook_queues SET claimed_until = NULL,
+                     due_at = CASE WHEN (SELECT enabled FROM webhooks WHERE id = $1) = 1
+                                   THEN (SELECT d.next_attempt_at FROM webhook_deliveries d
+                                         WHERE d.webhook_id = $1 AND d.status = 'pending' ORDER BY d.event_id LIMIT 1)
+                              END
+                 WHERE webhook_id = $1",
+                &[&attempt.webhook_id],
+            )
+            .await?;
+            Ok(disabled)
+        }
+        .boxed()
+    })
+    .await
 }

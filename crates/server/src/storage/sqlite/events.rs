@@ -78,7 +78,8 @@ pub fn record_other(
 }
 
 /// Queues the events (of one type, ids `first..=last`) for every enabled endpoint of their
-/// recipients that wants the type.
+/// recipients that wants the type. An endpoint whose queue is full gets them as dropped
+/// (failed, never attempted: `webhook_queues` records the gap).
 fn queue_deliveries(
     connection: &Connection,
     (first, last): (i64, i64),
@@ -89,8 +90,11 @@ fn queue_deliveries(
         .prepare_cached(
             "INSERT INTO webhook_deliveries
                  (webhook_id, event_id, subscriber_id, status, attempts, next_attempt_at, created_at)
-             SELECT w.id, r.event_id, w.subscriber_id, 'pending', 0, ?2, ?2
+             SELECT w.id, r.event_id, w.subscriber_id,
+                    CASE WHEN q.pending < l.pending_max THEN 'pending' ELSE 'failed' END, 0,
+                    CASE WHEN q.pending < l.pending_max THEN ?2 END, ?2
              FROM event_recipients r JOIN webhooks w ON w.subscriber_id = r.subscriber_id
+             JOIN webhook_queues q ON q.webhook_id = w.id CROSS JOIN webhook_queue_limits l
              WHERE r.event_id BETWEEN ?1 AND ?4 AND w.enabled = 1
                AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?3))
              ON CONFLICT DO NOTHING",

@@ -53,6 +53,7 @@ fn migrations() -> Migrations<'static> {
             .foreign_key_check(),
         M::up(include_str!("../../../migrations/0012_api_versions.sql")),
         M::up(include_str!("../../../migrations/0013_delivery_queue.sql")),
+        M::up(include_str!("../../../migrations/0014_fair_delivery.sql")),
     ])
 }
 
@@ -160,11 +161,13 @@ impl Database {
         writer.execute_batch(CONNECTION_PRAGMAS)?;
         writer.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         migrate(&mut writer)?;
-        // SQLite says which rows a statement touched: a delivery queued by any write.
+        // SQLite says which rows a statement touched: a delivery queued by any write moves its
+        // endpoint's row of `webhook_queues` (a trigger does; `webhook_deliveries` itself is
+        // WITHOUT ROWID, which the hook does not see).
         let queued = Arc::new(AtomicBool::new(false));
         let marker = Arc::clone(&queued);
         writer.update_hook(Some(move |action, _: &str, table: &str, _| {
-            if table == "webhook_deliveries" && action != rusqlite::hooks::Action::SQLITE_DELETE {
+            if table == "webhook_queues" && action != rusqlite::hooks::Action::SQLITE_DELETE {
                 marker.store(true, Ordering::Relaxed);
             }
         }))?;
