@@ -29,6 +29,8 @@ const COMMANDS: &[&str] = &[
     "enroll_merchant",
     "check_location",
     "add_location",
+    "statement_descriptor",
+    "merchant_sales",
     "load_merchant_transactions",
     "watch_merchant_transactions",
     "export_merchant_csv",

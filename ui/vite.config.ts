@@ -24,6 +24,8 @@ export default defineConfig({
     globals: true,
     include: ["src/**/*.test.ts"],
     setupFiles: ["src/test-setup.ts"],
+    // The theme's test reads app.css as it is (`?raw`).
+    css: { include: [/app\.css/] },
   },
   resolve: process.env.VITEST ? { conditions: ["browser"] } : undefined,
 });

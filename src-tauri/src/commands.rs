@@ -11,10 +11,12 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use subscriber_dashboard::error::codes;
 use subscriber_dashboard::notices::{Notice, NoticeKind, NotificationSettings};
 use subscriber_dashboard::palette::PaletteIndex;
+use subscriber_dashboard::performance::{MerchantSales, SalesQuery};
 use subscriber_dashboard::versions::ApiVersions;
 use subscriber_dashboard::views::{
     AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoggedCall,
     LoginInput, Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
+    StatementDescriptor,
 };
 use subscriber_dashboard::{CommandError, Dashboard};
 use subscriber_protocol::versions::ApiVersion;
@@ -242,6 +244,20 @@ pub fn check_location(dashboard: Shared<'_>, location: LocationInput) -> Outcome
 #[tauri::command]
 pub async fn add_location(dashboard: Shared<'_>, location: LocationInput) -> Outcome<CreateLocationResponse> {
     dashboard.add_location(location).await
+}
+
+#[tauri::command]
+pub fn statement_descriptor(
+    dashboard: Shared<'_>,
+    merchant_name: String,
+    city: String,
+) -> Outcome<StatementDescriptor> {
+    Ok(dashboard.statement_descriptor(&merchant_name, &city))
+}
+
+#[tauri::command]
+pub async fn merchant_sales(dashboard: Shared<'_>, query: SalesQuery) -> Outcome<MerchantSales> {
+    dashboard.merchant_sales(query).await
 }
 
 #[tauri::command]

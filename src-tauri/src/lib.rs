@@ -111,6 +111,8 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::check_merchant,
             commands::enroll_merchant,
             commands::check_location,
+            commands::statement_descriptor,
+            commands::merchant_sales,
             commands::add_location,
             commands::load_merchant_transactions,
             commands::watch_merchant_transactions,

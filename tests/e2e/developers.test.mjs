@@ -91,6 +91,9 @@ test("an endpoint added in the Developers area shows its secret once", async () 
 
 test("a test event is delivered, signed, and shows as delivered in the log", async () => {
   await click(session, "webhook-test");
+  // Sending a test opens the endpoint's deliveries.
+  await waitFor(session, "the deliveries tab opens", async () =>
+    (await (await find(session, "developers-tab-deliveries")).getAttribute("aria-selected")) === "true");
   await waitFor(session, "the receiver gets the test event", async () => received.length > 0, 30_000);
   const delivery = received[0];
   const event = JSON.parse(delivery.body.toString("utf8"));
@@ -105,19 +108,25 @@ test("a test event is delivered, signed, and shows as delivered in the log", asy
   await screenshot(session, "42-developers-delivered");
 
   // Resend: the same event again.
+  // No "waiting" beside a delivered row: the queue line agrees with the attempts.
+  await waitFor(session, "the queue agrees", async () =>
+    (await text(session, "queue-length")) === "Every event delivered, nothing waiting", 30_000);
+  // Every time to the second.
+  assert.match(await (await find(session, "delivery-row")).getText(), /\d{2}:\d{2}:\d{2}/);
   await click(session, "delivery-resend");
   await waitFor(session, "the receiver gets it again", async () => received.length > 1, 30_000);
   assert.equal(JSON.parse(received[1].body.toString("utf8")).id, event.id);
 
   // The endpoint's queue, and "Retry all failed since…": nothing failed, nothing queued again.
-  await waitFor(session, "the queue is empty", async () => (await text(session, "queue-length")) === "0 deliveries waiting", 30_000);
+  await waitFor(session, "nothing waits", async () => (await text(session, "queue-length")) === "Every event delivered, nothing waiting", 30_000);
   await click(session, "recover-failed");
   await waitFor(session, "the recovery is told", async () =>
-    /^No failed deliveries since \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/.test(await text(session, "toast-message")), 30_000);
+    /^No failed deliveries since \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}:\d{2}$/.test(await text(session, "toast-message")), 30_000);
   await screenshot(session, "43-developers-queue");
 });
 
 test("the event browser lists the event with its JSON", async () => {
+  await click(session, "developers-tab-events");
   await click(session, "events-refresh");
   await waitFor(session, "the test event is listed", async () =>
     (await session.findElements(By.css('[data-testid="event-row"][data-event-type="webhook.test"]'))).length > 0, 30_000);
@@ -132,6 +141,7 @@ test("the event browser lists the event with its JSON", async () => {
 });
 
 test("the request log lists the app's own requests", async () => {
+  await click(session, "developers-tab-requests");
   await click(session, "requests-refresh");
   await waitFor(session, "the endpoint's creation is listed", async () => {
     const rows = await session.findElements(By.css('[data-testid="request-row"]'));
@@ -145,6 +155,7 @@ test("the request log lists the app's own requests", async () => {
 });
 
 test("a rotated secret is shown once, and both secrets sign for the overlap", async () => {
+  await click(session, "developers-tab-endpoints");
   await click(session, "webhook-more");
   await click(session, "webhook-rotate");
   await waitFor(session, "a new secret shows", async () => (await text(session, "webhook-secret-value")) !== secret);
@@ -152,6 +163,7 @@ test("a rotated secret is shown once, and both secrets sign for the overlap", as
   const before = received.length;
   await click(session, "webhook-test");
   await waitFor(session, "the receiver gets the next test", async () => received.length > before, 30_000);
+  await click(session, "developers-tab-endpoints");
   const delivery = received[received.length - 1];
   assert.ok(signedWith(delivery, secret) && signedWith(delivery, rotated), "old and new secret both sign");
 });
@@ -174,6 +186,7 @@ test("an endpoint is edited: only the events it now asks for", async () => {
 });
 
 test("the forward switch sends the sandbox's events to a server on this computer", async () => {
+  await click(session, "developers-tab-endpoints");
   const port = String(receiver.address().port);
   const input = await find(session, "forward-port");
   await input.clear();
@@ -183,17 +196,23 @@ test("the forward switch sends the sandbox's events to a server on this computer
     const shown = await text(session, "webhook-secret-value");
     return shown !== secret && shown;
   }, 30_000);
-  const row = await waitFor(session, "the forward endpoint is listed", async () => {
-    for (const candidate of await session.findElements(By.css('[data-testid="webhook-row"]'))) {
-      if ((await candidate.getAttribute("textContent")).includes("Forwarded to this computer")) return candidate;
-    }
-    return false;
-  }, 30_000);
-  const before = received.length;
-  await (await row.findElement(By.css('[data-testid="webhook-test"]'))).click();
-  await waitFor(session, "the receiver gets the forwarded test", async () => received.length > before, 30_000);
-  assert.ok(signedWith(received[received.length - 1], forwardedSecret), "signed with the forward endpoint's secret");
+  // Forwarding is a status line, never a second row of the endpoints.
+  await waitFor(session, "forwarding is on", async () => /is on/.test(await text(session, "forward-status")), 30_000);
+  for (const candidate of await session.findElements(By.css('[data-testid="webhook-row"]')))
+    assert.ok(!(await candidate.getAttribute("textContent")).includes("Forwarded to this computer"));
   await screenshot(session, "45-developers-forward");
+  // An event of the sandbox (a test card enrolled) reaches the server here.
+  const before = received.length;
+  await click(session, "nav-cards");
+  await click(session, "open-enroll");
+  await find(session, "test-card");
+  await type(session, "first-name", "Forward");
+  await type(session, "last-name", "Test");
+  await click(session, "enroll-submit");
+  await waitFor(session, "the receiver gets the forwarded event", async () =>
+    received.slice(before).some((delivery) => signedWith(delivery, forwardedSecret)), 30_000);
+  await click(session, "nav-developers");
+  await click(session, "developers-tab-endpoints");
   await click(session, "forward-switch");
   await waitFor(session, "forwarding stops", async () =>
     (await (await find(session, "forward-switch")).isSelected()) === false, 30_000);
@@ -204,6 +223,7 @@ test("the Developers area follows the OS's dark theme", async () => {
   session = app.session;
   await signIn(session);
   await click(session, "nav-developers");
+  await click(session, "developers-tab-endpoints");
   await find(session, "webhook-list", 30_000);
   await click(session, "webhook-deliveries");
   await find(session, "delivery-list", 30_000);

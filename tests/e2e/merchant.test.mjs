@@ -93,7 +93,7 @@ test("two locations: coordinates derived from the address, and given", async () 
   await type(session, "location-latitude", "37.75");
   await click(session, "location-submit");
   assert.match(await text(session, "location-city-error"), /city is required/i);
-  assert.match(await text(session, "location-longitude-error"), /send both or neither/);
+  assert.match(await text(session, "location-longitude-error"), /^Add the longitude too, or leave both coordinates empty\.$/);
   await screenshot(session, "23-location-validation");
 
   await type(session, "location-city", "San Francisco");
@@ -104,7 +104,7 @@ test("two locations: coordinates derived from the address, and given", async () 
     (await session.findElements(By.css('[data-testid="location-form"] .field-error'))).length === 0);
   await click(session, "location-submit");
   const added = await text(session, "location-added", 30_000);
-  assert.match(added, /1022 Valencia St, San Francisco[\s\S]*Coordinates derived from the address/);
+  assert.match(added, /1022 Valencia St, San Francisco[\s\S]*coordinates were found from the address/);
   await screenshot(session, "24-location-added-derived");
 
   await click(session, "open-add-location");
@@ -115,7 +115,7 @@ test("two locations: coordinates derived from the address, and given", async () 
   await type(session, "location-latitude", "40.7590");
   await type(session, "location-longitude", "-73.9845");
   await click(session, "location-submit");
-  assert.match(await text(session, "location-added", 30_000), /312 W 46th St[\s\S]*Coordinates as given: 40\.75900, -73\.98450/);
+  assert.match(await text(session, "location-added", 30_000), /312 W 46th St[\s\S]*Coordinates as you gave them: 40\.75900, -73\.98450/);
 
   await waitFor(session, "both locations are listed", async () =>
     (await session.findElements(By.css('[data-testid="location-row"]'))).length === 2);
@@ -156,7 +156,11 @@ test("a sandbox purchase at a location arrives live with the card's last four", 
   assert.match(await row.getAttribute("textContent"), /1022 Valencia St[\s\S]*pending/);
   // Text that may be cut with an ellipsis is read as text content: WebKitWebDriver's visible
   // text leaves out elements that clip their overflow.
-  assert.match(await (await find(session, "location-totals")).getAttribute("textContent"), /1022 Valencia St[\s\S]*\d+\.\d\d USD/);
+  // The figures per location follow: the sale counts at its location, against the 30 days before.
+  await waitFor(session, "the location's figures count the sale", async () =>
+    /1022 Valencia St[\s\S]*?[1-9][\d,]*\.\d\d USD[\s\S]*?new/.test(
+      await (await find(session, "location-sales")).getAttribute("textContent"),
+    ), 15_000);
   await screenshot(session, "27-merchant-sale-live");
 
   // A second sale, through the service, at the other location: both show, per location.

@@ -244,6 +244,7 @@ async function tour() {
   await shot("webhook-added");
 
   // The request log, filtered, with a detail open.
+  await click(session, "developers-tab-requests");
   await click(session, "requests-refresh");
   await waitFor(session, "the add is listed", async () => (await text(session, "request-list")).includes("POST /webhooks"), 30_000);
   await choose(session, "request-filter-route", "POST /webhooks");
@@ -264,9 +265,12 @@ async function tour() {
   await type(session, "api-key", "sk_test_not-the-right-key-at-all");
   await click(session, "submit-login");
   await find(session, "error", 30_000);
-  assert.match(await text(session, "error"), /HTTP 401/);
-  await find(session, "request-id");
   await shot("error");
+  // One line; the code, the status and the request id behind "Details".
+  await click(session, "error-details-toggle");
+  assert.match(await text(session, "error-details"), /HTTP 401/);
+  await find(session, "request-id");
+  await shot("error-details");
   await type(session, "api-key", secret);
   await click(session, "submit-login");
   await find(session, "signed-in-email", 30_000);

@@ -272,17 +272,24 @@ test("wrong answers fail, with the attempts left, and the third failure locks th
   assert.equal(person.status, "locked");
   const lockedUntil = new Date(person.lockedUntil);
   assert.ok(lockedUntil.getTime() > Date.now() + 23 * 3600_000, "locked for a day");
-  assert.match(await text(session, "locked-until"), /can try again after \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d/);
+  assert.match(await text(session, "locked-until"), /^Charles can try again in (23|24) h, from \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d\.$/);
+  assert.match(await text(session, "locked-next-step"), /come back in (23|24) h/);
   await shot("secure-11-identity-locked");
 });
 
-test("the overview counts the card, the linked account and the verified person", async () => {
+test("the overview shows the month's money and what needs attention, each with its link", async () => {
   await click(session, "nav-overview");
   await find(session, "overview");
-  assert.match(await text(session, "environment-badge", 15_000), /^sandbox$/i);
-  assert.equal(await text(session, "overview-card-count", 30_000), "1");
-  assert.equal(await text(session, "overview-linked-accounts"), "1");
-  assert.equal(await text(session, "overview-verified-persons"), "1");
+  assert.match(await text(session, "money-out-amount", 30_000), /^[\d,]+\.\d\d [A-Z]{3}$/);
+  // The refused bank link and the locked person, problems both; a click opens where each is fixed.
+  await waitFor(session, "what needs attention", async () => (await all("attention-item")).length >= 2, 30_000);
+  const kinds = await Promise.all((await all("attention-item")).map((item) => item.getAttribute("data-kind")));
+  assert.ok(kinds.includes("personLocked") && kinds.includes("bankLinkFailed"), kinds.join(", "));
+  const locked = await session.findElement(By.css('[data-testid="attention-item"][data-kind="personLocked"] [data-testid="attention-open"]'));
+  await locked.click();
+  await find(session, "locked-next-step", 30_000);
+  assert.equal(await text(session, "person-name"), "Charles Babbage");
+  await click(session, "nav-overview");
   await waitFor(session, "recent transactions across cards", async () => (await all("recent-transaction")).length > 0);
   assert.match(await text(session, "recent-transactions"), /•••• 5556/, "each names its card by the last four");
   await shot("secure-12-overview");
@@ -332,7 +339,7 @@ async function tour(prefix) {
   }
   await click(session, "nav-cards");
   await click(session, "open-card");
-  await find(session, "detail-last-four", 30_000);
+  await waitFor(session, "the page is titled by the card", async () => /•••• \d{4}$/.test(await text(session, "page-title")), 30_000);
   await waitFor(session, "the card's transactions", async () => (await all("state-loading")).length === 0, 60_000);
   await shot(`${prefix}-card-transactions`);
 }

@@ -21,6 +21,7 @@ after(async () => {
 
 async function openPanel() {
   await click(session, "nav-developers");
+  await click(session, "developers-tab-versions");
   const panel = await find(session, "api-versions", 30_000);
   await session.executeScript("arguments[0].scrollIntoView({block: 'start'})", panel);
   await find(session, "api-version-pinned", 30_000);

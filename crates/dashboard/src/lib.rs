@@ -11,8 +11,9 @@
 //! - Resources: [`cards`] (with the secure card-entry page), [`merchants`] (and locations),
 //!   [`lookup`] (merchant discovery), [`accounts`] (bank linking), [`persons`] (identity
 //!   verification), [`developers`] (webhooks and events), [`requests`] (the request log, read),
-//!   [`versions`] (the account's API version), [`overview`]; [`live`]: real-time
-//!   streams; [`export`]: CSV.
+//!   [`versions`] (the account's API version), [`overview`] (the home: money, sales, what
+//!   needs attention from [`attention`]); [`live`]: real-time streams; [`export`]: CSV.
+//! - [`performance`]: periods and the figures of sales and money in and out, pure.
 //! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`.
 //! - [`links`]: the screens the app opens by name (deep links, notifications, the palette);
 //!   [`notices`]: what the desktop tells a subscriber whose window is in the background;
@@ -21,6 +22,7 @@
 
 pub mod accounts;
 pub mod app;
+pub mod attention;
 pub mod cards;
 pub mod connection;
 pub mod developers;
@@ -33,6 +35,7 @@ pub mod merchants;
 pub mod notices;
 pub mod overview;
 pub mod palette;
+pub mod performance;
 pub mod persons;
 pub mod requests;
 pub mod sandbox;

@@ -9,15 +9,15 @@ pub const SCHEME: &str = "subscriber-data";
 const SCREENS: [&str; 9] =
     ["overview", "cards", "merchant", "lookup", "accounts", "identity", "developers", "credentials", "settings"];
 
-/// Screens of one item, by the item's numeric id: `card/12`, `merchant/location/3`.
-const ITEMS: [&str; 4] = ["card/", "account/", "merchant/location/", "developers/webhook/"];
+/// Screens of one item, by the item's numeric id: `card/12`, `merchant/location/3`, `person/7`.
+const ITEMS: [&str; 5] = ["card/", "account/", "merchant/location/", "developers/webhook/", "person/"];
 
 fn numeric_id(text: &str) -> bool {
     !text.is_empty() && text.len() <= 18 && text.bytes().all(|byte| byte.is_ascii_digit()) && !text.starts_with('0')
 }
 
 /// Whether `route` names a screen of the app: `overview`, `card/12`, `merchant/location/3`,
-/// `developers/webhook/2`, `account/5`, `event/evt_41`.
+/// `developers/webhook/2`, `account/5`, `person/7`, `event/evt_41`.
 pub fn known_route(route: &str) -> bool {
     SCREENS.contains(&route)
         || ITEMS.iter().any(|prefix| route.strip_prefix(prefix).is_some_and(numeric_id))
@@ -53,6 +53,7 @@ mod tests {
             ("subscriber-data://developers/webhook/2", Some("developers/webhook/2")),
             ("subscriber-data://event/evt_41", Some("event/evt_41")),
             ("subscriber-data://account/5#x", Some("account/5")),
+            ("subscriber-data://person/7", Some("person/7")),
             ("subscriber-data://overview", Some("overview")),
             ("subscriber-data://card/", None),
             ("subscriber-data://card/012", None),

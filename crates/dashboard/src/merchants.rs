@@ -3,16 +3,19 @@
 
 use std::path::Path;
 
+use chrono::Utc;
 use subscriber_protocol::rules::{self, Violations};
 use subscriber_protocol::{
     CreateLocationResponse, EnrollMerchantRequest, LocationInput, Merchant, MerchantCategory, MerchantTransaction,
 };
+use subscriber_server::directory::descriptor;
 
 use crate::app::Dashboard;
-use crate::cards::load_pages;
+use crate::cards::{PAGE_LIMIT, load_pages};
 use crate::error::{CommandError, codes};
 use crate::export;
-use crate::views::{Batch, Country, ExportResult, FieldErrors};
+use crate::performance::{self, MerchantSales, SalesQuery};
+use crate::views::{Batch, Country, ExportResult, FieldErrors, StatementDescriptor};
 
 /// Most categories the picker lists at a time.
 pub const CATEGORY_MATCHES: usize = 40;
@@ -78,6 +81,12 @@ impl Dashboard {
         rules::merchants::location(location.into()).err().map(Violations::into_details).unwrap_or_default()
     }
 
+    /// What card statements print for purchases at a location of `merchant_name` in `city`, as
+    /// the service writes it: the name and the city in capitals, cut to the statement's width.
+    pub fn statement_descriptor(&self, merchant_name: &str, city: &str) -> StatementDescriptor {
+        statement_descriptor(merchant_name, city)
+    }
+
     /// Adds a location; without coordinates the service derives them where it can.
     pub async fn add_location(&self, location: LocationInput) -> Result<CreateLocationResponse, CommandError> {
         Ok(self.client().await?.create_location(&location).await?)
@@ -107,9 +116,43 @@ impl Dashboard {
         export::write_csv(path, &rows)
     }
 
+    /// The merchant's sales over the days `query` asks for, against as many days before them, in
+    /// total and per location (each of its locations, those without a sale too).
+    pub async fn merchant_sales(&self, query: SalesQuery) -> Result<MerchantSales, CommandError> {
+        let merchant = self.merchant().await?.ok_or_else(|| {
+            CommandError::new(codes::NO_MERCHANT, "enroll as a merchant first: the merchant screen has the form")
+        })?;
+        let client = self.client().await?;
+        let today = Utc::now().date_naive();
+        let request = || client.merchant_transactions(merchant.merchant_id).limit(PAGE_LIMIT);
+        let rows = match query.from {
+            // Without a start, since the first sale: everything.
+            None => request().collect_all().await?,
+            Some(_) => {
+                let period = performance::sales_period(query, today, None);
+                request().from(period.previous_from.to_string()).to(period.to.to_string()).collect_all().await?
+            }
+        };
+        let first_sale = rows.iter().map(|row| row.created_at.date_naive()).min();
+        let period = performance::sales_period(query, today, first_sale);
+        let locations: Vec<i64> = merchant.locations.iter().map(|location| location.location_id).collect();
+        Ok(performance::merchant_sales(&rows, period, &locations))
+    }
+
     /// The merchant's id, for its real-time stream.
     pub async fn merchant_stream_id(&self) -> Result<i64, CommandError> {
         self.merchant_id().await
+    }
+}
+
+/// The descriptor of a location of `merchant_name` in `city` (see [`Dashboard::statement_descriptor`]).
+pub fn statement_descriptor(merchant_name: &str, city: &str) -> StatementDescriptor {
+    let whole = format!("{} {}", descriptor::statement_text(merchant_name), descriptor::statement_text(city));
+    let text = descriptor::cut(whole.clone());
+    StatementDescriptor {
+        cut: text.len() < whole.trim().len(),
+        text,
+        width: u32::try_from(descriptor::DESCRIPTOR_WIDTH).unwrap_or(22),
     }
 }
 
@@ -151,6 +194,15 @@ mod tests {
 
     fn category(code: &str, description: &str) -> MerchantCategory {
         MerchantCategory { code: code.to_owned(), description: description.to_owned() }
+    }
+
+    #[test]
+    fn statements_print_the_name_and_city_cut_to_22_characters() {
+        let short = statement_descriptor("Blue Heron", "Oakland");
+        assert_eq!((short.text.as_str(), short.width, short.cut), ("BLUE HERON OAKLAND", 22, false));
+        let long = statement_descriptor("Blue Heron Coffee", "San Francisco");
+        assert_eq!((long.text.as_str(), long.cut), ("BLUE HERON COFFEE SAN", true));
+        assert!(long.text.len() <= 22);
     }
 
     #[test]

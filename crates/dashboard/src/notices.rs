@@ -123,7 +123,7 @@ fn notice_of(event: &Event, settings: &NotificationSettings, last_fours: &HashMa
                 } else {
                     format!("Person {person} failed three times and is locked for 24 hours.")
                 },
-                route: "identity".to_owned(),
+                route: format!("person/{person}"),
             })
         }
         _ => None,

@@ -1,12 +1,13 @@
 //! What commands take and return: the IPC surface the UI sees (as TypeScript, with feature `ts`).
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use subscriber_protocol::{
-    CardTransaction, DiscoverResult, Environment, FieldError, LoggedRequest, Merchant, MerchantTransaction,
-    UsageResponse,
+    CardTransaction, DiscoverResult, Environment, FieldError, LoggedRequest, MerchantTransaction,
 };
 
+use crate::attention::Attention;
+use crate::performance::{MerchantSales, MoneyFlow, Period};
 use crate::secrets::KeyringStatus;
 
 /// Where the dashboard talks to.
@@ -181,6 +182,19 @@ pub struct Country {
     pub name: String,
 }
 
+/// What card statements print for purchases at a location.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct StatementDescriptor {
+    /// `BLUE HERON COFFEE SAN`.
+    pub text: String,
+    /// The most characters a statement prints (22).
+    pub width: u32,
+    /// Whether the name and the city were longer, and cut.
+    pub cut: bool,
+}
+
 /// Field errors of a form, as the service would answer them (empty: the form is valid).
 pub type FieldErrors = Vec<FieldError>;
 
@@ -228,22 +242,64 @@ pub struct Lookup {
     pub result: DiscoverResult,
 }
 
-/// The overview's figures.
+/// The overview: the subscriber's home.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct Overview {
+    /// This month so far against the same days of last month.
+    pub period: Period,
+    /// Money in and out over `period`.
+    pub money: MoneyFlow,
+    /// Cards enrolled (to say what to do when there is no money to show yet).
     pub cards: u32,
     /// `None` until the subscriber enrolls as a merchant.
-    pub merchant: Option<Merchant>,
-    pub accounts: u32,
-    pub linked_accounts: u32,
-    pub persons: u32,
-    pub verified_persons: u32,
+    pub merchant: Option<MerchantGlance>,
+    /// What needs the subscriber, problems first.
+    pub attention: Vec<Attention>,
     /// The newest transactions across all cards, newest first.
     pub recent_transactions: Vec<CardTransaction>,
-    /// Billable usage, read only when the service runs as `established`.
-    pub usage: Option<UsageResponse>,
+    /// The billing period's usage, read only when the service runs as `established`.
+    pub usage: Option<UsagePeriod>,
+}
+
+/// The merchant at a glance: its sales this month against the same days of last month.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct MerchantGlance {
+    pub merchant_id: i64,
+    pub name: String,
+    pub locations: u32,
+    pub sales: MerchantSales,
+}
+
+/// Billable requests of the billing period (the calendar month, UTC) and of the month before.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct UsagePeriod {
+    /// The period's first and last days.
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    /// Counted up to this day (today).
+    pub through: NaiveDate,
+    pub requests: u64,
+    /// The whole month before.
+    pub previous_month: u64,
+    /// The period's requests per endpoint, most first.
+    pub endpoints: Vec<EndpointUsage>,
+    /// Every billable request ever counted.
+    pub total: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct EndpointUsage {
+    /// The method and path template, `GET /card/{card_id}`.
+    pub endpoint: String,
+    pub count: u64,
 }
 
 /// A header as the app sends it (the token written as the shell variable that holds it).

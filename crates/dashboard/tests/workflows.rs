@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use common::{TestApp, app, app_in, small_sandbox, test_secrets};
 use subscriber_dashboard::notices::{NoticeKind, NotificationSettings};
+use subscriber_dashboard::performance::SalesQuery;
 use subscriber_dashboard::secrets::{KeyringStatus, StoreKind};
 use subscriber_dashboard::views::{LiveEvent, LookupQuery};
 use subscriber_protocol::{
@@ -196,9 +197,26 @@ async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_a
     assert_eq!(recent[0], "37.75570, -122.42110 (200 m)", "newest first");
     assert_eq!(recent.len(), 4);
 
+    // The sales of the last week per location: the purchase at the first, none at the second.
+    let today = chrono::Utc::now().date_naive();
+    let week = SalesQuery { from: Some(today - chrono::Duration::days(6)), to: None };
+    let sales = dashboard.merchant_sales(week).await.expect("sales");
+    assert_eq!((sales.period.from, sales.period.to, sales.period.days()), (week.from.expect("a day"), today, 7));
+    let at = |location_id| sales.locations.iter().find(|place| place.location_id == location_id).expect("listed");
+    assert_eq!((at(derived.location_id).figures.sales, at(derived.location_id).figures.count), (12.5, 1));
+    assert_eq!(at(provided.location_id).figures.count, 0, "a location without a sale is listed too");
+    assert_eq!(sales.total.trend.len(), 7);
+    assert_eq!(sales.total.trend[6].sales, 12.5, "today's bar");
+
+    // The home: the money of the month, the merchant's sales, nothing that needs attention.
     let overview = dashboard.overview().await.expect("overview");
     assert_eq!(overview.cards, 1);
-    assert_eq!(overview.merchant.map(|merchant| merchant.merchant_id), Some(merchant_id));
+    assert_eq!(overview.period.to, today);
+    assert!(overview.money.money_out.current >= 12.5, "the purchase was made with the subscriber's card");
+    assert_eq!(overview.money.sales.current, 12.5);
+    let glance = overview.merchant.expect("a merchant");
+    assert_eq!((glance.merchant_id, glance.locations, glance.sales.total.count), (merchant_id, 2, 1));
+    assert!(overview.attention.is_empty(), "{:?}", overview.attention);
     assert_eq!(overview.recent_transactions[0].transaction_id, purchase.transaction_id, "newest first");
     assert_eq!(overview.usage, None, "usage is read only when established");
 

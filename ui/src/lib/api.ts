@@ -32,6 +32,9 @@ import type { MerchantTransaction } from "./bindings/MerchantTransaction";
 import type { SandboxTransactionRequest } from "./bindings/SandboxTransactionRequest";
 import type { SandboxTransactionResponse } from "./bindings/SandboxTransactionResponse";
 import type { NotificationSettings } from "./bindings/NotificationSettings";
+import type { MerchantSales } from "./bindings/MerchantSales";
+import type { SalesQuery } from "./bindings/SalesQuery";
+import type { StatementDescriptor } from "./bindings/StatementDescriptor";
 import type { PaletteIndex } from "./bindings/PaletteIndex";
 
 /** One page of a card's transactions while they load. */
@@ -45,8 +48,11 @@ export type MerchantBatch = Batch<MerchantTransaction>;
 export type MerchantLiveEvent = LiveEvent<MerchantTransaction>;
 
 export type {
+  MerchantSales,
   NotificationSettings,
   PaletteIndex,
+  SalesQuery,
+  StatementDescriptor,
   Country,
   CreateLocationResponse,
   DiscoveredMerchant,
@@ -358,6 +364,12 @@ export const api = {
   checkLocation: (location: LocationInput) => call<FieldError[]>("check_location", { location }),
   addLocation: (location: LocationInput) =>
     call<CreateLocationResponse>("add_location", { location }),
+  /** What card statements print for a location of `merchantName` in `city` (22 characters). */
+  statementDescriptor: (merchantName: string, city: string) =>
+    call<StatementDescriptor>("statement_descriptor", { merchantName, city }),
+  /** The merchant's sales over the days asked for against as many days before, in total and
+   *  per location. */
+  merchantSales: (query: SalesQuery) => call<MerchantSales>("merchant_sales", { query }),
   /** A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards. */
   simulatePurchase: (request: SandboxTransactionRequest) =>
     call<SandboxTransactionResponse>("simulate_purchase", { request }),

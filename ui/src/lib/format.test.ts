@@ -49,3 +49,15 @@ describe("number formats", () => {
     expect(monthLabel(2026 * 12 + 2)).toBe("Mar '26");
   });
 });
+
+describe("fromNow", () => {
+  it("says how far ahead or behind a time is", async () => {
+    const { fromNow } = await import("./format");
+    const now = Date.UTC(2026, 2, 16, 12);
+    expect(fromNow(now + 20 * 3600_000, now)).toBe("in 20 h");
+    expect(fromNow(now + 4 * 60_000, now)).toBe("in 4 min");
+    expect(fromNow(now + 30_000, now)).toBe("in less than a minute");
+    expect(fromNow(now + 3 * 86_400_000, now)).toBe("in 3 days");
+    expect(fromNow(now - 3 * 3600_000, now)).toBe("3 h ago");
+  });
+});

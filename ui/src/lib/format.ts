@@ -90,6 +90,19 @@ export function ago(epochMs: number, now = Date.now()): string {
   return `${days} day${days === 1 ? "" : "s"} ago`;
 }
 
+/** A time from now: "in 20 h", "in 4 min", "in 2 days" ahead; "3 h ago" behind (see `ago`). */
+export function fromNow(epochMs: number, now = Date.now()): string {
+  if (epochMs <= now) return ago(epochMs, now);
+  const seconds = Math.round((epochMs - now) / 1000);
+  if (seconds < 60) return "in less than a minute";
+  const minutes = Math.round(seconds / 60);
+  if (minutes < 60) return `in ${minutes} min`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `in ${hours} h`;
+  const days = Math.round(hours / 24);
+  return `in ${days} days`;
+}
+
 /** The spec's compact `YYYYMMDD-HHMM` (UTC) as epoch milliseconds. */
 export function parseCompact(text: string): number | null {
   const match = /^(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})$/.exec(text);

@@ -42,6 +42,32 @@ const FIELD_WORDS: Record<string, string> = {
   descriptor: "The descriptor",
 };
 
+/**
+ * The rules speak to an API caller ("send both or neither", "a three-letter country code"); a
+ * person at a form picks from a list and leaves fields empty. Their words, by field and by what
+ * the rule says.
+ */
+const IN_PERSON_WORDS: { field: RegExp; says: RegExp; words: string }[] = [
+  {
+    field: /^longitude$/,
+    says: /^is required when latitude is sent/,
+    words: "Add the longitude too, or leave both coordinates empty.",
+  },
+  {
+    field: /^latitude$/,
+    says: /^is required when longitude is sent/,
+    words: "Add the latitude too, or leave both coordinates empty.",
+  },
+  { field: /countryCode$/, says: /^is required/, words: "Choose a country." },
+  { field: /countryCode$/, says: /country code/, words: "Choose a country from the list." },
+  { field: /^category$/, says: /^is required/, words: "Choose a category." },
+  {
+    field: /^dateOfBirth$/,
+    says: /^must be a real date/,
+    words: "Type a real date, e.g. 23 Apr 1987, or pick one.",
+  },
+];
+
 /** Words a rule's message starts with when it leaves its subject out ("is required"). */
 const PREDICATE = /^(is|are|must|has|have|should|cannot|can't|needs?|contains?|may|lies)\b/;
 
@@ -52,6 +78,8 @@ const PREDICATE = /^(is|are|must|has|have|should|cannot|can't|needs?|contains?|m
  */
 export function sentence(field: string, message: string): string {
   let text = message.trim();
+  const plain = IN_PERSON_WORDS.find((rule) => rule.field.test(field) && rule.says.test(text));
+  if (plain) return plain.words;
   const subject = FIELD_WORDS[field.replace(/\[\d+\]$/, "")];
   if (subject && PREDICATE.test(text)) text = `${subject} ${text}`;
   text = text.charAt(0).toUpperCase() + text.slice(1);

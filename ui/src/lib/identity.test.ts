@@ -160,3 +160,13 @@ describe("the identity wizard", () => {
     expect(identity.deltaPercent(0)).toBe("+0%");
   });
 });
+
+describe("the SSN", () => {
+  it("is sent only with an address in the US", async () => {
+    const identity = await import("./identity");
+    const form = { ...identity.emptyPersonalForm(), ssnLast4: "1234" };
+    expect(identity.personalRequest(7, { ...form, countryCode: "USA" }).ssnLast4).toBe("1234");
+    expect(identity.personalRequest(7, { ...form, countryCode: "FRA" }).ssnLast4).toBeUndefined();
+    expect(identity.asksForSsn("usa")).toBe(true);
+  });
+});

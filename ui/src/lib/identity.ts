@@ -155,8 +155,13 @@ export function personalRequest(personId: number, form: PersonalForm): Authentic
     },
   };
   if (form.phoneNumber.trim()) request.phoneNumber = form.phoneNumber.trim();
-  if (form.ssnLast4.trim()) request.ssnLast4 = form.ssnLast4.trim();
+  if (form.ssnLast4.trim() && asksForSsn(form.countryCode)) request.ssnLast4 = form.ssnLast4.trim();
   return request;
+}
+
+/** A US Social Security number is asked for (and sent) only with an address in the US. */
+export function asksForSsn(countryCode: string): boolean {
+  return countryCode.trim().toUpperCase() === "USA";
 }
 
 /** The change of spending, signed: "+12.5%", "−4%", "+0%". */

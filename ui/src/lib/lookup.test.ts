@@ -141,7 +141,7 @@ describe("inline validation helpers", () => {
     );
     expect(problems).toEqual({
       city: "The city is required.",
-      longitude: "The longitude is required when latitude is sent: send both or neither.",
+      longitude: "Add the longitude too, or leave both coordinates empty.",
     });
     expect(sentence("name", "Already a sentence.")).toBe("Already a sentence.");
     expect(sentence("dateOfBirth", "is in the future")).toBe("The date of birth is in the future.");
@@ -171,5 +171,20 @@ describe("inline validation helpers", () => {
     expect(optionalNumber(" 12.5 ")).toBe(12.5);
     expect(optionalNumber("-0,5")).toBe(-0.5);
     expect(optionalNumber("12a")).toBeNaN();
+  });
+});
+
+describe("sentence, in a person's words", () => {
+  it("turns the API's instructions into what to do at the form", () => {
+    expect(sentence("longitude", "is required when latitude is sent: send both or neither")).toBe(
+      "Add the longitude too, or leave both coordinates empty.",
+    );
+    expect(
+      sentence(
+        "countryCode",
+        'is required: a three-letter country code (ISO 3166-1 alpha-3), e.g. "USA"',
+      ),
+    ).toBe("Choose a country.");
+    expect(sentence("zip", "is required")).toBe("The postcode is required.");
   });
 });

@@ -137,7 +137,7 @@ export function dataItems(
         title: webhook.url,
         detail: webhook.description ?? webhook.status,
         keywords: `webhook endpoint ${webhook.webhookId}`,
-        route: { name: "developers", webhookId: webhook.webhookId },
+        route: { name: "developers", tab: "deliveries", webhookId: webhook.webhookId },
       });
     }
     for (const event of index.events) {
@@ -146,7 +146,7 @@ export function dataItems(
         kind: "event",
         title: event.id,
         detail: event.type,
-        route: { name: "developers", eventId: event.id },
+        route: { name: "developers", tab: "events", eventId: event.id },
       });
     }
   }
@@ -156,7 +156,7 @@ export function dataItems(
       kind: "request",
       title: call.request.requestId,
       detail: `${call.request.method} ${call.request.path} · ${call.request.status}`,
-      route: { name: "developers", requestId: call.request.requestId },
+      route: { name: "developers", tab: "requests", requestId: call.request.requestId },
     });
   }
   return items;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { filterLabel, routeOf, screenKey, screenOf, sidebar } from "./screens";
+import { routeOf, screenKey, screenOf, sidebar } from "./screens";
 
 describe("the remembered screen", () => {
   it("names every section and a card's transactions", () => {
@@ -22,8 +22,17 @@ describe("the remembered screen", () => {
       tab: "locations",
       locationId: 3,
     });
-    expect(routeOf("developers/webhook/2")).toEqual({ name: "developers", webhookId: 2 });
-    expect(routeOf("event/evt_41")).toEqual({ name: "developers", eventId: "evt_41" });
+    expect(routeOf("developers/webhook/2")).toEqual({
+      name: "developers",
+      tab: "deliveries",
+      webhookId: 2,
+    });
+    expect(routeOf("event/evt_41")).toEqual({
+      name: "developers",
+      tab: "events",
+      eventId: "evt_41",
+    });
+    expect(routeOf("person/7")).toEqual({ name: "identity", personId: 7 });
     expect(routeOf("event/41")).toBeNull();
     expect(routeOf("settings")).toEqual({ name: "settings" });
   });
@@ -47,12 +56,5 @@ describe("the screen table", () => {
       section: "cards",
     });
     expect(screenOf({ name: "connect" }).title).toBe("Environment");
-  });
-
-  it("offers the filter only where there is a list to filter", () => {
-    expect(filterLabel({ name: "card", cardId: 3 })).toBe("Filter transactions");
-    expect(filterLabel({ name: "merchant", tab: "transactions" })).toBe("Filter sales");
-    expect(filterLabel({ name: "merchant", tab: "locations" })).toBeNull();
-    expect(filterLabel({ name: "cards" })).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
-// The dashboard's screens, in one table: the sidebar, the page titles, the top bar's filter
-// and the screen reopened after the next sign-in all read it.
+// The dashboard's screens, in one table: the sidebar, the page titles and the screen reopened
+// after the next sign-in all read it. (A page with a list has its filters above the list.)
 import type { Route } from "./state.svelte";
 
 type Name = Route["name"];
@@ -14,30 +14,14 @@ export interface Screen {
   section: Name;
   /** Reopened after the next sign-in (the environment chooser is not). */
   kept: boolean;
-  /** The top bar's filter field, when the screen has a list to filter. */
-  filter?: (route: Route) => string | null;
 }
 
 /** In sidebar order. */
 export const screens: readonly Screen[] = [
   { name: "overview", title: "Overview", nav: "Overview", section: "overview", kept: true },
   { name: "cards", title: "Cards", nav: "Cards", section: "cards", kept: true },
-  {
-    name: "card",
-    title: "Card",
-    section: "cards",
-    kept: true,
-    filter: () => "Filter transactions",
-  },
-  {
-    name: "merchant",
-    title: "Merchant",
-    nav: "Merchant",
-    section: "merchant",
-    kept: true,
-    filter: (route) =>
-      route.name === "merchant" && route.tab === "transactions" ? "Filter sales" : null,
-  },
+  { name: "card", title: "Card", section: "cards", kept: true },
+  { name: "merchant", title: "Merchant", nav: "Merchant", section: "merchant", kept: true },
   { name: "lookup", title: "Lookup", nav: "Lookup", section: "lookup", kept: true },
   {
     name: "accounts",
@@ -77,11 +61,6 @@ export const sidebar = screens.filter(
   (screen): screen is Screen & { nav: string } => screen.nav !== undefined,
 );
 
-/** The label of the top bar's filter on this route, or `null` for none. */
-export function filterLabel(route: Route): string | null {
-  return screenOf(route).filter?.(route) ?? null;
-}
-
 /** The name kept for a route ("cards", "card/12"); `null` for screens not worth reopening. An
  *  item a screen was opened on (a location, a webhook) is not kept: the screen is. */
 export function screenKey(route: Route): string | null {
@@ -101,9 +80,13 @@ const ITEMS: [RegExp, (id: string) => Route][] = [
   ],
   [
     new RegExp(`^developers/webhook/${ID}$`),
-    (id) => ({ name: "developers", webhookId: Number(id) }),
+    (id) => ({ name: "developers", tab: "deliveries", webhookId: Number(id) }),
   ],
-  [new RegExp(`^event/(evt_${ID.slice(1, -1)})$`), (id) => ({ name: "developers", eventId: id })],
+  [new RegExp(`^person/${ID}$`), (id) => ({ name: "identity", personId: Number(id) })],
+  [
+    new RegExp(`^event/(evt_${ID.slice(1, -1)})$`),
+    (id) => ({ name: "developers", tab: "events", eventId: id }),
+  ],
 ];
 
 /** The route a name stands for (a kept screen, a link's, a notification's); `null` for

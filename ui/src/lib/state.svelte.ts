@@ -10,11 +10,20 @@ export type Route =
   | { name: "merchant"; tab?: MerchantTab; locationId?: number; adding?: boolean }
   | { name: "lookup" }
   | { name: "accounts"; accountId?: number }
-  | { name: "identity" }
-  | { name: "developers"; webhookId?: number; eventId?: string; requestId?: string }
+  | { name: "identity"; personId?: number }
+  | {
+      name: "developers";
+      tab?: DevelopersTab;
+      webhookId?: number;
+      eventId?: string;
+      requestId?: string;
+    }
   | { name: "credentials" }
   | { name: "settings" }
   | { name: "connect" };
+
+/** The Developers area's tabs. */
+export type DevelopersTab = "endpoints" | "deliveries" | "events" | "requests" | "versions";
 
 /** The merchant screen's tabs: its sales across locations, or the locations. */
 export type MerchantTab = "transactions" | "locations";
@@ -24,8 +33,8 @@ export const app = $state({
   route: { name: "overview" } as Route,
   /** The credentials of a fresh sign-up, shown once then dropped. */
   signup: null as SignupResult | null,
-  /** The filter field of the top bar, for pages with a list. */
-  search: "",
+  /** The page's own title when it names what it shows ("Visa •••• 4242"), else the screen's. */
+  title: null as string | null,
   /** The command palette and the keyboard shortcuts sheet, open or not. */
   palette: false,
   shortcuts: false,
@@ -33,8 +42,9 @@ export const app = $state({
 
 /** Shows `route`; while signed in the app keeps it, to reopen it after the next sign-in. */
 export function go(route: Route, options: { remember?: boolean } = {}): void {
+  if (route.name !== app.route.name || JSON.stringify(route) !== JSON.stringify(app.route))
+    app.title = null;
   app.route = route;
-  app.search = "";
   const key = screenKey(route);
   if ((options.remember ?? true) && key && app.status?.session)
     void api.rememberScreen(key).catch(() => undefined);

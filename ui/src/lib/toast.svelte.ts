@@ -21,9 +21,6 @@ const SHOWN_WITH_ACTION_MS = 10_000;
 
 export const toasts = $state({ list: [] as Toast[] });
 
-/** The width a drawer open on the right takes (0 when none is): the toasts show left of it,
- *  clear of the buttons at its bottom. */
-export const toastArea = $state({ clearRight: 0 });
 let next = 1;
 const timers = new Map<number, ReturnType<typeof setTimeout>>();
 

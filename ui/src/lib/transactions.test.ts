@@ -257,3 +257,34 @@ describe("the transaction table's model", () => {
     expect(afterSettling[0].tx.pending).toBe(false);
   });
 });
+
+describe("refunds and months as filters", () => {
+  it("keeps purchases or refunds only", async () => {
+    const { applyFilter, emptyFilter, prepare } = await import("./transactions");
+    const { sampleTransaction } = await import("./fixtures.test-helpers");
+    const rows = [
+      prepare(sampleTransaction({ transactionId: 1, amount: 12.5 })),
+      prepare(sampleTransaction({ transactionId: 2, amount: -3 })),
+    ];
+    expect(
+      applyFilter(rows, { ...emptyFilter, kind: "refunds" }).rows.map(
+        (row) => row.tx.transactionId,
+      ),
+    ).toEqual([2]);
+    expect(
+      applyFilter(rows, { ...emptyFilter, kind: "purchases" }).rows.map(
+        (row) => row.tx.transactionId,
+      ),
+    ).toEqual([1]);
+    expect(applyFilter(rows, emptyFilter).rows).toHaveLength(2);
+  });
+
+  it("turns a chart's month into a date range and back", async () => {
+    const { monthRange, monthOfRange } = await import("./transactions");
+    const february = 2024 * 12 + 1;
+    expect(monthRange(february)).toEqual({ from: "2024-02-01", to: "2024-02-29" });
+    expect(monthOfRange("2024-02-01", "2024-02-29")).toBe(february);
+    expect(monthOfRange("2024-02-01", "2024-02-28")).toBeNull();
+    expect(monthOfRange("", "")).toBeNull();
+  });
+});

@@ -44,6 +44,8 @@ export function haystack(row: Row): string {
 }
 
 export type PendingFilter = "all" | "pending" | "settled";
+/** Purchases only, refunds only (a negative amount), or both. */
+export type KindFilter = "all" | "purchases" | "refunds";
 
 export interface Filter {
   text: string;
@@ -51,9 +53,10 @@ export interface Filter {
   from: string;
   to: string;
   pending: PendingFilter;
+  kind?: KindFilter;
 }
 
-export const emptyFilter: Filter = { text: "", from: "", to: "", pending: "all" };
+export const emptyFilter: Filter = { text: "", from: "", to: "", pending: "all", kind: "all" };
 
 export type SortKey = "time" | "merchant" | "category" | "city" | "amount" | "status";
 export interface Sort {
@@ -93,6 +96,7 @@ export function applyFilter(rows: readonly Row[], filter: Filter): Filtered {
   const { from, to } = dayBounds(filter.from, filter.to);
   const wantPending =
     filter.pending === "pending" ? true : filter.pending === "settled" ? false : null;
+  const wantRefund = filter.kind === "refunds" ? true : filter.kind === "purchases" ? false : null;
   const kept: Row[] = [];
   const sums = new Map<string, CurrencySum>();
   let lastCurrency = "";
@@ -105,6 +109,8 @@ export function applyFilter(rows: readonly Row[], filter: Filter): Filtered {
     if (to !== null && row.time > to) continue;
     const tx = row.tx;
     if (wantPending !== null && tx.pending !== wantPending) continue;
+    const refund = tx.amount < 0;
+    if (wantRefund !== null && refund !== wantRefund) continue;
     if (
       placeMatches !== null &&
       placeMatches[row.place] !== 1 &&
@@ -169,6 +175,26 @@ interface CurrencySum {
 export interface MonthSpan {
   first: number;
   last: number;
+}
+
+/** The first and last day (`YYYY-MM-DD`) of a month since year 0: a chart's month as a range. */
+export function monthRange(month: number): { from: string; to: string } {
+  const year = Math.floor(month / 12);
+  const index = month - year * 12;
+  const pad = (value: number) => String(value).padStart(2, "0");
+  const last = new Date(Date.UTC(year, index + 1, 0)).getUTCDate();
+  return {
+    from: `${String(year).padStart(4, "0")}-${pad(index + 1)}-01`,
+    to: `${String(year).padStart(4, "0")}-${pad(index + 1)}-${pad(last)}`,
+  };
+}
+
+/** The month a range is exactly, when it is one (`2026-03-01`–`2026-03-31`); else `null`. */
+export function monthOfRange(from: string, to: string): number | null {
+  const month = monthOfDay(from);
+  if (month === null) return null;
+  const whole = monthRange(month);
+  return whole.from === from && whole.to === to ? month : null;
 }
 
 /** Months since year 0 of a `YYYY-MM-DD` day; `null` when empty or not a day. */
@@ -364,7 +390,8 @@ export function createFilter(): (rows: readonly Row[], filter: Filter) => Filter
         byPlace.rows !== rows ||
         byPlace.filter.from !== filter.from ||
         byPlace.filter.to !== filter.to ||
-        byPlace.filter.pending !== filter.pending
+        byPlace.filter.pending !== filter.pending ||
+        byPlace.filter.kind !== filter.kind
       )
         byPlace = new ByPlace(rows, { ...filter });
       last = null;
@@ -376,6 +403,7 @@ export function createFilter(): (rows: readonly Row[], filter: Filter) => Filter
       last.filter.from === filter.from &&
       last.filter.to === filter.to &&
       last.filter.pending === filter.pending &&
+      last.filter.kind === filter.kind &&
       last.needle !== "" &&
       needle.text.includes(last.needle);
     const result =

@@ -217,6 +217,7 @@ describe("Lookup", () => {
     );
     expect(screen.getByText("The radius must be at most 50000 metres.")).toBeInTheDocument();
     expect(screen.getByRole("alert")).toHaveTextContent("The lookup is not valid.");
+    await fireEvent.click(screen.getByTestId("error-details-toggle"));
     expect(screen.getByTestId("request-id")).toHaveTextContent("req_7");
   });
 
@@ -240,6 +241,7 @@ describe("Lookup", () => {
     });
     await fireEvent.click(screen.getByTestId("lookup-submit"));
     await waitFor(() => expect(screen.getByRole("alert")).toHaveTextContent("Too many lookups."));
+    await fireEvent.click(screen.getByTestId("error-details-toggle"));
     expect(screen.getByTestId("request-id")).toHaveTextContent("req_9");
   });
 });

@@ -71,7 +71,7 @@ impl ApiVersion {
     /// One line about the version.
     pub const fn summary(self) -> &'static str {
         match self {
-            Self::V2026_11_21 => "The seed specification's shapes, exactly: the version every subscriber starts on.",
+            Self::V2026_11_21 => "The API as first published (`client_id`, `mechantId`): where every account starts.",
             Self::V2026_12_01 => "One consistent shape: camelCase names everywhere, versions shown where they apply.",
         }
     }

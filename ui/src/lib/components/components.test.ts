@@ -13,7 +13,7 @@ import Facts, { urlPieces } from "./Facts.svelte";
 import { sampleTransaction } from "../fixtures.test-helpers";
 
 describe("ErrorNote", () => {
-  it("shows the service's message, code, status and request id", () => {
+  it("says the message on one line, with the code, status and request id behind Details", async () => {
     const error = new ApiError({
       code: "invalid_credentials",
       message: "the e-mail or API key is wrong",
@@ -23,6 +23,8 @@ describe("ErrorNote", () => {
     });
     render(ErrorNote, { error });
     expect(screen.getByRole("alert")).toHaveTextContent("The e-mail or API key is wrong.");
+    expect(screen.queryByText("invalid_credentials")).toBeNull();
+    await fireEvent.click(screen.getByRole("button", { name: "Details" }));
     expect(screen.getByText("invalid_credentials")).toBeInTheDocument();
     expect(screen.getByText(/HTTP 401/)).toBeInTheDocument();
     expect(screen.getByTestId("request-id")).toHaveTextContent("req_123abc");

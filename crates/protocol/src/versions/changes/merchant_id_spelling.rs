@@ -6,7 +6,7 @@ use crate::versions::VersionChange;
 
 pub static CHANGE: VersionChange = VersionChange {
     title: "One spelling of merchantId",
-    description: "The answer of POST /merchant (and POST /merchant/enroll) carries `merchantId` only: the seed \
-        specification's misspelt copy, `mechantId`, is gone.",
+    description: "The answer of POST /merchant (and POST /merchant/enroll) carries `merchantId` only: its \
+        misspelt twin, `mechantId`, is gone.",
     instructions: &[CopyRemoved { schema: "EnrollMerchantResponse", older: "mechantId", kept: "merchantId" }],
 };

@@ -1,0 +1,3 @@
+// What a card's page keeps while the app runs: whether its monthly-spending strip is open (it
+// stays as left from one card to the next).
+export const chartOpen = $state({ value: true });
