@@ -13,7 +13,8 @@
 //!   verification), [`developers`] (webhooks and events), [`requests`] (the request log, read),
 //!   [`versions`] (the account's API version), [`overview`]; [`live`]: real-time
 //!   streams; [`export`]: CSV.
-//! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`.
+//! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`;
+//!   [`private_folder`]: a folder only this user can use (the private session bus's).
 //! - [`links`]: the screens the app opens by name (deep links, notifications, the palette);
 //!   [`notices`]: what the desktop tells a subscriber whose window is in the background;
 //!   [`palette`]: what the command palette searches.
@@ -34,6 +35,8 @@ pub mod notices;
 pub mod overview;
 pub mod palette;
 pub mod persons;
+#[cfg(unix)]
+pub mod private_folder;
 pub mod requests;
 pub mod sandbox;
 pub mod secrets;
