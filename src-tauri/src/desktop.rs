@@ -145,10 +145,16 @@ pub fn lean_web_view<R: Runtime>(window: &WebviewWindow<R>) {
     let _ = window;
 }
 
-/// Shows `notice`; a click on it opens its screen.
+/// Shows `notice`, its body escaped for servers that read markup; a click on it opens its
+/// screen. Every notification the app shows is built here.
 pub fn notify<R: Runtime>(app: &AppHandle<R>, notice: &Notice) {
-    let shown =
-        app.notification().builder().title(&notice.title).body(&notice.body).extra("route", &notice.route).show();
+    let shown = app
+        .notification()
+        .builder()
+        .title(&notice.title)
+        .body(notice.markup_body())
+        .extra("route", &notice.route)
+        .show();
     if let Err(error) = shown {
         tracing::warn!(%error, "a notification was not shown");
     }

@@ -1,32 +1,44 @@
 //! One instance needs a D-Bus session bus: the single-instance plugin finds the running app on
 //! it. A desktop session always has one; a bare X server (a kiosk, a test display) may not, and
 //! then a second start would open a second app. In that case the app runs a private session bus
-//! for this user at a known socket (the first start) or joins it (any later start), by starting
-//! itself again with `DBUS_SESSION_BUS_ADDRESS` set: the environment of a running process is
-//! only read, never changed.
+//! for this user (the first start) or joins it (any later start), by starting itself again with
+//! `DBUS_SESSION_BUS_ADDRESS` set: the environment of a running process is only read, never
+//! changed.
+//!
+//! The bus's socket is `subscriber-dashboard/bus` in a folder only this user can use (the
+//! runtime folder, else the cache folder: `subscriber_dashboard::private_folder`), checked before
+//! anything is joined or started there: whoever answers on that socket gets the keyring's calls
+//! (the API secret), the notifications and the single-instance name. A folder or socket that is
+//! not the user's, or open to others, is refused, and the app runs without a private bus.
 
-use std::os::unix::fs::MetadataExt;
 use std::os::unix::net::UnixStream;
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use subscriber_dashboard::private_folder::{self, Refusal};
 
 const ADDRESS: &str = "DBUS_SESSION_BUS_ADDRESS";
 /// Set by the start that runs the private bus: its daemon's pid, ended when the app exits.
 const OWNED: &str = "SUBSCRIBER_DASHBOARD_PRIVATE_BUS";
+const FOLDER: &str = "subscriber-dashboard";
 
 /// Whether a session bus is there to use (named, or at the desktop's usual socket).
 fn session_bus_present() -> bool {
     std::env::var_os(ADDRESS).is_some()
-        || std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|runtime| Path::new(&runtime).join("bus").exists())
+        || std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|runtime| PathBuf::from(runtime).join("bus").exists())
 }
 
-/// The private bus's socket: in the user's runtime folder, else the temporary one, by user id.
-fn socket_path() -> PathBuf {
-    let uid = std::fs::metadata("/proc/self").map(|own| own.uid()).unwrap_or_default();
-    let folder = std::env::var_os("XDG_RUNTIME_DIR").map_or_else(std::env::temp_dir, PathBuf::from);
-    folder.join(format!("subscriber-dashboard-{uid}.bus"))
+/// The private bus's socket, in its checked folder (made when missing); `Ok(false)` beside it
+/// when no socket is there yet.
+fn checked_socket() -> Result<(PathBuf, bool), Refusal> {
+    let uid = private_folder::current_uid()?;
+    let folder = private_folder::user_folder(FOLDER)?;
+    private_folder::make(&folder, uid)?;
+    let socket = folder.join("bus");
+    let present = private_folder::check_socket(&socket, uid)?;
+    Ok((socket, present))
 }
 
 /// Starts this program again on the bus at `address` (returns only when that fails).
@@ -46,14 +58,22 @@ pub fn ensure() {
     if session_bus_present() {
         return;
     }
-    let socket = socket_path();
+    let (socket, present) = match checked_socket() {
+        Ok(checked) => checked,
+        Err(refusal) => {
+            tracing::warn!("no private session bus ({refusal}): a second start opens a second app");
+            return;
+        }
+    };
     let address = format!("unix:path={}", socket.display());
-    if UnixStream::connect(&socket).is_ok() {
-        restart_on(&address, None);
-        return;
+    if present {
+        if UnixStream::connect(&socket).is_ok() {
+            restart_on(&address, None);
+            return;
+        }
+        // The user's own socket, left by a bus that is gone.
+        let _ = std::fs::remove_file(&socket);
     }
-    // A socket left by a bus that is gone.
-    let _ = std::fs::remove_file(&socket);
     let daemon = Command::new("dbus-daemon")
         .args(["--session", "--nofork", "--nopidfile", &format!("--address={address}")])
         .stdin(Stdio::null())
@@ -78,6 +98,8 @@ pub fn ensure() {
 pub fn end_owned() {
     if let Some(pid) = std::env::var_os(OWNED).and_then(|pid| pid.into_string().ok()) {
         let _ = Command::new("kill").arg(pid).status();
-        let _ = std::fs::remove_file(socket_path());
+        if let Ok(folder) = private_folder::user_folder(FOLDER) {
+            let _ = std::fs::remove_file(folder.join("bus"));
+        }
     }
 }

@@ -87,7 +87,7 @@ test("the card's transactions screen opens, live", async () => {
 test("a sandbox purchase arrives live and flashes once", async () => {
   const login = await fetch(`${serviceUrl}/subscriber/login`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", ...app.sandboxHeaders },
     body: JSON.stringify({ email, api_key: credentials.secret }),
   });
   assert.equal(login.status, 200);
@@ -95,7 +95,7 @@ test("a sandbox purchase arrives live and flashes once", async () => {
   const before = await rowCount();
   const created = await fetch(`${serviceUrl}/sandbox/transactions`, {
     method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}`, ...app.sandboxHeaders },
     body: JSON.stringify({ cardId, amount: 4.2, merchantName: "E2E Live Coffee" }),
   });
   const body = await created.text();

@@ -84,7 +84,11 @@ function notifications() {
 async function service(method, path, body, token) {
   const response = await fetch(`${serviceUrl}${path}`, {
     method,
-    headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "Content-Type": "application/json",
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...app.sandboxHeaders,
+    },
     body: body ? JSON.stringify(body) : undefined,
   });
   const answer = await response.text();

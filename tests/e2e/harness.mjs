@@ -2,6 +2,7 @@
 // selenium-webdriver session. Stops tauri-driver with SIGTERM: SIGKILL would leave
 // WebKitWebDriver holding its port.
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import net from "node:net";
 import { tmpdir } from "node:os";
@@ -90,7 +91,9 @@ async function endAll(processes) {
 const OPEN_URL = join(dirname(fileURLToPath(import.meta.url)), "open-url.sh");
 
 /** The app's data folder and export folder live in a fresh temporary folder per run. Links the
- * app opens in "the system browser" are only recorded (`openedUrls()`): no browser starts. */
+ * app opens in "the system browser" are only recorded (`openedUrls()`): no browser starts.
+ * The embedded sandbox answers only requests with the secret of the launch: the test chooses it
+ * (`sandboxHeaders`) to act beside the app as another program of the person's would. */
 export async function launch({ application, env = {}, dataDir } = {}) {
   const binary = application ?? process.env.DASHBOARD_BIN;
   if (!binary) throw new Error("DASHBOARD_BIN names the built dashboard binary");
@@ -99,6 +102,7 @@ export async function launch({ application, env = {}, dataDir } = {}) {
   const exports = join(root, "exports");
   mkdirSync(exports, { recursive: true });
   const opened = join(root, "opened-urls.txt");
+  const sandboxSecret = randomBytes(32).toString("hex");
   const port = await freePort();
   const nativePort = await freePort();
   const driverLog = [];
@@ -111,6 +115,7 @@ export async function launch({ application, env = {}, dataDir } = {}) {
       SUBSCRIBER_DASHBOARD_DIRECTORY_SIZE: "2000",
       SUBSCRIBER_DASHBOARD_BROWSER: OPEN_URL,
       E2E_OPENED_URLS: opened,
+      SUBSCRIBER_DASHBOARD_SANDBOX_SECRET: sandboxSecret,
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],
@@ -146,7 +151,8 @@ export async function launch({ application, env = {}, dataDir } = {}) {
     throw new Error(`${error.message}\ntauri-driver said:\n${driverLog.join("")}`);
   }
   const openedUrls = () => (existsSync(opened) ? readFileSync(opened, "utf8").split("\n").filter(Boolean) : []);
-  return { session, stop, root, data, exports, openedUrls, log: () => driverLog.join("") };
+  const sandboxHeaders = { "Subscriber-Local-Secret": sandboxSecret };
+  return { session, stop, root, data, exports, openedUrls, sandboxHeaders, log: () => driverLog.join("") };
 }
 
 export async function screenshot(session, name) {

@@ -35,7 +35,11 @@ after(async () => {
 async function service(method, path, body) {
   const response = await fetch(`${serviceUrl}${path}`, {
     method,
-    headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "Content-Type": "application/json",
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...app.sandboxHeaders,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();

@@ -98,11 +98,13 @@ impl Dashboard {
                 ConnectionTarget::Remote { environment, base_url: connection::normalize_base_url(&base_url)? }
             }
         };
-        let (base_url, environment) = match &target {
-            ConnectionTarget::Sandbox => (self.sandbox_url().await?, Environment::Sandbox),
-            ConnectionTarget::Remote { environment, base_url } => (base_url.clone(), *environment),
+        let (base_url, environment, guard) = match &target {
+            ConnectionTarget::Sandbox => {
+                (self.sandbox_url().await?, Environment::Sandbox, Some(self.sandbox_options.guard.clone()))
+            }
+            ConnectionTarget::Remote { environment, base_url } => (base_url.clone(), *environment, None),
         };
-        let connection = Connection { target: target.clone(), base_url, environment };
+        let connection = Connection { target: target.clone(), base_url, environment, guard };
         connection.probe().await?;
         let mut state = self.state.lock().await;
         if state.connection.as_ref().is_none_or(|current| current.target != target) {

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use subscriber_client::{Client, RetryPolicy};
 use subscriber_protocol::Environment;
+use subscriber_server::config::{LOCAL_SECRET_HEADER, LocalGuard};
 
 use crate::error::{CommandError, codes};
 use crate::views::{ConnectionInfo, ConnectionTarget};
@@ -11,6 +12,8 @@ use crate::views::{ConnectionInfo, ConnectionTarget};
 /// A service that does not accept a connection within this is reported as unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 const USER_AGENT: &str = concat!("subscriber-dashboard/", env!("CARGO_PKG_VERSION"));
+/// As `subscriber-client` writes it after ours when it makes its own HTTP client.
+const CLIENT_USER_AGENT: &str = concat!("subscriber-client/", env!("CARGO_PKG_VERSION"));
 
 /// A chosen, reachable service.
 #[derive(Debug, Clone)]
@@ -20,6 +23,8 @@ pub struct Connection {
     pub base_url: String,
     /// As chosen, then as the service reports it once signed in.
     pub environment: Environment,
+    /// The embedded sandbox's guard, whose secret goes on every request to it.
+    pub guard: Option<LocalGuard>,
 }
 
 impl Connection {
@@ -34,20 +39,42 @@ impl Connection {
 
     /// A client without credentials (sign-up, the probe).
     pub fn anonymous(&self) -> Result<Client, CommandError> {
-        Ok(builder(&self.base_url).build()?)
+        Ok(self.builder()?.build()?)
     }
 
     /// The signed-in session's client: it logs in with these credentials by itself and renews
     /// its token before expiry.
     pub fn client(&self, email: &str, secret: &str) -> Result<Client, CommandError> {
-        Ok(builder(&self.base_url).credentials(email, secret).build()?)
+        Ok(self.builder()?.credentials(email, secret).build()?)
+    }
+
+    /// A client builder for this service: on the embedded sandbox, over an HTTP client that
+    /// sends the guard's secret on every request (streams included).
+    pub fn builder(&self) -> Result<subscriber_client::ClientBuilder, CommandError> {
+        let builder = Client::builder().base_url(&self.base_url).user_agent(USER_AGENT).connect_timeout(CONNECT_TIMEOUT);
+        let Some(guard) = &self.guard else {
+            return Ok(builder);
+        };
+        let mut secret = reqwest::header::HeaderValue::from_str(guard.secret())
+            .map_err(|_| CommandError::new(codes::SANDBOX_FAILED, "the sandbox's secret is not a header value"))?;
+        secret.set_sensitive(true);
+        let http = reqwest::Client::builder()
+            .user_agent(format!("{USER_AGENT} {CLIENT_USER_AGENT}"))
+            .connect_timeout(CONNECT_TIMEOUT)
+            .default_headers(reqwest::header::HeaderMap::from_iter([(
+                reqwest::header::HeaderName::from_static(LOCAL_SECRET_HEADER),
+                secret,
+            )]))
+            .build()
+            .map_err(|error| CommandError::new(codes::SANDBOX_FAILED, format!("no HTTP client: {error}")))?;
+        Ok(builder.http_client(http))
     }
 
     /// Whether the service answers at all: any contract JSON (here the 401 of a call without a
     /// token) proves it is there. Asked once, without retries, so an address that is wrong
     /// says so at once.
     pub async fn probe(&self) -> Result<(), CommandError> {
-        let client = builder(&self.base_url).retry_policy(RetryPolicy::none()).build()?;
+        let client = self.builder()?.retry_policy(RetryPolicy::none()).build()?;
         match client.subscriber().await {
             Ok(_) => Ok(()),
             Err(error) => match error.api() {
@@ -83,10 +110,6 @@ impl Connection {
             && url.password().is_none()
             && (url.path() == base_path || url.path().starts_with(&format!("{base_path}/")))
     }
-}
-
-fn builder(base_url: &str) -> subscriber_client::ClientBuilder {
-    Client::builder().base_url(base_url).user_agent(USER_AGENT).connect_timeout(CONNECT_TIMEOUT)
 }
 
 /// A base URL as typed, checked: `https`, or `http` to this machine only (a local service
@@ -161,6 +184,7 @@ mod tests {
             target: ConnectionTarget::Sandbox,
             base_url: base_url.to_owned(),
             environment: Environment::Sandbox,
+            guard: None,
         };
         let local = connection("http://127.0.0.1:41234");
         assert!(local.owns_url("http://127.0.0.1:41234/secure/card?session=abc"));

@@ -14,7 +14,8 @@
 //!   [`versions`] (the account's API version), [`overview`] (the home: money, sales, what
 //!   needs attention from [`attention`]); [`live`]: real-time streams; [`export`]: CSV.
 //! - [`performance`]: periods and the figures of sales and money in and out, pure.
-//! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`.
+//! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`;
+//!   [`private_folder`]: a folder only this user can use (the private session bus's).
 //! - [`links`]: the screens the app opens by name (deep links, notifications, the palette);
 //!   [`notices`]: what the desktop tells a subscriber whose window is in the background;
 //!   [`palette`]: what the command palette searches.
@@ -37,6 +38,8 @@ pub mod overview;
 pub mod palette;
 pub mod performance;
 pub mod persons;
+#[cfg(unix)]
+pub mod private_folder;
 pub mod requests;
 pub mod sandbox;
 pub mod secrets;

@@ -52,10 +52,38 @@ pub enum NoticeKind {
 #[serde(rename_all = "camelCase")]
 pub struct Notice {
     pub kind: NoticeKind,
+    /// Plain text (notification servers show a summary as it is).
     pub title: String,
+    /// Plain text; shown through [`Notice::markup_body`].
     pub body: String,
     /// The screen a click opens (`card/12`).
     pub route: String,
+}
+
+impl Notice {
+    /// The body as a notification server must receive it: freedesktop servers read a body as
+    /// markup (`<b>`, `<a href>`, `<img src>`), and a body carries text from the service that
+    /// someone else chose (another tenant's merchant name, an endpoint's URL).
+    pub fn markup_body(&self) -> String {
+        markup_escaped(&self.body)
+    }
+}
+
+/// `text` with the characters markup gives a meaning to (`&`, `<`, `>`, quotes) written as
+/// entities, as GLib's `g_markup_escape_text` does: shown as typed, never as markup.
+pub fn markup_escaped(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for character in text.chars() {
+        match character {
+            '&' => escaped.push_str("&amp;"),
+            '<' => escaped.push_str("&lt;"),
+            '>' => escaped.push_str("&gt;"),
+            '"' => escaped.push_str("&quot;"),
+            '\'' => escaped.push_str("&#39;"),
+            other => escaped.push(other),
+        }
+    }
+    escaped
 }
 
 /// Where the last look left off, for one session (service and e-mail).
@@ -314,6 +342,21 @@ mod tests {
         assert_eq!(notice.route, "merchant/location/3");
         let off = NotificationSettings { sales: false, ..NotificationSettings::default() };
         assert_eq!(notice_of(&sale, &off, &HashMap::new()), None, "a sale to another's card is no purchase");
+    }
+
+    #[test]
+    fn markup_in_a_body_is_shown_as_text() {
+        let hostile = r#"Caf<b>é</b> & <a href="https://evil.example">pay</a> <img src='x'>"#;
+        let purchase = event(purchase(1.0, hostile));
+        let notice = notice_of(&purchase, &NotificationSettings::default(), &HashMap::new()).expect("a notice");
+        assert_eq!(notice.body, format!("1.00 USD at {hostile}"), "the notice itself keeps the text");
+        assert_eq!(
+            notice.markup_body(),
+            "1.00 USD at Caf&lt;b&gt;é&lt;/b&gt; &amp; &lt;a href=&quot;https://evil.example&quot;&gt;pay&lt;/a&gt; \
+             &lt;img src=&#39;x&#39;&gt;"
+        );
+        assert_eq!(markup_escaped("&amp;"), "&amp;amp;", "an entity typed is shown as typed");
+        assert_eq!(markup_escaped("12.34 USD at Blue Heron •••• 0042"), "12.34 USD at Blue Heron •••• 0042");
     }
 
     #[test]

@@ -1,8 +1,12 @@
 //! The embedded sandbox: the real service, started inside the app on a free loopback port, its
-//! SQLite file in the app's data folder so enrolled cards survive a restart.
+//! SQLite file in the app's data folder so enrolled cards survive a restart. It answers the app
+//! alone (`subscriber_server::config::LocalGuard`): requests that name it by its own address and
+//! carry the secret of this launch, which only the app's own client sends; the hosted pages the
+//! person opens in their browser need their one-time link instead.
 
 use std::path::{Path, PathBuf};
 
+use subscriber_server::config::LocalGuard;
 use subscriber_server::{Config, RunningServer};
 
 use crate::error::{CommandError, codes};
@@ -15,18 +19,23 @@ pub struct SandboxOptions {
     /// Merchants generated into the directory on first start (`None`: the service's default).
     pub directory_size: Option<u32>,
     pub token_validity_seconds: u64,
+    /// The secret of this launch every request but the hosted pages' must carry.
+    pub guard: LocalGuard,
 }
 
 impl Default for SandboxOptions {
     fn default() -> Self {
-        Self { simulate_rate: 6, directory_size: None, token_validity_seconds: 18_000 }
+        Self { simulate_rate: 6, directory_size: None, token_validity_seconds: 18_000, guard: LocalGuard::random() }
     }
 }
 
 impl SandboxOptions {
     /// The defaults, overridden by `SUBSCRIBER_DASHBOARD_SIMULATE_RATE`,
     /// `SUBSCRIBER_DASHBOARD_DIRECTORY_SIZE` and `SUBSCRIBER_DASHBOARD_TOKEN_VALIDITY_SECONDS`
-    /// (tests and benchmarks use them).
+    /// (tests and benchmarks use them), and `SUBSCRIBER_DASHBOARD_SANDBOX_SECRET`: the end-to-end
+    /// tests, which act beside the app as other programs of the same user would (a point of
+    /// sale, the person's browser), choose the secret of each launch themselves; otherwise the
+    /// app makes a random one at each launch.
     pub fn from_env() -> Self {
         let number = |name: &str| std::env::var(name).ok().and_then(|text| text.trim().parse::<u64>().ok());
         let defaults = Self::default();
@@ -38,6 +47,7 @@ impl SandboxOptions {
             token_validity_seconds: number("SUBSCRIBER_DASHBOARD_TOKEN_VALIDITY_SECONDS")
                 .filter(|seconds| *seconds > 0)
                 .unwrap_or(defaults.token_validity_seconds),
+            guard: std::env::var("SUBSCRIBER_DASHBOARD_SANDBOX_SECRET").map_or(defaults.guard, LocalGuard::new),
         }
     }
 }
@@ -74,6 +84,7 @@ pub async fn start(data_dir: &Path, options: &SandboxOptions) -> Result<RunningS
         // The developer's own receivers run on this machine (or its network): the embedded
         // sandbox delivers webhooks there, which the packaged service never does by default.
         webhooks_allow_private: true,
+        local_guard: Some(options.guard.clone()),
         ..defaults
     };
     let server = subscriber_server::start(config)

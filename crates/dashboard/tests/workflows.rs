@@ -9,12 +9,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use common::{TestApp, app, app_in, small_sandbox, test_secrets};
+use subscriber_dashboard::connection::Connection;
 use subscriber_dashboard::notices::{NoticeKind, NotificationSettings};
 use subscriber_dashboard::performance::SalesQuery;
 use subscriber_dashboard::secrets::{KeyringStatus, StoreKind};
-use subscriber_dashboard::views::{LiveEvent, LookupQuery};
+use subscriber_dashboard::views::{ConnectionTarget, LiveEvent, LookupQuery};
 use subscriber_protocol::{
-    AccountPermission, AccountStatus, Answer, AuthenticatePersonRequest, CardSessionStatus, CategoryCode,
+    AccountPermission, Environment, AccountStatus, Answer, AuthenticatePersonRequest, CardSessionStatus, CategoryCode,
     CoordinatesSource, EnrollMerchantRequest, LocationInput, OnboardPersonRequest, PersonAddress, PersonStatus,
     SandboxTransactionRequest, VerifyPersonRequest,
 };
@@ -39,7 +40,14 @@ async fn helper_client(test: &TestApp) -> subscriber_client::Client {
     let base_url = status.connection.expect("connected").base_url;
     let email = status.session.expect("signed in").email;
     let secret = test.dashboard.reveal_secret().await.expect("signed in");
-    subscriber_client::Client::builder().base_url(base_url).credentials(email, secret).build().expect("a client")
+    // Beside the app, with the sandbox's secret of this launch, as the app's own client sends it.
+    let connection = Connection {
+        target: ConnectionTarget::Sandbox,
+        base_url,
+        environment: Environment::Sandbox,
+        guard: Some(test.guard.clone()),
+    };
+    connection.client(&email, &secret).expect("a client")
 }
 
 fn location(street_no: &str, street: &str, city: &str, zip: &str) -> LocationInput {
@@ -267,6 +275,97 @@ async fn a_card_typed_on_the_secure_page_is_enrolled_and_listed() {
     let cards = test.dashboard.cards().await.expect("listed");
     let card = cards.iter().find(|card| Some(card.card_id) == outcome.card_id).expect("the new card is listed");
     assert_eq!((card.last_four, card.first_name.as_str()), (1117, "Dorothy"));
+    test.dashboard.shut_down().await;
+}
+
+/// A request written by hand on a TCP connection, as a page that reached the sandbox through
+/// DNS rebinding sends it (its own name in `Host`); the status line and the body come back.
+async fn raw_request(base_url: &str, path: &str, host: &str, headers: &[(&str, &str)]) -> (u16, String) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let address = base_url.strip_prefix("http://").expect("an http address");
+    let mut stream = tokio::net::TcpStream::connect(address).await.expect("connected");
+    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    stream.write_all(request.as_bytes()).await.expect("sent");
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).await.expect("answered");
+    let status = answer.split(' ').nth(1).and_then(|code| code.parse().ok()).expect("a status line");
+    let body = answer.split_once("\r\n\r\n").map(|(_, body)| body.to_owned()).unwrap_or_default();
+    (status, body)
+}
+
+/// The contract's error body of a refusal: `forbidden`, with the request's id.
+fn assert_refused(status: u16, body: &str) {
+    assert_eq!(status, 403, "{body}");
+    // A chunked body may frame the JSON: read from its first brace to its last.
+    let json = &body[body.find('{').expect("JSON")..=body.rfind('}').expect("JSON")];
+    let error: serde_json::Value = serde_json::from_str(json).expect("the contract's JSON");
+    assert_eq!(error["code"], "forbidden", "{error}");
+    assert!(error["requestId"].as_str().is_some_and(|id| id.starts_with("req_")), "{error}");
+    assert!(error["error"].as_str().is_some_and(|message| message.contains("desktop app")), "{error}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embedded_sandbox_answers_the_app_alone_and_the_person_on_its_hosted_pages() {
+    let test = signed_up().await;
+    // The app's own calls went through: signed up above, and now a page opened for a card.
+    assert!(test.dashboard.cards().await.expect("listed").is_empty());
+    let page = test.dashboard.start_card_session().await.expect("a secure page");
+    let base_url = test.dashboard.status().await.connection.expect("connected").base_url;
+    let port = base_url.rsplit(':').next().expect("a port").to_owned();
+    let secret = test.guard.secret().to_owned();
+    let plain = reqwest::Client::new();
+
+    // Another program, or a page on this machine, without the secret: refused, and signing up
+    // there creates nothing.
+    let answer = plain.get(format!("{base_url}/subscriber")).send().await.expect("answered");
+    let request_id = answer.headers()["x-request-id"].to_str().expect("text").to_owned();
+    let (status, body) = (answer.status().as_u16(), answer.text().await.expect("a body"));
+    assert_refused(status, &body);
+    assert!(body.contains(&request_id), "the body names the request of the header: {body}");
+    let signup = plain
+        .post(format!("{base_url}/subscriber/signup"))
+        .json(&serde_json::json!({ "email": "page@example.com" }))
+        .send()
+        .await
+        .expect("answered");
+    assert_refused(signup.status().as_u16(), &signup.text().await.expect("a body"));
+    for wrong in ["", "x", &"0".repeat(64), &format!("{secret}0")] {
+        let (status, body) =
+            raw_request(&base_url, "/subscriber", &format!("127.0.0.1:{port}"), &[("Subscriber-Local-Secret", wrong)])
+                .await;
+        assert_refused(status, &body);
+    }
+
+    // A page that rebound its own name to 127.0.0.1 names itself in Host: refused even with the
+    // secret, and on the hosted pages too.
+    let with_secret = [("Subscriber-Local-Secret", secret.as_str())];
+    for host in [format!("rebound.example:{port}"), "rebound.example".to_owned(), format!("127.0.0.1:{port}.evil")] {
+        let (status, body) = raw_request(&base_url, "/subscriber", &host, &with_secret).await;
+        assert_refused(status, &body);
+        let path = page.url.strip_prefix(&base_url).expect("the service's page");
+        let (status, body) = raw_request(&base_url, path, &host, &[]).await;
+        assert_refused(status, &body);
+        let (status, body) = raw_request(&base_url, "/healthz", &host, &with_secret).await;
+        assert_refused(status, &body);
+    }
+
+    // The secret and the sandbox's own name: through to the API (which wants a token).
+    for host in [format!("127.0.0.1:{port}"), format!("localhost:{port}")] {
+        let (status, body) = raw_request(&base_url, "/subscriber", &host, &with_secret).await;
+        assert_eq!(status, 401, "{host}: {body}");
+        assert!(body.contains("\"unauthorized\""), "{body}");
+    }
+
+    // The person's browser opens the hosted page with its one-time link and no secret.
+    let form = plain.get(&page.url).send().await.expect("answered");
+    assert_eq!(form.status(), 200);
+    assert!(form.text().await.expect("a page").contains("<form"), "the card-entry form");
+    let stylesheet = plain.get(format!("{base_url}/secure/assets/hosted.css")).send().await.expect("answered");
+    assert_eq!(stylesheet.status(), 200);
     test.dashboard.shut_down().await;
 }
 

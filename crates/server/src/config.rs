@@ -192,6 +192,57 @@ pub struct Config {
     /// (off when unset; keep it off the public network).
     #[arg(long, env = "SUBSCRIBER_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+
+    /// Set by an app that runs the service inside itself, for itself alone (the desktop
+    /// dashboard's embedded sandbox): see [`LocalGuard`]. Never a flag: a standalone service
+    /// has none.
+    #[arg(skip)]
+    pub local_guard: Option<LocalGuard>,
+}
+
+/// The header that carries a [`LocalGuard`]'s secret (`Subscriber-Local-Secret`).
+pub const LOCAL_SECRET_HEADER: &str = "subscriber-local-secret";
+
+/// What a service embedded in an app for that app alone answers (`crate::local_guard`): only
+/// requests that name it by its own address in `Host` (`127.0.0.1:<port>` or
+/// `localhost:<port>`: a page that reached it through DNS rebinding names its own host), and,
+/// but for the hosted pages a person opens in their browser (their one-time link is their
+/// credential), only those that carry `secret` in [`LOCAL_SECRET_HEADER`]: a secret the app
+/// makes at each launch and tells no one.
+#[derive(Clone, PartialEq, Eq)]
+pub struct LocalGuard {
+    secret: String,
+}
+
+impl LocalGuard {
+    /// Shortest secret accepted ([`Config::check`]).
+    pub const MIN_SECRET_LENGTH: usize = 32;
+
+    /// A guard with `secret` (printable ASCII, at least [`Self::MIN_SECRET_LENGTH`] long).
+    pub fn new(secret: impl Into<String>) -> Self {
+        Self { secret: secret.into() }
+    }
+
+    /// A guard with a fresh secret: 32 random bytes (the thread's cryptographic generator,
+    /// seeded by the operating system, as the key file's keys), as 64 hexadecimal digits.
+    pub fn random() -> Self {
+        use rand::RngCore;
+        let mut bytes = [0_u8; 32];
+        rand::rng().fill_bytes(&mut bytes);
+        Self::new(bytes.iter().map(|byte| format!("{byte:02x}")).collect::<String>())
+    }
+
+    /// The secret, for the app's own client to send.
+    pub fn secret(&self) -> &str {
+        &self.secret
+    }
+}
+
+/// Never printed: a `Config` is logged and shown in errors.
+impl std::fmt::Debug for LocalGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LocalGuard(<secret>)")
+    }
 }
 
 /// What `--database` accepts: a PostgreSQL address, or a file path that does not look like an
@@ -281,11 +332,21 @@ impl Config {
             log: "info".to_owned(),
             log_format: LogFormat::Text,
             metrics_listen: None,
+            local_guard: None,
         }
     }
 
     /// Refuses a combination of flags that makes no sense, before anything is opened.
     pub fn check(&self) -> anyhow::Result<()> {
+        if let Some(guard) = &self.local_guard
+            && (guard.secret.len() < LocalGuard::MIN_SECRET_LENGTH
+                || !guard.secret.bytes().all(|byte| byte.is_ascii_graphic()))
+        {
+            anyhow::bail!(
+                "the local guard's secret must be at least {} printable characters, without spaces",
+                LocalGuard::MIN_SECRET_LENGTH
+            );
+        }
         if self.webhooks_allow_private && self.environment != Environment::Sandbox {
             anyhow::bail!(
                 "--webhooks-allow-private is for the sandbox only: outside it webhooks go to public https addresses"

@@ -23,7 +23,8 @@
 //!   bank), views over the card and bank-link sessions.
 //! - [`api`] assembles the routes and the OpenAPI document; [`server`] serves them beside
 //!   [`operations`] (probes, metrics) and the [`background`] work, which on PostgreSQL
-//!   includes following the other instances ([`instances`]).
+//!   includes following the other instances ([`instances`]); [`local_guard`] keeps an
+//!   embedded service to the app that runs it.
 //!
 //! The public surface is [`app`], [`serve`], [`start`], [`Config`], [`cli`], and the modules
 //! the dashboard, the benchmarks and the tests read.
@@ -51,6 +52,7 @@ mod lease;
 mod ledger;
 mod limits;
 mod link_token;
+mod local_guard;
 pub mod logging;
 mod merchants;
 mod metrics;

@@ -66,7 +66,8 @@ async fn run(
         shutdown.await;
         stop.send_replace(true);
     });
-    let app = crate::operations::router(Arc::clone(&gate)).into_make_service_with_connect_info::<SocketAddr>();
+    let app = crate::operations::router(Arc::clone(&gate), config.local_guard.as_ref(), address)
+        .into_make_service_with_connect_info::<SocketAddr>();
     let mut graceful = stopping.clone();
     let serving = tokio::spawn(async move {
         axum::serve(listener, app)

@@ -8,11 +8,14 @@ use subscriber_dashboard::app::DashboardOptions;
 use subscriber_dashboard::sandbox::SandboxOptions;
 use subscriber_dashboard::secrets::{KeyringStatus, Secrets};
 use subscriber_dashboard::views::ConnectionTarget;
+use subscriber_server::config::LocalGuard;
 
 pub struct TestApp {
     pub dashboard: Dashboard,
     pub dir: tempfile::TempDir,
     pub secrets: Secrets,
+    /// The embedded sandbox's guard: what the app sends, for the test's own calls beside it.
+    pub guard: LocalGuard,
 }
 
 /// Keyring entries of one test run, so tests never see each other's (or a user's) secrets.
@@ -21,7 +24,12 @@ pub fn test_secrets() -> Secrets {
 }
 
 pub fn small_sandbox() -> SandboxOptions {
-    SandboxOptions { simulate_rate: 0, directory_size: Some(300), token_validity_seconds: 18_000 }
+    SandboxOptions {
+        simulate_rate: 0,
+        directory_size: Some(300),
+        token_validity_seconds: 18_000,
+        guard: LocalGuard::random(),
+    }
 }
 
 pub async fn app(keyring: &KeyringStatus, sandbox: SandboxOptions) -> TestApp {
@@ -35,6 +43,7 @@ pub async fn app_in(
     sandbox: SandboxOptions,
     secrets: Secrets,
 ) -> TestApp {
+    let guard = sandbox.guard.clone();
     let dashboard = Dashboard::new(DashboardOptions {
         data_dir: dir.path().to_path_buf(),
         secrets: secrets.clone(),
@@ -42,5 +51,5 @@ pub async fn app_in(
         sandbox,
     });
     dashboard.connect(ConnectionTarget::Sandbox).await.expect("the embedded sandbox starts and answers");
-    TestApp { dashboard, dir, secrets }
+    TestApp { dashboard, dir, secrets, guard }
 }

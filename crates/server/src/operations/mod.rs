@@ -12,6 +12,7 @@
 pub mod exporter;
 
 use std::convert::Infallible;
+use std::net::SocketAddr;
 use std::sync::{Arc, OnceLock};
 
 use axum::Router;
@@ -25,6 +26,7 @@ use tokio::sync::watch;
 use tower::ServiceExt;
 use tower_http::set_header::SetResponseHeaderLayer;
 
+use crate::config::LocalGuard;
 use crate::http::context;
 use crate::state::AppState;
 
@@ -89,8 +91,9 @@ impl Gate {
     }
 }
 
-/// The router of the service's listener: the probes, then everything else through the gate.
-pub fn router(gate: Arc<Gate>) -> Router {
+/// The router of the service's listener at `address`: the probes, then everything else through
+/// the gate; all of it behind the local guard when the service has one (`crate::local_guard`).
+pub fn router(gate: Arc<Gate>, guard: Option<&LocalGuard>, address: SocketAddr) -> Router {
     let probes = Router::new()
         .route("/healthz", get(healthz))
         .route("/readyz", get(readyz))
@@ -100,10 +103,11 @@ pub fn router(gate: Arc<Gate>) -> Router {
         // Outside the API too, every answer says a version (the first: probes have no other).
         .layer(from_fn(crate::http::versions::label))
         .with_state(Arc::clone(&gate));
-    Router::new().merge(probes).fallback_service(tower::service_fn(move |request: Request| {
+    let router = Router::new().merge(probes).fallback_service(tower::service_fn(move |request: Request| {
         let gate = Arc::clone(&gate);
         async move { Ok::<_, Infallible>(forward(&gate, request).await) }
-    }))
+    }));
+    crate::local_guard::apply(router, guard, address)
 }
 
 async fn forward(gate: &Gate, request: Request) -> Response {

@@ -4,7 +4,15 @@ import type { NoticeKind } from "./NoticeKind";
 /**
  * One notification to show.
  */
-export type Notice = { kind: NoticeKind, title: string, body: string, 
+export type Notice = { kind: NoticeKind, 
+/**
+ * Plain text (notification servers show a summary as it is).
+ */
+title: string, 
+/**
+ * Plain text; shown through [`Notice::markup_body`].
+ */
+body: string, 
 /**
  * The screen a click opens (`card/12`).
  */
