@@ -220,12 +220,20 @@ mod tests {
     fn failing_and_disabled_endpoints_link_to_their_deliveries() {
         let mut failing = webhook(WebhookStatus::Enabled);
         assert_eq!(of_webhook(&failing), None, "no queue read: nothing known to be wrong");
-        failing.queue = Some(WebhookQueue { queue_length: 2, next_attempt_at: None, last_error: None });
+        failing.queue = Some(WebhookQueue {
+            queue_length: 2,
+            next_attempt_at: None,
+            last_error: None,
+            queue_limit: 10_000,
+            dropped: None,
+        });
         assert_eq!(of_webhook(&failing), None, "waiting is not failing");
         failing.queue = Some(WebhookQueue {
             queue_length: 2,
             next_attempt_at: None,
             last_error: Some("connection refused".to_owned()),
+            queue_limit: 10_000,
+            dropped: None,
         });
         let item = of_webhook(&failing).expect("failing");
         assert_eq!(item.title, "Deliveries to https://example.com/hooks are failing");

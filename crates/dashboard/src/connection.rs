@@ -51,7 +51,8 @@ impl Connection {
     /// A client builder for this service: on the embedded sandbox, over an HTTP client that
     /// sends the guard's secret on every request (streams included).
     pub fn builder(&self) -> Result<subscriber_client::ClientBuilder, CommandError> {
-        let builder = Client::builder().base_url(&self.base_url).user_agent(USER_AGENT).connect_timeout(CONNECT_TIMEOUT);
+        let builder =
+            Client::builder().base_url(&self.base_url).user_agent(USER_AGENT).connect_timeout(CONNECT_TIMEOUT);
         let Some(guard) = &self.guard else {
             return Ok(builder);
         };

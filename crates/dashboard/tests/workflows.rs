@@ -15,9 +15,9 @@ use subscriber_dashboard::performance::SalesQuery;
 use subscriber_dashboard::secrets::{KeyringStatus, StoreKind};
 use subscriber_dashboard::views::{ConnectionTarget, LiveEvent, LookupQuery};
 use subscriber_protocol::{
-    AccountPermission, Environment, AccountStatus, Answer, AuthenticatePersonRequest, CardSessionStatus, CategoryCode,
-    CoordinatesSource, EnrollMerchantRequest, LocationInput, OnboardPersonRequest, PersonAddress, PersonStatus,
-    SandboxTransactionRequest, VerifyPersonRequest,
+    AccountPermission, AccountStatus, Answer, AuthenticatePersonRequest, CardSessionStatus, CategoryCode,
+    CoordinatesSource, EnrollMerchantRequest, Environment, LocationInput, OnboardPersonRequest, PersonAddress,
+    PersonStatus, SandboxTransactionRequest, VerifyPersonRequest,
 };
 use subscriber_testkit::Browser;
 use subscriber_testkit::{test_card, unique_email};

@@ -145,7 +145,8 @@ mod tests {
         for host in ["127.0.0.1:41234", "localhost:41234", "LOCALHOST:41234"] {
             assert!(guard.refusal(&request("/card", Some(host), Some(&secret))).is_none(), "{host}");
         }
-        for host in [None, Some("rebound.example:41234"), Some("127.0.0.1"), Some("127.0.0.1:41235"), Some("[::1]:41234")]
+        for host in
+            [None, Some("rebound.example:41234"), Some("127.0.0.1"), Some("127.0.0.1:41235"), Some("[::1]:41234")]
         {
             let refused = guard.refusal(&request("/card", host, Some(&secret))).expect("refused");
             assert_eq!(refused.status(), axum::http::StatusCode::FORBIDDEN, "{host:?}");

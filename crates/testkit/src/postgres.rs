@@ -30,7 +30,7 @@ impl Cluster {
         let bin = binaries().ok_or_else(|| std::io::Error::other("no PostgreSQL server binaries installed"))?;
         let dir = owned_temp_dir("pg-cluster")?;
         let data = dir.path().join("data");
-        run(as_owner(&bin.join("initdb"), dir.path())
+        run(as_owner(bin.join("initdb"), dir.path())
             .args(["-A", "trust", "-U", "postgres", "--no-sync", "-E", "UTF8", "--locale=C", "-D"])
             .arg(&data))?;
         // Acknowledged means flushed (and, with a synchronous standby, on the standby too):
@@ -98,7 +98,7 @@ impl Cluster {
     /// committed is kept.
     pub fn stop(&self) -> std::io::Result<()> {
         self.resume();
-        run(as_owner(&self.bin.join("pg_ctl"), self.dir.path())
+        run(as_owner(self.bin.join("pg_ctl"), self.dir.path())
             .args(["stop", "-m", "fast", "-w", "-t", "60", "-D"])
             .arg(self.data()))
         .map(drop)
@@ -107,7 +107,7 @@ impl Cluster {
     /// `pg_ctl start`, on the same port; returns once it accepts connections.
     pub fn start_again(&self) -> std::io::Result<()> {
         let log = self.dir.path().join("postgres.log");
-        run(as_owner(&self.bin.join("pg_ctl"), self.dir.path())
+        run(as_owner(self.bin.join("pg_ctl"), self.dir.path())
             .args(["start", "-w", "-t", "60", "-s", "-l"])
             .arg(&log)
             .arg("-D")
@@ -158,7 +158,7 @@ impl Cluster {
     pub fn synchronous_standby(&self) -> std::io::Result<Self> {
         let dir = owned_temp_dir("pg-standby")?;
         let data = dir.path().join("data");
-        run(as_owner(&self.bin.join("pg_basebackup"), dir.path())
+        run(as_owner(self.bin.join("pg_basebackup"), dir.path())
             .args([
                 "-h",
                 "127.0.0.1",
@@ -194,7 +194,7 @@ impl Cluster {
     /// Kills the server outright (`pg_ctl stop -m immediate`), as a host that died.
     pub fn kill(&self) -> std::io::Result<()> {
         self.resume();
-        run(as_owner(&self.bin.join("pg_ctl"), self.dir.path())
+        run(as_owner(self.bin.join("pg_ctl"), self.dir.path())
             .args(["stop", "-m", "immediate", "-w", "-D"])
             .arg(self.data()))
         .map(drop)
@@ -202,7 +202,7 @@ impl Cluster {
 
     /// Promotes a standby to primary (`pg_ctl promote`), returning once it takes writes.
     pub fn promote(&self) -> std::io::Result<()> {
-        run(as_owner(&self.bin.join("pg_ctl"), self.dir.path())
+        run(as_owner(self.bin.join("pg_ctl"), self.dir.path())
             .args(["promote", "-w", "-t", "60", "-D"])
             .arg(self.data()))
         .map(drop)
@@ -218,7 +218,7 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         self.resume();
         if self.data().join("postmaster.pid").exists() {
-            let _ = as_owner(&self.bin.join("pg_ctl"), self.dir.path())
+            let _ = as_owner(self.bin.join("pg_ctl"), self.dir.path())
                 .args(["stop", "-m", "immediate", "-w", "-D"])
                 .arg(self.data())
                 .output();

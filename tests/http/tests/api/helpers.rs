@@ -69,7 +69,8 @@ impl TestServer {
         Self::spawn_process(wrapper, dir, database, "127.0.0.1:0", args, &[], "listening on http://")
     }
 
-    /// The server's process id (the wrapper's, which became the server).
+    /// The server's process id (the wrapper's, which became the server), to signal it or read
+    /// what it costs from `/proc`.
     pub fn pid(&self) -> u32 {
         self.child.id()
     }
@@ -146,11 +147,6 @@ impl TestServer {
             .unwrap_or_else(|_| panic!("server did not start; log:\n{}", log.lock().expect("log lock")));
         let http = Client::builder().timeout(Duration::from_secs(60)).build().expect("http client");
         Self { base_url: format!("http://{address}"), database, child, log, _dir: dir, http }
-    }
-
-    /// The server process's id (to read what it costs from `/proc`).
-    pub fn pid(&self) -> u32 {
-        self.child.id()
     }
 
     pub fn url(&self, path: &str) -> String {

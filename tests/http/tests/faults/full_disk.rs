@@ -49,7 +49,7 @@ fn sqlite_on_a_full_file_system_is_503_with_retry_after_then_recovers_with_its_d
 
     let tenants: Vec<Tenant> = (0..4).map(|_| Tenant::new(&server)).collect();
     let card_ids: Vec<i64> = tenants.iter().map(|tenant| tenant.card_id).collect();
-    let load = Load::start(&[server.base_url.clone()], tenants, Duration::from_secs(40));
+    let load = Load::start(std::slice::from_ref(&server.base_url), tenants, Duration::from_secs(40));
     std::thread::sleep(Duration::from_secs(2));
 
     let full_at = Instant::now();

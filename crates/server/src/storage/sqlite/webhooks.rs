@@ -777,8 +777,12 @@ mod tests {
     async fn a_delivery_queued_by_any_write_wakes_the_worker() {
         let dir = tempfile::tempdir().expect("a folder");
         let woken = std::sync::Arc::new(tokio::sync::Notify::new());
-        let db = super::super::Database::open(&dir.path().join("wake.sqlite3"), std::sync::Arc::clone(&woken))
-            .expect("a database");
+        let db = super::super::Database::open(
+            &dir.path().join("wake.sqlite3"),
+            std::sync::Arc::clone(&woken),
+            crate::storage::outage::Timeouts::default(),
+        )
+        .expect("a database");
         let subscriber_id =
             db.write(|connection| Ok(subscriber(connection, "wake@example.com"))).await.expect("stored");
         db.write(move |connection| Ok(endpoint(connection, subscriber_id, "http://127.0.0.1:9/w")))
