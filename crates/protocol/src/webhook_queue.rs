@@ -38,14 +38,17 @@ pub struct WebhookQueue {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct DroppedDeliveries {
-    /// Events in this run, and dropped since the endpoint was made.
+    /// Events in this run.
     pub count: u64,
+    /// Events dropped since the endpoint was made.
     pub total: u64,
-    /// The first and the last event of the run (`evt_…`).
+    /// The first event of the run (`evt_…`).
     pub first_event_id: String,
+    /// The last event of the run (`evt_…`).
     pub last_event_id: String,
-    /// When the first and the last were dropped (RFC 3339, UTC).
+    /// When the first was dropped (RFC 3339, UTC).
     pub since: DateTime<Utc>,
+    /// When the last was dropped (RFC 3339, UTC).
     pub until: DateTime<Utc>,
 }
 

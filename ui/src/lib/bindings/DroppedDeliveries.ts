@@ -5,14 +5,26 @@
  */
 export type DroppedDeliveries = { 
 /**
- * Events in this run, and dropped since the endpoint was made.
+ * Events in this run.
  */
-count: number, total: number, 
+count: number, 
 /**
- * The first and the last event of the run (`evt_…`).
+ * Events dropped since the endpoint was made.
  */
-firstEventId: string, lastEventId: string, 
+total: number, 
 /**
- * When the first and the last were dropped (RFC 3339, UTC).
+ * The first event of the run (`evt_…`).
  */
-since: string, until: string, };
+firstEventId: string, 
+/**
+ * The last event of the run (`evt_…`).
+ */
+lastEventId: string, 
+/**
+ * When the first was dropped (RFC 3339, UTC).
+ */
+since: string, 
+/**
+ * When the last was dropped (RFC 3339, UTC).
+ */
+until: string, };
