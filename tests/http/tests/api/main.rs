@@ -7,6 +7,7 @@ mod card_session;
 mod cards;
 mod configuration;
 mod discovery;
+mod enrichment;
 mod durability;
 mod errors;
 mod events;
