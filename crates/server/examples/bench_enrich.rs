@@ -72,15 +72,21 @@ fn main() -> anyhow::Result<()> {
             println!("{descriptor:?}");
             let query = subscriber_server::directory::Query::Descriptor { text: descriptor.clone(), exact: false };
             for found in directory.search(&query, 8) {
-                println!("  {:>5.1} {} ({}, {}) {:?}", found.score * 100.0, found.merchant.dba_name, found.merchant.city, found.merchant.descriptor, found.reasons);
+                println!(
+                    "  {:>5.1} {} ({}, {}) {:?}",
+                    found.score * 100.0,
+                    found.merchant.dba_name,
+                    found.merchant.city,
+                    found.merchant.descriptor,
+                    found.reasons
+                );
             }
         }
         return Ok(());
     }
     let merchants = sample_merchants(&directory, size, count);
     let mut rng = ChaCha8Rng::seed_from_u64(11);
-    let calibration: Vec<Case> =
-        merchants.iter().map(|merchant| calibration_case(&mut rng, merchant)).collect();
+    let calibration: Vec<Case> = merchants.iter().map(|merchant| calibration_case(&mut rng, merchant)).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(29);
     let holdout: Vec<Case> = merchants.iter().map(|merchant| holdout_case(&mut rng, merchant)).collect();
     let mut rng = ChaCha8Rng::seed_from_u64(5);
@@ -90,14 +96,20 @@ fn main() -> anyhow::Result<()> {
     let unknown: Vec<Case> = strangers
         .iter()
         .map(|merchant| {
-            let mut case = if rng.random_bool(0.5) { calibration_case(&mut rng, merchant) } else { holdout_case(&mut rng, merchant) };
+            let mut case = if rng.random_bool(0.5) {
+                calibration_case(&mut rng, merchant)
+            } else {
+                holdout_case(&mut rng, merchant)
+            };
             case.truth_brand = String::new();
             case
         })
         .collect();
 
     let mut rows = Vec::new();
-    for (name, cases) in [("calibration", &calibration), ("held out", &holdout), ("as printed", &plain), ("unknown", &unknown)] {
+    for (name, cases) in
+        [("calibration", &calibration), ("held out", &holdout), ("as printed", &plain), ("unknown", &unknown)]
+    {
         for fields in [false, true] {
             let measured = measure(&directory, cases, fields, failures);
             println!("{name:>12} {}: {}", if fields { "with fields" } else { "descriptor " }, measured.line());
@@ -205,13 +217,15 @@ fn carries_location(merchant: &DirectoryMerchant, descriptor: &str) -> bool {
     let city = letters(&merchant.city);
     let name = letters(&merchant.dba_name);
     let printed = letters(descriptor);
-    let after_name = printed.find(&name[..name.len().min(6)]).map_or("", |at| &printed[(at + name.len()).min(printed.len())..]);
+    let after_name =
+        printed.find(&name[..name.len().min(6)]).map_or("", |at| &printed[(at + name.len()).min(printed.len())..]);
     city.len() >= 4 && after_name.contains(&city[..4])
 }
 
 /// The descriptor exactly as the directory prints it, in another case now and then.
 fn plain_case(rng: &mut ChaCha8Rng, merchant: &DirectoryMerchant) -> Case {
-    let descriptor = if rng.random_bool(0.5) { merchant.descriptor.clone() } else { merchant.descriptor.to_lowercase() };
+    let descriptor =
+        if rng.random_bool(0.5) { merchant.descriptor.clone() } else { merchant.descriptor.to_lowercase() };
     let prefixed = split_prefix(&merchant.descriptor).0.map(|prefix| platform_of_directory_prefix(prefix.trim()));
     base_case(merchant, descriptor, "as printed".to_owned(), prefixed)
 }
@@ -296,7 +310,8 @@ fn calibration_case(rng: &mut ChaCha8Rng, merchant: &DirectoryMerchant) -> Case 
         recipe.push("punctuation");
     }
     if rng.random_bool(0.06) {
-        text = format!("{}{text}", ["POS ", "CHECKCARD 0312 ", "DEBIT PURCHASE "].choose(rng).copied().unwrap_or("POS "));
+        text =
+            format!("{}{text}", ["POS ", "CHECKCARD 0312 ", "DEBIT PURCHASE "].choose(rng).copied().unwrap_or("POS "));
         recipe.push("bank");
     }
     let width = *[22usize, 22, 25, 25, 40].choose(rng).unwrap_or(&22);
@@ -347,7 +362,10 @@ fn holdout_case(rng: &mut ChaCha8Rng, merchant: &DirectoryMerchant) -> Case {
         let name = statement_text(&merchant.dba_name);
         let number = rest.split(|c: char| !c.is_ascii_digit()).find(|run| run.len() >= 2).map(str::to_owned);
         match (number, rng.random_range(0..4)) {
-            (Some(number), 0 | 1) => format!("{name} {}", ["#", "STORE ", "", "NO "].choose(rng).copied().unwrap_or("#").to_owned() + &number),
+            (Some(number), 0 | 1) => format!(
+                "{name} {}",
+                ["#", "STORE ", "", "NO "].choose(rng).copied().unwrap_or("#").to_owned() + &number
+            ),
             (_, 2) => format!("{name} {}", statement_text(&merchant.city)),
             _ => name,
         }
@@ -417,7 +435,8 @@ fn holdout_case(rng: &mut ChaCha8Rng, merchant: &DirectoryMerchant) -> Case {
 
 /// The store number printed another way, or one added where there was none.
 fn renumber(rng: &mut ChaCha8Rng, text: &str) -> String {
-    let number: Option<String> = text.split(|c: char| !c.is_ascii_digit()).find(|run| run.len() >= 2).map(str::to_owned);
+    let number: Option<String> =
+        text.split(|c: char| !c.is_ascii_digit()).find(|run| run.len() >= 2).map(str::to_owned);
     match number {
         Some(number) => {
             let value = number.trim_start_matches('0');
@@ -448,7 +467,8 @@ fn typo(rng: &mut ChaCha8Rng, text: &str, style: TypoStyle) -> String {
         _ => ("", text),
     };
     let mut chars: Vec<char> = rest.chars().collect();
-    let letters: Vec<usize> = chars.iter().enumerate().filter(|(_, c)| c.is_ascii_alphabetic()).map(|(at, _)| at).skip(2).collect();
+    let letters: Vec<usize> =
+        chars.iter().enumerate().filter(|(_, c)| c.is_ascii_alphabetic()).map(|(at, _)| at).skip(2).collect();
     let Some(&at) = letters.choose(rng) else { return text.to_owned() };
     match (style, rng.random_range(0..4)) {
         (TypoStyle::Calibration, 0) => chars[at] = neighbour(chars[at]),
@@ -611,7 +631,11 @@ fn measure(directory: &Directory, cases: &[Case], fields: bool, failures: usize)
             let entry = measured.by_band.entry(counterparty.confidence).or_default();
             entry.0 += 1;
             entry.1 += usize::from(right);
-            let bucket = if counterparty.score >= 90 { 90 + (counterparty.score - 90) / 5 * 5 } else { counterparty.score / 10 * 10 };
+            let bucket = if counterparty.score >= 90 {
+                90 + (counterparty.score - 90) / 5 * 5
+            } else {
+                counterparty.score / 10 * 10
+            };
             let entry = measured.by_score.entry(bucket).or_default();
             entry.0 += 1;
             entry.1 += usize::from(right);
@@ -628,8 +652,7 @@ fn measure(directory: &Directory, cases: &[Case], fields: bool, failures: usize)
         }
         if let Some(platform) = case.prefixed {
             measured.prefixed += 1;
-            measured.intermediary_named +=
-                usize::from(found.intermediaries.iter().any(|named| named.name == platform));
+            measured.intermediary_named += usize::from(found.intermediaries.iter().any(|named| named.name == platform));
         }
         let confident_and_wrong = found
             .counterparty
@@ -642,7 +665,9 @@ fn measure(directory: &Directory, cases: &[Case], fields: bool, failures: usize)
             let got = found
                 .counterparty
                 .as_ref()
-                .map(|counterparty| format!("{} ({} {})", counterparty.name, counterparty.score, counterparty.confidence.as_str()))
+                .map(|counterparty| {
+                    format!("{} ({} {})", counterparty.name, counterparty.score, counterparty.confidence.as_str())
+                })
                 .unwrap_or_else(|| "nothing".to_owned());
             println!("  [{}] {:?} -> {got}; truth {truth} in {}", case.recipe, case.descriptor, case.city);
         }
@@ -672,9 +697,16 @@ fn machine() -> String {
     let cpus = std::thread::available_parallelism().map_or(0, usize::from);
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|info| info.lines().find(|line| line.starts_with("model name")).map(|line| line.split(':').nth(1).unwrap_or("").trim().to_owned()))
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .map(|line| line.split(':').nth(1).unwrap_or("").trim().to_owned())
+        })
         .unwrap_or_else(|| "unknown CPU".to_owned());
-    let load = std::fs::read_to_string("/proc/loadavg").ok().and_then(|load| load.split(' ').next().map(str::to_owned)).unwrap_or_default();
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|load| load.split(' ').next().map(str::to_owned))
+        .unwrap_or_default();
     format!("{cpus} CPUs ({model}), load average {load} at the start of the run, shared with other work")
 }
 

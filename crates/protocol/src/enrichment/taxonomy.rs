@@ -229,8 +229,8 @@ impl PfcDetailed {
             5045 | 5732 | 5734 | 5946 => GeneralMerchandiseElectronics,
             5047 | 5975 | 5976 | 8071 => MedicalOtherMedical,
             5122 | 5912 => MedicalPharmaciesAndSupplements,
-            5131 | 5137 | 5139 | 5611 | 5621 | 5631 | 5641 | 5651 | 5655 | 5661 | 5681 | 5691 | 5697 | 5698
-            | 5699 | 5944 | 5948 | 5949 => GeneralMerchandiseClothingAndAccessories,
+            5131 | 5137 | 5139 | 5611 | 5621 | 5631 | 5641 | 5651 | 5655 | 5661 | 5681 | 5691 | 5697 | 5698 | 5699
+            | 5944 | 5948 | 5949 => GeneralMerchandiseClothingAndAccessories,
             5172 | 5541 | 5542 | 5552 | 5983 => TransportationGas,
             5192 | 5942 | 5994 => GeneralMerchandiseBookstoresAndNewsstands,
             5193 | 5945 | 5947 | 5992 | 5970 | 5971 | 5972 | 5973 => GeneralMerchandiseGiftsAndNovelties,
@@ -260,9 +260,7 @@ impl PfcDetailed {
             6513 => RentAndUtilitiesRent,
             7011 | 7012 | 7032 | 7033 => TravelLodging,
             7210 | 7211 | 7216 => PersonalCareLaundryAndDryCleaning,
-            7217 | 7342 | 7349 | 7641 | 7692 | 7699 | 7623 | 7622 | 7629 | 7631 => {
-                HomeImprovementRepairAndMaintenance
-            }
+            7217 | 7342 | 7349 | 7641 | 7692 | 7699 | 7623 | 7622 | 7629 | 7631 => HomeImprovementRepairAndMaintenance,
             7221 | 7251 | 7273 | 7277 | 7295 | 7296 | 7299 | 7261 => PersonalCareOtherPersonalCare,
             7230 | 7298 => PersonalCareHairAndBeauty,
             7311 | 7321 | 7333 | 7338 | 7339 | 7361 | 7372 | 7375 | 7379 | 7393 | 7394 | 7395 | 7399 | 8999 => {

@@ -59,7 +59,10 @@ pub fn enrich_request(request: &EnrichRequest) -> Result<Vec<ValidEnrichInput>, 
             violations.reject(&field("amount"), "must be a number of major units");
         }
         let currency = super::optional_text(input.currency.as_deref()).map(str::to_ascii_uppercase);
-        if currency.as_deref().is_some_and(|code| code.len() != 3 || !code.bytes().all(|byte| byte.is_ascii_alphabetic())) {
+        if currency
+            .as_deref()
+            .is_some_and(|code| code.len() != 3 || !code.bytes().all(|byte| byte.is_ascii_alphabetic()))
+        {
             violations.reject(&field("currency"), "must be an ISO 4217 code such as USD or EUR");
         }
         let date = match super::optional_text(input.date.as_deref()) {

@@ -334,10 +334,12 @@ fn city_letters(city: &str) -> String {
 /// A domain for chains and for brands that sell online (an independent shop has none). The
 /// sandbox's brands are invented, and so are their domains.
 fn website_of(key: &str, group: Option<Group>, entry: &Entry) -> Option<Box<str>> {
-    let online = matches!(group, Some(Group::Streaming | Group::DigitalGoods | Group::OnlineShop | Group::Telecom | Group::Airline));
-    let is_directory_chain = catalog::CATEGORIES.iter().any(|category| {
-        category.chains.iter().any(|chain| brand_key(chain) == key)
-    });
+    let online = matches!(
+        group,
+        Some(Group::Streaming | Group::DigitalGoods | Group::OnlineShop | Group::Telecom | Group::Airline)
+    );
+    let is_directory_chain =
+        catalog::CATEGORIES.iter().any(|category| category.chains.iter().any(|chain| brand_key(chain) == key));
     if entry.merchant_id.is_some() || !(online || is_directory_chain) {
         return None;
     }
@@ -390,7 +392,10 @@ mod tests {
 
     #[test]
     fn names_are_matched_on_their_letters() {
-        assert_eq!(match_letters("Bean & Leaf Coffee"), ("BEANLEAFCOFFEE".to_owned(), 0, (1 << 3) | (1 << 7) | (1 << 13)));
+        assert_eq!(
+            match_letters("Bean & Leaf Coffee"),
+            ("BEANLEAFCOFFEE".to_owned(), 0, (1 << 3) | (1 << 7) | (1 << 13))
+        );
         assert_eq!(match_letters("The Golden Fork").0, "THEGOLDENFORK");
         assert_eq!(match_letters("The Golden Fork").1, 3);
         assert_eq!(match_letters("Chick'n Shack").0, "CHICKNSHACK");

@@ -53,33 +53,150 @@ pub static PLATFORMS: &[Platform] = &[
     platform!("Square", PaymentProcessor, Merchant, "squareup.com", ["SQ", "SQU", "SQUARE", "GOSQ", "GOSQCOM"], [], []),
     platform!("Toast", PaymentProcessor, Merchant, "toasttab.com", ["TST", "TOAST", "TOASTTAB"], [], []),
     platform!("PayPal", PaymentApp, PaymentApp, "paypal.com", ["PAYPAL", "PP", "PYPL", "PAYPALCOM"], ["PAYPAL"], []),
-    platform!("Shopify", PaymentProcessor, Merchant, "shopify.com", ["SP", "SHOPIFY", "SHOP", "SHOPPAY"], ["SP", "SHOPIFY"], []),
+    platform!(
+        "Shopify",
+        PaymentProcessor,
+        Merchant,
+        "shopify.com",
+        ["SP", "SHOPIFY", "SHOP", "SHOPPAY"],
+        ["SP", "SHOPIFY"],
+        []
+    ),
     platform!("Stripe", PaymentProcessor, Merchant, "stripe.com", ["STRIPE", "STRIPECOM", "STR"], ["STRIPE"], []),
-    platform!("Amazon", Marketplace, Marketplace, "amazon.com",
-        ["AMZNMKTPUS", "AMZNMKTP", "AMZNMKTPLACE", "AMZNMARKETPLACE", "AMAZONMKTPL", "AMAZONMKTPLACE", "AMAZONMKTP",
-         "AMAZONMARKETPLACE", "AMAZONCOM", "AMAZON", "AMZN", "AMZ", "AMZNCOM", "AMZNDIGITAL", "AMAZONDIGITAL"],
-        ["AMZN MKTP", "AMZN MARKETPLACE", "AMAZON MKTPL", "AMAZON MKTPLACE", "AMAZON MARKETPLACE", "AMAZON COM",
-         "AMAZON MKTP", "AMZN MKTPLACE"], ["MKTP", "MARKETPLACE"]),
+    platform!(
+        "Amazon",
+        Marketplace,
+        Marketplace,
+        "amazon.com",
+        [
+            "AMZNMKTPUS",
+            "AMZNMKTP",
+            "AMZNMKTPLACE",
+            "AMZNMARKETPLACE",
+            "AMAZONMKTPL",
+            "AMAZONMKTPLACE",
+            "AMAZONMKTP",
+            "AMAZONMARKETPLACE",
+            "AMAZONCOM",
+            "AMAZON",
+            "AMZN",
+            "AMZ",
+            "AMZNCOM",
+            "AMZNDIGITAL",
+            "AMAZONDIGITAL"
+        ],
+        [
+            "AMZN MKTP",
+            "AMZN MARKETPLACE",
+            "AMAZON MKTPL",
+            "AMAZON MKTPLACE",
+            "AMAZON MARKETPLACE",
+            "AMAZON COM",
+            "AMAZON MKTP",
+            "AMZN MKTPLACE"
+        ],
+        ["MKTP", "MARKETPLACE"]
+    ),
     platform!("Klarna", Bnpl, FinancialInstitution, "klarna.com", ["KLARNA", "KLARNACOM", "KLA"], ["KLARNA"], []),
-    platform!("Afterpay", Bnpl, FinancialInstitution, "afterpay.com", ["AFTERPAY", "AFTERPAYUS", "AFTPAY", "AFTPY", "CLEARPAY"], ["AFTERPAY", "CLEARPAY"], []),
+    platform!(
+        "Afterpay",
+        Bnpl,
+        FinancialInstitution,
+        "afterpay.com",
+        ["AFTERPAY", "AFTERPAYUS", "AFTPAY", "AFTPY", "CLEARPAY"],
+        ["AFTERPAY", "CLEARPAY"],
+        []
+    ),
     platform!("Affirm", Bnpl, FinancialInstitution, "affirm.com", ["AFFIRM", "AFFIRMCOM", "AFFIRMINC"], ["AFFIRM"], []),
     platform!("Sezzle", Bnpl, FinancialInstitution, "sezzle.com", ["SEZZLE"], ["SEZZLE"], []),
-    platform!("Zip", Bnpl, FinancialInstitution, "zip.co", ["ZIPCO", "ZIPPAY", "QUADPAY", "QUADPAYCOM"], ["QUADPAY"], []),
-    platform!("Google Pay", PaymentApp, PaymentApp, "pay.google.com", ["GOOGLE", "GOOG", "GPAY", "GOOGLEPAY", "GOOGLEPAYMENT", "GGL"], ["GOOGLE PAY", "GPAY"], ["PAY"]),
-    platform!("Apple Pay", PaymentApp, PaymentApp, "apple.com", ["APPLEPAY", "APLPAY", "APL", "APPLE"], ["APPLE PAY", "APPLEPAY", "APLPAY"], ["PAY"]),
+    platform!(
+        "Zip",
+        Bnpl,
+        FinancialInstitution,
+        "zip.co",
+        ["ZIPCO", "ZIPPAY", "QUADPAY", "QUADPAYCOM"],
+        ["QUADPAY"],
+        []
+    ),
+    platform!(
+        "Google Pay",
+        PaymentApp,
+        PaymentApp,
+        "pay.google.com",
+        ["GOOGLE", "GOOG", "GPAY", "GOOGLEPAY", "GOOGLEPAYMENT", "GGL"],
+        ["GOOGLE PAY", "GPAY"],
+        ["PAY"]
+    ),
+    platform!(
+        "Apple Pay",
+        PaymentApp,
+        PaymentApp,
+        "apple.com",
+        ["APPLEPAY", "APLPAY", "APL", "APPLE"],
+        ["APPLE PAY", "APPLEPAY", "APLPAY"],
+        ["PAY"]
+    ),
     platform!("Venmo", PaymentApp, PaymentApp, "venmo.com", ["VENMO", "VENMOCOM"], ["VENMO"], []),
-    platform!("Cash App", PaymentApp, PaymentApp, "cash.app", ["CASHAPP", "SQC", "CASH"], ["CASH APP", "CASHAPP"], ["APP"]),
-    platform!("Uber Eats", Marketplace, Marketplace, "ubereats.com", ["UBEREATS", "UBER", "UBERTECHNOLOGIES"], ["UBER EATS", "UBEREATS"], ["EATS"]),
-    platform!("DoorDash", Marketplace, Marketplace, "doordash.com", ["DD", "DOORDASH", "DOORDASHCOM", "DDDOORDASH"], ["DOORDASH"], ["DOORDASH"]),
+    platform!(
+        "Cash App",
+        PaymentApp,
+        PaymentApp,
+        "cash.app",
+        ["CASHAPP", "SQC", "CASH"],
+        ["CASH APP", "CASHAPP"],
+        ["APP"]
+    ),
+    platform!(
+        "Uber Eats",
+        Marketplace,
+        Marketplace,
+        "ubereats.com",
+        ["UBEREATS", "UBER", "UBERTECHNOLOGIES"],
+        ["UBER EATS", "UBEREATS"],
+        ["EATS"]
+    ),
+    platform!(
+        "DoorDash",
+        Marketplace,
+        Marketplace,
+        "doordash.com",
+        ["DD", "DOORDASH", "DOORDASHCOM", "DDDOORDASH"],
+        ["DOORDASH"],
+        ["DOORDASH"]
+    ),
     platform!("Grubhub", Marketplace, Marketplace, "grubhub.com", ["GRUBHUB", "GRUBHUBCOM", "GH"], ["GRUBHUB"], []),
-    platform!("Instacart", Marketplace, Marketplace, "instacart.com", ["INSTACART", "IC", "INSTACARTCOM"], ["INSTACART"], []),
+    platform!(
+        "Instacart",
+        Marketplace,
+        Marketplace,
+        "instacart.com",
+        ["INSTACART", "IC", "INSTACARTCOM"],
+        ["INSTACART"],
+        []
+    ),
     platform!("Postmates", Marketplace, Marketplace, "postmates.com", ["POSTMATES"], ["POSTMATES"], []),
     platform!("Deliveroo", Marketplace, Marketplace, "deliveroo.com", ["DELIVEROO"], ["DELIVEROO"], []),
-    platform!("Just Eat", Marketplace, Marketplace, "just-eat.com", ["JUSTEAT", "LIEFERANDO", "THUISBEZORGD"], ["JUST EAT", "LIEFERANDO"], []),
+    platform!(
+        "Just Eat",
+        Marketplace,
+        Marketplace,
+        "just-eat.com",
+        ["JUSTEAT", "LIEFERANDO", "THUISBEZORGD"],
+        ["JUST EAT", "LIEFERANDO"],
+        []
+    ),
     platform!("eBay", Marketplace, Marketplace, "ebay.com", ["EBAY", "EBAYO", "EBAYCOM"], ["EBAY"], []),
     platform!("Etsy", Marketplace, Marketplace, "etsy.com", ["ETSY", "ETSYCOM", "ETSYINC"], ["ETSY"], []),
     platform!("SumUp", PaymentProcessor, Merchant, "sumup.com", ["SUMUP", "SUM", "SUMUPCOM"], ["SUMUP"], []),
-    platform!("Zettle", PaymentProcessor, Merchant, "zettle.com", ["IZ", "IZETTLE", "ZETTLE", "ZTL", "ZETTLEPP"], ["IZETTLE", "ZETTLE"], []),
+    platform!(
+        "Zettle",
+        PaymentProcessor,
+        Merchant,
+        "zettle.com",
+        ["IZ", "IZETTLE", "ZETTLE", "ZTL", "ZETTLEPP"],
+        ["IZETTLE", "ZETTLE"],
+        []
+    ),
     platform!("Clover", PaymentProcessor, Merchant, "clover.com", ["CLV", "CLOVER", "CLOVERCOM"], [], []),
     platform!("Lightspeed", PaymentProcessor, Merchant, "lightspeedhq.com", ["LS", "LSPD", "LIGHTSPEED"], [], []),
     platform!("Braintree", PaymentProcessor, Merchant, "braintreepayments.com", ["BT", "BRAINTREE", "BRTREE"], [], []),
@@ -95,15 +212,56 @@ pub static PLATFORMS: &[Platform] = &[
 /// Words statements put before the merchant that are the bank's, not the merchant's: one of
 /// these says the leading words are the bank's…
 const BANK_WORDS: &[&str] = &[
-    "POS", "PURCHASE", "DEBIT", "CHECKCARD", "CRD", "DBT", "DDA", "PUR", "RECURRING", "PREAUTHORIZED",
-    "AUTHORIZED", "WITHDRAWAL", "CONTACTLESS", "EFTPOS", "KARTENZAHLUNG", "LASTSCHRIFT", "PAIEMENT", "ACHAT",
-    "COMPRA", "ACQUISTO", "PAGAMENTO",
+    "POS",
+    "PURCHASE",
+    "DEBIT",
+    "CHECKCARD",
+    "CRD",
+    "DBT",
+    "DDA",
+    "PUR",
+    "RECURRING",
+    "PREAUTHORIZED",
+    "AUTHORIZED",
+    "WITHDRAWAL",
+    "CONTACTLESS",
+    "EFTPOS",
+    "KARTENZAHLUNG",
+    "LASTSCHRIFT",
+    "PAIEMENT",
+    "ACHAT",
+    "COMPRA",
+    "ACQUISTO",
+    "PAGAMENTO",
 ];
 
 /// …and these go with them (alone, they may be a merchant's own words).
 const BANK_COMPANIONS: &[&str] = &[
-    "CARD", "CHECK", "VISA", "MC", "MASTERCARD", "PAYMENT", "ON", "PRE", "AUTH", "POINT", "OF", "SALE", "ONLINE",
-    "INTERNET", "ELECTRONIC", "TAP", "CB", "PAGO", "TARJETA", "SEPA", "CARTE", "KARTE", "DEL", "CON", "PAR",
+    "CARD",
+    "CHECK",
+    "VISA",
+    "MC",
+    "MASTERCARD",
+    "PAYMENT",
+    "ON",
+    "PRE",
+    "AUTH",
+    "POINT",
+    "OF",
+    "SALE",
+    "ONLINE",
+    "INTERNET",
+    "ELECTRONIC",
+    "TAP",
+    "CB",
+    "PAGO",
+    "TARJETA",
+    "SEPA",
+    "CARTE",
+    "KARTE",
+    "DEL",
+    "CON",
+    "PAR",
 ];
 
 /// A descriptor read: the intermediaries its prefixes name, and what is left of it.
@@ -157,7 +315,8 @@ pub fn read(descriptor: &str) -> Reading {
             break;
         }
     }
-    let meaningful = words.iter().filter(|word| !is_reference(word)).map(|word| letters_only(word).len()).sum::<usize>();
+    let meaningful =
+        words.iter().filter(|word| !is_reference(word)).map(|word| letters_only(word).len()).sum::<usize>();
     let only_intermediary = !intermediaries.is_empty() && meaningful < 3;
     let references = words.iter().any(|word| is_reference(word));
     Reading { intermediaries, words, only_intermediary, references, printed_length }
@@ -182,8 +341,7 @@ pub fn is_reference(word: &str) -> bool {
     let bytes = word.as_bytes();
     let digits = bytes.iter().filter(|byte| byte.is_ascii_digit()).count();
     let changes = bytes.windows(2).filter(|pair| pair[0].is_ascii_digit() != pair[1].is_ascii_digit()).count();
-    let longest_letters =
-        word.split(|c: char| c.is_ascii_digit()).map(str::len).max().unwrap_or(0);
+    let longest_letters = word.split(|c: char| c.is_ascii_digit()).map(str::len).max().unwrap_or(0);
     digits >= 2 && (changes >= 2 && longest_letters < 4 || digits == bytes.len() && digits >= 7)
 }
 
@@ -222,7 +380,9 @@ fn worded_prefix(text: &str) -> Option<(Option<&'static Platform>, &str)> {
             }
             let mut consumed = form_words.len();
             // A country after the platform (`AMZN MKTP US`).
-            if words.get(consumed).is_some_and(|word| word.len() == 2 && matches!(word.as_str(), "US" | "UK" | "CA" | "DE" | "FR" | "IT" | "ES" | "AU")) {
+            if words.get(consumed).is_some_and(|word| {
+                word.len() == 2 && matches!(word.as_str(), "US" | "UK" | "CA" | "DE" | "FR" | "IT" | "ES" | "AU")
+            }) {
                 consumed += 1;
             }
             let after = skip_words(text, consumed);
@@ -241,9 +401,8 @@ fn skip_words(text: &str, count: usize) -> &str {
     let mut rest = text;
     for _ in 0..count {
         rest = rest.trim_start_matches(|character: char| !(character.is_ascii_alphanumeric() || character == '&'));
-        let end = rest
-            .find(|character: char| !(character.is_ascii_alphanumeric() || character == '&'))
-            .unwrap_or(rest.len());
+        let end =
+            rest.find(|character: char| !(character.is_ascii_alphanumeric() || character == '&')).unwrap_or(rest.len());
         rest = &rest[end..];
     }
     rest.trim_start_matches(|character: char| !(character.is_ascii_alphanumeric() || character == '&'))

@@ -130,11 +130,66 @@ const MAX_LOCATIONS: usize = 4000;
 
 /// Words a statement adds after the name that say nothing about which merchant.
 const FILLERS: &[&str] = &[
-    "STORE", "SHOP", "INC", "LLC", "LTD", "CORP", "COM", "WWW", "NET", "ORG", "ONLINE", "WEB", "APP", "BILL",
-    "BILLING", "PAYMENT", "PMT", "SUBSCRIPTION", "SUBSCR", "MEMBERSHIP", "RECURRING", "AUTOPAY", "GMBH", "SARL",
-    "SAS", "SRL", "SPA", "PTY", "LOC", "LOCATION", "NO", "NUM", "NBR", "UNIT", "HTTP", "HTTPS", "HELP", "CO", "US",
-    "USA", "INTL", "PURCHASE", "POS", "ORDER", "ORD", "MOBILE", "ECOM", "TEL", "PH", "PHONE", "SALE", "THE", "REF",
-    "VIA", "INV", "INVOICE", "TXN", "ID", "CARD", "AUTH",
+    "STORE",
+    "SHOP",
+    "INC",
+    "LLC",
+    "LTD",
+    "CORP",
+    "COM",
+    "WWW",
+    "NET",
+    "ORG",
+    "ONLINE",
+    "WEB",
+    "APP",
+    "BILL",
+    "BILLING",
+    "PAYMENT",
+    "PMT",
+    "SUBSCRIPTION",
+    "SUBSCR",
+    "MEMBERSHIP",
+    "RECURRING",
+    "AUTOPAY",
+    "GMBH",
+    "SARL",
+    "SAS",
+    "SRL",
+    "SPA",
+    "PTY",
+    "LOC",
+    "LOCATION",
+    "NO",
+    "NUM",
+    "NBR",
+    "UNIT",
+    "HTTP",
+    "HTTPS",
+    "HELP",
+    "CO",
+    "US",
+    "USA",
+    "INTL",
+    "PURCHASE",
+    "POS",
+    "ORDER",
+    "ORD",
+    "MOBILE",
+    "ECOM",
+    "TEL",
+    "PH",
+    "PHONE",
+    "SALE",
+    "THE",
+    "REF",
+    "VIA",
+    "INV",
+    "INVOICE",
+    "TXN",
+    "ID",
+    "CARD",
+    "AUTH",
 ];
 
 /// Country codes statements print after the city.
@@ -196,9 +251,7 @@ fn prepare(reading: &Reading, network: &NetworkData) -> Prepared {
     fn field(value: &Option<String>) -> Option<&str> {
         value.as_deref().map(str::trim).filter(|value| !value.is_empty())
     }
-    let city_letters = field(&network.city)
-        .map(|city| super::descriptor::letters(city))
-        .filter(|city| !city.is_empty());
+    let city_letters = field(&network.city).map(super::descriptor::letters).filter(|city| !city.is_empty());
     Prepared {
         letters,
         word_end,
@@ -286,14 +339,21 @@ impl View<'_> {
                 if names.is_empty() && exact_brands.contains(&brand) {
                     // Printed exactly as one of its locations prints it, however the letters align.
                     let seen = record.letters.len().min(query.letters.len()) as f64;
-                    names.push(NameFit { odds: W_LETTER * seen.min(LETTER_CAP), errors: 0, consumed: query.letters.len(), cut: false });
+                    names.push(NameFit {
+                        odds: W_LETTER * seen.min(LETTER_CAP),
+                        errors: 0,
+                        consumed: query.letters.len(),
+                        cut: false,
+                    });
                 }
                 let best = *names.first()?;
-                let live = record.locations.iter().filter(|position| !self.entries[**position as usize].retired).count();
+                let live =
+                    record.locations.iter().filter(|position| !self.entries[**position as usize].retired).count();
                 if live == 0 && record.platform.is_none() {
                     return None;
                 }
-                let rough = best.odds + (live.max(1) as f64).ln() + near.odds(&query, brand) + mcc_odds(query.mcc, record);
+                let rough =
+                    best.odds + (live.max(1) as f64).ln() + near.odds(&query, brand) + mcc_odds(query.mcc, record);
                 Some(Weighed { brand, names, name: best, odds: rough, locations: Vec::new() })
             })
             .collect();
@@ -307,8 +367,8 @@ impl View<'_> {
         }
         weighed.sort_by(|a, b| b.odds.total_cmp(&a.odds).then(a.brand.cmp(&b.brand)));
         let top = weighed.first().map_or(0.0, |first| first.odds).max(NULL_ODDS);
-        let total: f64 = weighed.iter().map(|candidate| (candidate.odds - top).exp()).sum::<f64>()
-            + (NULL_ODDS - top).exp();
+        let total: f64 =
+            weighed.iter().map(|candidate| (candidate.odds - top).exp()).sum::<f64>() + (NULL_ODDS - top).exp();
         let mut ranked: Vec<BrandMatch> = weighed
             .iter()
             .take(WEIGHED)
@@ -364,7 +424,8 @@ impl View<'_> {
                     && self.brands.get(brand).is_some_and(|record| {
                         let letters = record.letters.as_bytes();
                         first_trigram(letters) == first_gram
-                            || record.article > 0 && first_trigram(&letters[usize::from(record.article)..]) == first_gram
+                            || record.article > 0
+                                && first_trigram(&letters[usize::from(record.article)..]) == first_gram
                     });
                 if starts_alike {
                     key += 2;
@@ -571,7 +632,8 @@ impl View<'_> {
         if !reading.intermediaries.is_empty() {
             reasons.push(MatchReason::IntermediaryStripped);
         }
-        let rivals = weighed.iter().filter(|other| other.brand != candidate.brand && other.odds > candidate.odds - 2.0).count();
+        let rivals =
+            weighed.iter().filter(|other| other.brand != candidate.brand && other.odds > candidate.odds - 2.0).count();
         if rivals > 0 && probability < P_VERY_HIGH {
             reasons.push(MatchReason::Ambiguous);
         }
@@ -688,8 +750,10 @@ fn align_name(query: &Prepared, name: &[u8], word_ends: u64) -> Vec<NameFit> {
     let width = n.len() + 1;
     let at = |i: usize, j: usize| table[i * width + j];
     let allowed = |letters: usize| -> u8 { (letters / 5).clamp(1, 4) as u8 };
-    let name_word_ends_at = |letters: usize| letters >= 1 && letters <= 64 && word_ends & (1 << (letters - 1)) != 0;
-    let odds_of = |seen: usize, errors: u8| W_LETTER * (seen as f64 - f64::from(errors)).min(LETTER_CAP) - W_ERROR * f64::from(errors);
+    let name_word_ends_at = |letters: usize| (1..=64).contains(&letters) && word_ends & (1 << (letters - 1)) != 0;
+    let odds_of = |seen: usize, errors: u8| {
+        W_LETTER * (seen as f64 - f64::from(errors)).min(LETTER_CAP) - W_ERROR * f64::from(errors)
+    };
     // The whole name, then a remainder.
     for i in n.len().saturating_sub(BAND)..=(n.len() + BAND).min(q.len()) {
         let errors = at(i, n.len());
@@ -739,8 +803,8 @@ fn edit_table(q: &[u8], n: &[u8]) -> Vec<u8> {
     const FAR: u8 = 200;
     let width = n.len() + 1;
     let mut table = vec![FAR; (q.len() + 1) * width];
-    for j in 0..=n.len().min(BAND) {
-        table[j] = j as u8;
+    for (j, cell) in table.iter_mut().enumerate().take(n.len().min(BAND) + 1) {
+        *cell = j as u8;
     }
     for i in 1..=q.len() {
         if i <= BAND {
@@ -875,7 +939,9 @@ fn city_printed(rest: &[u8], city: &[u8], ends_word: impl Fn(usize) -> bool) -> 
         let width = city.len() + 1;
         for length in (5..=span).rev() {
             let whole = table[length * width + city.len()] <= 1;
-            let beginning = length <= city.len() && table[length * width + length] <= 1 && (length == rest.len() || ends_word(length));
+            let beginning = length <= city.len()
+                && table[length * width + length] <= 1
+                && (length == rest.len() || ends_word(length));
             if whole || beginning {
                 return Some((length, whole));
             }
@@ -889,7 +955,10 @@ mod tests {
     use super::*;
 
     fn prepared(descriptor: &str) -> Prepared {
-        prepare(&intermediaries::read(descriptor), &NetworkData { descriptor: descriptor.to_owned(), ..NetworkData::default() })
+        prepare(
+            &intermediaries::read(descriptor),
+            &NetworkData { descriptor: descriptor.to_owned(), ..NetworkData::default() },
+        )
     }
 
     #[test]

@@ -155,7 +155,11 @@ impl Inner {
                 if Some(*position) != brand.location {
                     reasons.retain(|reason| !matches!(reason, MatchReason::StoreNumber | MatchReason::DescriptorExact));
                 }
-                found.push((Hit { index: *position, score: score / 100.0, distance: None }, Some(Confidence::of_score(score as u8)), reasons));
+                found.push((
+                    Hit { index: *position, score: score / 100.0, distance: None },
+                    Some(Confidence::of_score(score as u8)),
+                    reasons,
+                ));
             }
         }
         if found.len() < limit {
@@ -536,7 +540,8 @@ impl Directory {
                 let counterparty = outcome.best.and_then(|best| {
                     let brand = inner.brand_info(best.brand)?;
                     let location = best.location.map(|position| inner.entries[position as usize].to_merchant());
-                    let name = location.as_ref().map_or_else(|| brand.name.clone(), |location| location.dba_name.clone());
+                    let name =
+                        location.as_ref().map_or_else(|| brand.name.clone(), |location| location.dba_name.clone());
                     Some(CounterpartyFound {
                         brand,
                         location,
@@ -553,7 +558,9 @@ impl Directory {
 
     /// The counterparty of one transaction.
     pub fn match_transaction(&self, network: &NetworkData) -> Matched {
-        self.match_transactions(std::slice::from_ref(network)).pop().unwrap_or(Matched { intermediaries: Vec::new(), counterparty: None })
+        self.match_transactions(std::slice::from_ref(network))
+            .pop()
+            .unwrap_or(Matched { intermediaries: Vec::new(), counterparty: None })
     }
 
     /// The brand with this id.

@@ -45,9 +45,7 @@ pub fn category(mcc: Option<u16>, brand: Option<&BrandInfo>) -> Option<PersonalF
                 PfcDetailed::EntertainmentOtherEntertainment
             }
         }
-        PfcDetailed::RentAndUtilitiesGasAndElectricity
-            if has(&["WATER", "WASSER", "AGUAS", "EAUX", "ACQUEDOTTO"]) =>
-        {
+        PfcDetailed::RentAndUtilitiesGasAndElectricity if has(&["WATER", "WASSER", "AGUAS", "EAUX", "ACQUEDOTTO"]) => {
             PfcDetailed::RentAndUtilitiesWater
         }
         other => other,
@@ -60,7 +58,9 @@ fn platform_category(platform: &Platform) -> PfcDetailed {
     match platform.name {
         "Amazon" | "eBay" | "Etsy" => PfcDetailed::GeneralMerchandiseOnlineMarketplaces,
         "Instacart" => PfcDetailed::FoodAndDrinkGroceries,
-        "Uber Eats" | "DoorDash" | "Grubhub" | "Postmates" | "Deliveroo" | "Just Eat" => PfcDetailed::FoodAndDrinkFastFood,
+        "Uber Eats" | "DoorDash" | "Grubhub" | "Postmates" | "Deliveroo" | "Just Eat" => {
+            PfcDetailed::FoodAndDrinkFastFood
+        }
         _ => match platform.kind {
             IntermediaryType::Bnpl => PfcDetailed::LoanPaymentsPersonalLoanPayment,
             IntermediaryType::PaymentApp => PfcDetailed::TransferOutOtherTransferOut,
@@ -137,7 +137,10 @@ mod tests {
         let burgers = brand("Burger Barn", 5814, Some(Group::FastFood));
         assert_eq!(super::category(None, Some(&burgers)).map(|c| c.detailed), Some(PfcDetailed::FoodAndDrinkFastFood));
         let music = brand("TuneWave", 4899, Some(Group::Streaming));
-        assert_eq!(super::category(None, Some(&music)).map(|c| c.detailed), Some(PfcDetailed::EntertainmentMusicAndAudio));
+        assert_eq!(
+            super::category(None, Some(&music)).map(|c| c.detailed),
+            Some(PfcDetailed::EntertainmentMusicAndAudio)
+        );
         let water = brand("Austin Water Dept", 4900, Some(Group::Utility));
         assert_eq!(super::category(None, Some(&water)).map(|c| c.detailed), Some(PfcDetailed::RentAndUtilitiesWater));
         assert_eq!(super::category(None, None), None);

@@ -16,8 +16,8 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use subscriber_protocol::rules::enrichment::{ValidEnrichInput, enrich_request};
 use subscriber_protocol::{
-    CategoriesResponse, Counterparty, EnrichRequest, EnrichResponse, EnrichedLocation, EnrichedTransaction,
-    Enrichment, ErrorBody, Intermediary, Success,
+    CategoriesResponse, Counterparty, EnrichRequest, EnrichResponse, EnrichedLocation, EnrichedTransaction, Enrichment,
+    ErrorBody, Intermediary, Success,
 };
 use utoipa_axum::routes;
 
@@ -181,7 +181,8 @@ async fn brand_logo(
     let drawn = logo::svg(&brand.id, &brand.name);
     let etag = logo::etag(&drawn);
     let sent = headers.get(header::IF_NONE_MATCH).and_then(|value| value.to_str().ok());
-    let status = if sent.is_some_and(|sent| logo::matches(sent, &etag)) { StatusCode::NOT_MODIFIED } else { StatusCode::OK };
+    let status =
+        if sent.is_some_and(|sent| logo::matches(sent, &etag)) { StatusCode::NOT_MODIFIED } else { StatusCode::OK };
     let mut response = if status == StatusCode::OK { drawn.into_response() } else { status.into_response() };
     let response_headers = response.headers_mut();
     response_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("image/svg+xml"));

@@ -124,8 +124,8 @@ fn stream_of(group: &[&Payment], today: NaiveDate) -> Option<RecurringStream> {
     let mut best: Option<(Frequency, Vec<usize>)> = None;
     for frequency in FREQUENCIES {
         let chain = longest_chain(group, frequency);
-        let minimum = if frequency == Frequency::Annually { 2 } else { 2 };
-        if chain.len() < minimum || !acceptable(group, &chain, frequency) {
+        // Two on cadence make a stream (early detection), whatever the frequency.
+        if chain.len() < 2 || !acceptable(group, &chain, frequency) {
             continue;
         }
         let frequency = if frequency == Frequency::SemiMonthly {
@@ -206,7 +206,9 @@ fn semi_monthly_or_biweekly(group: &[&Payment], chain: &[usize]) -> Option<Frequ
     if !early.is_empty() && !late.is_empty() && spread(&early) <= 4 && spread(&late) <= 4 {
         return Some(Frequency::SemiMonthly);
     }
-    let fortnightly = chain.windows(2).all(|pair| gaps(Frequency::Biweekly).contains(&(group[pair[1]].date - group[pair[0]].date).num_days()));
+    let fortnightly = chain
+        .windows(2)
+        .all(|pair| gaps(Frequency::Biweekly).contains(&(group[pair[1]].date - group[pair[0]].date).num_days()));
     fortnightly.then_some(Frequency::Biweekly)
 }
 
@@ -254,8 +256,11 @@ fn describe(group: &[&Payment], chain: &[usize], frequency: Frequency, today: Na
     let total: f64 = payments.iter().map(|payment| payment.amount).sum();
     let key = last.brand_id.clone().unwrap_or_else(|| name_key(&last.name));
     let digest = Sha256::digest(
-        format!("recurring v1\n{key}\n{:?}\n{:?}\n{}\n{}", frequency, last.direction, last.currency, first.transaction_id)
-            .as_bytes(),
+        format!(
+            "recurring v1\n{key}\n{:?}\n{:?}\n{}\n{}",
+            frequency, last.direction, last.currency, first.transaction_id
+        )
+        .as_bytes(),
     );
     RecurringStream {
         stream_id: format!("rst_{}", hex::encode(&digest[..8])),
@@ -383,12 +388,15 @@ mod tests {
 
     #[test]
     fn weekly_and_semi_monthly_rhythms_are_told_apart() {
-        let weekly: Vec<Payment> =
-            (0..8).map(|week| payment(week, &(day("2026-09-04") + Duration::days(7 * week)).to_string(), 12.0, "Yoga")).collect();
+        let weekly: Vec<Payment> = (0..8)
+            .map(|week| payment(week, &(day("2026-09-04") + Duration::days(7 * week)).to_string(), 12.0, "Yoga"))
+            .collect();
         let found = streams(&weekly, day("2026-10-30"));
         assert_eq!(found[0].frequency, Frequency::Weekly);
         let mut pay = Vec::new();
-        for (id, date) in ["2026-07-01", "2026-07-15", "2026-08-01", "2026-08-15", "2026-09-01", "2026-09-15"].iter().enumerate() {
+        for (id, date) in
+            ["2026-07-01", "2026-07-15", "2026-08-01", "2026-08-15", "2026-09-01", "2026-09-15"].iter().enumerate()
+        {
             let mut salary = payment(id as i64, date, 2_400.0, "Acme Payroll");
             salary.direction = Direction::Inflow;
             pay.push(salary);
@@ -450,7 +458,9 @@ mod tests {
             // The generator's bills: a merchant billed on a fixed day every month.
             let mut bills: HashMap<(String, u32), Vec<NaiveDate>> = HashMap::new();
             for (row, payment) in rows.iter().zip(&payments) {
-                if ["6513", "4900", "4814", "4899", "7997"].contains(&row.category.as_str()) && payment.direction == Direction::Outflow {
+                if ["6513", "4900", "4814", "4899", "7997"].contains(&row.category.as_str())
+                    && payment.direction == Direction::Outflow
+                {
                     bills.entry((row.merchant_name.clone(), payment.date.day())).or_default().push(payment.date);
                 }
             }
@@ -459,7 +469,9 @@ mod tests {
                 let stream = found
                     .iter()
                     .find(|stream| stream.counterparty.name == *name && stream.last_date.day() == *bill_day)
-                    .unwrap_or_else(|| panic!("card {card}: {name} on day {bill_day} ({} bills) found in {found:#?}", dates.len()));
+                    .unwrap_or_else(|| {
+                        panic!("card {card}: {name} on day {bill_day} ({} bills) found in {found:#?}", dates.len())
+                    });
                 assert_eq!(stream.frequency, Frequency::Monthly, "{name}");
                 assert_eq!(stream.status, StreamStatus::Mature, "{name}");
                 let last = *dates.iter().max().expect("dates");

@@ -165,7 +165,14 @@ pub fn fold_city(text: &str) -> String {
 
 /// One line as the country writes it: `1234 Main St, Austin, TX 78701`,
 /// `Hauptstraße 12, 10115 Berlin`.
-pub fn postal_address(street: &str, street_no: &str, city: &str, region: Option<&str>, zip: &str, country: &str) -> String {
+pub fn postal_address(
+    street: &str,
+    street_no: &str,
+    city: &str,
+    region: Option<&str>,
+    zip: &str,
+    country: &str,
+) -> String {
     match country {
         "USA" | "AUS" | "CAN" => {
             let region = region.map(|region| format!("{region} ")).unwrap_or_default();

@@ -69,16 +69,23 @@ fn a_batch_enriches_each_transaction_in_order_as_one_by_one_would() {
     assert!(counterparty["score"].as_u64().is_some_and(|score| (90..=100).contains(&score)), "{counterparty}");
     assert_eq!(counterparty["logoUrl"], format!("/brands/{}/logo.svg", counterparty["brandId"].as_str().unwrap_or("")));
     assert!(counterparty.as_object().is_some_and(|fields| fields.contains_key("website")));
-    let reasons: Vec<&str> = counterparty["reasons"].as_array().expect("reasons").iter().filter_map(Value::as_str).collect();
+    let reasons: Vec<&str> =
+        counterparty["reasons"].as_array().expect("reasons").iter().filter_map(Value::as_str).collect();
     for reason in ["descriptor_exact", "intermediary_stripped", "mcc_match", "zip_match", "city_match"] {
         assert!(reasons.contains(&reason), "{reason} in {reasons:?}");
     }
     assert_eq!(heron["intermediaries"], json!([{"name": "Square", "type": "payment_processor"}]));
     assert_eq!(heron["channel"], "in_store");
-    assert_eq!(heron["personalFinanceCategory"], json!({"primary": "food_and_drink", "detailed": "food_and_drink_coffee"}));
+    assert_eq!(
+        heron["personalFinanceCategory"],
+        json!({"primary": "food_and_drink", "detailed": "food_and_drink_coffee"})
+    );
     let location = &heron["location"];
     assert_eq!(location["address"], "1022 Valencia St, San Francisco, CA 94110");
-    assert_eq!((location["city"].as_str(), location["zip"].as_str(), location["countryCode"].as_str()), (Some("San Francisco"), Some("94110"), Some("USA")));
+    assert_eq!(
+        (location["city"].as_str(), location["zip"].as_str(), location["countryCode"].as_str()),
+        (Some("San Francisco"), Some("94110"), Some("USA"))
+    );
     assert!(location["locationId"].as_i64().is_some_and(|id| id > 100_000_000), "{location}");
     assert!(location["latitude"].is_number() && location["longitude"].is_number());
 
@@ -103,7 +110,11 @@ fn a_batch_enriches_each_transaction_in_order_as_one_by_one_would() {
         ("t12", "Trattoria da Gino"),
     ] {
         assert_eq!(by_id(id)["counterparty"]["name"], name, "{id}");
-        assert!(["very_high", "high"].contains(&by_id(id)["counterparty"]["confidence"].as_str().unwrap_or("")), "{}", by_id(id));
+        assert!(
+            ["very_high", "high"].contains(&by_id(id)["counterparty"]["confidence"].as_str().unwrap_or("")),
+            "{}",
+            by_id(id)
+        );
     }
     let amazon = by_id("t13");
     assert_eq!(amazon["counterparty"]["name"], "Amazon", "only a marketplace is named: it is the counterparty");
@@ -122,11 +133,22 @@ fn a_brand_has_one_id_in_every_city_and_on_every_instance() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
     // A chain of the directory with stores in more than one city.
-    let chains = ["FRESHWAY MARKET", "GREEN BASKET", "HARVEST FOODS", "PETRO STAR", "QUICKFUEL", "BURGER BARN", "TACO RIO", "PRIMEMART", "VALLEY FRESH"];
+    let chains = [
+        "FRESHWAY MARKET",
+        "GREEN BASKET",
+        "HARVEST FOODS",
+        "PETRO STAR",
+        "QUICKFUEL",
+        "BURGER BARN",
+        "TACO RIO",
+        "PRIMEMART",
+        "VALLEY FRESH",
+    ];
     let stores: Vec<Value> = chains
         .iter()
         .find_map(|chain| {
-            let (status, body) = discover(&server, &subscriber, "/merchant/discover", &[("merchid", chain), ("limit", "50")]);
+            let (status, body) =
+                discover(&server, &subscriber, "/merchant/discover", &[("merchid", chain), ("limit", "50")]);
             assert_eq!(status, 200, "{body}");
             let merchants = body["result"]["merchants"].as_array().cloned().unwrap_or_default();
             let name = merchants.first()?["dbaName"].clone();
@@ -173,7 +195,11 @@ fn a_logo_is_an_svg_any_page_can_show_and_cache() {
     assert_eq!(response.status().as_u16(), 200);
     let header = |name: &str| response.headers().get(name).and_then(|value| value.to_str().ok()).map(str::to_owned);
     assert_eq!(header("content-type").as_deref(), Some("image/svg+xml"));
-    assert!(header("cache-control").is_some_and(|value| value.contains("max-age=") && value.contains("public")), "{:?}", header("cache-control"));
+    assert!(
+        header("cache-control").is_some_and(|value| value.contains("max-age=") && value.contains("public")),
+        "{:?}",
+        header("cache-control")
+    );
     assert_eq!(header("cross-origin-resource-policy").as_deref(), Some("cross-origin"));
     let etag = header("etag").expect("an ETag");
     let svg = response.text().expect("svg");
@@ -188,7 +214,9 @@ fn a_logo_is_an_svg_any_page_can_show_and_cache() {
     assert!(cached.text().expect("body").is_empty());
     let changed = server.get(&logo_url).header("If-None-Match", "\"something-else\"").send().expect("logo");
     assert_eq!(changed.status().as_u16(), 200);
-    for unknown in ["/brands/brd_0000000000000000/logo.svg", "/brands/not-a-brand/logo.svg", "/brands/brd_%3Cscript%3E/logo.svg"] {
+    for unknown in
+        ["/brands/brd_0000000000000000/logo.svg", "/brands/not-a-brand/logo.svg", "/brands/brd_%3Cscript%3E/logo.svg"]
+    {
         let (status, body) = send(server.get(unknown));
         assert_error(status, &body, 404, "not_found");
     }
@@ -204,7 +232,10 @@ fn bad_batches_are_refused_with_each_field_named() {
         (json!(many), "transactions"),
         (json!([{"id": "x".repeat(65), "descriptor": "SQ *BLUE HERON"}]), "transactions[0].id"),
         (json!([{"id": "", "descriptor": "SQ *BLUE HERON"}]), "transactions[0].id"),
-        (json!([{"id": "a", "descriptor": "SQ *BLUE HERON"}, {"id": "b", "descriptor": "  "}]), "transactions[1].descriptor"),
+        (
+            json!([{"id": "a", "descriptor": "SQ *BLUE HERON"}, {"id": "b", "descriptor": "  "}]),
+            "transactions[1].descriptor",
+        ),
         (json!([{"id": "a", "descriptor": "SQ *BLUE HERON", "mcc": "58"}]), "transactions[0].mcc"),
         (json!([{"id": "a", "descriptor": "SQ *BLUE HERON", "mcc": 5812}]), "transactions[0].mcc"),
         (json!([{"id": "a", "descriptor": "SQ *BLUE HERON", "date": "2026-02-30"}]), "transactions[0].date"),
@@ -222,7 +253,8 @@ fn bad_batches_are_refused_with_each_field_named() {
     }
     let (status, body) = send(subscriber.auth(server.post("/transactions/enrich", &json!({}))));
     assert_error(status, &body, 400, "invalid_request");
-    let (status, body) = send(server.post("/transactions/enrich", &json!({"transactions": [{"id": "a", "descriptor": "X"}]})));
+    let (status, body) =
+        send(server.post("/transactions/enrich", &json!({"transactions": [{"id": "a", "descriptor": "X"}]})));
     assert_error(status, &body, 401, "unauthorized");
     let (status, body) = send(server.get("/transactions/categories"));
     assert_error(status, &body, 401, "unauthorized");
@@ -234,12 +266,15 @@ fn the_categories_are_one_taxonomy_the_enrichments_come_from() {
     let subscriber = server.subscriber();
     let (status, body) = send(subscriber.auth(server.get("/transactions/categories")));
     assert_eq!(status, 200, "{body}");
-    let primary: Vec<&str> = body["primary"].as_array().expect("primary").iter().filter_map(|item| item["primary"].as_str()).collect();
+    let primary: Vec<&str> =
+        body["primary"].as_array().expect("primary").iter().filter_map(|item| item["primary"].as_str()).collect();
     let detailed = body["detailed"].as_array().expect("detailed");
     assert_eq!(primary.len(), 16, "{primary:?}");
     assert_eq!(detailed.len(), 104);
     for item in detailed {
-        let (Some(parent), Some(name)) = (item["primary"].as_str(), item["detailed"].as_str()) else { panic!("{item}") };
+        let (Some(parent), Some(name)) = (item["primary"].as_str(), item["detailed"].as_str()) else {
+            panic!("{item}")
+        };
         assert!(primary.contains(&parent) && name.starts_with(parent), "{item}");
         assert!(item["description"].as_str().is_some_and(|text| !text.is_empty()));
     }
@@ -249,7 +284,12 @@ fn the_categories_are_one_taxonomy_the_enrichments_come_from() {
         if category.is_null() {
             continue;
         }
-        assert!(detailed.iter().any(|known| known["detailed"] == category["detailed"] && known["primary"] == category["primary"]), "{category}");
+        assert!(
+            detailed
+                .iter()
+                .any(|known| known["detailed"] == category["detailed"] && known["primary"] == category["primary"]),
+            "{category}"
+        );
     }
 }
 
@@ -270,12 +310,18 @@ fn discovery_results_carry_the_brand_and_how_sure_the_match_is() {
     let (_, enriched) = enrich(&server, &subscriber, json!([{"id": "a", "descriptor": "SQ *BLUE HERON COFFEE"}]));
     assert_eq!(enriched["enriched"][0]["counterparty"]["brandId"], first["brandId"], "one brand id everywhere");
     // By address too, and at the first version's shapes.
-    let path = format!("/merchant/discover?{}", query_string(&[("street", "Valencia St"), ("streetNo", "1022"), ("zip", "94110")]));
+    let path = format!(
+        "/merchant/discover?{}",
+        query_string(&[("street", "Valencia St"), ("streetNo", "1022"), ("zip", "94110")])
+    );
     let (status, body) = send(subscriber.auth(server.get(&path)).header("Subscriber-Version", "2026-11-21"));
     assert_eq!(status, 200, "{body}");
     let first = &body["result"]["merchants"][0];
     assert_eq!(first["dbaName"], "Blue Heron Coffee");
-    assert!(is_brand_id(&first["brandId"]) && first["confidence"].is_string() && first["reasons"].is_array(), "{first}");
+    assert!(
+        is_brand_id(&first["brandId"]) && first["confidence"].is_string() && first["reasons"].is_array(),
+        "{first}"
+    );
 }
 
 #[test]
@@ -306,16 +352,36 @@ fn the_newest_document_types_every_new_field() {
     assert_eq!(status, 200);
     let schemas = &document["components"]["schemas"];
     let enumerated = |name: &str, values: &[&str]| {
-        let listed: Vec<&str> = schemas[name]["enum"].as_array().unwrap_or_else(|| panic!("{name} is an enum: {}", schemas[name])).iter().filter_map(Value::as_str).collect();
+        let listed: Vec<&str> = schemas[name]["enum"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{name} is an enum: {}", schemas[name]))
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
         for value in values {
             assert!(listed.contains(value), "{name} lists {value}: {listed:?}");
         }
     };
     enumerated("Confidence", &["very_high", "high", "medium", "low"]);
-    enumerated("CounterpartyType", &["merchant", "marketplace", "payment_app", "financial_institution", "income_source"]);
+    enumerated(
+        "CounterpartyType",
+        &["merchant", "marketplace", "payment_app", "financial_institution", "income_source"],
+    );
     enumerated("IntermediaryType", &["payment_processor", "marketplace", "payment_app", "bnpl"]);
     enumerated("Channel", &["in_store", "online", "other"]);
-    enumerated("MatchReason", &["descriptor_exact", "descriptor_fuzzy", "store_number", "city_match", "zip_match", "mcc_match", "intermediary_stripped", "truncated"]);
+    enumerated(
+        "MatchReason",
+        &[
+            "descriptor_exact",
+            "descriptor_fuzzy",
+            "store_number",
+            "city_match",
+            "zip_match",
+            "mcc_match",
+            "intermediary_stripped",
+            "truncated",
+        ],
+    );
     enumerated("PfcPrimary", &["food_and_drink", "rent_and_utilities"]);
     enumerated("PfcDetailed", &["food_and_drink_coffee"]);
     enumerated("Frequency", &["weekly", "biweekly", "semi_monthly", "monthly", "quarterly", "annually"]);
