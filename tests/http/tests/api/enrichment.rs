@@ -384,8 +384,6 @@ fn the_newest_document_types_every_new_field() {
     );
     enumerated("PfcPrimary", &["food_and_drink", "rent_and_utilities"]);
     enumerated("PfcDetailed", &["food_and_drink_coffee"]);
-    enumerated("Frequency", &["weekly", "biweekly", "semi_monthly", "monthly", "quarterly", "annually"]);
-    enumerated("StreamStatus", &["early_detection", "mature", "tombstoned"]);
     let counterparty = &schemas["Counterparty"]["properties"];
     for field in ["brandId", "name", "type", "website", "logoUrl", "confidence", "score", "reasons"] {
         assert!(counterparty.get(field).is_some(), "Counterparty.{field}: {counterparty}");
