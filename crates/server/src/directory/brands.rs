@@ -66,6 +66,9 @@ pub struct Brands {
     by_id: HashMap<Box<str>, u32>,
     /// Trigram of letters -> brands whose letters have it, ascending.
     grams: Vec<Vec<u32>>,
+    /// Brand -> the trigram its letters start with, and the one after a leading `The` ([`NONE`]
+    /// when none), side by side so the shortlist reads them without touching each brand.
+    first_grams: Vec<[u32; 2]>,
     /// Entry position -> brand.
     of_entry: Vec<u32>,
     /// (brand, store number) -> entry positions printing it.
@@ -83,6 +86,7 @@ impl Default for Brands {
             by_key: HashMap::new(),
             by_id: HashMap::new(),
             grams: vec![Vec::new(); 26 * 26 * 26],
+            first_grams: Vec::new(),
             of_entry: Vec::new(),
             numbers: HashMap::new(),
             city_letters: HashMap::new(),
@@ -127,6 +131,10 @@ impl Brands {
         for gram in grams {
             self.grams[gram as usize].push(position);
         }
+        let letters = brand.letters.as_bytes();
+        let after_article = letters.get(usize::from(brand.article)..).filter(|_| brand.article > 0);
+        self.first_grams
+            .push([first_trigram(letters).unwrap_or(NONE), after_article.and_then(first_trigram).unwrap_or(NONE)]);
         self.brands.push(brand);
         position
     }
@@ -208,6 +216,11 @@ impl Brands {
     }
 
     /// The brands sharing a trigram of letters.
+    /// Whether the brand's letters (or those after a leading `The`) start with this trigram.
+    pub fn starts_with_gram(&self, brand: u32, gram: u32) -> bool {
+        self.first_grams.get(brand as usize).is_some_and(|firsts| firsts.contains(&gram))
+    }
+
     pub fn with_gram(&self, gram: u32) -> &[u32] {
         self.grams.get(gram as usize).map_or(&[], Vec::as_slice)
     }
@@ -347,6 +360,16 @@ fn website_of(key: &str, group: Option<Group>, entry: &Entry) -> Option<Box<str>
 }
 
 /// Trigrams of upper-case ASCII letters, as indices 0..26³.
+/// The trigram the letters start with, when the first three are letters.
+pub fn first_trigram(letters: &[u8]) -> Option<u32> {
+    match letters {
+        [a, b, c, ..] if [a, b, c].iter().all(|byte| byte.is_ascii_uppercase()) => {
+            Some((u32::from(a - b'A') * 26 + u32::from(b - b'A')) * 26 + u32::from(c - b'A'))
+        }
+        _ => None,
+    }
+}
+
 pub fn trigrams(letters: &str) -> impl Iterator<Item = u32> + '_ {
     letters.as_bytes().windows(3).filter(|window| window.iter().all(u8::is_ascii_uppercase)).map(|window| {
         let [a, b, c] = [window[0], window[1], window[2]].map(|byte| u32::from(byte - b'A'));

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use subscriber_protocol::{Confidence, MatchReason};
 
 use super::Entry;
-use super::brands::{Brand, Brands, spelt_out, trigrams};
+use super::brands::{Brand, Brands, first_trigram, spelt_out, trigrams};
 use super::descriptor::digit_runs;
 use super::intermediaries::{self, Platform, Reading};
 use super::search::{SearchIndex, zip_key};
@@ -420,13 +420,7 @@ impl View<'_> {
             .filter(|brand| counts[*brand as usize] >= needed)
             .map(|brand| {
                 let mut key = counts[brand as usize];
-                let starts_alike = first_gram.is_some()
-                    && self.brands.get(brand).is_some_and(|record| {
-                        let letters = record.letters.as_bytes();
-                        first_trigram(letters) == first_gram
-                            || record.article > 0
-                                && first_trigram(&letters[usize::from(record.article)..]) == first_gram
-                    });
+                let starts_alike = first_gram.is_some_and(|gram| self.brands.starts_with_gram(brand, gram));
                 if starts_alike {
                     key += 2;
                 }
@@ -831,15 +825,6 @@ fn edit_table(q: &[u8], n: &[u8]) -> Vec<u8> {
 fn unexplained_odds(letters: usize) -> f64 {
     let letters = letters as f64;
     W_UNEXPLAINED * letters.min(4.0) + 0.3 * (letters - 4.0).max(0.0)
-}
-
-fn first_trigram(letters: &[u8]) -> Option<u32> {
-    match letters {
-        [a, b, c, ..] if [a, b, c].iter().all(|byte| byte.is_ascii_uppercase()) => {
-            Some((u32::from(a - b'A') * 26 + u32::from(b - b'A')) * 26 + u32::from(c - b'A'))
-        }
-        _ => None,
-    }
 }
 
 /// The brands at the zip and in the city the network sent.
