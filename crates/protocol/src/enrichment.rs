@@ -109,6 +109,26 @@ pub enum MatchReason {
     Ambiguous,
 }
 
+impl MatchReason {
+    /// Every reason, in the documented order.
+    pub const ALL: &'static [MatchReason] = &[
+        Self::DescriptorExact,
+        Self::DescriptorFuzzy,
+        Self::Truncated,
+        Self::Typo,
+        Self::StoreNumber,
+        Self::CityMatch,
+        Self::RegionMatch,
+        Self::ZipMatch,
+        Self::CountryMatch,
+        Self::MccMatch,
+        Self::MccMismatch,
+        Self::IntermediaryStripped,
+        Self::IntermediaryOnly,
+        Self::Ambiguous,
+    ];
+}
+
 /// The party a transaction was with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

@@ -314,6 +314,22 @@ mod tests {
     }
 
     #[test]
+    fn the_docs_list_every_category_and_reason() {
+        let docs = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/enrichment.md"))
+            .expect("docs/enrichment.md");
+        let values = PfcPrimary::ALL
+            .iter()
+            .map(serde_json::to_value)
+            .chain(PfcDetailed::ALL.iter().map(serde_json::to_value))
+            .chain(crate::MatchReason::ALL.iter().map(serde_json::to_value));
+        for value in values {
+            let value = value.expect("serializes");
+            let name = value.as_str().unwrap_or_default();
+            assert!(docs.contains(&format!("`{name}`")), "docs/enrichment.md lists `{name}`");
+        }
+    }
+
+    #[test]
     fn codes_map_to_categories() {
         assert_eq!(PfcDetailed::of_mcc(5411), Some(PfcDetailed::FoodAndDrinkGroceries));
         assert_eq!(PfcDetailed::of_mcc(6513), Some(PfcDetailed::RentAndUtilitiesRent));
