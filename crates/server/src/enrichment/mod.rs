@@ -1,14 +1,15 @@
 //! Enriched transactions (contract: "Enriched transactions (fourth round)"): the counterparty,
 //! intermediaries, channel, personal finance category and location of a transaction, found by
 //! the directory's [`matcher`](crate::directory::matcher) from what the card network sends;
-//! brand logos; the taxonomy; and [`recurring`] streams.
+//! brand logos; and the taxonomy. (Recurring streams are not served yet: the detector of the
+//! work-in-progress commit 28e65b8 failed its own tests and was left out.)
 //!
 //! [`enrich`] is the one call per transaction: `POST /transactions/enrich` makes it for each
-//! transaction of a batch, and a stored transaction, event or export makes it the same way.
+//! transaction of a batch; stored transactions, events and exports are to make it the same way
+//! (not wired yet).
 
 pub mod categories;
 pub mod logo;
-pub mod recurring;
 
 use axum::Json;
 use axum::extract::{Path, State};
