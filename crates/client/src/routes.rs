@@ -86,6 +86,11 @@ pub const CREATE_LOCATION: Route = Route::create("/merchant/location");
 pub const MERCHANT_TRANSACTIONS: Route = Route::get("/merchant/{merchant_id}/transactions");
 pub const MERCHANT_TRANSACTION_STREAM: Route = Route::get("/merchant/{merchant_id}/transactions/stream");
 pub const DISCOVER: Route = Route::get("/merchant/discover");
+/// Changes nothing (the service stores none of it), so a retry is safe.
+pub const ENRICH_TRANSACTIONS: Route =
+    Route { method: "POST", template: "/transactions/enrich", authenticated: true, safety: Safety::Idempotent };
+pub const TRANSACTION_CATEGORIES: Route = Route::get("/transactions/categories");
+pub const BRAND_LOGO: Route = Route::get("/brands/{brand_id}/logo.svg").public();
 
 pub const BANKS: Route = Route::get("/banks");
 pub const ENROLL_ACCOUNT: Route = Route::create("/account");
@@ -150,6 +155,9 @@ pub const ALL: &[Route] = &[
     MERCHANT_TRANSACTIONS,
     MERCHANT_TRANSACTION_STREAM,
     DISCOVER,
+    ENRICH_TRANSACTIONS,
+    TRANSACTION_CATEGORIES,
+    BRAND_LOGO,
     BANKS,
     ENROLL_ACCOUNT,
     ACCOUNTS,

@@ -27,6 +27,11 @@ fn checked<T>(check: impl FnOnce(&mut Violations) -> T) -> Result<T> {
     first(violations.finish(value))
 }
 
+/// A batch to enrich by the service's rules.
+pub fn enrich_request(request: &subscriber_protocol::EnrichRequest) -> Result<()> {
+    first(rules::enrichment::enrich_request(request)).map(drop)
+}
+
 pub fn positive_id(field: &str, id: i64) -> Result<()> {
     if id <= 0 {
         return Err(Error::invalid(field, format!("must be a positive id, not {id}")));

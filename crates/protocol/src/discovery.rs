@@ -1,5 +1,7 @@
 use serde::{Deserialize, Serialize};
 
+use crate::{Confidence, MatchReason};
+
 /// A merchant found: from the service's directory, or a location enrolled here.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -32,6 +34,17 @@ pub struct DiscoveredMerchant {
     /// The postal code as a number (`02116` is 2116).
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub zip: u64,
+    /// The merchant's brand, the same in every city: `brd_` and 16 hex digits.
+    pub brand_id: String,
+    /// The brand's web domain, when it has one.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub website: Option<String>,
+    /// The brand's logo, a URL of this service (no token needed).
+    pub logo_url: String,
+    /// How sure the match is, in words (`confScore`'s band).
+    pub confidence: Confidence,
+    /// Why it matched a descriptor (empty for an address or a position).
+    pub reasons: Vec<MatchReason>,
 }
 
 /// What a search found.

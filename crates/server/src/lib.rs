@@ -18,7 +18,8 @@
 //!   request context, the API version of each request and its answer).
 //! - Resources: [`ledger`] (a page of transactions, from memory while still the answer),
 //!   [`subscriber`], [`cards`], [`merchants`], [`accounts`], [`persons`],
-//!   [`discovery`], [`realtime`] (transactions as they happen), [`sandbox`] (controls and the
+//!   [`discovery`], [`enrichment`] (counterparties, categories, logos),
+//!   [`realtime`] (transactions as they happen), [`sandbox`] (controls and the
 //!   point-of-sale simulator); [`hosted`], the pages a person uses (card entry, the sandbox
 //!   bank), views over the card and bank-link sessions.
 //! - [`api`] assembles the routes and the OpenAPI document; [`server`] serves them beside
@@ -40,6 +41,7 @@ pub mod config;
 mod credentials;
 pub mod directory;
 mod discovery;
+pub mod enrichment;
 pub mod error;
 mod event_log;
 mod events;

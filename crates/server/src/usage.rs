@@ -11,6 +11,11 @@ use crate::storage::{StorageResult, Store};
 
 type Key = (i64, String, String);
 
+/// A response extension: what the request is billed as, when it is more than one (each
+/// transaction of `POST /transactions/enrich`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Billable(pub u64);
+
 /// Counts in memory on the hot path; `flush` moves them to the database.
 pub struct UsageRecorder {
     billing: bool,
@@ -26,9 +31,10 @@ impl UsageRecorder {
         self.billing
     }
 
-    pub fn record(&self, subscriber_id: i64, endpoint: String) {
+    /// Counts `units` billable items of one request (the transactions of an enrich batch).
+    pub fn record_units(&self, subscriber_id: i64, endpoint: String, units: u64) {
         let day = Utc::now().date_naive().to_string();
-        *self.pending.lock().entry((subscriber_id, day, endpoint)).or_default() += 1;
+        *self.pending.lock().entry((subscriber_id, day, endpoint)).or_default() += units;
     }
 
     pub async fn flush(&self, db: &Store) -> StorageResult<()> {

@@ -3,6 +3,7 @@
 mod accounts;
 mod cards;
 mod discovery;
+mod enrichment;
 mod events;
 mod merchants;
 mod persons;
@@ -10,4 +11,5 @@ mod sandbox;
 mod subscriber;
 
 pub use discovery::{AddressQuery, MAX_DISCOVER_LIMIT};
+pub use enrichment::BrandLogo;
 pub use subscriber::Session;

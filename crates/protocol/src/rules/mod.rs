@@ -5,6 +5,7 @@
 
 pub mod cards;
 pub mod countries;
+pub mod enrichment;
 pub mod mcc;
 pub mod merchants;
 pub mod persons;

@@ -69,6 +69,11 @@ pub fn numbers(text: &str) -> Vec<u64> {
         .collect()
 }
 
+/// The runs of digits in a text, as printed.
+pub fn digit_runs(text: &str) -> Vec<&str> {
+    text.split(|character: char| !character.is_ascii_digit()).filter(|digits| !digits.is_empty()).collect()
+}
+
 /// What identifies a descriptor exactly: letters and digits without its processor prefix.
 /// Two merchants of the directory never share one.
 pub fn exact_key(descriptor: &str) -> String {

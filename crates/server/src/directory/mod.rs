@@ -1,10 +1,14 @@
 //! The sandbox merchant directory: merchants generated once from a seed into the database,
 //! plus the enrolled merchants' locations, held in memory with the index discovery searches
-//! (see [`search`] for why in memory).
+//! (see [`search`] for why in memory), grouped into [`brands`], which the [`matcher`] finds
+//! from what a card network sends.
 
+pub mod brands;
 pub mod catalog;
 pub mod descriptor;
 pub mod generate;
+pub mod intermediaries;
+pub mod matcher;
 pub mod search;
 
 use std::sync::Arc;
@@ -12,10 +16,14 @@ use std::time::Instant;
 
 use parking_lot::RwLock;
 use rand::RngCore;
+use subscriber_protocol::{Confidence, CounterpartyType, MatchReason};
 
 use crate::reference::places;
 pub use crate::storage::directory::{DirectoryMerchant, Entry, Interner};
 use crate::storage::{self, Store};
+use brands::Brands;
+use intermediaries::Platform;
+use matcher::NetworkData;
 use search::{AddressQuery, Hit, SearchIndex};
 
 impl Entry {
@@ -79,6 +87,8 @@ struct Inner {
     generated_groups: Vec<Option<catalog::Group>>,
     /// Indexes the enrolled locations, by their position in `entries` (all `>= generated`).
     enrolled_index: SearchIndex,
+    /// Every entry's brand, and the platforms' own.
+    brands: Brands,
     interner: Interner,
 }
 
@@ -102,8 +112,72 @@ impl Inner {
             return false;
         };
         index_of(self).add(position, &entry);
+        self.brands.add(position, &entry);
         self.entries.push(entry);
         true
+    }
+
+    fn view(&self) -> matcher::View<'_> {
+        matcher::View {
+            entries: &self.entries,
+            brands: &self.brands,
+            indexes: [&self.generated_index, &self.enrolled_index],
+        }
+    }
+
+    fn brand_info(&self, brand: u32) -> Option<BrandInfo> {
+        self.brands.get(brand).map(BrandInfo::of)
+    }
+
+    fn brand_of_entry(&self, position: u32) -> Option<BrandInfo> {
+        self.brand_info(self.brands.of_entry(position)?)
+    }
+
+    /// Discovery by descriptor: the matcher's brands and their locations, best first, then
+    /// what the trigram search alone finds (a word such as `COFFEE` names no brand but many
+    /// merchants), each no surer than the one before.
+    fn search_descriptor(&self, text: &str, limit: usize) -> Vec<(Hit, Option<Confidence>, Vec<MatchReason>)> {
+        let outcome = self.view().find(&NetworkData { descriptor: text.to_owned(), ..NetworkData::default() });
+        let mut found: Vec<(Hit, Option<Confidence>, Vec<MatchReason>)> = Vec::new();
+        let mut ceiling = 100.0_f64;
+        for brand in &outcome.ranked {
+            let best_odds = brand.locations.first().map_or(0.0, |(_, odds)| *odds);
+            for (position, odds) in &brand.locations {
+                if found.len() >= limit {
+                    break;
+                }
+                let exact = brand.reasons.contains(&MatchReason::DescriptorExact) && Some(*position) == brand.location;
+                let behind = (best_odds - odds).max(0.0);
+                let score = if exact { 100.0 } else { (f64::from(brand.score) - (10.0 * behind).min(40.0)).max(1.0) };
+                let score = score.min(ceiling);
+                ceiling = score;
+                let mut reasons = brand.reasons.clone();
+                if Some(*position) != brand.location {
+                    reasons.retain(|reason| !matches!(reason, MatchReason::StoreNumber | MatchReason::DescriptorExact));
+                }
+                found.push((
+                    Hit { index: *position, score: score / 100.0, distance: None },
+                    Some(Confidence::of_score(score as u8)),
+                    reasons,
+                ));
+            }
+        }
+        if found.len() < limit {
+            let query = Query::Descriptor { text: text.to_owned(), exact: false };
+            for hit in self.search(&query, limit) {
+                if found.len() >= limit {
+                    break;
+                }
+                if found.iter().any(|(known, _, _)| known.index == hit.index) {
+                    continue;
+                }
+                let score = (hit.score * 100.0).min(ceiling).min(60.0).floor();
+                ceiling = score;
+                let hit = Hit { score: score / 100.0, ..hit };
+                found.push((hit, Some(Confidence::of_score(score as u8)), vec![MatchReason::DescriptorFuzzy]));
+            }
+        }
+        found
     }
 
     /// The best `limit` hits of both indexes, as one index would rank them.
@@ -190,6 +264,66 @@ pub struct Found {
     pub merchant: DirectoryMerchant,
     pub score: f64,
     pub distance: Option<f64>,
+    /// The merchant's brand.
+    pub brand: Option<BrandInfo>,
+    /// For a search by descriptor: how sure the match is, and why.
+    pub confidence: Option<Confidence>,
+    pub reasons: Vec<MatchReason>,
+}
+
+/// A brand, as a counterparty shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BrandInfo {
+    /// `brd_` and 16 hex digits.
+    pub id: String,
+    pub name: String,
+    pub kind: CounterpartyType,
+    pub website: Option<String>,
+    /// The brand's merchant category code (0 for a platform).
+    pub mcc: u16,
+    pub group: Option<catalog::Group>,
+    /// Set for a platform's own brand.
+    pub platform: Option<&'static Platform>,
+}
+
+impl BrandInfo {
+    fn of(brand: &brands::Brand) -> Self {
+        Self {
+            id: brand.id.to_string(),
+            name: brand.name.to_string(),
+            kind: brand.kind,
+            website: brand.website.as_deref().map(str::to_owned),
+            mcc: brand.mcc,
+            group: brand.group,
+            platform: brand.platform,
+        }
+    }
+
+    /// Where its logo is served, on this service.
+    pub fn logo_url(&self) -> String {
+        brands::logo_url(&self.id)
+    }
+}
+
+/// The counterparty the matcher found for a transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CounterpartyFound {
+    pub brand: BrandInfo,
+    /// The location, when the descriptor or the fields tell which one.
+    pub location: Option<DirectoryMerchant>,
+    /// The trading name: the location's, else the brand's.
+    pub name: String,
+    pub score: u8,
+    pub confidence: Confidence,
+    pub reasons: Vec<MatchReason>,
+}
+
+/// What the matcher found for a transaction.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Matched {
+    /// The intermediaries the descriptor names, in the order printed.
+    pub intermediaries: Vec<&'static Platform>,
+    pub counterparty: Option<CounterpartyFound>,
 }
 
 impl Directory {
@@ -371,15 +505,73 @@ impl Directory {
     /// Discovery: the best `limit` merchants for a query.
     pub fn search(&self, query: &Query, limit: usize) -> Vec<Found> {
         let inner = self.inner.read();
-        inner
-            .search(query, limit)
-            .into_iter()
-            .map(|hit| Found {
+        let hits: Vec<(Hit, Option<Confidence>, Vec<MatchReason>)> = match query {
+            Query::Descriptor { text, exact: false } => inner.search_descriptor(text, limit),
+            Query::Descriptor { exact: true, .. } => inner
+                .search(query, limit)
+                .into_iter()
+                .map(|hit| (hit, Some(Confidence::VeryHigh), vec![MatchReason::DescriptorExact]))
+                .collect(),
+            Query::Address(_) | Query::Position { .. } => {
+                inner.search(query, limit).into_iter().map(|hit| (hit, None, Vec::new())).collect()
+            }
+        };
+        hits.into_iter()
+            .map(|(hit, confidence, reasons)| Found {
                 merchant: inner.entries[hit.index as usize].to_merchant(),
                 score: hit.score,
                 distance: hit.distance,
+                brand: inner.brand_of_entry(hit.index),
+                confidence,
+                reasons,
             })
             .collect()
+    }
+
+    /// The counterparty of each transaction, as a card network describes it (one read of the
+    /// directory for all of them).
+    pub fn match_transactions(&self, transactions: &[NetworkData]) -> Vec<Matched> {
+        let inner = self.inner.read();
+        let view = inner.view();
+        transactions
+            .iter()
+            .map(|network| {
+                let outcome = view.find(network);
+                let counterparty = outcome.best.and_then(|best| {
+                    let brand = inner.brand_info(best.brand)?;
+                    let location = best.location.map(|position| inner.entries[position as usize].to_merchant());
+                    let name =
+                        location.as_ref().map_or_else(|| brand.name.clone(), |location| location.dba_name.clone());
+                    Some(CounterpartyFound {
+                        brand,
+                        location,
+                        name,
+                        score: best.score,
+                        confidence: best.confidence,
+                        reasons: best.reasons,
+                    })
+                });
+                Matched { intermediaries: outcome.reading.intermediaries, counterparty }
+            })
+            .collect()
+    }
+
+    /// The counterparty of one transaction.
+    pub fn match_transaction(&self, network: &NetworkData) -> Matched {
+        self.match_transactions(std::slice::from_ref(network))
+            .pop()
+            .unwrap_or(Matched { intermediaries: Vec::new(), counterparty: None })
+    }
+
+    /// The brand with this id.
+    pub fn brand(&self, id: &str) -> Option<BrandInfo> {
+        let inner = self.inner.read();
+        inner.brands.by_id(id).map(|(_, brand)| BrandInfo::of(brand))
+    }
+
+    /// Brands (the platforms' own included).
+    pub fn brand_count(&self) -> usize {
+        self.inner.read().brands.len()
     }
 
     /// Read access to the generated merchants and their index, which holds exactly those

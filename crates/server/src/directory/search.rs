@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use super::Entry;
-use super::descriptor::{exact_key, letters, split_prefix, statement_text};
+use super::descriptor::{digit_runs, exact_key, letters, split_prefix, statement_text};
 use crate::reference::places::{fold, fold_city};
 
 /// Postings read in full before the remaining (common) trigrams are only probed.
@@ -101,6 +101,21 @@ impl SearchIndex {
     fn folded(&mut self, kind: u8, text: &Arc<str>, make: fn(&str) -> String) -> &str {
         let address = Arc::as_ptr(text).cast::<u8>() as usize;
         self.folded.entry((kind, address)).or_insert_with(|| make(text).into())
+    }
+
+    /// The merchants whose descriptor has exactly this key ([`exact_key`]).
+    pub fn with_exact_key(&self, key: &str) -> &[u32] {
+        self.exact.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// The merchants at a postcode ([`zip_key`]).
+    pub fn at_zip(&self, key: &str) -> &[u32] {
+        self.by_zip.get(key).map_or(&[], Vec::as_slice)
+    }
+
+    /// The merchants in a city ([`fold_city`]).
+    pub fn in_city(&self, folded: &str) -> &[u32] {
+        self.by_city.get(folded).map_or(&[], Vec::as_slice)
     }
 
     /// Merchants whose descriptor matches what a statement printed, best first. `exact`: only
@@ -389,10 +404,6 @@ fn without_store_word(printed: &str) -> String {
         }
     }
     kept.join(" ")
-}
-
-fn digit_runs(text: &str) -> Vec<&str> {
-    text.split(|character: char| !character.is_ascii_digit()).filter(|digits| !digits.is_empty()).collect()
 }
 
 fn common_prefix(a: &str, b: &str) -> usize {

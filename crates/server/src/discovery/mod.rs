@@ -4,14 +4,17 @@
 
 use axum::Json;
 use axum::extract::State;
-use subscriber_protocol::{DiscoverQuery, DiscoverResponse, DiscoverResult, DiscoveredMerchant, MatchType, Success};
+use subscriber_protocol::{
+    Confidence, DiscoverQuery, DiscoverResponse, DiscoverResult, DiscoveredMerchant, MatchType, Success,
+};
 
+use crate::directory::brands;
 use crate::directory::search::AddressQuery;
 use crate::directory::{Found, Query};
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth};
 use crate::http::routes::Routes;
-use crate::reference::{countries, mcc};
+use crate::reference::{countries, mcc, places};
 use crate::state::AppState;
 
 pub const DEFAULT_LIMIT: u32 = 10;
@@ -143,8 +146,22 @@ pub fn discovered(found: Found) -> DiscoveredMerchant {
     let merchant = found.merchant;
     let mcc_code = merchant.mcc.clone();
     let conf_score = (found.score * 100.0).round().clamp(0.0, 100.0);
+    let confidence = found.confidence.unwrap_or_else(|| Confidence::of_score(conf_score as u8));
+    let (brand_id, website, logo_url) = match found.brand {
+        Some(brand) => (brand.id.clone(), brand.website.clone(), brand.logo_url()),
+        None => {
+            let id = brands::brand_id(&brands::brand_key(&merchant.dba_name));
+            let logo_url = brands::logo_url(&id);
+            (id, None, logo_url)
+        }
+    };
     DiscoveredMerchant {
-        address: postal_address(
+        brand_id,
+        website,
+        logo_url,
+        confidence,
+        reasons: found.reasons,
+        address: places::postal_address(
             &merchant.street,
             &merchant.street_no,
             &merchant.city,
@@ -163,19 +180,6 @@ pub fn discovered(found: Found) -> DiscoveredMerchant {
         phone_number: merchant.phone,
         zip: merchant.zip.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0),
         descriptor: merchant.descriptor,
-    }
-}
-
-/// One line as the country writes it: `1234 Main St, Austin, TX 78701`,
-/// `Hauptstraße 12, 10115 Berlin`.
-fn postal_address(street: &str, street_no: &str, city: &str, region: Option<&str>, zip: &str, country: &str) -> String {
-    match country {
-        "USA" | "AUS" | "CAN" => {
-            let region = region.map(|region| format!("{region} ")).unwrap_or_default();
-            format!("{street_no} {street}, {city}, {region}{zip}")
-        }
-        "FRA" | "BEL" | "GBR" => format!("{street_no} {street}, {zip} {city}"),
-        _ => format!("{street} {street_no}, {zip} {city}"),
     }
 }
 
@@ -240,11 +244,11 @@ mod tests {
     #[test]
     fn addresses_are_written_as_each_country_does() {
         assert_eq!(
-            postal_address("Main St", "12", "Austin", Some("TX"), "78701", "USA"),
+            places::postal_address("Main St", "12", "Austin", Some("TX"), "78701", "USA"),
             "12 Main St, Austin, TX 78701"
         );
         assert_eq!(
-            postal_address("Hauptstraße", "3", "Berlin", Some("BE"), "10115", "DEU"),
+            places::postal_address("Hauptstraße", "3", "Berlin", Some("BE"), "10115", "DEU"),
             "Hauptstraße 3, 10115 Berlin"
         );
         assert_eq!(country_name("USA"), "United States");

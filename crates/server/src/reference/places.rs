@@ -163,6 +163,26 @@ pub fn fold_city(text: &str) -> String {
     fold(text).split(' ').map(|word| if word == "st" { "saint" } else { word }).collect::<Vec<_>>().join(" ")
 }
 
+/// One line as the country writes it: `1234 Main St, Austin, TX 78701`,
+/// `Hauptstraße 12, 10115 Berlin`.
+pub fn postal_address(
+    street: &str,
+    street_no: &str,
+    city: &str,
+    region: Option<&str>,
+    zip: &str,
+    country: &str,
+) -> String {
+    match country {
+        "USA" | "AUS" | "CAN" => {
+            let region = region.map(|region| format!("{region} ")).unwrap_or_default();
+            format!("{street_no} {street}, {city}, {region}{zip}")
+        }
+        "FRA" | "BEL" | "GBR" => format!("{street_no} {street}, {zip} {city}"),
+        _ => format!("{street} {street_no}, {zip} {city}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ mod cards;
 mod configuration;
 mod discovery;
 mod durability;
+mod enrichment;
 mod errors;
 mod events;
 mod helpers;

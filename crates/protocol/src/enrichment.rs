@@ -1,0 +1,475 @@
+//! Enriched transactions (contract: "Enriched transactions (fourth round)"): the counterparty
+//! found from what a card network sends, the intermediaries kept apart from it, the channel,
+//! the personal finance category of [`taxonomy`], and recurring streams.
+
+pub mod taxonomy;
+
+use chrono::NaiveDate;
+use serde::{Deserialize, Serialize};
+
+pub use taxonomy::{PfcDetailed, PfcPrimary};
+
+/// What kind of party a counterparty is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum CounterpartyType {
+    /// A shop, restaurant, biller or service selling to the cardholder.
+    Merchant,
+    /// A marketplace selling on behalf of others (Amazon, eBay, DoorDash…).
+    Marketplace,
+    /// A wallet or person-to-person payment app (PayPal, Venmo, Cash App…).
+    PaymentApp,
+    /// A bank, card issuer or lender.
+    FinancialInstitution,
+    /// Who pays money in: an employer, a benefits agency.
+    IncomeSource,
+}
+
+/// How sure the match is, in words. Each band's measured precision is published
+/// (`docs/enrichment.md`, BENCHMARKS.md): `very_high` is right at least 99% of the time,
+/// `high` at least 95%.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Confidence {
+    Low,
+    Medium,
+    High,
+    VeryHigh,
+}
+
+impl Confidence {
+    /// The band of a score (0 to 100): 90 and above `very_high`, 75 `high`, 50 `medium`.
+    pub fn of_score(score: u8) -> Self {
+        match score {
+            90.. => Self::VeryHigh,
+            75..=89 => Self::High,
+            50..=74 => Self::Medium,
+            _ => Self::Low,
+        }
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::VeryHigh => "very_high",
+            Self::High => "high",
+            Self::Medium => "medium",
+            Self::Low => "low",
+        }
+    }
+
+    /// The band as words, for people.
+    pub const fn words(self) -> &'static str {
+        match self {
+            Self::VeryHigh => "Very high",
+            Self::High => "High",
+            Self::Medium => "Medium",
+            Self::Low => "Low",
+        }
+    }
+}
+
+/// Why the matcher chose a counterparty (or how sure it is); each is documented in
+/// `docs/enrichment.md`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum MatchReason {
+    /// The descriptor, case, spacing, punctuation and intermediary aside, is one the merchant prints.
+    DescriptorExact,
+    /// The name matched with differences: spacing, punctuation, extra or abbreviated words.
+    DescriptorFuzzy,
+    /// The descriptor was cut short: the name matched on its beginning.
+    Truncated,
+    /// Letters differ from the name (a misspelling or a letter dropped).
+    Typo,
+    /// A store number in the descriptor is one of the brand's locations.
+    StoreNumber,
+    /// The city (printed in the descriptor or sent as `city`) is where the location is.
+    CityMatch,
+    /// The state or region printed in the descriptor is the location's.
+    RegionMatch,
+    /// The postal code sent is the location's.
+    ZipMatch,
+    /// The country sent is the location's.
+    CountryMatch,
+    /// The merchant category code sent is the brand's.
+    MccMatch,
+    /// The merchant category code sent is not the brand's (the score is lower).
+    MccMismatch,
+    /// A payment processor's, marketplace's or payment app's prefix was recognised and set apart.
+    IntermediaryStripped,
+    /// The descriptor names only an intermediary, which is the counterparty.
+    IntermediaryOnly,
+    /// Other brands fit the descriptor nearly as well (the score is lower).
+    Ambiguous,
+}
+
+impl MatchReason {
+    /// Every reason, in the documented order.
+    pub const ALL: &'static [MatchReason] = &[
+        Self::DescriptorExact,
+        Self::DescriptorFuzzy,
+        Self::Truncated,
+        Self::Typo,
+        Self::StoreNumber,
+        Self::CityMatch,
+        Self::RegionMatch,
+        Self::ZipMatch,
+        Self::CountryMatch,
+        Self::MccMatch,
+        Self::MccMismatch,
+        Self::IntermediaryStripped,
+        Self::IntermediaryOnly,
+        Self::Ambiguous,
+    ];
+}
+
+/// The party a transaction was with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Counterparty {
+    /// The brand, the same in every city, for every card and subscriber: `brd_` and 16 hex digits.
+    #[cfg_attr(feature = "openapi", schema(pattern = "^brd_[0-9a-f]{16}$", example = "brd_3c1f0e9a6b2d4c57"))]
+    pub brand_id: String,
+    /// The trading name (the directory's `dbaName`).
+    pub name: String,
+    /// What kind of party it is.
+    #[serde(rename = "type")]
+    pub kind: CounterpartyType,
+    /// The brand's web domain, when it has one.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub website: Option<String>,
+    /// The brand's logo, a URL of this service (no token needed): `/brands/{brandId}/logo.svg`.
+    pub logo_url: String,
+    /// How sure the match is, in words.
+    pub confidence: Confidence,
+    /// How sure the match is, 0 to 100 (`confidence` is its band).
+    #[cfg_attr(feature = "openapi", schema(maximum = 100))]
+    pub score: u8,
+    /// Why it was chosen, and what lowered the score.
+    pub reasons: Vec<MatchReason>,
+}
+
+/// What kind of go-between an intermediary is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum IntermediaryType {
+    /// Takes card payments for the merchant (Square, Toast, Stripe, Shopify…).
+    PaymentProcessor,
+    /// Sells or delivers on the merchant's behalf (Amazon, DoorDash, Uber Eats…).
+    Marketplace,
+    /// A wallet the cardholder paid through (PayPal, Google Pay, Apple Pay, Venmo…).
+    PaymentApp,
+    /// Buy now, pay later (Klarna, Afterpay, Affirm…).
+    Bnpl,
+}
+
+/// A go-between the descriptor names, kept apart from the counterparty.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Intermediary {
+    /// Its name: `Square`, `PayPal`, `Amazon`, `Klarna`…
+    pub name: String,
+    /// What kind of go-between it is.
+    #[serde(rename = "type")]
+    pub kind: IntermediaryType,
+}
+
+/// Where the payment was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// At a shop's till.
+    InStore,
+    /// On a website or in an app.
+    Online,
+    /// Neither: bills, rent, transfers.
+    Other,
+}
+
+/// A category of [`taxonomy`]: the primary one and the detailed one inside it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PersonalFinanceCategory {
+    pub primary: PfcPrimary,
+    pub detailed: PfcDetailed,
+}
+
+impl PersonalFinanceCategory {
+    pub fn of(detailed: PfcDetailed) -> Self {
+        Self { primary: detailed.primary(), detailed }
+    }
+}
+
+/// Where a matched merchant is.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EnrichedLocation {
+    /// As `GET /merchant/discover` gives it: above 100,000,000 for the directory, an enrolled
+    /// location's own id otherwise.
+    pub location_id: i64,
+    /// One line, as the country writes it.
+    pub address: String,
+    pub city: String,
+    /// The postal code as written (`02116`).
+    pub zip: String,
+    /// ISO 3166-1 alpha-3.
+    pub country_code: String,
+    pub latitude: f64,
+    pub longitude: f64,
+}
+
+/// What the matcher found for one transaction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct Enrichment {
+    /// Who the payment was with; null when nothing matched.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub counterparty: Option<Counterparty>,
+    /// Processors, marketplaces, payment apps and pay-later services the descriptor names.
+    pub intermediaries: Vec<Intermediary>,
+    /// Where the payment was made.
+    pub channel: Channel,
+    /// From the merchant category code and the brand; null when neither is known.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub personal_finance_category: Option<PersonalFinanceCategory>,
+    /// The matched location, when the descriptor or the fields tell which one it is.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub location: Option<EnrichedLocation>,
+}
+
+/// A transaction to enrich, as a card network or a bank statement gives it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct EnrichInput {
+    /// Your id for it, given back beside the result (1 to 64 characters).
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 64))]
+    pub id: String,
+    /// What the statement prints, e.g. `SQ *BLUE HERON COFFEE`.
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 200))]
+    pub descriptor: String,
+    /// Major units; negative for a refund or money in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub amount: Option<f64>,
+    /// ISO 4217.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z]{3}$"))]
+    pub currency: Option<String>,
+    /// The day of the transaction, `YYYY-MM-DD`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(format = Date))]
+    pub date: Option<String>,
+    /// The merchant category code the network sent, four digits.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9]{4}$"))]
+    pub mcc: Option<String>,
+    /// The merchant's city the network sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 100))]
+    pub city: Option<String>,
+    /// The merchant's postal code the network sent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(max_length = 20))]
+    pub zip: Option<String>,
+    /// The merchant's country, ISO 3166-1 alpha-3.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z]{3}$"))]
+    pub country_code: Option<String>,
+}
+
+/// Up to 100 transactions to enrich at once.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EnrichRequest {
+    /// 1 to 100 transactions.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 100))]
+    pub transactions: Vec<EnrichInput>,
+}
+
+/// One transaction enriched: your id and what was found.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EnrichedTransaction {
+    /// The id you sent.
+    pub id: String,
+    #[serde(flatten)]
+    pub enrichment: Enrichment,
+}
+
+/// The transactions enriched, in the order sent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct EnrichResponse {
+    pub enriched: Vec<EnrichedTransaction>,
+}
+
+/// A primary category and what it holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct PrimaryCategoryInfo {
+    pub primary: PfcPrimary,
+    pub description: String,
+}
+
+/// A detailed category, inside its primary one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct DetailedCategoryInfo {
+    pub primary: PfcPrimary,
+    pub detailed: PfcDetailed,
+    pub description: String,
+}
+
+/// The taxonomy of personal finance categories.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct CategoriesResponse {
+    /// The primary categories, in the taxonomy's order.
+    pub primary: Vec<PrimaryCategoryInfo>,
+    /// Every detailed category, grouped by primary in the same order.
+    pub detailed: Vec<DetailedCategoryInfo>,
+}
+
+impl CategoriesResponse {
+    /// The whole taxonomy.
+    pub fn taxonomy() -> Self {
+        Self {
+            primary: PfcPrimary::ALL
+                .iter()
+                .map(|primary| PrimaryCategoryInfo { primary: *primary, description: primary.description().to_owned() })
+                .collect(),
+            detailed: PfcDetailed::ALL
+                .iter()
+                .map(|detailed| DetailedCategoryInfo {
+                    primary: detailed.primary(),
+                    detailed: *detailed,
+                    description: detailed.description().to_owned(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// How often a recurring stream comes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Frequency {
+    Weekly,
+    Biweekly,
+    /// Twice a month on about the same two days (the 1st and the 15th).
+    SemiMonthly,
+    Monthly,
+    Quarterly,
+    Annually,
+}
+
+/// Money out of the card or account, or into it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Direction {
+    Outflow,
+    Inflow,
+}
+
+/// How established a stream is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum StreamStatus {
+    /// Two on cadence so far.
+    EarlyDetection,
+    /// Three or more on cadence (two for an annual one).
+    Mature,
+    /// The predicted date passed by more than one period: it seems to have stopped.
+    Tombstoned,
+}
+
+/// Who a recurring stream is with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct StreamCounterparty {
+    /// Null when the transactions matched no brand (the stream is then by description).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub brand_id: Option<String>,
+    pub name: String,
+}
+
+/// Payments to or from one counterparty at a steady rhythm.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RecurringStream {
+    /// Stable while the stream lasts: `rst_` and 16 hex digits.
+    pub stream_id: String,
+    pub counterparty: StreamCounterparty,
+    /// What the statement prints for it (the latest descriptor).
+    pub description: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub personal_finance_category: Option<PersonalFinanceCategory>,
+    pub frequency: Frequency,
+    pub direction: Direction,
+    /// The mean of the amounts, positive, major units.
+    pub average_amount: f64,
+    /// The latest amount, positive, major units.
+    pub last_amount: f64,
+    /// ISO 4217.
+    pub currency: String,
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub first_date: NaiveDate,
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub last_date: NaiveDate,
+    /// When the next one is due.
+    #[cfg_attr(feature = "ts", ts(type = "string"))]
+    pub predicted_next_date: NaiveDate,
+    pub status: StreamStatus,
+    /// The transactions of the stream, oldest first.
+    pub transaction_ids: Vec<i64>,
+}
+
+/// A card's or bank account's recurring streams.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RecurringStreams {
+    pub streams: Vec<RecurringStream>,
+}
