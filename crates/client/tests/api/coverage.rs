@@ -494,6 +494,25 @@ async fn discovery_steps(tour: &mut Tour, merchant: &EnrolledMerchant) {
     let by_position = tour.client.discover_by_position(latitude, longitude, Some(50.0)).await.expect("by position");
     check(&by_position);
     assert!(by_position.merchants.iter().any(|found| found.location_id == location_id), "{by_position:?}");
+
+    // The descriptor as a statement prints it, enriched: the same brand discovery named, its logo.
+    use subscriber_client::protocol::{EnrichInput, EnrichRequest};
+    let request = EnrichRequest {
+        transactions: vec![EnrichInput {
+            id: "t1".to_owned(),
+            descriptor: format!("SQ *{}", merchant.descriptor),
+            ..EnrichInput::default()
+        }],
+    };
+    let enriched = tour.client.enrich_transactions(&request).await.expect("POST /transactions/enrich");
+    assert_eq!(enriched.len(), 1);
+    assert_eq!(enriched[0].id, "t1");
+    let counterparty = enriched[0].enrichment.counterparty.as_ref().expect("a counterparty");
+    assert_eq!(counterparty.brand_id, best.brand_id, "one brand for discovery and enrichment");
+    let categories = tour.client.transaction_categories().await.expect("GET /transactions/categories");
+    assert!(!categories.primary.is_empty() && !categories.detailed.is_empty());
+    let logo = tour.client.brand_logo(&counterparty.brand_id).await.expect("GET /brands/{brandId}/logo.svg");
+    assert!(logo.svg.starts_with("<svg") && logo.etag.is_some(), "{logo:?}");
 }
 
 async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: &EnrolledMerchant) {
