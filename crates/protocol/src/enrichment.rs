@@ -225,12 +225,15 @@ pub struct EnrichedLocation {
     pub location_id: i64,
     /// One line, as the country writes it.
     pub address: String,
+    /// The city or town.
     pub city: String,
     /// The postal code as written (`02116`).
     pub zip: String,
     /// ISO 3166-1 alpha-3.
     pub country_code: String,
+    /// Degrees north (negative: south), WGS 84.
     pub latitude: f64,
+    /// Degrees east (negative: west), WGS 84.
     pub longitude: f64,
 }
 
@@ -329,6 +332,7 @@ pub struct EnrichedTransaction {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrichResponse {
+    /// One per transaction sent, in the order sent.
     pub enriched: Vec<EnrichedTransaction>,
 }
 
@@ -338,6 +342,7 @@ pub struct EnrichResponse {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PrimaryCategoryInfo {
     pub primary: PfcPrimary,
+    /// What the category holds, in a sentence.
     pub description: String,
 }
 
@@ -348,6 +353,7 @@ pub struct PrimaryCategoryInfo {
 pub struct DetailedCategoryInfo {
     pub primary: PfcPrimary,
     pub detailed: PfcDetailed,
+    /// What the category holds, in a sentence.
     pub description: String,
 }
 

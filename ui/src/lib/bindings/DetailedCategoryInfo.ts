@@ -5,4 +5,8 @@ import type { PfcPrimary } from "./PfcPrimary";
 /**
  * A detailed category, inside its primary one.
  */
-export type DetailedCategoryInfo = { primary: PfcPrimary, detailed: PfcDetailed, description: string, };
+export type DetailedCategoryInfo = { primary: PfcPrimary, detailed: PfcDetailed, 
+/**
+ * What the category holds, in a sentence.
+ */
+description: string, };

@@ -4,4 +4,8 @@ import type { EnrichedTransaction } from "./EnrichedTransaction";
 /**
  * The transactions enriched, in the order sent.
  */
-export type EnrichResponse = { enriched: Array<EnrichedTransaction>, };
+export type EnrichResponse = { 
+/**
+ * One per transaction sent, in the order sent.
+ */
+enriched: Array<EnrichedTransaction>, };

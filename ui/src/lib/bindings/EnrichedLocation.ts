@@ -12,7 +12,11 @@ locationId: number,
 /**
  * One line, as the country writes it.
  */
-address: string, city: string, 
+address: string, 
+/**
+ * The city or town.
+ */
+city: string, 
 /**
  * The postal code as written (`02116`).
  */
@@ -20,4 +24,12 @@ zip: string,
 /**
  * ISO 3166-1 alpha-3.
  */
-countryCode: string, latitude: number, longitude: number, };
+countryCode: string, 
+/**
+ * Degrees north (negative: south), WGS 84.
+ */
+latitude: number, 
+/**
+ * Degrees east (negative: west), WGS 84.
+ */
+longitude: number, };

@@ -4,4 +4,8 @@ import type { PfcPrimary } from "./PfcPrimary";
 /**
  * A primary category and what it holds.
  */
-export type PrimaryCategoryInfo = { primary: PfcPrimary, description: string, };
+export type PrimaryCategoryInfo = { primary: PfcPrimary, 
+/**
+ * What the category holds, in a sentence.
+ */
+description: string, };
