@@ -268,7 +268,7 @@ pub struct EnrichInput {
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 64))]
     pub id: String,
     /// What the statement prints, e.g. `SQ *BLUE HERON COFFEE`.
-    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 200))]
+    #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 200, pattern = "[A-Za-z0-9]"))]
     pub descriptor: String,
     /// Major units; negative for a refund or money in.
     #[serde(default, skip_serializing_if = "Option::is_none")]

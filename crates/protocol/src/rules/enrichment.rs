@@ -50,7 +50,7 @@ pub fn enrich_request(request: &EnrichRequest) -> Result<Vec<ValidEnrichInput>, 
             violations.reject(&field("id"), "must not contain control characters");
         }
         let descriptor = input.descriptor.trim();
-        if !descriptor.chars().any(char::is_alphanumeric) {
+        if !descriptor.chars().any(|c| c.is_ascii_alphanumeric()) {
             violations.reject(&field("descriptor"), "must contain letters or digits: what the statement prints");
         } else if input.descriptor.chars().count() > DESCRIPTOR_MAX {
             violations.reject(&field("descriptor"), format!("must be at most {DESCRIPTOR_MAX} characters"));
@@ -58,14 +58,14 @@ pub fn enrich_request(request: &EnrichRequest) -> Result<Vec<ValidEnrichInput>, 
         if input.amount.is_some_and(|amount| !amount.is_finite() || amount.abs() > 1e12) {
             violations.reject(&field("amount"), "must be a number of major units");
         }
-        let currency = super::optional_text(input.currency.as_deref()).map(str::to_ascii_uppercase);
+        let currency = present(input.currency.as_deref()).map(str::to_ascii_uppercase);
         if currency
             .as_deref()
             .is_some_and(|code| code.len() != 3 || !code.bytes().all(|byte| byte.is_ascii_alphabetic()))
         {
             violations.reject(&field("currency"), "must be an ISO 4217 code such as USD or EUR");
         }
-        let date = match super::optional_text(input.date.as_deref()) {
+        let date = match present(input.date.as_deref()) {
             None => None,
             Some(text) => {
                 let parsed = (text.len() == 10).then(|| NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()).flatten();
@@ -75,7 +75,7 @@ pub fn enrich_request(request: &EnrichRequest) -> Result<Vec<ValidEnrichInput>, 
                 parsed
             }
         };
-        let mcc = match super::optional_text(input.mcc.as_deref()) {
+        let mcc = match present(input.mcc.as_deref()) {
             None => None,
             Some(text) => {
                 let parsed = (text.len() == 4 && text.bytes().all(|byte| byte.is_ascii_digit()))
@@ -89,7 +89,7 @@ pub fn enrich_request(request: &EnrichRequest) -> Result<Vec<ValidEnrichInput>, 
         };
         let city = text_field(&mut violations, &field("city"), input.city.as_deref(), CITY_MAX);
         let zip = text_field(&mut violations, &field("zip"), input.zip.as_deref(), ZIP_MAX);
-        let country_code = match super::optional_text(input.country_code.as_deref()) {
+        let country_code = match present(input.country_code.as_deref()) {
             None => None,
             Some(code) => super::country_alpha3(&mut violations, &field("countryCode"), code),
         };
@@ -106,6 +106,11 @@ pub fn enrich_request(request: &EnrichRequest) -> Result<Vec<ValidEnrichInput>, 
         });
     }
     violations.finish(valid)
+}
+
+/// A patterned field sent is checked even when blank: the schema's pattern refuses `""` too.
+fn present(value: Option<&str>) -> Option<&str> {
+    value.map(str::trim)
 }
 
 fn text_field(violations: &mut Violations, field: &str, value: Option<&str>, max: usize) -> Option<String> {
