@@ -65,7 +65,7 @@ pub fn enrich_request(request: &EnrichRequest) -> Result<Vec<ValidEnrichInput>, 
         {
             violations.reject(&field("currency"), "must be an ISO 4217 code such as USD or EUR");
         }
-        let date = match present(input.date.as_deref()) {
+        let date = match super::optional_text(input.date.as_deref()) {
             None => None,
             Some(text) => {
                 let parsed = (text.len() == 10).then(|| NaiveDate::parse_from_str(text, "%Y-%m-%d").ok()).flatten();

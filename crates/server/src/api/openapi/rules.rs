@@ -235,6 +235,7 @@ pub fn refine(document: &mut Value, config: &Config) {
     );
 
     set(schemas, "LocationInput", "countryCode", countries());
+    set(schemas, "EnrichInput", "countryCode", countries());
     set(schemas, "LocationInput", "street", text(STREET_MAX));
     set(schemas, "LocationInput", "streetNo", text_or_integer(STREET_NO_MAX, None, (i64::MIN, u64::MAX)));
     set(schemas, "LocationInput", "city", text(CITY_MAX));
