@@ -235,7 +235,11 @@ pub fn refine(document: &mut Value, config: &Config) {
     );
 
     set(schemas, "LocationInput", "countryCode", countries());
-    set(schemas, "EnrichInput", "countryCode", countries());
+    set(schemas, "EnrichInput", "countryCode", json!({"anyOf": [countries(), {"type": "null"}]}));
+    set(schemas, "EnrichInput", "id", text(64));
+    set(schemas, "EnrichInput", "city", optional_text(100));
+    set(schemas, "EnrichInput", "zip", optional_text(20));
+    set(schemas, "EnrichInput", "amount", json!({"type": ["number", "null"], "minimum": -1e12, "maximum": 1e12}));
     set(schemas, "LocationInput", "street", text(STREET_MAX));
     set(schemas, "LocationInput", "streetNo", text_or_integer(STREET_NO_MAX, None, (i64::MIN, u64::MAX)));
     set(schemas, "LocationInput", "city", text(CITY_MAX));
