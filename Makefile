@@ -169,7 +169,7 @@ test-e2e: dashboard-build
 	# OS's network monitor sees it); the embedded sandbox still answers there.
 	DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
 		xvfb-run -a -s "-screen 0 1440x900x24" unshare --net --map-root-user \
-		sh -c 'ip link set lo up && exec $(WITH_KEYRING) node --test tests/e2e/offline.netns.mjs'
+		sh -c 'ip link set lo up && exec $(WITH_KEYRING) timeout -k 10 600 node --test tests/e2e/offline.netns.mjs'
 
 # Headless Debian Chromium (driven by Playwright) and the tests' npm packages, when missing.
 deps-browser:

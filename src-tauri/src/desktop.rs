@@ -104,7 +104,8 @@ pub fn follow_links<R: Runtime>(app: &AppHandle<R>) {
 }
 
 /// Saves the window's size and place once a resize or move settles, as well as at exit (the
-/// plugin's own moment), so an app that is killed keeps them too.
+/// plugin's own moment), so an app that is killed keeps them too. Every save runs on the main
+/// thread (see below).
 pub fn keep_window_place<R: Runtime>(window: &WebviewWindow<R>) {
     let changes = Arc::new(AtomicU64::new(0));
     let app = window.app_handle().clone();
@@ -116,9 +117,19 @@ pub fn keep_window_place<R: Runtime>(window: &WebviewWindow<R>) {
         let (changes, app) = (Arc::clone(&changes), app.clone());
         tauri::async_runtime::spawn(async move {
             tokio::time::sleep(PLACE_SETTLES).await;
-            if changes.load(Ordering::Acquire) == this_change
-                && let Err(error) = app.save_window_state(KEPT)
-            {
+            if changes.load(Ordering::Acquire) != this_change {
+                return;
+            }
+            // On the main thread: the plugin holds its lock while it asks the main thread for the
+            // window's state, so a save from a worker deadlocks against its own save at exit
+            // (which runs on the main thread and waits for that lock).
+            let saver = app.clone();
+            let queued = app.run_on_main_thread(move || {
+                if let Err(error) = saver.save_window_state(KEPT) {
+                    tracing::warn!(%error, "the window's place was not saved");
+                }
+            });
+            if let Err(error) = queued {
                 tracing::warn!(%error, "the window's place was not saved");
             }
         });

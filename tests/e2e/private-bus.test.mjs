@@ -49,15 +49,22 @@ async function waitUntil(what, condition, timeoutMs = 30_000) {
   throw new Error(`timed out waiting for ${what}`);
 }
 
-/** Ends an app this test started (SIGTERM: it ends as closing its window does). */
+/**
+ * Ends an app this test started (SIGTERM: it ends as closing its window does). An app that
+ * still runs 15 s later fails the test (and is killed): quitting must never hang.
+ */
 async function stop(app) {
   if (app.child.exitCode !== null) return;
   app.child.kill("SIGTERM");
-  await app.exited;
+  const ended = await Promise.race([app.exited.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 15_000))]);
+  if (!ended) {
+    app.child.kill("SIGKILL");
+    assert.fail(`the app did not end within 15 s of SIGTERM:\n${app.output()}`);
+  }
 }
 
 after(async () => {
-  for (const child of started) if (child.exitCode === null) child.kill("SIGTERM");
+  for (const child of started) if (child.exitCode === null) child.kill("SIGKILL");
 });
 
 /** The names owned on the bus at `socket` (`dbus-send`'s answer, as text). */

@@ -4,15 +4,19 @@
 # ("session deleted because of page crash or hang") and every later test of the file fails
 # for want of a window. That is the engine going away, not an assertion of ours, so a file
 # that ends that way runs once more, said loudly; any other failure fails the run as it is.
+# A file that runs past FILE_LIMIT seconds is stopped and fails: a hang costs minutes, not the
+# whole CI budget.
+FILE_LIMIT=${E2E_FILE_LIMIT_SECONDS:-600}
 status=0
 for file in "$@"; do
   log=$(mktemp)
-  node --test "$file" >"$log" 2>&1
+  timeout -k 10 "$FILE_LIMIT" node --test "$file" >"$log" 2>&1
   code=$?
   cat "$log"
+  [ "$code" -eq 124 ] && echo "!!! $file ran past ${FILE_LIMIT} s and was stopped" >&2
   if [ "$code" -ne 0 ] && grep -q "page crash or hang" "$log"; then
     echo "!!! $file: WebKit's web process died (page crash or hang); running the file once more" >&2
-    node --test "$file" >"$log" 2>&1
+    timeout -k 10 "$FILE_LIMIT" node --test "$file" >"$log" 2>&1
     code=$?
     cat "$log"
   fi
