@@ -41,14 +41,8 @@ pub fn enrich_request(request: &EnrichRequest) -> Result<Vec<ValidEnrichInput>, 
     let mut valid = Vec::with_capacity(count);
     for (position, input) in request.transactions.iter().enumerate() {
         let field = |name: &str| format!("transactions[{position}].{name}");
-        let id = input.id.trim();
-        if id.is_empty() {
-            violations.reject(&field("id"), "is required: your id for the transaction");
-        } else if input.id.chars().count() > ID_MAX {
-            violations.reject(&field("id"), format!("must be at most {ID_MAX} characters"));
-        } else if input.id.chars().any(char::is_control) {
-            violations.reject(&field("id"), "must not contain control characters");
-        }
+        // Checked as all text is; the answer echoes the id exactly as it was sent.
+        super::required_text(&mut violations, &field("id"), Some(&input.id), ID_MAX);
         let descriptor = input.descriptor.trim();
         if !descriptor.chars().any(|c| c.is_ascii_alphanumeric()) {
             violations.reject(&field("descriptor"), "must contain letters or digits: what the statement prints");
@@ -119,11 +113,9 @@ fn text_field(violations: &mut Violations, field: &str, value: Option<&str>, max
         violations.reject(field, format!("must be at most {max} characters"));
         return None;
     }
-    if sent.chars().any(char::is_control) {
-        violations.reject(field, "must not contain control characters");
-        return None;
-    }
-    super::optional_text(Some(sent)).map(str::to_owned)
+    // Blank is not sent; otherwise the one text rule (trimmed first, as the schema says).
+    super::optional_text(Some(sent))?;
+    super::required_text(violations, field, Some(sent), max)
 }
 
 #[cfg(test)]
@@ -177,5 +169,21 @@ mod tests {
         let valid = enrich_request(&EnrichRequest { transactions: vec![good] }).expect("valid");
         assert_eq!(valid[0].mcc, Some(5814));
         assert_eq!(valid[0].country_code.as_deref(), Some("USA"));
+    }
+
+    #[test]
+    fn text_is_trimmed_before_it_is_checked_as_the_schema_says() {
+        // U+0085 is both white space (trimmed) and a control character.
+        let mut blank = input("\u{85}a\u{85}", "BLUE HERON");
+        blank.zip = Some("\u{85}\u{85}".to_owned());
+        blank.city = Some(" Portland\u{85}".to_owned());
+        let valid = enrich_request(&EnrichRequest { transactions: vec![blank] }).expect("valid");
+        assert_eq!(valid[0].zip, None);
+        let mut inside = input("a\u{85}b", "BLUE HERON");
+        inside.zip = Some("97\u{85}201".to_owned());
+        assert_eq!(
+            fields(&EnrichRequest { transactions: vec![inside] }),
+            ["transactions[0].id", "transactions[0].zip"]
+        );
     }
 }
