@@ -12,6 +12,7 @@ mod discovery;
 pub mod enrichment;
 mod envelope;
 mod events;
+pub mod markup;
 mod merchants;
 pub mod object;
 #[cfg(feature = "openapi")]
