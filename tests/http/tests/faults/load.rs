@@ -188,10 +188,32 @@ impl Tally {
 
     /// Asserts the contract of an outage: no 500, and at least 99% of the failures 503
     /// `unavailable` with `Retry-After`.
+    /// The counts as the tests print them: how many requests, how many failed and how.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} requests, {} failed: {} 503 with Retry-After, {} other 503, {} 500, {} 408, {} without an answer; \
+             slowest failure {:?}",
+            self.total,
+            self.failed(),
+            self.unavailable_with_retry_after,
+            self.other_503,
+            self.internal,
+            self.timeouts_408,
+            self.transport,
+            self.slowest_failure
+        )
+    }
+
     pub fn assert_outage_answers(&self, fault: &str) {
         assert_eq!(self.internal, 0, "{fault}: no 500 ever: {self:?}");
         assert!(self.failed() > 0, "{fault}: the fault was felt: {self:?}");
         let share = self.unavailable_with_retry_after as f64 / self.failed() as f64;
         assert!(share >= 0.99, "{fault}: {:.1}% of the failures were 503 with Retry-After: {self:?}", share * 100.0);
     }
+}
+
+/// The service recovered by itself within 10 s of the fault's end.
+pub fn assert_recovered(fault: &str, recovered: Option<Duration>) {
+    let recovered = recovered.unwrap_or_else(|| panic!("{fault}: the service did not recover by itself within 30 s"));
+    assert!(recovered < Duration::from_secs(10), "{fault}: recovered within 10 s: {recovered:?}");
 }
