@@ -92,6 +92,26 @@ struct Inner {
     interner: Interner,
 }
 
+/// What discovery and enrichment both show of a merchant.
+impl DirectoryMerchant {
+    /// The postal address as the merchant's country writes it.
+    pub fn postal_address(&self) -> String {
+        places::postal_address(
+            &self.street,
+            &self.street_no,
+            &self.city,
+            self.region.as_deref(),
+            &self.zip,
+            &self.country,
+        )
+    }
+
+    /// The location's id: an enrolled location's own, else the directory's.
+    pub fn location_id(&self) -> i64 {
+        self.location_id.unwrap_or(self.id)
+    }
+}
+
 impl Inner {
     fn push_generated(&mut self, entry: Entry) {
         debug_assert_eq!(self.generated, self.entries.len(), "generated merchants come before enrolled ones");

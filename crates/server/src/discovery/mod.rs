@@ -14,7 +14,7 @@ use crate::directory::{Found, Query};
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth};
 use crate::http::routes::Routes;
-use crate::reference::{countries, mcc, places};
+use crate::reference::{countries, mcc};
 use crate::state::AppState;
 
 pub const DEFAULT_LIMIT: u32 = 10;
@@ -155,20 +155,14 @@ pub fn discovered(found: Found) -> DiscoveredMerchant {
             (id, None, logo_url)
         }
     };
+    let (address, location_id) = (merchant.postal_address(), merchant.location_id());
     DiscoveredMerchant {
         brand_id,
         website,
         logo_url,
         confidence,
         reasons: found.reasons,
-        address: places::postal_address(
-            &merchant.street,
-            &merchant.street_no,
-            &merchant.city,
-            merchant.region.as_deref(),
-            &merchant.zip,
-            &merchant.country,
-        ),
+        address,
         category: mcc::label(&mcc_code),
         city: merchant.city,
         comment: found.distance.map_or(0.0, f64::round),
@@ -176,7 +170,7 @@ pub fn discovered(found: Found) -> DiscoveredMerchant {
         country_name: country_name(&merchant.country),
         country_code: merchant.country,
         dba_name: merchant.dba_name,
-        location_id: merchant.location_id.unwrap_or(merchant.id),
+        location_id,
         phone_number: merchant.phone,
         zip: merchant.zip.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0),
         descriptor: merchant.descriptor,
@@ -195,6 +189,7 @@ fn country_name(alpha3: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::reference::places;
 
     fn query(pairs: &[(&str, &str)]) -> DiscoverQuery {
         let encoded = serde_urlencoded::to_string(pairs).expect("encodes");

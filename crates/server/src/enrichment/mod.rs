@@ -27,7 +27,6 @@ use crate::directory::{Directory, DirectoryMerchant, Matched};
 use crate::error::ApiError;
 use crate::http::extract::{ApiJson, Auth};
 use crate::http::routes::Routes;
-use crate::reference::places;
 use crate::state::AppState;
 use crate::usage::Billable;
 
@@ -85,15 +84,8 @@ fn enrichment_of(matched: &Matched, network: &NetworkData) -> Enrichment {
 /// Where a matched merchant is, as the contract shows it.
 pub fn location_of(merchant: &DirectoryMerchant) -> EnrichedLocation {
     EnrichedLocation {
-        location_id: merchant.location_id.unwrap_or(merchant.id),
-        address: places::postal_address(
-            &merchant.street,
-            &merchant.street_no,
-            &merchant.city,
-            merchant.region.as_deref(),
-            &merchant.zip,
-            &merchant.country,
-        ),
+        location_id: merchant.location_id(),
+        address: merchant.postal_address(),
         city: merchant.city.clone(),
         zip: merchant.zip.clone(),
         country_code: merchant.country.clone(),
