@@ -636,6 +636,66 @@ impl Workload {
         }
     }
 
+    /// The tenant's own card history sent to enrichment, as an app would: the answer keeps the
+    /// order and the ids, is the same for another tenant (enrichment reads nothing of the
+    /// caller's), and a batch with one bad item is refused whole, naming that item.
+    fn enrich(&mut self, tenant: usize) {
+        let Some(card_id) = self.random_card(tenant) else { return };
+        let (_, page) = self.get(tenant, &format!("/card/{card_id}/transactions?limit=8"));
+        let batch: Vec<Value> = page["transactions"]
+            .as_array()
+            .expect("transactions")
+            .iter()
+            .map(|item| {
+                json!({
+                    "id": item["transactionId"].to_string(),
+                    "descriptor": item["descriptor"],
+                    "amount": item["amount"],
+                    "currency": item["currency"],
+                    "city": item["city"],
+                    "countryCode": item["country"],
+                })
+            })
+            .collect();
+        if batch.is_empty() {
+            return;
+        }
+        let body = self.expect(
+            self.post(tenant, "/transactions/enrich", &json!({ "transactions": batch })),
+            200,
+            None,
+            "enrich the card's history",
+        );
+        let enriched = body["enriched"].as_array().expect("enriched");
+        let ids: Vec<&Value> = enriched.iter().map(|item| &item["id"]).collect();
+        let sent: Vec<&Value> = batch.iter().map(|item| &item["id"]).collect();
+        assert_eq!(ids, sent, "{}: in the order sent, with the ids sent", self.context());
+        let other = self.other_than(tenant);
+        let elsewhere = self.expect(
+            self.post(other, "/transactions/enrich", &json!({ "transactions": batch })),
+            200,
+            None,
+            "the same batch by another tenant",
+        );
+        assert_eq!(elsewhere["enriched"], body["enriched"], "{}: the same for every tenant", self.context());
+        let bad = self.rng.random_range(0..batch.len());
+        let mut broken = batch.clone();
+        broken[bad]["descriptor"] = json!("***");
+        let refused = self.expect(
+            self.post(tenant, "/transactions/enrich", &json!({ "transactions": broken })),
+            400,
+            Some("invalid_request"),
+            "a batch with one bad item",
+        );
+        let field = format!("transactions[{bad}].descriptor");
+        let details = refused["details"].as_array().expect("details");
+        assert!(
+            details.iter().any(|detail| detail["field"] == field.as_str()),
+            "{}: names {field}: {refused}",
+            self.context()
+        );
+    }
+
     fn persons(&mut self, tenant: usize) {
         let onboarded: Vec<i64> = self.tenants[tenant]
             .persons
@@ -847,7 +907,8 @@ impl Workload {
             28..38 => self.add_location(tenant),
             38..44 => self.merchant_paging(tenant),
             44..62 => self.sandbox_sale(tenant),
-            62..67 => self.discovery(tenant),
+            62..65 => self.discovery(tenant),
+            65..67 => self.enrich(tenant),
             67..75 => self.persons(tenant),
             75..80 => self.accounts(tenant),
             80..82 => self.card_session(tenant),
