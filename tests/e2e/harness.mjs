@@ -200,6 +200,13 @@ export async function type(session, testid, value) {
   await element.sendKeys(value);
 }
 
+/** Empties the field `testid` as a person does (select all, then Backspace): WebDriver's own
+ * `clear()` fires no `input` event, so a bound value would keep what was typed before. */
+export async function erase(session, testid) {
+  const element = await find(session, testid);
+  await element.sendKeys(Key.chord(Key.CONTROL, "a"), Key.BACK_SPACE);
+}
+
 /** Picks `value` in the select `testid`, as a person choosing from the list does. */
 export async function choose(session, testid, value) {
   await find(session, testid);

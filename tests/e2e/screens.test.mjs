@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import { assertAccessible } from "./a11y.mjs";
-import { By, choose, click, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
+import { By, choose, click, erase, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
 import { PersonBrowser } from "./person.mjs";
 
 const email = `e2e-screens-${Date.now()}@example.com`;
@@ -45,11 +45,15 @@ async function settled(what) {
   await waitFor(session, `${what} has loaded`, async () => (await all("state-loading")).length === 0, 60_000);
 }
 
-/** The service's API as an integration calls it. */
+/** The service's API as an integration calls it (beside the app: with the launch's secret). */
 async function service(method, path, body) {
   const response = await fetch(`${serviceUrl}${path}`, {
     method,
-    headers: { "Content-Type": "application/json", ...(token ? { Authorization: `Bearer ${token}` } : {}) },
+    headers: {
+      "Content-Type": "application/json",
+      ...app.sandboxHeaders,
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const answer = await response.text();
@@ -266,7 +270,7 @@ test("every screen, dark, at 1280 and 1024 wide, accessible; the sign-in error o
   await click(session, "error-details-toggle");
   await find(session, "request-id");
   await shot("sign-in-error-details");
-  await (await find(session, "api-key")).clear();
+  await erase(session, "api-key");
   await click(session, "submit-login");
   await find(session, "signed-in-email", 30_000);
   for (const to of WIDTHS) {
