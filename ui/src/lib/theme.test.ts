@@ -58,6 +58,9 @@ describe.each([
       ["good", "good-soft"],
       ["bad", "bad-soft"],
       ["warn", "warn-soft"],
+      // A primary button's label, and the same under the pointer.
+      ["on-accent", "accent"],
+      ["on-accent", "accent-strong"],
     ])
       expect(contrast(theme[fore], theme[ground]), `${fore} on ${ground}`).toBeGreaterThanOrEqual(
         4.5,
