@@ -176,7 +176,7 @@ pub fn refine(document: &mut Value, config: &Config) {
     let events = json!({"type": "array", "minItems": 1,
         "items": {"$ref": "#/components/schemas/EventSubscription"},
         "description": "Event types, or [\"*\"] for all."});
-    set(schemas, "Event", "type", json!({"$ref": "#/components/schemas/EventType"}));
+    // `Event` is the catalogue's discriminated union: each variant states its own `type`.
     set(schemas, "WebhookDelivery", "eventType", json!({"$ref": "#/components/schemas/EventType"}));
     set(schemas, "Webhook", "events", json!({"type": "array", "items": events["items"].clone()}));
     set(
@@ -393,6 +393,9 @@ fn refine_parameter(path: &str, parameter: &mut Value) {
 fn set(schemas: &mut Value, schema: &str, property: &str, mut rule: Value) {
     let Some(existing) = schemas.get_mut(schema).and_then(|schema| schema.get_mut("properties")?.get_mut(property))
     else {
+        // A rule that names nothing is a rule not applied: every debug build (each test server)
+        // refuses to start with it, so a renamed field or a misspelling cannot pass unseen.
+        assert!(!cfg!(debug_assertions), "the OpenAPI rules name {schema}.{property}, which the schema does not have");
         tracing::error!(schema, property, "the OpenAPI rules name a property the schema does not have");
         return;
     };
