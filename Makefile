@@ -194,14 +194,24 @@ deps-schemathesis:
 	fi
 
 # Schemathesis against the real server binary, once per API version (each version's document,
-# requests naming the version): authenticated, every check, >= 5,000 requests each.
+# requests naming the version): authenticated, every check, >= 5,000 requests each. The versions
+# run side by side, each with a server of its own (each run is one Python process, so two use
+# both cores); each one's output is printed whole once both ended.
 API_VERSIONS := 2026-11-21 2026-12-01
 test-schemathesis: deps-rust deps-schemathesis
 	$(CARGO) build -p subscriber-server
+	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
 	for version in $(API_VERSIONS); do \
 		python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" \
-			--schemathesis $(VENV)/bin/schemathesis --api-version $$version || exit 1; \
-	done
+			--schemathesis $(VENV)/bin/schemathesis --api-version $$version >"$$logs/$$version" 2>&1 & \
+		echo $$! >"$$logs/$$version.pid"; \
+	done; \
+	status=0; \
+	for version in $(API_VERSIONS); do \
+		wait $$(cat "$$logs/$$version.pid") || { status=1; echo "!!! Schemathesis failed on version $$version"; }; \
+		echo "=== Schemathesis, version $$version"; cat "$$logs/$$version"; \
+	done; \
+	exit $$status
 
 # The generators an outside developer uses, pinned: openapi-python-client (PyPI) in its own venv,
 # openapi-typescript, openapi-fetch and TypeScript (npm, tests/clients/typescript/package-lock.json).
