@@ -269,6 +269,7 @@ mod tests {
             card_id: 2,
             merchant_id: None,
             location_id: None,
+            enrichment: Default::default(),
         };
         EventData::TransactionCreated(TransactionEventData::Card(subscriber_protocol::CardTransactionEventData {
             transaction_id: 4,

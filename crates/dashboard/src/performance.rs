@@ -490,6 +490,7 @@ mod tests {
             card_id: 1,
             merchant_id: None,
             location_id: None,
+            enrichment: Default::default(),
         }
     }
 

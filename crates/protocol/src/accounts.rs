@@ -148,6 +148,9 @@ pub struct AccountTransaction {
     pub currency: String,
     /// The bank's text for it.
     pub description: String,
+    /// Counterparty, channel, category and recurring stream.
+    #[serde(flatten)]
+    pub enrichment: crate::TransactionEnrichment,
 }
 
 /// A page of an account's transactions, newest first.

@@ -171,6 +171,9 @@ pub struct CardTransaction {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub location_id: Option<i64>,
+    /// Counterparty, intermediaries, channel, category, recurring stream and refunded purchase.
+    #[serde(flatten)]
+    pub enrichment: crate::TransactionEnrichment,
 }
 
 /// A page of a card's transactions, newest first.

@@ -148,6 +148,9 @@ pub struct CardEnrolledData {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(untagged)]
+// The card's side carries the transaction's enrichment; an event is built once and moved
+// whole, so the unequal sizes cost nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum TransactionEventData {
     /// Seen from the recipient's card.
     Card(CardTransactionEventData),

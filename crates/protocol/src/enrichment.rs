@@ -186,7 +186,7 @@ pub struct Intermediary {
 }
 
 /// Where the payment was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
@@ -196,6 +196,7 @@ pub enum Channel {
     /// On a website or in an app.
     Online,
     /// Neither: bills, rent, transfers.
+    #[default]
     Other,
 }
 
@@ -256,6 +257,39 @@ pub struct Enrichment {
     /// The matched location, when the descriptor or the fields tell which one it is.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub location: Option<EnrichedLocation>,
+}
+
+/// What the service adds to each card and bank-account transaction it lists, syncs, streams and
+/// sends in events: who it was with, through whom, where, in which category, whether it recurs
+/// and, for a refund, which purchase it gives back.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionEnrichment {
+    /// Who the payment was with, as the matcher found it from what the network sent; null when
+    /// nothing matched.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub counterparty: Option<Counterparty>,
+    /// Processors, marketplaces, payment apps and pay-later services the descriptor names.
+    #[serde(default)]
+    pub intermediaries: Vec<Intermediary>,
+    /// Where the payment was made.
+    #[serde(default)]
+    pub channel: Channel,
+    /// From the merchant category code and the brand; null when neither is known.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub personal_finance_category: Option<PersonalFinanceCategory>,
+    /// The recurring stream it belongs to (`GET /card/{cardId}/recurring`), or null.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true, pattern = "^rst_[0-9a-f]{16}$"))]
+    pub recurring_stream_id: Option<String>,
+    /// On a refund: the `transactionId` of the purchase it gives back, when it is found.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub refund_of: Option<i64>,
 }
 
 /// A transaction to enrich, as a card network or a bank statement gives it.

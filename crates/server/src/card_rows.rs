@@ -19,6 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use bytes::Bytes;
 use parking_lot::RwLock;
 
+use crate::enrichment::history::History;
 use crate::storage::transactions::Filter;
 
 /// One row: where it stands in both orders, and where its JSON is.
@@ -51,6 +52,8 @@ pub struct CardLedger {
     /// Positions in `rows` in change order `(change_seq, id)`, for sync.
     by_change: Vec<u32>,
     json: Bytes,
+    /// The card's recurring streams and each row's stream and refunded purchase.
+    pub history: History,
     last_used: AtomicU64,
 }
 
@@ -71,8 +74,9 @@ pub struct SyncCut {
 }
 
 impl CardLedger {
-    /// The rows of a card as read when `event` was its newest event, in any order.
-    pub fn new(event: i64, mut read: Vec<ReadRow>) -> Self {
+    /// The rows of a card as read when `event` was its newest event, in any order, and what
+    /// its history says of them.
+    pub fn new(event: i64, mut read: Vec<ReadRow>, history: History) -> Self {
         read.sort_unstable_by_key(|row| std::cmp::Reverse((row.created_at, row.id)));
         let mut json = Vec::with_capacity(read.iter().map(|row| row.json.len()).sum());
         let rows: Vec<Entry> = read
@@ -93,7 +97,7 @@ impl CardLedger {
             .collect();
         let mut by_change: Vec<u32> = (0..u32::try_from(rows.len()).unwrap_or(u32::MAX)).collect();
         by_change.sort_unstable_by_key(|&index| (rows[index as usize].change_seq, rows[index as usize].id));
-        Self { event, rows, by_change, json: Bytes::from(json), last_used: AtomicU64::new(0) }
+        Self { event, rows, by_change, json: Bytes::from(json), history, last_used: AtomicU64::new(0) }
     }
 
     fn bytes(&self) -> usize {
@@ -186,6 +190,12 @@ impl CardRows {
         Some(ledger)
     }
 
+    /// The card's rows kept, even if newer events came since: what its history says of a
+    /// transaction shown alone (an event, a stream) needs no fresh read.
+    pub fn any(&self, card_id: i64) -> Option<Arc<CardLedger>> {
+        self.cards.read().get(&card_id).cloned()
+    }
+
     /// Keeps the card's rows; past the budget, the cards read least recently go first.
     pub fn insert(&self, card_id: i64, ledger: CardLedger) -> Arc<CardLedger> {
         let ledger = Arc::new(ledger);
@@ -246,7 +256,11 @@ mod tests {
 
     fn ledger() -> CardLedger {
         // Ids 1..=6 at times 10..=60; id 6 is pending and was changed by event 9.
-        CardLedger::new(3, (1..=6).map(|id| row(id * 10, id, if id == 6 { 9 } else { 0 }, id == 6)).collect())
+        CardLedger::new(
+            3,
+            (1..=6).map(|id| row(id * 10, id, if id == 6 { 9 } else { 0 }, id == 6)).collect(),
+            History::default(),
+        )
     }
 
     #[test]

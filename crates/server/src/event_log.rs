@@ -26,7 +26,7 @@ pub fn routes(api: Routes) -> Routes {
 }
 
 /// An event as the API shows it to its recipient.
-pub fn render(event: LoggedEvent) -> Result<Event, ApiError> {
+pub async fn render(state: &AppState, event: LoggedEvent) -> Result<Event, ApiError> {
     let created_at = paging::checked_time(event.created_at)?;
     let event_type = EventType::parse(&event.event_type)
         .ok_or_else(|| ApiError::internal(anyhow::anyhow!("unknown event type {:?} in the log", event.event_type)))?;
@@ -40,7 +40,7 @@ pub fn render(event: LoggedEvent) -> Result<Event, ApiError> {
                     transaction_id,
                     card_id,
                     merchant_id: event.merchant_id,
-                    transaction: crate::cards::card_transaction(transaction)?,
+                    transaction: crate::cards::shown_card_transaction(state, transaction).await?,
                 }),
                 _ => TransactionEventData::Merchant(MerchantTransactionEventData {
                     transaction_id,
@@ -99,7 +99,10 @@ async fn list(
     let subscriber_id = auth.subscriber_id;
     let rows = state.db.events(subscriber_id, filter, limit.saturating_add(1)).await?;
     let (rows, next_cursor) = paging::split_page(rows, limit, |row| public_id(row.id));
-    let events = rows.into_iter().map(render).collect::<Result<Vec<_>, _>>()?;
+    let mut events = Vec::with_capacity(rows.len());
+    for row in rows {
+        events.push(render(&state, row).await?);
+    }
     Ok(Json(Success::new(EventPage { events, next_cursor })))
 }
 
@@ -121,5 +124,5 @@ async fn one(
     let id = parse_public_id(&event_id).ok_or_else(not_found)?;
     let subscriber_id = auth.subscriber_id;
     let row = state.db.event(subscriber_id, id).await?.ok_or_else(not_found)?;
-    Ok(Json(Success::new(render(row)?)))
+    Ok(Json(Success::new(render(&state, row).await?)))
 }

@@ -47,6 +47,8 @@ pub struct Shared {
     /// All the service's keys, from the key file (never from the database).
     pub keys: Arc<Keys>,
     pub directory: Arc<LazyDirectory>,
+    /// What the matcher found for the network data of stored transactions.
+    pub enrichment_memo: Arc<crate::enrichment::stored::EnrichmentMemo>,
     /// `GET /card/{id}` bodies: a card never changes once enrolled.
     pub card_bodies: Arc<crate::body_cache::BodyCache>,
     /// Pages of transactions kept while they are still the answer.
@@ -121,6 +123,7 @@ impl AppState {
             hosted_key: keys.hosted_forms.clone().into(),
             keys,
             directory: Arc::new(directory),
+            enrichment_memo: Arc::default(),
             card_bodies: Arc::new(crate::body_cache::BodyCache::new(CARD_BODIES)),
             transaction_pages: Arc::new(crate::transaction_pages::TransactionPages::new(TRANSACTION_PAGE_BYTES)),
             card_rows: Arc::new(crate::card_rows::CardRows::new(CARD_ROW_BYTES)),

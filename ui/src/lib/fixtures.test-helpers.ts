@@ -18,6 +18,12 @@ export function sampleTransaction(overrides: Partial<CardTransaction> = {}): Car
     category: "5814 Fast Food Restaurants",
     descriptor: "SQ *BLUE BOTTLE",
     cardId: 1,
+    counterparty: null,
+    intermediaries: [],
+    channel: "in_store",
+    personalFinanceCategory: null,
+    recurringStreamId: null,
+    refundOf: null,
     ...overrides,
   };
 }

@@ -15,10 +15,12 @@ use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
     AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Environment, ErrorBody,
-    Success,
+    RecurringStreams, Success, TransactionEnrichment,
 };
 use utoipa_axum::routes;
 
+use crate::enrichment::history::{History, Item, Kind};
+use crate::enrichment::stored::enricher;
 use crate::error::ApiError;
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
@@ -37,6 +39,7 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(list))
         .api(routes!(details))
         .api(routes!(transactions))
+        .api(routes!(recurring))
 }
 
 /// The bank's sign-in page; its link carries the account's token as `link`.
@@ -246,27 +249,11 @@ async fn transactions(
         query.from.as_deref(),
         query.to.as_deref(),
     )?;
-    let row = owned_account(&state, auth.subscriber_id, account_id).await?;
-    let now = Utc::now().timestamp();
-    let status = status_of(&row, now);
-    if status != AccountStatus::Linked {
-        let status = serde_json::to_value(status).ok().and_then(|value| value.as_str().map(str::to_owned));
-        return Err(ApiError::Forbidden(format!(
-            "account {account_id} is {}: transactions can be read once the person has linked it and granted the transactions permission",
-            status.unwrap_or_default()
-        )));
-    }
-    if !permissions_of(&row.permissions).contains(&AccountPermission::Transactions) {
-        return Err(ApiError::Forbidden(format!(
-            "the person did not grant the transactions permission for account {account_id}"
-        )));
-    }
-    let bank = bank_of(&row)?;
-    let until = row.linked_at.unwrap_or(row.created_at);
+    let readable = readable_history(&state, auth.subscriber_id, account_id).await?;
     let limit = usize::try_from(limit).unwrap_or(usize::MAX);
     let mut page: Vec<AccountTransaction> = Vec::new();
     let mut next_cursor = None;
-    for item in bank::transactions(state.config.sandbox_seed, account_id, until) {
+    for (item, enrichment) in readable.transactions.into_iter().zip(readable.enrichments) {
         let in_range = filter.from.is_none_or(|from| item.created_at >= from)
             && filter.to.is_none_or(|to| item.created_at <= to)
             && query.pending.is_none_or(|pending| item.pending == pending)
@@ -284,11 +271,94 @@ async fn transactions(
             created_at: paging::checked_time(item.created_at)?,
             pending: item.pending,
             amount: paging::amount(item.amount_minor),
-            currency: bank.currency.to_owned(),
+            currency: readable.currency.to_owned(),
             description: item.description,
+            enrichment,
         });
     }
     Ok(Json(Success::new(AccountTransactionPage { transactions: page, next_cursor })))
+}
+
+/// A linked account's transactions the caller may read, newest first, each enriched and placed
+/// in the account's recurring streams.
+struct ReadableHistory {
+    transactions: Vec<bank::BankTransaction>,
+    enrichments: Vec<TransactionEnrichment>,
+    currency: &'static str,
+    history: History,
+}
+
+/// The account's history, or 403 unless it is linked with the `transactions` permission.
+async fn readable_history(state: &AppState, subscriber_id: i64, account_id: i64) -> Result<ReadableHistory, ApiError> {
+    let row = owned_account(state, subscriber_id, account_id).await?;
+    let now = Utc::now().timestamp();
+    let status = status_of(&row, now);
+    if status != AccountStatus::Linked {
+        let status = serde_json::to_value(status).ok().and_then(|value| value.as_str().map(str::to_owned));
+        return Err(ApiError::Forbidden(format!(
+            "account {account_id} is {}: transactions can be read once the person has linked it and granted the transactions permission",
+            status.unwrap_or_default()
+        )));
+    }
+    if !permissions_of(&row.permissions).contains(&AccountPermission::Transactions) {
+        return Err(ApiError::Forbidden(format!(
+            "the person did not grant the transactions permission for account {account_id}"
+        )));
+    }
+    let bank = bank_of(&row)?;
+    let until = row.linked_at.unwrap_or(row.created_at);
+    let transactions = bank::transactions(state.config.sandbox_seed, account_id, until);
+    let enricher = enricher(state).await?;
+    let found: Vec<TransactionEnrichment> =
+        transactions.iter().map(|item| enricher.bank_text(&item.description)).collect();
+    let items = transactions
+        .iter()
+        .zip(&found)
+        .map(|(item, enrichment)| {
+            Ok(Item {
+                id: item.id,
+                date: paging::checked_time(item.created_at)?.date_naive(),
+                amount_minor: item.amount_minor,
+                currency: bank.currency,
+                description: &item.description,
+                enrichment,
+            })
+        })
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    let history = History::of(&format!("account {account_id}"), Kind::Account, &items, Utc::now().date_naive());
+    let enrichments = items
+        .iter()
+        .zip(&found)
+        .map(|(item, enrichment)| {
+            let mut placed = enrichment.clone();
+            history.place(Kind::Account, item, &mut placed);
+            placed
+        })
+        .collect();
+    drop(items);
+    Ok(ReadableHistory { transactions, enrichments, currency: bank.currency, history })
+}
+
+/// A bank account's recurring streams: pay, rent, bills
+///
+/// Payments to or from one counterparty at a steady rhythm, found in the account's
+/// transactions. 403 unless the account is linked with the `transactions` permission.
+#[utoipa::path(get, path = "/account/{account_id}/recurring", tag = "accounts",
+    operation_id = "listAccountRecurring",
+    params(("account_id" = i64, Path, description = "An accountId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The account's streams, the latest paid first.", body = Success<RecurringStreams>),
+        (status = 403, description = "The account is not linked, or the person did not grant the \
+            transactions permission.", body = ErrorBody),
+        (status = 404, description = "No such account of the caller.", body = ErrorBody),
+    ))]
+async fn recurring(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(account_id): IdPath,
+) -> Result<Json<Success<RecurringStreams>>, ApiError> {
+    let readable = readable_history(&state, auth.subscriber_id, account_id).await?;
+    Ok(Json(Success::new(RecurringStreams { streams: readable.history.streams_on(Utc::now().date_naive()) })))
 }
 
 #[cfg(test)]

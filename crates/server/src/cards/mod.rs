@@ -16,11 +16,14 @@ use chrono::Utc;
 use subscriber_protocol::{CardEnrolledData, EventData};
 use subscriber_protocol::{
     CardList, CardRecord, CardTransaction, CardTransactionPage, CardTransactionQuery, EnrollCardRequest,
-    EnrollCardResponse, Environment, ErrorBody, SandboxCard, SandboxCardList, Success,
+    EnrollCardResponse, Environment, ErrorBody, RecurringStreams, SandboxCard, SandboxCardList, Success,
+    TransactionEnrichment,
 };
 use utoipa_axum::routes;
 
 use crate::card_rows::{CardLedger, ReadRow};
+use crate::enrichment::history::{History, Item, Kind};
+use crate::enrichment::stored::{Enricher, enricher};
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
@@ -32,7 +35,7 @@ use crate::simulation::history;
 use crate::state::AppState;
 use crate::storage::cards::{CardRow, EnrolledCard, Inserted, NewCard};
 use crate::storage::events::StoredEvent;
-use crate::storage::transactions::{Owner, TransactionRow};
+use crate::storage::transactions::{ChangedRow, Owner, TransactionRow};
 use crate::versions::{RequestVersion, Shaped};
 use validation::{CardInput, ValidCard};
 
@@ -43,6 +46,7 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(details))
         .api(routes!(transactions))
         .api(routes!(sync::sync))
+        .api(routes!(recurring))
         .api(routes!(sandbox_cards))
         .api_creating(routes!(session::create))
         .api(routes!(session::status))
@@ -244,7 +248,8 @@ async fn details(State(state): State<AppState>, auth: Auth, IdPath(card_id): IdP
     Ok(ledger::json(card_body(&state, auth.subscriber_id, card_id).await?))
 }
 
-pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError> {
+/// A stored card transaction with its enrichment, as every answer shows it.
+pub fn card_transaction(row: TransactionRow, enrichment: TransactionEnrichment) -> Result<CardTransaction, ApiError> {
     Ok(CardTransaction {
         transaction_id: row.id,
         created_at: paging::checked_time(row.created_at)?,
@@ -262,6 +267,46 @@ pub fn card_transaction(row: TransactionRow) -> Result<CardTransaction, ApiError
         card_id: row.card_id.unwrap_or_default(),
         merchant_id: row.merchant_id,
         location_id: row.location_id,
+        enrichment,
+    })
+}
+
+/// A stored card transaction shown alone (an event, a stream): enriched, with what its card's
+/// history says of it (the history kept, else read now).
+pub(crate) async fn shown_card_transaction(state: &AppState, row: TransactionRow) -> Result<CardTransaction, ApiError> {
+    if let Some(card_id) = row.card_id.filter(|card_id| *card_id > 0)
+        && state.card_rows.any(card_id).is_none()
+    {
+        card_rows(state, card_id).await?;
+    }
+    kept_card_transaction(state, &enricher(state).await?, row)
+}
+
+/// A stored card transaction enriched, with what its card's history says of it when the
+/// card's rows are kept.
+pub(crate) fn kept_card_transaction(
+    state: &AppState,
+    enricher: &Enricher,
+    row: TransactionRow,
+) -> Result<CardTransaction, ApiError> {
+    let mut enrichment = enricher.card_row(&row);
+    if let Some(ledger) = row.card_id.filter(|card_id| *card_id > 0).and_then(|card_id| state.card_rows.any(card_id)) {
+        let mut placed = enrichment.clone();
+        ledger.history.place(Kind::Card, &history_item(&row, &enrichment)?, &mut placed);
+        enrichment = placed;
+    }
+    card_transaction(row, enrichment)
+}
+
+/// A card row as its history reads it.
+fn history_item<'a>(row: &'a TransactionRow, enrichment: &'a TransactionEnrichment) -> Result<Item<'a>, ApiError> {
+    Ok(Item {
+        id: row.id,
+        date: paging::checked_time(row.created_at)?.date_naive(),
+        amount_minor: row.amount_minor,
+        currency: &row.currency,
+        description: &row.descriptor,
+        enrichment,
     })
 }
 
@@ -298,6 +343,27 @@ async fn transactions(
     Ok((axum::Extension(Shaped), ledger::json(body)).into_response())
 }
 
+/// A card's recurring streams: subscriptions, bills and memberships
+///
+/// Payments to one counterparty at a steady rhythm, found in the card's last 36 months, each
+/// with its frequency, amounts, dates, the date the next one is due and its transactions (whose
+/// `recurringStreamId` names the stream). The latest paid first.
+#[utoipa::path(get, path = "/card/{card_id}/recurring", tag = "cards", operation_id = "listCardRecurring",
+    params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The card's streams.", body = Success<RecurringStreams>),
+        (status = 404, description = "No such card of the caller.", body = ErrorBody),
+    ))]
+async fn recurring(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(card_id): IdPath,
+) -> Result<Json<Success<RecurringStreams>>, ApiError> {
+    card_body(&state, auth.subscriber_id, card_id).await?;
+    let rows = card_rows(&state, card_id).await?;
+    Ok(Json(Success::new(RecurringStreams { streams: rows.history.streams_on(Utc::now().date_naive()) })))
+}
+
 /// The card's rows in the 36-month window, each with its JSON: kept while no event of the card
 /// came since (`card_rows`), else read whole and kept.
 pub(crate) async fn card_rows(state: &AppState, card_id: i64) -> Result<Arc<CardLedger>, ApiError> {
@@ -308,11 +374,39 @@ pub(crate) async fn card_rows(state: &AppState, card_id: i64) -> Result<Arc<Card
     }
     let from = paging::history_start(Utc::now());
     let changed = state.db.changed_after(card_id, (-1, -1), from, u32::MAX).await?;
+    let enricher = enricher(state).await?;
+    let read = tokio::task::spawn_blocking(move || ledger_of(card_id, event, changed, &enricher))
+        .await
+        .map_err(ApiError::internal)??;
+    Ok(state.card_rows.insert(card_id, read))
+}
+
+/// A card's rows enriched, with its history's streams and refunds, and written as JSON.
+fn ledger_of(card_id: i64, event: i64, changed: Vec<ChangedRow>, enricher: &Enricher) -> Result<CardLedger, ApiError> {
+    let enrichments: Vec<TransactionEnrichment> =
+        changed.iter().map(|changed| enricher.card_row(&changed.row)).collect();
+    let items = changed
+        .iter()
+        .zip(&enrichments)
+        .map(|(changed, enrichment)| history_item(&changed.row, enrichment))
+        .collect::<Result<Vec<_>, ApiError>>()?;
+    let history = History::of(&format!("card {card_id}"), Kind::Card, &items, Utc::now().date_naive());
+    let placed: Vec<TransactionEnrichment> = items
+        .iter()
+        .zip(&enrichments)
+        .map(|(item, enrichment)| {
+            let mut placed = enrichment.clone();
+            history.place(Kind::Card, item, &mut placed);
+            placed
+        })
+        .collect();
+    drop(items);
     let read = changed
         .into_iter()
-        .map(|changed| {
+        .zip(placed)
+        .map(|(changed, enrichment)| {
             let (created_at, id, pending) = (changed.row.created_at, changed.row.id, changed.row.pending);
-            let json = serde_json::to_vec(&card_transaction(changed.row)?).map_err(ApiError::internal)?;
+            let json = serde_json::to_vec(&card_transaction(changed.row, enrichment)?).map_err(ApiError::internal)?;
             Ok(ReadRow {
                 created_at,
                 id,
@@ -323,7 +417,7 @@ pub(crate) async fn card_rows(state: &AppState, card_id: i64) -> Result<Arc<Card
             })
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
-    Ok(state.card_rows.insert(card_id, CardLedger::new(event, read)))
+    Ok(CardLedger::new(event, read, history))
 }
 
 /// The test cards, for a dashboard's enrollment form

@@ -1,15 +1,19 @@
 //! Enriched transactions (contract: "Enriched transactions (fourth round)"): the counterparty,
 //! intermediaries, channel, personal finance category and location of a transaction, found by
 //! the directory's [`matcher`](crate::directory::matcher) from what the card network sends;
-//! brand logos; and the taxonomy. (Recurring streams are not served yet: the detector of the
-//! work-in-progress commit 28e65b8 failed its own tests and was left out.)
+//! recurring streams and refunds found in a card's or account's history; brand logos; and the
+//! taxonomy.
 //!
 //! [`enrich`] is the one call per transaction: `POST /transactions/enrich` makes it for each
-//! transaction of a batch; stored transactions, events and exports are to make it the same way
-//! (not wired yet).
+//! transaction of a batch, and [`stored::Enricher`] for each stored or generated transaction
+//! every list, sync, stream, event and webhook shows ([`history`] adds its stream and refunded
+//! purchase).
 
 pub mod categories;
+pub mod history;
 pub mod logo;
+pub mod recurring;
+pub mod stored;
 
 use axum::Json;
 use axum::extract::{Path, State};

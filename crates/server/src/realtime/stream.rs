@@ -218,7 +218,7 @@ impl Feed {
         let events = futures::stream::unfold(self, move |mut feed| async move {
             loop {
                 let event = feed.next_event().await?;
-                if let Some(rendered) = render(owner, &event) {
+                if let Some(rendered) = render(&feed.state, owner, &event).await {
                     return Some((Ok(rendered), feed));
                 }
             }
@@ -280,13 +280,16 @@ fn belongs_to(owner: Owner, transaction: &TransactionRow) -> bool {
 
 /// The list item as the event's data, as it was at the event: pending when created, not
 /// pending once settled (a replayed creation is shown pending even if it has settled since).
-fn render(owner: Owner, event: &EventRow) -> Option<Event> {
+async fn render(state: &AppState, owner: Owner, event: &EventRow) -> Option<Event> {
     let mut transaction = event.transaction.clone();
     transaction.pending = event.kind == EventKind::Created;
     let base = Event::default().event("transaction").id(crate::events::public_id(event.id));
     // The item itself (not a JSON value) keeps the list's field order.
     let rendered = match owner {
-        Owner::Card(_) => crate::cards::card_transaction(transaction).ok().and_then(|item| base.json_data(item).ok()),
+        Owner::Card(_) => crate::cards::shown_card_transaction(state, transaction)
+            .await
+            .ok()
+            .and_then(|item| base.json_data(item).ok()),
         Owner::Merchant(_) => {
             crate::merchants::merchant_transaction(transaction).ok().and_then(|item| base.json_data(item).ok())
         }

@@ -161,10 +161,14 @@ async fn create_transaction(
     let buyer = card.as_ref().map_or_else(|| Buyer::synthetic(&mut rng), Buyer::card);
     let amount_minor = checked.amount_minor.unwrap_or_else(|| purchase::random_amount_minor(&mut rng));
 
-    let respond = |row: &TransactionRow| response(row.clone());
+    let enricher = crate::enrichment::stored::enricher(&state).await?;
+    let respond = {
+        let (state, enricher) = (state.clone(), enricher.clone());
+        move |row: &TransactionRow| response(&state, &enricher, row.clone())
+    };
     let row = purchase::record(&state, buyer, shop, amount_minor, idempotent.clone(), respond).await?;
     tracing::info!(transaction_id = row.id, card_id = ?row.card_id, location_id = ?row.location_id, "sandbox purchase");
-    Ok(idempotent.created(response(row)?))
+    Ok(idempotent.created(response(&state, &enricher, row)?))
 }
 
 /// Where the caller may buy by naming a `locationId`: a location of its own merchant, or a
@@ -228,7 +232,9 @@ async fn settle_transaction(
         row
     };
     tracing::info!(transaction_id, "sandbox purchase settled");
-    Ok(Json(Success::new(SandboxTransactionResponse { message: TRANSACTION_SETTLED.to_owned(), ..response(row)? })))
+    let enricher = crate::enrichment::stored::enricher(&state).await?;
+    let settled = response(&state, &enricher, row)?;
+    Ok(Json(Success::new(SandboxTransactionResponse { message: TRANSACTION_SETTLED.to_owned(), ..settled })))
 }
 
 async fn read_transaction(state: &AppState, transaction_id: i64) -> Result<Option<TransactionRow>, ApiError> {
@@ -248,13 +254,17 @@ async fn is_callers(state: &AppState, subscriber_id: i64, row: &TransactionRow) 
     })
 }
 
-fn response(row: TransactionRow) -> Result<SandboxTransactionResponse, ApiError> {
+fn response(
+    state: &AppState,
+    enricher: &crate::enrichment::stored::Enricher,
+    row: TransactionRow,
+) -> Result<SandboxTransactionResponse, ApiError> {
     Ok(SandboxTransactionResponse {
         message: TRANSACTION_CREATED.to_owned(),
         transaction_id: row.id,
         card_id: row.card_id,
         last_four: row.last_four,
-        transaction: crate::cards::card_transaction(row)?,
+        transaction: crate::cards::kept_card_transaction(state, enricher, row)?,
     })
 }
 

@@ -398,7 +398,12 @@ async fn attempt(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
     let webhook = &delivery.webhook;
     let (subscriber_id, event_id) = (webhook.subscriber_id, delivery.event_id);
     let outcome = match state.db.event(subscriber_id, event_id).await {
-        Ok(Some(event)) => match crate::event_log::render(event).map(|event| serde_json::to_vec(&event)) {
+        Ok(Some(event)) => match crate::event_log::render(state, event).await.map(|event| serde_json::to_vec(&event)) {
+            // The card's history could not be read: tried again later, as an event not read.
+            Err(error @ crate::error::ApiError::Unavailable { .. }) => {
+                tracing::warn!(error = %error, webhook_id = webhook.id, event_id, "webhook event not rendered: tried again later");
+                return None;
+            }
             Ok(Ok(body)) => {
                 // Written in the endpoint's version, as its requests would read it.
                 let body = match state.versions.get() {

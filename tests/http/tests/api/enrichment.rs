@@ -396,3 +396,118 @@ fn the_newest_document_types_every_new_field() {
         assert!(document["paths"].get(path).is_some(), "{path} is documented");
     }
 }
+
+fn all_card_transactions(server: &TestServer, subscriber: &Subscriber, card_id: i64) -> Vec<Value> {
+    let (status, body) = send(subscriber.auth(server.get(&format!("/card/{card_id}/transactions?limit=5000"))));
+    assert_eq!(status, 200, "{body}");
+    body["transactions"].as_array().expect("transactions").clone()
+}
+
+/// Five cards' 36-month histories: every transaction carries what the matcher found from what
+/// the network sent, one brand keeps one id on every card and in every city, refunds name their
+/// purchase, and the sandbox's bills and subscriptions are monthly streams due next.
+#[test]
+fn stored_transactions_carry_their_counterparty_and_the_bills_are_streams() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let today = chrono::Utc::now().date_naive();
+    let mut brand_of_name: std::collections::HashMap<String, std::collections::BTreeSet<String>> =
+        std::collections::HashMap::new();
+    let (mut total, mut matched, mut refunds, mut refunds_found) = (0, 0, 0, 0);
+    for pan in crate::helpers::TEST_PANS {
+        let card_id = server.enroll_card(&subscriber, pan);
+        let transactions = all_card_transactions(&server, &subscriber, card_id);
+        let by_id: std::collections::HashMap<i64, &Value> =
+            transactions.iter().map(|item| (item["transactionId"].as_i64().expect("id"), item)).collect();
+        for item in &transactions {
+            total += 1;
+            for key in ["counterparty", "personalFinanceCategory", "recurringStreamId", "refundOf"] {
+                assert!(item.as_object().is_some_and(|fields| fields.contains_key(key)), "{key} always there: {item}");
+            }
+            assert!(item["intermediaries"].is_array() && item["channel"].is_string(), "{item}");
+            let counterparty = &item["counterparty"];
+            if counterparty.is_object() {
+                assert!(is_brand_id(&counterparty["brandId"]), "{counterparty}");
+                if ["very_high", "high"].contains(&counterparty["confidence"].as_str().unwrap_or("")) {
+                    matched += 1;
+                    let name = item["merchantName"].as_str().expect("merchantName").to_owned();
+                    brand_of_name
+                        .entry(name)
+                        .or_default()
+                        .insert(counterparty["brandId"].as_str().unwrap_or("").into());
+                }
+            }
+            if item["amount"].as_f64().is_some_and(|amount| amount < 0.0) {
+                refunds += 1;
+                if let Some(purchase) = item["refundOf"].as_i64() {
+                    refunds_found += 1;
+                    let bought =
+                        by_id.get(&purchase).unwrap_or_else(|| panic!("refund {item} of a purchase of the card"));
+                    assert!(bought["amount"].as_f64() >= item["amount"].as_f64().map(|refund| -refund), "{bought}");
+                    assert_eq!(bought["merchantName"], item["merchantName"], "the same merchant");
+                }
+            }
+        }
+        let (status, body) = send(subscriber.auth(server.get(&format!("/card/{card_id}/recurring"))));
+        assert_eq!(status, 200, "{body}");
+        let streams = body["streams"].as_array().expect("streams");
+        let monthly: Vec<&Value> =
+            streams.iter().filter(|stream| stream["frequency"] == "monthly" && stream["status"] == "mature").collect();
+        assert!(monthly.len() >= 3, "rent, utilities, phone and a subscription at least: {streams:#?}");
+        for stream in &monthly {
+            let next =
+                chrono::NaiveDate::parse_from_str(stream["predictedNextDate"].as_str().expect("date"), "%Y-%m-%d")
+                    .expect("a date");
+            let last = chrono::NaiveDate::parse_from_str(stream["lastDate"].as_str().expect("date"), "%Y-%m-%d")
+                .expect("a date");
+            assert!(next > last && next <= last + chrono::Duration::days(31), "{stream}");
+            assert!(next >= today - chrono::Duration::days(2), "a bill still coming: {stream}");
+            assert!(stream["streamId"].as_str().is_some_and(|id| id.starts_with("rst_") && id.len() == 20), "{stream}");
+            let ids = stream["transactionIds"].as_array().expect("ids");
+            assert!(ids.len() >= 3, "{stream}");
+            for id in ids {
+                let item = by_id.get(&id.as_i64().expect("id")).expect("a transaction of the card");
+                assert_eq!(item["recurringStreamId"], stream["streamId"], "{item}");
+            }
+        }
+    }
+    assert!(matched * 100 >= total * 90, "{matched} of {total} matched at high or better");
+    let split: Vec<_> = brand_of_name.iter().filter(|(_, brands)| brands.len() > 1).collect();
+    assert!(split.len() * 100 <= brand_of_name.len(), "one brand id per merchant: {split:?}");
+    assert!(
+        refunds > 0 && refunds_found * 10 >= refunds * 9,
+        "{refunds_found} of {refunds} refunds name their purchase"
+    );
+}
+
+/// A purchase made now carries its counterparty in the sandbox's answer, the list, the event
+/// log and the card's sync, the same in each.
+#[test]
+fn a_new_purchase_is_enriched_the_same_everywhere_it_shows() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let card_id = server.enroll_card(&subscriber, crate::helpers::TEST_PAN);
+    let (status, created) =
+        send(subscriber.auth(server.post("/sandbox/transactions", &json!({ "cardId": card_id, "amount": 12.5 }))));
+    assert_eq!(status, 201, "{created}");
+    let shown = &created["transaction"];
+    let id = shown["transactionId"].as_i64().expect("id");
+    for key in ["counterparty", "intermediaries", "channel", "personalFinanceCategory", "recurringStreamId", "refundOf"]
+    {
+        assert!(shown.as_object().is_some_and(|fields| fields.contains_key(key)), "{key}: {shown}");
+    }
+    let listed = all_card_transactions(&server, &subscriber, card_id);
+    let in_list = listed.iter().find(|item| item["transactionId"] == id).expect("listed");
+    assert_eq!(in_list["counterparty"], shown["counterparty"]);
+    assert_eq!(in_list["personalFinanceCategory"], shown["personalFinanceCategory"]);
+    let (status, events) = send(subscriber.auth(server.get("/events?type=transaction.created")));
+    assert_eq!(status, 200, "{events}");
+    let event = events["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .find(|event| event["data"]["transactionId"] == id)
+        .unwrap_or_else(|| panic!("the purchase's event in {events}"));
+    assert_eq!(event["data"]["transaction"]["counterparty"], shown["counterparty"], "{event}");
+    assert_eq!(event["data"]["transaction"]["channel"], shown["channel"], "{event}");
+}
