@@ -13,6 +13,7 @@ const COMMANDS: &[&str] = &[
     "overview",
     "list_cards",
     "test_cards",
+    "card_recurring",
     "enroll_card",
     "start_card_session",
     "watch_card_session",

@@ -23,7 +23,8 @@ use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::{
     Account, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardRecord, CardSession,
     CardTransaction, CreateLocationResponse, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest,
-    LocationInput, Merchant, MerchantCategory, MerchantTransaction, OnboardPersonRequest, Person, SandboxCard,
+    LocationInput, Merchant, MerchantCategory, MerchantTransaction, OnboardPersonRequest, Person, RecurringStream,
+    SandboxCard,
     SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest, VerifyPersonResponse,
 };
 use subscriber_protocol::{
@@ -116,6 +117,11 @@ pub async fn overview(dashboard: Shared<'_>) -> Outcome<Overview> {
 #[tauri::command]
 pub async fn list_cards(dashboard: Shared<'_>) -> Outcome<Vec<CardRecord>> {
     dashboard.cards().await
+}
+
+#[tauri::command]
+pub async fn card_recurring(dashboard: Shared<'_>, card_id: i64) -> Outcome<Vec<RecurringStream>> {
+    dashboard.card_recurring(card_id).await
 }
 
 #[tauri::command]

@@ -76,6 +76,7 @@ pub const CARDS: Route = Route::get("/card");
 pub const CARD: Route = Route::get("/card/{card_id}");
 pub const CARD_TRANSACTIONS: Route = Route::get("/card/{card_id}/transactions");
 pub const CARD_TRANSACTION_STREAM: Route = Route::get("/card/{card_id}/transactions/stream");
+pub const CARD_RECURRING: Route = Route::get("/card/{card_id}/recurring");
 
 pub const ENROLL_MERCHANT: Route = Route::create("/merchant");
 /// The spec's alias of [`ENROLL_MERCHANT`].
@@ -96,6 +97,7 @@ pub const BANKS: Route = Route::get("/banks");
 pub const ENROLL_ACCOUNT: Route = Route::create("/account");
 pub const ACCOUNTS: Route = Route::get("/account");
 pub const ACCOUNT: Route = Route::get("/account/{account_id}");
+pub const ACCOUNT_RECURRING: Route = Route::get("/account/{account_id}/recurring");
 pub const ACCOUNT_TRANSACTIONS: Route = Route::get("/account/{account_id}/transactions");
 
 pub const ONBOARD_PERSON: Route = Route::create("/persons");
@@ -147,6 +149,7 @@ pub const ALL: &[Route] = &[
     CARD,
     CARD_TRANSACTIONS,
     CARD_TRANSACTION_STREAM,
+    CARD_RECURRING,
     ENROLL_MERCHANT,
     ENROLL_MERCHANT_ALIAS,
     MERCHANT,
@@ -163,6 +166,7 @@ pub const ALL: &[Route] = &[
     ACCOUNTS,
     ACCOUNT,
     ACCOUNT_TRANSACTIONS,
+    ACCOUNT_RECURRING,
     ONBOARD_PERSON,
     PERSONS,
     AUTHENTICATE_PERSON,

@@ -8,7 +8,7 @@ use futures::StreamExt;
 use subscriber_client::{Page, Paged, Paging};
 use subscriber_protocol::{
     CardRecord, CardSession, CardSessionStatus, CardTransaction, EnrollCardRequest, EnrollCardResponse, Environment,
-    SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse,
+    RecurringStream, SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse,
 };
 
 use crate::app::Dashboard;
@@ -26,6 +26,11 @@ pub const POLL_EVERY: Duration = Duration::from_millis(1500);
 impl Dashboard {
     pub async fn cards(&self) -> Result<Vec<CardRecord>, CommandError> {
         Ok(self.client().await?.cards().await?)
+    }
+
+    /// A card's subscriptions and bills, with what is due next.
+    pub async fn card_recurring(&self, card_id: i64) -> Result<Vec<RecurringStream>, CommandError> {
+        Ok(self.client().await?.card_recurring(card_id).await?)
     }
 
     /// The sandbox's test cards, for the enrollment form.

@@ -14,6 +14,7 @@ import type { ExportResult } from "./bindings/ExportResult";
 import type { LiveEvent } from "./bindings/LiveEvent";
 import type { LoginInput } from "./bindings/LoginInput";
 import type { RotateResult } from "./bindings/RotateResult";
+import type { RecurringStream } from "./bindings/RecurringStream";
 import type { SandboxCard } from "./bindings/SandboxCard";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { SignupResult } from "./bindings/SignupResult";
@@ -323,6 +324,8 @@ export const api = {
   rotateSecret: () => call<RotateResult>("rotate_secret"),
   cards: () => call<CardRecord[]>("list_cards"),
   testCards: () => call<SandboxCard[]>("test_cards"),
+  /** A card's subscriptions and bills, the latest paid first. */
+  cardRecurring: (cardId: number) => call<RecurringStream[]>("card_recurring", { cardId }),
   enrollCard: (card: EnrollCardRequest) => call<EnrollCardResponse>("enroll_card", { card }),
   simulateTransaction: (cardId: number) =>
     call<CardTransaction>("simulate_transaction", { cardId }),

@@ -1,6 +1,7 @@
 // The transaction table's model: rows prepared once, then filtered, sorted and summed fast
 // enough to run on every keystroke over 100,000 rows.
 import type { CardTransaction } from "./bindings/CardTransaction";
+import { categoryWords } from "./enrichment";
 import { TextPool, dayBounds, needleIn, upsertSorted } from "./rowSearch";
 
 export interface Row {
@@ -30,7 +31,17 @@ export function prepare(tx: CardTransaction): Row {
     time,
     month: date.getUTCFullYear() * 12 + date.getUTCMonth(),
     place: places.intern(
-      [tx.merchantName, tx.category, tx.descriptor, tx.city, tx.street, tx.country, tx.zip]
+      [
+        tx.counterparty?.name ?? "",
+        tx.merchantName,
+        tx.personalFinanceCategory ? categoryWords(tx.personalFinanceCategory) : "",
+        tx.category,
+        tx.descriptor,
+        tx.city,
+        tx.street,
+        tx.country,
+        tx.zip,
+      ]
         .join("\u0001")
         .toLowerCase(),
     ),

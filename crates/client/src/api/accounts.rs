@@ -2,7 +2,7 @@
 
 use subscriber_protocol::{
     Account, AccountList, AccountTransactionPage, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse,
-    PageQuery,
+    PageQuery, RecurringStream, RecurringStreams,
 };
 
 use crate::client::Client;
@@ -38,6 +38,15 @@ impl Client {
     pub async fn account(&self, account_id: i64) -> Result<Account> {
         validate::positive_id("accountId", account_id)?;
         self.inner.call(Call::new(&routes::ACCOUNT, format!("/account/{account_id}"))).await
+    }
+
+    /// `GET /account/{account_id}/recurring`: pay, rent and bills found in the account's
+    /// transactions (with the `transactions` permission).
+    pub async fn account_recurring(&self, account_id: i64) -> Result<Vec<RecurringStream>> {
+        validate::positive_id("accountId", account_id)?;
+        let streams: RecurringStreams =
+            self.inner.call(Call::new(&routes::ACCOUNT_RECURRING, format!("/account/{account_id}/recurring"))).await?;
+        Ok(streams.streams)
     }
 
     /// `GET /account/{account_id}/transactions` (with the `transactions` permission).

@@ -2,7 +2,7 @@
 
 use subscriber_protocol::{
     CardList, CardRecord, CardSession, CardSessionCreated, CardTransaction, CardTransactionPage, CardTransactionQuery,
-    EnrollCardRequest, EnrollCardResponse,
+    EnrollCardRequest, EnrollCardResponse, RecurringStream, RecurringStreams,
 };
 
 use crate::client::Client;
@@ -46,6 +46,15 @@ impl Client {
     pub async fn card(&self, card_id: i64) -> Result<CardRecord> {
         validate::positive_id("cardId", card_id)?;
         self.inner.call(Call::new(&routes::CARD, format!("/card/{card_id}"))).await
+    }
+
+    /// `GET /card/{card_id}/recurring`: the card's subscriptions, bills and memberships, the
+    /// latest paid first.
+    pub async fn card_recurring(&self, card_id: i64) -> Result<Vec<RecurringStream>> {
+        validate::positive_id("cardId", card_id)?;
+        let streams: RecurringStreams =
+            self.inner.call(Call::new(&routes::CARD_RECURRING, format!("/card/{card_id}/recurring"))).await?;
+        Ok(streams.streams)
     }
 
     /// `GET /card/{card_id}/transactions`, newest first: `.await` one page, or `.stream()`

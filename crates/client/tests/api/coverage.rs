@@ -234,6 +234,14 @@ async fn card_steps(tour: &mut Tour) -> i64 {
     }
     let hidden = tour.other.card_transactions(card_id).await.expect_err("someone else's card");
     assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+    let streams = tour.client.card_recurring(card_id).await.expect("GET /card/{card_id}/recurring");
+    assert!(!streams.is_empty(), "the sandbox history's bills");
+    for stream in &streams {
+        assert!(stream.stream_id.starts_with("rst_") && !stream.transaction_ids.is_empty());
+        assert!(stream.predicted_next_date > stream.last_date && stream.last_date >= stream.first_date);
+    }
+    let hidden = tour.other.card_recurring(card_id).await.expect_err("someone else's card");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
 
     let session = tour.client.create_card_session().await.expect("POST /card/session");
     assert!(session.session_id > 0);
@@ -823,6 +831,11 @@ async fn account_steps(tour: &mut Tour) {
     assert!(linked.linked_at.is_some_and(|at| recent(at, 120)));
     assert!(linked.permissions.contains(&AccountPermission::Transactions), "{:?}", linked.permissions);
     let page = tour.client.account_transactions(enrolled.account_id).limit(5).await.expect("granted now");
+    let streams = tour.client.account_recurring(enrolled.account_id).await.expect("GET /account/{account_id}/recurring");
+    assert!(
+        streams.iter().any(|stream| stream.direction == subscriber_protocol::Direction::Inflow),
+        "the account's pay: {streams:?}"
+    );
     assert!(page.transactions.len() <= 5);
     for transaction in &page.transactions {
         assert!(
