@@ -82,6 +82,19 @@ test("the card's transactions screen opens, live", async () => {
     (await session.findElements(By.css('[data-testid="transaction-table"], [data-testid="state-empty"]'))).length > 0, 60_000);
   await waitFor(session, "the stream is live", async () => (await (await find(session, "live-indicator")).getAttribute("data-live")) === "true", 30_000);
   await screenshot(session, "07-transactions");
+  // Each row names its counterparty beside its mark, the raw descriptor under it.
+  const firstRow = await find(session, "transaction-row");
+  assert.ok((await firstRow.findElements(By.css(".mark"))).length === 1, "a counterparty's mark");
+});
+
+test("the card's subscriptions and bills, each with the next due date", async () => {
+  await click(session, "recurring-toggle");
+  await waitFor(session, "the streams are in", async () =>
+    (await session.findElements(By.css('[data-testid="recurring-stream"]'))).length > 0, 30_000);
+  const next = await text(session, "recurring-next");
+  assert.match(next, /^(next|was due|last) \d{1,2} [A-Z][a-z]{2} \d{4}$/, next);
+  await screenshot(session, "07b-recurring");
+  await click(session, "recurring-toggle");
 });
 
 test("a sandbox purchase arrives live and flashes once", async () => {
