@@ -24,8 +24,7 @@ use subscriber_protocol::{
     Account, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardRecord, CardSession,
     CardTransaction, CreateLocationResponse, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest,
     LocationInput, Merchant, MerchantCategory, MerchantTransaction, OnboardPersonRequest, Person, RecurringStream,
-    SandboxCard,
-    SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest, VerifyPersonResponse,
+    SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest, VerifyPersonResponse,
 };
 use subscriber_protocol::{
     CreateWebhookRequest, Event, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,

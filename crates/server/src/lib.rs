@@ -42,6 +42,7 @@ mod credentials;
 pub mod directory;
 mod discovery;
 pub mod enrichment;
+mod enrichment_api;
 pub mod error;
 mod event_log;
 mod events;

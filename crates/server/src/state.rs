@@ -94,6 +94,13 @@ async fn load_keys(config: &Config, db: &Store) -> anyhow::Result<Keys> {
 }
 
 impl AppState {
+    /// The enricher of stored transactions over the loaded directory (loading it first if
+    /// nobody has).
+    pub async fn enricher(&self) -> Result<crate::enrichment::stored::Enricher, crate::error::ApiError> {
+        let directory = self.directory.get().await.map_err(crate::error::ApiError::internal)?;
+        Ok(self.enrichment_memo.enricher(directory))
+    }
+
     /// Opens the database and loads (or makes) the service's keys.
     pub async fn new(config: Config) -> anyhow::Result<Self> {
         let db = Store::open_with(&config.database, config.database_timeouts()).await?;

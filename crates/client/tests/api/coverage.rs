@@ -831,7 +831,8 @@ async fn account_steps(tour: &mut Tour) {
     assert!(linked.linked_at.is_some_and(|at| recent(at, 120)));
     assert!(linked.permissions.contains(&AccountPermission::Transactions), "{:?}", linked.permissions);
     let page = tour.client.account_transactions(enrolled.account_id).limit(5).await.expect("granted now");
-    let streams = tour.client.account_recurring(enrolled.account_id).await.expect("GET /account/{account_id}/recurring");
+    let streams =
+        tour.client.account_recurring(enrolled.account_id).await.expect("GET /account/{account_id}/recurring");
     assert!(
         streams.iter().any(|stream| stream.direction == subscriber_protocol::Direction::Inflow),
         "the account's pay: {streams:?}"

@@ -20,7 +20,6 @@ use subscriber_protocol::{
 use utoipa_axum::routes;
 
 use crate::enrichment::history::{History, Item, Kind};
-use crate::enrichment::stored::enricher;
 use crate::error::ApiError;
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
@@ -308,7 +307,7 @@ async fn readable_history(state: &AppState, subscriber_id: i64, account_id: i64)
     let bank = bank_of(&row)?;
     let until = row.linked_at.unwrap_or(row.created_at);
     let transactions = bank::transactions(state.config.sandbox_seed, account_id, until);
-    let enricher = enricher(state).await?;
+    let enricher = state.enricher().await?;
     let found: Vec<TransactionEnrichment> =
         transactions.iter().map(|item| enricher.bank_text(&item.description)).collect();
     let items = transactions

@@ -29,7 +29,7 @@ pub fn routes(state: AppState) -> Routes {
     let routes = crate::accounts::routes(routes);
     let routes = crate::hosted::routes(routes);
     let routes = crate::discovery::routes(routes);
-    let routes = crate::enrichment::routes(routes);
+    let routes = crate::enrichment_api::routes(routes);
     let routes = crate::event_log::routes(routes);
     let routes = crate::webhooks::routes(routes);
     openapi::routes(routes)

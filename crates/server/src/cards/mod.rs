@@ -23,7 +23,7 @@ use utoipa_axum::routes;
 
 use crate::card_rows::{CardLedger, ReadRow};
 use crate::enrichment::history::{History, Item, Kind};
-use crate::enrichment::stored::{Enricher, enricher};
+use crate::enrichment::stored::Enricher;
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
@@ -279,7 +279,7 @@ pub(crate) async fn shown_card_transaction(state: &AppState, row: TransactionRow
     {
         card_rows(state, card_id).await?;
     }
-    kept_card_transaction(state, &enricher(state).await?, row)
+    kept_card_transaction(state, &state.enricher().await?, row)
 }
 
 /// A stored card transaction enriched, with what its card's history says of it when the
@@ -374,7 +374,7 @@ pub(crate) async fn card_rows(state: &AppState, card_id: i64) -> Result<Arc<Card
     }
     let from = paging::history_start(Utc::now());
     let changed = state.db.changed_after(card_id, (-1, -1), from, u32::MAX).await?;
-    let enricher = enricher(state).await?;
+    let enricher = state.enricher().await?;
     let read = tokio::task::spawn_blocking(move || ledger_of(card_id, event, changed, &enricher))
         .await
         .map_err(ApiError::internal)??;

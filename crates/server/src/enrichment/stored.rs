@@ -14,8 +14,6 @@ use subscriber_protocol::{Channel, Enrichment, PersonalFinanceCategory, PfcDetai
 
 use super::{NetworkData, enrich};
 use crate::directory::Directory;
-use crate::error::ApiError;
-use crate::state::AppState;
 use crate::storage::transactions::TransactionRow;
 
 /// How many distinct network data the memo keeps (each about half a kilobyte).
@@ -42,12 +40,6 @@ impl Default for EnrichmentMemo {
 pub struct Enricher {
     directory: Arc<Directory>,
     memo: Arc<Answers>,
-}
-
-/// The enricher of the service's loaded directory (loading it first if nobody has).
-pub async fn enricher(state: &AppState) -> Result<Enricher, ApiError> {
-    let directory = state.directory.get().await.map_err(ApiError::internal)?;
-    Ok(state.enrichment_memo.enricher(directory))
 }
 
 impl EnrichmentMemo {

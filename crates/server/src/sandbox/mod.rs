@@ -161,7 +161,7 @@ async fn create_transaction(
     let buyer = card.as_ref().map_or_else(|| Buyer::synthetic(&mut rng), Buyer::card);
     let amount_minor = checked.amount_minor.unwrap_or_else(|| purchase::random_amount_minor(&mut rng));
 
-    let enricher = crate::enrichment::stored::enricher(&state).await?;
+    let enricher = state.enricher().await?;
     let respond = {
         let (state, enricher) = (state.clone(), enricher.clone());
         move |row: &TransactionRow| response(&state, &enricher, row.clone())
@@ -232,7 +232,7 @@ async fn settle_transaction(
         row
     };
     tracing::info!(transaction_id, "sandbox purchase settled");
-    let enricher = crate::enrichment::stored::enricher(&state).await?;
+    let enricher = state.enricher().await?;
     let settled = response(&state, &enricher, row)?;
     Ok(Json(Success::new(SandboxTransactionResponse { message: TRANSACTION_SETTLED.to_owned(), ..settled })))
 }
