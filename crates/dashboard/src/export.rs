@@ -127,7 +127,20 @@ transaction_row!(CardTransaction,
     "merchantName" => |row| row.merchant_name.clone(),
     "category" => |row| row.category.clone(),
     "descriptor" => |row| row.descriptor.clone(),
+    "counterparty" => |row| row.enrichment.counterparty.as_ref().map(|found| found.name.clone()).unwrap_or_default(),
+    "brandId" => |row| row.enrichment.counterparty.as_ref().map(|found| found.brand_id.clone()).unwrap_or_default(),
+    "confidence" => |row| row.enrichment.counterparty.as_ref().map(|found| found.confidence.as_str().to_owned()).unwrap_or_default(),
+    "intermediaries" => |row| row.enrichment.intermediaries.iter().map(|party| party.name.as_str()).collect::<Vec<_>>().join("; "),
+    "channel" => |row| wire_name(&row.enrichment.channel),
+    "personalFinanceCategory" => |row| row.enrichment.personal_finance_category.map(|category| wire_name(&category.detailed)).unwrap_or_default(),
+    "recurringStreamId" => |row| row.enrichment.recurring_stream_id.clone().unwrap_or_default(),
+    "refundOf" => |row| row.enrichment.refund_of.map(|id| id.to_string()).unwrap_or_default(),
 );
+
+/// An enum as the API writes it (`in_store`, `food_and_drink_coffee`).
+fn wire_name(value: &impl serde::Serialize) -> String {
+    serde_json::to_value(value).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
+}
 transaction_row!(MerchantTransaction,
     "locationId" => |row| row.location_id.to_string(),
     "lastFour" => |row| format!("{:04}", row.last_four),

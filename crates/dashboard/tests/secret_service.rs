@@ -194,6 +194,11 @@ async fn a_test_card_is_enrolled_listed_and_its_history_exported() {
     let lines: Vec<&str> = csv.split("\r\n").filter(|line| !line.is_empty()).collect();
     assert_eq!(lines.len(), 3, "{csv}");
     assert!(lines[0].starts_with("transactionId,createdAt,pending,amount,currency,merchantName"));
+    assert!(
+        lines[0].contains(",counterparty,brandId,confidence,intermediaries,channel,personalFinanceCategory,"),
+        "what the service found, beside the raw descriptor: {}",
+        lines[0]
+    );
     assert!(lines[1].starts_with(&format!("{},", made[2])));
     assert!(lines[2].starts_with(&format!("{},", made[0])));
     assert_eq!(lines[1].split(',').nth(2), Some("true"), "a purchase made now is pending");
