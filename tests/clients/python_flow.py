@@ -14,7 +14,7 @@ import uuid
 
 import standardwebhooks
 from subscriber_data_api_client import AuthenticatedClient, Client
-from subscriber_data_api_client.api.cards import enroll_card, list_card_transactions
+from subscriber_data_api_client.api.cards import enroll_card, list_card_recurring, list_card_transactions
 from subscriber_data_api_client.api.events import get_event, list_events
 from subscriber_data_api_client.api.merchants import create_location, enroll_merchant, list_merchant_transactions
 from subscriber_data_api_client.api.sandbox import create_sandbox_transaction, list_sandbox_cards
@@ -24,6 +24,12 @@ from subscriber_data_api_client.models import (
     ApiVersion,
     CardTransactionPage,
     CategoryCodeType0,
+    Channel,
+    Confidence,
+    Counterparty,
+    Frequency,
+    RecurringStreams,
+    StreamStatus,
     CountryCode,
     CreateLocationRequest,
     CreateWebhookRequest,
@@ -85,6 +91,12 @@ def main(base, version):
     second = expect(list_card_transactions.sync(card.card_id, client=client, limit=5, cursor=first.next_cursor),
                     CardTransactionPage)
     assert {t.transaction_id for t in first.transactions}.isdisjoint(t.transaction_id for t in second.transactions)
+    # What the service found for each, in the generated models' own types.
+    assert all(isinstance(t.channel, Channel) for t in first.transactions), first.transactions
+    found = [t.counterparty for t in first.transactions if isinstance(t.counterparty, Counterparty)]
+    assert found and found[0].brand_id.startswith("brd_") and isinstance(found[0].confidence, Confidence), found
+    streams = expect(list_card_recurring.sync(card.card_id, client=client), RecurringStreams)
+    assert any(s.frequency == Frequency.MONTHLY and s.status == StreamStatus.MATURE for s in streams.streams), streams
 
     # A merchant, a location, a sale there, seen in the merchant's list.
     merchant = enroll_merchant.sync(client=client, body=EnrollMerchantRequest(

@@ -70,6 +70,21 @@ check(first.transactions.length === 5 && typeof first.nextCursor === "string", "
 const second = ok(await transactions(first.nextCursor ?? undefined), "the next page");
 const seen = new Set(first.transactions.map((transaction) => transaction.transactionId));
 check(!second.transactions.some((item) => seen.has(item.transactionId)), "pages do not overlap");
+// What the service found for each: typed fields of the newest document (enums as unions).
+const channels: Schemas["Channel"][] = first.transactions.map((item) => item.channel);
+check(channels.every((channel) => ["in_store", "online", "other"].includes(channel)), "channels");
+const found = first.transactions.find((item) => item.counterparty !== null)?.counterparty;
+check(found !== undefined && found !== null && found.brandId.startsWith("brd_"), "a counterparty");
+const band: Schemas["Confidence"] = found.confidence;
+check(["very_high", "high", "medium", "low"].includes(band), `a band: ${band}`);
+const recurring: Schemas["RecurringStreams"] = ok(
+  await client.GET("/card/{card_id}/recurring", { params: { path: { card_id: card.cardId } } }),
+  "recurring",
+);
+check(
+  recurring.streams.some((stream) => stream.frequency === "monthly" && stream.status === "mature"),
+  "the history's bills are monthly streams",
+);
 
 // The card's live stream, read as a stream while a sale is made.
 const stream = await client.GET("/card/{card_id}/transactions/stream", {
