@@ -14,6 +14,7 @@ const COMMANDS: &[&str] = &[
     "list_cards",
     "test_cards",
     "card_recurring",
+    "enrich_csv",
     "enroll_card",
     "start_card_session",
     "watch_card_session",

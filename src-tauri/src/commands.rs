@@ -14,8 +14,8 @@ use subscriber_dashboard::palette::PaletteIndex;
 use subscriber_dashboard::performance::{MerchantSales, SalesQuery};
 use subscriber_dashboard::versions::ApiVersions;
 use subscriber_dashboard::views::{
-    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, ExportResult, FieldErrors, LiveEvent, LoggedCall,
-    LoginInput, Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
+    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, EnrichedFile, ExportResult, FieldErrors, LiveEvent,
+    LoggedCall, LoginInput, Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
     StatementDescriptor,
 };
 use subscriber_dashboard::{CommandError, Dashboard};
@@ -301,6 +301,23 @@ pub async fn export_merchant_csv<R: Runtime>(
 #[tauri::command]
 pub async fn lookup(dashboard: Shared<'_>, query: LookupQuery) -> Outcome<Lookup> {
     dashboard.lookup(query).await
+}
+
+/// Enriches a CSV of descriptors (read by the page from a file the user chose) and saves it.
+#[tauri::command]
+pub async fn enrich_csv<R: Runtime>(
+    app: AppHandle<R>,
+    dashboard: Shared<'_>,
+    csv_text: String,
+    file_name: String,
+) -> Outcome<Option<EnrichedFile>> {
+    let stem = file_name.trim_end_matches(".csv").trim_end_matches(".CSV");
+    let stem: String = stem.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')).take(60).collect();
+    let name = if stem.is_empty() { "transactions-enriched.csv".to_owned() } else { format!("{stem}-enriched.csv") };
+    match save_path(&app, &name).await? {
+        Some(path) => dashboard.enrich_csv(&csv_text, &path).await.map(Some),
+        None => Ok(None),
+    }
 }
 
 #[tauri::command]

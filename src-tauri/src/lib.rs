@@ -97,6 +97,7 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
             commands::list_cards,
             commands::test_cards,
             commands::card_recurring,
+            commands::enrich_csv,
             commands::enroll_card,
             commands::start_card_session,
             commands::watch_card_session,

@@ -9,7 +9,7 @@
 //!   before it expires.
 //! - [`secrets`]: the OS keyring (Secret Service or the kernel keyring on Linux).
 //! - Resources: [`cards`] (with the secure card-entry page), [`merchants`] (and locations),
-//!   [`lookup`] (merchant discovery), [`accounts`] (bank linking), [`persons`] (identity
+//!   [`lookup`] (merchant discovery, and [`enrich_csv`]: a CSV of descriptors enriched), [`accounts`] (bank linking), [`persons`] (identity
 //!   verification), [`developers`] (webhooks and events), [`requests`] (the request log, read),
 //!   [`versions`] (the account's API version), [`overview`] (the home: money, sales, what
 //!   needs attention from [`attention`]); [`live`]: real-time streams; [`export`]: CSV.
@@ -27,6 +27,7 @@ pub mod attention;
 pub mod cards;
 pub mod connection;
 pub mod developers;
+pub mod enrich_csv;
 pub mod error;
 pub mod export;
 pub mod links;

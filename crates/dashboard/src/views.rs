@@ -157,6 +157,22 @@ pub struct ExportResult {
     pub rows: u32,
 }
 
+/// `enrich_csv`: where the enriched file went and what was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct EnrichedFile {
+    pub path: String,
+    /// Rows of the file.
+    pub rows: u32,
+    /// Rows with a counterparty.
+    pub matched: u32,
+    /// Rows whose counterparty is `high` or `very_high`.
+    pub high_or_better: u32,
+    /// Rows not sent: the service's rules refuse them (each says why in `problem`).
+    pub refused: u32,
+}
+
 /// A page of the service opened in the system browser (card entry, a bank's sign-in): the
 /// app waits for its outcome and shows the link meanwhile.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

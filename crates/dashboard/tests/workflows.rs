@@ -580,3 +580,53 @@ async fn notices_tell_what_happened_since_the_last_look_as_the_settings_want() {
     assert_eq!(dashboard.notices().await.expect("a look"), [], "purchases switched off");
     dashboard.shut_down().await;
 }
+
+/// Lookup's batch tool: a statement's CSV of 150 rows (two calls of the service) comes back with
+/// what the service found beside each row, the same as one by one; a row the rules refuse is
+/// kept with why and not sent.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_csv_of_descriptors_is_enriched_row_by_row_as_the_service_answers() {
+    let test = signed_up().await;
+    let mut text = String::from("Date,Description,Amount,MCC\n");
+    let descriptors = ["SQ *BLUE HERON COFFEE", "TST* GOLDEN LANTERN", "lakeshore market #0042 chicago il"];
+    for row in 0..150 {
+        let descriptor = descriptors[row % descriptors.len()];
+        text.push_str(&format!("2026-11-{:02},\"{descriptor}\",{}.25,\n", row % 28 + 1, row + 1));
+    }
+    text.push_str("2026-11-30,***,3.00,\n");
+    let path = test.dir.path().join("statement-enriched.csv");
+    let result = test.dashboard.enrich_csv(&text, &path).await.expect("enriched");
+    assert_eq!((result.rows, result.refused), (151, 1), "{result:?}");
+    assert!(result.matched >= 150 && result.high_or_better >= 100, "{result:?}");
+    let written = std::fs::read_to_string(&path).expect("written");
+    let lines: Vec<&str> = written.split("\r\n").filter(|line| !line.is_empty()).collect();
+    assert_eq!(lines.len(), 152, "a header and every row");
+    assert!(
+        lines[0].starts_with("Date,Description,Amount,MCC,counterparty,brandId,confidence,score"),
+        "the file's own columns, then what was found: {}",
+        lines[0]
+    );
+    assert!(lines[1].contains(",Blue Heron Coffee,brd_"), "{}", lines[1]);
+    assert!(
+        lines[151].ends_with("descriptor: must contain letters or digits: what the statement prints"),
+        "{}",
+        lines[151]
+    );
+
+    let alone = helper_client(&test)
+        .await
+        .enrich_transactions(&subscriber_protocol::EnrichRequest {
+            transactions: vec![subscriber_protocol::EnrichInput {
+                id: "a".into(),
+                descriptor: descriptors[1].into(),
+                date: Some("2026-11-02".into()),
+                amount: Some(2.25),
+                ..Default::default()
+            }],
+        })
+        .await
+        .expect("one alone");
+    let brand = alone[0].enrichment.counterparty.as_ref().map(|party| party.brand_id.clone()).unwrap_or_default();
+    assert!(lines[2].contains(&format!(",{brand},")), "the same as one by one: {} / {brand}", lines[2]);
+    test.dashboard.shut_down().await;
+}

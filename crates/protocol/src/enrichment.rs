@@ -470,6 +470,7 @@ pub struct StreamCounterparty {
     /// Null when the transactions matched no brand (the stream is then by description).
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub brand_id: Option<String>,
+    /// The counterparty's name, else what the statement prints.
     pub name: String,
 }
 
@@ -484,6 +485,7 @@ pub struct RecurringStream {
     pub counterparty: StreamCounterparty,
     /// What the statement prints for it (the latest descriptor).
     pub description: String,
+    /// The category of the latest payment; null when none is known.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub personal_finance_category: Option<PersonalFinanceCategory>,
     pub frequency: Frequency,
@@ -494,8 +496,10 @@ pub struct RecurringStream {
     pub last_amount: f64,
     /// ISO 4217.
     pub currency: String,
+    /// The day of the first payment, `YYYY-MM-DD`.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub first_date: NaiveDate,
+    /// The day of the latest payment, `YYYY-MM-DD`.
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub last_date: NaiveDate,
     /// When the next one is due.
@@ -511,5 +515,6 @@ pub struct RecurringStream {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RecurringStreams {
+    /// The streams, the latest paid first.
     pub streams: Vec<RecurringStream>,
 }

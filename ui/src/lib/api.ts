@@ -14,6 +14,7 @@ import type { ExportResult } from "./bindings/ExportResult";
 import type { LiveEvent } from "./bindings/LiveEvent";
 import type { LoginInput } from "./bindings/LoginInput";
 import type { RotateResult } from "./bindings/RotateResult";
+import type { EnrichedFile } from "./bindings/EnrichedFile";
 import type { RecurringStream } from "./bindings/RecurringStream";
 import type { SandboxCard } from "./bindings/SandboxCard";
 import type { SessionInfo } from "./bindings/SessionInfo";
@@ -400,6 +401,9 @@ export const api = {
   lookup: (query: LookupQuery) => call<Lookup>("lookup", { query }),
   /** This session's lookups, newest first. */
   recentLookups: () => call<Lookup[]>("recent_lookups"),
+  /** A CSV's rows enriched and saved beside the exports; null when the save was cancelled. */
+  enrichCsv: (csvText: string, fileName: string) =>
+    call<EnrichedFile | null>("enrich_csv", { csvText, fileName }),
 
   // ---- end of merchant and lookup ----
 

@@ -16,7 +16,11 @@ streamId: string, counterparty: StreamCounterparty,
 /**
  * What the statement prints for it (the latest descriptor).
  */
-description: string, personalFinanceCategory: PersonalFinanceCategory | null, frequency: Frequency, direction: Direction, 
+description: string, 
+/**
+ * The category of the latest payment; null when none is known.
+ */
+personalFinanceCategory: PersonalFinanceCategory | null, frequency: Frequency, direction: Direction, 
 /**
  * The mean of the amounts, positive, major units.
  */
@@ -28,7 +32,15 @@ lastAmount: number,
 /**
  * ISO 4217.
  */
-currency: string, firstDate: string, lastDate: string, 
+currency: string, 
+/**
+ * The day of the first payment, `YYYY-MM-DD`.
+ */
+firstDate: string, 
+/**
+ * The day of the latest payment, `YYYY-MM-DD`.
+ */
+lastDate: string, 
 /**
  * When the next one is due.
  */

@@ -4,4 +4,8 @@ import type { RecurringStream } from "./RecurringStream";
 /**
  * A card's or bank account's recurring streams.
  */
-export type RecurringStreams = { streams: Array<RecurringStream>, };
+export type RecurringStreams = { 
+/**
+ * The streams, the latest paid first.
+ */
+streams: Array<RecurringStream>, };

@@ -7,4 +7,8 @@ export type StreamCounterparty = {
 /**
  * Null when the transactions matched no brand (the stream is then by description).
  */
-brandId: string | null, name: string, };
+brandId: string | null, 
+/**
+ * The counterparty's name, else what the statement prints.
+ */
+name: string, };
