@@ -256,6 +256,30 @@ test("lookup finds the merchant by its descriptor, and the sandbox's merchants b
   assert.equal((await session.findElements(By.css('[data-testid="match-own"]'))).length > 0, true);
 });
 
+test("lookup enriches a CSV of descriptors and saves it with what was found for each row", async () => {
+  const csv = "Date,Description,Amount\n2026-11-02,SQ *BLUE HERON COFFEE,4.50\n2026-11-03,TST* GOLDEN LANTERN,31.00\n2026-11-04,***,1.00\n";
+  // The page reads the file the person chose; a script chooses it here (as a drop would).
+  await session.executeScript(
+    `const input = document.querySelector('[data-testid="enrich-file-input"]');
+     const files = new DataTransfer();
+     files.items.add(new File([arguments[0]], "statement.csv", { type: "text/csv" }));
+     input.files = files.files;
+     input.dispatchEvent(new Event("change", { bubbles: true }));`,
+    csv,
+  );
+  await click(session, "enrich-file-go");
+  const result = await text(session, "enrich-file-result", 30_000);
+  assert.match(result, /^3 rows: 2 matched, 2 at high confidence or better, 1 refused/, result);
+  const file = join(app.exports, "statement-enriched.csv");
+  assert.ok(existsSync(file), file);
+  const lines = readFileSync(file, "utf8").trim().split(/\r\n/);
+  assert.equal(lines.length, 4, lines.join("\n"));
+  assert.match(lines[0], /^Date,Description,Amount,counterparty,brandId,confidence,score,/);
+  assert.match(lines[1], /,Blue Heron Coffee,brd_[0-9a-f]{16},very_high,/);
+  assert.match(lines[3], /must contain letters or digits/);
+  await screenshot(session, "35-lookup-enrich-file");
+});
+
 test("the merchant screens and lookup follow the OS's dark theme", async () => {
   const dataDir = app.data;
   await app.stop();

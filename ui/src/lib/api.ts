@@ -401,7 +401,7 @@ export const api = {
   lookup: (query: LookupQuery) => call<Lookup>("lookup", { query }),
   /** This session's lookups, newest first. */
   recentLookups: () => call<Lookup[]>("recent_lookups"),
-  /** A CSV's rows enriched and saved beside the exports; null when the save was cancelled. */
+  /** A CSV's rows enriched and saved where the person chooses; null when the save was cancelled. */
   enrichCsv: (csvText: string, fileName: string) =>
     call<EnrichedFile | null>("enrich_csv", { csvText, fileName }),
 
