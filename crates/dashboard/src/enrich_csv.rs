@@ -14,6 +14,7 @@ use subscriber_protocol::{Confidence, EnrichInput, EnrichRequest, Enrichment};
 
 use crate::app::Dashboard;
 use crate::error::{CommandError, codes};
+use crate::export::{formula_guarded, wire_name};
 use crate::views::EnrichedFile;
 
 /// The most rows one file may hold (a hundred calls).
@@ -98,10 +99,6 @@ fn read(text: &str) -> Result<(Vec<String>, Vec<Row>), CommandError> {
     Ok((header, rows))
 }
 
-fn wire_name(value: &impl serde::Serialize) -> String {
-    serde_json::to_value(value).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
-}
-
 fn found_fields(found: Option<&Enrichment>) -> Vec<String> {
     let Some(found) = found else { return vec![String::new(); ADDED.len() - 1] };
     let counterparty = found.counterparty.as_ref();
@@ -140,14 +137,14 @@ impl Dashboard {
             .from_path(path)
             .map_err(|error| CommandError::new(codes::IO, format!("{} not written: {error}", path.display())))?;
         let width = header.len();
-        let mut out_header: Vec<String> = header.iter().map(|name| guarded(name)).collect();
+        let mut out_header: Vec<String> = header.iter().map(|name| formula_guarded(name)).collect();
         out_header.extend(ADDED.iter().map(|name| (*name).to_owned()));
         writer.write_record(&out_header).map_err(|error| io(error.into()))?;
         let (mut matched, mut sure) = (0, 0);
         for (row, found) in rows.iter().zip(&found) {
-            let mut line: Vec<String> = row.fields.iter().map(|field| guarded(field)).collect();
+            let mut line: Vec<String> = row.fields.iter().map(|field| formula_guarded(field)).collect();
             line.resize(width.max(line.len()), String::new());
-            line.extend(found_fields(found.as_ref()).into_iter().map(|field| guarded(&field)));
+            line.extend(found_fields(found.as_ref()).into_iter().map(|field| formula_guarded(&field)));
             line.push(row.problem.clone().unwrap_or_default());
             writer.write_record(&line).map_err(|error| io(error.into()))?;
             if let Some(party) = found.as_ref().and_then(|found| found.counterparty.as_ref()) {
@@ -165,12 +162,6 @@ impl Dashboard {
             refused: count(rows.len() - sendable.len()),
         })
     }
-}
-
-/// A field a spreadsheet will not run as a formula (the csv writer quotes what needs it).
-fn guarded(text: &str) -> String {
-    let is_number = text.parse::<f64>().is_ok();
-    if !is_number && text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_owned() }
 }
 
 #[cfg(test)]

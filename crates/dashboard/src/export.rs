@@ -138,7 +138,7 @@ transaction_row!(CardTransaction,
 );
 
 /// An enum as the API writes it (`in_store`, `food_and_drink_coffee`).
-fn wire_name(value: &impl serde::Serialize) -> String {
+pub fn wire_name(value: &impl serde::Serialize) -> String {
     serde_json::to_value(value).ok().and_then(|value| value.as_str().map(str::to_owned)).unwrap_or_default()
 }
 transaction_row!(MerchantTransaction,
@@ -150,10 +150,15 @@ transaction_row!(MerchantTransaction,
 /// starting with `=`, `+`, `-` or `@` that is not a number gets a leading `'` so a spreadsheet
 /// does not run it as a formula.
 pub fn csv_field(text: &str) -> String {
-    let is_number = text.parse::<f64>().is_ok();
-    let guarded =
-        if !is_number && text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_owned() };
+    let guarded = formula_guarded(text);
     if guarded.contains([',', '"', '\n', '\r']) { format!("\"{}\"", guarded.replace('"', "\"\"")) } else { guarded }
+}
+
+/// A field a spreadsheet will not run as a formula: one starting with `=`, `+`, `-` or `@`
+/// that is not a number gets a leading `'`.
+pub fn formula_guarded(text: &str) -> String {
+    let is_number = text.parse::<f64>().is_ok();
+    if !is_number && text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_owned() }
 }
 
 /// Writes the rows as CSV (header first, CRLF line ends as RFC 4180 has them).

@@ -83,3 +83,48 @@ export function brandHue(brandId: string): number {
   for (const character of brandId) hash = (hash * 31 + character.charCodeAt(0)) >>> 0;
   return hash % 360;
 }
+
+/** sRGB channels (0 to 1) of `hsl(hue, saturation, lightness)` (both shares 0 to 1). */
+function hslChannels(hue: number, saturation: number, lightness: number): [number, number, number] {
+  const chroma = (1 - Math.abs(2 * lightness - 1)) * saturation;
+  const part = chroma * (1 - Math.abs(((hue / 60) % 2) - 1));
+  const base = lightness - chroma / 2;
+  const sector = Math.floor(hue / 60) % 6;
+  const [r, g, b] = [
+    [chroma, part, 0],
+    [part, chroma, 0],
+    [0, chroma, part],
+    [0, part, chroma],
+    [part, 0, chroma],
+    [chroma, 0, part],
+  ][sector];
+  return [r + base, g + base, b + base];
+}
+
+/** WCAG relative luminance of sRGB channels. */
+export function luminance([r, g, b]: [number, number, number]): number {
+  const linear = (value: number) =>
+    value <= 0.04045 ? value / 12.92 : ((value + 0.055) / 1.055) ** 2.4;
+  return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+}
+
+/**
+ * The brand's colour for its mark: its hue, as light as white text on it allows at 4.8:1 (a
+ * yellow or green hue is lighter than a blue one at the same HSL lightness, so each hue finds
+ * its own).
+ */
+export function brandColour(brandId: string): string {
+  const hue = brandHue(brandId);
+  let lightness = 0.4;
+  let channels = hslChannels(hue, 0.6, lightness);
+  while (1.05 / (luminance(channels) + 0.05) < 4.8 && lightness > 0.1) {
+    lightness -= 0.01;
+    channels = hslChannels(hue, 0.6, lightness);
+  }
+  const hex = channels.map((value) =>
+    Math.round(Math.min(1, Math.max(0, value)) * 255)
+      .toString(16)
+      .padStart(2, "0"),
+  );
+  return `#${hex.join("")}`;
+}

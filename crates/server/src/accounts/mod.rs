@@ -325,15 +325,7 @@ async fn readable_history(state: &AppState, subscriber_id: i64, account_id: i64)
         })
         .collect::<Result<Vec<_>, ApiError>>()?;
     let history = History::of(&format!("account {account_id}"), Kind::Account, &items, Utc::now().date_naive());
-    let enrichments = items
-        .iter()
-        .zip(&found)
-        .map(|(item, enrichment)| {
-            let mut placed = enrichment.clone();
-            history.place(Kind::Account, item, &mut placed);
-            placed
-        })
-        .collect();
+    let enrichments = items.iter().map(|item| history.placed(Kind::Account, item)).collect();
     drop(items);
     Ok(ReadableHistory { transactions, enrichments, currency: bank.currency, history })
 }

@@ -291,9 +291,7 @@ pub(crate) fn kept_card_transaction(
 ) -> Result<CardTransaction, ApiError> {
     let mut enrichment = enricher.card_row(&row);
     if let Some(ledger) = row.card_id.filter(|card_id| *card_id > 0).and_then(|card_id| state.card_rows.any(card_id)) {
-        let mut placed = enrichment.clone();
-        ledger.history.place(Kind::Card, &history_item(&row, &enrichment)?, &mut placed);
-        enrichment = placed;
+        enrichment = ledger.history.placed(Kind::Card, &history_item(&row, &enrichment)?);
     }
     card_transaction(row, enrichment)
 }
@@ -391,15 +389,7 @@ fn ledger_of(card_id: i64, event: i64, changed: Vec<ChangedRow>, enricher: &Enri
         .map(|(changed, enrichment)| history_item(&changed.row, enrichment))
         .collect::<Result<Vec<_>, ApiError>>()?;
     let history = History::of(&format!("card {card_id}"), Kind::Card, &items, Utc::now().date_naive());
-    let placed: Vec<TransactionEnrichment> = items
-        .iter()
-        .zip(&enrichments)
-        .map(|(item, enrichment)| {
-            let mut placed = enrichment.clone();
-            history.place(Kind::Card, item, &mut placed);
-            placed
-        })
-        .collect();
+    let placed: Vec<TransactionEnrichment> = items.iter().map(|item| history.placed(Kind::Card, item)).collect();
     drop(items);
     let read = changed
         .into_iter()

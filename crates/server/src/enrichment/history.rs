@@ -127,9 +127,16 @@ impl History {
         exact.or_else(|| earlier.iter().rev().find(|(_, _, amount)| *amount > amount_minor)).map(|(_, id, _)| *id)
     }
 
-    /// Sets the stream and refunded purchase the history knows of `item`; a transaction newer
-    /// than the history joins the live stream of its counterparty whose amounts it fits.
-    pub fn place(&self, kind: Kind, item: &Item<'_>, enrichment: &mut TransactionEnrichment) {
+    /// `item`'s enrichment with the stream and refunded purchase the history knows of it; a
+    /// transaction newer than the history joins the live stream of its counterparty whose
+    /// amounts it fits.
+    pub fn placed(&self, kind: Kind, item: &Item<'_>) -> TransactionEnrichment {
+        let mut enrichment = item.enrichment.clone();
+        self.place(kind, item, &mut enrichment);
+        enrichment
+    }
+
+    fn place(&self, kind: Kind, item: &Item<'_>, enrichment: &mut TransactionEnrichment) {
         if let Some((stream, refund_of)) = self.facts.get(&item.id) {
             enrichment.recurring_stream_id = stream.map(|index| self.streams[index].stream_id.clone());
             enrichment.refund_of = *refund_of;
