@@ -273,10 +273,13 @@ pub struct TransactionEnrichment {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub counterparty: Option<Counterparty>,
     /// Processors, marketplaces, payment apps and pay-later services the descriptor names.
+    // Always sent; the defaults only read older payloads.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub intermediaries: Vec<Intermediary>,
     /// Where the payment was made.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub channel: Channel,
     /// From the merchant category code and the brand; null when neither is known.
     #[serde(default)]
