@@ -1,101 +1,17 @@
 //! Bank accounts being linked or linked. Every step of the link is an update that holds only
 //! while the link is pending and unexpired, so a late or repeated step changes nothing.
 
-use super::card_sessions::NewTokenPage;
-use super::idempotency::Replay;
-use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
+use super::rows::bank_accounts::COLUMNS;
+use super::rows::card_sessions::NewTokenPage;
+use super::rows::idempotency::Replay;
+use super::sql::{Param, Sql, args, sql};
+use super::statement::Read;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
-/// Where the person is in the bank's pages (the table's CHECK holds the same four names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkStage {
-    /// The bank's sign-in form.
-    Login,
-    /// Password right, the one-time code asked.
-    Mfa,
-    /// Signed in: the consent page.
-    Consent,
-    /// Linked or failed: no step moves it any more.
-    Done,
-}
+pub use super::rows::bank_accounts::{BankAccountRow, Consent, LinkFailure, LinkStage, LinkStatus, Outcome};
 
-/// What the link came to (the table's CHECK holds the same three names). A pending link past
-/// `expires_at` reads as expired; that is not stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LinkStatus {
-    Pending,
-    Linked,
-    Failed,
-}
-
-impl LinkStage {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Login => "login",
-            Self::Mfa => "mfa",
-            Self::Consent => "consent",
-            Self::Done => "done",
-        }
-    }
-
-    pub(super) fn parse(text: &str) -> StorageResult<Self> {
-        match text {
-            "login" => Ok(Self::Login),
-            "mfa" => Ok(Self::Mfa),
-            "consent" => Ok(Self::Consent),
-            "done" => Ok(Self::Done),
-            other => Err(StorageError::Corrupt(format!("unknown bank link stage {other:?}"))),
-        }
-    }
-}
-
-impl LinkStatus {
-    pub(super) fn parse(text: &str) -> StorageResult<Self> {
-        match text {
-            "pending" => Ok(Self::Pending),
-            "linked" => Ok(Self::Linked),
-            "failed" => Ok(Self::Failed),
-            other => Err(StorageError::Corrupt(format!("unknown bank link status {other:?}"))),
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct BankAccountRow {
-    pub id: i64,
-    pub subscriber_id: i64,
-    pub bank_id: String,
-    pub stage: LinkStage,
-    pub browser_hash: Option<Vec<u8>>,
-    pub status: LinkStatus,
-    pub login_failures: u32,
-    pub failure_reason: Option<String>,
-    /// Comma-separated: `balances,cards,transactions`.
-    pub permissions: String,
-    pub created_at: i64,
-    pub expires_at: i64,
-    pub linked_at: Option<i64>,
-}
-
-pub(super) const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_hash, status, login_failures, \
-     failure_reason, permissions, created_at, expires_at, linked_at";
-
-/// What a step of the link records when it ends the link: `account.linked` or `account.failed`.
-pub type Outcome = super::events::StoredEvent;
-
-/// What a link keeps when the person consents: the permissions granted (comma-separated), the
-/// bank's token scoped to them, and the `account.linked` event.
-pub struct Consent {
-    pub permissions: String,
-    pub access_token: String,
-    pub event: Outcome,
-}
-
-/// How a link fails: the reason the subscriber is shown, and the `account.failed` event that
-/// says so.
-pub struct LinkFailure {
-    pub reason: &'static str,
-    pub event: Outcome,
-}
+/// A step applies only to a link still pending at `$2`.
+const STILL_PENDING: &str = "status = 'pending' AND expires_at > $2";
 
 impl Store {
     /// Opens the link's page, to `bank_id`, for the subscriber (and keeps the request's replay);
@@ -106,33 +22,30 @@ impl Store {
         bank_id: &'static str,
         replay: Option<Replay>,
     ) -> StorageResult<i64> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::insert(connection, &page, bank_id, replay)).await,
-            db => postgres::bank_accounts::insert(db, page, bank_id, replay).await,
-        )
+        let NewTokenPage { subscriber_id, token_hash, created_at, expires_at } = page;
+        let sql = sql!(
+            "INSERT INTO bank_accounts (subscriber_id, bank_id, link_token_hash, stage, status, created_at, expires_at)
+             VALUES ($1, $2, $3, 'login', 'pending', $4, $5) RETURNING id"
+        );
+        let args = args![subscriber_id, bank_id, token_hash, created_at, expires_at];
+        self.insert_keeping_replay(sql, args, created_at, replay).await
     }
 
     /// The account when it belongs to the subscriber.
     pub async fn bank_account(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<BankAccountRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::bank_accounts::get(connection, subscriber_id, id)).await,
-            db => postgres::bank_accounts::get(db, subscriber_id, id).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM bank_accounts WHERE id = $1 AND subscriber_id = $2");
+        self.fetch_one(Read::ByKey, sql, args![id, subscriber_id]).await
     }
 
     /// The subscriber's accounts, newest first.
     pub async fn bank_accounts(&self, subscriber_id: i64) -> StorageResult<Vec<BankAccountRow>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::bank_accounts::list(connection, subscriber_id)).await,
-            db => postgres::bank_accounts::list(db, subscriber_id).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM bank_accounts WHERE subscriber_id = $1 ORDER BY id DESC");
+        self.fetch_all(sql, args![subscriber_id]).await
     }
 
     pub async fn bank_link_by_token(&self, token_hash: Vec<u8>) -> StorageResult<Option<BankAccountRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::bank_accounts::find_by_token(connection, &token_hash)).await,
-            db => postgres::bank_accounts::find_by_token(db, &token_hash).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM bank_accounts WHERE link_token_hash = $1");
+        self.fetch_one(Read::ByKey, sql, args![token_hash]).await
     }
 
     /// The person signed in at the bank in the browser whose nonce hashes to `browser_hash`
@@ -145,18 +58,18 @@ impl Store {
         browser_hash: Vec<u8>,
         next_stage: LinkStage,
     ) -> StorageResult<bool> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::sign_in(connection, id, now, &browser_hash, next_stage)).await,
-            db => postgres::bank_accounts::sign_in(db, id, now, &browser_hash, next_stage).await,
-        )
+        let sql = sql!(
+            "UPDATE bank_accounts SET stage = $4, browser_hash = $3
+             WHERE id = $1 AND stage IN ('login', 'mfa', 'consent') AND {STILL_PENDING}"
+        );
+        Ok(self.execute(sql, args![id, now, browser_hash, next_stage.as_str()]).await? == 1)
     }
 
     /// The one-time code was right: on to consent.
     pub async fn bank_pass_code(&self, id: i64, now: i64) -> StorageResult<bool> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::pass_code(connection, id, now)).await,
-            db => postgres::bank_accounts::pass_code(db, id, now).await,
-        )
+        let sql =
+            sql!("UPDATE bank_accounts SET stage = 'consent' WHERE id = $1 AND stage = 'mfa' AND {STILL_PENDING}");
+        Ok(self.execute(sql, args![id, now]).await? == 1)
     }
 
     /// Counts a failed sign-in (or one-time code); at `max_failures` the link fails with
@@ -169,26 +82,57 @@ impl Store {
         max_failures: u32,
         failure: LinkFailure,
     ) -> StorageResult<Option<u32>> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::record_login_failure(connection, id, now, max_failures, &failure)).await,
-            db => postgres::bank_accounts::record_login_failure(db, id, now, max_failures, failure).await,
-        )
+        let sql = sql!(
+            "UPDATE bank_accounts SET login_failures = login_failures + 1,
+                 status = CASE WHEN login_failures + 1 >= $3 THEN 'failed' ELSE status END,
+                 stage = CASE WHEN login_failures + 1 >= $3 THEN 'done' ELSE stage END,
+                 failure_reason = CASE WHEN login_failures + 1 >= $3 THEN $4 ELSE failure_reason END
+             WHERE id = $1 AND stage IN ('login', 'mfa', 'consent') AND {STILL_PENDING}
+             RETURNING subscriber_id, login_failures"
+        );
+        let args = args![id, now, max_failures, failure.reason];
+        self.link_step(id, sql, args, now, failure.event, move |failures| failures >= max_failures).await
     }
 
     /// Ends the link failed with `reason`, recording `failed`'s event; `false` when it was closed.
     pub async fn fail_bank_link(&self, id: i64, now: i64, failure: LinkFailure) -> StorageResult<bool> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::fail(connection, id, now, &failure)).await,
-            db => postgres::bank_accounts::fail(db, id, now, failure).await,
-        )
+        let sql = sql!(
+            "UPDATE bank_accounts SET status = 'failed', stage = 'done', failure_reason = $3
+             WHERE id = $1 AND {STILL_PENDING} RETURNING subscriber_id, login_failures"
+        );
+        let failed = self.link_step(id, sql, args![id, now, failure.reason], now, failure.event, |_| true).await?;
+        Ok(failed.is_some())
     }
 
     /// The person consented: the bank's scoped token and the permissions it grants are kept,
     /// and the consent's event recorded. `false` when the link closed first.
     pub async fn link_bank_account(&self, id: i64, now: i64, consent: Consent) -> StorageResult<bool> {
+        let sql = sql!(
+            "UPDATE bank_accounts SET status = 'linked', stage = 'done', permissions = $3, access_token = $4,
+                 linked_at = $2
+             WHERE id = $1 AND stage = 'consent' AND {STILL_PENDING} RETURNING subscriber_id, login_failures"
+        );
+        let args = args![id, now, consent.permissions, consent.access_token];
+        let linked = self.link_step(id, sql, args, now, consent.event, |_| true).await?;
+        Ok(linked.is_some())
+    }
+
+    /// A step that may end link `id` (`$1`): `update` returns the subscriber who opened it and the
+    /// failures so far when it changed the row; `outcome`'s event is recorded (for that
+    /// subscriber, in the same write) when `ends` says the step ended the link. The failures,
+    /// `None` when the step changed nothing.
+    async fn link_step<const N: usize>(
+        &self,
+        id: i64,
+        update: &'static Sql,
+        args: [Param<'static>; N],
+        now: i64,
+        outcome: Outcome,
+        ends: impl FnOnce(u32) -> bool + Send + 'static,
+    ) -> StorageResult<Option<u32>> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::link(connection, id, now, &consent)).await,
-            db => postgres::bank_accounts::link(db, id, now, consent).await,
+            db => db.write(move |connection| sqlite::bank_accounts::step(connection, update, &args, now, &outcome, ends)).await,
+            db => postgres::bank_accounts::step(db, id, update, args, now, outcome, ends).await,
         )
     }
 }

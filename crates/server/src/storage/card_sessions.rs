@@ -1,61 +1,46 @@
 //! One-time card-entry pages: found by the hash of their link's token, never by the token.
 
-use super::idempotency::Replay;
-use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use super::rows::card_sessions::COLUMNS;
+use super::rows::idempotency::Replay;
+use super::sql::{args, sql};
+use super::statement::Read;
+use super::{StorageError, StorageResult, Store};
 
-/// A one-time page to open for a subscriber (a card-entry page, a bank link), found later by
-/// the hash of its link's token, never by the token.
-#[derive(Debug, Clone)]
-pub struct NewTokenPage {
-    pub subscriber_id: i64,
-    pub token_hash: Vec<u8>,
-    pub created_at: i64,
-    pub expires_at: i64,
-}
-
-#[derive(Debug, Clone)]
-pub struct CardSessionRow {
-    pub id: i64,
-    pub subscriber_id: i64,
-    pub created_at: i64,
-    pub expires_at: i64,
-    pub failed_attempts: u32,
-    pub completed_at: Option<i64>,
-    pub card_id: Option<i64>,
-}
-
-pub(super) const COLUMNS: &str = "id, subscriber_id, created_at, expires_at, failed_attempts, completed_at, card_id";
+pub use super::rows::card_sessions::{CardSessionRow, NewTokenPage};
 
 impl Store {
     /// Opens a page for the subscriber (and keeps the request's replay); its id.
     pub async fn open_card_session(&self, page: NewTokenPage, replay: Option<Replay>) -> StorageResult<i64> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::card_sessions::insert(connection, &page, replay)).await,
-            db => postgres::card_sessions::insert(db, page, replay).await,
-        )
+        let NewTokenPage { subscriber_id, token_hash, created_at, expires_at } = page;
+        let sql = sql!(
+            "INSERT INTO card_sessions (subscriber_id, token_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)
+             RETURNING id"
+        );
+        self.insert_keeping_replay(sql, args![subscriber_id, token_hash, created_at, expires_at], created_at, replay)
+            .await
     }
 
     /// The session when it belongs to the subscriber.
     pub async fn card_session(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<CardSessionRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::card_sessions::get(connection, subscriber_id, id)).await,
-            db => postgres::card_sessions::get(db, subscriber_id, id).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM card_sessions WHERE id = $1 AND subscriber_id = $2");
+        self.fetch_one(Read::ByKey, sql, args![id, subscriber_id]).await
     }
 
     pub async fn card_session_by_token(&self, token_hash: Vec<u8>) -> StorageResult<Option<CardSessionRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::card_sessions::find_by_token(connection, &token_hash)).await,
-            db => postgres::card_sessions::find_by_token(db, &token_hash).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM card_sessions WHERE token_hash = $1");
+        self.fetch_one(Read::ByKey, sql, args![token_hash]).await
     }
 
     /// Counts a rejected submission; at `max_attempts` the session closes (expires now).
     /// Returns the attempts counted so far.
     pub async fn record_card_session_failure(&self, id: i64, max_attempts: u32, now: i64) -> StorageResult<u32> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::card_sessions::record_failure(connection, id, max_attempts, now)).await,
-            db => postgres::card_sessions::record_failure(db, id, max_attempts, now).await,
-        )
+        let sql = sql!(
+            "UPDATE card_sessions SET failed_attempts = failed_attempts + 1,
+                 expires_at = CASE WHEN failed_attempts + 1 >= $2 AND expires_at > $3 THEN $3 ELSE expires_at END
+             WHERE id = $1 RETURNING failed_attempts"
+        );
+        self.execute_returning(sql, args![id, max_attempts, now])
+            .await?
+            .ok_or_else(|| StorageError::Corrupt(format!("no card session {id} to count a failure of")))
     }
 }

@@ -1,59 +1,13 @@
 //! Enrolled cards: never the card number, only its last four digits and a keyed fingerprint
 //! that recognises it enrolled twice.
 
-use super::idempotency::Replay;
-use super::transactions::TransactionRow;
+use super::rows::cards::COLUMNS;
+use super::rows::idempotency::Replay;
+use super::sql::{args, sql};
+use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
-/// What is kept of an enrolled card: stored as enrolled, read back as stored.
-#[derive(Debug, Clone)]
-pub struct EnrolledCard {
-    pub last_four: u16,
-    pub brand: String,
-    pub first_name: String,
-    pub last_name: String,
-    pub exp_month: u32,
-    pub exp_year: u32,
-    pub country_code: String,
-    pub enrolled_at: i64,
-}
-
-#[derive(Debug, Clone)]
-pub struct CardRow {
-    pub id: i64,
-    pub subscriber_id: i64,
-    pub enrolled: EnrolledCard,
-}
-
-pub(super) const COLUMNS: &str =
-    "id, subscriber_id, last_four, brand, first_name, last_name, exp_month, exp_year, country_code, enrolled_at";
-
-/// A card to enroll, with its history and the data of its `card.enrolled` event.
-pub struct NewCard {
-    pub subscriber_id: i64,
-    /// HMAC of the card number under the fingerprint key.
-    pub fingerprint: Vec<u8>,
-    pub enrolled: EnrolledCard,
-    /// The sandbox's generated history (their `card_id` is set once the card has its id).
-    pub history: Vec<TransactionRow>,
-    /// The `card.enrolled` event's data (JSON), given the card's id.
-    pub event_data: Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Inserted {
-    Created(i64),
-    /// The subscriber already enrolled this card, under this id.
-    Duplicate(i64),
-}
-
-impl Inserted {
-    pub fn card_id(self) -> i64 {
-        match self {
-            Self::Created(id) | Self::Duplicate(id) => id,
-        }
-    }
-}
+pub use super::rows::cards::{CardRow, EnrolledCard, Inserted, NewCard};
 
 impl Store {
     /// Enrolls the card with its history and its event, and the request's replay, in one
@@ -82,26 +36,33 @@ impl Store {
 
     /// The card when it belongs to the subscriber; another subscriber's card is `None`.
     pub async fn card(&self, subscriber_id: i64, card_id: i64) -> StorageResult<Option<CardRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::cards::get(connection, subscriber_id, card_id)).await,
-            db => postgres::cards::get(db, subscriber_id, card_id).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM cards WHERE id = $1 AND subscriber_id = $2");
+        self.fetch_one(Read::ByKey, sql, args![card_id, subscriber_id]).await
     }
 
     /// The subscriber's cards, newest first.
     pub async fn cards(&self, subscriber_id: i64) -> StorageResult<Vec<CardRow>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::cards::list(connection, subscriber_id)).await,
-            db => postgres::cards::list(db, subscriber_id).await,
+        self.fetch_all(
+            sql!("SELECT {COLUMNS} FROM cards WHERE subscriber_id = $1 ORDER BY id DESC"),
+            args![subscriber_id],
         )
+        .await
     }
 
-    /// The card at position `pick % count` of every enrolled card, as (id, last four): a
-    /// buyer for the sandbox's simulated purchases. `None` when no card is enrolled.
+    /// An enrolled card as (id, last four), picked by `pick` (any number: the cards are counted
+    /// round, in id order): a buyer for the sandbox's simulated purchases. `None` when no card
+    /// is enrolled.
     pub async fn pick_card(&self, pick: u64) -> StorageResult<Option<(i64, u16)>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::cards::pick(connection, pick)).await,
-            db => postgres::cards::pick(db, pick).await,
-        )
+        let sql = sql!(
+            "SELECT id, last_four FROM cards ORDER BY id LIMIT 1
+             OFFSET (SELECT COALESCE($1 % NULLIF(COUNT(*), 0), 0) FROM cards)"
+        );
+        self.fetch_one(Read::Scan, sql, args![non_negative(pick)]).await
     }
+}
+
+/// `pick` as a non-negative 64-bit integer (what both databases compute with), its top bit
+/// dropped.
+pub(super) fn non_negative(pick: u64) -> i64 {
+    i64::try_from(pick >> 1).unwrap_or(0)
 }

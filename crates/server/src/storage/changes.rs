@@ -5,100 +5,9 @@
 
 use std::time::Duration;
 
-use super::transactions::Owner;
 use super::{Database, StorageResult, Store, postgres};
 
-/// Owners named in one notice at most; a write touching more says "every owner".
-const OWNERS_PER_NOTICE: usize = 200;
-
-/// A kind of change other instances keep in memory and must follow.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Change {
-    /// Transaction events of these cards and merchants were recorded (the live streams);
-    /// `None`: of too many to name.
-    Transactions(Option<Vec<Owner>>),
-    /// A merchant location was enrolled (discovery finds it).
-    Location(i64),
-    /// The subscriber's credential generation moved on: older tokens are revoked.
-    Credentials(i64),
-    /// The subscriber's sandbox data was deleted: what was kept of it goes too, and its
-    /// enrolled locations are no longer found (`None`: too many to name, or an earlier
-    /// version's notice, which named none).
-    Reset { subscriber_id: i64, locations: Option<Vec<i64>> },
-    /// Webhook deliveries were queued: delivery looks at once.
-    Deliveries,
-    /// The subscriber's pinned API version moved.
-    ApiVersion(i64),
-}
-
-impl Change {
-    /// The transaction events of `owners`.
-    pub fn transactions(owners: impl IntoIterator<Item = Owner>) -> Self {
-        let mut owners: Vec<Owner> = owners.into_iter().collect();
-        owners.sort_unstable_by_key(|owner| owner.sort_key());
-        owners.dedup();
-        Self::Transactions((owners.len() <= OWNERS_PER_NOTICE).then_some(owners))
-    }
-
-    /// The reset of `subscriber_id`, which deleted `locations`.
-    pub fn reset(subscriber_id: i64, locations: &[i64]) -> Self {
-        Self::Reset { subscriber_id, locations: (locations.len() <= OWNERS_PER_NOTICE).then(|| locations.to_vec()) }
-    }
-
-    pub fn payload(&self) -> String {
-        match self {
-            Self::Transactions(None) => "tx:*".to_owned(),
-            Self::Transactions(Some(owners)) => {
-                let names: Vec<String> = owners
-                    .iter()
-                    .map(|owner| match owner {
-                        Owner::Card(id) => format!("c{id}"),
-                        Owner::Merchant(id) => format!("m{id}"),
-                    })
-                    .collect();
-                format!("tx:{}", names.join(","))
-            }
-            Self::Location(id) => format!("location:{id}"),
-            Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
-            Self::Reset { subscriber_id, locations: None } => format!("reset:{subscriber_id}:*"),
-            Self::Reset { subscriber_id, locations: Some(locations) } => {
-                let ids: Vec<String> = locations.iter().map(i64::to_string).collect();
-                format!("reset:{subscriber_id}:{}", ids.join(","))
-            }
-            Self::Deliveries => "deliveries".to_owned(),
-            Self::ApiVersion(subscriber_id) => format!("api_version:{subscriber_id}"),
-        }
-    }
-
-    fn parse(payload: &str) -> Option<Self> {
-        match payload.split_once(':') {
-            None if payload == "deliveries" => Some(Self::Deliveries),
-            Some(("tx", "*")) => Some(Self::Transactions(None)),
-            Some(("tx", names)) => names
-                .split(',')
-                .map(|name| match name.split_at_checked(1)? {
-                    ("c", id) => id.parse().ok().map(Owner::Card),
-                    ("m", id) => id.parse().ok().map(Owner::Merchant),
-                    _ => None,
-                })
-                .collect::<Option<Vec<_>>>()
-                .map(|owners| Self::Transactions(Some(owners))),
-            Some(("location", id)) => id.parse().ok().map(Self::Location),
-            Some(("credentials", id)) => id.parse().ok().map(Self::Credentials),
-            Some(("reset", rest)) => {
-                let (id, locations) = rest.split_once(':').unwrap_or((rest, "*"));
-                let locations = match locations {
-                    "*" => None,
-                    "" => Some(Vec::new()),
-                    ids => Some(ids.split(',').map(|id| id.parse().ok()).collect::<Option<Vec<i64>>>()?),
-                };
-                id.parse().ok().map(|subscriber_id| Self::Reset { subscriber_id, locations })
-            }
-            Some(("api_version", id)) => id.parse().ok().map(Self::ApiVersion),
-            _ => None,
-        }
-    }
-}
+pub use super::notices::Change;
 
 impl Store {
     /// Tells the other instances, once committed (nothing to tell on SQLite).
@@ -184,35 +93,5 @@ impl Listener {
         }
         heard.dedup();
         Ok(Heard::Changes(heard))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn payloads_read_back() {
-        for change in [
-            Change::transactions([Owner::Card(3), Owner::Merchant(9), Owner::Card(3)]),
-            Change::Transactions(None),
-            Change::Location(12),
-            Change::Credentials(42),
-            Change::reset(7, &[]),
-            Change::reset(7, &[12, 13]),
-            Change::reset(7, &(0..1000).collect::<Vec<_>>()),
-            Change::Deliveries,
-            Change::ApiVersion(3),
-        ] {
-            assert_eq!(Change::parse(&change.payload()), Some(change));
-        }
-        assert_eq!(Change::parse("credentials:x"), None);
-        assert_eq!(Change::parse("tx:x1"), None);
-        assert_eq!(Change::parse("other"), None);
-        assert_eq!(Change::parse("reset:7"), Some(Change::Reset { subscriber_id: 7, locations: None }), "named none");
-        assert!(Change::reset(7, &(0..1000).collect::<Vec<_>>()).payload().len() < 8000);
-        let many = Change::transactions((0..1000).map(Owner::Card));
-        assert_eq!(many, Change::Transactions(None), "too many owners to name");
-        assert!(many.payload().len() < 8000, "a notice fits PostgreSQL's payload limit");
     }
 }

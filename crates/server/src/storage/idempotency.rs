@@ -1,43 +1,17 @@
 //! Responses of creating requests sent with an `Idempotency-Key`, replayed on a retry.
 
-use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use super::rows::idempotency::{STORE, store_args};
+use super::sql::{Param, Sql, args, sql};
+use super::statement::Read;
+use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
 
-#[derive(Debug, Clone)]
-pub struct StoredResponse {
-    pub request_hash: Vec<u8>,
-    pub status: u16,
-    /// Sealed with the key file's key (it may hold a live one-time link).
-    pub body: Vec<u8>,
-}
-
-/// The response a creating request keeps for its retries, stored in the transaction that
-/// creates what it describes; its body is made once the new row's id is known (as many times
-/// as the transaction runs: a write met by a deadlock runs again).
-#[derive(Clone)]
-pub struct Replay {
-    pub scope: String,
-    pub key: String,
-    pub request_hash: Vec<u8>,
-    pub status: u16,
-    /// The sealed body, given the created row's id.
-    pub body_for: std::sync::Arc<dyn Fn(i64) -> StorageResult<Vec<u8>> + Send + Sync>,
-}
-
-impl Replay {
-    /// What to store once the created row's id is `id`.
-    pub fn finish(&self, id: i64) -> StorageResult<(String, String, StoredResponse)> {
-        let body = (self.body_for)(id)?;
-        let response = StoredResponse { request_hash: self.request_hash.clone(), status: self.status, body };
-        Ok((self.scope.clone(), self.key.clone(), response))
-    }
-}
+pub use super::rows::idempotency::{Replay, StoredResponse};
 
 impl Store {
     pub async fn idempotent_response(&self, scope: String, key: String) -> StorageResult<Option<StoredResponse>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::idempotency::find(connection, &scope, &key)).await,
-            db => postgres::idempotency::find(db, &scope, &key).await,
-        )
+        let sql =
+            sql!("SELECT request_hash, status, response_body FROM idempotency_keys WHERE scope = $1 AND key = $2");
+        self.fetch_one(Read::ByKey, sql, args![scope, key]).await
     }
 
     /// Keeps the first response for a key; a second store for the same key changes nothing.
@@ -48,20 +22,42 @@ impl Store {
         response: StoredResponse,
         now: i64,
     ) -> StorageResult<()> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::idempotency::store(connection, &scope, &key, &response, now)).await,
-            db => {
-                let client = db.client().await?;
-                postgres::idempotency::store(&client, &scope, &key, &response, now).await
-            },
-        )
+        self.execute(&STORE, store_args(&scope, &key, &response, now).map(Param::into_owned)).await?;
+        Ok(())
     }
 
     /// Forgets keys older than `before`.
     pub async fn purge_idempotency(&self, before: i64) -> StorageResult<u64> {
+        self.execute_maintenance(sql!("DELETE FROM idempotency_keys WHERE created_at < $1"), args![before]).await
+    }
+
+    /// Runs `insert` (an `INSERT … RETURNING id`) and keeps the creating request's replay with
+    /// the new row's id, in one write (a replay is never kept for a row that is not there). The
+    /// new id.
+    pub(super) async fn insert_keeping_replay<const N: usize>(
+        &self,
+        insert: &'static Sql,
+        args: [Param<'static>; N],
+        now: i64,
+        replay: Option<Replay>,
+    ) -> StorageResult<i64> {
+        self.try_insert_keeping_replay(insert, args, now, replay)
+            .await?
+            .ok_or_else(|| StorageError::Corrupt("an insert returned no id".into()))
+    }
+
+    /// As [`Store::insert_keeping_replay`], for an insert that may insert nothing (`ON CONFLICT
+    /// DO NOTHING`): then `None`, and no replay is kept.
+    pub(super) async fn try_insert_keeping_replay<const N: usize>(
+        &self,
+        insert: &'static Sql,
+        args: [Param<'static>; N],
+        now: i64,
+        replay: Option<Replay>,
+    ) -> StorageResult<Option<i64>> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::idempotency::purge(connection, before)).await,
-            db => postgres::idempotency::purge(db, before).await,
+            db => db.write(move |connection| sqlite::idempotency::insert_keeping_replay(connection, insert, &args, now, replay)).await,
+            db => postgres::idempotency::insert_keeping_replay(db, insert, args, now, replay).await,
         )
     }
 }

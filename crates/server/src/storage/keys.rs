@@ -2,18 +2,16 @@
 //! Versions before the key file kept the keys themselves here: [`Store::stored_keys`] hands
 //! them over once, and [`Store::settle_key_checks`] leaves only the checks.
 
+use super::rows::keys::ALL;
+use super::sql::args;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
-/// A row of `server_keys`: `(name, value)`.
-pub type KeyRow = (String, Vec<u8>);
+pub use super::rows::keys::KeyRow;
 
 impl Store {
     /// Every row. Rows named `check:*` are check values, the others keys of an older version.
     pub async fn stored_keys(&self) -> StorageResult<Vec<KeyRow>> {
-        dispatch!(self,
-            db => db.read(sqlite::keys::all).await,
-            db => postgres::keys::all(db).await,
-        )
+        self.fetch_all(&ALL, args![]).await
     }
 
     /// Removes keys of an older version, keeps `checks` where the database has none yet, and

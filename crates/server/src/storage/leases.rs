@@ -1,6 +1,7 @@
 //! Leases on work one instance at a time does (see migration 0009).
 
-use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use super::sql::{args, sql};
+use super::{StorageResult, Store};
 
 impl Store {
     /// Takes or renews the lease `name` for `holder` until `until_ms`: `true` when `holder`
@@ -12,9 +13,11 @@ impl Store {
         now_ms: i64,
         until_ms: i64,
     ) -> StorageResult<bool> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::leases::hold(connection, name, &holder, now_ms, until_ms)).await,
-            db => postgres::leases::hold(db, name, &holder, now_ms, until_ms).await,
-        )
+        let sql = sql!(
+            "INSERT INTO leases (name, holder, expires_at_ms) VALUES ($1, $2, $4)
+             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at_ms = excluded.expires_at_ms
+             WHERE leases.holder = excluded.holder OR leases.expires_at_ms < $3"
+        );
+        Ok(self.execute(sql, args![name, holder, now_ms, until_ms]).await? == 1)
     }
 }

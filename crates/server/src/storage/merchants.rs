@@ -1,132 +1,48 @@
 //! Enrolled merchants (one per subscriber) and their locations.
 
-use super::changes::Change;
-use super::idempotency::Replay;
+use super::cards::non_negative;
+use super::notices::Change;
+use super::rows::idempotency::Replay;
+use super::rows::merchants::{LOCATION_COLUMNS, M_COLUMNS, MERCHANT_COLUMNS};
+use super::sql::{args, sql};
+use super::statement::Read;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct MerchantRow {
-    pub id: i64,
-    pub subscriber_id: i64,
-    pub name: String,
-    pub mcc: String,
-    pub country_code: String,
-    pub phone: Option<String>,
-    pub website: Option<String>,
-    pub created_at: i64,
-}
-
-pub(super) const MERCHANT_COLUMNS: &str = "id, subscriber_id, name, mcc, country_code, phone, website, created_at";
-pub(super) const M_COLUMNS: &str =
-    "m.id, m.subscriber_id, m.name, m.mcc, m.country_code, m.phone, m.website, m.created_at";
-
-/// Where a location's coordinates came from (`locations.coordinates_source`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CoordinatesSource {
-    Provided,
-    Derived,
-    Unknown,
-}
-
-impl CoordinatesSource {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Provided => "provided",
-            Self::Derived => "derived",
-            Self::Unknown => "unknown",
-        }
-    }
-
-    pub(super) fn parse(text: &str) -> StorageResult<Self> {
-        match text {
-            "provided" => Ok(Self::Provided),
-            "derived" => Ok(Self::Derived),
-            "unknown" => Ok(Self::Unknown),
-            other => Err(StorageError::Corrupt(format!("unknown coordinates source {other:?}"))),
-        }
-    }
-}
-
-/// Where a location is, as stored.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StoredAddress {
-    pub country_code: String,
-    pub street: String,
-    pub street_no: String,
-    pub city: String,
-    pub zip: String,
-}
-
-#[derive(Debug, Clone, PartialEq)]
-pub struct LocationRow {
-    pub id: i64,
-    pub merchant_id: i64,
-    pub address: StoredAddress,
-    pub latitude: Option<f64>,
-    pub longitude: Option<f64>,
-    pub coordinates_source: CoordinatesSource,
-    pub descriptor: String,
-    pub created_at: i64,
-}
-
-pub(super) const LOCATION_COLUMNS: &str = "l.id, l.merchant_id, l.country_code, l.street, l.street_no, l.city, l.zip, \
-     l.latitude, l.longitude, l.coordinates_source, l.descriptor, l.created_at";
-
-#[derive(Debug, Clone)]
-pub struct NewMerchant {
-    pub subscriber_id: i64,
-    pub name: String,
-    pub mcc: String,
-    pub country_code: String,
-    pub phone: Option<String>,
-    pub website: Option<String>,
-    pub created_at: i64,
-}
-
-pub enum Inserted {
-    Created(i64),
-    /// The subscriber is already a merchant, under this id.
-    Existing(i64),
-}
-
-/// A location to add to the caller's merchant, with the data of its event.
-pub struct NewLocation {
-    pub subscriber_id: i64,
-    pub merchant_id: i64,
-    pub address: StoredAddress,
-    pub latitude: Option<f64>,
-    pub longitude: Option<f64>,
-    pub coordinates_source: CoordinatesSource,
-    pub descriptor: String,
-    pub created_at: i64,
-    /// The `merchant.location.created` event's data (JSON), given the location's id.
-    pub event_data: Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>,
-}
+pub use super::rows::merchants::{
+    CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant, StoredAddress,
+};
 
 impl Store {
     /// Enrolls the subscriber as a merchant (and keeps the request's replay); the existing one
     /// when it is a merchant already.
     pub async fn enroll_merchant(&self, merchant: NewMerchant, replay: Option<Replay>) -> StorageResult<Inserted> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::merchants::insert(connection, &merchant, replay)).await,
-            db => postgres::merchants::insert(db, merchant, replay).await,
-        )
+        let NewMerchant { subscriber_id, name, mcc, country_code, phone, website, created_at } = merchant;
+        // `subscriber_id` is unique: a second enrollment inserts nothing and reads the first.
+        let sql = sql!(
+            "INSERT INTO merchants (subscriber_id, name, mcc, country_code, phone, website, created_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (subscriber_id) DO NOTHING RETURNING id"
+        );
+        let args = args![subscriber_id, name, mcc, country_code, phone, website, created_at];
+        if let Some(id) = self.try_insert_keeping_replay(sql, args, created_at, replay).await? {
+            return Ok(Inserted::Created(id));
+        }
+        let sql = sql!("SELECT id FROM merchants WHERE subscriber_id = $1");
+        let existing = self.fetch_one(Read::ByKey, sql, args![subscriber_id]).await?;
+        existing
+            .map(Inserted::Existing)
+            .ok_or_else(|| StorageError::Corrupt("a merchant neither enrolled nor found".into()))
     }
 
     /// The subscriber's merchant, if they enrolled as one.
     pub async fn merchant_of(&self, subscriber_id: i64) -> StorageResult<Option<MerchantRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::merchants::find_by_subscriber(connection, subscriber_id)).await,
-            db => postgres::merchants::find_by_subscriber(db, subscriber_id).await,
-        )
+        let sql = sql!("SELECT {MERCHANT_COLUMNS} FROM merchants WHERE subscriber_id = $1");
+        self.fetch_one(Read::ByKey, sql, args![subscriber_id]).await
     }
 
     /// The merchant when it belongs to the subscriber; another subscriber's is `None`.
     pub async fn merchant(&self, subscriber_id: i64, merchant_id: i64) -> StorageResult<Option<MerchantRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::merchants::get(connection, subscriber_id, merchant_id)).await,
-            db => postgres::merchants::get(db, subscriber_id, merchant_id).await,
-        )
+        let sql = sql!("SELECT {MERCHANT_COLUMNS} FROM merchants WHERE id = $1 AND subscriber_id = $2");
+        self.fetch_one(Read::ByKey, sql, args![merchant_id, subscriber_id]).await
     }
 
     /// Adds the location with its event (and the request's replay); its id.
@@ -141,18 +57,14 @@ impl Store {
 
     /// The merchant's locations, oldest first.
     pub async fn locations(&self, merchant_id: i64) -> StorageResult<Vec<LocationRow>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::merchants::locations(connection, merchant_id)).await,
-            db => postgres::merchants::locations(db, merchant_id).await,
-        )
+        let sql = sql!("SELECT {LOCATION_COLUMNS} FROM locations l WHERE l.merchant_id = $1 ORDER BY l.id");
+        self.fetch_all(sql, args![merchant_id]).await
     }
 
     /// The location when it belongs to the merchant.
     pub async fn location_of(&self, merchant_id: i64, location_id: i64) -> StorageResult<Option<LocationRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::merchants::location_of(connection, merchant_id, location_id)).await,
-            db => postgres::merchants::location_of(db, merchant_id, location_id).await,
-        )
+        let sql = sql!("SELECT {LOCATION_COLUMNS} FROM locations l WHERE l.id = $1 AND l.merchant_id = $2");
+        self.fetch_one(Read::ByKey, sql, args![location_id, merchant_id]).await
     }
 
     /// The location when it is one of the subscriber's merchant's (read without knowing the
@@ -162,26 +74,32 @@ impl Store {
         subscriber_id: i64,
         location_id: i64,
     ) -> StorageResult<Option<LocationRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::merchants::subscribers_location(connection, subscriber_id, location_id)).await,
-            db => postgres::merchants::subscribers_location(db, subscriber_id, location_id).await,
-        )
+        let sql = sql!(
+            "SELECT {LOCATION_COLUMNS} FROM locations l JOIN merchants m ON m.id = l.merchant_id
+             WHERE l.id = $1 AND m.subscriber_id = $2"
+        );
+        self.fetch_one(Read::ByKey, sql, args![location_id, subscriber_id]).await
     }
 
-    /// The location at position `pick % count` of the merchant's locations; `None` when it has none.
+    /// One of the merchant's locations, picked by `pick` (any number: the locations are counted
+    /// round, in id order); `None` when it has none.
     pub async fn pick_location(&self, merchant_id: i64, pick: u64) -> StorageResult<Option<LocationRow>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::merchants::pick_location(connection, merchant_id, pick)).await,
-            db => postgres::merchants::pick_location(db, merchant_id, pick).await,
-        )
+        let sql = sql!(
+            "SELECT {LOCATION_COLUMNS} FROM locations l WHERE l.merchant_id = $1 ORDER BY l.id LIMIT 1
+             OFFSET (SELECT COALESCE($2 % NULLIF(COUNT(*), 0), 0) FROM locations WHERE merchant_id = $1)"
+        );
+        self.fetch_one(Read::Scan, sql, args![merchant_id, non_negative(pick)]).await
     }
 
-    /// The location at position `pick % count` of every enrolled location, with its merchant:
-    /// where a simulated purchase happens. `None` when nobody enrolled one.
+    /// One of every enrolled location, with its merchant, picked by `pick` (as
+    /// [`Store::pick_location`]): where a simulated purchase happens. `None` when nobody enrolled
+    /// one.
     pub async fn pick_any_location(&self, pick: u64) -> StorageResult<Option<(LocationRow, MerchantRow)>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::merchants::pick_any_location(connection, pick)).await,
-            db => postgres::merchants::pick_any_location(db, pick).await,
-        )
+        let sql = sql!(
+            "SELECT {LOCATION_COLUMNS}, {M_COLUMNS} FROM locations l JOIN merchants m ON m.id = l.merchant_id
+             ORDER BY l.id LIMIT 1
+             OFFSET (SELECT COALESCE($1 % NULLIF(COUNT(*), 0), 0) FROM locations)"
+        );
+        self.fetch_one(Read::Scan, sql, args![non_negative(pick)]).await
     }
 }

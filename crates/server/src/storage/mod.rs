@@ -44,9 +44,13 @@ pub mod usage;
 pub mod webhooks;
 
 mod location;
+mod notices;
 pub mod outage;
 #[cfg(feature = "postgres")]
 mod postgres;
+mod rows;
+mod sql;
+mod statement;
 /// Built without PostgreSQL (the desktop app's embedded sandbox): the backends' operations name
 /// this module in the arms [`dispatch`] leaves out.
 #[cfg(not(feature = "postgres"))]

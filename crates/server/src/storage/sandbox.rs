@@ -1,6 +1,6 @@
 //! The sandbox's controls over a subscriber's own data: its clock and a reset.
 
-use super::changes::Change;
+use super::notices::Change;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 /// What a reset removed that lives outside the database too.

@@ -15,7 +15,7 @@ impl Store {
     pub async fn take_stream_place(&self, subscriber_id: i64, holder: String, max: usize) -> StorageResult<bool> {
         dispatch!(self,
             _db => Ok(true),
-            db => postgres::stream_places::take(db, subscriber_id, &holder, max).await,
+            db => postgres::stream_places::take(db, subscriber_id, &holder, max, HELD_FOR).await,
         )
     }
 
@@ -23,7 +23,7 @@ impl Store {
     pub async fn renew_stream_places(&self, holders: Vec<String>) -> StorageResult<()> {
         dispatch!(self,
             _db => Ok(()),
-            db => postgres::stream_places::renew(db, &holders).await,
+            db => postgres::stream_places::renew(db, &holders, HELD_FOR).await,
         )
     }
 

@@ -1,57 +1,31 @@
 //! Subscribers: their credentials (the secret only as a slow hash) and credential generations.
 
-use super::changes::Change;
-use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use super::notices::Change;
+use super::rows::subscribers::COLUMNS;
+use super::sql::{args, sql};
+use super::statement::Read;
+use super::{StorageResult, Store};
 
-#[derive(Debug, Clone)]
-pub struct SubscriberRow {
-    pub id: i64,
-    pub email: String,
-    pub client_id: String,
-    pub public_key: String,
-    pub secret_hash: String,
-    pub created_at: i64,
-    /// Moves on at each secret rotation; tokens of an older generation are revoked.
-    pub credential_generation: i64,
-}
-
-pub(super) const COLUMNS: &str = "id, email, client_id, public_key, secret_hash, created_at, credential_generation";
-
-#[derive(Debug, Clone)]
-pub struct NewSubscriber {
-    pub email: String,
-    pub client_id: String,
-    pub public_key: String,
-    pub secret_hash: String,
-    pub created_at: i64,
-    /// The API version it is pinned to.
-    pub api_version: String,
-}
+pub use super::rows::subscribers::{NewSubscriber, SubscriberRow};
 
 impl Store {
     /// The new subscriber's id; `None` when the e-mail is already signed up.
     pub async fn insert_subscriber(&self, new: NewSubscriber) -> StorageResult<Option<i64>> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::subscribers::insert(connection, &new)).await,
-            db => postgres::subscribers::insert(db, &new).await,
-        )
+        let NewSubscriber { email, client_id, public_key, secret_hash, created_at, api_version } = new;
+        let sql = sql!(
+            "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at, api_version)
+             VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING id"
+        );
+        self.execute_returning(sql, args![email, client_id, public_key, secret_hash, created_at, api_version]).await
     }
 
     pub async fn subscriber_by_email(&self, email: &str) -> StorageResult<Option<SubscriberRow>> {
-        dispatch!(self,
-            db => {
-                let email = email.to_owned();
-                db.read_by_key(move |connection| sqlite::subscribers::find_by_email(connection, &email)).await
-            },
-            db => postgres::subscribers::find_by_email(db, email).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM subscribers WHERE email = $1");
+        self.fetch_one(Read::ByKey, sql, args![email.to_owned()]).await
     }
 
     pub async fn subscriber(&self, id: i64) -> StorageResult<Option<SubscriberRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::subscribers::find(connection, id)).await,
-            db => postgres::subscribers::find(db, id).await,
-        )
+        self.fetch_one(Read::ByKey, sql!("SELECT {COLUMNS} FROM subscribers WHERE id = $1"), args![id]).await
     }
 
     /// Replaces the secret's hash, when it is still `replaced_hash`, and moves the credential
@@ -64,43 +38,36 @@ impl Store {
         secret_hash: String,
         now: i64,
     ) -> StorageResult<Option<i64>> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::subscribers::replace_secret(connection, id, &replaced_hash, &secret_hash, now)).await,
-            db => {
-                let generation = postgres::subscribers::replace_secret(db, id, &replaced_hash, &secret_hash, now).await?;
-                if generation.is_some() {
-                    db.notify(Change::Credentials(id).payload());
-                }
-                Ok(generation)
-            },
-        )
+        let sql = sql!(
+            "UPDATE subscribers SET secret_hash = $3, secret_rotated_at = $4,
+                 credential_generation = credential_generation + 1
+             WHERE id = $1 AND secret_hash = $2 RETURNING credential_generation"
+        );
+        let generation = self.execute_returning(sql, args![id, replaced_hash, secret_hash, now]).await?;
+        if generation.is_some() {
+            self.announce(&Change::Credentials(id));
+        }
+        Ok(generation)
     }
 
     /// The current credential generation of a subscriber, `None` when there is no such one.
     pub async fn credential_generation(&self, id: i64) -> StorageResult<Option<i64>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::subscribers::credential_generation(connection, id)).await,
-            db => postgres::subscribers::credential_generation(db, id).await,
-        )
+        let sql = sql!("SELECT credential_generation FROM subscribers WHERE id = $1");
+        self.fetch_one(Read::ByKey, sql, args![id]).await
     }
 
     /// The subscriber's pinned API version (`YYYY-MM-DD`), `None` when there is no such one.
     pub async fn api_version(&self, id: i64) -> StorageResult<Option<String>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::subscribers::api_version(connection, id)).await,
-            db => postgres::subscribers::api_version(db, id).await,
-        )
+        self.fetch_one(Read::ByKey, sql!("SELECT api_version FROM subscribers WHERE id = $1"), args![id]).await
     }
 
     /// Pins the subscriber to `version` (every instance hears of it); whether it exists.
     pub async fn set_api_version(&self, id: i64, version: String) -> StorageResult<bool> {
-        let changed = dispatch!(self,
-            db => db.write(move |connection| sqlite::subscribers::set_api_version(connection, id, &version)).await,
-            db => postgres::subscribers::set_api_version(db, id, &version).await,
-        )?;
-        if changed {
+        let changed =
+            self.execute(sql!("UPDATE subscribers SET api_version = $2 WHERE id = $1"), args![id, version]).await?;
+        if changed == 1 {
             self.announce(&Change::ApiVersion(id));
         }
-        Ok(changed)
+        Ok(changed == 1)
     }
 }

@@ -1,9 +1,9 @@
 //! Billable request counts by subscriber, day and route.
 
+use super::sql::{args, sql};
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
-/// `(subscriber_id, day, endpoint)` and how many requests to add.
-pub type UsageCount = ((i64, String, String), u64);
+pub use super::rows::usage::UsageCount;
 
 impl Store {
     /// Adds the counts (a batch gathered in memory).
@@ -16,9 +16,8 @@ impl Store {
 
     /// (day, endpoint, count), newest day first.
     pub async fn usage(&self, subscriber_id: i64) -> StorageResult<Vec<(String, String, u64)>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::usage::list(connection, subscriber_id)).await,
-            db => postgres::usage::list(db, subscriber_id).await,
-        )
+        let sql =
+            sql!("SELECT day, endpoint, count FROM usage_counts WHERE subscriber_id = $1 ORDER BY day DESC, endpoint");
+        self.fetch_all(sql, args![subscriber_id]).await
     }
 }

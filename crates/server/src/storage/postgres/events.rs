@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use tokio::sync::{Semaphore, mpsc, oneshot};
-use tokio_postgres::Row;
 
-use super::transactions::{from_row, from_row_at};
-use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one, query_opt};
-use crate::storage::events::{EventKind, EventRow, LogFilter, LoggedEvent};
-use crate::storage::transactions::{Owner, T_COLUMNS};
+use super::rows::all;
+use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one};
+use crate::storage::rows::events::{LogFilter, LoggedEvent, logged_columns};
+use crate::storage::rows::transactions::Owner;
+use crate::storage::sql::sql;
 use crate::storage::{Outage, StorageError, StorageResult};
 
 /// The CTEs that list the recipients of the events in `ev (id, card_id, merchant_id)` (the
@@ -63,7 +63,7 @@ pub async fn record_other(
     now: i64,
 ) -> StorageResult<(i64, i64)> {
     let queue_at = now.saturating_mul(1000);
-    let sql = format!(
+    let sql = sql!(
         "WITH ev AS (
              INSERT INTO events (type, created_at, data) VALUES ($1::TEXT, $2::BIGINT, $3::TEXT) RETURNING id
          ), rc AS (
@@ -78,44 +78,12 @@ pub async fn record_other(
     let subscribers = vec![subscriber_id];
     let (locked, recorded) = futures::future::join(
         execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
-        query_one(client, &sql, &[&event_type, &now, &data, &subscriber_id, &queue_at]),
+        query_one(client, sql.numbered(), &[&event_type, &now, &data, &subscriber_id, &queue_at]),
     )
     .await;
     locked?;
     let row = recorded?;
     Ok((row.try_get(0)?, row.try_get(1)?))
-}
-
-pub async fn after(
-    db: &Database,
-    subscriber_id: i64,
-    owner: Owner,
-    after_id: i64,
-    limit: u32,
-) -> StorageResult<Vec<EventRow>> {
-    let (column, owner_id) = owner.column();
-    let client = db.client().await?;
-    let rows = query(
-        &client,
-        &format!(
-            "SELECT {T_COLUMNS}, e.id, e.type
-             FROM events e JOIN transactions t ON t.id = e.transaction_id
-             JOIN event_recipients r ON r.event_id = e.id AND r.subscriber_id = $4
-             WHERE e.{column} = $1 AND e.id > $2
-             ORDER BY e.id LIMIT $3"
-        ),
-        &[&owner_id, &after_id, &i64::from(limit), &subscriber_id],
-    )
-    .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(EventRow {
-                id: row.try_get(19)?,
-                kind: EventKind::parse(row.try_get(20)?)?,
-                transaction: from_row(row)?,
-            })
-        })
-        .collect()
 }
 
 /// A look-up of an owner's newest event, with where its answer goes.
@@ -197,25 +165,6 @@ async fn newest_of_many(pool: &super::Pool, owners: impl Iterator<Item = Owner>)
         .collect()
 }
 
-const LOGGED: &str = "SELECT e.id, e.type, e.created_at, e.card_id, e.merchant_id, e.data, t.id IS NOT NULL,
-        COALESCE((SELECT c.subscriber_id = r.subscriber_id FROM cards c WHERE c.id = e.card_id), FALSE)";
-const LOGGED_PREFIX: usize = 8;
-
-fn logged_from_row(row: &Row) -> StorageResult<LoggedEvent> {
-    let has_transaction: bool = row.try_get(6)?;
-    let transaction = if has_transaction { Some(from_row_at(row, LOGGED_PREFIX)?) } else { None };
-    Ok(LoggedEvent {
-        id: row.try_get(0)?,
-        event_type: row.try_get(1)?,
-        created_at: row.try_get(2)?,
-        card_id: row.try_get(3)?,
-        merchant_id: row.try_get(4)?,
-        data: row.try_get(5)?,
-        readers_card: row.try_get(7)?,
-        transaction,
-    })
-}
-
 /// One statement whatever the filter: absent filters are NULL parameters.
 pub async fn list(
     db: &Database,
@@ -223,48 +172,14 @@ pub async fn list(
     filter: &LogFilter,
     limit: u32,
 ) -> StorageResult<Vec<LoggedEvent>> {
+    let sql = sql!(
+        "{} WHERE r.subscriber_id = $1
+           AND ($2::TEXT IS NULL OR e.type = $2)
+           AND ($3::BIGINT IS NULL OR e.created_at >= $3)
+           AND ($4::BIGINT IS NULL OR r.event_id < $4)
+         ORDER BY r.event_id DESC LIMIT $5",
+        logged_columns()
+    );
     let client = db.client().await?;
-    let rows = query(
-        &client,
-        &format!(
-            "{LOGGED}, {T_COLUMNS}
-             FROM event_recipients r JOIN events e ON e.id = r.event_id
-             LEFT JOIN transactions t ON t.id = e.transaction_id
-             WHERE r.subscriber_id = $1
-               AND ($2::TEXT IS NULL OR e.type = $2)
-               AND ($3::BIGINT IS NULL OR e.created_at >= $3)
-               AND ($4::BIGINT IS NULL OR r.event_id < $4)
-             ORDER BY r.event_id DESC LIMIT $5"
-        ),
-        &[&subscriber_id, &filter.event_type, &filter.since, &filter.before_id, &i64::from(limit)],
-    )
-    .await?;
-    rows.iter().map(logged_from_row).collect()
-}
-
-pub async fn get(db: &Database, subscriber_id: i64, id: i64) -> StorageResult<Option<LoggedEvent>> {
-    let client = db.client().await?;
-    query_opt(
-        &client,
-        &format!(
-            "{LOGGED}, {T_COLUMNS}
-             FROM event_recipients r JOIN events e ON e.id = r.event_id
-             LEFT JOIN transactions t ON t.id = e.transaction_id
-             WHERE r.subscriber_id = $1 AND r.event_id = $2"
-        ),
-        &[&subscriber_id, &id],
-    )
-    .await?
-    .map(|row| logged_from_row(&row))
-    .transpose()
-}
-
-pub async fn purge(db: &Database, before: i64) -> StorageResult<u64> {
-    let client = db.maintenance_client().await?;
-    let (attempts, events) = futures::future::join(
-        execute(&client, "DELETE FROM webhook_attempts WHERE at < $1", &[&before.saturating_mul(1000)]),
-        execute(&client, "DELETE FROM events WHERE created_at < $1", &[&before]),
-    )
-    .await;
-    Ok(attempts? + events?)
+    all(&client, sql, &[&subscriber_id, &filter.event_type, &filter.since, &filter.before_id, &i64::from(limit)]).await
 }

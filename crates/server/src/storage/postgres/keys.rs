@@ -1,19 +1,15 @@
 use futures::FutureExt;
 
-use super::{Database, execute, query};
+use super::Database;
+use super::rows::{all, execute};
 use crate::storage::StorageResult;
-use crate::storage::keys::KeyRow;
+use crate::storage::rows::keys::{ALL, KeyRow, REMOVE_KEYS};
 
-pub async fn all(db: &Database) -> StorageResult<Vec<KeyRow>> {
-    let client = db.client().await?;
-    let rows = query(&client, "SELECT name, value FROM server_keys ORDER BY name", &[]).await?;
-    rows.iter().map(|row| Ok((row.try_get(0)?, row.try_get(1)?))).collect()
-}
-
+/// Every check in one statement (`unnest`).
 pub async fn settle_checks(db: &Database, checks: Vec<KeyRow>, now: i64) -> StorageResult<Vec<KeyRow>> {
     db.write(move |client| {
         async move {
-            execute(client, "DELETE FROM server_keys WHERE name NOT LIKE 'check:%'", &[]).await?;
+            execute(client, &REMOVE_KEYS, &[]).await?;
             let (names, values): (Vec<String>, Vec<Vec<u8>>) = checks.into_iter().unzip();
             execute(
                 client,
@@ -23,8 +19,7 @@ pub async fn settle_checks(db: &Database, checks: Vec<KeyRow>, now: i64) -> Stor
                 &[&names, &values, &now],
             )
             .await?;
-            let rows = query(client, "SELECT name, value FROM server_keys ORDER BY name", &[]).await?;
-            rows.iter().map(|row| Ok((row.try_get(0)?, row.try_get(1)?))).collect()
+            all(client, &ALL, &[]).await
         }
         .boxed()
     })

@@ -16,20 +16,18 @@
 //! different subscribers run at once.
 
 pub mod bank_accounts;
-pub mod card_sessions;
 pub mod cards;
 pub mod directory;
 pub mod events;
 pub mod idempotency;
 pub mod keys;
-pub mod leases;
 pub mod login_failures;
 pub mod merchants;
 pub mod persons;
 mod pooler;
+pub mod rows;
 pub mod sandbox;
 pub mod stream_places;
-pub mod subscribers;
 pub mod transactions;
 pub mod usage;
 pub mod webhooks;
@@ -512,7 +510,7 @@ impl Database {
     /// Tells the other instances `payload`, once what was written is committed (a lost notice
     /// is made up for: listeners look anyway every few seconds).
     pub fn notify(&self, payload: String) {
-        if payload == super::changes::Change::Deliveries.payload() {
+        if payload == super::notices::Change::Deliveries.payload() {
             self.deliveries.notify_one();
         }
         let _ = self.notices.send(payload);

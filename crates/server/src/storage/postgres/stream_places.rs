@@ -1,14 +1,22 @@
+use std::time::Duration;
+
 use super::{Database, execute, query_opt};
 use crate::storage::StorageResult;
-use crate::storage::stream_places::HELD_FOR;
 
 /// Tries so many times when another instance took the same free place at the same moment.
 const TRIES: usize = 3;
 
-pub async fn take(db: &Database, subscriber_id: i64, holder: &str, max: usize) -> StorageResult<bool> {
+/// A place is held for `held_for` unless renewed.
+pub async fn take(
+    db: &Database,
+    subscriber_id: i64,
+    holder: &str,
+    max: usize,
+    held_for: Duration,
+) -> StorageResult<bool> {
     let client = db.client().await?;
     let places = i32::try_from(max).unwrap_or(i32::MAX);
-    let held_for = HELD_FOR.as_secs_f64();
+    let held_for = held_for.as_secs_f64();
     for _ in 0..TRIES {
         // The lowest place not held by a live stream, taken in one statement; a lapsed place
         // (its instance stopped renewing) is taken over.
@@ -46,7 +54,7 @@ pub async fn take(db: &Database, subscriber_id: i64, holder: &str, max: usize) -
     Ok(false)
 }
 
-pub async fn renew(db: &Database, holders: &[String]) -> StorageResult<()> {
+pub async fn renew(db: &Database, holders: &[String], held_for: Duration) -> StorageResult<()> {
     if holders.is_empty() {
         return Ok(());
     }
@@ -54,7 +62,7 @@ pub async fn renew(db: &Database, holders: &[String]) -> StorageResult<()> {
     execute(
         &client,
         "UPDATE stream_places SET held_until = clock_timestamp() + make_interval(secs => $2) WHERE holder = ANY($1)",
-        &[&holders, &HELD_FOR.as_secs_f64()],
+        &[&holders, &held_for.as_secs_f64()],
     )
     .await?;
     Ok(())

@@ -2,44 +2,19 @@ use futures::FutureExt;
 use tokio_postgres::Row;
 
 use super::events::transaction_recipients_and_deliveries;
-use super::{Client, Database, LOCK_SUBSCRIBERS, execute, flag, query, query_one, query_opt, unsigned};
+use super::rows::all;
+use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one};
 use crate::storage::StorageResult;
-use crate::storage::changes::Change;
-use crate::storage::events::{EventKind, EventRow, TRANSACTION_CREATED, TRANSACTION_UPDATED};
-use crate::storage::idempotency::Replay;
-use crate::storage::transactions::{COLUMNS, ChangedRow, Filter, NewTransaction, Owner, T_COLUMNS, TransactionRow};
-
-pub(super) fn from_row(row: &Row) -> StorageResult<TransactionRow> {
-    from_row_at(row, 0)
-}
-
-pub(super) fn from_row_at(row: &Row, start: usize) -> StorageResult<TransactionRow> {
-    Ok(TransactionRow {
-        id: row.try_get(start)?,
-        card_id: row.try_get(start + 1)?,
-        last_four: unsigned(row, start + 2)?,
-        created_at: row.try_get(start + 3)?,
-        pending: flag(row, start + 4)?,
-        settles_at: row.try_get(start + 5)?,
-        amount_minor: row.try_get(start + 6)?,
-        currency: row.try_get(start + 7)?,
-        merchant_name: row.try_get(start + 8)?,
-        descriptor: row.try_get(start + 9)?,
-        category: row.try_get(start + 10)?,
-        street: row.try_get(start + 11)?,
-        street_no: row.try_get(start + 12)?,
-        city: row.try_get(start + 13)?,
-        country: row.try_get(start + 14)?,
-        zip: row.try_get(start + 15)?,
-        directory_id: row.try_get(start + 16)?,
-        merchant_id: row.try_get(start + 17)?,
-        location_id: row.try_get(start + 18)?,
-    })
-}
+use crate::storage::notices::Change;
+use crate::storage::rows::events::{EventKind, EventRow, TRANSACTION_CREATED, TRANSACTION_UPDATED};
+use crate::storage::rows::idempotency::Replay;
+use crate::storage::rows::transactions::{COLUMNS, Filter, NewTransaction, Owner, TransactionRow};
+use crate::storage::rows::{Columns, FromRow};
+use crate::storage::sql::sql;
 
 /// Columns of many rows, one array each: what `unnest` turns back into rows.
 #[derive(Default)]
-pub struct Columns {
+pub struct Arrays {
     card_id: Vec<Option<i64>>,
     last_four: Vec<i64>,
     created_at: Vec<i64>,
@@ -60,7 +35,7 @@ pub struct Columns {
     location_id: Vec<Option<i64>>,
 }
 
-impl Columns {
+impl Arrays {
     pub fn of(rows: Vec<NewTransaction>) -> Self {
         let mut columns = Self::default();
         for row in rows {
@@ -128,33 +103,18 @@ impl Columns {
     }
 }
 
-pub async fn get(db: &Database, id: i64) -> StorageResult<Option<TransactionRow>> {
-    let client = db.client().await?;
-    query_opt(&client, &format!("SELECT {COLUMNS} FROM transactions WHERE id = $1"), &[&id])
-        .await?
-        .map(|row| from_row(&row))
-        .transpose()
-}
-
 /// One statement per owner column whatever the filter: absent filters are NULL parameters,
 /// so each shape is prepared once per connection.
 pub async fn page(db: &Database, owner: Owner, filter: &Filter, limit: u32) -> StorageResult<Vec<TransactionRow>> {
-    let (column, id) = owner.column();
     let (after_at, after_id) = filter.after.unzip();
-    let sql = format!(
-        "SELECT {COLUMNS} FROM transactions
-         WHERE {column} = $1
-           AND ($2::BIGINT IS NULL OR created_at >= $2)
-           AND ($3::BIGINT IS NULL OR created_at <= $3)
-           AND ($4::BIGINT IS NULL OR pending = $4)
-           AND ($5::BIGINT IS NULL OR location_id = $5)
-           AND ($6::BIGINT IS NULL OR (created_at, id) < ($6, $7::BIGINT))
-         ORDER BY created_at DESC, id DESC LIMIT $8"
-    );
+    let (sql, id) = match owner {
+        Owner::Card(id) => (sql!("{}", page_of("card_id")), id),
+        Owner::Merchant(id) => (sql!("{}", page_of("merchant_id")), id),
+    };
     let client = db.client().await?;
-    let rows = query(
+    all(
         &client,
-        &sql,
+        sql,
         &[
             &id,
             &filter.from,
@@ -166,13 +126,21 @@ pub async fn page(db: &Database, owner: Owner, filter: &Filter, limit: u32) -> S
             &i64::from(limit),
         ],
     )
-    .await?;
-    rows.iter().map(from_row).collect()
+    .await
 }
 
-pub async fn next_settlement(db: &Database) -> StorageResult<Option<i64>> {
-    let client = db.client().await?;
-    Ok(query_one(&client, "SELECT MIN(settles_at) FROM transactions WHERE pending = 1", &[]).await?.try_get(0)?)
+/// A page of the rows whose `owner_column` is `$1`.
+fn page_of(owner_column: &str) -> String {
+    format!(
+        "SELECT {COLUMNS} FROM transactions
+         WHERE {owner_column} = $1
+           AND ($2::BIGINT IS NULL OR created_at >= $2)
+           AND ($3::BIGINT IS NULL OR created_at <= $3)
+           AND ($4::BIGINT IS NULL OR pending = $4)
+           AND ($5::BIGINT IS NULL OR location_id = $5)
+           AND ($6::BIGINT IS NULL OR (created_at, id) < ($6, $7::BIGINT))
+         ORDER BY created_at DESC, id DESC LIMIT $8"
+    )
 }
 
 /// Settles the rows `ids` still pending (`settles_at` moved to `settled_at` when given and
@@ -185,7 +153,7 @@ async fn settle(
     now: i64,
     settled_at: Option<i64>,
 ) -> StorageResult<Vec<(TransactionRow, Option<i64>)>> {
-    let sql = format!(
+    let sql = sql!(
         "WITH settled AS (
              UPDATE transactions SET pending = 0,
                  settles_at = CASE WHEN $3::BIGINT IS NOT NULL AND (settles_at IS NULL OR settles_at > $3)
@@ -208,11 +176,11 @@ async fn settle(
     let queue_at = now.saturating_mul(1000);
     let rows = db
         .write_again(move |client| {
-            let (subscribers, ids, sql) = (subscribers.clone(), ids.clone(), sql.clone());
+            let (subscribers, ids) = (subscribers.clone(), ids.clone());
             async move {
                 let (locked, settled) = futures::future::join(
                     execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
-                    query(client, &sql, &[&ids, &now, &settled_at, &TRANSACTION_UPDATED, &queue_at]),
+                    query(client, sql.numbered(), &[&ids, &now, &settled_at, &TRANSACTION_UPDATED, &queue_at]),
                 )
                 .await;
                 locked?;
@@ -224,8 +192,8 @@ async fn settle(
     let mut settled = Vec::with_capacity(rows.len());
     let mut queued = 0;
     for row in &rows {
-        settled.push((from_row(row)?, row.try_get::<_, Option<i64>>(19)?));
-        queued = row.try_get(20)?;
+        settled.push((TransactionRow::from_row(row)?, row.column(19)?));
+        queued = row.column(20)?;
     }
     announce(db, settled.iter().map(|(row, _)| row), queued);
     Ok(settled)
@@ -334,7 +302,7 @@ pub async fn record_sale(
     now: i64,
     replay: Option<Replay>,
 ) -> StorageResult<(TransactionRow, Option<EventRow>)> {
-    let sql = format!(
+    let sql = sql!(
         "{RECORD_SALE}{}
          SELECT sale.id, seq.event_id, (SELECT count(*) FROM dl) FROM sale, seq",
         transaction_recipients_and_deliveries("$19::TEXT", "$21::BIGINT")
@@ -343,14 +311,14 @@ pub async fn record_sale(
         // One statement is a transaction of its own: no BEGIN, no COMMIT.
         None => {
             let client = db.client().await?;
-            insert_sale(&client, &sql, &sale, now).await?
+            insert_sale(&client, sql.numbered(), &sale, now).await?
         }
         Some(replay) => {
             let row = sale.clone();
             db.write_again(move |client| {
-                let (row, sql, replay) = (row.clone(), sql.clone(), replay.clone());
+                let (row, replay) = (row.clone(), replay.clone());
                 async move {
-                    let recorded = insert_sale(client, &sql, &row, now).await?;
+                    let recorded = insert_sale(client, sql.numbered(), &row, now).await?;
                     super::idempotency::store_replay(client, Some(replay), recorded.try_get(0)?, now).await?;
                     Ok(recorded)
                 }
@@ -398,27 +366,4 @@ async fn insert_sale(client: &Client, sql: &str, row: &NewTransaction, now: i64)
         ],
     )
     .await
-}
-
-pub async fn changed_after(
-    db: &Database,
-    card_id: i64,
-    after: (i64, i64),
-    from: i64,
-    limit: u32,
-) -> StorageResult<Vec<ChangedRow>> {
-    let client = db.client().await?;
-    let rows = query(
-        &client,
-        &format!(
-            "SELECT {T_COLUMNS}, t.created_seq, t.change_seq FROM transactions t
-             WHERE t.card_id = $1 AND (t.change_seq, t.id) > ($2, $3) AND t.created_at >= $4
-             ORDER BY t.change_seq, t.id LIMIT $5"
-        ),
-        &[&card_id, &after.0, &after.1, &from, &i64::from(limit)],
-    )
-    .await?;
-    rows.iter()
-        .map(|row| Ok(ChangedRow { row: from_row(row)?, created_seq: row.try_get(19)?, change_seq: row.try_get(20)? }))
-        .collect()
 }

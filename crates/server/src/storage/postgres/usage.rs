@@ -1,6 +1,6 @@
-use super::{Database, execute, query};
+use super::{Database, execute};
 use crate::storage::StorageResult;
-use crate::storage::usage::UsageCount;
+use crate::storage::rows::usage::UsageCount;
 
 pub async fn add(db: &Database, counts: Vec<UsageCount>) -> StorageResult<()> {
     let mut subscribers = Vec::with_capacity(counts.len());
@@ -23,17 +23,4 @@ pub async fn add(db: &Database, counts: Vec<UsageCount>) -> StorageResult<()> {
     )
     .await?;
     Ok(())
-}
-
-pub async fn list(db: &Database, subscriber_id: i64) -> StorageResult<Vec<(String, String, u64)>> {
-    let client = db.client().await?;
-    let rows = query(
-        &client,
-        "SELECT day, endpoint, count FROM usage_counts WHERE subscriber_id = $1 ORDER BY day DESC, endpoint",
-        &[&subscriber_id],
-    )
-    .await?;
-    rows.iter()
-        .map(|row| Ok((row.try_get(0)?, row.try_get(1)?, u64::try_from(row.try_get::<_, i64>(2)?).unwrap_or(0))))
-        .collect()
 }

@@ -1,10 +1,11 @@
 use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension, Row, params, params_from_iter};
+use rusqlite::{Connection, params, params_from_iter};
 
-use super::transactions::{from_row, from_row_at};
+use super::rows::{all, first};
 use crate::storage::StorageResult;
-use crate::storage::events::{EventKind, EventRow, LogFilter, LoggedEvent, WEBHOOK_TEST};
-use crate::storage::transactions::{Owner, T_COLUMNS, TransactionRow};
+use crate::storage::rows::events::{EventKind, EventRow, LogFilter, LoggedEvent, WEBHOOK_TEST, logged_columns};
+use crate::storage::rows::transactions::{Owner, TransactionRow};
+use crate::storage::sql::sql;
 
 /// Records a `kind` event for each row someone can stream (a card's or a merchant's); rows of
 /// nobody here (a synthetic card at a directory merchant) get none. Returns the events in
@@ -103,70 +104,24 @@ fn queue_deliveries(
     Ok(())
 }
 
-pub fn after(
-    connection: &Connection,
-    subscriber_id: i64,
-    owner: Owner,
-    after_id: i64,
-    limit: u32,
-) -> StorageResult<Vec<EventRow>> {
-    let (column, owner_id) = owner.column();
-    let mut statement = connection.prepare_cached(&format!(
-        "SELECT {T_COLUMNS}, e.id, e.type
-         FROM events e JOIN transactions t ON t.id = e.transaction_id
-         JOIN event_recipients r ON r.event_id = e.id AND r.subscriber_id = ?4
-         WHERE e.{column} = ?1 AND e.id > ?2
-         ORDER BY e.id LIMIT ?3"
-    ))?;
-    let rows = statement.query_map(params![owner_id, after_id, limit, subscriber_id], |row| {
-        Ok((row.get::<_, i64>(19)?, row.get::<_, String>(20)?, from_row(row)?))
-    })?;
-    let mut events = Vec::new();
-    for row in rows {
-        let (id, kind, transaction) = row?;
-        events.push(EventRow { id, kind: EventKind::parse(&kind)?, transaction });
-    }
-    Ok(events)
-}
-
+/// One look at the owner's index (`events_by_card`, `_by_merchant`).
 pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<i64> {
-    let (column, owner_id) = owner.column();
-    Ok(connection
-        .prepare_cached(&format!("SELECT COALESCE(MAX(id), 0) FROM events WHERE {column} = ?1"))?
-        .query_row([owner_id], |row| row.get(0))?)
+    let (sql, owner_id) = match owner {
+        Owner::Card(id) => (sql!("SELECT COALESCE(MAX(id), 0) FROM events WHERE card_id = $1"), id),
+        Owner::Merchant(id) => (sql!("SELECT COALESCE(MAX(id), 0) FROM events WHERE merchant_id = $1"), id),
+    };
+    Ok(first(connection, sql, [owner_id])?.unwrap_or(0))
 }
 
-const LOGGED: &str = "SELECT e.id, e.type, e.created_at, e.card_id, e.merchant_id, e.data, t.id IS NOT NULL,
-        COALESCE((SELECT CASE WHEN c.subscriber_id = r.subscriber_id THEN 1 ELSE 0 END FROM cards c WHERE c.id = e.card_id), 0)";
-const LOGGED_PREFIX: usize = 8;
-
-fn logged_from_row(row: &Row<'_>) -> rusqlite::Result<LoggedEvent> {
-    let has_transaction: bool = row.get(6)?;
-    let transaction = if has_transaction { Some(from_row_at(row, LOGGED_PREFIX)?) } else { None };
-    Ok(LoggedEvent {
-        id: row.get(0)?,
-        event_type: row.get(1)?,
-        created_at: row.get(2)?,
-        card_id: row.get(3)?,
-        merchant_id: row.get(4)?,
-        data: row.get(5)?,
-        readers_card: row.get(7)?,
-        transaction,
-    })
-}
-
+/// The filters given, and only those, in the text: each combination is its own statement
+/// (prepared once per connection), which SQLite plans with the index it fits.
 pub fn list(
     connection: &Connection,
     subscriber_id: i64,
     filter: &LogFilter,
     limit: u32,
 ) -> StorageResult<Vec<LoggedEvent>> {
-    let mut sql = format!(
-        "{LOGGED}, {T_COLUMNS}
-         FROM event_recipients r JOIN events e ON e.id = r.event_id
-         LEFT JOIN transactions t ON t.id = e.transaction_id
-         WHERE r.subscriber_id = ?"
-    );
+    let mut sql = format!("{} WHERE r.subscriber_id = ?", logged_columns());
     let mut values = vec![Value::Integer(subscriber_id)];
     if let Some(event_type) = &filter.event_type {
         sql.push_str(" AND e.type = ?");
@@ -182,25 +137,5 @@ pub fn list(
     }
     sql.push_str(" ORDER BY r.event_id DESC LIMIT ?");
     values.push(Value::Integer(i64::from(limit)));
-    let mut statement = connection.prepare_cached(&sql)?;
-    let rows = statement.query_map(params_from_iter(values), logged_from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<LoggedEvent>> {
-    let mut statement = connection.prepare_cached(&format!(
-        "{LOGGED}, {T_COLUMNS}
-         FROM event_recipients r JOIN events e ON e.id = r.event_id
-         LEFT JOIN transactions t ON t.id = e.transaction_id
-         WHERE r.subscriber_id = ?1 AND r.event_id = ?2"
-    ))?;
-    Ok(statement.query_row(params![subscriber_id, id], logged_from_row).optional()?)
-}
-
-pub fn purge(connection: &Connection, before: i64) -> StorageResult<u64> {
-    let attempts = connection
-        .prepare_cached("DELETE FROM webhook_attempts WHERE at < ?1")?
-        .execute([before.saturating_mul(1000)])?;
-    let events = connection.prepare_cached("DELETE FROM events WHERE created_at < ?1")?.execute([before])?;
-    Ok((attempts + events) as u64)
+    all(connection, sql.as_str(), params_from_iter(values))
 }

@@ -1,21 +1,18 @@
 use rusqlite::{Connection, params};
 
+use super::rows::{all, execute};
 use crate::storage::StorageResult;
-use crate::storage::keys::KeyRow;
+use crate::storage::rows::keys::{ALL, KeyRow, REMOVE_KEYS};
+use crate::storage::sql::sql;
 
-pub fn all(connection: &Connection) -> StorageResult<Vec<KeyRow>> {
-    let mut statement = connection.prepare_cached("SELECT name, value FROM server_keys ORDER BY name")?;
-    let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
+/// A statement per check (they are a few), in the one write.
 pub fn settle_checks(connection: &Connection, checks: &[KeyRow], now: i64) -> StorageResult<Vec<KeyRow>> {
-    connection.execute("DELETE FROM server_keys WHERE name NOT LIKE 'check:%'", [])?;
-    let mut insert = connection.prepare_cached(
-        "INSERT INTO server_keys (name, value, created_at) VALUES (?1, ?2, ?3) ON CONFLICT (name) DO NOTHING",
-    )?;
+    execute(connection, &REMOVE_KEYS, [])?;
+    let sql =
+        sql!("INSERT INTO server_keys (name, value, created_at) VALUES ($1, $2, $3) ON CONFLICT (name) DO NOTHING");
+    let mut insert = connection.prepare_cached(sql.sqlite())?;
     for (name, value) in checks {
         insert.execute(params![name, value, now])?;
     }
-    all(connection)
+    all(connection, &ALL, [])
 }

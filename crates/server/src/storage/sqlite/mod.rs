@@ -10,13 +10,12 @@ pub mod directory;
 pub mod events;
 pub mod idempotency;
 pub mod keys;
-pub mod leases;
 pub mod login_failures;
 pub mod merchants;
 pub mod persons;
 mod rebuild;
+pub mod rows;
 pub mod sandbox;
-pub mod subscribers;
 pub mod transactions;
 pub mod usage;
 pub mod webhooks;
@@ -509,10 +508,15 @@ mod tests {
             )
             .expect("a link made before 0007");
         migrate(&mut connection).expect("migrated to the latest");
-        let row = bank_accounts::get(&connection, 1, 7).expect("read").expect("the link is still there");
+        let sql = format!("SELECT {} FROM bank_accounts WHERE id = 7", crate::storage::rows::bank_accounts::COLUMNS);
+        let row: crate::storage::rows::bank_accounts::BankAccountRow =
+            rows::first(&connection, sql.as_str(), []).expect("read").expect("the link is still there");
         assert_eq!(
             (row.stage, row.status),
-            (crate::storage::bank_accounts::LinkStage::Mfa, crate::storage::bank_accounts::LinkStatus::Pending)
+            (
+                crate::storage::rows::bank_accounts::LinkStage::Mfa,
+                crate::storage::rows::bank_accounts::LinkStatus::Pending
+            )
         );
         for update in ["UPDATE bank_accounts SET stage = 'lost'", "UPDATE bank_accounts SET status = 'expired'"] {
             assert!(connection.execute(update, []).is_err(), "{update} is refused");

@@ -1,0 +1,127 @@
+//! Bank accounts' rows: being linked or linked.
+
+use super::{Column, Columns, FromRow};
+use crate::storage::{StorageError, StorageResult};
+
+/// Where the person is in the bank's pages (the table's CHECK holds the same four names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkStage {
+    /// The bank's sign-in form.
+    Login,
+    /// Password right, the one-time code asked.
+    Mfa,
+    /// Signed in: the consent page.
+    Consent,
+    /// Linked or failed: no step moves it any more.
+    Done,
+}
+
+/// What the link came to (the table's CHECK holds the same three names). A pending link past
+/// `expires_at` reads as expired; that is not stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkStatus {
+    Pending,
+    Linked,
+    Failed,
+}
+
+impl LinkStage {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Login => "login",
+            Self::Mfa => "mfa",
+            Self::Consent => "consent",
+            Self::Done => "done",
+        }
+    }
+
+    fn parse(text: &str) -> StorageResult<Self> {
+        match text {
+            "login" => Ok(Self::Login),
+            "mfa" => Ok(Self::Mfa),
+            "consent" => Ok(Self::Consent),
+            "done" => Ok(Self::Done),
+            other => Err(StorageError::Corrupt(format!("unknown bank link stage {other:?}"))),
+        }
+    }
+}
+
+impl LinkStatus {
+    fn parse(text: &str) -> StorageResult<Self> {
+        match text {
+            "pending" => Ok(Self::Pending),
+            "linked" => Ok(Self::Linked),
+            "failed" => Ok(Self::Failed),
+            other => Err(StorageError::Corrupt(format!("unknown bank link status {other:?}"))),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BankAccountRow {
+    pub id: i64,
+    pub subscriber_id: i64,
+    pub bank_id: String,
+    pub stage: LinkStage,
+    pub browser_hash: Option<Vec<u8>>,
+    pub status: LinkStatus,
+    pub login_failures: u32,
+    pub failure_reason: Option<String>,
+    /// Comma-separated: `balances,cards,transactions`.
+    pub permissions: String,
+    pub created_at: i64,
+    pub expires_at: i64,
+    pub linked_at: Option<i64>,
+}
+
+pub(in crate::storage) const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_hash, status, login_failures, \
+     failure_reason, permissions, created_at, expires_at, linked_at";
+
+/// What a step of the link records when it ends the link: `account.linked` or `account.failed`.
+pub type Outcome = super::events::StoredEvent;
+
+/// What a link keeps when the person consents: the permissions granted (comma-separated), the
+/// bank's token scoped to them, and the `account.linked` event.
+pub struct Consent {
+    pub permissions: String,
+    pub access_token: String,
+    pub event: Outcome,
+}
+
+/// How a link fails: the reason the subscriber is shown, and the `account.failed` event that
+/// says so.
+pub struct LinkFailure {
+    pub reason: &'static str,
+    pub event: Outcome,
+}
+
+impl Column for LinkStage {
+    fn read_nullable(row: &impl Columns, index: usize) -> StorageResult<Option<Self>> {
+        row.text(index)?.map(Self::parse).transpose()
+    }
+}
+
+impl Column for LinkStatus {
+    fn read_nullable(row: &impl Columns, index: usize) -> StorageResult<Option<Self>> {
+        row.text(index)?.map(Self::parse).transpose()
+    }
+}
+
+impl FromRow for BankAccountRow {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok(Self {
+            id: row.column(0)?,
+            subscriber_id: row.column(1)?,
+            bank_id: row.column(2)?,
+            stage: row.column(3)?,
+            browser_hash: row.column(4)?,
+            status: row.column(5)?,
+            login_failures: row.column(6)?,
+            failure_reason: row.column(7)?,
+            permissions: row.column(8)?,
+            created_at: row.column(9)?,
+            expires_at: row.column(10)?,
+            linked_at: row.column(11)?,
+        })
+    }
+}

@@ -1,0 +1,48 @@
+//! One-time card-entry pages' rows: found by the hash of their link's token, never by the token.
+
+use super::{Columns, FromRow};
+use crate::storage::StorageResult;
+use crate::storage::sql::sql;
+
+/// A one-time page to open for a subscriber (a card-entry page, a bank link), found later by
+/// the hash of its link's token, never by the token.
+#[derive(Debug, Clone)]
+pub struct NewTokenPage {
+    pub subscriber_id: i64,
+    pub token_hash: Vec<u8>,
+    pub created_at: i64,
+    pub expires_at: i64,
+}
+
+#[derive(Debug, Clone)]
+pub struct CardSessionRow {
+    pub id: i64,
+    pub subscriber_id: i64,
+    pub created_at: i64,
+    pub expires_at: i64,
+    pub failed_attempts: u32,
+    pub completed_at: Option<i64>,
+    pub card_id: Option<i64>,
+}
+
+pub(in crate::storage) const COLUMNS: &str =
+    "id, subscriber_id, created_at, expires_at, failed_attempts, completed_at, card_id";
+
+impl FromRow for CardSessionRow {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok(Self {
+            id: row.column(0)?,
+            subscriber_id: row.column(1)?,
+            created_at: row.column(2)?,
+            expires_at: row.column(3)?,
+            failed_attempts: row.column(4)?,
+            completed_at: row.column(5)?,
+            card_id: row.column(6)?,
+        })
+    }
+}
+
+sql! {
+    /// Closes session `$1` at `$2` with card `$3`.
+    pub(in crate::storage) static COMPLETE = "UPDATE card_sessions SET completed_at = $2, card_id = $3 WHERE id = $1";
+}

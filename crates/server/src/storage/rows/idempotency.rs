@@ -1,0 +1,59 @@
+//! Kept responses' rows: responses of creating requests sent with an `Idempotency-Key`,
+//! replayed on a retry.
+
+use super::{Columns, FromRow};
+use crate::storage::StorageResult;
+use crate::storage::sql::{Param, args, sql};
+
+#[derive(Debug, Clone)]
+pub struct StoredResponse {
+    pub request_hash: Vec<u8>,
+    pub status: u16,
+    /// Sealed with the key file's key (it may hold a live one-time link).
+    pub body: Vec<u8>,
+}
+
+/// The response a creating request keeps for its retries, stored in the transaction that
+/// creates what it describes; its body is made once the new row's id is known (as many times
+/// as the transaction runs: a write met by a deadlock runs again).
+#[derive(Clone)]
+pub struct Replay {
+    pub scope: String,
+    pub key: String,
+    pub request_hash: Vec<u8>,
+    pub status: u16,
+    /// The sealed body, given the created row's id.
+    pub body_for: std::sync::Arc<dyn Fn(i64) -> StorageResult<Vec<u8>> + Send + Sync>,
+}
+
+impl Replay {
+    /// What to store once the created row's id is `id`.
+    pub fn finish(&self, id: i64) -> StorageResult<(String, String, StoredResponse)> {
+        let body = (self.body_for)(id)?;
+        let response = StoredResponse { request_hash: self.request_hash.clone(), status: self.status, body };
+        Ok((self.scope.clone(), self.key.clone(), response))
+    }
+}
+
+impl FromRow for StoredResponse {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok(Self { request_hash: row.column(0)?, status: row.column(1)?, body: row.column(2)? })
+    }
+}
+
+sql! {
+    /// Keeps the first response for scope `$1` and key `$2` (a second changes nothing).
+    pub(in crate::storage) static STORE = "INSERT INTO idempotency_keys (scope, key, request_hash, status,
+            response_body, created_at)
+        VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (scope, key) DO NOTHING";
+}
+
+/// [`STORE`]'s arguments.
+pub(in crate::storage) fn store_args<'a>(
+    scope: &'a str,
+    key: &'a str,
+    response: &'a StoredResponse,
+    now: i64,
+) -> [Param<'a>; 6] {
+    args![scope, key, &response.request_hash, response.status, &response.body, now]
+}

@@ -1,0 +1,180 @@
+//! Enrolled merchants' rows (one per subscriber) and their locations'.
+
+use super::{Column, Columns, FromRow};
+use crate::storage::sql::{Param, args, sql};
+use crate::storage::{StorageError, StorageResult};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct MerchantRow {
+    pub id: i64,
+    pub subscriber_id: i64,
+    pub name: String,
+    pub mcc: String,
+    pub country_code: String,
+    pub phone: Option<String>,
+    pub website: Option<String>,
+    pub created_at: i64,
+}
+
+pub(in crate::storage) const MERCHANT_COLUMNS: &str =
+    "id, subscriber_id, name, mcc, country_code, phone, website, created_at";
+pub(in crate::storage) const M_COLUMNS: &str =
+    "m.id, m.subscriber_id, m.name, m.mcc, m.country_code, m.phone, m.website, m.created_at";
+
+/// Where a location's coordinates came from (`locations.coordinates_source`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CoordinatesSource {
+    Provided,
+    Derived,
+    Unknown,
+}
+
+impl CoordinatesSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Provided => "provided",
+            Self::Derived => "derived",
+            Self::Unknown => "unknown",
+        }
+    }
+
+    fn parse(text: &str) -> StorageResult<Self> {
+        match text {
+            "provided" => Ok(Self::Provided),
+            "derived" => Ok(Self::Derived),
+            "unknown" => Ok(Self::Unknown),
+            other => Err(StorageError::Corrupt(format!("unknown coordinates source {other:?}"))),
+        }
+    }
+}
+
+/// Where a location is, as stored.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StoredAddress {
+    pub country_code: String,
+    pub street: String,
+    pub street_no: String,
+    pub city: String,
+    pub zip: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LocationRow {
+    pub id: i64,
+    pub merchant_id: i64,
+    pub address: StoredAddress,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    pub coordinates_source: CoordinatesSource,
+    pub descriptor: String,
+    pub created_at: i64,
+}
+
+pub(in crate::storage) const LOCATION_COLUMNS: &str = "l.id, l.merchant_id, l.country_code, l.street, l.street_no, l.city, l.zip, \
+     l.latitude, l.longitude, l.coordinates_source, l.descriptor, l.created_at";
+
+#[derive(Debug, Clone)]
+pub struct NewMerchant {
+    pub subscriber_id: i64,
+    pub name: String,
+    pub mcc: String,
+    pub country_code: String,
+    pub phone: Option<String>,
+    pub website: Option<String>,
+    pub created_at: i64,
+}
+
+pub enum Inserted {
+    Created(i64),
+    /// The subscriber is already a merchant, under this id.
+    Existing(i64),
+}
+
+/// A location to add to the caller's merchant, with the data of its event.
+pub struct NewLocation {
+    pub subscriber_id: i64,
+    pub merchant_id: i64,
+    pub address: StoredAddress,
+    pub latitude: Option<f64>,
+    pub longitude: Option<f64>,
+    pub coordinates_source: CoordinatesSource,
+    pub descriptor: String,
+    pub created_at: i64,
+    /// The `merchant.location.created` event's data (JSON), given the location's id.
+    pub event_data: Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>,
+}
+
+impl FromRow for MerchantRow {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok(Self {
+            id: row.column(0)?,
+            subscriber_id: row.column(1)?,
+            name: row.column(2)?,
+            mcc: row.column(3)?,
+            country_code: row.column(4)?,
+            phone: row.column(5)?,
+            website: row.column(6)?,
+            created_at: row.column(7)?,
+        })
+    }
+}
+
+impl Column for CoordinatesSource {
+    fn read_nullable(row: &impl Columns, index: usize) -> StorageResult<Option<Self>> {
+        row.text(index)?.map(Self::parse).transpose()
+    }
+}
+
+/// [`LOCATION_COLUMNS`].
+impl FromRow for LocationRow {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok(Self {
+            id: row.column(0)?,
+            merchant_id: row.column(1)?,
+            address: StoredAddress {
+                country_code: row.column(2)?,
+                street: row.column(3)?,
+                street_no: row.column(4)?,
+                city: row.column(5)?,
+                zip: row.column(6)?,
+            },
+            latitude: row.column(7)?,
+            longitude: row.column(8)?,
+            coordinates_source: row.column(9)?,
+            descriptor: row.column(10)?,
+            created_at: row.column(11)?,
+        })
+    }
+}
+
+/// A location with its merchant: [`LOCATION_COLUMNS`], then [`M_COLUMNS`].
+impl FromRow for (LocationRow, MerchantRow) {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok((LocationRow::from_row(row)?, MerchantRow::from_row(&row.skip(12))?))
+    }
+}
+
+sql! {
+    /// Adds a location ([`location_args`]); returns its id.
+    pub(in crate::storage) static INSERT_LOCATION = "INSERT INTO locations (merchant_id, country_code, street,
+            street_no, city, zip, latitude, longitude, coordinates_source, descriptor, created_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id";
+}
+
+/// [`INSERT_LOCATION`]'s arguments.
+pub(in crate::storage) fn location_args(location: &NewLocation) -> [Param<'_>; 11] {
+    let address = &location.address;
+    args![
+        location.merchant_id,
+        &address.country_code,
+        &address.street,
+        &address.street_no,
+        &address.city,
+        &address.zip,
+        location.latitude,
+        location.longitude,
+        location.coordinates_source.as_str(),
+        &location.descriptor,
+        location.created_at,
+    ]
+}

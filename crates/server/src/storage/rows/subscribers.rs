@@ -1,0 +1,45 @@
+//! Subscribers' rows: their credentials (the secret only as a slow hash) and credential
+//! generations.
+
+use super::{Columns, FromRow};
+use crate::storage::StorageResult;
+
+#[derive(Debug, Clone)]
+pub struct SubscriberRow {
+    pub id: i64,
+    pub email: String,
+    pub client_id: String,
+    pub public_key: String,
+    pub secret_hash: String,
+    pub created_at: i64,
+    /// Moves on at each secret rotation; tokens of an older generation are revoked.
+    pub credential_generation: i64,
+}
+
+pub(in crate::storage) const COLUMNS: &str =
+    "id, email, client_id, public_key, secret_hash, created_at, credential_generation";
+
+#[derive(Debug, Clone)]
+pub struct NewSubscriber {
+    pub email: String,
+    pub client_id: String,
+    pub public_key: String,
+    pub secret_hash: String,
+    pub created_at: i64,
+    /// The API version it is pinned to.
+    pub api_version: String,
+}
+
+impl FromRow for SubscriberRow {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok(Self {
+            id: row.column(0)?,
+            email: row.column(1)?,
+            client_id: row.column(2)?,
+            public_key: row.column(3)?,
+            secret_hash: row.column(4)?,
+            created_at: row.column(5)?,
+            credential_generation: row.column(6)?,
+        })
+    }
+}

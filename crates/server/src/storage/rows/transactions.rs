@@ -1,0 +1,132 @@
+//! Transactions' rows: every payment, whichever side looks at it (the card's owner or the
+//! merchant).
+
+use super::{Columns, FromRow};
+use crate::storage::StorageResult;
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TransactionRow {
+    pub id: i64,
+    pub card_id: Option<i64>,
+    pub last_four: u16,
+    pub created_at: i64,
+    pub pending: bool,
+    pub settles_at: Option<i64>,
+    pub amount_minor: i64,
+    pub currency: String,
+    pub merchant_name: String,
+    pub descriptor: String,
+    pub category: String,
+    pub street: String,
+    pub street_no: String,
+    pub city: String,
+    pub country: String,
+    pub zip: String,
+    pub directory_id: Option<i64>,
+    pub merchant_id: Option<i64>,
+    pub location_id: Option<i64>,
+}
+
+/// A row to insert; `id` is ignored.
+pub type NewTransaction = TransactionRow;
+
+/// The columns of a row, in `TransactionRow`'s order.
+pub(in crate::storage) const COLUMNS: &str = "id, card_id, last_four, created_at, pending, settles_at, amount_minor, currency, \
+     merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, location_id";
+
+/// [`COLUMNS`] of the table aliased `t`.
+pub(in crate::storage) const T_COLUMNS: &str = "t.id, t.card_id, t.last_four, t.created_at, t.pending, t.settles_at, \
+     t.amount_minor, t.currency, t.merchant_name, t.descriptor, t.category, t.street, t.street_no, t.city, t.country, \
+     t.zip, t.directory_id, t.merchant_id, t.location_id";
+
+/// Which transactions a page shows. Times are Unix seconds, both bounds inclusive.
+#[derive(Debug, Clone, Default)]
+pub struct Filter {
+    pub from: Option<i64>,
+    pub to: Option<i64>,
+    pub pending: Option<bool>,
+    pub location_id: Option<i64>,
+    /// Position after which the page starts: the last (created_at, id) of the previous page.
+    pub after: Option<(i64, i64)>,
+}
+
+/// Whose transactions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Owner {
+    Card(i64),
+    Merchant(i64),
+}
+
+impl Owner {
+    /// The column of `transactions` and `events` that holds the owner's id, and the id.
+    pub(in crate::storage) fn column(self) -> (&'static str, i64) {
+        match self {
+            Self::Card(id) => ("card_id", id),
+            Self::Merchant(id) => ("merchant_id", id),
+        }
+    }
+
+    /// A total order (cards first), for sorting owners.
+    pub fn sort_key(self) -> (u8, i64) {
+        match self {
+            Self::Card(id) => (0, id),
+            Self::Merchant(id) => (1, id),
+        }
+    }
+
+    /// Whether the row is one of the owner's.
+    pub fn owns(self, row: &TransactionRow) -> bool {
+        match self {
+            Self::Card(card_id) => row.card_id == Some(card_id),
+            Self::Merchant(merchant_id) => row.merchant_id == Some(merchant_id),
+        }
+    }
+
+    /// The owners of a row.
+    pub fn of(row: &TransactionRow) -> impl Iterator<Item = Self> {
+        [row.card_id.map(Self::Card), row.merchant_id.map(Self::Merchant)].into_iter().flatten()
+    }
+}
+
+/// A row with its place in the card's change order (incremental sync).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangedRow {
+    pub row: TransactionRow,
+    /// The event that created it (0 for rows no event announced).
+    pub created_seq: i64,
+    /// The event that last changed it.
+    pub change_seq: i64,
+}
+
+impl FromRow for TransactionRow {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok(Self {
+            id: row.column(0)?,
+            card_id: row.column(1)?,
+            last_four: row.column(2)?,
+            created_at: row.column(3)?,
+            pending: row.column(4)?,
+            settles_at: row.column(5)?,
+            amount_minor: row.column(6)?,
+            currency: row.column(7)?,
+            merchant_name: row.column(8)?,
+            descriptor: row.column(9)?,
+            category: row.column(10)?,
+            street: row.column(11)?,
+            street_no: row.column(12)?,
+            city: row.column(13)?,
+            country: row.column(14)?,
+            zip: row.column(15)?,
+            directory_id: row.column(16)?,
+            merchant_id: row.column(17)?,
+            location_id: row.column(18)?,
+        })
+    }
+}
+
+/// [`COLUMNS`], then `created_seq, change_seq`.
+impl FromRow for ChangedRow {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        Ok(Self { row: TransactionRow::from_row(row)?, created_seq: row.column(19)?, change_seq: row.column(20)? })
+    }
+}
