@@ -124,10 +124,11 @@ test-rust: deps-rust
 
 # The black-box HTTP suite again, on PostgreSQL: a throw-away cluster (Debian's postgresql
 # package is installed when missing), a database per test server, and the tests of two
-# instances on one database.
+# instances on one database. Then both databases' schemas, migrated, compared.
 test-postgres: deps-rust deps-pgbouncer
 	$(CARGO) test -p http-conformance --test api --no-run
 	$(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api
+	$(WITH_POSTGRES) $(CARGO) test --workspace --exclude subscriber-dashboard --exclude subscriber-dashboard-app --test schema_parity
 	# The two-instance tests again, every database reached through PgBouncer in session mode
 	# (the suite's own pgbouncer:: tests run it in every mode).
 	SUBSCRIBER_TEST_PGBOUNCER=session $(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api -- instances::
