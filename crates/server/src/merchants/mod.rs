@@ -61,6 +61,7 @@ async fn enroll(
 ) -> Result<Response, ApiError> {
     let merchant = validation::merchant(draft)?;
     let new = NewMerchant {
+        id: 0,
         subscriber_id: auth.subscriber_id,
         name: merchant.name,
         mcc: merchant.mcc,
@@ -223,8 +224,8 @@ async fn create_location(
     let merchant_id = merchant.id;
     let (latitude, longitude, source) = (placed.latitude, placed.longitude, placed.source);
     let event_location = location.clone();
-    let new = NewLocation {
-        subscriber_id: auth.subscriber_id,
+    let row = LocationRow {
+        id: 0,
         merchant_id,
         address: StoredAddress {
             country_code: location.country_code.clone(),
@@ -238,6 +239,10 @@ async fn create_location(
         coordinates_source: source,
         descriptor: descriptor.clone(),
         created_at: Utc::now().timestamp(),
+    };
+    let new = NewLocation {
+        subscriber_id: auth.subscriber_id,
+        row,
         event_data: Box::new(move |location_id| {
             StoredEvent::new(&EventData::MerchantLocationCreated(LocationCreatedData {
                 merchant_id,

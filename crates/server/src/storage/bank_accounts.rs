@@ -4,9 +4,11 @@
 use super::rows::bank_accounts::COLUMNS;
 use super::rows::card_sessions::NewTokenPage;
 use super::rows::idempotency::Replay;
-use super::sql::{Param, Sql, args, sql};
+use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+
+use super::rows::bank_accounts::LinkStep;
 
 pub use super::rows::bank_accounts::{BankAccountRow, Consent, LinkFailure, LinkStage, LinkStatus, Outcome};
 
@@ -90,8 +92,9 @@ impl Store {
              WHERE id = $1 AND stage IN ('login', 'mfa', 'consent') AND {STILL_PENDING}
              RETURNING subscriber_id, login_failures"
         );
-        let args = args![id, now, max_failures, failure.reason];
-        self.link_step(id, sql, args, now, failure.event, move |failures| failures >= max_failures).await
+        let args = args![id, now, max_failures, failure.reason].into();
+        let ends = Box::new(move |failures| failures >= max_failures);
+        self.link_step(LinkStep { id, update: sql, args, now, outcome: failure.event, ends }).await
     }
 
     /// Ends the link failed with `reason`, recording `failed`'s event; `false` when it was closed.
@@ -100,7 +103,9 @@ impl Store {
             "UPDATE bank_accounts SET status = 'failed', stage = 'done', failure_reason = $3
              WHERE id = $1 AND {STILL_PENDING} RETURNING subscriber_id, login_failures"
         );
-        let failed = self.link_step(id, sql, args![id, now, failure.reason], now, failure.event, |_| true).await?;
+        let args = args![id, now, failure.reason].into();
+        let step = LinkStep { id, update: sql, args, now, outcome: failure.event, ends: Box::new(|_| true) };
+        let failed = self.link_step(step).await?;
         Ok(failed.is_some())
     }
 
@@ -112,27 +117,17 @@ impl Store {
                  linked_at = $2
              WHERE id = $1 AND stage = 'consent' AND {STILL_PENDING} RETURNING subscriber_id, login_failures"
         );
-        let args = args![id, now, consent.permissions, consent.access_token];
-        let linked = self.link_step(id, sql, args, now, consent.event, |_| true).await?;
+        let args = args![id, now, consent.permissions, consent.access_token].into();
+        let step = LinkStep { id, update: sql, args, now, outcome: consent.event, ends: Box::new(|_| true) };
+        let linked = self.link_step(step).await?;
         Ok(linked.is_some())
     }
 
-    /// A step that may end link `id` (`$1`): `update` returns the subscriber who opened it and the
-    /// failures so far when it changed the row; `outcome`'s event is recorded (for that
-    /// subscriber, in the same write) when `ends` says the step ended the link. The failures,
-    /// `None` when the step changed nothing.
-    async fn link_step<const N: usize>(
-        &self,
-        id: i64,
-        update: &'static Sql,
-        args: [Param<'static>; N],
-        now: i64,
-        outcome: Outcome,
-        ends: impl FnOnce(u32) -> bool + Send + 'static,
-    ) -> StorageResult<Option<u32>> {
+    /// Runs a step that may end the link: its failures so far, `None` when it did not apply.
+    async fn link_step(&self, step: LinkStep) -> StorageResult<Option<u32>> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::bank_accounts::step(connection, update, &args, now, &outcome, ends)).await,
-            db => postgres::bank_accounts::step(db, id, update, args, now, outcome, ends).await,
+            db => db.write(move |connection| sqlite::bank_accounts::step(connection, step)).await,
+            db => postgres::bank_accounts::step(db, step).await,
         )
     }
 }

@@ -16,7 +16,7 @@ impl Store {
     /// Enrolls the subscriber as a merchant (and keeps the request's replay); the existing one
     /// when it is a merchant already.
     pub async fn enroll_merchant(&self, merchant: NewMerchant, replay: Option<Replay>) -> StorageResult<Inserted> {
-        let NewMerchant { subscriber_id, name, mcc, country_code, phone, website, created_at } = merchant;
+        let NewMerchant { id: _, subscriber_id, name, mcc, country_code, phone, website, created_at } = merchant;
         // `subscriber_id` is unique: a second enrollment inserts nothing and reads the first.
         let sql = sql!(
             "INSERT INTO merchants (subscriber_id, name, mcc, country_code, phone, website, created_at)

@@ -29,18 +29,7 @@ impl Store {
     where
         R: FromRow + Send + 'static,
     {
-        dispatch!(self,
-            db => {
-                let work = move |connection: &rusqlite::Connection| {
-                    sqlite::rows::first(connection, sql, rusqlite::params_from_iter(&args))
-                };
-                match read {
-                    Read::ByKey => db.read_by_key(work).await,
-                    Read::Scan => db.read(work).await,
-                }
-            },
-            db => postgres::rows::first(&*db.client().await?, sql, &postgres::rows::bound(&args)).await,
-        )
+        self.first(Some(read), sql, args).await
     }
 
     /// Every row the read returns.
@@ -79,8 +68,30 @@ impl Store {
     where
         R: FromRow + Send + 'static,
     {
+        self.first(None, sql, args).await
+    }
+
+    /// The first row of a read (`Some`: how it goes on SQLite) or of a write (`None`).
+    async fn first<R, const N: usize>(
+        &self,
+        read: Option<Read>,
+        sql: &'static Sql,
+        args: [Param<'static>; N],
+    ) -> StorageResult<Option<R>>
+    where
+        R: FromRow + Send + 'static,
+    {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::rows::first(connection, sql, rusqlite::params_from_iter(&args))).await,
+            db => {
+                let work = move |connection: &rusqlite::Connection| {
+                    sqlite::rows::first(connection, sql, rusqlite::params_from_iter(&args))
+                };
+                match read {
+                    Some(Read::ByKey) => db.read_by_key(work).await,
+                    Some(Read::Scan) => db.read(work).await,
+                    None => db.write(work).await,
+                }
+            },
             db => postgres::rows::first(&*db.client().await?, sql, &postgres::rows::bound(&args)).await,
         )
     }

@@ -15,7 +15,7 @@ pub async fn insert_location(db: &Database, location: NewLocation, replay: Optio
         .write(move |client| {
             async move {
                 let subscribers = vec![location.subscriber_id];
-                let args = location_args(&location);
+                let args = location_args(&location.row);
                 let (locked, inserted) = futures::future::join(
                     execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
                     first::<i64>(client, &INSERT_LOCATION, &bound(&args)),
@@ -25,8 +25,14 @@ pub async fn insert_location(db: &Database, location: NewLocation, replay: Optio
                 let id = inserted?.ok_or_else(|| StorageError::Corrupt("a location insert returned no id".into()))?;
                 let event = (location.event_data)(id);
                 let (recorded, replayed) = futures::future::join(
-                    record_other(client, location.subscriber_id, event.event_type, &event.data, location.created_at),
-                    super::idempotency::store_replay(client, replay, id, location.created_at),
+                    record_other(
+                        client,
+                        location.subscriber_id,
+                        event.event_type,
+                        &event.data,
+                        location.row.created_at,
+                    ),
+                    super::idempotency::store_replay(client, replay, id, location.row.created_at),
                 )
                 .await;
                 replayed?;

@@ -79,6 +79,11 @@ pub fn bound<'a, const N: usize>(args: &'a [Param<'_>; N]) -> [&'a (dyn ToSql + 
     std::array::from_fn(|index| &args[index] as &(dyn ToSql + Sync))
 }
 
+/// Arguments of any number as the driver takes them.
+pub fn bound_all<'a>(args: &'a [Param<'_>]) -> Vec<&'a (dyn ToSql + Sync)> {
+    args.iter().map(|arg| arg as &(dyn ToSql + Sync)).collect()
+}
+
 /// A statement's text as PostgreSQL reads it: one written once for both databases, or one
 /// written for PostgreSQL alone.
 pub trait Text: Sync {

@@ -1,6 +1,7 @@
 //! Bank accounts' rows: being linked or linked.
 
 use super::{Column, Columns, FromRow};
+use crate::storage::sql::{Param, Sql};
 use crate::storage::{StorageError, StorageResult};
 
 /// Where the person is in the bank's pages (the table's CHECK holds the same four names).
@@ -124,4 +125,18 @@ impl FromRow for BankAccountRow {
             linked_at: row.column(11)?,
         })
     }
+}
+
+/// A step that may end a link (a failed sign-in, a failure, the consent), run in one write.
+pub struct LinkStep {
+    pub id: i64,
+    /// Changes link `$1` when the step applies to it, returning the subscriber who opened it
+    /// and the failures so far.
+    pub update: &'static Sql,
+    pub args: Vec<Param<'static>>,
+    pub now: i64,
+    /// Recorded, for that subscriber, when the step ended the link.
+    pub outcome: Outcome,
+    /// Whether the step ended the link, given the failures so far.
+    pub ends: Box<dyn FnOnce(u32) -> bool + Send>,
 }

@@ -73,16 +73,8 @@ pub struct LocationRow {
 pub(in crate::storage) const LOCATION_COLUMNS: &str = "l.id, l.merchant_id, l.country_code, l.street, l.street_no, l.city, l.zip, \
      l.latitude, l.longitude, l.coordinates_source, l.descriptor, l.created_at";
 
-#[derive(Debug, Clone)]
-pub struct NewMerchant {
-    pub subscriber_id: i64,
-    pub name: String,
-    pub mcc: String,
-    pub country_code: String,
-    pub phone: Option<String>,
-    pub website: Option<String>,
-    pub created_at: i64,
-}
+/// A merchant to enroll; `id` is ignored.
+pub type NewMerchant = MerchantRow;
 
 pub enum Inserted {
     Created(i64),
@@ -93,13 +85,8 @@ pub enum Inserted {
 /// A location to add to the caller's merchant, with the data of its event.
 pub struct NewLocation {
     pub subscriber_id: i64,
-    pub merchant_id: i64,
-    pub address: StoredAddress,
-    pub latitude: Option<f64>,
-    pub longitude: Option<f64>,
-    pub coordinates_source: CoordinatesSource,
-    pub descriptor: String,
-    pub created_at: i64,
+    /// The location as it is kept (its `id` is ignored).
+    pub row: LocationRow,
     /// The `merchant.location.created` event's data (JSON), given the location's id.
     pub event_data: Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>,
 }
@@ -162,7 +149,7 @@ sql! {
 }
 
 /// [`INSERT_LOCATION`]'s arguments.
-pub(in crate::storage) fn location_args(location: &NewLocation) -> [Param<'_>; 11] {
+pub(in crate::storage) fn location_args(location: &LocationRow) -> [Param<'_>; 11] {
     let address = &location.address;
     args![
         location.merchant_id,

@@ -3,19 +3,12 @@ use rusqlite::{Connection, params_from_iter};
 use super::events::record_other;
 use super::rows::first;
 use crate::storage::StorageResult;
-use crate::storage::rows::bank_accounts::Outcome;
-use crate::storage::sql::{Param, Sql};
+use crate::storage::rows::bank_accounts::LinkStep;
 
-/// A step of the link (`Store::link_step`), in the one write.
-pub fn step(
-    connection: &Connection,
-    update: &Sql,
-    args: &[Param<'_>],
-    now: i64,
-    outcome: &Outcome,
-    ends: impl FnOnce(u32) -> bool,
-) -> StorageResult<Option<u32>> {
-    let Some((subscriber_id, failures)) = first::<(i64, u32)>(connection, update, params_from_iter(args))? else {
+/// A step of the link, in the one write.
+pub fn step(connection: &Connection, step: LinkStep) -> StorageResult<Option<u32>> {
+    let LinkStep { update, args, now, outcome, ends, .. } = step;
+    let Some((subscriber_id, failures)) = first::<(i64, u32)>(connection, update, params_from_iter(&args))? else {
         return Ok(None);
     };
     if ends(failures) {
