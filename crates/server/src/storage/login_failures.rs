@@ -1,5 +1,6 @@
 //! Failed logins by subject (see migration 0008): recorded, counted in a window, forgotten.
 
+use super::sql::{args, sql};
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 /// What a failure is counted against.
@@ -44,17 +45,12 @@ impl Store {
     }
 
     pub async fn forget_login_failures(&self, scope: Scope, subject: Vec<u8>) -> StorageResult<u64> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::login_failures::forget(connection, scope, &subject)).await,
-            db => postgres::login_failures::forget(db, scope, &subject).await,
-        )
+        let sql = sql!("DELETE FROM login_failures WHERE scope = $1 AND subject = $2");
+        self.execute(sql, args![scope.as_str(), subject]).await
     }
 
     /// Forgets failures older than `before_ms`.
     pub async fn purge_login_failures(&self, before_ms: i64) -> StorageResult<u64> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::login_failures::purge(connection, before_ms)).await,
-            db => postgres::login_failures::purge(db, before_ms).await,
-        )
+        self.execute_maintenance(sql!("DELETE FROM login_failures WHERE failed_at_ms < $1"), args![before_ms]).await
     }
 }

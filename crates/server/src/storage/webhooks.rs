@@ -5,33 +5,12 @@
 
 use super::changes::Change as Announced;
 use super::idempotency::Replay;
+use super::sql::{args, sql};
+use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct WebhookRow {
-    pub id: i64,
-    pub subscriber_id: i64,
-    pub url: String,
-    /// JSON array of event types.
-    pub events: String,
-    pub description: Option<String>,
-    pub enabled: bool,
-    pub disabled_reason: Option<String>,
-    pub secret_generation: i64,
-    pub previous_until: Option<i64>,
-    pub created_at: i64,
-    pub failing_since: Option<i64>,
-    /// The API version its events are written in (`YYYY-MM-DD`).
-    pub api_version: String,
-    /// The first secret generation in the Standard Webhooks form; the ones before are in the
-    /// form endpoints had before it (`webhooks::secret`).
-    pub standard_secret_from: i64,
-}
-
-pub(super) const COLUMNS: &str = "id, subscriber_id, url, events, description, enabled, disabled_reason, secret_generation, \
-     previous_until, created_at, failing_since, api_version, standard_secret_from";
-/// The columns after [`COLUMNS`] in a row of the queue.
-pub(super) const QUEUE_COLUMNS_AT: usize = 13;
+use super::rows::webhooks::{ATTEMPTS, NEXT_DUE};
+pub use super::rows::webhooks::{AttemptEntry, COLUMNS, LoggedAttempt, QUEUE_COLUMNS_AT, WebhookRow};
 
 impl WebhookRow {
     /// The row an insert of `new` makes with id `id`.
@@ -125,20 +104,6 @@ pub struct HeldClaim {
     pub claim: i64,
 }
 
-/// What the log keeps of an attempt: the one recorded and the one listed.
-#[derive(Debug, Clone, PartialEq)]
-pub struct AttemptEntry {
-    /// 1 for the first attempt at a delivery.
-    pub attempt: u32,
-    pub delivered: bool,
-    pub response_status: Option<u16>,
-    pub duration_ms: i64,
-    pub error: Option<String>,
-    pub at: i64,
-    /// When to try again; `None` when this attempt ends the delivery.
-    pub next_attempt_at: Option<i64>,
-}
-
 /// One attempt's outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
@@ -208,15 +173,6 @@ pub enum Resend {
 pub const TEST_SENDS: i64 = 10;
 pub const TEST_WINDOW_MS: i64 = 60_000;
 
-/// A logged attempt, with the event's type.
-#[derive(Debug, Clone, PartialEq)]
-pub struct LoggedAttempt {
-    pub id: i64,
-    pub event_id: i64,
-    pub event_type: String,
-    pub entry: AttemptEntry,
-}
-
 impl Store {
     /// Adds an endpoint (and keeps the request's replay) unless the subscriber has `max`
     /// already: then `None`.
@@ -234,17 +190,13 @@ impl Store {
 
     /// The subscriber's endpoints, oldest first.
     pub async fn webhooks(&self, subscriber_id: i64) -> StorageResult<Vec<WebhookRow>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::webhooks::list(connection, subscriber_id)).await,
-            db => postgres::webhooks::list(db, subscriber_id).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM webhooks WHERE subscriber_id = $1 ORDER BY id");
+        self.fetch_all(sql, args![subscriber_id]).await
     }
 
     pub async fn webhook(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<WebhookRow>> {
-        dispatch!(self,
-            db => db.read_by_key(move |connection| sqlite::webhooks::get(connection, subscriber_id, id)).await,
-            db => postgres::webhooks::get(db, subscriber_id, id).await,
-        )
+        let sql = sql!("SELECT {COLUMNS} FROM webhooks WHERE id = $1 AND subscriber_id = $2");
+        self.fetch_one(Read::ByKey, sql, args![id, subscriber_id]).await
     }
 
     pub async fn update_webhook(
@@ -253,17 +205,24 @@ impl Store {
         id: i64,
         change: Change,
     ) -> StorageResult<Option<WebhookRow>> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::webhooks::update(connection, subscriber_id, id, &change)).await,
-            db => postgres::webhooks::update(db, subscriber_id, id, change).await,
-        )
+        let sql = sql!(
+            "UPDATE webhooks SET url = COALESCE($3, url), events = COALESCE($4, events),
+                 description = COALESCE($5, description),
+                 enabled = COALESCE($6, enabled),
+                 -- Enabled again by its subscriber: no reason to show, and a fresh start of the failure clock.
+                 disabled_reason = CASE WHEN CAST($6 AS BIGINT) IS NULL THEN disabled_reason ELSE NULL END,
+                 failing_since = CASE WHEN $6 = 1 THEN NULL ELSE failing_since END,
+                 api_version = COALESCE($7, api_version)
+             WHERE id = $1 AND subscriber_id = $2 RETURNING {COLUMNS}"
+        );
+        let Change { url, events, description, enabled, api_version } = change;
+        let args = args![id, subscriber_id, url, events, description, enabled.map(i64::from), api_version];
+        self.execute_returning(sql, args).await
     }
 
     pub async fn delete_webhook(&self, subscriber_id: i64, id: i64) -> StorageResult<bool> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::webhooks::delete(connection, subscriber_id, id)).await,
-            db => postgres::webhooks::delete(db, subscriber_id, id).await,
-        )
+        let sql = sql!("DELETE FROM webhooks WHERE id = $1 AND subscriber_id = $2");
+        Ok(self.execute(sql, args![id, subscriber_id]).await? == 1)
     }
 
     /// A new secret generation; the one before keeps signing until `previous_until`.
@@ -273,10 +232,11 @@ impl Store {
         id: i64,
         previous_until: i64,
     ) -> StorageResult<Option<WebhookRow>> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::webhooks::rotate(connection, subscriber_id, id, previous_until)).await,
-            db => postgres::webhooks::rotate(db, subscriber_id, id, previous_until).await,
-        )
+        let sql = sql!(
+            "UPDATE webhooks SET secret_generation = secret_generation + 1, previous_until = $3
+             WHERE id = $1 AND subscriber_id = $2 RETURNING {COLUMNS}"
+        );
+        self.execute_returning(sql, args![id, subscriber_id, previous_until]).await
     }
 
     /// Records a `webhook.test` event with `data` and queues it for endpoint `webhook_id`
@@ -334,10 +294,7 @@ impl Store {
         before: Option<i64>,
         limit: u32,
     ) -> StorageResult<Vec<LoggedAttempt>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::webhooks::attempts(connection, webhook_id, before, limit)).await,
-            db => postgres::webhooks::attempts(db, webhook_id, before, limit).await,
-        )
+        self.fetch_all(&ATTEMPTS, args![webhook_id, before.unwrap_or(i64::MAX), limit]).await
     }
 
     /// Claims up to `ask.slots` deliveries due at `ask.now_ms` until `ask.claim_until`: of
@@ -379,10 +336,7 @@ impl Store {
     /// When an endpoint falls due next after `now_ms` (a retry, or a claim that runs out):
     /// the first entry of an index.
     pub async fn next_delivery_due(&self, now_ms: i64) -> StorageResult<Option<i64>> {
-        dispatch!(self,
-            db => db.read(move |connection| sqlite::webhooks::next_due(connection, now_ms)).await,
-            db => postgres::webhooks::next_due(db, now_ms).await,
-        )
+        Ok(self.fetch_one::<Option<i64>, 1>(Read::Scan, &NEXT_DUE, args![now_ms]).await?.flatten())
     }
 
     /// Deliveries waiting for an attempt, over every endpoint (one row each).

@@ -34,13 +34,3 @@ pub async fn deciding(db: &Database, subjects: &[Limited], since_ms: i64) -> Sto
     .await?;
     Ok(row.try_get(0)?)
 }
-
-pub async fn forget(db: &Database, scope: Scope, subject: &[u8]) -> StorageResult<u64> {
-    let client = db.client().await?;
-    execute(&client, "DELETE FROM login_failures WHERE scope = $1 AND subject = $2", &[&scope.as_str(), &subject]).await
-}
-
-pub async fn purge(db: &Database, before_ms: i64) -> StorageResult<u64> {
-    let client = db.maintenance_client().await?;
-    execute(&client, "DELETE FROM login_failures WHERE failed_at_ms < $1", &[&before_ms]).await
-}

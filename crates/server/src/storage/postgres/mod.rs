@@ -825,16 +825,6 @@ pub fn unsigned<T: TryFrom<i64>>(row: &Row, index: usize) -> StorageResult<T> {
     T::try_from(value).map_err(|_| StorageError::Corrupt(format!("column {index}: {value} is out of range")))
 }
 
-/// A column as an unsigned number, when not NULL.
-pub fn unsigned_opt<T: TryFrom<i64>>(row: &Row, index: usize) -> StorageResult<Option<T>> {
-    let value: Option<i64> = row.try_get(index)?;
-    value
-        .map(|value| {
-            T::try_from(value).map_err(|_| StorageError::Corrupt(format!("column {index}: {value} is out of range")))
-        })
-        .transpose()
-}
-
 /// A 0/1 flag column as a bool.
 pub fn flag(row: &Row, index: usize) -> StorageResult<bool> {
     Ok(row.try_get::<_, i64>(index)? != 0)

@@ -1,34 +1,16 @@
 use futures::FutureExt;
-use tokio_postgres::Row;
 
 use super::events::record_other;
-use super::{Client, Database, LOCK_SUBSCRIBERS, execute, flag, query, query_one, query_opt, unsigned, unsigned_opt};
+use super::{Client, Database, LOCK_SUBSCRIBERS, execute, flag, query, query_one, query_opt, unsigned};
 use crate::storage::StorageResult;
 use crate::storage::events::WEBHOOK_TEST;
 use crate::storage::idempotency::Replay;
+use crate::storage::rows::FromRow;
+use crate::storage::rows::webhooks::{MOVE_TEST_WINDOW, RESEND, ROOM, TEST_WINDOW};
 use crate::storage::webhooks::{
-    Attempt, AttemptEntry, COLUMNS, Change, ClaimAsk, ClaimCandidate, ClaimOrder, DroppedRun, DueDelivery,
-    EndpointQueue, HeldClaim, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS,
-    TestSend, WebhookRow,
+    Attempt, COLUMNS, ClaimAsk, ClaimCandidate, ClaimOrder, DroppedRun, DueDelivery, EndpointQueue, HeldClaim,
+    NewWebhook, QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS, TestSend, WebhookRow,
 };
-
-fn from_row(row: &Row) -> StorageResult<WebhookRow> {
-    Ok(WebhookRow {
-        id: row.try_get(0)?,
-        subscriber_id: row.try_get(1)?,
-        url: row.try_get(2)?,
-        events: row.try_get(3)?,
-        description: row.try_get(4)?,
-        enabled: flag(row, 5)?,
-        disabled_reason: row.try_get(6)?,
-        secret_generation: row.try_get(7)?,
-        previous_until: row.try_get(8)?,
-        created_at: row.try_get(9)?,
-        failing_since: row.try_get(10)?,
-        api_version: row.try_get(11)?,
-        standard_secret_from: row.try_get(12)?,
-    })
-}
 
 /// Under the subscriber's lock, so two creations cannot both pass the cap.
 pub async fn insert(
@@ -65,7 +47,7 @@ pub async fn insert(
             .await;
             locked?;
             let Some(row) = inserted? else { return Ok(None) };
-            let row = from_row(&row)?;
+            let row = WebhookRow::from_row(&row)?;
             super::idempotency::store_replay(client, replay, row.id, new.created_at).await?;
             Ok(Some(row))
         }
@@ -74,96 +56,6 @@ pub async fn insert(
     .await
 }
 
-pub async fn list(db: &Database, subscriber_id: i64) -> StorageResult<Vec<WebhookRow>> {
-    let client = db.client().await?;
-    let rows = query(
-        &client,
-        &format!("SELECT {COLUMNS} FROM webhooks WHERE subscriber_id = $1 ORDER BY id"),
-        &[&subscriber_id],
-    )
-    .await?;
-    rows.iter().map(from_row).collect()
-}
-
-pub async fn get(db: &Database, subscriber_id: i64, id: i64) -> StorageResult<Option<WebhookRow>> {
-    let client = db.client().await?;
-    query_opt(
-        &client,
-        &format!("SELECT {COLUMNS} FROM webhooks WHERE id = $1 AND subscriber_id = $2"),
-        &[&id, &subscriber_id],
-    )
-    .await?
-    .map(|row| from_row(&row))
-    .transpose()
-}
-
-pub async fn update(db: &Database, subscriber_id: i64, id: i64, change: Change) -> StorageResult<Option<WebhookRow>> {
-    let client = db.client().await?;
-    query_opt(
-        &client,
-        &format!(
-            "UPDATE webhooks SET url = COALESCE($3, url), events = COALESCE($4, events),
-                 description = COALESCE($5, description),
-                 enabled = COALESCE($6, enabled),
-                 -- Enabled again by its subscriber: no reason to show, and a fresh start of the failure clock.
-                 disabled_reason = CASE WHEN $6::BIGINT IS NULL THEN disabled_reason ELSE NULL END,
-                 failing_since = CASE WHEN $6 = 1 THEN NULL ELSE failing_since END,
-                 api_version = COALESCE($7, api_version)
-             WHERE id = $1 AND subscriber_id = $2 RETURNING {COLUMNS}"
-        ),
-        &[
-            &id,
-            &subscriber_id,
-            &change.url,
-            &change.events,
-            &change.description,
-            &change.enabled.map(i64::from),
-            &change.api_version,
-        ],
-    )
-    .await?
-    .map(|row| from_row(&row))
-    .transpose()
-}
-
-pub async fn delete(db: &Database, subscriber_id: i64, id: i64) -> StorageResult<bool> {
-    let client = db.client().await?;
-    Ok(execute(&client, "DELETE FROM webhooks WHERE id = $1 AND subscriber_id = $2", &[&id, &subscriber_id]).await?
-        == 1)
-}
-
-pub async fn rotate(
-    db: &Database,
-    subscriber_id: i64,
-    id: i64,
-    previous_until: i64,
-) -> StorageResult<Option<WebhookRow>> {
-    let client = db.client().await?;
-    query_opt(
-        &client,
-        &format!(
-            "UPDATE webhooks SET secret_generation = secret_generation + 1, previous_until = $3
-             WHERE id = $1 AND subscriber_id = $2 RETURNING {COLUMNS}"
-        ),
-        &[&id, &subscriber_id, &previous_until],
-    )
-    .await?
-    .map(|row| from_row(&row))
-    .transpose()
-}
-
-/// Queues the event for the endpoint (again), due at `$4`, unless its queue is full (one
-/// waiting already is moved, not added).
-const RESEND: &str = "INSERT INTO webhook_deliveries (webhook_id, event_id, subscriber_id, status, attempts, next_attempt_at, created_at)
-     SELECT $1, r.event_id, r.subscriber_id, 'pending', 0, $4, $4
-     FROM event_recipients r WHERE r.subscriber_id = $2 AND r.event_id = $3
-     ON CONFLICT (webhook_id, event_id) DO UPDATE SET status = 'pending', next_attempt_at = $4, created_at = $4";
-
-/// The endpoint's queue length, its limit, and whether the event already waits in it.
-const ROOM: &str = "SELECT q.pending, l.pending_max,
-        EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 AND event_id = $2 AND status = 'pending')
-     FROM webhook_queues q CROSS JOIN webhook_queue_limits l WHERE q.webhook_id = $1";
-
 async fn queue_again(
     client: &Client,
     subscriber_id: i64,
@@ -171,12 +63,12 @@ async fn queue_again(
     event_id: i64,
     now_ms: i64,
 ) -> StorageResult<Resend> {
-    let room = query_one(client, ROOM, &[&webhook_id, &event_id]).await?;
+    let room = query_one(client, ROOM.numbered(), &[&webhook_id, &event_id]).await?;
     let (pending, pending_max, waiting): (i64, i64, bool) = (room.try_get(0)?, room.try_get(1)?, room.try_get(2)?);
     if pending >= pending_max && !waiting {
         return Ok(Resend::QueueFull);
     }
-    let queued = execute(client, RESEND, &[&webhook_id, &subscriber_id, &event_id, &now_ms]).await? == 1;
+    let queued = execute(client, RESEND.numbered(), &[&webhook_id, &subscriber_id, &event_id, &now_ms]).await? == 1;
     Ok(if queued { Resend::Queued } else { Resend::NoEvent })
 }
 
@@ -193,13 +85,7 @@ pub async fn send_test(
         async move {
             let subscribers = vec![subscriber_id];
             execute(client, LOCK_SUBSCRIBERS, &[&subscribers]).await?;
-            let row = query_one(
-                client,
-                "SELECT q.pending, l.pending_max, q.tests_since, q.tests_sent
-                 FROM webhook_queues q CROSS JOIN webhook_queue_limits l WHERE q.webhook_id = $1",
-                &[&webhook_id],
-            )
-            .await?;
+            let row = query_one(client, TEST_WINDOW.numbered(), &[&webhook_id]).await?;
             let (pending, pending_max, tests_since, tests_sent): (i64, i64, i64, i64) =
                 (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
             let window_open = tests_sent > 0 && tests_since > now_ms - TEST_WINDOW_MS;
@@ -210,14 +96,9 @@ pub async fn send_test(
                 return Ok(TestSend::QueueFull);
             }
             let (since, sent) = if window_open { (tests_since, tests_sent + 1) } else { (now_ms, 1) };
-            execute(
-                client,
-                "UPDATE webhook_queues SET tests_since = $2, tests_sent = $3 WHERE webhook_id = $1",
-                &[&webhook_id, &since, &sent],
-            )
-            .await?;
+            execute(client, MOVE_TEST_WINDOW.numbered(), &[&webhook_id, &since, &sent]).await?;
             let (event_id, _) = record_other(client, subscriber_id, WEBHOOK_TEST, &data, now_ms / 1000).await?;
-            execute(client, RESEND, &[&webhook_id, &subscriber_id, &event_id, &now_ms]).await?;
+            execute(client, RESEND.numbered(), &[&webhook_id, &subscriber_id, &event_id, &now_ms]).await?;
             Ok(TestSend::Queued(event_id))
         }
         .boxed()
@@ -245,42 +126,6 @@ pub async fn limit_queues(db: &Database, pending_max: i64) -> StorageResult<()> 
     )
     .await?;
     Ok(())
-}
-
-pub async fn attempts(
-    db: &Database,
-    webhook_id: i64,
-    before: Option<i64>,
-    limit: u32,
-) -> StorageResult<Vec<LoggedAttempt>> {
-    let client = db.client().await?;
-    let rows = query(
-        &client,
-        "SELECT a.id, a.event_id, COALESCE(e.type, ''), a.attempt, a.status = 'delivered', a.response_status,
-                a.duration_ms, a.error, a.at, a.next_attempt_at
-         FROM webhook_attempts a LEFT JOIN events e ON e.id = a.event_id
-         WHERE a.webhook_id = $1 AND a.id < $2 ORDER BY a.id DESC LIMIT $3",
-        &[&webhook_id, &before.unwrap_or(i64::MAX), &i64::from(limit)],
-    )
-    .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(LoggedAttempt {
-                id: row.try_get(0)?,
-                event_id: row.try_get(1)?,
-                event_type: row.try_get(2)?,
-                entry: AttemptEntry {
-                    attempt: unsigned(row, 3)?,
-                    delivered: row.try_get(4)?,
-                    response_status: unsigned_opt(row, 5)?,
-                    duration_ms: row.try_get(6)?,
-                    error: row.try_get(7)?,
-                    at: row.try_get(8)?,
-                    next_attempt_at: row.try_get(9)?,
-                },
-            })
-        })
-        .collect()
 }
 
 /// Two statements: the candidates (due, free endpoints, at most `per_subscriber` of one
@@ -362,7 +207,7 @@ pub async fn claim(db: &Database, ask: ClaimAsk, order: ClaimOrder) -> StorageRe
     rows.iter()
         .map(|row| {
             Ok(DueDelivery {
-                webhook: from_row(row)?,
+                webhook: WebhookRow::from_row(row)?,
                 event_id: row.try_get(QUEUE_COLUMNS_AT)?,
                 attempts: unsigned(row, QUEUE_COLUMNS_AT + 1)?,
                 created_at: row.try_get(QUEUE_COLUMNS_AT + 2)?,
@@ -389,12 +234,6 @@ pub async fn renew(db: &Database, held: Vec<HeldClaim>, until: i64) -> StorageRe
     .await?;
     let renewed = rows.iter().map(|row| row.try_get(0)).collect::<Result<std::collections::HashSet<i64>, _>>()?;
     Ok(held.into_iter().filter(|claim| !renewed.contains(&claim.webhook_id)).collect())
-}
-
-pub async fn next_due(db: &Database, now_ms: i64) -> StorageResult<Option<i64>> {
-    let client = db.client().await?;
-    let row = query_one(&client, "SELECT MIN(due_at) FROM webhook_queues WHERE due_at > $1", &[&now_ms]).await?;
-    Ok(row.try_get(0)?)
 }
 
 pub async fn depth(db: &Database) -> StorageResult<i64> {

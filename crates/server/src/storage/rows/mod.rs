@@ -15,9 +15,11 @@ pub mod idempotency;
 pub mod keys;
 pub mod merchants;
 pub mod persons;
+pub mod sandbox;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;
+pub mod webhooks;
 
 use super::{StorageError, StorageResult};
 

@@ -27,16 +27,3 @@ pub fn deciding(connection: &Connection, subjects: &[Limited], since_ms: i64) ->
     }
     Ok(latest)
 }
-
-pub fn forget(connection: &Connection, scope: Scope, subject: &[u8]) -> StorageResult<u64> {
-    let deleted = connection
-        .prepare_cached("DELETE FROM login_failures WHERE scope = ?1 AND subject = ?2")?
-        .execute(params![scope.as_str(), subject])?;
-    Ok(deleted as u64)
-}
-
-pub fn purge(connection: &Connection, before_ms: i64) -> StorageResult<u64> {
-    let deleted =
-        connection.prepare_cached("DELETE FROM login_failures WHERE failed_at_ms < ?1")?.execute([before_ms])?;
-    Ok(deleted as u64)
-}

@@ -1,32 +1,16 @@
-use rusqlite::{Connection, OptionalExtension, Row, params};
+use rusqlite::{Connection, OptionalExtension, params};
 
 use super::events::record_other;
+use super::rows::first;
 use crate::storage::events::WEBHOOK_TEST;
 use crate::storage::idempotency::Replay;
+use crate::storage::rows::webhooks::{MOVE_TEST_WINDOW, RESEND, ROOM, TEST_WINDOW};
+use crate::storage::rows::{Columns, FromRow};
 use crate::storage::webhooks::{
-    Attempt, AttemptEntry, COLUMNS, Change, ClaimAsk, ClaimCandidate, ClaimOrder, DroppedRun, DueDelivery,
-    EndpointQueue, HeldClaim, LoggedAttempt, NewWebhook, QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS,
-    TestSend, WebhookRow,
+    Attempt, COLUMNS, ClaimAsk, ClaimCandidate, ClaimOrder, DroppedRun, DueDelivery, EndpointQueue, HeldClaim,
+    NewWebhook, QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS, TestSend, WebhookRow,
 };
 use crate::storage::{StorageError, StorageResult};
-
-fn from_row(row: &Row<'_>) -> rusqlite::Result<WebhookRow> {
-    Ok(WebhookRow {
-        id: row.get(0)?,
-        subscriber_id: row.get(1)?,
-        url: row.get(2)?,
-        events: row.get(3)?,
-        description: row.get(4)?,
-        enabled: row.get(5)?,
-        disabled_reason: row.get(6)?,
-        secret_generation: row.get(7)?,
-        previous_until: row.get(8)?,
-        created_at: row.get(9)?,
-        failing_since: row.get(10)?,
-        api_version: row.get(11)?,
-        standard_secret_from: row.get(12)?,
-    })
-}
 
 pub fn insert(
     connection: &Connection,
@@ -34,84 +18,21 @@ pub fn insert(
     max: usize,
     replay: Option<Replay>,
 ) -> StorageResult<Option<WebhookRow>> {
-    if list(connection, new.subscriber_id)?.len() >= max {
+    let endpoints: i64 = connection
+        .prepare_cached("SELECT COUNT(*) FROM webhooks WHERE subscriber_id = ?1")?
+        .query_row([new.subscriber_id], |row| row.get(0))?;
+    if usize::try_from(endpoints).unwrap_or(usize::MAX) >= max {
         return Ok(None);
     }
-    let mut statement = connection.prepare_cached(&format!(
+    let sql = format!(
         "INSERT INTO webhooks (subscriber_id, url, events, description, created_at, api_version)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING {COLUMNS}"
-    ))?;
-    let row = statement.query_row(
-        params![new.subscriber_id, new.url, new.events, new.description, new.created_at, new.api_version],
-        from_row,
-    )?;
+    );
+    let args = params![new.subscriber_id, new.url, new.events, new.description, new.created_at, new.api_version];
+    let row: WebhookRow =
+        first(connection, sql.as_str(), args)?.ok_or_else(|| super::corrupt("an insert returned no row"))?;
     super::idempotency::store_replay(connection, replay, row.id, new.created_at)?;
     Ok(Some(row))
-}
-
-pub fn list(connection: &Connection, subscriber_id: i64) -> StorageResult<Vec<WebhookRow>> {
-    let mut statement =
-        connection.prepare_cached(&format!("SELECT {COLUMNS} FROM webhooks WHERE subscriber_id = ?1 ORDER BY id"))?;
-    let rows = statement.query_map([subscriber_id], from_row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
-}
-
-pub fn get(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<Option<WebhookRow>> {
-    let mut statement =
-        connection.prepare_cached(&format!("SELECT {COLUMNS} FROM webhooks WHERE id = ?1 AND subscriber_id = ?2"))?;
-    Ok(statement.query_row(params![id, subscriber_id], from_row).optional()?)
-}
-
-pub fn update(
-    connection: &Connection,
-    subscriber_id: i64,
-    id: i64,
-    change: &Change,
-) -> StorageResult<Option<WebhookRow>> {
-    let mut statement = connection.prepare_cached(&format!(
-        "UPDATE webhooks SET url = COALESCE(?3, url), events = COALESCE(?4, events),
-             description = COALESCE(?5, description),
-             enabled = COALESCE(?6, enabled),
-             -- Enabled again by its subscriber: no reason to show, and a fresh start of the failure clock.
-             disabled_reason = CASE WHEN ?6 IS NULL THEN disabled_reason ELSE NULL END,
-             failing_since = CASE WHEN ?6 = 1 THEN NULL ELSE failing_since END,
-             api_version = COALESCE(?7, api_version)
-         WHERE id = ?1 AND subscriber_id = ?2 RETURNING {COLUMNS}"
-    ))?;
-    Ok(statement
-        .query_row(
-            params![
-                id,
-                subscriber_id,
-                change.url,
-                change.events,
-                change.description,
-                change.enabled,
-                change.api_version
-            ],
-            from_row,
-        )
-        .optional()?)
-}
-
-pub fn delete(connection: &Connection, subscriber_id: i64, id: i64) -> StorageResult<bool> {
-    Ok(connection
-        .prepare_cached("DELETE FROM webhooks WHERE id = ?1 AND subscriber_id = ?2")?
-        .execute(params![id, subscriber_id])?
-        == 1)
-}
-
-pub fn rotate(
-    connection: &Connection,
-    subscriber_id: i64,
-    id: i64,
-    previous_until: i64,
-) -> StorageResult<Option<WebhookRow>> {
-    let mut statement = connection.prepare_cached(&format!(
-        "UPDATE webhooks SET secret_generation = secret_generation + 1, previous_until = ?3
-         WHERE id = ?1 AND subscriber_id = ?2 RETURNING {COLUMNS}"
-    ))?;
-    Ok(statement.query_row(params![id, subscriber_id, previous_until], from_row).optional()?)
 }
 
 pub fn send_test(
@@ -122,10 +43,7 @@ pub fn send_test(
     now_ms: i64,
 ) -> StorageResult<TestSend> {
     let (pending, pending_max, tests_since, tests_sent): (i64, i64, i64, i64) = connection
-        .prepare_cached(
-            "SELECT q.pending, l.pending_max, q.tests_since, q.tests_sent
-             FROM webhook_queues q CROSS JOIN webhook_queue_limits l WHERE q.webhook_id = ?1",
-        )?
+        .prepare_cached(TEST_WINDOW.sqlite())?
         .query_row([webhook_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?;
     let window_open = tests_sent > 0 && tests_since > now_ms - TEST_WINDOW_MS;
     if window_open && tests_sent >= TEST_SENDS {
@@ -134,13 +52,11 @@ pub fn send_test(
     if pending >= pending_max {
         return Ok(TestSend::QueueFull);
     }
-    connection
-        .prepare_cached("UPDATE webhook_queues SET tests_since = ?2, tests_sent = ?3 WHERE webhook_id = ?1")?
-        .execute(params![
-            webhook_id,
-            if window_open { tests_since } else { now_ms },
-            if window_open { tests_sent + 1 } else { 1 }
-        ])?;
+    connection.prepare_cached(MOVE_TEST_WINDOW.sqlite())?.execute(params![
+        webhook_id,
+        if window_open { tests_since } else { now_ms },
+        if window_open { tests_sent + 1 } else { 1 }
+    ])?;
     let event_id = record_other(connection, subscriber_id, WEBHOOK_TEST, data, now_ms / 1000)?;
     resend(connection, subscriber_id, webhook_id, event_id, now_ms)?;
     Ok(TestSend::Queued(event_id))
@@ -154,24 +70,14 @@ pub fn resend(
     now_ms: i64,
 ) -> StorageResult<Resend> {
     let (pending, pending_max, waiting): (i64, i64, bool) = connection
-        .prepare_cached(
-            "SELECT q.pending, l.pending_max,
-                    EXISTS (SELECT 1 FROM webhook_deliveries WHERE webhook_id = ?1 AND event_id = ?2 AND status = 'pending')
-             FROM webhook_queues q CROSS JOIN webhook_queue_limits l WHERE q.webhook_id = ?1",
-        )?
+        .prepare_cached(ROOM.sqlite())?
         .query_row(params![webhook_id, event_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))?;
     // One waiting already is moved, not added.
     if pending >= pending_max && !waiting {
         return Ok(Resend::QueueFull);
     }
-    let queued = connection
-        .prepare_cached(
-            "INSERT INTO webhook_deliveries (webhook_id, event_id, subscriber_id, status, attempts, next_attempt_at, created_at)
-             SELECT ?1, r.event_id, r.subscriber_id, 'pending', 0, ?4, ?4
-             FROM event_recipients r WHERE r.subscriber_id = ?2 AND r.event_id = ?3
-             ON CONFLICT (webhook_id, event_id) DO UPDATE SET status = 'pending', next_attempt_at = ?4, created_at = ?4",
-        )?
-        .execute(params![webhook_id, subscriber_id, event_id, now_ms])?;
+    let queued =
+        connection.prepare_cached(RESEND.sqlite())?.execute(params![webhook_id, subscriber_id, event_id, now_ms])?;
     Ok(if queued == 1 { Resend::Queued } else { Resend::NoEvent })
 }
 
@@ -180,37 +86,6 @@ pub fn limit_queues(connection: &Connection, pending_max: i64) -> StorageResult<
         .prepare_cached("UPDATE webhook_queue_limits SET pending_max = ?1 WHERE id = 1")?
         .execute([pending_max])?;
     Ok(())
-}
-
-pub fn attempts(
-    connection: &Connection,
-    webhook_id: i64,
-    before: Option<i64>,
-    limit: u32,
-) -> StorageResult<Vec<LoggedAttempt>> {
-    let mut statement = connection.prepare_cached(
-        "SELECT a.id, a.event_id, COALESCE(e.type, ''), a.attempt, a.status = 'delivered', a.response_status,
-                a.duration_ms, a.error, a.at, a.next_attempt_at
-         FROM webhook_attempts a LEFT JOIN events e ON e.id = a.event_id
-         WHERE a.webhook_id = ?1 AND a.id < ?2 ORDER BY a.id DESC LIMIT ?3",
-    )?;
-    let rows = statement.query_map(params![webhook_id, before.unwrap_or(i64::MAX), limit], |row| {
-        Ok(LoggedAttempt {
-            id: row.get(0)?,
-            event_id: row.get(1)?,
-            event_type: row.get(2)?,
-            entry: AttemptEntry {
-                attempt: row.get(3)?,
-                delivered: row.get(4)?,
-                response_status: row.get(5)?,
-                duration_ms: row.get(6)?,
-                error: row.get(7)?,
-                at: row.get(8)?,
-                next_attempt_at: row.get(9)?,
-            },
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Endpoints due and free, at most `?4` of one subscriber, in the order they fell due: an
@@ -268,17 +143,18 @@ pub fn claim(connection: &Connection, ask: &ClaimAsk, order: ClaimOrder) -> Stor
             break;
         }
         let Some(host) = hosts.get(&webhook_id) else { continue };
-        let found = head
-            .query_row([webhook_id], |row| {
-                Ok((
-                    from_row(row)?,
-                    row.get::<_, Option<i64>>(QUEUE_COLUMNS_AT)?,
-                    row.get::<_, Option<u32>>(QUEUE_COLUMNS_AT + 1)?,
-                    row.get::<_, Option<i64>>(QUEUE_COLUMNS_AT + 2)?,
-                    row.get::<_, Option<i64>>(QUEUE_COLUMNS_AT + 3)?,
-                ))
-            })
-            .optional()?;
+        let mut rows = head.query([webhook_id])?;
+        let found = match rows.next()? {
+            Some(row) => Some((
+                WebhookRow::from_row(row)?,
+                row.column::<Option<i64>>(QUEUE_COLUMNS_AT)?,
+                row.column::<Option<u32>>(QUEUE_COLUMNS_AT + 1)?,
+                row.column::<Option<i64>>(QUEUE_COLUMNS_AT + 2)?,
+                row.column::<Option<i64>>(QUEUE_COLUMNS_AT + 3)?,
+            )),
+            None => None,
+        };
+        drop(rows);
         let Some((webhook, event_id, attempts, created_at, next_attempt_at)) = found else { continue };
         match (event_id, attempts, created_at, next_attempt_at) {
             (Some(event_id), Some(attempts), Some(created_at), Some(next)) if webhook.enabled && next <= ask.now_ms => {
@@ -324,12 +200,6 @@ pub fn release_claims(connection: &Connection) -> StorageResult<()> {
         [],
     )?;
     Ok(())
-}
-
-pub fn next_due(connection: &Connection, now_ms: i64) -> StorageResult<Option<i64>> {
-    Ok(connection
-        .prepare_cached("SELECT MIN(due_at) FROM webhook_queues WHERE due_at > ?1")?
-        .query_row([now_ms], |row| row.get(0))?)
 }
 
 pub fn depth(connection: &Connection) -> StorageResult<i64> {
@@ -491,6 +361,8 @@ mod tests {
     use rusqlite::{Connection, params};
 
     use super::*;
+    use crate::storage::rows::webhooks::{ATTEMPTS, AttemptEntry, LoggedAttempt, NEXT_DUE};
+    use crate::storage::sqlite::rows::all;
     use crate::storage::webhooks::ClaimOrder;
 
     const MINUTE: i64 = 60_000;
@@ -640,6 +512,31 @@ mod tests {
         assert!(!head.contains("SCAN webhook_deliveries") && !head.contains("TEMP B-TREE"), "{head}");
     }
 
+    /// What `Store::next_delivery_due` reads.
+    fn next_due(connection: &Connection, now_ms: i64) -> Option<i64> {
+        let due: Option<Option<i64>> = first(connection, &NEXT_DUE, [now_ms]).expect("read");
+        due.flatten()
+    }
+
+    /// How many attempts `Store::delivery_attempts` reads (up to 10).
+    fn attempts(connection: &Connection, webhook_id: i64) -> usize {
+        let logged: Vec<LoggedAttempt> =
+            all(connection, &ATTEMPTS, params![webhook_id, i64::MAX, 10]).expect("the log");
+        logged.len()
+    }
+
+    /// What `Store::update_webhook` does to `enabled` (the queue's triggers follow it).
+    fn set_enabled(connection: &Connection, webhook_id: i64, enabled: bool) {
+        connection
+            .execute(
+                "UPDATE webhooks SET enabled = ?2, disabled_reason = NULL,
+                     failing_since = CASE WHEN ?2 = 1 THEN NULL ELSE failing_since END
+                 WHERE id = ?1",
+                params![webhook_id, enabled],
+            )
+            .expect("changed");
+    }
+
     /// Rows behind a head waiting for its retry, and rows of a disabled endpoint, are never
     /// candidates: the first endpoint is due again at its head's retry, the second parked
     /// until enabled.
@@ -658,8 +555,7 @@ mod tests {
         }
         assert_eq!(queue_row(&connection, backing_off).0, 100);
         assert_eq!(queue_row(&connection, disabled).0, 50);
-        let change = Change { enabled: Some(false), ..Change::default() };
-        update(&connection, subscriber_id, disabled, &change).expect("disabled");
+        set_enabled(&connection, disabled, false);
         assert_eq!(queue_row(&connection, disabled).1, None, "parked");
 
         let claimed = claim(&connection, &ask(1000), in_order()).expect("claimed");
@@ -669,13 +565,12 @@ mod tests {
         record_attempt(&connection, &outcome(&claimed[0], false, 2000, Some(retry_at)), 0).expect("recorded");
         assert_eq!(queue_row(&connection, backing_off), (100, Some(retry_at), None));
         assert!(claim(&connection, &ask(5 * MINUTE), in_order()).expect("claimed").is_empty());
-        assert_eq!(next_due(&connection, 5 * MINUTE).expect("read"), Some(retry_at));
+        assert_eq!(next_due(&connection, 5 * MINUTE), Some(retry_at));
         // A new event behind the waiting head changes nothing.
         event(&connection, subscriber_id, 6 * MINUTE);
         assert_eq!(queue_row(&connection, backing_off).1, Some(retry_at));
 
-        let change = Change { enabled: Some(true), ..Change::default() };
-        update(&connection, subscriber_id, disabled, &change).expect("enabled");
+        set_enabled(&connection, disabled, true);
         let resumed = claim(&connection, &ask(7 * MINUTE), in_order()).expect("claimed");
         assert_eq!(resumed.iter().map(|delivery| delivery.webhook.id).collect::<Vec<_>>(), [disabled], "resumed");
         record_attempt(&connection, &outcome(&resumed[0], true, 7 * MINUTE, None), 0).expect("recorded");
@@ -750,7 +645,7 @@ mod tests {
         assert_eq!(queue_row(&connection, webhook_id), (2, Some(14_001), Some(14_001)), "untouched");
         record_attempt(&connection, &outcome(&second, true, 9600, None), 0).expect("recorded");
         assert_eq!(queue_row(&connection, webhook_id).0, 1);
-        assert_eq!(attempts(&connection, webhook_id, None, 10).expect("the log").len(), 2, "both logged");
+        assert_eq!(attempts(&connection, webhook_id), 2, "both logged");
     }
 
     /// An endpoint takes at most `TEST_SENDS` test sends a window; the next window takes more.
