@@ -58,12 +58,18 @@ impl Published {
     /// An event (`Event` JSON as the newest version writes it) as `version` writes it: what a
     /// webhook endpoint of that version receives.
     pub fn event_at(&self, version: ApiVersion, event: Vec<u8>) -> Vec<u8> {
-        match self.versioning.response_to(version, "Event", &event) {
+        self.answer_at(version, "Event", event)
+    }
+
+    /// `body`, an answer of `schema` as the newest version writes it, as `version` writes it:
+    /// for what leaves the service past the HTTP middleware (webhooks, streams).
+    pub fn answer_at(&self, version: ApiVersion, schema: &str, body: Vec<u8>) -> Vec<u8> {
+        match self.versioning.response_to(version, schema, &body) {
             Ok(Some(written)) => written,
-            Ok(None) => event,
+            Ok(None) => body,
             Err(error) => {
-                tracing::warn!(error = %error, "an event could not be written at its endpoint's version");
-                event
+                tracing::warn!(error = %error, schema, "an answer could not be written at its version");
+                body
             }
         }
     }

@@ -18,6 +18,7 @@ use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
 use serde::Deserialize;
 use subscriber_protocol::ErrorBody;
+use subscriber_protocol::versions::ApiVersion;
 use tokio::sync::{broadcast, watch};
 
 use crate::events::{StreamsFull, Wake};
@@ -27,6 +28,7 @@ use crate::http::extract::{ApiQuery, Auth, IdPath};
 use crate::state::AppState;
 use crate::storage::events::{EventKind, EventRow};
 use crate::storage::transactions::{Owner, TransactionRow};
+use crate::versions::RequestVersion;
 
 /// How often an idle stream sends a comment, so proxies and clients keep the connection.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -70,13 +72,14 @@ const STREAM_DESCRIPTION: &str = "An endless `text/event-stream`: one `event: tr
 pub async fn card_stream(
     State(state): State<AppState>,
     auth: Auth,
+    version: RequestVersion,
     IdPath(card_id): IdPath,
     headers: HeaderMap,
     ApiQuery(query): ApiQuery<StreamQuery>,
 ) -> Result<Response, ApiError> {
     let resume_after = resume_point(&headers, &query)?;
     crate::cards::owned_card(&state, auth.subscriber_id, card_id).await?;
-    open(state, &auth, Owner::Card(card_id), resume_after).await
+    open(state, &auth, Owner::Card(card_id), version.version, resume_after).await
 }
 
 /// Transactions at the caller's merchant as they happen (Server-Sent Events)
@@ -95,13 +98,14 @@ pub async fn card_stream(
 pub async fn merchant_stream(
     State(state): State<AppState>,
     auth: Auth,
+    version: RequestVersion,
     IdPath(merchant_id): IdPath,
     headers: HeaderMap,
     ApiQuery(query): ApiQuery<StreamQuery>,
 ) -> Result<Response, ApiError> {
     let resume_after = resume_point(&headers, &query)?;
     crate::merchants::owned_merchant(&state, auth.subscriber_id, merchant_id).await?;
-    open(state, &auth, Owner::Merchant(merchant_id), resume_after).await
+    open(state, &auth, Owner::Merchant(merchant_id), version.version, resume_after).await
 }
 
 /// The event id to resume after: the header, else the query parameter.
@@ -128,7 +132,13 @@ fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64>
 /// Seconds a client refused an 11th stream is told to wait.
 const STREAMS_FULL_RETRY_SECONDS: u64 = 5;
 
-async fn open(state: AppState, auth: &Auth, owner: Owner, resume_after: Option<i64>) -> Result<Response, ApiError> {
+async fn open(
+    state: AppState,
+    auth: &Auth,
+    owner: Owner,
+    version: ApiVersion,
+    resume_after: Option<i64>,
+) -> Result<Response, ApiError> {
     let slot = state.events.claim_stream(&state.db, auth.subscriber_id).await.map_err(|full| match full {
         StreamsFull::Subscriber => ApiError::RateLimited { retry_after_seconds: STREAMS_FULL_RETRY_SECONDS },
         StreamsFull::Instance => ApiError::Unavailable {
@@ -137,7 +147,7 @@ async fn open(state: AppState, auth: &Auth, owner: Owner, resume_after: Option<i
         },
     })?;
     let ended = token_ends(&state, auth);
-    let feed = Feed::subscribe(state, auth.subscriber_id, owner, resume_after).await?;
+    let feed = Feed::subscribe(state, auth.subscriber_id, owner, resume_after).await?.at(version);
     // The slot lives as long as the stream does.
     let events = feed.into_stream().take_until(ended).map(move |event| {
         let _open = &slot;
@@ -176,6 +186,8 @@ struct Feed {
     state: AppState,
     subscriber_id: i64,
     owner: Owner,
+    /// The version its events are written in (the request's).
+    version: ApiVersion,
     live: broadcast::Receiver<Wake>,
     closed: watch::Receiver<bool>,
     /// The newest event id the client has, or had before it reconnected.
@@ -205,10 +217,16 @@ impl Feed {
             state,
             subscriber_id,
             owner,
+            version: ApiVersion::LATEST,
             last_sent,
             replay: resume_after.is_some(),
             queue: VecDeque::new(),
         })
+    }
+
+    /// The feed with its events written as `version` writes them.
+    fn at(self, version: ApiVersion) -> Self {
+        Self { version, ..self }
     }
 
     /// A comment first, sent at once so the client sees the stream open, then the events.
@@ -218,7 +236,7 @@ impl Feed {
         let events = futures::stream::unfold(self, move |mut feed| async move {
             loop {
                 let event = feed.next_event().await?;
-                if let Some(rendered) = render(&feed.state, owner, &event).await {
+                if let Some(rendered) = render(&feed.state, owner, feed.version, &event).await {
                     return Some((Ok(rendered), feed));
                 }
             }
@@ -280,20 +298,30 @@ fn belongs_to(owner: Owner, transaction: &TransactionRow) -> bool {
 
 /// The list item as the event's data, as it was at the event: pending when created, not
 /// pending once settled (a replayed creation is shown pending even if it has settled since).
-async fn render(state: &AppState, owner: Owner, event: &EventRow) -> Option<Event> {
+async fn render(state: &AppState, owner: Owner, version: ApiVersion, event: &EventRow) -> Option<Event> {
     let mut transaction = event.transaction.clone();
     transaction.pending = event.kind == EventKind::Created;
-    let base = Event::default().event("transaction").id(crate::events::public_id(event.id));
-    // The item itself (not a JSON value) keeps the list's field order.
-    let rendered = match owner {
+    // The item itself (not a JSON value) keeps the list's field order; then as the stream's
+    // version writes it, as the list does.
+    let item = match owner {
         Owner::Card(_) => crate::cards::shown_card_transaction(state, transaction)
             .await
             .ok()
-            .and_then(|item| base.json_data(item).ok()),
-        Owner::Merchant(_) => {
-            crate::merchants::merchant_transaction(transaction).ok().and_then(|item| base.json_data(item).ok())
-        }
+            .and_then(|item| serde_json::to_vec(&item).ok())
+            .map(|item| ("CardTransaction", item)),
+        Owner::Merchant(_) => crate::merchants::merchant_transaction(transaction)
+            .ok()
+            .and_then(|item| serde_json::to_vec(&item).ok())
+            .map(|item| ("MerchantTransaction", item)),
     };
+    let rendered = item.and_then(|(schema, item)| {
+        let written = match state.versions.get() {
+            Some(published) => published.answer_at(version, schema, item),
+            None => item,
+        };
+        let data = String::from_utf8(written).ok()?;
+        Some(Event::default().event("transaction").id(crate::events::public_id(event.id)).data(data))
+    });
     if rendered.is_none() {
         tracing::warn!(event_id = event.id, "transaction event skipped: it cannot be rendered");
     }

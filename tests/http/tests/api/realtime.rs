@@ -27,8 +27,22 @@ pub(crate) struct EventStream {
 
 impl EventStream {
     pub(crate) fn open(server: &TestServer, subscriber: &Subscriber, path: &str, last_event_id: Option<&str>) -> Self {
+        Self::open_at(server, subscriber, path, last_event_id, None)
+    }
+
+    /// As [`EventStream::open`], naming the API version (`Subscriber-Version`) when `version`.
+    pub(crate) fn open_at(
+        server: &TestServer,
+        subscriber: &Subscriber,
+        path: &str,
+        last_event_id: Option<&str>,
+        version: Option<&str>,
+    ) -> Self {
         let client = reqwest::blocking::Client::builder().timeout(None).build().expect("client");
         let mut request = client.get(server.url(path)).bearer_auth(&subscriber.token);
+        if let Some(version) = version {
+            request = request.header("Subscriber-Version", version);
+        }
         if let Some(id) = last_event_id {
             request = request.header("Last-Event-ID", id);
         }
@@ -143,6 +157,35 @@ pub(crate) fn shop(server: &TestServer) -> Shop {
 pub(crate) fn buy(server: &TestServer, shop: &Shop, amount: f64) -> i64 {
     let body = json!({"cardId": shop.card_id, "locationId": shop.location_id, "amount": amount});
     purchase(server, &shop.subscriber, &body)["transactionId"].as_i64().expect("transactionId")
+}
+
+/// A stream is one more way a transaction leaves the service: at each API version it writes a
+/// transaction exactly as the list does at that version (the first version change that touches
+/// a transaction fails this if the streams skip it).
+#[test]
+fn a_stream_writes_each_transaction_as_the_list_does_at_its_version() {
+    let server = TestServer::spawn_with(&["--settle-after-seconds", "3600"]);
+    let shop = shop(&server);
+    for version in ["2026-11-21", "2026-12-01"] {
+        let card_path = format!("/card/{}/transactions/stream", shop.card_id);
+        let merchant_path = format!("/merchant/{}/transactions/stream", shop.merchant_id);
+        let card_stream = EventStream::open_at(&server, &shop.subscriber, &card_path, None, Some(version));
+        let merchant_stream = EventStream::open_at(&server, &shop.subscriber, &merchant_path, None, Some(version));
+        let transaction_id = buy(&server, &shop, 12.5);
+        for (stream, list) in [
+            (&card_stream, format!("/card/{}/transactions", shop.card_id)),
+            (&merchant_stream, format!("/merchant/{}/transactions", shop.merchant_id)),
+        ] {
+            let (_, streamed) = stream.next_transaction();
+            let (status, page) = send(shop.subscriber.auth(server.get(&list)).header("Subscriber-Version", version));
+            assert_eq!(status, 200, "{page}");
+            let listed = page["transactions"]
+                .as_array()
+                .and_then(|items| items.iter().find(|item| item["transactionId"].as_i64() == Some(transaction_id)))
+                .unwrap_or_else(|| panic!("{transaction_id} listed: {page}"));
+            assert_eq!(&streamed, listed, "{list} at {version}");
+        }
+    }
 }
 
 /// A page is answered from memory while nothing changed: a sale and its settlement each show
