@@ -53,10 +53,7 @@ impl Store {
         sql: &'static Sql,
         args: [Param<'static>; N],
     ) -> StorageResult<u64> {
-        dispatch!(self,
-            db => db.write(move |connection| sqlite::rows::execute(connection, sql, rusqlite::params_from_iter(&args))).await,
-            db => postgres::rows::execute(&*db.client().await?, sql, &postgres::rows::bound(&args)).await,
-        )
+        self.run_write(false, sql, args).await
     }
 
     /// Runs a write that returns a row (`RETURNING`): the first, if any.
@@ -103,9 +100,23 @@ impl Store {
         sql: &'static Sql,
         args: [Param<'static>; N],
     ) -> StorageResult<u64> {
+        self.run_write(true, sql, args).await
+    }
+
+    /// SQLite has one writer, whatever the write; PostgreSQL lends a maintenance connection.
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
+    async fn run_write<const N: usize>(
+        &self,
+        maintenance: bool,
+        sql: &'static Sql,
+        args: [Param<'static>; N],
+    ) -> StorageResult<u64> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::rows::execute(connection, sql, rusqlite::params_from_iter(&args))).await,
-            db => postgres::rows::execute(&*db.maintenance_client().await?, sql, &postgres::rows::bound(&args)).await,
+            db => {
+                let client = if maintenance { db.maintenance_client().await? } else { db.client().await? };
+                postgres::rows::execute(&*client, sql, &postgres::rows::bound(&args)).await
+            },
         )
     }
 }
