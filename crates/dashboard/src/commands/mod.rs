@@ -43,8 +43,61 @@ pub fn names() -> &'static [&'static str] {
     crate::for_each_command!(names)
 }
 
+/// `card_id` as the window names it: `cardId` (Tauri's default for command arguments).
+#[cfg(test)]
+fn camel_case(name: &str) -> String {
+    let mut words = name.split('_');
+    let mut camel = words.next().unwrap_or_default().to_owned();
+    for word in words {
+        let mut characters = word.chars();
+        if let Some(first) = characters.next() {
+            camel.extend(first.to_uppercase());
+            camel.push_str(characters.as_str());
+        }
+    }
+    camel
+}
+
 #[cfg(test)]
 mod tests {
+    /// Each command's name and its arguments' names, in the table's order.
+    fn signatures() -> Vec<(&'static str, Vec<&'static str>)> {
+        macro_rules! signatures {
+            ($( $(#[doc = $doc:literal])* $name:ident ( $($argument:ident : $ty:ty),* $(,)? ) -> $returned:ty; )*) => {
+                vec![$((stringify!($name), vec![$(stringify!($argument)),*])),*]
+            };
+        }
+        crate::for_each_command!(signatures)
+    }
+
+    /// Without the feature `ts` (which `make bindings-check` uses to compare the whole file):
+    /// the committed `ui/src/lib/bindings/commands.ts` lists every command of the table, in its
+    /// order, and calls each with the table's arguments, so a command added, removed or changed
+    /// without `make bindings` fails `cargo test` too.
+    #[test]
+    fn the_committed_typescript_functions_are_the_tables() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/src/lib/bindings/commands.ts");
+        let file = std::fs::read_to_string(path).expect("ui/src/lib/bindings/commands.ts");
+        let stale = "ui/src/lib/bindings/commands.ts is out of date with the command table: run `make bindings`";
+        let listed = file
+            .split_once("export const COMMAND_NAMES = [")
+            .and_then(|(_, rest)| rest.split_once("] as const;"))
+            .map(|(list, _)| list)
+            .expect("COMMAND_NAMES in commands.ts");
+        let listed: Vec<&str> =
+            listed.split(',').map(|name| name.trim().trim_matches('"')).filter(|name| !name.is_empty()).collect();
+        assert_eq!(listed, super::names(), "{stale}");
+        let signatures = signatures();
+        assert_eq!(file.matches("      invoke<").count(), signatures.len(), "{stale}");
+        for (name, arguments) in signatures {
+            let arguments: Vec<String> = arguments.iter().map(|argument| super::camel_case(argument)).collect();
+            let passed = if arguments.is_empty() { String::new() } else { format!(", {{ {} }}", arguments.join(", ")) };
+            let call = format!(">(\"{name}\"{passed}),\n");
+            let function = format!("    {}: (", super::camel_case(name));
+            assert!(file.contains(&call) && file.contains(&function), "{name}: {stale}");
+        }
+    }
+
     #[test]
     fn every_command_has_one_name_as_the_window_calls_it() {
         let names = super::names();

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 
 use ts_rs::{Config, Dependency, TS, TypeVisitor};
 
+use super::camel_case;
 use super::types::*;
 
 /// The file's name in the bindings folder.
@@ -51,20 +52,6 @@ impl<T: TS + 'static> Typed for Channel<T> {
     fn typescript(imports: &mut Imports<'_>) -> String {
         format!("Channel<{}>", <T as Typed>::typescript(imports))
     }
-}
-
-/// `card_id` as the window names it: `cardId` (Tauri's default for command arguments).
-fn camel_case(name: &str) -> String {
-    let mut words = name.split('_');
-    let mut camel = words.next().unwrap_or_default().to_owned();
-    for word in words {
-        let mut characters = word.chars();
-        if let Some(first) = characters.next() {
-            camel.extend(first.to_uppercase());
-            camel.push_str(characters.as_str());
-        }
-    }
-    camel
 }
 
 /// A doc comment's lines as JSDoc, indented by `indent`.
@@ -167,6 +154,18 @@ mod tests {
         let path = config.out_dir().join(FILE);
         std::fs::create_dir_all(config.out_dir()).expect("the bindings folder");
         std::fs::write(&path, file(&config)).expect("commands.ts written");
+    }
+
+    /// The committed file is what the table makes now (`make bindings-check` compares the
+    /// whole bindings folder the same way).
+    #[test]
+    fn the_committed_file_is_up_to_date() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ui/src/lib/bindings/commands.ts");
+        let committed = std::fs::read_to_string(path).expect("ui/src/lib/bindings/commands.ts");
+        assert!(
+            committed == file(&Config::from_env()),
+            "ui/src/lib/bindings/commands.ts is out of date with the command table: run `make bindings` and commit"
+        );
     }
 
     #[test]
