@@ -32,6 +32,9 @@ fn permission_set() -> String {
 }
 
 fn main() {
+    // The table is outside this package: without this, editing it would not run the build
+    // step again (Tauri's own `rerun-if-changed` lines name only this package's files).
+    println!("cargo:rerun-if-changed=../crates/dashboard/src/commands/table.rs");
     let set = permission_set();
     let path = std::path::Path::new("permissions/app-commands.toml");
     // Written only when it changes: Tauri's build step watches the folder.
