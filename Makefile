@@ -90,19 +90,22 @@ run: dashboard-build
 dev: deps-desktop
 	cd src-tauri && $(TAURI_CLI) dev -- --no-default-features
 
-# TypeScript declarations of the IPC and wire types, generated from the Rust types (ts-rs).
+# TypeScript declarations of the IPC and wire types, generated from the Rust types (ts-rs), and
+# commands.ts, the UI's typed function of each command, generated from the command table
+# (crates/dashboard/src/commands/table.rs; the test `commands::typescript::tests::export_bindings_commands`).
 bindings: deps-rust
 	rm -rf "$(BINDINGS_DIR)" && mkdir -p "$(BINDINGS_DIR)"
 	TS_RS_EXPORT_DIR="$(CURDIR)/$(BINDINGS_DIR)" $(CARGO) test -q -p subscriber-protocol -p subscriber-dashboard \
 		--features subscriber-dashboard/ts --lib export_bindings >/dev/null
 
-# Fails when the committed bindings differ from what the Rust types generate.
+# Fails when the committed bindings (commands.ts included) differ from what the Rust types and
+# the command table generate.
 bindings-check: deps-rust
 	@generated=$$(mktemp -d); \
 	TS_RS_EXPORT_DIR="$$generated" $(CARGO) test -q -p subscriber-protocol -p subscriber-dashboard \
 		--features subscriber-dashboard/ts --lib export_bindings >/dev/null; \
 	if ! diff -r "$$generated" "$(BINDINGS_DIR)"; then \
-		echo "ui/src/lib/bindings is out of date with the Rust types: run 'make bindings' and commit"; rm -rf "$$generated"; exit 1; \
+		echo "ui/src/lib/bindings is out of date with the Rust types or the command table: run 'make bindings' and commit"; rm -rf "$$generated"; exit 1; \
 	fi; rm -rf "$$generated"; echo "TypeScript bindings are up to date"
 
 # Also: no database, key file or file over 2 MB is tracked, and the service's top-level modules

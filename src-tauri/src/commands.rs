@@ -1,6 +1,10 @@
-//! One command per operation of [`Dashboard`]; each returns `Result<T, CommandError>`, which
-//! the UI receives as `{code, message, requestId, status, details}`. Besides calling the
-//! dashboard, commands only do what needs the window: channels, the save dialog, the browser.
+//! The dashboard's commands, as the table declares them (`subscriber_dashboard::for_each_command!`,
+//! which the UI's typed functions and the window's permissions are made from too): for each, a
+//! Tauri command that hands its arguments to the [`Desktop`] method of the same name, and one
+//! handler of them all. A method the table does not name, or one whose arguments or answer are
+//! not the table's, does not compile. Each answers `Result<T, CommandError>`, which the UI
+//! receives as `{code, message, requestId, status, details}`. Besides calling the dashboard,
+//! methods only do what needs the window: channels, the save dialog, the browser.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -8,35 +12,16 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+use subscriber_dashboard::commands::types::*;
 use subscriber_dashboard::error::codes;
-use subscriber_dashboard::notices::{Notice, NoticeKind, NotificationSettings};
-use subscriber_dashboard::palette::PaletteIndex;
-use subscriber_dashboard::performance::{MerchantSales, SalesQuery};
-use subscriber_dashboard::versions::ApiVersions;
-use subscriber_dashboard::views::{
-    AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, EnrichedFile, ExportResult, FieldErrors, LiveEvent,
-    LoggedCall, LoginInput, Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo, SignupResult,
-    StatementDescriptor,
-};
+use subscriber_dashboard::notices::{Notice, NoticeKind};
 use subscriber_dashboard::{CommandError, Dashboard};
-use subscriber_protocol::versions::ApiVersion;
-use subscriber_protocol::{
-    Account, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardRecord, CardSession,
-    CardTransaction, CreateLocationResponse, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest,
-    LocationInput, Merchant, MerchantCategory, MerchantTransaction, OnboardPersonRequest, Person, RecurringStream,
-    SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest, VerifyPersonResponse,
-};
-use subscriber_protocol::{
-    CreateWebhookRequest, Event, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
-    WebhookRecovered,
-};
 use tauri::async_runtime::JoinHandle;
-use tauri::ipc::Channel;
-use tauri::{AppHandle, Runtime, State};
+use tauri::ipc::{Channel, Invoke};
+use tauri::{AppHandle, Manager, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 use tauri_plugin_opener::OpenerExt;
 
-type Shared<'a> = State<'a, Arc<Dashboard>>;
 type Outcome<T> = Result<T, CommandError>;
 
 /// The background tasks the window follows (live streams, pages waited for), by id, so it
@@ -61,487 +46,402 @@ impl Watches {
     }
 }
 
-#[tauri::command]
-pub async fn status(dashboard: Shared<'_>) -> Outcome<AppStatus> {
-    Ok(dashboard.status().await)
+/// What a command runs with: the app (its window, plugins and state) and the dashboard.
+pub struct Desktop<R: Runtime> {
+    app: AppHandle<R>,
+    dashboard: Arc<Dashboard>,
 }
 
-#[tauri::command]
-pub async fn connect(dashboard: Shared<'_>, target: ConnectionTarget) -> Outcome<ConnectionInfo> {
-    dashboard.connect(target).await
-}
+/// From the command table: a Tauri command per entry, and [`handler`] of them all.
+macro_rules! tauri_commands {
+    ($( $(#[doc = $doc:literal])* $name:ident ( $($argument:ident : $ty:ty),* $(,)? ) -> $returned:ty; )*) => {
+        $(
+            $(#[doc = $doc])*
+            #[tauri::command]
+            async fn $name<R: Runtime>(
+                app: AppHandle<R>,
+                dashboard: State<'_, Arc<Dashboard>>,
+                $($argument: $ty),*
+            ) -> Outcome<$returned> {
+                Desktop { app, dashboard: Arc::clone(&dashboard) }.$name($($argument),*).await
+            }
+        )*
 
-#[tauri::command]
-pub async fn sign_up(dashboard: Shared<'_>, email: String) -> Outcome<SignupResult> {
-    dashboard.sign_up(&email).await
-}
-
-#[tauri::command]
-pub async fn log_in(dashboard: Shared<'_>, input: LoginInput) -> Outcome<SessionInfo> {
-    dashboard.log_in(input).await
-}
-
-#[tauri::command]
-pub async fn sign_out(dashboard: Shared<'_>, watches: State<'_, Watches>) -> Outcome<()> {
-    watches.stop_all();
-    dashboard.sign_out().await;
-    Ok(())
-}
-
-#[tauri::command]
-pub async fn forget_remembered(dashboard: Shared<'_>) -> Outcome<()> {
-    dashboard.forget_remembered().await
-}
-
-#[tauri::command]
-pub async fn reveal_secret(dashboard: Shared<'_>) -> Outcome<String> {
-    dashboard.reveal_secret().await
-}
-
-#[tauri::command]
-pub async fn rotate_secret(dashboard: Shared<'_>) -> Outcome<RotateResult> {
-    dashboard.rotate_secret().await
-}
-
-#[tauri::command]
-pub async fn remember_screen(dashboard: Shared<'_>, screen: String) -> Outcome<()> {
-    dashboard.remember_screen(&screen).await
-}
-
-#[tauri::command]
-pub async fn overview(dashboard: Shared<'_>) -> Outcome<Overview> {
-    dashboard.overview().await
-}
-
-#[tauri::command]
-pub async fn list_cards(dashboard: Shared<'_>) -> Outcome<Vec<CardRecord>> {
-    dashboard.cards().await
-}
-
-#[tauri::command]
-pub async fn card_recurring(dashboard: Shared<'_>, card_id: i64) -> Outcome<Vec<RecurringStream>> {
-    dashboard.card_recurring(card_id).await
-}
-
-#[tauri::command]
-pub async fn test_cards(dashboard: Shared<'_>) -> Outcome<Vec<SandboxCard>> {
-    dashboard.test_cards().await
-}
-
-#[tauri::command]
-pub async fn enroll_card(dashboard: Shared<'_>, card: EnrollCardRequest) -> Outcome<EnrollCardResponse> {
-    dashboard.enroll_card(card).await
-}
-
-/// Starts a secure card-entry page and opens it in the system browser.
-#[tauri::command]
-pub async fn start_card_session<R: Runtime>(app: AppHandle<R>, dashboard: Shared<'_>) -> Outcome<SecurePage> {
-    let page = dashboard.start_card_session().await?;
-    Ok(open_page(&app, page))
-}
-
-/// Follows a card-entry page until it completes or expires; stopped with `stop_watch`.
-#[tauri::command]
-pub async fn watch_card_session(
-    dashboard: Shared<'_>,
-    watches: State<'_, Watches>,
-    session_id: i64,
-    on_update: Channel<Result<CardSession, CommandError>>,
-) -> Outcome<u32> {
-    let dashboard = Arc::clone(&dashboard);
-    Ok(watches.spawn(async move {
-        let outcome =
-            dashboard.wait_for_card_session(session_id, |session| on_update.send(Ok(session.clone())).is_ok());
-        if let Err(error) = outcome.await
-            && !error.is(codes::CANCELLED)
-        {
-            let _ = on_update.send(Err(error));
+        /// Every command of the table, for `Builder::invoke_handler`.
+        pub fn handler<R: Runtime>() -> impl Fn(Invoke<R>) -> bool + Send + Sync + 'static {
+            tauri::generate_handler![$($name),*]
         }
-    }))
+    };
 }
 
-#[tauri::command]
-pub async fn simulate_transaction(dashboard: Shared<'_>, card_id: i64) -> Outcome<CardTransaction> {
-    dashboard.simulate_transaction(card_id).await
-}
+subscriber_dashboard::for_each_command!(tauri_commands);
 
-#[tauri::command]
-pub async fn simulate_purchase(
-    dashboard: Shared<'_>,
-    request: SandboxTransactionRequest,
-) -> Outcome<SandboxTransactionResponse> {
-    dashboard.simulate_purchase(request).await
-}
-
-#[tauri::command]
-pub async fn load_transactions(
-    dashboard: Shared<'_>,
-    card_id: i64,
-    on_batch: Channel<Batch<CardTransaction>>,
-) -> Outcome<u32> {
-    dashboard.load_transactions(card_id, |batch| on_batch.send(batch).is_ok()).await
-}
-
-#[tauri::command]
-pub async fn watch_transactions(
-    dashboard: Shared<'_>,
-    watches: State<'_, Watches>,
-    card_id: i64,
-    on_event: Channel<LiveEvent<CardTransaction>>,
-) -> Outcome<u32> {
-    let dashboard = Arc::clone(&dashboard);
-    Ok(watches.spawn(async move {
-        subscriber_dashboard::live::watch(&dashboard, card_id, |event| on_event.send(event).is_ok()).await;
-    }))
-}
-
-#[tauri::command]
-pub async fn stop_watch(watches: State<'_, Watches>, watch_id: u32) -> Outcome<()> {
-    if let Some(task) = watches.running.lock().remove(&watch_id) {
-        task.abort();
+impl<R: Runtime> Desktop<R> {
+    fn watches(&self) -> State<'_, Watches> {
+        self.app.state::<Watches>()
     }
-    Ok(())
-}
 
-#[tauri::command]
-pub async fn export_transactions_csv<R: Runtime>(
-    app: AppHandle<R>,
-    dashboard: Shared<'_>,
-    card_id: i64,
-    transaction_ids: Vec<i64>,
-) -> Outcome<Option<ExportResult>> {
-    match save_path(&app, &format!("card-{card_id}-transactions.csv")).await? {
-        Some(path) => dashboard.export_csv(card_id, &transaction_ids, &path).map(Some),
-        None => Ok(None),
+    async fn status(&self) -> Outcome<AppStatus> {
+        Ok(self.dashboard.status().await)
     }
-}
 
-#[tauri::command]
-pub async fn merchant(dashboard: Shared<'_>) -> Outcome<Option<Merchant>> {
-    dashboard.merchant().await
-}
-
-#[tauri::command]
-pub fn countries(dashboard: Shared<'_>) -> Outcome<Vec<Country>> {
-    Ok(dashboard.countries())
-}
-
-#[tauri::command]
-pub async fn search_categories(dashboard: Shared<'_>, query: String) -> Outcome<Vec<MerchantCategory>> {
-    dashboard.search_categories(&query).await
-}
-
-#[tauri::command]
-pub fn check_merchant(dashboard: Shared<'_>, merchant: EnrollMerchantRequest) -> Outcome<FieldErrors> {
-    Ok(dashboard.check_merchant(&merchant))
-}
-
-#[tauri::command]
-pub async fn enroll_merchant(dashboard: Shared<'_>, merchant: EnrollMerchantRequest) -> Outcome<Merchant> {
-    dashboard.enroll_merchant(merchant).await
-}
-
-#[tauri::command]
-pub fn check_location(dashboard: Shared<'_>, location: LocationInput) -> Outcome<FieldErrors> {
-    Ok(dashboard.check_location(&location))
-}
-
-#[tauri::command]
-pub async fn add_location(dashboard: Shared<'_>, location: LocationInput) -> Outcome<CreateLocationResponse> {
-    dashboard.add_location(location).await
-}
-
-#[tauri::command]
-pub fn statement_descriptor(
-    dashboard: Shared<'_>,
-    merchant_name: String,
-    city: String,
-) -> Outcome<StatementDescriptor> {
-    Ok(dashboard.statement_descriptor(&merchant_name, &city))
-}
-
-#[tauri::command]
-pub async fn merchant_sales(dashboard: Shared<'_>, query: SalesQuery) -> Outcome<MerchantSales> {
-    dashboard.merchant_sales(query).await
-}
-
-#[tauri::command]
-pub async fn load_merchant_transactions(
-    dashboard: Shared<'_>,
-    on_batch: Channel<Batch<MerchantTransaction>>,
-) -> Outcome<u32> {
-    dashboard.load_merchant_transactions(|batch| on_batch.send(batch).is_ok()).await
-}
-
-#[tauri::command]
-pub async fn watch_merchant_transactions(
-    dashboard: Shared<'_>,
-    watches: State<'_, Watches>,
-    on_event: Channel<LiveEvent<MerchantTransaction>>,
-) -> Outcome<u32> {
-    let merchant_id = dashboard.merchant_stream_id().await?;
-    let dashboard = Arc::clone(&dashboard);
-    Ok(watches.spawn(async move {
-        subscriber_dashboard::live::watch_merchant(&dashboard, merchant_id, |event| on_event.send(event).is_ok()).await;
-    }))
-}
-
-#[tauri::command]
-pub async fn export_merchant_csv<R: Runtime>(
-    app: AppHandle<R>,
-    dashboard: Shared<'_>,
-    transaction_ids: Vec<i64>,
-) -> Outcome<Option<ExportResult>> {
-    match save_path(&app, "merchant-transactions.csv").await? {
-        Some(path) => dashboard.export_merchant_csv(&transaction_ids, &path).map(Some),
-        None => Ok(None),
+    async fn connect(&self, target: ConnectionTarget) -> Outcome<ConnectionInfo> {
+        self.dashboard.connect(target).await
     }
-}
 
-#[tauri::command]
-pub async fn lookup(dashboard: Shared<'_>, query: LookupQuery) -> Outcome<Lookup> {
-    dashboard.lookup(query).await
-}
-
-/// Enriches a CSV of descriptors (read by the page from a file the user chose) and saves it.
-#[tauri::command]
-pub async fn enrich_csv<R: Runtime>(
-    app: AppHandle<R>,
-    dashboard: Shared<'_>,
-    csv_text: String,
-    file_name: String,
-) -> Outcome<Option<EnrichedFile>> {
-    let stem = file_name.trim_end_matches(".csv").trim_end_matches(".CSV");
-    let stem: String = stem.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')).take(60).collect();
-    let name = if stem.is_empty() { "transactions-enriched.csv".to_owned() } else { format!("{stem}-enriched.csv") };
-    match save_path(&app, &name).await? {
-        Some(path) => dashboard.enrich_csv(&csv_text, &path).await.map(Some),
-        None => Ok(None),
+    async fn sign_up(&self, email: String) -> Outcome<SignupResult> {
+        self.dashboard.sign_up(&email).await
     }
-}
 
-#[tauri::command]
-pub async fn recent_lookups(dashboard: Shared<'_>) -> Outcome<Vec<Lookup>> {
-    Ok(dashboard.recent_lookups().await)
-}
+    async fn log_in(&self, input: LoginInput) -> Outcome<SessionInfo> {
+        self.dashboard.log_in(input).await
+    }
 
-#[tauri::command]
-pub async fn banks(dashboard: Shared<'_>) -> Outcome<Vec<Bank>> {
-    dashboard.banks().await
-}
+    async fn sign_out(&self) -> Outcome<()> {
+        self.watches().stop_all();
+        self.dashboard.sign_out().await;
+        Ok(())
+    }
 
-#[tauri::command]
-pub async fn accounts(dashboard: Shared<'_>) -> Outcome<Vec<Account>> {
-    dashboard.accounts().await
-}
+    async fn forget_remembered(&self) -> Outcome<()> {
+        self.dashboard.forget_remembered().await
+    }
 
-/// Starts linking an account at `bank` and opens the bank's sign-in page in the browser.
-#[tauri::command]
-pub async fn link_account<R: Runtime>(app: AppHandle<R>, dashboard: Shared<'_>, bank: String) -> Outcome<SecurePage> {
-    let page = dashboard.link_account(&bank).await?;
-    Ok(open_page(&app, page))
-}
+    async fn reveal_secret(&self) -> Outcome<String> {
+        self.dashboard.reveal_secret().await
+    }
 
-/// Follows an account until it is no longer pending; stopped with `stop_watch`.
-#[tauri::command]
-pub async fn watch_account(
-    dashboard: Shared<'_>,
-    watches: State<'_, Watches>,
-    account_id: i64,
-    on_update: Channel<Result<Account, CommandError>>,
-) -> Outcome<u32> {
-    let dashboard = Arc::clone(&dashboard);
-    Ok(watches.spawn(async move {
-        let outcome = dashboard.wait_for_account(account_id, |account| on_update.send(Ok(account.clone())).is_ok());
-        if let Err(error) = outcome.await
-            && !error.is(codes::CANCELLED)
-        {
-            let _ = on_update.send(Err(error));
+    async fn rotate_secret(&self) -> Outcome<RotateResult> {
+        self.dashboard.rotate_secret().await
+    }
+
+    async fn remember_screen(&self, screen: String) -> Outcome<()> {
+        self.dashboard.remember_screen(&screen).await
+    }
+
+    async fn overview(&self) -> Outcome<Overview> {
+        self.dashboard.overview().await
+    }
+
+    async fn list_cards(&self) -> Outcome<Vec<CardRecord>> {
+        self.dashboard.cards().await
+    }
+
+    async fn test_cards(&self) -> Outcome<Vec<SandboxCard>> {
+        self.dashboard.test_cards().await
+    }
+
+    /// A card's subscriptions and bills, the latest paid first.
+    async fn card_recurring(&self, card_id: i64) -> Outcome<Vec<RecurringStream>> {
+        self.dashboard.card_recurring(card_id).await
+    }
+
+    /// Enriches a CSV of descriptors (read by the page from a file the user chose) and saves it.
+    async fn enrich_csv(&self, csv_text: String, file_name: String) -> Outcome<Option<EnrichedFile>> {
+        let stem = file_name.trim_end_matches(".csv").trim_end_matches(".CSV");
+        let stem: String =
+            stem.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_')).take(60).collect();
+        let name =
+            if stem.is_empty() { "transactions-enriched.csv".to_owned() } else { format!("{stem}-enriched.csv") };
+        match save_path(&self.app, &name).await? {
+            Some(path) => self.dashboard.enrich_csv(&csv_text, &path).await.map(Some),
+            None => Ok(None),
         }
-    }))
-}
-
-#[tauri::command]
-pub async fn account_transactions(dashboard: Shared<'_>, account_id: i64) -> Outcome<Vec<AccountTransaction>> {
-    dashboard.account_transactions(account_id).await
-}
-
-/// Opens a page of the connected service again (the "Open again" of a waiting state).
-#[tauri::command]
-pub async fn open_secure_page<R: Runtime>(app: AppHandle<R>, dashboard: Shared<'_>, url: String) -> Outcome<()> {
-    dashboard.check_own_url(&url).await?;
-    open_in_browser(&app, &url)
-}
-
-#[tauri::command]
-pub async fn webhooks(dashboard: Shared<'_>) -> Outcome<Vec<Webhook>> {
-    dashboard.webhooks().await
-}
-
-#[tauri::command]
-pub fn check_webhook(dashboard: Shared<'_>, request: CreateWebhookRequest) -> Outcome<FieldErrors> {
-    Ok(dashboard.check_webhook(&request))
-}
-
-#[tauri::command]
-pub async fn create_webhook(dashboard: Shared<'_>, request: CreateWebhookRequest) -> Outcome<Webhook> {
-    dashboard.create_webhook(request).await
-}
-
-#[tauri::command]
-pub async fn update_webhook(dashboard: Shared<'_>, webhook_id: i64, change: UpdateWebhookRequest) -> Outcome<Webhook> {
-    dashboard.update_webhook(webhook_id, change).await
-}
-
-#[tauri::command]
-pub async fn delete_webhook(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<WebhookDeleted> {
-    dashboard.delete_webhook(webhook_id).await
-}
-
-#[tauri::command]
-pub async fn rotate_webhook_secret(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<Webhook> {
-    dashboard.rotate_webhook_secret(webhook_id).await
-}
-
-#[tauri::command]
-pub async fn test_webhook(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<WebhookQueued> {
-    dashboard.test_webhook(webhook_id).await
-}
-
-#[tauri::command]
-pub async fn webhook_deliveries(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<Vec<WebhookDelivery>> {
-    dashboard.webhook_deliveries(webhook_id).await
-}
-
-#[tauri::command]
-pub async fn resend_webhook_delivery(
-    dashboard: Shared<'_>,
-    webhook_id: i64,
-    event_id: String,
-) -> Outcome<WebhookQueued> {
-    dashboard.resend_webhook_delivery(webhook_id, event_id).await
-}
-
-#[tauri::command]
-pub async fn webhook(dashboard: Shared<'_>, webhook_id: i64) -> Outcome<Webhook> {
-    dashboard.webhook(webhook_id).await
-}
-
-#[tauri::command]
-pub async fn recover_webhook_deliveries(
-    dashboard: Shared<'_>,
-    webhook_id: i64,
-    since: String,
-) -> Outcome<WebhookRecovered> {
-    dashboard.recover_webhook_deliveries(webhook_id, since).await
-}
-
-#[tauri::command]
-pub async fn events(dashboard: Shared<'_>, event_type: Option<String>) -> Outcome<Vec<Event>> {
-    dashboard.events(event_type).await
-}
-
-/// The account's recent requests, each with its route, whether the app made it by itself, its
-/// headers and a cURL line.
-#[tauri::command]
-pub async fn request_log(dashboard: Shared<'_>) -> Outcome<Vec<LoggedCall>> {
-    dashboard.request_log().await
-}
-
-#[tauri::command]
-pub async fn api_versions(dashboard: Shared<'_>) -> Outcome<ApiVersions> {
-    dashboard.api_versions().await
-}
-
-#[tauri::command]
-pub async fn set_api_version(dashboard: Shared<'_>, version: ApiVersion) -> Outcome<ApiVersions> {
-    dashboard.set_api_version(version).await
-}
-
-#[tauri::command]
-pub async fn persons(dashboard: Shared<'_>) -> Outcome<Vec<Person>> {
-    dashboard.persons().await
-}
-
-#[tauri::command]
-pub async fn person(dashboard: Shared<'_>, person_id: i64) -> Outcome<Person> {
-    dashboard.person(person_id).await
-}
-
-#[tauri::command]
-pub async fn onboard_person(dashboard: Shared<'_>, person: OnboardPersonRequest) -> Outcome<Person> {
-    dashboard.onboard_person(person).await
-}
-
-#[tauri::command]
-pub fn check_personal_info(dashboard: Shared<'_>, information: AuthenticatePersonRequest) -> Outcome<FieldErrors> {
-    Ok(dashboard.check_personal_info(&information))
-}
-
-#[tauri::command]
-pub async fn authenticate_person(
-    dashboard: Shared<'_>,
-    information: AuthenticatePersonRequest,
-) -> Outcome<AuthenticatePersonResponse> {
-    dashboard.authenticate_person(information).await
-}
-
-#[tauri::command]
-pub async fn verify_person(dashboard: Shared<'_>, answers: VerifyPersonRequest) -> Outcome<VerifyPersonResponse> {
-    dashboard.verify_person(answers).await
-}
-
-/// The first screen is usable. With `SUBSCRIBER_DASHBOARD_TIMING=1` this prints a line the
-/// start-up benchmark waits for.
-#[tauri::command]
-pub fn app_ready() -> Outcome<()> {
-    if std::env::var_os("SUBSCRIBER_DASHBOARD_TIMING").is_some() {
-        println!("subscriber-dashboard: ready");
     }
-    Ok(())
-}
 
-/// The screens asked for from outside the page (a `subscriber-data://` link, a notification's
-/// click) arrive on `on_route`, as route names (`card/12`).
-#[tauri::command]
-pub fn watch_navigation(navigation: State<'_, crate::desktop::Navigation>, on_route: Channel<String>) -> Outcome<()> {
-    navigation.listen(on_route);
-    Ok(())
-}
+    async fn enroll_card(&self, card: EnrollCardRequest) -> Outcome<EnrollCardResponse> {
+        self.dashboard.enroll_card(card).await
+    }
 
-#[tauri::command]
-pub async fn palette_index(dashboard: Shared<'_>) -> Outcome<PaletteIndex> {
-    dashboard.palette_index().await
-}
+    /// Starts a secure card-entry page and opens it in the system browser.
+    async fn start_card_session(&self) -> Outcome<SecurePage> {
+        let page = self.dashboard.start_card_session().await?;
+        Ok(open_page(&self.app, page))
+    }
 
-#[tauri::command]
-pub async fn event(dashboard: Shared<'_>, event_id: String) -> Outcome<Event> {
-    dashboard.event(&event_id).await
-}
+    /// Follows a card-entry page until it completes or expires; stopped with `stop_watch`.
+    async fn watch_card_session(
+        &self,
+        session_id: i64,
+        on_update: Channel<Result<CardSession, CommandError>>,
+    ) -> Outcome<u32> {
+        let dashboard = Arc::clone(&self.dashboard);
+        Ok(self.watches().spawn(async move {
+            let outcome =
+                dashboard.wait_for_card_session(session_id, |session| on_update.send(Ok(session.clone())).is_ok());
+            if let Err(error) = outcome.await
+                && !error.is(codes::CANCELLED)
+            {
+                let _ = on_update.send(Err(error));
+            }
+        }))
+    }
 
-#[tauri::command]
-pub async fn notification_settings(dashboard: Shared<'_>) -> Outcome<NotificationSettings> {
-    Ok(dashboard.notification_settings().await)
-}
+    async fn simulate_transaction(&self, card_id: i64) -> Outcome<CardTransaction> {
+        self.dashboard.simulate_transaction(card_id).await
+    }
 
-#[tauri::command]
-pub async fn set_notification_settings(dashboard: Shared<'_>, settings: NotificationSettings) -> Outcome<()> {
-    dashboard.set_notification_settings(settings).await
-}
+    async fn simulate_purchase(&self, request: SandboxTransactionRequest) -> Outcome<SandboxTransactionResponse> {
+        self.dashboard.simulate_purchase(request).await
+    }
 
-/// A notification now, so the person sees how they look (a click opens the settings).
-#[tauri::command]
-pub fn show_test_notification<R: Runtime>(app: AppHandle<R>) -> Outcome<()> {
-    crate::desktop::notify(
-        &app,
-        &Notice {
-            kind: NoticeKind::Purchase,
-            title: "Notifications are on".to_owned(),
-            body: "Sales, purchases, webhook trouble and identity outcomes show like this.".to_owned(),
-            route: "settings".to_owned(),
-        },
-    );
-    Ok(())
+    async fn load_transactions(&self, card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> Outcome<u32> {
+        self.dashboard.load_transactions(card_id, |batch| on_batch.send(batch).is_ok()).await
+    }
+
+    async fn watch_transactions(&self, card_id: i64, on_event: Channel<LiveEvent<CardTransaction>>) -> Outcome<u32> {
+        let dashboard = Arc::clone(&self.dashboard);
+        Ok(self.watches().spawn(async move {
+            subscriber_dashboard::live::watch(&dashboard, card_id, |event| on_event.send(event).is_ok()).await;
+        }))
+    }
+
+    async fn stop_watch(&self, watch_id: u32) -> Outcome<()> {
+        if let Some(task) = self.watches().running.lock().remove(&watch_id) {
+            task.abort();
+        }
+        Ok(())
+    }
+
+    async fn export_transactions_csv(&self, card_id: i64, transaction_ids: Vec<i64>) -> Outcome<Option<ExportResult>> {
+        match save_path(&self.app, &format!("card-{card_id}-transactions.csv")).await? {
+            Some(path) => self.dashboard.export_csv(card_id, &transaction_ids, &path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    async fn merchant(&self) -> Outcome<Option<Merchant>> {
+        self.dashboard.merchant().await
+    }
+
+    async fn countries(&self) -> Outcome<Vec<Country>> {
+        Ok(self.dashboard.countries())
+    }
+
+    async fn search_categories(&self, query: String) -> Outcome<Vec<MerchantCategory>> {
+        self.dashboard.search_categories(&query).await
+    }
+
+    async fn check_merchant(&self, merchant: EnrollMerchantRequest) -> Outcome<FieldErrors> {
+        Ok(self.dashboard.check_merchant(&merchant))
+    }
+
+    async fn enroll_merchant(&self, merchant: EnrollMerchantRequest) -> Outcome<Merchant> {
+        self.dashboard.enroll_merchant(merchant).await
+    }
+
+    async fn check_location(&self, location: LocationInput) -> Outcome<FieldErrors> {
+        Ok(self.dashboard.check_location(&location))
+    }
+
+    async fn statement_descriptor(&self, merchant_name: String, city: String) -> Outcome<StatementDescriptor> {
+        Ok(self.dashboard.statement_descriptor(&merchant_name, &city))
+    }
+
+    async fn merchant_sales(&self, query: SalesQuery) -> Outcome<MerchantSales> {
+        self.dashboard.merchant_sales(query).await
+    }
+
+    async fn add_location(&self, location: LocationInput) -> Outcome<CreateLocationResponse> {
+        self.dashboard.add_location(location).await
+    }
+
+    async fn load_merchant_transactions(&self, on_batch: Channel<Batch<MerchantTransaction>>) -> Outcome<u32> {
+        self.dashboard.load_merchant_transactions(|batch| on_batch.send(batch).is_ok()).await
+    }
+
+    async fn watch_merchant_transactions(&self, on_event: Channel<LiveEvent<MerchantTransaction>>) -> Outcome<u32> {
+        let merchant_id = self.dashboard.merchant_stream_id().await?;
+        let dashboard = Arc::clone(&self.dashboard);
+        Ok(self.watches().spawn(async move {
+            subscriber_dashboard::live::watch_merchant(&dashboard, merchant_id, |event| on_event.send(event).is_ok())
+                .await;
+        }))
+    }
+
+    async fn export_merchant_csv(&self, transaction_ids: Vec<i64>) -> Outcome<Option<ExportResult>> {
+        match save_path(&self.app, "merchant-transactions.csv").await? {
+            Some(path) => self.dashboard.export_merchant_csv(&transaction_ids, &path).map(Some),
+            None => Ok(None),
+        }
+    }
+
+    async fn lookup(&self, query: LookupQuery) -> Outcome<Lookup> {
+        self.dashboard.lookup(query).await
+    }
+
+    async fn recent_lookups(&self) -> Outcome<Vec<Lookup>> {
+        Ok(self.dashboard.recent_lookups().await)
+    }
+
+    async fn banks(&self) -> Outcome<Vec<Bank>> {
+        self.dashboard.banks().await
+    }
+
+    async fn accounts(&self) -> Outcome<Vec<Account>> {
+        self.dashboard.accounts().await
+    }
+
+    /// Starts linking an account at `bank` and opens the bank's sign-in page in the browser.
+    async fn link_account(&self, bank: String) -> Outcome<SecurePage> {
+        let page = self.dashboard.link_account(&bank).await?;
+        Ok(open_page(&self.app, page))
+    }
+
+    /// Follows an account until it is no longer pending; stopped with `stop_watch`.
+    async fn watch_account(&self, account_id: i64, on_update: Channel<Result<Account, CommandError>>) -> Outcome<u32> {
+        let dashboard = Arc::clone(&self.dashboard);
+        Ok(self.watches().spawn(async move {
+            let outcome = dashboard.wait_for_account(account_id, |account| on_update.send(Ok(account.clone())).is_ok());
+            if let Err(error) = outcome.await
+                && !error.is(codes::CANCELLED)
+            {
+                let _ = on_update.send(Err(error));
+            }
+        }))
+    }
+
+    async fn account_transactions(&self, account_id: i64) -> Outcome<Vec<AccountTransaction>> {
+        self.dashboard.account_transactions(account_id).await
+    }
+
+    /// Opens a page of the connected service again (the "Open again" of a waiting state).
+    async fn open_secure_page(&self, url: String) -> Outcome<()> {
+        self.dashboard.check_own_url(&url).await?;
+        open_in_browser(&self.app, &url)
+    }
+
+    async fn persons(&self) -> Outcome<Vec<Person>> {
+        self.dashboard.persons().await
+    }
+
+    async fn person(&self, person_id: i64) -> Outcome<Person> {
+        self.dashboard.person(person_id).await
+    }
+
+    async fn onboard_person(&self, person: OnboardPersonRequest) -> Outcome<Person> {
+        self.dashboard.onboard_person(person).await
+    }
+
+    async fn check_personal_info(&self, information: AuthenticatePersonRequest) -> Outcome<FieldErrors> {
+        Ok(self.dashboard.check_personal_info(&information))
+    }
+
+    async fn authenticate_person(&self, information: AuthenticatePersonRequest) -> Outcome<AuthenticatePersonResponse> {
+        self.dashboard.authenticate_person(information).await
+    }
+
+    async fn verify_person(&self, answers: VerifyPersonRequest) -> Outcome<VerifyPersonResponse> {
+        self.dashboard.verify_person(answers).await
+    }
+
+    async fn webhooks(&self) -> Outcome<Vec<Webhook>> {
+        self.dashboard.webhooks().await
+    }
+
+    async fn check_webhook(&self, request: CreateWebhookRequest) -> Outcome<FieldErrors> {
+        Ok(self.dashboard.check_webhook(&request))
+    }
+
+    async fn create_webhook(&self, request: CreateWebhookRequest) -> Outcome<Webhook> {
+        self.dashboard.create_webhook(request).await
+    }
+
+    async fn update_webhook(&self, webhook_id: i64, change: UpdateWebhookRequest) -> Outcome<Webhook> {
+        self.dashboard.update_webhook(webhook_id, change).await
+    }
+
+    async fn delete_webhook(&self, webhook_id: i64) -> Outcome<WebhookDeleted> {
+        self.dashboard.delete_webhook(webhook_id).await
+    }
+
+    async fn rotate_webhook_secret(&self, webhook_id: i64) -> Outcome<Webhook> {
+        self.dashboard.rotate_webhook_secret(webhook_id).await
+    }
+
+    async fn test_webhook(&self, webhook_id: i64) -> Outcome<WebhookQueued> {
+        self.dashboard.test_webhook(webhook_id).await
+    }
+
+    async fn webhook_deliveries(&self, webhook_id: i64) -> Outcome<Vec<WebhookDelivery>> {
+        self.dashboard.webhook_deliveries(webhook_id).await
+    }
+
+    async fn resend_webhook_delivery(&self, webhook_id: i64, event_id: String) -> Outcome<WebhookQueued> {
+        self.dashboard.resend_webhook_delivery(webhook_id, event_id).await
+    }
+
+    async fn webhook(&self, webhook_id: i64) -> Outcome<Webhook> {
+        self.dashboard.webhook(webhook_id).await
+    }
+
+    async fn recover_webhook_deliveries(&self, webhook_id: i64, since: String) -> Outcome<WebhookRecovered> {
+        self.dashboard.recover_webhook_deliveries(webhook_id, since).await
+    }
+
+    async fn events(&self, event_type: Option<String>) -> Outcome<Vec<Event>> {
+        self.dashboard.events(event_type).await
+    }
+
+    /// The account's recent requests, each with its route, whether the app made it by itself,
+    /// its headers and a cURL line.
+    async fn request_log(&self) -> Outcome<Vec<LoggedCall>> {
+        self.dashboard.request_log().await
+    }
+
+    async fn api_versions(&self) -> Outcome<ApiVersions> {
+        self.dashboard.api_versions().await
+    }
+
+    async fn set_api_version(&self, version: ApiVersion) -> Outcome<ApiVersions> {
+        self.dashboard.set_api_version(version).await
+    }
+
+    /// The first screen is usable. With `SUBSCRIBER_DASHBOARD_TIMING=1` this prints a line the
+    /// start-up benchmark waits for.
+    async fn app_ready(&self) -> Outcome<()> {
+        if std::env::var_os("SUBSCRIBER_DASHBOARD_TIMING").is_some() {
+            println!("subscriber-dashboard: ready");
+        }
+        Ok(())
+    }
+
+    /// The screens asked for from outside the page (a `subscriber-data://` link, a
+    /// notification's click) arrive on `on_route`, as route names (`card/12`).
+    async fn watch_navigation(&self, on_route: Channel<String>) -> Outcome<()> {
+        self.app.state::<crate::desktop::Navigation>().listen(on_route);
+        Ok(())
+    }
+
+    async fn palette_index(&self) -> Outcome<PaletteIndex> {
+        self.dashboard.palette_index().await
+    }
+
+    async fn event(&self, event_id: String) -> Outcome<Event> {
+        self.dashboard.event(&event_id).await
+    }
+
+    async fn notification_settings(&self) -> Outcome<NotificationSettings> {
+        Ok(self.dashboard.notification_settings().await)
+    }
+
+    async fn set_notification_settings(&self, settings: NotificationSettings) -> Outcome<()> {
+        self.dashboard.set_notification_settings(settings).await
+    }
+
+    /// A notification now, so the person sees how they look (a click opens the settings).
+    async fn show_test_notification(&self) -> Outcome<()> {
+        crate::desktop::notify(
+            &self.app,
+            &Notice {
+                kind: NoticeKind::Purchase,
+                title: "Notifications are on".to_owned(),
+                body: "Sales, purchases, webhook trouble and identity outcomes show like this.".to_owned(),
+                route: "settings".to_owned(),
+            },
+        );
+        Ok(())
+    }
 }
 
 /// Opens a page the dashboard already checked is the service's; a browser that does not open

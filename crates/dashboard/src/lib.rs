@@ -19,12 +19,14 @@
 //! - [`links`]: the screens the app opens by name (deep links, notifications, the palette);
 //!   [`notices`]: what the desktop tells a subscriber whose window is in the background;
 //!   [`palette`]: what the command palette searches.
-//! - [`views`]: the types commands take and return (exported to TypeScript with feature `ts`).
+//! - [`views`]: the types commands take and return (exported to TypeScript with feature `ts`);
+//!   [`commands`]: the table of the app's commands, each declared once.
 
 pub mod accounts;
 pub mod app;
 pub mod attention;
 pub mod cards;
+pub mod commands;
 pub mod connection;
 pub mod developers;
 pub mod enrich_csv;

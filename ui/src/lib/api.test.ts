@@ -13,7 +13,7 @@ describe("the IPC wrapper", () => {
       return command === "list_cards" ? [] : null;
     });
     await api.logIn({ email: "a@example.com", remember: true });
-    await api.cards();
+    await api.listCards();
     expect(calls).toEqual([
       ["log_in", { input: { email: "a@example.com", remember: true } }],
       ["list_cards", {}],
@@ -30,7 +30,7 @@ describe("the IPC wrapper", () => {
         details: [],
       };
     });
-    const error = await api.cards().catch((failure: unknown) => failure);
+    const error = await api.listCards().catch((failure: unknown) => failure);
     expect(error).toBeInstanceOf(ApiError);
     expect(error).toMatchObject({
       code: "token_expired",

@@ -1,6 +1,10 @@
 // The one typed wrapper around the app's commands: components call these, never `invoke`.
+// Each command's function is generated from the command table (`./bindings/commands.ts`, made
+// by `make bindings` from crates/dashboard/src/commands/table.rs); this file adds what is not
+// generated: the error type, and the commands that stream over a channel taking callbacks.
 import { Channel, invoke } from "@tauri-apps/api/core";
 
+import { commands } from "./bindings/commands";
 import type { AppStatus } from "./bindings/AppStatus";
 import type { Batch } from "./bindings/Batch";
 import type { CardRecord } from "./bindings/CardRecord";
@@ -9,13 +13,10 @@ import type { CommandError } from "./bindings/CommandError";
 import type { ConnectionInfo } from "./bindings/ConnectionInfo";
 import type { ConnectionTarget } from "./bindings/ConnectionTarget";
 import type { EnrollCardRequest } from "./bindings/EnrollCardRequest";
-import type { EnrollCardResponse } from "./bindings/EnrollCardResponse";
 import type { ExportResult } from "./bindings/ExportResult";
 import type { LiveEvent } from "./bindings/LiveEvent";
 import type { LoginInput } from "./bindings/LoginInput";
 import type { RotateResult } from "./bindings/RotateResult";
-import type { EnrichedFile } from "./bindings/EnrichedFile";
-import type { RecurringStream } from "./bindings/RecurringStream";
 import type { SandboxCard } from "./bindings/SandboxCard";
 import type { SessionInfo } from "./bindings/SessionInfo";
 import type { SignupResult } from "./bindings/SignupResult";
@@ -89,6 +90,61 @@ export type {
   SignupResult,
 };
 
+import type { Account } from "./bindings/Account";
+import type { AccountTransaction } from "./bindings/AccountTransaction";
+import type { AuthenticatePersonRequest } from "./bindings/AuthenticatePersonRequest";
+import type { AuthenticatePersonResponse } from "./bindings/AuthenticatePersonResponse";
+import type { Bank } from "./bindings/Bank";
+import type { CardSession } from "./bindings/CardSession";
+import type { OnboardPersonRequest } from "./bindings/OnboardPersonRequest";
+import type { Overview } from "./bindings/Overview";
+import type { Person } from "./bindings/Person";
+import type { SecurePage } from "./bindings/SecurePage";
+import type { VerifyPersonRequest } from "./bindings/VerifyPersonRequest";
+import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
+import type { CreateWebhookRequest } from "./bindings/CreateWebhookRequest";
+import type { LoggedCall } from "./bindings/LoggedCall";
+import type { LoggedRequest } from "./bindings/LoggedRequest";
+import type { Event as ServiceEvent } from "./bindings/Event";
+import type { UpdateWebhookRequest } from "./bindings/UpdateWebhookRequest";
+import type { Webhook } from "./bindings/Webhook";
+import type { WebhookDelivery } from "./bindings/WebhookDelivery";
+import type { WebhookQueued } from "./bindings/WebhookQueued";
+import type { WebhookQueue } from "./bindings/WebhookQueue";
+import type { WebhookRecovered } from "./bindings/WebhookRecovered";
+import type { ApiVersion } from "./bindings/ApiVersion";
+import type { ApiVersions } from "./bindings/ApiVersions";
+
+export type {
+  ApiVersion,
+  ApiVersions,
+  CreateWebhookRequest,
+  LoggedCall,
+  LoggedRequest,
+  ServiceEvent,
+  UpdateWebhookRequest,
+  Webhook,
+  WebhookDelivery,
+  WebhookQueue,
+  WebhookQueued,
+  WebhookRecovered,
+};
+
+export type {
+  Account,
+  AccountTransaction,
+  AuthenticatePersonRequest,
+  AuthenticatePersonResponse,
+  Bank,
+  CardSession,
+  OnboardPersonRequest,
+  Overview,
+  Person,
+  SecurePage,
+  VerifyPersonRequest,
+  VerifyPersonResponse,
+};
+
 /** A failed command: the service's message, code and request id, or the app's own. */
 export class ApiError extends Error implements CommandError {
   code: string;
@@ -134,152 +190,36 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
   }
 }
 
-// ---- Pages in the browser (card entry, bank sign-in), bank accounts, identity, overview ----
-
-import type { Account } from "./bindings/Account";
-import type { AccountTransaction } from "./bindings/AccountTransaction";
-import type { AuthenticatePersonRequest } from "./bindings/AuthenticatePersonRequest";
-import type { AuthenticatePersonResponse } from "./bindings/AuthenticatePersonResponse";
-import type { Bank } from "./bindings/Bank";
-import type { CardSession } from "./bindings/CardSession";
-import type { OnboardPersonRequest } from "./bindings/OnboardPersonRequest";
-import type { Overview } from "./bindings/Overview";
-import type { Person } from "./bindings/Person";
-import type { SecurePage } from "./bindings/SecurePage";
-import type { VerifyPersonRequest } from "./bindings/VerifyPersonRequest";
-import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
-import type { CreateWebhookRequest } from "./bindings/CreateWebhookRequest";
-import type { LoggedCall } from "./bindings/LoggedCall";
-import type { LoggedRequest } from "./bindings/LoggedRequest";
-import type { Event as ServiceEvent } from "./bindings/Event";
-import type { UpdateWebhookRequest } from "./bindings/UpdateWebhookRequest";
-import type { Webhook } from "./bindings/Webhook";
-import type { WebhookDeleted } from "./bindings/WebhookDeleted";
-import type { WebhookDelivery } from "./bindings/WebhookDelivery";
-import type { WebhookQueued } from "./bindings/WebhookQueued";
-import type { WebhookQueue } from "./bindings/WebhookQueue";
-import type { WebhookRecovered } from "./bindings/WebhookRecovered";
-import type { ApiVersion } from "./bindings/ApiVersion";
-import type { ApiVersions } from "./bindings/ApiVersions";
-
-export type {
-  ApiVersion,
-  ApiVersions,
-  CreateWebhookRequest,
-  LoggedCall,
-  LoggedRequest,
-  ServiceEvent,
-  UpdateWebhookRequest,
-  Webhook,
-  WebhookDelivery,
-  WebhookQueue,
-  WebhookQueued,
-  WebhookRecovered,
-};
-
-export type {
-  Account,
-  AccountTransaction,
-  AuthenticatePersonRequest,
-  AuthenticatePersonResponse,
-  Bank,
-  CardSession,
-  OnboardPersonRequest,
-  Overview,
-  Person,
-  SecurePage,
-  VerifyPersonRequest,
-  VerifyPersonResponse,
-};
+/** Every command as a typed function; a failure is an `ApiError`. */
+const generated = commands(call);
 
 /** What a watch's channel carries: a Rust `Result`, as serde writes it. */
 type Polled<T> = { Ok: T } | { Err: CommandError };
 
+/** Runs a command that answers a watch's id and then sends `M` on its channel until the
+ * returned function stops it. */
+async function watch<M>(
+  start: (channel: Channel<M>) => Promise<number>,
+  onMessage: (message: M) => void,
+): Promise<() => Promise<void>> {
+  const channel = new Channel<M>();
+  channel.onmessage = onMessage;
+  const watchId = await start(channel);
+  return () => generated.stopWatch(watchId);
+}
+
 /** Follows a page opened in the browser: `onUpdate` on every answer, `onError` once when
  * following fails; the returned function stops following. */
-async function follow<T>(
-  command: string,
-  args: Record<string, unknown>,
+function follow<T>(
+  start: (channel: Channel<Polled<T>>) => Promise<number>,
   onUpdate: (value: T) => void,
   onError: (error: ApiError) => void,
 ): Promise<() => Promise<void>> {
-  const channel = new Channel<Polled<T>>();
-  channel.onmessage = (message) => {
+  return watch<Polled<T>>(start, (message) => {
     if ("Ok" in message) onUpdate(message.Ok);
     else onError(toApiError(message.Err));
-  };
-  const watchId = await call<number>(command, { ...args, onUpdate: channel });
-  return () => call<void>("stop_watch", { watchId });
+  });
 }
-
-const secureFlows = {
-  overview: () => call<Overview>("overview"),
-  /** Keeps the screen shown (`cards`, `card/12`, `accounts`...) to open it after the next sign-in. */
-  rememberScreen: (screen: string) => call<void>("remember_screen", { screen }),
-  /** Opens a page of the connected service in the system browser (other addresses are refused). */
-  openInBrowser: (url: string) => call<void>("open_secure_page", { url }),
-
-  /** Starts a secure card-entry page and opens it in the browser. */
-  startCardSession: () => call<SecurePage>("start_card_session"),
-  watchCardSession: (
-    sessionId: number,
-    onUpdate: (session: CardSession) => void,
-    onError: (error: ApiError) => void,
-  ) => follow<CardSession>("watch_card_session", { sessionId }, onUpdate, onError),
-
-  banks: () => call<Bank[]>("banks"),
-  accounts: () => call<Account[]>("accounts"),
-  /** Starts linking an account at `bank` and opens the bank's sign-in page in the browser. */
-  linkAccount: (bank: string) => call<SecurePage>("link_account", { bank }),
-  watchAccount: (
-    accountId: number,
-    onUpdate: (account: Account) => void,
-    onError: (error: ApiError) => void,
-  ) => follow<Account>("watch_account", { accountId }, onUpdate, onError),
-  accountTransactions: (accountId: number) =>
-    call<AccountTransaction[]>("account_transactions", { accountId }),
-
-  persons: () => call<Person[]>("persons"),
-  person: (personId: number) => call<Person>("person", { personId }),
-  onboardPerson: (person: OnboardPersonRequest) => call<Person>("onboard_person", { person }),
-  /** The personal information checked by the service's own rules: every field error at once. */
-  checkPersonalInfo: (information: AuthenticatePersonRequest) =>
-    call<FieldError[]>("check_personal_info", { information }),
-  authenticatePerson: (information: AuthenticatePersonRequest) =>
-    call<AuthenticatePersonResponse>("authenticate_person", { information }),
-  verifyPerson: (answers: VerifyPersonRequest) =>
-    call<VerifyPersonResponse>("verify_person", { answers }),
-
-  // ---- Developers: webhook endpoints, their deliveries, the event log ----
-  webhooks: () => call<Webhook[]>("webhooks"),
-  /** The endpoint form checked by the service's own rules: every field error at once. */
-  checkWebhook: (request: CreateWebhookRequest) => call<FieldError[]>("check_webhook", { request }),
-  /** The answer holds the endpoint's secret, shown once. */
-  createWebhook: (request: CreateWebhookRequest) => call<Webhook>("create_webhook", { request }),
-  updateWebhook: (webhookId: number, change: UpdateWebhookRequest) =>
-    call<Webhook>("update_webhook", { webhookId, change }),
-  deleteWebhook: (webhookId: number) => call<WebhookDeleted>("delete_webhook", { webhookId }),
-  /** A new secret, shown once; the previous one keeps signing for 24 hours. */
-  rotateWebhookSecret: (webhookId: number) => call<Webhook>("rotate_webhook_secret", { webhookId }),
-  testWebhook: (webhookId: number) => call<WebhookQueued>("test_webhook", { webhookId }),
-  webhookDeliveries: (webhookId: number) =>
-    call<WebhookDelivery[]>("webhook_deliveries", { webhookId }),
-  resendWebhookDelivery: (webhookId: number, eventId: string) =>
-    call<WebhookQueued>("resend_webhook_delivery", { webhookId, eventId }),
-  /** One endpoint with its delivery queue: length, next attempt, last error. */
-  webhook: (webhookId: number) => call<Webhook>("webhook", { webhookId }),
-  /** Queues again every delivery to the endpoint that failed for good since `since` (RFC 3339). */
-  recoverWebhookDeliveries: (webhookId: number, since: string) =>
-    call<WebhookRecovered>("recover_webhook_deliveries", { webhookId, since }),
-  events: (eventType: string | null) => call<ServiceEvent[]>("events", { eventType }),
-  /** The subscriber's last 100 API requests, newest first, each with its route, whether the
-   *  app made it by itself, its headers and a cURL line. */
-  requestLog: () => call<LoggedCall[]>("request_log"),
-  /** The account's pinned API version and every version with what it changed. */
-  apiVersions: () => call<ApiVersions>("api_versions"),
-  /** Moves the account's pin (after the person confirmed it). */
-  setApiVersion: (version: ApiVersion) => call<ApiVersions>("set_api_version", { version }),
-};
 
 /**
  * Runs a command that streams a list over a channel (`onBatch`) and answers with the row count.
@@ -287,8 +227,7 @@ const secureFlows = {
  * big messages are fetched separately and can arrive after the command's answer.
  */
 export function loadBatches<T>(
-  command: string,
-  args: Record<string, unknown>,
+  start: (channel: Channel<Batch<T>>) => Promise<number>,
   onBatch: (batch: Batch<T>) => void,
 ): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -307,7 +246,7 @@ export function loadBatches<T>(
         if (answer !== null) resolve(answer);
       }
     };
-    call<number>(command, { ...args, onBatch: channel }).then((count) => {
+    start(channel).then((count) => {
       answer = count;
       if (delivered) resolve(count);
     }, reject);
@@ -315,118 +254,43 @@ export function loadBatches<T>(
 }
 
 export const api = {
-  status: () => call<AppStatus>("status"),
-  connect: (target: ConnectionTarget) => call<ConnectionInfo>("connect", { target }),
-  signUp: (email: string) => call<SignupResult>("sign_up", { email }),
-  logIn: (input: LoginInput) => call<SessionInfo>("log_in", { input }),
-  signOut: () => call<void>("sign_out"),
-  forgetRemembered: () => call<void>("forget_remembered"),
-  revealSecret: () => call<string>("reveal_secret"),
-  rotateSecret: () => call<RotateResult>("rotate_secret"),
-  cards: () => call<CardRecord[]>("list_cards"),
-  testCards: () => call<SandboxCard[]>("test_cards"),
-  /** A card's subscriptions and bills, the latest paid first. */
-  cardRecurring: (cardId: number) => call<RecurringStream[]>("card_recurring", { cardId }),
-  enrollCard: (card: EnrollCardRequest) => call<EnrollCardResponse>("enroll_card", { card }),
-  simulateTransaction: (cardId: number) =>
-    call<CardTransaction>("simulate_transaction", { cardId }),
+  ...generated,
 
   /** Every transaction of a card; `onBatch` sees each page as it arrives. */
-  loadTransactions(cardId: number, onBatch: (batch: TransactionBatch) => void): Promise<number> {
-    return loadBatches("load_transactions", { cardId }, onBatch);
-  },
+  loadTransactions: (cardId: number, onBatch: (batch: TransactionBatch) => void): Promise<number> =>
+    loadBatches((channel) => generated.loadTransactions(cardId, channel), onBatch),
 
   /** Live transactions of a card until the returned function is called. */
-  async watchTransactions(
-    cardId: number,
-    onEvent: (event: CardLiveEvent) => void,
-  ): Promise<() => Promise<void>> {
-    const channel = new Channel<CardLiveEvent>();
-    channel.onmessage = onEvent;
-    const watchId = await call<number>("watch_transactions", { cardId, onEvent: channel });
-    return () => call<void>("stop_watch", { watchId });
-  },
-
-  /** Asks where to save, then writes those rows; `null` when the user cancels. */
-  exportCsv: (cardId: number, transactionIds: number[]) =>
-    call<ExportResult | null>("export_transactions_csv", { cardId, transactionIds }),
-
-  // ---- Merchant, locations, merchant transactions, lookup ----
-
-  /** The subscriber's merchant, or `null` before enrolling. */
-  merchant: () => call<Merchant | null>("merchant"),
-  /** Every country the service accepts (alpha-3 code and name), by name. */
-  countries: () => call<Country[]>("countries"),
-  /** Categories matching a code (`58`, `5812`) or words of the description, best first. */
-  searchCategories: (query: string) => call<MerchantCategory[]>("search_categories", { query }),
-  /** The form checked by the service's rules: every field error at once (empty when valid). */
-  checkMerchant: (merchant: EnrollMerchantRequest) =>
-    call<FieldError[]>("check_merchant", { merchant }),
-  enrollMerchant: (merchant: EnrollMerchantRequest) =>
-    call<Merchant>("enroll_merchant", { merchant }),
-  /** Field errors named `location.street`, `location.latitude`... */
-  checkLocation: (location: LocationInput) => call<FieldError[]>("check_location", { location }),
-  addLocation: (location: LocationInput) =>
-    call<CreateLocationResponse>("add_location", { location }),
-  /** What card statements print for a location of `merchantName` in `city` (22 characters). */
-  statementDescriptor: (merchantName: string, city: string) =>
-    call<StatementDescriptor>("statement_descriptor", { merchantName, city }),
-  /** The merchant's sales over the days asked for against as many days before, in total and
-   *  per location. */
-  merchantSales: (query: SalesQuery) => call<MerchantSales>("merchant_sales", { query }),
-  /** A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards. */
-  simulatePurchase: (request: SandboxTransactionRequest) =>
-    call<SandboxTransactionResponse>("simulate_purchase", { request }),
+  watchTransactions: (cardId: number, onEvent: (event: CardLiveEvent) => void) =>
+    watch((channel) => generated.watchTransactions(cardId, channel), onEvent),
 
   /** Every transaction across the merchant's locations; `onBatch` sees each page as it arrives. */
-  loadMerchantTransactions(onBatch: (batch: MerchantBatch) => void): Promise<number> {
-    return loadBatches("load_merchant_transactions", {}, onBatch);
-  },
+  loadMerchantTransactions: (onBatch: (batch: MerchantBatch) => void): Promise<number> =>
+    loadBatches(generated.loadMerchantTransactions, onBatch),
 
   /** Live transactions at the merchant's locations until the returned function is called. */
-  async watchMerchantTransactions(
-    onEvent: (event: MerchantLiveEvent) => void,
-  ): Promise<() => Promise<void>> {
-    const channel = new Channel<MerchantLiveEvent>();
-    channel.onmessage = onEvent;
-    const watchId = await call<number>("watch_merchant_transactions", { onEvent: channel });
-    return () => call<void>("stop_watch", { watchId });
-  },
+  watchMerchantTransactions: (onEvent: (event: MerchantLiveEvent) => void) =>
+    watch(generated.watchMerchantTransactions, onEvent),
 
-  /** Asks where to save, then writes those rows; `null` when the user cancels. */
-  exportMerchantCsv: (transactionIds: number[]) =>
-    call<ExportResult | null>("export_merchant_csv", { transactionIds }),
+  /** Follows a secure card-entry page until it completes or expires. */
+  watchCardSession: (
+    sessionId: number,
+    onUpdate: (session: CardSession) => void,
+    onError: (error: ApiError) => void,
+  ) => follow((channel) => generated.watchCardSession(sessionId, channel), onUpdate, onError),
 
-  /** Merchants by statement descriptor, address or position; kept among the session's lookups. */
-  lookup: (query: LookupQuery) => call<Lookup>("lookup", { query }),
-  /** This session's lookups, newest first. */
-  recentLookups: () => call<Lookup[]>("recent_lookups"),
-  /** A CSV's rows enriched and saved where the person chooses; null when the save was cancelled. */
-  enrichCsv: (csvText: string, fileName: string) =>
-    call<EnrichedFile | null>("enrich_csv", { csvText, fileName }),
-
-  // ---- end of merchant and lookup ----
-
-  /** Tells the app its first screen is usable (start-up timing). */
-  ready: () => call<void>("app_ready"),
-
-  // ---- The desktop: screens asked for from outside, the palette, notifications ----
+  /** Follows an account until it is no longer pending. */
+  watchAccount: (
+    accountId: number,
+    onUpdate: (account: Account) => void,
+    onError: (error: ApiError) => void,
+  ) => follow((channel) => generated.watchAccount(accountId, channel), onUpdate, onError),
 
   /** Screens asked for by a `subscriber-data://` link or a notification's click, as route
    *  names (`card/12`); one asked for before the page listened comes at once. */
   async watchNavigation(onRoute: (route: string) => void): Promise<void> {
     const channel = new Channel<string>();
     channel.onmessage = onRoute;
-    await call<void>("watch_navigation", { onRoute: channel });
+    await generated.watchNavigation(channel);
   },
-  /** What the command palette searches, read when it opens. */
-  paletteIndex: () => call<PaletteIndex>("palette_index"),
-  /** One event by id (`evt_41`). */
-  event: (eventId: string) => call<ServiceEvent>("event", { eventId }),
-  notificationSettings: () => call<NotificationSettings>("notification_settings"),
-  setNotificationSettings: (settings: NotificationSettings) =>
-    call<void>("set_notification_settings", { settings }),
-  showTestNotification: () => call<void>("show_test_notification"),
-
-  ...secureFlows,
 };
