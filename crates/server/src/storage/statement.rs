@@ -115,7 +115,7 @@ impl Store {
             db => db.write(move |connection| sqlite::rows::execute(connection, sql, rusqlite::params_from_iter(&args))).await,
             db => {
                 let client = if maintenance { db.maintenance_client().await? } else { db.client().await? };
-                postgres::rows::execute(&*client, sql, &postgres::rows::bound(&args)).await
+                postgres::rows::execute(&client, sql, &postgres::rows::bound(&args)).await
             },
         )
     }
