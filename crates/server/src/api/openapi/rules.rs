@@ -6,7 +6,7 @@
 //! schema allows is not rejected for its form, and one it forbids is (the fuzzer checks
 //! both ways). Patterns use the JSON Schema (ECMA-262) syntax, anchored.
 
-use chrono::{Datelike, Utc};
+use chrono::{Datelike, NaiveDate, Utc};
 use serde_json::{Map, Value, json};
 use subscriber_protocol::{Environment, MAX_PAGE_LIMIT};
 
@@ -122,16 +122,27 @@ fn cursor() -> Value {
 
 pub fn refine(document: &mut Value, config: &Config) {
     let today = Utc::now().date_naive();
-    let this_year = u32::try_from(today.year()).unwrap_or(2026);
     let schemas = &mut document["components"]["schemas"];
     schemas["CountryCode"] = country_code();
     schemas["EventType"] = event_type();
     schemas["EventSubscription"] = event_subscription();
+    subscriber_schemas(schemas);
+    card_schemas(schemas, config, today);
+    webhook_schemas(schemas, config);
+    merchant_schemas(schemas);
+    bank_account_schemas(schemas);
+    person_schemas(schemas, today);
+    sandbox_schemas(schemas);
+    stream_bodies(document);
+    parameter_schemas(document);
+}
 
-    // Subscriber
+fn subscriber_schemas(schemas: &mut Value) {
     set(schemas, "SignupRequest", "email", email());
+}
 
-    // Cards
+fn card_schemas(schemas: &mut Value, config: &Config, today: NaiveDate) {
+    let this_year = u32::try_from(today.year()).unwrap_or(2026);
     let pan = match config.environment {
         Environment::Sandbox => {
             let pans: Vec<&str> = TEST_CARDS.iter().map(|card| card.pan).collect();
@@ -149,11 +160,19 @@ pub fn refine(document: &mut Value, config: &Config) {
     set(schemas, "EnrollCardRequest", "expYear", expiry_years(this_year));
     set(schemas, "EnrollCardRequest", "countryCode", countries());
     // An expiry this year must not be a month already past.
-    schemas["EnrollCardRequest"]["allOf"] = json!([{
+    schema(schemas, "EnrollCardRequest")["allOf"] = json!([{
         "if": {"properties": {"expYear": {"enum": [this_year % 100, this_year]}}, "required": ["expYear"]},
         "then": {"properties": {"expMonth": {"minimum": today.month()}}},
     }]);
+    set(
+        schemas,
+        "SpendingDelta",
+        "direction",
+        json!({"type": "string", "enum": ["increasing", "decreasing", "stable"]}),
+    );
+}
 
+fn webhook_schemas(schemas: &mut Value, config: &Config) {
     // Webhooks. Where a URL may point depends on what its name resolves to, which no pattern
     // states: the schema gives the form a sandbox allowed to reach this machine always takes
     // (`--webhooks-allow-private`: http to loopback), the description the rule.
@@ -179,12 +198,6 @@ pub fn refine(document: &mut Value, config: &Config) {
     // `Event` is the catalogue's discriminated union: each variant states its own `type`.
     set(schemas, "WebhookDelivery", "eventType", json!({"$ref": "#/components/schemas/EventType"}));
     set(schemas, "Webhook", "events", json!({"type": "array", "items": events["items"].clone()}));
-    set(
-        schemas,
-        "SpendingDelta",
-        "direction",
-        json!({"type": "string", "enum": ["increasing", "decreasing", "stable"]}),
-    );
     set(schemas, "CreateWebhookRequest", "url", url.clone());
     set(schemas, "CreateWebhookRequest", "events", events.clone());
     set(schemas, "CreateWebhookRequest", "description", optional_text(webhooks::DESCRIPTION_MAX));
@@ -195,15 +208,9 @@ pub fn refine(document: &mut Value, config: &Config) {
     optional_events["type"] = json!(["array", "null"]);
     set(schemas, "UpdateWebhookRequest", "events", optional_events);
     set(schemas, "UpdateWebhookRequest", "description", optional_text(webhooks::DESCRIPTION_MAX));
-    set(
-        schemas,
-        "ClockAdvanceRequest",
-        "seconds",
-        json!({"type": "integer", "minimum": 1,
-        "maximum": subscriber_protocol::MAX_CLOCK_ADVANCE_SECONDS}),
-    );
+}
 
-    // Merchants
+fn merchant_schemas(schemas: &mut Value) {
     let codes: Vec<&str> = mcc::all().map(|(code, _)| code).collect();
     let numbers: Vec<u32> = codes.iter().filter_map(|code| code.parse().ok()).collect();
     schemas["CategoryCode"] = json!({"oneOf": [{"type": "string", "enum": codes}, {"type": "integer", "enum": numbers}],
@@ -248,14 +255,15 @@ pub fn refine(document: &mut Value, config: &Config) {
     set(schemas, "LocationInput", "latitude", json!({"type": ["number", "null"], "minimum": -90, "maximum": 90}));
     set(schemas, "LocationInput", "longitude", json!({"type": ["number", "null"], "minimum": -180, "maximum": 180}));
     // Coordinates come in pairs.
-    schemas["LocationInput"]["allOf"] = json!([
+    schema(schemas, "LocationInput")["allOf"] = json!([
         {"if": {"properties": {"latitude": {"type": "number"}}, "required": ["latitude"]},
          "then": {"properties": {"longitude": {"type": "number"}}, "required": ["longitude"]}},
         {"if": {"properties": {"longitude": {"type": "number"}}, "required": ["longitude"]},
          "then": {"properties": {"latitude": {"type": "number"}}, "required": ["latitude"]}},
     ]);
+}
 
-    // Bank accounts
+fn bank_account_schemas(schemas: &mut Value) {
     let banks: Vec<&str> = BANKS.iter().flat_map(|bank| [bank.id, bank.name]).collect();
     set(
         schemas,
@@ -264,8 +272,9 @@ pub fn refine(document: &mut Value, config: &Config) {
         json!({"type": "string", "enum": banks,
         "description": "A bank of GET /banks, by id or name (any case is accepted)."}),
     );
+}
 
-    // Persons
+fn person_schemas(schemas: &mut Value, today: NaiveDate) {
     set(schemas, "OnboardPersonRequest", "firstName", text(persons::MAX_NAME_LENGTH));
     set(schemas, "OnboardPersonRequest", "lastName", text(persons::MAX_NAME_LENGTH));
     set(schemas, "OnboardPersonRequest", "email", email());
@@ -300,8 +309,9 @@ pub fn refine(document: &mut Value, config: &Config) {
         "pattern": format!("^[{SPACE}]*[A-Za-z0-9-](?:[A-Za-z0-9 -]*[A-Za-z0-9-])?[{SPACE}]*$")}),
     );
     set(schemas, "PersonAddress", "countryCode", countries());
+}
 
-    // Sandbox
+fn sandbox_schemas(schemas: &mut Value) {
     set(
         schemas,
         "SandboxTransactionRequest",
@@ -311,7 +321,16 @@ pub fn refine(document: &mut Value, config: &Config) {
         "not": {"const": 0}, "description": "Major units, 2 decimals; negative for a refund."}),
     );
     set(schemas, "SandboxTransactionRequest", "merchantName", optional_text(NAME_MAX));
+    set(
+        schemas,
+        "ClockAdvanceRequest",
+        "seconds",
+        json!({"type": "integer", "minimum": 1,
+        "maximum": subscriber_protocol::MAX_CLOCK_ADVANCE_SECONDS}),
+    );
+}
 
+fn stream_bodies(document: &mut Value) {
     // The two streams: the body is Server-Sent Events text, as generators should take it (a
     // string, read as it comes); each event's fields are described beside it, its `data` the
     // list item as JSON (`x-event`: OpenAPI 3.1 has no word for the items of a stream).
@@ -338,8 +357,9 @@ pub fn refine(document: &mut Value, config: &Config) {
             });
         }
     }
+}
 
-    // Parameters
+fn parameter_schemas(document: &mut Value) {
     let items = document.get_mut("paths").and_then(Value::as_object_mut).into_iter().flat_map(|paths| paths.iter_mut());
     for (path, item) in items {
         for operation in item.as_object_mut().into_iter().flat_map(Map::values_mut) {
@@ -389,6 +409,18 @@ fn refine_parameter(path: &str, parameter: &mut Value) {
     }
 }
 
+/// The schema `name` the document has, to change in place.
+fn schema<'a>(schemas: &'a mut Value, name: &str) -> &'a mut Value {
+    if schemas.get(name).is_none() {
+        // As in `set`: a rule naming a schema the document lacks stops every debug build.
+        #[cfg(debug_assertions)]
+        panic!("the OpenAPI rules name the schema {name}, which the document does not have");
+        #[cfg(not(debug_assertions))]
+        tracing::error!(schema = name, "the OpenAPI rules name a schema the document does not have");
+    }
+    &mut schemas[name]
+}
+
 /// Replaces the schema of `property`, keeping its description when the rule has none.
 fn set(schemas: &mut Value, schema: &str, property: &str, mut rule: Value) {
     let Some(existing) = schemas.get_mut(schema).and_then(|schema| schema.get_mut("properties")?.get_mut(property))
@@ -409,4 +441,31 @@ fn set(schemas: &mut Value, schema: &str, property: &str, mut rule: Value) {
         rule["description"] = description;
     }
     *existing = rule;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    #[should_panic(expected = "which the schema does not have")]
+    fn a_rule_naming_a_property_the_schema_lacks_fails() {
+        let mut schemas = json!({"EnrollCardRequest": {"properties": {"firstName": {}}}});
+        set(&mut schemas, "EnrollCardRequest", "firstname", text(10));
+    }
+
+    #[test]
+    #[should_panic(expected = "which the document does not have")]
+    fn a_rule_naming_a_schema_the_document_lacks_fails() {
+        let mut schemas = json!({"LocationInput": {"properties": {}}});
+        schema(&mut schemas, "LocationInputs")["allOf"] = json!([]);
+    }
+
+    #[test]
+    fn a_rule_keeps_the_property_description() {
+        let mut schemas = json!({"SignupRequest": {"properties": {"email": {"description": "Where we write."}}}});
+        set(&mut schemas, "SignupRequest", "email", email());
+        assert_eq!(schemas["SignupRequest"]["properties"]["email"]["description"], "Where we write.");
+        assert!(schemas["SignupRequest"]["properties"]["email"]["pattern"].is_string());
+    }
 }
