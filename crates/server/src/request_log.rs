@@ -35,7 +35,7 @@ const SWEEP_WHEN_FULL_EVERY: Duration = Duration::from_secs(1);
 
 /// The subscriber a request was authenticated as, set on the response by the token check.
 #[derive(Debug, Clone, Copy)]
-pub struct Caller(pub i64);
+pub struct AuthenticatedAs(pub i64);
 
 /// The `code` of an error response, set on the response by the error's rendering.
 #[derive(Debug, Clone)]

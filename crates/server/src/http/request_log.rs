@@ -8,7 +8,7 @@ use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::LoggedRequest;
 
-use crate::request_log::{Caller, ErrorCode};
+use crate::request_log::{AuthenticatedAs, ErrorCode};
 use crate::state::AppState;
 
 /// Records each authenticated request once it is answered (outside the token check, which
@@ -18,7 +18,7 @@ pub async fn record(State(state): State<AppState>, request: Request, next: Next)
     let path = request.uri().path().to_owned();
     let started = Instant::now();
     let response = next.run(request).await;
-    if let Some(Caller(subscriber_id)) = response.extensions().get::<Caller>().copied() {
+    if let Some(AuthenticatedAs(subscriber_id)) = response.extensions().get::<AuthenticatedAs>().copied() {
         let latency_ms = (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0;
         state.request_log.record(
             subscriber_id,

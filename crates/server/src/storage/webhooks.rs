@@ -3,7 +3,7 @@
 //! Delivery times (`next_attempt_at`, `created_at` of a delivery, an attempt's `at`,
 //! `failing_since`) are milliseconds; an endpoint's `created_at` and `previous_until` seconds.
 
-use super::changes::Change as Announced;
+use super::changes::Change;
 use super::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
@@ -45,7 +45,7 @@ pub struct NewWebhook {
 
 /// What a PATCH changes; `None` keeps the value.
 #[derive(Debug, Default)]
-pub struct Change {
+pub struct WebhookChange {
     pub url: Option<String>,
     pub events: Option<String>,
     pub description: Option<String>,
@@ -203,7 +203,7 @@ impl Store {
         &self,
         subscriber_id: i64,
         id: i64,
-        change: Change,
+        change: WebhookChange,
     ) -> StorageResult<Option<WebhookRow>> {
         let sql = sql!(
             "UPDATE webhooks SET url = COALESCE($3, url), events = COALESCE($4, events),
@@ -215,7 +215,7 @@ impl Store {
                  api_version = COALESCE($7, api_version)
              WHERE id = $1 AND subscriber_id = $2 RETURNING {COLUMNS}"
         );
-        let Change { url, events, description, enabled, api_version } = change;
+        let WebhookChange { url, events, description, enabled, api_version } = change;
         let args = args![id, subscriber_id, url, events, description, enabled.map(i64::from), api_version];
         self.execute_returning(sql, args).await
     }
@@ -254,7 +254,7 @@ impl Store {
             db => postgres::webhooks::send_test(db, subscriber_id, webhook_id, data, now_ms).await,
         )?;
         if matches!(sent, TestSend::Queued(_)) {
-            self.announce(&Announced::Deliveries);
+            self.announce(&Change::Deliveries);
         }
         Ok(sent)
     }
@@ -272,7 +272,7 @@ impl Store {
             db => postgres::webhooks::resend(db, subscriber_id, webhook_id, event_id, now_ms).await,
         )?;
         if queued == Resend::Queued {
-            self.announce(&Announced::Deliveries);
+            self.announce(&Change::Deliveries);
         }
         Ok(queued)
     }
@@ -370,7 +370,7 @@ impl Store {
             db => postgres::webhooks::recover(db, subscriber_id, webhook_id, since_ms, now_ms).await,
         )?;
         if queued > 0 {
-            self.announce(&Announced::Deliveries);
+            self.announce(&Change::Deliveries);
         }
         Ok(queued)
     }

@@ -38,7 +38,7 @@ use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::paging;
 use crate::state::AppState;
-use crate::storage::webhooks::{Change, LoggedAttempt, NewWebhook, Resend, TEST_SENDS, TestSend, WebhookRow};
+use crate::storage::webhooks::{LoggedAttempt, NewWebhook, Resend, TEST_SENDS, TestSend, WebhookChange, WebhookRow};
 use crate::versions::{self, RequestVersion};
 use destination::Policy;
 use subscriber_protocol::WebhookTestData;
@@ -313,7 +313,7 @@ async fn update(
     let description = request.description.as_deref().and_then(|text| rules::description(&mut validation, text));
     validation.finish(())?;
     let api_version = request.api_version.as_deref().map(|sent| versions::parse(sent, "apiVersion")).transpose()?;
-    let change = Change {
+    let change = WebhookChange {
         url,
         events: events.as_deref().map(events_json).transpose()?,
         description,
