@@ -57,8 +57,22 @@ pub struct SandboxCard {
     pub brand: String,
     /// The country that issued it (ISO 3166-1 alpha-3).
     pub country_code: String,
+    /// Credit, debit or prepaid.
+    pub funding: CardFunding,
     /// The card in words.
     pub description: String,
+}
+
+/// How a card is funded: what a subscriber's code may treat differently (a debit card's
+/// purchases leave the holder's account at once; a prepaid one has no credit line).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum CardFunding {
+    Credit,
+    Debit,
+    Prepaid,
 }
 
 /// The sandbox's test cards.

@@ -428,6 +428,7 @@ async fn sandbox_cards(State(state): State<AppState>, _auth: Auth) -> Result<Jso
             pan: card.pan.to_owned(),
             brand: card.brand.to_owned(),
             country_code: card.country_code.to_owned(),
+            funding: card.funding,
             description: card.description.to_owned(),
         })
         .collect();
