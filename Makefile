@@ -122,8 +122,14 @@ lint: deps-rust ui-build
 	cd ui && npm run check
 	cd ui && npm run lint
 
+# The service's tests, and the server binary the later stages run: `cargo test` builds it (for
+# crates/server/tests) with the features the tests' dependencies unify to, so the stages that
+# only need the binary build nothing again (`cargo build -p subscriber-server` would resolve the
+# dependencies' features on its own and build the server a second time).
+RUST_TESTS := --workspace --exclude subscriber-dashboard --exclude subscriber-dashboard-app
+SERVER_BUILD := $(CARGO) test $(RUST_TESTS) --no-run
 test-rust: deps-rust
-	$(CARGO) test --workspace --exclude subscriber-dashboard --exclude subscriber-dashboard-app
+	$(CARGO) test $(RUST_TESTS)
 
 # The black-box HTTP suite again, on PostgreSQL: a throw-away cluster (Debian's postgresql
 # package is installed when missing), a database per test server, and the tests of two
@@ -131,7 +137,7 @@ test-rust: deps-rust
 test-postgres: deps-rust deps-pgbouncer
 	$(CARGO) test -p http-conformance --test api --no-run
 	$(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api
-	$(WITH_POSTGRES) $(CARGO) test --workspace --exclude subscriber-dashboard --exclude subscriber-dashboard-app --test schema_parity
+	$(WITH_POSTGRES) $(CARGO) test $(RUST_TESTS) --test schema_parity
 	# The two-instance tests again, every database reached through PgBouncer in session mode
 	# (the suite's own pgbouncer:: tests run it in every mode).
 	SUBSCRIBER_TEST_PGBOUNCER=session $(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api -- instances::
@@ -164,7 +170,7 @@ test-dashboard: deps-desktop
 # light and dark, go to target/screenshots/. Links the app opens "in the browser" are only
 # recorded there (tests/e2e/open-url.sh): the tests play the person's browser themselves.
 test-e2e: dashboard-build
-	$(CARGO) build -p subscriber-server
+	$(SERVER_BUILD)
 	# Only this run's screenshots: one a failed run left would read as today's.
 	rm -rf target/screenshots && mkdir -p target/screenshots
 	DASHBOARD_BIN="$(DASHBOARD_BIN)" SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
@@ -186,7 +192,7 @@ deps-browser:
 
 # The hosted pages (card entry, sandbox bank) driven in Chromium against the real server binary.
 test-browser: deps-rust deps-browser
-	$(CARGO) build -p subscriber-server
+	$(SERVER_BUILD)
 	cd $(BROWSER_TESTS) && SUBSCRIBER_SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" npm test
 
 # Python with venv, then Schemathesis (pinned) in $(VENV), when missing or when the pin moved.
@@ -203,7 +209,7 @@ deps-schemathesis:
 # both cores); each one's output is printed whole once both ended.
 API_VERSIONS := 2026-11-21 2026-12-01
 test-schemathesis: deps-rust deps-schemathesis
-	$(CARGO) build -p subscriber-server
+	$(SERVER_BUILD)
 	@logs=$$(mktemp -d); trap 'rm -rf "$$logs"' EXIT; \
 	for version in $(API_VERSIONS); do \
 		python3 tests/schemathesis/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" \
@@ -235,7 +241,7 @@ deps-clients:
 # Clients generated from the newest version's document drive signup → card → transactions →
 # merchant → webhook → event against the real server binary (tests/clients/run.py).
 test-clients: deps-rust deps-clients
-	$(CARGO) build -p subscriber-server
+	$(SERVER_BUILD)
 	python3 tests/clients/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --python $(CLIENTS_VENV)/bin/python
 
 test: lint test-rust test-postgres test-faults test-browser test-ui test-dashboard test-e2e test-package test-schemathesis test-clients
@@ -264,7 +270,8 @@ package: deps-package ui-build
 # The same packages from the debug builds `make test` already has, for the smoke test.
 package-debug: deps-package ui-build
 	rm -rf $(PACKAGE_DIR)/debug && mkdir -p $(PACKAGE_DIR)/debug
-	$(CARGO) deb -p subscriber-server --profile dev --no-strip --output $(PACKAGE_DIR)/debug/
+	$(SERVER_BUILD)
+	$(CARGO) deb -p subscriber-server --profile dev --no-strip --no-build --output $(PACKAGE_DIR)/debug/
 	cd src-tauri && $(TAURI_CLI) build --debug --bundles deb --config '$(TAURI_NO_UI_BUILD)'
 	cp "$(CARGO_TARGET_DIR)"/debug/bundle/deb/*.deb $(PACKAGE_DIR)/debug/
 
