@@ -25,21 +25,74 @@ pub struct BankList {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct EnrollAccountRequest {
     /// The bank's `id` or `name` (any case).
     pub bank: String,
+    /// Where the person's browser is sent when they are done (`?accountId=…&status=…` added):
+    /// it must begin with one of the subscriber's registered return URLs (`PATCH /subscriber`),
+    /// or, in the sandbox, be `http(s)` on `localhost` or `127.0.0.1`.
+    #[serde(rename = "returnUrl", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub return_url: Option<String>,
+    /// The subscriber's own id for the user the account belongs to (at most 128 characters):
+    /// `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
+    /// most 500), returned on reads and in events, used for nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub metadata: Option<crate::Metadata>,
 }
 
-/// `pending` until the person signs in at the bank and consents; then `linked`, `failed` (wrong login, locked account, refused consent) or `expired` (the link ran out first).
+impl EnrollAccountRequest {
+    /// A link at `bank`, with nothing else.
+    pub fn at(bank: &str) -> Self {
+        Self { bank: bank.to_owned(), return_url: None, client_user_id: None, metadata: None }
+    }
+}
+
+/// `pending` until the person signs in at the bank and consents; then `linked`, `failed` (wrong login, locked account, refused consent) or `expired` (the link ran out first). A linked account whose consent ran out (`consentExpiresAt`) is `reauth_required` until the person renews it (`POST /account/{accountId}/reauth`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "snake_case")]
 pub enum AccountStatus {
     Pending,
     Linked,
     Failed,
     Expired,
+    ReauthRequired,
+}
+
+/// Renewing a linked account's consent, or relinking it: the bank's pages in update mode.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReauthAccountRequest {
+    /// Where the person's browser is sent when they are done (`?accountId=…&status=…` added),
+    /// under the same rules as `POST /account`'s.
+    #[serde(rename = "returnUrl", default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub return_url: Option<String>,
+}
+
+/// The bank's pages in update mode for an account: open `url` in the person's browser. The
+/// account keeps its id; its consent moves on when the person consents again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ReauthAccountResponse {
+    /// The account (the same id as before).
+    pub account_id: i64,
+    /// The bank's sign-in page, in update mode; open it in the person's browser.
+    pub url: String,
+    /// When the link stops working (RFC 3339, UTC).
+    pub expires_at: DateTime<Utc>,
 }
 
 /// What the person let the service read at the bank.
@@ -91,6 +144,17 @@ pub struct Account {
     pub created_at: DateTime<Utc>,
     /// When a pending link stops working (RFC 3339, UTC).
     pub expires_at: DateTime<Utc>,
+    /// When the person's consent runs out (RFC 3339, UTC): the account is then
+    /// `reauth_required`, and `account.consent_expiring` is sent seven days before. Null until
+    /// linked.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub consent_expires_at: Option<DateTime<Utc>>,
+    /// When the service last fetched what is new at the bank (`POST
+    /// /account/{accountId}/refresh`, RFC 3339, UTC); null before the first refresh.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub refreshed_at: Option<DateTime<Utc>>,
     /// Why linking failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -103,6 +167,13 @@ pub struct Account {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub cards: Option<Vec<u16>>,
+    /// The subscriber's own id for the user it belongs to; null when none was given.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
 }
 
 /// An account's balance at the bank.
@@ -164,4 +235,16 @@ pub struct AccountTransactionPage {
     /// Pass it as `cursor` for the next page; null on the last page.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub next_cursor: Option<String>,
+}
+
+/// The answer to `DELETE /account/{accountId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RemoveAccountResponse {
+    /// `Account removed`.
+    pub message: String,
+    /// The removed bank account's id (never given to another).
+    pub account_id: i64,
 }

@@ -77,6 +77,16 @@ pub struct EnrollCardRequest {
     pub exp_year: u32,
     /// The country that issued the card.
     pub country_code: String,
+    /// The subscriber's own id for the user the card belongs to (at most 128 characters):
+    /// `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
+    /// most 500), returned on reads and in events, used for nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub metadata: Option<crate::Metadata>,
 }
 
 /// The enrolled card.
@@ -88,6 +98,18 @@ pub struct EnrollCardResponse {
     /// `Card linked`.
     pub message: String,
     /// The new card's id.
+    pub card_id: i64,
+}
+
+/// The answer to `DELETE /card/{cardId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RemoveCardResponse {
+    /// `Card removed`.
+    pub message: String,
+    /// The removed card's id (never given to another card).
     pub card_id: i64,
 }
 
@@ -118,6 +140,13 @@ pub struct CardRecord {
     pub brand: String,
     /// The country that issued the card (ISO 3166-1 alpha-3).
     pub country_code: String,
+    /// The subscriber's own id for the user it belongs to; null when none was given.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
 }
 
 /// The caller's cards, newest first.
@@ -210,6 +239,30 @@ pub struct CardTransactionQuery {
     /// Only pending (`true`) or only settled (`false`) transactions.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pending: Option<bool>,
+}
+
+/// A card-entry page to open; the body may be left out.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CreateCardSessionRequest {
+    /// Where the person's browser is sent when they are done (`?sessionId=…&status=…` added):
+    /// it must begin with one of the subscriber's registered return URLs (`PATCH /subscriber`),
+    /// or, in the sandbox, be `http(s)` on `localhost` or `127.0.0.1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub return_url: Option<String>,
+    /// The subscriber's own id for the user the card entered belongs to (at most 128 characters):
+    /// `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
+    /// most 500), returned on reads and in events, used for nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub metadata: Option<crate::Metadata>,
 }
 
 /// A one-time page of the service where a person types the card: open `url` in their browser.

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::{CardTransaction, MerchantTransaction, PersonStatus};
+use crate::{CardTransaction, CoordinatesSource, Location, MerchantTransaction, PersonStatus};
 
 /// Declares the catalogue: `Variant = "type.name" (Payload)`, each with its documentation.
 macro_rules! event_catalogue {
@@ -96,20 +96,43 @@ macro_rules! event_catalogue {
 event_catalogue! {
     /// A card was enrolled.
     CardEnrolled = "card.enrolled" (CardEnrolledData),
+    /// A card was removed (`DELETE /card/{cardId}`): its data is erased, only its id is left.
+    CardRemoved = "card.removed" (CardRemovedData),
     /// A point-of-sale transaction happened (pending).
     TransactionCreated = "transaction.created" (TransactionEventData),
     /// A transaction changed: it settled (no longer pending) or its amount changed.
     TransactionUpdated = "transaction.updated" (TransactionEventData),
     /// A merchant location was added.
     MerchantLocationCreated = "merchant.location.created" (LocationCreatedData),
+    /// A merchant location changed (`PATCH /merchant/location/{locationId}`): the location as it is now.
+    MerchantLocationUpdated = "merchant.location.updated" (LocationUpdatedData),
+    /// A merchant location was removed: discovery no longer finds it, its past sales keep their address.
+    MerchantLocationRemoved = "merchant.location.removed" (LocationRemovedData),
     /// A bank account was linked (the person consented).
     AccountLinked = "account.linked" (AccountEventData),
     /// A bank link failed.
     AccountFailed = "account.failed" (AccountEventData),
+    /// A linked account's consent runs out in seven days (`consentExpiresAt`): ask the person
+    /// to renew it (`POST /account/{accountId}/reauth`). Sent once per consent.
+    AccountConsentExpiring = "account.consent_expiring" (AccountEventData),
+    /// The service fetched what is new at the bank for the account (`POST
+    /// /account/{accountId}/refresh`).
+    AccountRefreshed = "account.refreshed" (AccountEventData),
+    /// A bank account was removed (`DELETE /account/{accountId}`): the bank token is revoked
+    /// and the account's data erased.
+    AccountRemoved = "account.removed" (AccountRemovedData),
     /// A person answered the identity questions and is verified.
     PersonVerified = "person.verified" (PersonEventData),
     /// A person is locked: wrong answers, or question sets left unanswered, three times.
     PersonLocked = "person.locked" (PersonEventData),
+    /// A person was removed (`DELETE /persons/{personId}`): their answers and signals erased.
+    PersonRemoved = "person.removed" (PersonRemovedData),
+    /// A card-entry page was completed: the person enrolled a card (`cardId`, new or already
+    /// enrolled).
+    CardSessionCompleted = "card_session.completed" (CardSessionCompletedData),
+    /// A card-entry page expired unused (its time ran out, or too many rejected submissions
+    /// closed it); recorded once, when the session is next read or its page opened.
+    CardSessionExpired = "card_session.expired" (CardSessionExpiredData),
     /// A test event sent to one endpoint (`POST /webhooks/{id}/test`).
     WebhookTest = "webhook.test" (WebhookTestData),
 }
@@ -139,6 +162,23 @@ pub struct CardEnrolledData {
     pub last_four: u16,
     /// The card's brand (`visa`, `mastercard`, …).
     pub brand: String,
+    /// The subscriber's own id for the user it belongs to; null when none was given.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
+}
+
+/// The data of `card.removed`: the id alone (everything else of the card is erased).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CardRemovedData {
+    /// The removed card (ids are never given again).
+    pub card_id: i64,
 }
 
 /// The data of `transaction.created` and `transaction.updated`: the transaction as it was at
@@ -220,9 +260,98 @@ pub struct LocationCreatedData {
     pub zip: String,
     /// ISO 3166-1 alpha-2.
     pub country_code: String,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
 }
 
-/// The data of `account.linked` and `account.failed`.
+/// The data of `merchant.location.updated`: the location as it is now, as `GET
+/// /merchant/location/{locationId}` shows it, with its merchant.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LocationUpdatedData {
+    /// The merchant the location belongs to.
+    pub merchant_id: i64,
+    /// The location.
+    pub location_id: i64,
+    /// The location's country (ISO 3166-1 alpha-3).
+    pub country_code: String,
+    /// The street.
+    pub street: String,
+    /// The house number.
+    pub street_no: String,
+    /// The city.
+    pub city: String,
+    /// The postal code.
+    pub zip: String,
+    /// Degrees north; null when unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub latitude: Option<f64>,
+    /// Degrees east; null when unknown.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub longitude: Option<f64>,
+    /// Where the coordinates came from.
+    pub coordinates_source: CoordinatesSource,
+    /// What a card statement prints for purchases here from now on.
+    pub descriptor: String,
+    /// When the location was added (RFC 3339, UTC).
+    pub created_at: DateTime<Utc>,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
+}
+
+impl LocationUpdatedData {
+    /// The event's data: `location` as the API shows it, with its merchant. (Its fields are
+    /// written out rather than flattened: the OpenAPI document then types them as properties,
+    /// as every other event's data.)
+    pub fn new(merchant_id: i64, location: Location) -> Self {
+        let Location {
+            location_id,
+            country_code,
+            street,
+            street_no,
+            city,
+            zip,
+            latitude,
+            longitude,
+            coordinates_source,
+            descriptor,
+            created_at,
+            metadata,
+        } = location;
+        Self {
+            merchant_id,
+            location_id,
+            country_code,
+            street,
+            street_no,
+            city,
+            zip,
+            latitude,
+            longitude,
+            coordinates_source,
+            descriptor,
+            created_at,
+            metadata,
+        }
+    }
+}
+
+/// The data of `merchant.location.removed`: the id alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LocationRemovedData {
+    /// The removed location.
+    pub location_id: i64,
+}
+
+/// The data of `account.linked`, `account.failed`, `account.consent_expiring` and
+/// `account.refreshed`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -234,6 +363,38 @@ pub struct AccountEventData {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub reason: Option<String>,
+    /// When the person's consent runs out (RFC 3339, UTC): with `account.linked`,
+    /// `account.consent_expiring` and `account.refreshed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub consent_expires_at: Option<DateTime<Utc>>,
+    /// The subscriber's own id for the user it belongs to; null when none was given.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
+}
+
+/// The data of `account.removed`: the id alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct AccountRemovedData {
+    /// The removed bank account.
+    pub account_id: i64,
+}
+
+/// The data of `person.removed`: the id alone.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PersonRemovedData {
+    /// The removed person.
+    pub person_id: i64,
 }
 
 /// The data of `person.verified` and `person.locked`.
@@ -250,6 +411,37 @@ pub struct PersonEventData {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub locked_until: Option<DateTime<Utc>>,
+    /// The subscriber's own id for the user it belongs to; null when none was given.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
+}
+
+/// The data of `card_session.completed`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CardSessionCompletedData {
+    /// The card-entry session.
+    pub session_id: i64,
+    /// The card the person enrolled on the page.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub card_id: Option<i64>,
+}
+
+/// The data of `card_session.expired`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CardSessionExpiredData {
+    /// The card-entry session.
+    pub session_id: i64,
 }
 
 /// The data of `webhook.test`.
@@ -304,11 +496,18 @@ mod tests {
 
     #[test]
     fn an_event_is_its_type_and_data() {
-        let event = EventData::AccountFailed(AccountEventData { account_id: 7, reason: Some("locked".into()) });
+        let event = EventData::AccountFailed(AccountEventData {
+            consent_expires_at: None,
+            account_id: 7,
+            reason: Some("locked".into()),
+            client_user_id: None,
+            metadata: crate::Metadata::new(),
+        });
         let written = serde_json::to_value(&event).expect("serializes");
         assert_eq!(
             written,
-            serde_json::json!({"type": "account.failed", "data": {"accountId": 7, "reason": "locked"}})
+            serde_json::json!({"type": "account.failed",
+                "data": {"accountId": 7, "reason": "locked", "clientUserId": null, "metadata": {}}})
         );
         let stored = event.data_json().expect("data");
         assert_eq!(EventData::from_parts(EventType::AccountFailed, &stored).expect("parses"), event);

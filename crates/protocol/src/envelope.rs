@@ -83,6 +83,9 @@ pub mod codes {
     /// 501: the operation needs a provider this deployment has not configured (outside the
     /// sandbox: an identity source for persons, a bank connection for accounts).
     pub const NOT_CONFIGURED: &str = "not_configured";
+    /// 409: the bank account's consent ran out; the person renews it through `POST
+    /// /account/{accountId}/reauth` before its data can be read again.
+    pub const REAUTH_REQUIRED: &str = "reauth_required";
 }
 
 /// Paging of a list: the opaque cursor of the page before.

@@ -22,6 +22,7 @@ pub mod rules;
 mod sandbox;
 mod subscriber;
 pub mod time;
+mod users;
 pub mod versions;
 mod webhook_queue;
 pub mod webhook_signature;
@@ -37,4 +38,8 @@ pub use merchants::*;
 pub use persons::*;
 pub use sandbox::*;
 pub use subscriber::*;
+pub use users::*;
 pub use webhook_queue::*;
+
+/// The subscriber's string pairs on a card, an account, a person or a location.
+pub use rules::labels::Metadata;

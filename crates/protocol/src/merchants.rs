@@ -121,9 +121,88 @@ pub struct LocationInput {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct CreateLocationRequest {
     /// The location's address and, optionally, its coordinates.
     pub location: LocationInput,
+    /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
+    /// most 500), returned on reads and in events, used for nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub metadata: Option<crate::Metadata>,
+}
+
+impl CreateLocationRequest {
+    /// A location at this address, with no notes.
+    pub fn at(location: LocationInput) -> Self {
+        Self { location, metadata: None }
+    }
+}
+
+/// What changes in a location: any of its fields, each checked as `POST /merchant/location`
+/// checks it; a field left out (or null) stays as it is. Without coordinates the service
+/// derives them again from the (new) address.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LocationChanges {
+    /// The location's country.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub country_code: Option<String>,
+    /// The street, without the house number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub street: Option<String>,
+    /// The house number (text such as `12b`, or a number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub street_no: Option<String>,
+    /// The city.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub city: Option<String>,
+    /// The postal code (text, or a number).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub zip: Option<String>,
+    /// Degrees north (negative: south), with `longitude`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub latitude: Option<f64>,
+    /// Degrees east (negative: west), with `latitude`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub longitude: Option<f64>,
+}
+
+/// A change to one of the caller's merchant's locations (the shape of `POST /merchant/location`,
+/// with every field optional).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct UpdateLocationRequest {
+    /// The fields that change (at least one of them or `metadata`).
+    #[serde(default)]
+    pub location: LocationChanges,
+    /// Pairs to set (keys merge; a key sent with "" is removed).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub metadata: Option<crate::Metadata>,
+}
+
+/// A removed location.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LocationRemoved {
+    /// `Location removed`.
+    pub message: String,
+    /// The removed location's id.
+    pub location_id: i64,
 }
 
 /// Where a location's coordinates came from.
@@ -190,6 +269,9 @@ pub struct Location {
     pub descriptor: String,
     /// When the location was added (RFC 3339, UTC).
     pub created_at: DateTime<Utc>,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
 }
 
 /// A sale at one of the caller's locations.

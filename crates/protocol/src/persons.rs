@@ -13,6 +13,16 @@ pub struct OnboardPersonRequest {
     pub last_name: String,
     /// The person's e-mail address.
     pub email: String,
+    /// The subscriber's own id for the user the person is belongs to (at most 128 characters):
+    /// `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
+    /// most 500), returned on reads and in events, used for nothing else.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub metadata: Option<crate::Metadata>,
 }
 
 /// Where a person's verification stands: `onboarded` (no questions yet), `authenticating` (questions issued, not answered), `verified`, `failed` (answered wrongly; may try again while attempts remain) or `locked` (three failed verifications, until `lockedUntil`).
@@ -268,6 +278,13 @@ pub struct Person {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub signals: Option<Signals>,
+    /// The subscriber's own id for the user it belongs to; null when none was given.
+    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub client_user_id: Option<String>,
+    /// The subscriber's own notes (`{}` when none).
+    #[serde(default)]
+    pub metadata: crate::Metadata,
 }
 
 /// The caller's persons, newest first.
@@ -286,4 +303,48 @@ pub struct PersonList {
 pub struct SandboxAnswers {
     /// One right answer per question issued.
     pub answers: Vec<Answer>,
+}
+
+/// The answer to `DELETE /persons/{personId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct RemovePersonResponse {
+    /// `Person removed`.
+    pub message: String,
+    /// The removed person's id (never given to another).
+    pub person_id: i64,
+}
+
+/// A one-time page where the person verifies their identity themselves, on their own device.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CreatePersonSessionRequest {
+    /// Where the person's browser is sent when they are done (`?sessionId=…&status=…` added,
+    /// `status` `verified` or `locked`): it must begin with one of the subscriber's registered
+    /// return URLs (`PATCH /subscriber`), or, in the sandbox, be `http(s)` on `localhost` or
+    /// `127.0.0.1`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub return_url: Option<String>,
+}
+
+/// The person's identity page: open `url` in their browser, then follow `GET
+/// /persons/{personId}` (or `person.verified` / `person.locked`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct PersonSessionResponse {
+    /// The page's id (`sessionId` on the way back).
+    pub session_id: i64,
+    /// The person.
+    pub person_id: i64,
+    /// The page; open it in the person's browser. It works once, until `expiresAt`.
+    pub url: String,
+    /// When the page stops working (RFC 3339, UTC).
+    pub expires_at: DateTime<Utc>,
 }

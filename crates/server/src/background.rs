@@ -95,6 +95,20 @@ pub fn spawn(state: &AppState) -> Background {
         })
         .instrument(task_span("settlement")),
     );
+    let consent_state = state.clone();
+    tasks.spawn(
+        (async move {
+            let mut tick = tokio::time::interval(Duration::from_secs(60));
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                if let Err(error) = crate::accounts::consent::warn_due(&consent_state).await {
+                    tracing::warn!(error = %error, "expiring bank consents not announced");
+                }
+            }
+        })
+        .instrument(task_span("bank consent")),
+    );
     let logins_state = state.clone();
     tasks.spawn(
         (async move {

@@ -31,6 +31,11 @@ impl BodyCache {
         self.bodies.write().retain(|_, (kept_owner, _)| *kept_owner != owner);
     }
 
+    /// Forgets the body of `id` (it was removed).
+    pub fn forget(&self, id: i64) {
+        self.bodies.write().remove(&id);
+    }
+
     /// Forgets every body (notices of other instances' resets may have been missed).
     pub fn clear(&self) {
         self.bodies.write().clear();

@@ -196,6 +196,14 @@ impl CardRows {
         self.cards.read().get(&card_id).cloned()
     }
 
+    /// Forgets the card's rows (it was removed).
+    pub fn forget(&self, card_id: i64) {
+        let mut cards = self.cards.write();
+        if let Some(gone) = cards.remove(&card_id) {
+            self.bytes.fetch_sub(gone.bytes() as u64, Ordering::Relaxed);
+        }
+    }
+
     /// Keeps the card's rows; past the budget, the cards read least recently go first.
     pub fn insert(&self, card_id: i64, ledger: CardLedger) -> Arc<CardLedger> {
         let ledger = Arc::new(ledger);

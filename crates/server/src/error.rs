@@ -37,6 +37,9 @@ pub enum ApiError {
     MethodNotAllowed,
     #[error("{message}")]
     Conflict { message: String, card_id: Option<i64>, merchant_id: Option<i64> },
+    /// A bank account whose consent ran out (409 `reauth_required`).
+    #[error("{0}")]
+    ReauthRequired(String),
     #[error("the request body is larger than 64 KiB")]
     PayloadTooLarge,
     #[error("{0}")]
@@ -105,7 +108,7 @@ impl ApiError {
             Self::Forbidden(_) | Self::Locked { .. } | Self::PanNotAccepted(_) => StatusCode::FORBIDDEN,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            Self::Conflict { .. } => StatusCode::CONFLICT,
+            Self::Conflict { .. } | Self::ReauthRequired(_) => StatusCode::CONFLICT,
             Self::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -128,6 +131,7 @@ impl ApiError {
             Self::NotFound(_) => codes::NOT_FOUND,
             Self::MethodNotAllowed => codes::METHOD_NOT_ALLOWED,
             Self::Conflict { .. } => codes::CONFLICT,
+            Self::ReauthRequired(_) => codes::REAUTH_REQUIRED,
             Self::PayloadTooLarge => codes::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => codes::UNSUPPORTED_MEDIA_TYPE,
             Self::RateLimited { .. } => codes::RATE_LIMITED,

@@ -56,6 +56,8 @@ pub enum Wake {
     All,
     /// The subscriber's sandbox data was deleted: its streams end.
     Reset(i64),
+    /// The owner was removed: its streams end.
+    Removed(Owner),
 }
 
 pub struct EventHub {
@@ -181,6 +183,13 @@ impl EventHub {
     /// Ends the subscriber's open streams (its sandbox data was deleted).
     pub fn end_streams_of(&self, subscriber_id: i64) {
         let _ = self.sender.send(Wake::Reset(subscriber_id));
+    }
+
+    /// `owner` was removed: its newest event reads as `REMOVED` from now on and its open
+    /// streams end.
+    pub fn removed(&self, owner: Owner) {
+        self.latest.write().insert(owner, crate::storage::events::REMOVED);
+        let _ = self.sender.send(Wake::Removed(owner));
     }
 
     /// The id of the newest event of `owner`'s transactions announced here since the start

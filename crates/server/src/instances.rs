@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::state::AppState;
 use crate::storage::StorageResult;
 use crate::storage::changes::{Change, Heard, Listener};
+use crate::storage::transactions::Owner;
 
 /// How long the listener waits before looking anyway: a notice lost with a connection is made
 /// up for within this time.
@@ -44,6 +45,7 @@ async fn apply(state: &AppState, changes: &[Change]) -> StorageResult<()> {
         match change {
             Change::Transactions(owners) => state.events.wake(owners.as_deref()),
             Change::Location(location_id) => add_location(state, *location_id).await?,
+            Change::LocationChanged(location_id) => crate::merchants::refresh_location(state, *location_id).await?,
             Change::Credentials(subscriber_id) => {
                 if let Some(generation) = state.db.credential_generation(*subscriber_id).await? {
                     state.generations.note(*subscriber_id, generation);
@@ -60,6 +62,8 @@ async fn apply(state: &AppState, changes: &[Change]) -> StorageResult<()> {
             }
             Change::Deliveries => state.db.wake_deliveries(),
             Change::ApiVersion(subscriber_id) => state.pins.forget(*subscriber_id),
+            Change::Removed(Owner::Card(card_id)) => crate::cards::forget_card(state, *card_id),
+            Change::Removed(Owner::Merchant(_)) => {}
         }
     }
     Ok(())

@@ -15,7 +15,8 @@
 //!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
 //! - [`state::AppState`]; [`http`], the plumbing every route uses (registration, the client's
 //!   address, the one token verification, idempotency, rate limit, usage, the request log,
-//!   request context, the API version of each request and its answer).
+//!   request context, the API version of each request and its answer); [`erasure`] (what
+//!   removing an object erases beyond its rows).
 //! - Resources: [`ledger`] (a page of transactions, from memory while still the answer),
 //!   [`subscriber`], [`cards`], [`merchants`], [`accounts`], [`persons`],
 //!   [`discovery`], [`enrichment`] (counterparties, categories, logos),
@@ -43,6 +44,7 @@ pub mod directory;
 mod discovery;
 pub mod enrichment;
 mod enrichment_api;
+mod erasure;
 pub mod error;
 mod event_log;
 mod events;
@@ -51,6 +53,7 @@ pub mod http;
 mod identity_source;
 mod instances;
 mod keys;
+mod labels;
 mod lease;
 mod ledger;
 mod limits;
@@ -68,6 +71,7 @@ mod redact;
 mod reference;
 mod request_id;
 mod request_log;
+mod return_url;
 mod sandbox;
 pub mod server;
 pub mod simulation;
@@ -76,6 +80,7 @@ pub mod storage;
 mod subscriber;
 mod transaction_pages;
 mod usage;
+mod users;
 pub mod versions;
 mod webhooks;
 

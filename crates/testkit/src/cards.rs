@@ -23,6 +23,8 @@ pub fn test_card(pan: &str) -> EnrollCardRequest {
         exp_month: 12,
         exp_year: expiry_year(),
         country_code: "USA".to_owned(),
+        client_user_id: None,
+        metadata: None,
     }
 }
 

@@ -84,6 +84,9 @@ pub fn merchant(draft: MerchantDraft) -> Result<ValidMerchant, Violations> {
 pub struct LocationBody {
     #[serde(default, deserialize_with = "crate::object::optional")]
     pub location: Option<LocationDraft>,
+    /// The subscriber's notes: all of them at creation, the pairs to set in a change.
+    #[serde(default)]
+    pub metadata: Option<crate::Metadata>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -106,6 +109,24 @@ pub struct LocationDraft {
     pub longitude: Option<f64>,
 }
 
+impl From<&crate::UpdateLocationRequest> for LocationBody {
+    fn from(request: &crate::UpdateLocationRequest) -> Self {
+        let changes = &request.location;
+        let draft = LocationDraft {
+            country_code: changes.country_code.clone(),
+            street: changes.street.clone(),
+            street_no: changes.street_no.clone(),
+            city: changes.city.clone(),
+            zip: changes.zip.clone(),
+            latitude: changes.latitude,
+            longitude: changes.longitude,
+        };
+        // Metadata alone changes no address.
+        let location = (*changes != crate::LocationChanges::default() || request.metadata.is_none()).then_some(draft);
+        LocationBody { location, metadata: request.metadata.clone() }
+    }
+}
+
 impl From<&crate::LocationInput> for LocationBody {
     fn from(location: &crate::LocationInput) -> Self {
         LocationBody {
@@ -118,6 +139,7 @@ impl From<&crate::LocationInput> for LocationBody {
                 latitude: location.latitude,
                 longitude: location.longitude,
             }),
+            metadata: None,
         }
     }
 }
@@ -183,6 +205,47 @@ pub fn location(body: LocationBody) -> Result<ValidLocation, Violations> {
         }
         _ => Err(violations),
     }
+}
+
+/// `PATCH /merchant/location/{locationId}`: the fields sent laid over the location as it is
+/// (`current`, its address), then checked by the rules of a new location ([`location`]), so
+/// a change is held to exactly what a creation is. Coordinates are never carried over: sent,
+/// they are taken; not sent, the service derives them again from the address as it is now.
+pub fn changed_location(current: LocationDraft, body: LocationBody) -> Result<ValidLocation, Violations> {
+    let Some(changes) = body.location else {
+        let mut violations = Violations::new();
+        violations.reject(
+            "location",
+            "is required: send the fields that change inside one key, {\"location\": {\"street\": …}}, any of \
+             countryCode, street, streetNo, city, zip, latitude and longitude (or send `metadata` alone)",
+        );
+        return Err(violations);
+    };
+    let LocationDraft { country_code, street, street_no, city, zip, latitude, longitude } = changes;
+    let nothing = [&country_code, &street, &street_no, &city, &zip].iter().all(|field| field.is_none())
+        && latitude.is_none()
+        && longitude.is_none();
+    if nothing {
+        let mut violations = Violations::new();
+        violations.reject(
+            "location",
+            "names nothing to change: send at least one of countryCode, street, streetNo, city, zip, latitude \
+             and longitude",
+        );
+        return Err(violations);
+    }
+    location(LocationBody {
+        location: Some(LocationDraft {
+            country_code: country_code.or(current.country_code),
+            street: street.or(current.street),
+            street_no: street_no.or(current.street_no),
+            city: city.or(current.city),
+            zip: zip.or(current.zip),
+            latitude,
+            longitude,
+        }),
+        metadata: None,
+    })
 }
 
 pub fn category(violations: &mut Violations, code: &str) -> Option<String> {
@@ -329,6 +392,34 @@ mod tests {
         assert!(!is_web_address("localhost"));
         assert!(!is_web_address("http://exa mple.com"));
         assert!(!is_web_address("https://-bad-.com"));
+    }
+
+    #[test]
+    fn a_change_is_held_to_the_rules_of_a_new_location() {
+        let current = || LocationDraft {
+            country_code: Some("USA".into()),
+            street: Some("Main St".into()),
+            street_no: Some("12".into()),
+            city: Some("Boston".into()),
+            zip: Some("02134".into()),
+            latitude: None,
+            longitude: None,
+        };
+        let body = |json: &str| serde_json::from_str::<LocationBody>(json).expect("parses");
+        let changed = changed_location(current(), body(r#"{"location": {"city": "Cambridge"}}"#)).expect("valid");
+        assert_eq!(
+            (changed.city.as_str(), changed.street.as_str(), changed.coordinates),
+            ("Cambridge", "Main St", None)
+        );
+        let fields = |json: &str| {
+            let error = changed_location(current(), body(json)).expect_err("invalid");
+            error.details().iter().map(|detail| detail.field.clone()).collect::<Vec<_>>()
+        };
+        assert_eq!(fields(r#"{"location": {"zip": "02!34"}}"#), ["location.zip"]);
+        assert_eq!(fields(r#"{"location": {"street": " "}}"#), ["location.street"]);
+        assert_eq!(fields(r#"{"location": {"latitude": 10}}"#), ["location.longitude"]);
+        assert_eq!(fields(r#"{"location": {}}"#), ["location"]);
+        assert_eq!(fields(r#"{}"#), ["location"]);
     }
 
     #[test]

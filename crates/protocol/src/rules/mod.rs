@@ -6,6 +6,8 @@
 pub mod cards;
 pub mod countries;
 pub mod enrichment;
+pub mod hosted;
+pub mod labels;
 pub mod mcc;
 pub mod merchants;
 pub mod persons;

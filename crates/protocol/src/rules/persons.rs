@@ -160,6 +160,8 @@ mod tests {
             first_name: " Ada  ".to_owned(),
             last_name: "King".to_owned(),
             email: "Ada@Example.com".to_owned(),
+            client_user_id: None,
+            metadata: None,
         };
         let valid = person(&onboard).map(|person| (person.first_name, person.email));
         assert_eq!(valid, Ok(("Ada".to_owned(), "ada@example.com".to_owned())));

@@ -39,11 +39,43 @@ pub mod credentials {
     pub const LOCKED_USER: &str = "user_locked";
     /// Wrong passwords (and one-time codes) before the link fails.
     pub const MAX_LOGIN_FAILURES: u32 = 3;
+
+    /// `user_good`, or another login of the same kind (`user_good_2`, `user_good_alice`): a
+    /// login is one person's, so the same one linked again re-links its account; another name
+    /// links another account at the same bank.
+    pub fn is_good(username: &str) -> bool {
+        is(username, GOOD_USER)
+    }
+
+    /// `user_mfa`, or `user_mfa_…`.
+    pub fn asks_code(username: &str) -> bool {
+        is(username, MFA_USER)
+    }
+
+    fn is(username: &str, kind: &str) -> bool {
+        username.strip_prefix(kind).is_some_and(|rest| {
+            rest.is_empty()
+                || rest.strip_prefix('_').is_some_and(|name| {
+                    !name.is_empty() && name.chars().all(|character| character.is_ascii_alphanumeric())
+                })
+        })
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_login_of_a_kind_is_its_name_or_the_name_and_a_suffix() {
+        assert!(credentials::is_good("user_good") && credentials::is_good("user_good_2"));
+        assert!(
+            !credentials::is_good("user_goodx")
+                && !credentials::is_good("user_good_")
+                && !credentials::is_good("user_good_a b")
+        );
+        assert!(credentials::asks_code("user_mfa_alice") && !credentials::asks_code("user_good"));
+    }
 
     #[test]
     fn banks_are_found_by_id_or_name_in_any_case() {

@@ -5,6 +5,7 @@
 
 pub mod bank_link;
 pub mod banks;
+pub mod consent;
 
 use std::collections::BTreeSet;
 
@@ -15,21 +16,31 @@ use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
     AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Environment, ErrorBody,
-    RecurringStreams, Success, TransactionEnrichment,
+    Metadata, RecurringStreams, RemoveAccountResponse, Success, TransactionEnrichment, UpdateMetadataRequest,
 };
+
 use utoipa_axum::routes;
 
 use crate::enrichment::history::{History, Item, Kind};
+use crate::erasure;
 use crate::error::ApiError;
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
+use crate::labels;
 use crate::link_token;
 use crate::paging;
+use crate::return_url;
 use crate::simulation::bank;
 use crate::state::AppState;
 use crate::storage::bank_accounts::{BankAccountRow, LinkStatus};
 use crate::storage::card_sessions::NewTokenPage;
+use crate::storage::labels::ACCOUNT as LABELLED;
+use crate::storage::removals;
+
+fn no_such_account(account_id: i64) -> ApiError {
+    ApiError::not_found(format!("no account {account_id} was enrolled by this subscriber"))
+}
 use banks::SandboxBank;
 
 pub fn routes(api: Routes) -> Routes {
@@ -37,8 +48,12 @@ pub fn routes(api: Routes) -> Routes {
         .api_creating(routes!(enroll))
         .api(routes!(list))
         .api(routes!(details))
+        .api(routes!(update))
+        .api(routes!(remove))
         .api(routes!(transactions))
         .api(routes!(recurring))
+        .api(routes!(consent::reauth))
+        .api(routes!(consent::refresh))
 }
 
 /// The bank's sign-in page; its link carries the account's token as `link`.
@@ -64,6 +79,9 @@ pub fn permissions_of(stored: &str) -> Vec<AccountPermission> {
 
 pub fn status_of(row: &BankAccountRow, now: i64) -> AccountStatus {
     match row.status {
+        LinkStatus::Linked if row.consent_expires_at.is_some_and(|expires_at| now >= expires_at) => {
+            AccountStatus::ReauthRequired
+        }
         LinkStatus::Linked => AccountStatus::Linked,
         LinkStatus::Failed => AccountStatus::Failed,
         LinkStatus::Pending if now >= row.expires_at => AccountStatus::Expired,
@@ -106,6 +124,8 @@ async fn list_banks(State(state): State<AppState>, _auth: Auth) -> Json<Success<
     responses(
         (status = 201, description = "The account is pending until the person signs in at `url`.",
             body = Success<EnrollAccountResponse>),
+        (status = 400, description = "No such bank, or `returnUrl` begins with none of the registered return URLs.",
+            body = ErrorBody),
         (status = 409, description = "The Idempotency-Key was used with another body.", body = ErrorBody),
         (status = 501, description = "No bank connection is configured in this environment (`not_configured`): \
             the sandbox banks exist only in the sandbox.", body = ErrorBody),
@@ -130,6 +150,8 @@ async fn enroll(
             format!("no bank is named {:?}: use an id or a name from GET /banks: {}", request.bank, known.join(", ")),
         )
     })?;
+    let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
+    let return_url = return_url::for_page(&state, auth.subscriber_id, request.return_url.as_deref()).await?;
     let link_token = link_token::new_token();
     let token_hash = link_token::hash(&link_token);
     let now = Utc::now().timestamp();
@@ -144,19 +166,29 @@ async fn enroll(
         expires_at: expires_at_time,
         status: AccountStatus::Pending,
     });
-    let page = NewTokenPage { subscriber_id, token_hash: token_hash.to_vec(), created_at: now, expires_at };
+    let page = NewTokenPage {
+        subscriber_id,
+        token_hash: token_hash.to_vec(),
+        created_at: now,
+        expires_at,
+        return_url,
+        labels,
+    };
     let account_id = state.db.open_bank_link(page, bank.id, replay).await?;
     tracing::info!(account_id, bank = bank.id, "bank link opened");
     let body = EnrollAccountResponse { account_id, url, expires_at: expires_at_time, status: AccountStatus::Pending };
     Ok(idempotent.created(body))
 }
 
-/// The account as the subscriber sees it: bank data only when linked and granted.
+/// The account as the subscriber sees it: bank data only when linked and granted (and the
+/// consent not run out: what was granted is still listed then).
 pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account, ApiError> {
     let bank = bank_of(row)?;
     let status = status_of(row, now);
-    let permissions = if status == AccountStatus::Linked { permissions_of(&row.permissions) } else { Vec::new() };
-    let balance = permissions.contains(&AccountPermission::Balances).then(|| {
+    let granted = matches!(status, AccountStatus::Linked | AccountStatus::ReauthRequired);
+    let permissions = if granted { permissions_of(&row.permissions) } else { Vec::new() };
+    let readable = |permission| status == AccountStatus::Linked && permissions.contains(&permission);
+    let balance = readable(AccountPermission::Balances).then(|| {
         let balance = bank::balance(seed, row.id);
         AccountBalance {
             available: paging::amount(balance.available_minor),
@@ -164,7 +196,7 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
             currency: bank.currency.to_owned(),
         }
     });
-    let cards = permissions.contains(&AccountPermission::Cards).then(|| bank::cards(seed, row.id));
+    let cards = readable(AccountPermission::Cards).then(|| bank::cards(seed, row.id));
     Ok(Account {
         account_id: row.id,
         bank: bank_entry(bank),
@@ -173,18 +205,24 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
         linked_at: row.linked_at.map(paging::checked_time).transpose()?,
         created_at: paging::checked_time(row.created_at)?,
         expires_at: paging::checked_time(row.expires_at)?,
+        consent_expires_at: row.consent_expires_at.filter(|_| granted).map(paging::checked_time).transpose()?,
+        refreshed_at: row.refreshed_at.map(paging::checked_time).transpose()?,
         failure_reason: row.failure_reason.clone().filter(|_| status == AccountStatus::Failed),
         balance,
         cards,
+        client_user_id: row.labels.client_user_id.clone(),
+        metadata: row.labels.metadata.clone(),
     })
 }
 
+/// The caller's account `account_id`; a link that re-linked another account with the same
+/// bank login is read as that account.
 async fn owned_account(state: &AppState, subscriber_id: i64, account_id: i64) -> Result<BankAccountRow, ApiError> {
-    state
-        .db
-        .bank_account(subscriber_id, account_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no account {account_id} was enrolled by this subscriber")))
+    let row = state.db.bank_account(subscriber_id, account_id).await?.ok_or_else(|| no_such_account(account_id))?;
+    match row.merged_into {
+        Some(into) => state.db.bank_account(subscriber_id, into).await?.ok_or_else(|| no_such_account(account_id)),
+        None => Ok(row),
+    }
 }
 
 /// The caller's bank accounts
@@ -222,6 +260,56 @@ async fn details(
     Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
 }
 
+/// Sets notes on a bank account of the caller
+///
+/// Keys merge with those set before; a key sent with "" is removed. At most 20 pairs in all
+/// (key at most 40 characters, value at most 500).
+#[utoipa::path(patch, path = "/account/{account_id}", tag = "accounts", operation_id = "updateAccount",
+    params(("account_id" = i64, Path, description = "An accountId of the caller.", minimum = 1)),
+    request_body = UpdateMetadataRequest,
+    responses(
+        (status = 200, description = "The account as it is now.", body = Success<Account>),
+        (status = 400, description = "A pair is past its limits: nothing changed.", body = ErrorBody),
+        (status = 404, description = "No such account of the caller.", body = ErrorBody),
+    ))]
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(account_id): IdPath,
+    ApiJson(request): ApiJson<UpdateMetadataRequest>,
+) -> Result<Json<Success<Account>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let read = || owned_account(&state, subscriber_id, account_id);
+    let metadata_of: fn(&BankAccountRow) -> &Metadata = |row| &row.labels.metadata;
+    let row =
+        labels::patch_metadata(&state, &LABELLED, subscriber_id, account_id, &request.metadata, read, metadata_of)
+            .await?;
+    Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
+}
+
+/// Removes a bank account: the bank's access is revoked and the account's data erased
+///
+/// The bank's token goes with the account (nothing can read the bank with it again), and so
+/// do its events but one `account.removed` with the id alone. Every read of the account is
+/// 404 from then on.
+#[utoipa::path(delete, path = "/account/{account_id}", tag = "accounts", operation_id = "removeAccount",
+    params(("account_id" = i64, Path, description = "An accountId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The account is removed.", body = Success<RemoveAccountResponse>),
+        (status = 404, description = "No such account of the caller (or it was removed already).", body = ErrorBody),
+    ))]
+async fn remove(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(account_id): IdPath,
+) -> Result<Json<Success<RemoveAccountResponse>>, ApiError> {
+    if !erasure::erase(&state, auth.subscriber_id, &removals::ACCOUNT, account_id).await? {
+        return Err(no_such_account(account_id));
+    }
+    tracing::info!(account_id, "bank account removed; its bank token revoked");
+    Ok(Json(Success::new(RemoveAccountResponse { message: "Account removed".to_owned(), account_id })))
+}
+
 /// A bank account's transactions, newest first
 ///
 /// 403 unless the account is linked with the `transactions` permission.
@@ -235,6 +323,8 @@ async fn details(
         (status = 403, description = "The account is not linked, or the person did not grant the \
             transactions permission.", body = ErrorBody),
         (status = 404, description = "No such account of the caller.", body = ErrorBody),
+        (status = 409, description = "The person's consent ran out (`reauth_required`): renew it with \
+            `POST /account/{accountId}/reauth`.", body = ErrorBody),
     ))]
 async fn transactions(
     State(state): State<AppState>,
@@ -287,11 +377,15 @@ struct ReadableHistory {
     history: History,
 }
 
-/// The account's history, or 403 unless it is linked with the `transactions` permission.
+/// The account's history, or 403 unless it is linked with the `transactions` permission (409
+/// `reauth_required` once the person's consent ran out).
 async fn readable_history(state: &AppState, subscriber_id: i64, account_id: i64) -> Result<ReadableHistory, ApiError> {
     let row = owned_account(state, subscriber_id, account_id).await?;
     let now = Utc::now().timestamp();
     let status = status_of(&row, now);
+    if status == AccountStatus::ReauthRequired {
+        return Err(consent::reauth_required(account_id));
+    }
     if status != AccountStatus::Linked {
         let status = serde_json::to_value(status).ok().and_then(|value| value.as_str().map(str::to_owned));
         return Err(ApiError::Forbidden(format!(
@@ -305,8 +399,10 @@ async fn readable_history(state: &AppState, subscriber_id: i64, account_id: i64)
         )));
     }
     let bank = bank_of(&row)?;
-    let until = row.linked_at.unwrap_or(row.created_at);
-    let transactions = bank::transactions(state.config.sandbox_seed, account_id, until);
+    // What the bank had when the account was linked, or last refreshed.
+    let linked_at = row.linked_at.unwrap_or(row.created_at);
+    let until = row.refreshed_at.unwrap_or(linked_at);
+    let transactions = bank::transactions(state.config.sandbox_seed, row.id, linked_at, until);
     let enricher = state.enricher().await?;
     let found: Vec<TransactionEnrichment> =
         transactions.iter().map(|item| enricher.bank_text(&item.description)).collect();
@@ -342,6 +438,8 @@ async fn readable_history(state: &AppState, subscriber_id: i64, account_id: i64)
         (status = 403, description = "The account is not linked, or the person did not grant the \
             transactions permission.", body = ErrorBody),
         (status = 404, description = "No such account of the caller.", body = ErrorBody),
+        (status = 409, description = "The person's consent ran out (`reauth_required`): renew it with \
+            `POST /account/{accountId}/reauth`.", body = ErrorBody),
     ))]
 async fn recurring(
     State(state): State<AppState>,

@@ -27,6 +27,7 @@ pub fn routes(state: AppState) -> Routes {
     let routes = crate::sandbox::routes(routes);
     let routes = crate::persons::routes(routes);
     let routes = crate::accounts::routes(routes);
+    let routes = crate::users::routes(routes);
     let routes = crate::hosted::routes(routes);
     let routes = crate::discovery::routes(routes);
     let routes = crate::enrichment_api::routes(routes);

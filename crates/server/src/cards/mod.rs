@@ -13,30 +13,37 @@ use std::sync::Arc;
 
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
+use subscriber_protocol::Metadata;
 use subscriber_protocol::{CardEnrolledData, EventData};
 use subscriber_protocol::{
     CardList, CardRecord, CardTransaction, CardTransactionPage, CardTransactionQuery, EnrollCardRequest,
-    EnrollCardResponse, Environment, ErrorBody, RecurringStreams, SandboxCard, SandboxCardList, Success,
-    TransactionEnrichment,
+    EnrollCardResponse, Environment, ErrorBody, RecurringStreams, RemoveCardResponse, SandboxCard, SandboxCardList,
+    Success, TransactionEnrichment, UpdateMetadataRequest,
 };
 use utoipa_axum::routes;
 
 use crate::card_rows::{CardLedger, ReadRow};
 use crate::enrichment::history::{History, Item, Kind};
 use crate::enrichment::stored::Enricher;
+use crate::erasure;
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
+use crate::labels;
 use crate::ledger;
 use crate::paging;
 use crate::reference::mcc;
 use crate::simulation::history;
 use crate::state::AppState;
 use crate::storage::cards::{CardRow, EnrolledCard, Inserted, NewCard};
+use crate::storage::events::REMOVED;
 use crate::storage::events::StoredEvent;
+use crate::storage::labels::CARD as LABELLED;
+use crate::storage::removals;
 use crate::storage::transactions::{ChangedRow, Owner, TransactionRow};
 use crate::versions::{RequestVersion, Shaped};
+use subscriber_protocol::rules::labels::Labels;
 use validation::{CardInput, ValidCard};
 
 pub fn routes(api: Routes) -> Routes {
@@ -44,6 +51,8 @@ pub fn routes(api: Routes) -> Routes {
         .alias("/card/link", routes!(enroll), true)
         .api(routes!(list))
         .api(routes!(details))
+        .api(routes!(update))
+        .api(routes!(remove))
         .api(routes!(transactions))
         .api(routes!(sync::sync))
         .api(routes!(recurring))
@@ -99,6 +108,7 @@ pub async fn prepare_card(
     subscriber_id: i64,
     card: ValidCard,
     brand: &'static str,
+    labels: Labels,
 ) -> Result<NewCard, ApiError> {
     let fingerprint = validation::fingerprint(&state.fingerprint_key, &card.pan_digits);
     let enrolled_at = Utc::now().timestamp();
@@ -117,6 +127,7 @@ pub async fn prepare_card(
         Vec::new()
     };
     let ValidCard { first_name, last_name, exp_month, exp_year, country_code, .. } = card;
+    let Labels { client_user_id, metadata } = labels.clone();
     Ok(NewCard {
         subscriber_id,
         fingerprint,
@@ -130,9 +141,16 @@ pub async fn prepare_card(
             country_code,
             enrolled_at,
         },
+        labels,
         history,
         event_data: Box::new(move |card_id| {
-            StoredEvent::new(&EventData::CardEnrolled(CardEnrolledData { card_id, last_four, brand: brand.to_owned() }))
+            StoredEvent::new(&EventData::CardEnrolled(CardEnrolledData {
+                card_id,
+                last_four,
+                brand: brand.to_owned(),
+                client_user_id,
+                metadata,
+            }))
         }),
     })
 }
@@ -144,9 +162,10 @@ pub async fn enroll_card(
     subscriber_id: i64,
     card: ValidCard,
     brand: &'static str,
+    labels: Labels,
     idempotent: Idempotent,
 ) -> Result<i64, ApiError> {
-    let prepared = prepare_card(state, subscriber_id, card, brand).await?;
+    let prepared = prepare_card(state, subscriber_id, card, brand, labels).await?;
     let last_four = prepared.enrolled.last_four;
     let replay = idempotent.replay(|card_id| EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id });
     let inserted = state.db.enroll_card(prepared, replay).await?;
@@ -183,7 +202,8 @@ async fn enroll(
     ApiJson(request): ApiJson<EnrollCardRequest>,
 ) -> Result<Response, ApiError> {
     let (card, brand) = check_card(state.environment(), PanChannel::Api, &CardInput::from(&request))?;
-    let card_id = enroll_card(&state, auth.subscriber_id, card, brand, idempotent.clone()).await?;
+    let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
+    let card_id = enroll_card(&state, auth.subscriber_id, card, brand, labels, idempotent.clone()).await?;
     Ok(idempotent.created(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id }))
 }
 
@@ -199,6 +219,8 @@ pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {
         enrolled_at: paging::checked_time(card.enrolled_at)?,
         brand: card.brand,
         country_code: card.country_code,
+        client_user_id: row.labels.client_user_id,
+        metadata: row.labels.metadata,
     })
 }
 
@@ -216,23 +238,72 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 
 /// The caller's card, or 404: another subscriber's card does not exist for this caller.
 pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<CardRow, ApiError> {
-    state
-        .db
-        .card(subscriber_id, card_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no card {card_id} is enrolled by this subscriber")))
+    state.db.card(subscriber_id, card_id).await?.ok_or_else(|| no_such_card(card_id))
 }
 
-/// The caller's card's `GET /card/{id}` body, or 404. A card never changes once enrolled, so
-/// the body is rendered once and kept; the owner is checked on every hit.
-pub(crate) async fn card_body(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<Bytes, ApiError> {
-    if let Some(body) = state.card_bodies.get(card_id, subscriber_id) {
-        return Ok(body);
+/// A card of the caller's as a read finds it: its `GET /card/{id}` body and the id of its
+/// newest event (what its kept rows are checked against).
+pub(crate) struct ReadableCard {
+    pub body: Bytes,
+    pub event: i64,
+}
+
+/// The caller's card, or 404. A card changes only by its notes (`PATCH`, which forgets the
+/// body here), so its body is rendered once and kept, the owner checked on every hit. It can only be removed: on SQLite this
+/// instance did it and forgot the body then; on a shared database another instance may have,
+/// a moment ago, so the card's newest event (read anyway, before its rows) says whether it
+/// is still there, and no instance answers for a removed card once `DELETE` has answered.
+pub(crate) async fn readable_card(
+    state: &AppState,
+    subscriber_id: i64,
+    card_id: i64,
+    shown: Shown,
+) -> Result<ReadableCard, ApiError> {
+    // A card changes only by its notes (`PATCH`, which forgets the body here). Through another
+    // instance of a shared database a kept body may hold older notes, so a read that shows the
+    // body reads the row there, beside the newest-event look-up (at once, not after it).
+    let fresh = shown == Shown::Body && state.db.is_shared();
+    let newest = state.events.newest_event_of(&state.db, Owner::Card(card_id));
+    let (event, read) = if fresh {
+        let (event, row) = tokio::join!(newest, owned_card(state, subscriber_id, card_id));
+        (event?, Some(row))
+    } else {
+        (newest.await?, None)
+    };
+    if event == REMOVED {
+        forget_card(state, card_id);
+        return Err(no_such_card(card_id));
     }
-    let row = owned_card(state, subscriber_id, card_id).await?;
+    if !fresh && let Some(body) = state.card_bodies.get(card_id, subscriber_id) {
+        return Ok(ReadableCard { body, event });
+    }
+    let row = match read {
+        Some(row) => row?,
+        None => owned_card(state, subscriber_id, card_id).await?,
+    };
     let body = Bytes::from(serde_json::to_vec(&Success::new(card_record(row)?)).map_err(ApiError::internal)?);
     state.card_bodies.insert(card_id, subscriber_id, body.clone());
-    Ok(body)
+    Ok(ReadableCard { body, event })
+}
+
+/// What a read of a card shows of it: its body (`GET /card/{id}`), or only its rows (the
+/// body then only says the card is the caller's, which never changes).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Shown {
+    Body,
+    Rows,
+}
+
+fn no_such_card(card_id: i64) -> ApiError {
+    ApiError::not_found(format!("no card {card_id} is enrolled by this subscriber"))
+}
+
+/// What this instance keeps of a removed card goes, and its open streams end (the card was
+/// removed here, or through another instance: `instances`).
+pub fn forget_card(state: &AppState, card_id: i64) {
+    state.card_bodies.forget(card_id);
+    state.card_rows.forget(card_id);
+    state.events.removed(Owner::Card(card_id));
 }
 
 /// A card of the caller
@@ -245,7 +316,63 @@ pub(crate) async fn card_body(state: &AppState, subscriber_id: i64, card_id: i64
         (status = 404, description = "No such card of the caller.", body = ErrorBody),
     ))]
 async fn details(State(state): State<AppState>, auth: Auth, IdPath(card_id): IdPath) -> Result<Response, ApiError> {
-    Ok(ledger::json(card_body(&state, auth.subscriber_id, card_id).await?))
+    Ok(ledger::json(readable_card(&state, auth.subscriber_id, card_id, Shown::Body).await?.body))
+}
+
+/// Sets notes on a card of the caller
+///
+/// Keys merge with those set before; a key sent with "" is removed. At most 20 pairs in all
+/// (key at most 40 characters, value at most 500). The card itself never changes.
+#[utoipa::path(patch, path = "/card/{card_id}", tag = "cards", operation_id = "updateCard",
+    params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1)),
+    request_body = UpdateMetadataRequest,
+    responses(
+        (status = 200, description = "The card as it is now.", body = Success<CardRecord>),
+        (status = 400, description = "A pair is past its limits: nothing changed.", body = ErrorBody),
+        (status = 404, description = "No such card of the caller.", body = ErrorBody),
+    ))]
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(card_id): IdPath,
+    ApiJson(request): ApiJson<UpdateMetadataRequest>,
+) -> Result<Json<Success<CardRecord>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let read = || owned_card(&state, subscriber_id, card_id);
+    let metadata_of: fn(&CardRow) -> &Metadata = |row| &row.labels.metadata;
+    let row =
+        labels::patch_metadata(&state, &LABELLED, subscriber_id, card_id, &request.metadata, read, metadata_of).await?;
+    state.card_bodies.forget(card_id);
+    Ok(Json(Success::new(card_record(row)?)))
+}
+
+pub const CARD_REMOVED: &str = "Card removed";
+
+/// Removes a card: its data is erased
+///
+/// The card's transactions, recurring streams and events go from the database, with the
+/// stored replays of the request that enrolled it; its open streams end; every read of it is
+/// 404 from then on, on every instance. One `card.removed` event with the id alone is left.
+/// The same card number can be enrolled again and gets a new `cardId` (ids are never given
+/// again). A purchase the card made at an enrolled merchant stays in that merchant's sales as
+/// the merchant saw it (the last four digits).
+#[utoipa::path(delete, path = "/card/{card_id}", tag = "cards", operation_id = "removeCard",
+    params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The card is removed.", body = Success<RemoveCardResponse>),
+        (status = 404, description = "No such card of the caller (or it was removed already).", body = ErrorBody),
+    ))]
+async fn remove(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(card_id): IdPath,
+) -> Result<Json<Success<RemoveCardResponse>>, ApiError> {
+    if !erasure::erase(&state, auth.subscriber_id, &removals::CARD, card_id).await? {
+        return Err(no_such_card(card_id));
+    }
+    forget_card(&state, card_id);
+    tracing::info!(card_id, "card removed");
+    Ok(Json(Success::new(RemoveCardResponse { message: CARD_REMOVED.to_owned(), card_id })))
 }
 
 /// A stored card transaction with its enrichment, as every answer shows it.
@@ -330,8 +457,8 @@ async fn transactions(
         paging::transaction_filter(query.limit, query.cursor.as_deref(), query.from.as_deref(), query.to.as_deref())?;
     filter.pending = query.pending;
     // Who may read comes first: kept rows hold no permissions.
-    card_body(&state, auth.subscriber_id, card_id).await?;
-    let rows = card_rows(&state, card_id).await?;
+    let card = readable_card(&state, auth.subscriber_id, card_id, Shown::Rows).await?;
+    let rows = card_rows_at(&state, card_id, card.event).await?;
     let cut = rows.page(&filter, limit);
     let next_cursor = cut.next.map(|(created_at, id)| paging::encode_cursor(created_at, id));
     let shell = serde_json::to_vec(&Success::new(CardTransactionPage { transactions: Vec::new(), next_cursor }))
@@ -357,8 +484,8 @@ async fn recurring(
     auth: Auth,
     IdPath(card_id): IdPath,
 ) -> Result<Json<Success<RecurringStreams>>, ApiError> {
-    card_body(&state, auth.subscriber_id, card_id).await?;
-    let rows = card_rows(&state, card_id).await?;
+    let card = readable_card(&state, auth.subscriber_id, card_id, Shown::Rows).await?;
+    let rows = card_rows_at(&state, card_id, card.event).await?;
     Ok(Json(Success::new(RecurringStreams { streams: rows.history.streams_on(Utc::now().date_naive()) })))
 }
 
@@ -367,6 +494,11 @@ async fn recurring(
 pub(crate) async fn card_rows(state: &AppState, card_id: i64) -> Result<Arc<CardLedger>, ApiError> {
     // Read before the rows: a change committed meanwhile announces a newer event.
     let event = state.events.newest_event_of(&state.db, Owner::Card(card_id)).await?;
+    card_rows_at(state, card_id, event).await
+}
+
+/// As [`card_rows`], with the card's newest event already read (before the rows).
+pub(crate) async fn card_rows_at(state: &AppState, card_id: i64, event: i64) -> Result<Arc<CardLedger>, ApiError> {
     if let Some(rows) = state.card_rows.get(card_id, event) {
         return Ok(rows);
     }

@@ -8,16 +8,22 @@ use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
 use chrono::Utc;
-use subscriber_protocol::{CardSession, CardSessionCreated, CardSessionStatus, ErrorBody, Success};
+use subscriber_protocol::{
+    CardSession, CardSessionCompletedData, CardSessionCreated, CardSessionExpiredData, CardSessionStatus,
+    CreateCardSessionRequest, ErrorBody, EventData, Success,
+};
 
 use crate::error::ApiError;
-use crate::http::extract::{Auth, IdPath};
+use crate::http::extract::{ApiJsonOrEmpty, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
+use crate::labels;
 use crate::link_token;
 use crate::paging;
+use crate::return_url;
 use crate::state::AppState;
 use crate::storage::card_sessions::{CardSessionRow, NewTokenPage};
-use crate::storage::{cards::Inserted, cards::NewCard};
+use crate::storage::cards::{Inserted, NewCard, SessionEvent};
+use crate::storage::events::StoredEvent;
 
 /// Where the card-entry page lives; its link carries the session's token as `session`.
 pub const PAGE_PATH: &str = "/secure/card";
@@ -38,13 +44,23 @@ pub fn status_of(row: &CardSessionRow, now: i64) -> CardSessionStatus {
 /// Opens a one-time card-entry page
 ///
 /// A page of the service, valid 15 minutes, where a person types the card; the card is enrolled
-/// for the caller when the page is submitted.
+/// for the caller when the page is submitted. The body may be left out; with `returnUrl`, the
+/// page ends with a link back to it carrying `sessionId` and `status`.
 #[utoipa::path(post, path = "/card/session", tag = "cards", operation_id = "createCardSession",
+    request_body(content = Option<CreateCardSessionRequest>, description = "Optional: `returnUrl`."),
     responses(
         (status = 201, description = "The page's address (`url`) and expiry.", body = Success<CardSessionCreated>),
+        (status = 400, description = "`returnUrl` begins with none of the registered return URLs.", body = ErrorBody),
         (status = 409, description = "The Idempotency-Key was used with another body.", body = ErrorBody),
     ))]
-pub async fn create(State(state): State<AppState>, auth: Auth, idempotent: Idempotent) -> Result<Response, ApiError> {
+pub async fn create(
+    State(state): State<AppState>,
+    auth: Auth,
+    idempotent: Idempotent,
+    ApiJsonOrEmpty(request): ApiJsonOrEmpty<CreateCardSessionRequest>,
+) -> Result<Response, ApiError> {
+    let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
+    let return_url = return_url::for_page(&state, auth.subscriber_id, request.return_url.as_deref()).await?;
     let page_token = link_token::new_token();
     let token_hash = link_token::hash(&page_token);
     let now = Utc::now().timestamp();
@@ -60,7 +76,14 @@ pub async fn create(State(state): State<AppState>, auth: Auth, idempotent: Idemp
         expires_at: expires_at_time,
         status: CardSessionStatus::Pending,
     });
-    let page = NewTokenPage { subscriber_id, token_hash: token_hash.to_vec(), created_at: now, expires_at };
+    let page = NewTokenPage {
+        subscriber_id,
+        token_hash: token_hash.to_vec(),
+        created_at: now,
+        expires_at,
+        return_url,
+        labels,
+    };
     let session_id = state.db.open_card_session(page, replay).await?;
     tracing::info!(session_id, subscriber_id, "card-entry page opened");
     let body = CardSessionCreated { session_id, url, expires_at: expires_at_time, status: CardSessionStatus::Pending };
@@ -87,9 +110,13 @@ pub async fn status(
             ApiError::not_found(format!("no card session {session_id} was opened by this subscriber"))
         })?;
     let now = Utc::now().timestamp();
+    let status = status_of(&row, now);
+    if status == CardSessionStatus::Expired {
+        note_expired(&state, &row).await?;
+    }
     Ok(Json(Success::new(CardSession {
         session_id: row.id,
-        status: status_of(&row, now),
+        status,
         card_id: row.card_id,
         expires_at: paging::checked_time(row.expires_at)?,
     })))
@@ -114,7 +141,24 @@ pub async fn find_by_link(
 /// closed).
 pub async fn complete(state: &AppState, session_id: i64, card: NewCard) -> Result<Option<Inserted>, ApiError> {
     let now = Utc::now().timestamp();
-    Ok(state.db.enroll_card_from_session(session_id, card, now).await?)
+    let completed: SessionEvent = Box::new(move |card_id| {
+        StoredEvent::new(&EventData::CardSessionCompleted(CardSessionCompletedData {
+            session_id,
+            card_id: Some(card_id),
+        }))
+    });
+    Ok(state.db.enroll_card_from_session(session_id, card, now, completed).await?)
+}
+
+/// Records `card_session.expired` for a session found past its expiry (there is no sweep of
+/// sessions: a read of it, its page opened, or the rejection that closed it finds it), once.
+pub async fn note_expired(state: &AppState, row: &CardSessionRow) -> Result<(), ApiError> {
+    let event = StoredEvent::new(&EventData::CardSessionExpired(CardSessionExpiredData { session_id: row.id }));
+    let now = Utc::now().timestamp();
+    if state.db.record_card_session_expiry(row.subscriber_id, row.id, now, event).await? {
+        tracing::info!(session_id = row.id, "card-entry page expired");
+    }
+    Ok(())
 }
 
 /// Counts a rejected submission; `true` when the session is still open for another try,

@@ -69,10 +69,10 @@ pub async fn sync(
     };
     validation.finish(())?;
     // Who may read comes first: kept pages hold no permissions.
-    super::card_body(&state, auth.subscriber_id, card_id).await?;
+    let card = super::readable_card(&state, auth.subscriber_id, card_id, super::Shown::Rows).await?;
     let position = after.unwrap_or((0, 0));
     let from = paging::history_start(Utc::now());
-    let rows = super::card_rows(&state, card_id).await?;
+    let rows = super::card_rows_at(&state, card_id, card.event).await?;
     let cut = rows.sync(position, from, count);
     let shell = serde_json::to_vec(&Success::new(TransactionSync {
         added: Vec::new(),

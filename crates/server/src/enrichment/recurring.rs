@@ -329,14 +329,21 @@ fn predict(dates: &[NaiveDate], frequency: Frequency) -> NaiveDate {
     let days: Vec<u32> = recent.iter().map(Datelike::day).collect();
     let to_end: Vec<u32> = recent.iter().map(|date| days_in_month(*date) - date.day()).collect();
     let spread = |values: &[u32]| values.iter().max().zip(values.iter().min()).map_or(0, |(max, min)| max - min);
-    let target = last.with_day(1).and_then(|first| first.checked_add_months(Months::new(months))).unwrap_or(last);
-    if spread(&days) > 3 && spread(&to_end) <= 1 {
-        // Paid on the month's last days (a day that is the 28th to the 31st).
-        let from_end = *to_end.iter().min().unwrap_or(&0);
-        return target.with_day(days_in_month(target).saturating_sub(from_end).max(1)).unwrap_or(target);
-    }
+    // The day the payments keep, in a month: counted from the month's end for payments on the
+    // month's last days (a day that is the 28th to the 31st), else the most common day.
+    let from_end = (spread(&days) > 3 && spread(&to_end) <= 1).then(|| *to_end.iter().min().unwrap_or(&0));
     let day = most_common(&days).unwrap_or(last.day());
-    target.with_day(day.min(days_in_month(target))).unwrap_or(target)
+    let on_the_day = |month: NaiveDate| match from_end {
+        Some(from_end) => month.with_day(days_in_month(month).saturating_sub(from_end).max(1)),
+        None => month.with_day(day.min(days_in_month(month))),
+    };
+    // The first such day at least half a period after the last payment: a bill kept on the 30th
+    // and paid late on the 4th is next due on the 30th of the same month, not of the next one.
+    let month_of_last = last.with_day(1).unwrap_or(last);
+    (0..=months + 1)
+        .filter_map(|ahead| month_of_last.checked_add_months(Months::new(ahead)).and_then(on_the_day))
+        .find(|next| (*next - last).num_days() >= period_days(frequency) / 2)
+        .unwrap_or(last + Duration::days(period_days(frequency)))
 }
 
 fn days_in_month(date: NaiveDate) -> u32 {
@@ -431,6 +438,28 @@ mod tests {
         assert_eq!(found[0].frequency, Frequency::SemiMonthly, "{found:?}");
         assert_eq!(found[0].direction, Direction::Inflow);
         assert_eq!(found[0].predicted_next_date, day("2026-10-01"));
+    }
+
+    #[test]
+    fn a_bill_paid_late_is_next_due_on_its_own_day() {
+        // Kept on the 30th; the last one paid on the 4th: next due on the 30th of that month.
+        let payments: Vec<Payment> = ["2026-08-30", "2026-09-30", "2026-11-04"]
+            .iter()
+            .zip(1..)
+            .map(|(date, id)| payment(id, date, 40.0, "Little Apothecary"))
+            .collect();
+        let found = streams("card 1", &payments, day("2026-11-27"));
+        assert_eq!(found.len(), 1, "{found:#?}");
+        assert_eq!(found[0].predicted_next_date, day("2026-11-30"));
+        // Paid early, on the 1st for the 30th: not due again the next day.
+        assert_eq!(
+            predict(&[day("2026-08-30"), day("2026-09-30"), day("2026-11-01")], Frequency::Monthly),
+            day("2026-11-30")
+        );
+        assert_eq!(
+            predict(&[day("2026-09-30"), day("2026-10-30"), day("2026-10-29")], Frequency::Monthly),
+            day("2026-11-30")
+        );
     }
 
     #[test]

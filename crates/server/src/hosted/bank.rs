@@ -14,16 +14,16 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
-use maud::html;
+use maud::{Markup, html};
 use subscriber_protocol::{AccountPermission, AccountStatus, Environment};
 
-use super::page;
+use super::page::{self, Branding};
 use super::token::{self, Browser};
 use crate::accounts::banks::{SandboxBank, credentials};
 use crate::accounts::{self, ALL_PERMISSIONS, CONSENT_PATH, LOGIN_PATH, bank_link, permission_name};
 use crate::link_token;
 use crate::state::AppState;
-use crate::storage::bank_accounts::{BankAccountRow, LinkStage};
+use crate::storage::bank_accounts::{BankAccountRow, LinkStage, LinkStatus};
 
 const LOGIN_PURPOSE: &str = "bank-login";
 const CONSENT_PURPOSE: &str = "bank-consent";
@@ -33,6 +33,7 @@ struct Link {
     token: String,
     row: BankAccountRow,
     bank: &'static SandboxBank,
+    branding: Branding,
 }
 
 /// The pending link a URL names, or the page that says why there is none.
@@ -59,34 +60,75 @@ async fn open_link(state: &AppState, uri: &Uri) -> Result<Link, Response> {
         .map_err(|error| page::internal_error(&error))?
         .ok_or_else(unknown)?;
     let bank = accounts::bank_of(&row).map_err(|error| page::internal_error(&error))?;
-    match accounts::status_of(&row, Utc::now().timestamp()) {
-        AccountStatus::Pending => Ok(Link { token: link_token, row, bank }),
-        AccountStatus::Linked => Err(page::message(
-            StatusCode::GONE,
-            "This account is already linked",
-            "This link has been used. You can close this window and return to the application.",
-        )),
-        AccountStatus::Failed => Err(failed_page(bank, StatusCode::GONE, row.failure_reason.as_deref())),
-        AccountStatus::Expired => Err(page::message(
+    let branding = Branding::load(state, row.subscriber_id).await.map_err(|error| page::internal_error(&error))?;
+    let link = Link { token: link_token, row, bank, branding };
+    let now = Utc::now().timestamp();
+    // Open until it ends or expires: a new link, or a linked account's update mode.
+    if link.row.stage != LinkStage::Done {
+        if now < link.row.expires_at {
+            return Ok(link);
+        }
+        return Err(page::render_branded(
             StatusCode::GONE,
             "This link has expired",
-            "Bank sign-in links work for a limited time. Go back to the application and start again.",
+            html! {
+                div class="outcome-failed" {
+                    h1 { "This link has expired" }
+                    p { "Bank sign-in links work for a limited time. Go back to the application and start again." }
+                    (back(&link, "expired"))
+                }
+            },
+            &link.branding,
+        ));
+    }
+    match accounts::status_of(&link.row, now) {
+        AccountStatus::Failed => Err(failed_page(&link, StatusCode::GONE, link.row.failure_reason.as_deref())),
+        _ => Err(page::render_branded(
+            StatusCode::GONE,
+            "This account is already linked",
+            html! {
+                div class="outcome-ok" {
+                    h1 { "This account is already linked" }
+                    p { "This link has been used. You can close this window and return to the application." }
+                    (back(&link, "linked"))
+                }
+            },
+            &link.branding,
         )),
     }
 }
 
-fn failed_page(bank: &SandboxBank, status: StatusCode, reason: Option<&str>) -> Response {
+/// Whether the link renews a linked account's consent (update mode) rather than linking a new one.
+fn renews(link: &Link) -> bool {
+    link.row.status != LinkStatus::Pending
+}
+
+/// The link back to the subscriber, when the account was opened with one: `accountId` and
+/// `status` (`linked`, `failed`, `expired`).
+fn back(link: &Link, status: &str) -> Markup {
+    back_with(link, link.row.id, status)
+}
+
+/// [`back`] naming `account_id` (the account a re-linked login went to).
+fn back_with(link: &Link, account_id: i64, status: &str) -> Markup {
+    let Some(return_url) = &link.row.return_url else { return html! {} };
+    page::return_link(&link.branding, return_url, &[("accountId", &account_id.to_string()), ("status", status)])
+}
+
+fn failed_page(link: &Link, status: StatusCode, reason: Option<&str>) -> Response {
     let reason = reason.unwrap_or("the account could not be linked");
-    page::render(
+    page::render_branded(
         status,
         "Account not linked",
         html! {
             div class="outcome-failed" {
                 h1 { "Account not linked" }
-                p id="failure-reason" { (bank.name) ": " (reason) "." }
+                p id="failure-reason" { (link.bank.name) ": " (reason) "." }
                 p { "Nothing was shared. You can close this window and return to the application." }
+                (back(link, "failed"))
             }
         },
+        &link.branding,
     )
 }
 
@@ -161,7 +203,7 @@ fn code_page(state: &AppState, link: &Link, browser: &Browser, error: Option<&st
             button type="submit" id="verify-code" { "Continue" }
         }
     };
-    page::render(status, &format!("{} · One-time code", link.bank.name), body)
+    page::render_branded(status, &format!("{} · One-time code", link.bank.name), body, &link.branding)
 }
 
 /// The one-time code form, posted to the sign-in address by a browser that owes it.
@@ -220,14 +262,21 @@ fn login_page(
             strong { (link.bank.name) }
             span class="who" { "Online banking" }
         }
-        h1 { "Sign in to link your account" }
+        h1 {
+            @if renews(link) { "Sign in to renew access to your account" } @else { "Sign in to link your account" }
+        }
         p class="muted" {
-            "Subscriber Data asked to connect to your account. Your username and password go only to "
-            (link.bank.name) "; Subscriber Data never sees them."
+            @if let Some(name) = &link.branding.display_name {
+                span id="subscriber-name" { (name) } " asked, through Subscriber Data, to connect to your account. "
+            } @else {
+                "Subscriber Data asked to connect to your account. "
+            }
+            "Your username and password go only to " (link.bank.name) "; Subscriber Data never sees them."
         }
         @if state.environment() == Environment::Sandbox {
             div class="sandbox" {
                 "Sandbox bank: sign in with " code { (credentials::GOOD_USER) } " / " code { (credentials::GOOD_PASSWORD) }
+                " (or " code { (credentials::GOOD_USER) "_2" } ", another person's login)"
                 "; " code { (credentials::MFA_USER) } " also asks for a one-time code; "
                 code { (credentials::LOCKED_USER) } " is a locked account."
             }
@@ -248,7 +297,7 @@ fn login_page(
             button type="submit" id="sign-in" { "Sign in" }
         }
     };
-    page::render(status, &format!("{} · Sign in", link.bank.name), body)
+    page::render_branded(status, &format!("{} · Sign in", link.bank.name), body, &link.branding)
 }
 
 /// `POST /secure/bank/login?link=<token>`
@@ -282,19 +331,19 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
 
     if username == credentials::LOCKED_USER {
         let reason = "the bank has locked this online banking account";
-        return match bank_link::fail(&state, account_id, reason).await {
+        return match bank_link::fail(&state, &link.row, reason).await {
             Ok(_) => {
                 tracing::info!(account_id, "bank link failed: locked bank account");
-                failed_page(link.bank, StatusCode::OK, Some(reason))
+                failed_page(&link, StatusCode::OK, Some(reason))
             }
             Err(error) => page::internal_error(&error),
         };
     }
-    let asks_code = username == credentials::MFA_USER;
-    if (username == credentials::GOOD_USER || asks_code) && password == credentials::GOOD_PASSWORD {
+    let asks_code = credentials::asks_code(username);
+    if (credentials::is_good(username) || asks_code) && password == credentials::GOOD_PASSWORD {
         // The code is asked on this same address, after the redirect.
         let (stage, next) = if asks_code { (LinkStage::Mfa, LOGIN_PATH) } else { (LinkStage::Consent, CONSENT_PATH) };
-        return match bank_link::sign_in(&state, account_id, &browser.nonce, stage).await {
+        return match bank_link::sign_in(&state, &link.row, username, &browser.nonce, stage).await {
             Ok(_) => redirect(&format!("{next}?link={}", link.token)),
             Err(error) => page::internal_error(&error),
         };
@@ -316,11 +365,11 @@ async fn count_failure(
 ) -> Response {
     let account_id = link.row.id;
     let reason = "too many failed sign-in attempts";
-    let failures = bank_link::record_login_failure(state, account_id, reason).await;
+    let failures = bank_link::record_login_failure(state, &link.row, reason).await;
     match failures {
         Ok(Some(failures)) if failures >= credentials::MAX_LOGIN_FAILURES => {
             tracing::info!(account_id, "bank link failed: too many failed sign-ins");
-            failed_page(link.bank, StatusCode::OK, Some(reason))
+            failed_page(link, StatusCode::OK, Some(reason))
         }
         Ok(Some(failures)) => {
             let left = credentials::MAX_LOGIN_FAILURES - failures;
@@ -371,7 +420,13 @@ fn consent_page(
             strong { (link.bank.name) }
             span class="who" { "Signed in" }
         }
-        h1 { "Share your account with Subscriber Data?" }
+        h1 {
+            @if let Some(name) = &link.branding.display_name {
+                "Share your account with " (name) " through Subscriber Data?"
+            } @else {
+                "Share your account with Subscriber Data?"
+            }
+        }
         p class="muted" { "Choose what Subscriber Data may read. You can share less; it will see nothing else." }
         @if let Some(error) = error {
             p class="form-error" id="consent-error" role="alert" { (error) }
@@ -394,7 +449,7 @@ fn consent_page(
             }
         }
     };
-    page::render(status, &format!("{} · Consent", link.bank.name), body)
+    page::render_branded(status, &format!("{} · Consent", link.bank.name), body, &link.branding)
 }
 
 /// `POST /secure/bank/consent?link=<token>`
@@ -417,10 +472,10 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
     let account_id = link.row.id;
     if fields.get("decision").map(String::as_str) == Some("cancel") {
         let reason = "the account holder declined to share the account";
-        return match bank_link::fail(&state, account_id, reason).await {
+        return match bank_link::fail(&state, &link.row, reason).await {
             Ok(_) => {
                 tracing::info!(account_id, "bank link declined");
-                failed_page(link.bank, StatusCode::OK, Some(reason))
+                failed_page(&link, StatusCode::OK, Some(reason))
             }
             Err(error) => page::internal_error(&error),
         };
@@ -437,26 +492,35 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
             StatusCode::BAD_REQUEST,
         );
     }
-    let linked = bank_link::link(&state, account_id, &granted).await;
+    let linked = bank_link::link(&state, &link.row, &granted).await;
     match linked {
-        Ok(true) => {
-            tracing::info!(account_id, "bank account linked");
+        Ok(Some(linked_id)) => {
+            if linked_id == account_id {
+                tracing::info!(account_id, "bank account linked");
+            } else {
+                tracing::info!(account_id, linked_id, "the same bank login re-linked its account");
+            }
             let names: Vec<&str> = granted.iter().map(|permission| permission_name(*permission)).collect();
-            page::render(
+            page::render_branded(
                 StatusCode::OK,
                 "Account linked",
                 html! {
                     div class="outcome-ok" {
-                        h1 { "Account linked" }
+                        h1 { @if renews(&link) { "Access renewed" } @else { "Account linked" } }
                         p { "Your " (link.bank.name) " account is linked to Subscriber Data." }
                         p id="granted" { "Shared: " (names.join(", ")) "." }
-                        p { "You can close this window and return to the application." }
-                        (page::return_to_app(&format!("account/{account_id}")))
+                        @if link.row.return_url.is_some() {
+                            (back_with(&link, linked_id, "linked"))
+                        } @else {
+                            p { "You can close this window and return to the application." }
+                            (page::return_to_app(&format!("account/{linked_id}")))
+                        }
                     }
                 },
+                &link.branding,
             )
         }
-        Ok(false) => page::message(
+        Ok(None) => page::message(
             StatusCode::GONE,
             "This link has expired",
             "The link closed before the account was linked. Go back to the application and start again.",

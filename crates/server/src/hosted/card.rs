@@ -5,8 +5,6 @@
 //! `SecurePage`), used only to compute the fingerprint and last four, and never written back
 //! into a page: a rejected form comes back with the number field empty.
 
-use std::collections::HashMap;
-
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
@@ -15,7 +13,8 @@ use chrono::{DateTime, Datelike, Utc};
 use maud::{Markup, html};
 use subscriber_protocol::{CardSessionStatus, Environment};
 
-use super::page;
+use super::form::{Retyped, select_field, text_field};
+use super::page::{self, Branding};
 use super::token::{self, Browser};
 use crate::cards::session::{self, PAGE_PATH};
 use crate::cards::test_cards::TEST_CARDS;
@@ -29,8 +28,15 @@ use crate::storage::{card_sessions::CardSessionRow, cards::Inserted};
 const CSRF_PURPOSE: &str = "card-entry";
 const FIELDS: [&str; 6] = ["pan", "firstName", "lastName", "expMonth", "expYear", "countryCode"];
 
+/// An open session, as its page shows it.
+struct Open {
+    token: String,
+    row: CardSessionRow,
+    branding: Branding,
+}
+
 /// The session a link names, or the page to answer with when it names none that is open.
-async fn open_session(state: &AppState, uri: &Uri) -> Result<(String, CardSessionRow), Response> {
+async fn open_session(state: &AppState, uri: &Uri) -> Result<Open, Response> {
     let unknown = || {
         page::message(
             StatusCode::NOT_FOUND,
@@ -43,53 +49,75 @@ async fn open_session(state: &AppState, uri: &Uri) -> Result<(String, CardSessio
         .await
         .map_err(|error| page::internal_error(&error))?
         .ok_or_else(unknown)?;
+    let branding = Branding::load(state, row.subscriber_id).await.map_err(|error| page::internal_error(&error))?;
     match status {
-        CardSessionStatus::Pending => Ok((link_token, row)),
-        CardSessionStatus::Completed => Err(used_page()),
-        CardSessionStatus::Expired => Err(expired_page()),
+        CardSessionStatus::Pending => Ok(Open { token: link_token, row, branding }),
+        CardSessionStatus::Completed => Err(used_page(&branding, &row)),
+        CardSessionStatus::Expired => Err(expired(state, &branding, &row).await),
     }
 }
 
-fn used_page() -> Response {
-    page::message(
+/// The link back to the subscriber, when the session has one: `sessionId` and `status`.
+fn back(branding: &Branding, row: &CardSessionRow, status: CardSessionStatus) -> Markup {
+    let Some(return_url) = &row.return_url else { return html! {} };
+    let status = match status {
+        CardSessionStatus::Pending => "pending",
+        CardSessionStatus::Completed => "completed",
+        CardSessionStatus::Expired => "expired",
+    };
+    page::return_link(branding, return_url, &[("sessionId", &row.id.to_string()), ("status", status)])
+}
+
+/// A page that says what happened, with the way back when there is one.
+fn outcome(branding: &Branding, row: &CardSessionRow, status: CardSessionStatus, title: &str, text: &str) -> Response {
+    page::render_branded(
         StatusCode::GONE,
+        title,
+        html! {
+            div class="outcome-failed" {
+                h1 { (title) }
+                p { (text) }
+                (back(branding, row, status))
+            }
+        },
+        branding,
+    )
+}
+
+fn used_page(branding: &Branding, row: &CardSessionRow) -> Response {
+    outcome(
+        branding,
+        row,
+        CardSessionStatus::Completed,
         "This link has already been used",
         "A card was already enrolled through this link, and it cannot be used again. \
          Ask the application that sent you here for a new link to enroll another card.",
     )
 }
 
-fn expired_page() -> Response {
-    page::message(
-        StatusCode::GONE,
+/// The session is past its expiry: its event is recorded (once), the page says so.
+async fn expired(state: &AppState, branding: &Branding, row: &CardSessionRow) -> Response {
+    if let Err(error) = session::note_expired(state, row).await {
+        return page::internal_error(&error);
+    }
+    outcome(
+        branding,
+        row,
+        CardSessionStatus::Expired,
         "This link has expired",
         "Card-entry links work for a limited time and close after too many rejected attempts. \
          Ask the application that sent you here for a new link.",
     )
 }
 
-/// What the form shows again after a rejected submission: never the card number.
-#[derive(Default)]
-struct Retyped {
-    values: HashMap<&'static str, String>,
-    errors: HashMap<String, String>,
-    form_error: Option<String>,
-}
-
-impl Retyped {
-    fn value(&self, field: &str) -> &str {
-        self.values.get(field).map_or("", String::as_str)
-    }
-}
-
 /// `GET /secure/card?session=<token>`
 pub async fn show(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -> Response {
-    let (link_token, session) = match open_session(&state, &uri).await {
+    let open = match open_session(&state, &uri).await {
         Ok(open) => open,
         Err(page) => return page,
     };
     let browser = Browser::from_headers(&headers);
-    let mut response = form_page(&state, &link_token, &session, &browser, &Retyped::default(), StatusCode::OK);
+    let mut response = form_page(&state, &open, &browser, &Retyped::default(), StatusCode::OK);
     if let Some(cookie) = browser.set_cookie(state.public_url_is_https()) {
         response.headers_mut().append(header::SET_COOKIE, cookie);
     }
@@ -98,10 +126,11 @@ pub async fn show(State(state): State<AppState>, headers: HeaderMap, uri: Uri) -
 
 /// `POST /secure/card?session=<token>`
 pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri, body: Bytes) -> Response {
-    let (link_token, session) = match open_session(&state, &uri).await {
+    let open = match open_session(&state, &uri).await {
         Ok(open) => open,
         Err(page) => return page,
     };
+    let session = &open.row;
     let fields = token::form_fields(&body);
     let presented = fields.get("csrf").map_or("", String::as_str);
     let browser = Browser::existing(&headers);
@@ -143,12 +172,12 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
             if retyped.errors.is_empty() {
                 retyped.form_error = Some(message);
             }
-            return rejected(&state, &link_token, &session, &browser, &retyped).await;
+            return rejected(&state, &open, &browser, &retyped).await;
         }
         Err(other) => return page::internal_error(&other),
     };
 
-    let prepared = match cards::prepare_card(&state, session.subscriber_id, card, brand).await {
+    let prepared = match cards::prepare_card(&state, session.subscriber_id, card, brand, session.labels.clone()).await {
         Ok(prepared) => prepared,
         Err(error) => return page::internal_error(&error),
     };
@@ -158,67 +187,69 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     match outcome {
         Ok(Some(Inserted::Created(card_id))) => {
             tracing::info!(session_id, card_id, last_four, "card enrolled on the secure page");
-            enrolled_page(&brand, last_four, card_id, false)
+            enrolled_page(&open, &brand, last_four, card_id, false)
         }
         Ok(Some(Inserted::Duplicate(card_id))) => {
             tracing::info!(session_id, card_id, last_four, "secure page: card was already enrolled");
-            enrolled_page(&brand, last_four, card_id, true)
+            enrolled_page(&open, &brand, last_four, card_id, true)
         }
-        Ok(None) => used_page(),
+        Ok(None) => used_page(&open.branding, &open.row),
         Err(error) => page::internal_error(&error),
     }
 }
 
 /// Counts the rejection and shows the form again, or closes the page after too many.
-async fn rejected(
-    state: &AppState,
-    link_token: &str,
-    session: &CardSessionRow,
-    browser: &Browser,
-    retyped: &Retyped,
-) -> Response {
-    match session::record_rejection(state, session.id).await {
-        Ok(true) => form_page(state, link_token, session, browser, retyped, StatusCode::BAD_REQUEST),
-        Ok(false) => expired_page(),
+async fn rejected(state: &AppState, open: &Open, browser: &Browser, retyped: &Retyped) -> Response {
+    match session::record_rejection(state, open.row.id).await {
+        Ok(true) => form_page(state, open, browser, retyped, StatusCode::BAD_REQUEST),
+        // This rejection closed the session: it is expired now.
+        Ok(false) => expired(state, &open.branding, &open.row).await,
         Err(error) => page::internal_error(&error),
     }
 }
 
-fn enrolled_page(brand: &str, last_four: u16, card_id: i64, already: bool) -> Response {
+fn enrolled_page(open: &Open, brand: &str, last_four: u16, card_id: i64, already: bool) -> Response {
     let title = if already { "This card was already enrolled" } else { "Card enrolled" };
-    page::render(
+    let branding = &open.branding;
+    page::render_branded(
         StatusCode::OK,
         title,
         html! {
             div class="outcome-ok" {
                 h1 { (title) }
                 p id="enrolled-card" { (brand) " card ending in " strong { (format!("{last_four:04}")) } }
-                p { "You can close this window and return to the application." }
-                (page::return_to_app(&format!("card/{card_id}")))
+                @if open.row.return_url.is_some() {
+                    (back(branding, &open.row, CardSessionStatus::Completed))
+                } @else {
+                    p { "You can close this window and return to the application." }
+                    (page::return_to_app(&format!("card/{card_id}")))
+                }
             }
         },
+        branding,
     )
 }
 
-fn form_page(
-    state: &AppState,
-    link_token: &str,
-    session: &CardSessionRow,
-    browser: &Browser,
-    retyped: &Retyped,
-    status: StatusCode,
-) -> Response {
-    let action = format!("{PAGE_PATH}?session={link_token}");
+fn form_page(state: &AppState, open: &Open, browser: &Browser, retyped: &Retyped, status: StatusCode) -> Response {
+    let session = &open.row;
+    let branding = &open.branding;
+    let action = format!("{PAGE_PATH}?session={}", open.token);
     let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, session.id, &browser.nonce);
     let expires = DateTime::from_timestamp(session.expires_at, 0).map(|at| at.format("%H:%M UTC").to_string());
     let this_year = u32::try_from(Utc::now().year()).unwrap_or(2026);
     let sandbox = state.environment() == Environment::Sandbox;
     let body = html! {
         header class="brand" {
-            span class="who" { "Subscriber Data · secure card entry" }
+            @if let Some(name) = &branding.display_name {
+                strong class="subscriber" id="subscriber-name" { (name) }
+                span class="who" { "secure card entry by Subscriber Data" }
+            } @else {
+                span class="who" { "Subscriber Data · secure card entry" }
+            }
         }
         h1 { "Enroll a card" }
         p class="muted" {
+            @if let Some(name) = &branding.display_name { (name) " asked you to enroll a card. " }
             "Your card number goes only to Subscriber Data, which keeps the last four digits, never the number."
             @if let Some(expires) = &expires { " This page works until " (expires) "." }
         }
@@ -253,50 +284,5 @@ fn form_page(
             button type="submit" id="enroll" { "Enroll card" }
         }
     };
-    page::render(status, "Enroll a card", body)
-}
-
-fn field_error(retyped: &Retyped, name: &str) -> Markup {
-    html! {
-        @if let Some(error) = retyped.errors.get(name) {
-            span class="field-error" id=(format!("{name}-error")) role="alert" { (error) }
-        }
-    }
-}
-
-fn text_field(retyped: &Retyped, name: &str, label: &str, autocomplete: &str, inputmode: &str, value: &str) -> Markup {
-    let invalid = retyped.errors.contains_key(name);
-    html! {
-        label for=(name) {
-            (label)
-            input type="text" id=(name) name=(name) value=(value) autocomplete=(autocomplete)
-                inputmode=(inputmode) maxlength="64" aria-invalid=(invalid)
-                aria-describedby=[invalid.then(|| format!("{name}-error"))];
-            (field_error(retyped, name))
-        }
-    }
-}
-
-fn select_field(
-    retyped: &Retyped,
-    name: &str,
-    label: &str,
-    autocomplete: &str,
-    options: &[(String, String)],
-) -> Markup {
-    let invalid = retyped.errors.contains_key(name);
-    let chosen = retyped.value(name);
-    html! {
-        label for=(name) {
-            (label)
-            select id=(name) name=(name) autocomplete=(autocomplete) aria-invalid=(invalid)
-                aria-describedby=[invalid.then(|| format!("{name}-error"))] {
-                option value="" selected[chosen.is_empty()] { "Choose…" }
-                @for (value, text) in options {
-                    option value=(value) selected[value.eq_ignore_ascii_case(chosen)] { (text) }
-                }
-            }
-            (field_error(retyped, name))
-        }
-    }
+    page::render_branded(status, "Enroll a card", body, branding)
 }

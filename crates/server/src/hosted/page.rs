@@ -1,13 +1,46 @@
 //! The frame every hosted page shares: layout, security headers, error pages.
 
-use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
+use subscriber_protocol::rules::hosted::readable_accent;
 
-use crate::error::RenderedError;
+use crate::error::{ApiError, RenderedError};
+use crate::state::AppState;
+use crate::storage::subscribers::SubscriberRow;
 
 pub const STYLESHEET_PATH: &str = "/secure/assets/hosted.css";
 const STYLESHEET: &str = include_str!("hosted.css");
+
+/// The subscriber's accent as a stylesheet of its own (`?color=rrggbb`). The pages' CSP allows
+/// styles from this service only (no inline style, no style attribute), so the colour comes
+/// as a stylesheet of the service rather than loosening the policy with a nonce per page.
+pub const ACCENT_PATH: &str = "/secure/assets/accent.css";
+
+/// The subscriber a hosted page is for, as the page shows it (`PATCH /subscriber`).
+#[derive(Debug, Clone, Default)]
+pub struct Branding {
+    /// Shown escaped (maud escapes every text it writes).
+    pub display_name: Option<String>,
+    /// `rrggbb`, only a colour that keeps the page readable (`rules::hosted::readable_accent`).
+    pub accent: Option<String>,
+}
+
+impl Branding {
+    pub fn of(subscriber: &SubscriberRow) -> Self {
+        let accent = subscriber
+            .brand_color
+            .as_deref()
+            .and_then(readable_accent)
+            .map(|(red, green, blue)| format!("{red:02x}{green:02x}{blue:02x}"));
+        Self { display_name: subscriber.display_name.clone(), accent }
+    }
+
+    /// The branding of the subscriber who opened a page (none when it is gone).
+    pub async fn load(state: &AppState, subscriber_id: i64) -> Result<Self, ApiError> {
+        Ok(state.db.subscriber(subscriber_id).await?.map(|subscriber| Self::of(&subscriber)).unwrap_or_default())
+    }
+}
 
 /// No script, no frame, no third party: the page loads only its own stylesheet and can
 /// post only to this service.
@@ -33,6 +66,12 @@ fn secure_headers(headers: &mut HeaderMap) {
 /// A complete page. Error statuses are marked as rendered so the API's JSON error
 /// rendering leaves the HTML alone.
 pub fn render(status: StatusCode, title: &str, body: Markup) -> Response {
+    render_branded(status, title, body, &Branding::default())
+}
+
+/// A complete page in the subscriber's accent, when it has a readable one.
+pub fn render_branded(status: StatusCode, title: &str, body: Markup, branding: &Branding) -> Response {
+    let accent = branding.accent.as_ref().map(|accent| format!("{ACCENT_PATH}?color={accent}"));
     let document = html! {
         (DOCTYPE)
         html lang="en" {
@@ -42,6 +81,7 @@ pub fn render(status: StatusCode, title: &str, body: Markup) -> Response {
                 meta name="referrer" content="no-referrer";
                 title { (title) }
                 link rel="stylesheet" href=(STYLESHEET_PATH);
+                @if let Some(accent) = &accent { link rel="stylesheet" href=(accent); }
             }
             body { main { (body) } }
         }
@@ -64,6 +104,21 @@ pub fn return_to_app(route: &str) -> Markup {
                 "Return to Subscriber Data"
             }
         }
+    }
+}
+
+/// The way back to the subscriber's app: `return_url` with the outcome added to its query.
+/// A link, not a redirect: after a form's POST, the pages' `form-action 'self'` stops browsers
+/// from following a redirect to another origin, while following a link is a navigation no
+/// directive of the policy governs.
+pub fn return_link(branding: &Branding, return_url: &str, outcome: &[(&str, &str)]) -> Markup {
+    let Some(target) = crate::return_url::with_outcome(return_url, outcome) else { return html! {} };
+    let label = match &branding.display_name {
+        Some(name) => format!("Return to {name}"),
+        None => "Return to the application".to_owned(),
+    };
+    html! {
+        p { a class="return" id="return-link" href=(target) { (label) } }
     }
 }
 
@@ -103,6 +158,22 @@ pub fn internal_error(cause: &crate::error::ApiError) -> Response {
         "Something went wrong",
         "The service could not finish this step. Nothing was saved; please try again in a moment.",
     )
+}
+
+/// `GET /secure/assets/accent.css?color=rrggbb`: the accent, when it is readable (checked again
+/// here: the address can be typed), else nothing (the default stays).
+pub async fn accent_stylesheet(uri: Uri) -> Response {
+    let color = super::token::query_param(&uri, "color").map(|color| format!("#{color}"));
+    let accent = color.as_deref().and_then(readable_accent);
+    let text = match accent {
+        Some((red, green, blue)) => format!(":root {{ --accent: #{red:02x}{green:02x}{blue:02x}; }}\n"),
+        None => String::new(),
+    };
+    let mut response = text.into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/css; charset=utf-8"));
+    secure_headers(headers);
+    response
 }
 
 /// `GET /secure/assets/hosted.css`

@@ -217,6 +217,38 @@ async fn stored_replay(
     Ok(Some(replay(stored.status, body)))
 }
 
+/// Where a subscriber's keys are kept.
+fn subscriber_scope(subscriber_id: i64) -> String {
+    format!("subscriber:{subscriber_id}")
+}
+
+/// Forgets the subscriber's kept responses that name the removed object (`"cardId": 17` at
+/// their top level, `named_by` being `cardId`): a retry of the request that created it must
+/// not give back an object that is gone, and a removal is an erasure. Each body is opened and
+/// read here (they are sealed), so this reads every response the subscriber keeps: a day's
+/// creating requests at most (`background` purges older ones).
+pub async fn forget_replays_naming(
+    state: &AppState,
+    subscriber_id: i64,
+    named_by: &str,
+    id: i64,
+) -> StorageResult<usize> {
+    let scope = subscriber_scope(subscriber_id);
+    let mut forgotten = 0;
+    for (key, sealed) in state.db.idempotent_responses(scope.clone()).await? {
+        let names = state
+            .keys
+            .open(&sealed)
+            .and_then(|body| serde_json::from_slice::<serde_json::Value>(&body).ok())
+            .is_some_and(|body| body.get(named_by).and_then(serde_json::Value::as_i64) == Some(id));
+        if names {
+            state.db.forget_idempotent_response(scope.clone(), key).await?;
+            forgotten += 1;
+        }
+    }
+    Ok(forgotten)
+}
+
 async fn serve(
     IdempotencyLayer { state, in_flight, claims }: IdempotencyLayer,
     request: Request,
@@ -236,7 +268,7 @@ async fn serve(
         })?
         .to_owned();
     let scope = match TokenCheck::of(request.extensions()) {
-        TokenCheck::Verified(auth) => format!("subscriber:{}", auth.subscriber_id),
+        TokenCheck::Verified(auth) => subscriber_scope(auth.subscriber_id),
         // The handler's own extractor answers with the precise 401.
         TokenCheck::Refused => return Ok(next.run(request).await),
         TokenCheck::Absent => "anonymous".to_owned(),

@@ -6,10 +6,10 @@ use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{
     CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, ErrorBody, Location,
-    Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
-    MerchantTransactionQuery, Success,
+    LocationRemoved, Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
+    MerchantTransactionQuery, Success, UpdateLocationRequest,
 };
-use subscriber_protocol::{EventData, LocationCreatedData};
+use subscriber_protocol::{EventData, LocationCreatedData, LocationRemovedData, LocationUpdatedData};
 use utoipa_axum::routes;
 
 use crate::directory::{self, DirectoryMerchant};
@@ -17,20 +17,26 @@ use crate::error::ApiError;
 use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
+use crate::labels;
 use crate::ledger;
 use crate::paging;
 use crate::reference::{currencies, mcc, places};
 use crate::state::AppState;
+use crate::storage::StorageResult;
 use crate::storage::events::StoredEvent;
 use crate::storage::merchants::{
-    CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant, StoredAddress,
+    CoordinatesSource, Inserted, LocationChange, LocationChangeKind, LocationRow, MerchantRow, NewLocation,
+    NewMerchant, StoredAddress,
 };
 use crate::storage::transactions::{Owner, TransactionRow};
 use crate::versions::RequestVersion;
-use subscriber_protocol::rules::merchants::{self as validation, LocationBody, MerchantDraft, ValidLocation};
+use subscriber_protocol::rules::merchants::{
+    self as validation, LocationBody, LocationDraft, MerchantDraft, ValidLocation,
+};
 
 pub const MERCHANT_ENROLLED: &str = "Merchant enrolled";
 pub const LOCATION_CREATED: &str = "Location created";
+pub const LOCATION_REMOVED: &str = "Location removed";
 
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(routes!(enroll))
@@ -38,6 +44,9 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(details))
         .api(routes!(categories))
         .api_creating(routes!(create_location))
+        .api(routes!(location))
+        .api(routes!(update_location))
+        .api(routes!(remove_location))
         .api(routes!(transactions))
 }
 
@@ -145,6 +154,7 @@ fn location_record(row: LocationRow) -> Result<Location, ApiError> {
         coordinates_source: wire_source(row.coordinates_source),
         descriptor: row.descriptor,
         created_at: paging::checked_time(row.created_at)?,
+        metadata: row.metadata,
     })
 }
 
@@ -211,8 +221,9 @@ async fn create_location(
     State(state): State<AppState>,
     auth: Auth,
     idempotent: Idempotent,
-    ApiJson(body): ApiJson<LocationBody>,
+    ApiJson(mut body): ApiJson<LocationBody>,
 ) -> Result<Response, ApiError> {
+    let metadata = labels::sent(None, body.metadata.take().as_ref())?.metadata;
     let location = validation::location(body)?;
     let merchant = caller_merchant(&state, auth.subscriber_id).await?.ok_or_else(|| {
         ApiError::conflict(
@@ -239,6 +250,7 @@ async fn create_location(
         coordinates_source: source,
         descriptor: descriptor.clone(),
         created_at: Utc::now().timestamp(),
+        metadata: metadata.clone(),
     };
     let new = NewLocation {
         subscriber_id: auth.subscriber_id,
@@ -252,6 +264,7 @@ async fn create_location(
                 city: event_location.city,
                 zip: event_location.zip,
                 country_code: event_location.country_code,
+                metadata,
             }))
         }),
     };
@@ -303,6 +316,172 @@ pub fn phone_digits(phone: Option<&str>) -> u64 {
         .map(|phone| phone.chars().filter(char::is_ascii_digit).collect::<String>())
         .and_then(|digits| digits.parse().ok())
         .unwrap_or(0)
+}
+
+/// The caller's location, or 404: another subscriber's location, or a removed one, does not
+/// exist for this caller.
+async fn owned_location(state: &AppState, subscriber_id: i64, location_id: i64) -> Result<LocationRow, ApiError> {
+    state.db.subscribers_location(subscriber_id, location_id).await?.ok_or_else(|| location_not_found(location_id))
+}
+
+fn location_not_found(location_id: i64) -> ApiError {
+    ApiError::not_found(format!("no location {location_id} of this subscriber's merchant"))
+}
+
+/// One of the caller's merchant's locations
+///
+/// The location as `GET /merchant` lists it. A removed location, or another subscriber's, is 404.
+#[utoipa::path(get, path = "/merchant/location/{location_id}", tag = "merchants", operation_id = "getLocation",
+    params(("location_id" = i64, Path, description = "A locationId of the caller's merchant.", minimum = 1)),
+    responses(
+        (status = 200, description = "The location.", body = Success<Location>),
+        (status = 404, description = "No such location of the caller's merchant.", body = ErrorBody),
+    ))]
+async fn location(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(location_id): IdPath,
+) -> Result<Json<Success<Location>>, ApiError> {
+    let row = owned_location(&state, auth.subscriber_id, location_id).await?;
+    Ok(Json(Success::new(location_record(row)?)))
+}
+
+/// Changes one of the caller's merchant's locations
+///
+/// Any of the fields `POST /merchant/location` takes, checked by the same rules; the others stay
+/// as they are. Without `latitude` and `longitude` the coordinates are derived again from the
+/// address as it is now (`coordinatesSource` says how). The statement descriptor follows the
+/// city; sales already made keep the address and descriptor they were made with.
+#[utoipa::path(patch, path = "/merchant/location/{location_id}", tag = "merchants",
+    operation_id = "updateLocation",
+    params(("location_id" = i64, Path, description = "A locationId of the caller's merchant.", minimum = 1)),
+    request_body = UpdateLocationRequest,
+    responses(
+        (status = 200, description = "The location as it is now.", body = Success<Location>),
+        (status = 400, description = "A field is not valid, or none was sent: nothing changed.", body = ErrorBody),
+        (status = 404, description = "No such location of the caller's merchant.", body = ErrorBody),
+    ))]
+async fn update_location(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(location_id): IdPath,
+    ApiJson(mut body): ApiJson<LocationBody>,
+) -> Result<Json<Success<Location>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    // Another subscriber's id is 404 whatever the body says.
+    let current = owned_location(&state, subscriber_id, location_id).await?;
+    let metadata_patch = body.metadata.take();
+    let metadata = match &metadata_patch {
+        Some(patch) => labels::patched(&current.metadata, patch)?,
+        None => current.metadata.clone(),
+    };
+    let row = if body.location.is_none() && metadata_patch.is_some() {
+        // The notes alone: the address, its coordinates and descriptor stay as they are.
+        LocationRow { metadata, ..current }
+    } else {
+        let merchant = owned_merchant(&state, subscriber_id, current.merchant_id).await?;
+        let address = &current.address;
+        let now = LocationDraft {
+            country_code: Some(address.country_code.clone()),
+            street: Some(address.street.clone()),
+            street_no: Some(address.street_no.clone()),
+            city: Some(address.city.clone()),
+            zip: Some(address.zip.clone()),
+            latitude: None,
+            longitude: None,
+        };
+        let changed = validation::changed_location(now, body)?;
+        let placed = place(&changed);
+        // The descriptor follows the city, as at creation.
+        let descriptor = directory::descriptor_for_location(&merchant.name, &changed.city);
+        LocationRow {
+            address: StoredAddress {
+                country_code: changed.country_code,
+                street: changed.street,
+                street_no: changed.street_no,
+                city: changed.city,
+                zip: changed.zip,
+            },
+            latitude: placed.latitude,
+            longitude: placed.longitude,
+            coordinates_source: placed.source,
+            descriptor,
+            metadata,
+            ..current
+        }
+    };
+    let row_source = row.coordinates_source;
+    let location = location_record(row.clone())?;
+    let event = StoredEvent::new(&EventData::MerchantLocationUpdated(LocationUpdatedData::new(
+        row.merchant_id,
+        location.clone(),
+    )));
+    let change = LocationChange {
+        subscriber_id,
+        kind: LocationChangeKind::Update(Box::new(row)),
+        event,
+        at: Utc::now().timestamp(),
+    };
+    if !state.db.change_location(change).await? {
+        // Removed between the read and the write.
+        return Err(location_not_found(location_id));
+    }
+    tracing::info!(location_id, coordinates = row_source.as_str(), "location changed");
+    let directory = state.directory.get().await.map_err(ApiError::internal)?;
+    refresh_in(&state, &directory, location_id).await?;
+    Ok(Json(Success::new(location)))
+}
+
+/// Removes one of the caller's merchant's locations
+///
+/// Discovery no longer finds it and no new sales happen there; sales already made keep the
+/// address they were made at. Then reads of it are 404, as a second removal is.
+#[utoipa::path(delete, path = "/merchant/location/{location_id}", tag = "merchants",
+    operation_id = "removeLocation",
+    params(("location_id" = i64, Path, description = "A locationId of the caller's merchant.", minimum = 1)),
+    responses(
+        (status = 200, description = "Removed.", body = Success<LocationRemoved>),
+        (status = 404, description = "No such location of the caller's merchant.", body = ErrorBody),
+    ))]
+async fn remove_location(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(location_id): IdPath,
+) -> Result<Json<Success<LocationRemoved>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let current = owned_location(&state, subscriber_id, location_id).await?;
+    let change = LocationChange {
+        subscriber_id,
+        kind: LocationChangeKind::Remove { location_id, merchant_id: current.merchant_id },
+        event: StoredEvent::new(&EventData::MerchantLocationRemoved(LocationRemovedData { location_id })),
+        at: Utc::now().timestamp(),
+    };
+    if !state.db.change_location(change).await? {
+        // Another request removed it first: this one is the second removal.
+        return Err(location_not_found(location_id));
+    }
+    tracing::info!(location_id, "location removed");
+    let directory = state.directory.get().await.map_err(ApiError::internal)?;
+    refresh_in(&state, &directory, location_id).await?;
+    Ok(Json(Success::new(LocationRemoved { message: LOCATION_REMOVED.to_owned(), location_id })))
+}
+
+/// Discovery finds the location as the database has it now: changed, or no longer (removed).
+/// For a change another instance made; nothing to do while this one has not loaded the
+/// directory (the load reads the locations as they are).
+pub async fn refresh_location(state: &AppState, location_id: i64) -> StorageResult<()> {
+    match state.directory.if_loaded() {
+        Some(directory) => refresh_in(state, &directory, location_id).await,
+        None => Ok(()),
+    }
+}
+
+async fn refresh_in(state: &AppState, directory: &directory::Directory, location_id: i64) -> StorageResult<()> {
+    match state.db.enrolled_location(location_id).await? {
+        Some(location) => directory.add_enrolled_location(location),
+        None => directory.retire_enrolled_locations(&[location_id]),
+    }
+    Ok(())
 }
 
 pub fn merchant_transaction(row: TransactionRow) -> Result<MerchantTransaction, ApiError> {

@@ -7,6 +7,7 @@
 //! checked and used to fit the questions, and never stored: only the country is kept, for
 //! the currency of the signals.
 
+pub mod session;
 pub mod signals;
 
 use std::collections::{HashMap, HashSet};
@@ -18,25 +19,29 @@ use axum::response::Response;
 use chrono::{Datelike, Utc};
 use subscriber_protocol::{
     Answer, AuthenticatePersonRequest, AuthenticatePersonResponse, Environment, ErrorBody, OnboardPersonRequest,
-    OnboardPersonResponse, Person, PersonList, PersonStatus, Question, QuestionChoice, SandboxAnswers, Success,
-    VerifyPersonRequest, VerifyPersonResponse,
+    OnboardPersonResponse, Person, PersonList, PersonStatus, Question, QuestionChoice, RemovePersonResponse,
+    SandboxAnswers, Success, VerifyPersonRequest, VerifyPersonResponse,
 };
-use subscriber_protocol::{EventData, PersonEventData};
+use subscriber_protocol::{EventData, Metadata, PersonEventData, UpdateMetadataRequest};
 use utoipa_axum::routes;
 
 use subscriber_protocol::rules::{self, persons::ValidPerson};
 
+use crate::erasure;
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::identity_source::{Applicant, IdentitySource};
+use crate::labels;
 use crate::paging;
 use crate::simulation::identity::IssuedQuestion;
 use crate::state::AppState;
 use crate::storage::StorageError;
 use crate::storage::events::StoredEvent;
+use crate::storage::labels::PERSON as LABELLED;
 use crate::storage::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonRow, QuestionSetRow};
+use crate::storage::removals;
 
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(routes!(onboard))
@@ -44,6 +49,9 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(authenticate))
         .api(routes!(verify))
         .api(routes!(details))
+        .api(routes!(update))
+        .api(routes!(remove))
+        .api_creating(routes!(session::create))
         .api(routes!(sandbox_answers))
 }
 
@@ -68,12 +76,14 @@ async fn onboard(
     ApiJson(request): ApiJson<OnboardPersonRequest>,
 ) -> Result<Response, ApiError> {
     let ValidPerson { first_name, last_name, email } = rules::persons::person(&request)?;
+    let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
     let new = NewPerson {
         subscriber_id: auth.subscriber_id,
         first_name,
         last_name,
         email,
         created_at: Utc::now().timestamp(),
+        labels,
     };
     let replay = idempotent.replay(|person_id| OnboardPersonResponse { person_id, status: PersonStatus::Onboarded });
     let person_id = state.db.onboard_person(new, replay).await?;
@@ -84,11 +94,11 @@ async fn onboard(
 
 /// The caller's person, or 404.
 async fn owned_person(state: &AppState, subscriber_id: i64, person_id: i64) -> Result<PersonRow, ApiError> {
-    state
-        .db
-        .person(subscriber_id, person_id)
-        .await?
-        .ok_or_else(|| ApiError::not_found(format!("no person {person_id} was onboarded by this subscriber")))
+    state.db.person(subscriber_id, person_id).await?.ok_or_else(|| no_such_person(person_id))
+}
+
+fn no_such_person(person_id: i64) -> ApiError {
+    ApiError::not_found(format!("no person {person_id} was onboarded by this subscriber"))
 }
 
 fn locked(person: &PersonRow, now: i64) -> Result<(), ApiError> {
@@ -222,7 +232,7 @@ fn plan_question_set(
         plan.lock_until = (failures >= MAX_FAILED_VERIFICATIONS).then_some(times.now + times.lock_seconds);
         if let Some(until) = plan.lock_until {
             tracing::info!(person_id = current.id, "person locked: question sets left unanswered");
-            plan.locked_event = Some(StoredEvent::new(&locked_event(current.id, until)));
+            plan.locked_event = Some(StoredEvent::new(&locked_event(current, until)));
             return Ok((plan, Err(Refused::Locked { until })));
         }
     }
@@ -245,9 +255,23 @@ fn plan_question_set(
 }
 
 /// The data of a `person.locked` event.
-fn locked_event(person_id: i64, until: i64) -> EventData {
-    let locked_until = chrono::DateTime::from_timestamp(until, 0);
-    EventData::PersonLocked(PersonEventData { person_id, status: PersonStatus::Locked, locked_until })
+fn locked_event(person: &PersonRow, until: i64) -> EventData {
+    EventData::PersonLocked(person_event(person, PersonStatus::Locked, chrono::DateTime::from_timestamp(until, 0)))
+}
+
+/// The data of a `person.verified` or `person.locked` event.
+fn person_event(
+    person: &PersonRow,
+    status: PersonStatus,
+    locked_until: Option<chrono::DateTime<Utc>>,
+) -> PersonEventData {
+    PersonEventData {
+        person_id: person.id,
+        status,
+        locked_until,
+        client_user_id: person.labels.client_user_id.clone(),
+        metadata: person.labels.metadata.clone(),
+    }
 }
 
 /// Sends the person's information and gets four questions (step 2 of 3)
@@ -272,10 +296,20 @@ async fn authenticate(
     auth: Auth,
     ApiJson(request): ApiJson<AuthenticatePersonRequest>,
 ) -> Result<Json<Success<AuthenticatePersonResponse>>, ApiError> {
-    let source = identity_source(&state)?;
+    Ok(Json(Success::new(authenticate_person(&state, auth.subscriber_id, request).await?)))
+}
+
+/// Issues the subscriber's person a question set for what they told about themselves: the
+/// API's step 2, and the identity page's (`crate::hosted::identity`).
+pub(crate) async fn authenticate_person(
+    state: &AppState,
+    subscriber_id: i64,
+    request: AuthenticatePersonRequest,
+) -> Result<AuthenticatePersonResponse, ApiError> {
+    let source = identity_source(state)?;
     let today = Utc::now().date_naive();
     let information = rules::persons::information(&request, today)?;
-    let person = owned_person(&state, auth.subscriber_id, request.person_id).await?;
+    let person = owned_person(state, subscriber_id, request.person_id).await?;
     let now = Utc::now().timestamp();
     let validity = i64::try_from(state.config.person_questions_seconds).unwrap_or(600);
     let times = IssueTimes {
@@ -311,7 +345,13 @@ async fn authenticate(
         Err(Refused::Source(cause)) => return Err(ApiError::internal(cause.context("identity source failed"))),
     };
     tracing::info!(person_id, set_id, "identity questions issued");
-    let questions = issued
+    let questions = questions_of(set_id, &issued);
+    Ok(AuthenticatePersonResponse { person_id, expires_at: paging::checked_time(expires_at)?, questions })
+}
+
+/// A set's questions as the person is asked them, with their ids and their choices' ids.
+fn questions_of(set_id: i64, issued: &[IssuedQuestion]) -> Vec<Question> {
+    issued
         .iter()
         .enumerate()
         .map(|(position, question)| {
@@ -330,12 +370,26 @@ async fn authenticate(
                     .collect(),
             }
         })
-        .collect();
-    Ok(Json(Success::new(AuthenticatePersonResponse {
+        .collect()
+}
+
+/// The person's open question set (issued, not answered, not expired) as it was asked, or
+/// `None`: what the identity page shows again when reloaded.
+pub(crate) async fn open_questions(
+    state: &AppState,
+    person_id: i64,
+    now: i64,
+) -> Result<Option<AuthenticatePersonResponse>, ApiError> {
+    let Some(set) = state.db.latest_question_set(person_id).await? else { return Ok(None) };
+    if set.answered_at.is_some() || now >= set.expires_at {
+        return Ok(None);
+    }
+    let issued = stored_questions(&set)?;
+    Ok(Some(AuthenticatePersonResponse {
         person_id,
-        expires_at: paging::checked_time(expires_at)?,
-        questions,
-    })))
+        expires_at: paging::checked_time(set.expires_at)?,
+        questions: questions_of(set.id, &issued),
+    }))
 }
 
 /// How many answers are right; every question of the set must be answered once, with one
@@ -397,10 +451,20 @@ async fn verify(
     auth: Auth,
     ApiJson(request): ApiJson<VerifyPersonRequest>,
 ) -> Result<Json<Success<VerifyPersonResponse>>, ApiError> {
+    Ok(Json(Success::new(verify_person(&state, auth.subscriber_id, request).await?)))
+}
+
+/// Scores the subscriber's person's answers to their open question set: the API's step 3, and
+/// the identity page's.
+pub(crate) async fn verify_person(
+    state: &AppState,
+    subscriber_id: i64,
+    request: VerifyPersonRequest,
+) -> Result<VerifyPersonResponse, ApiError> {
     // Sets issued by a source this environment does not have (a database that served the
     // sandbox) are not answerable here either.
-    identity_source(&state)?;
-    let person = owned_person(&state, auth.subscriber_id, request.person_id).await?;
+    identity_source(state)?;
+    let person = owned_person(state, subscriber_id, request.person_id).await?;
     let now = Utc::now().timestamp();
     locked(&person, now)?;
     if person.verified_at.is_some() {
@@ -428,12 +492,11 @@ async fn verify(
     let lock_until = (!passed && failures >= MAX_FAILED_VERIFICATIONS).then_some(now + lock_seconds);
     let set_id = latest.id;
     let lock_ran_out = person.locked_until.is_some();
-    let subscriber_id = auth.subscriber_id;
     let event = if passed {
-        let verified = PersonEventData { person_id, status: PersonStatus::Verified, locked_until: None };
+        let verified = person_event(&person, PersonStatus::Verified, None);
         Some(StoredEvent::new(&EventData::PersonVerified(verified)))
     } else {
-        lock_until.map(|until| StoredEvent::new(&locked_event(person_id, until)))
+        lock_until.map(|until| StoredEvent::new(&locked_event(&person, until)))
     };
     let plan = AnswerPlan { set_id, now, clear_lock: lock_ran_out, passed, lock_until, event };
     let first_answer = state.db.answer_question_set(subscriber_id, person_id, plan).await?;
@@ -454,17 +517,22 @@ async fn verify(
     } else {
         (PersonStatus::Failed, None)
     };
-    Ok(Json(Success::new(VerifyPersonResponse {
+    Ok(VerifyPersonResponse {
         person_id,
         verified: passed,
         status,
         attempts_remaining,
         signals,
         locked_until: lock_until.map(paging::checked_time).transpose()?,
-    })))
+    })
 }
 
-fn person_view(seed: u64, person: PersonRow, latest: Option<&QuestionSetRow>, now: i64) -> Result<Person, ApiError> {
+pub(crate) fn person_view(
+    seed: u64,
+    person: PersonRow,
+    latest: Option<&QuestionSetRow>,
+    now: i64,
+) -> Result<Person, ApiError> {
     let status = status_of(&person, latest, now);
     let time = |seconds: Option<i64>| seconds.map(paging::checked_time).transpose();
     Ok(Person {
@@ -480,6 +548,8 @@ fn person_view(seed: u64, person: PersonRow, latest: Option<&QuestionSetRow>, no
         first_name: person.first_name,
         last_name: person.last_name,
         email: person.email,
+        client_user_id: person.labels.client_user_id,
+        metadata: person.labels.metadata,
     })
 }
 
@@ -501,6 +571,58 @@ async fn details(
     let latest = state.db.latest_question_set(person_id).await?;
     let now = Utc::now().timestamp();
     Ok(Json(Success::new(person_view(state.config.sandbox_seed, person, latest.as_ref(), now)?)))
+}
+
+/// Sets notes on a person of the caller
+///
+/// Keys merge with those set before; a key sent with "" is removed. At most 20 pairs in all
+/// (key at most 40 characters, value at most 500).
+#[utoipa::path(patch, path = "/persons/{person_id}", tag = "persons", operation_id = "updatePerson",
+    params(("person_id" = i64, Path, description = "A personId of the caller.", minimum = 1)),
+    request_body = UpdateMetadataRequest,
+    responses(
+        (status = 200, description = "The person as it is now.", body = Success<Person>),
+        (status = 400, description = "A pair is past its limits: nothing changed.", body = ErrorBody),
+        (status = 404, description = "No such person of the caller.", body = ErrorBody),
+    ))]
+async fn update(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(person_id): IdPath,
+    ApiJson(request): ApiJson<UpdateMetadataRequest>,
+) -> Result<Json<Success<Person>>, ApiError> {
+    let subscriber_id = auth.subscriber_id;
+    let read = || owned_person(&state, subscriber_id, person_id);
+    let metadata_of: fn(&PersonRow) -> &Metadata = |row| &row.labels.metadata;
+    let person =
+        labels::patch_metadata(&state, &LABELLED, subscriber_id, person_id, &request.metadata, read, metadata_of)
+            .await?;
+    let latest = state.db.latest_question_set(person_id).await?;
+    let now = Utc::now().timestamp();
+    Ok(Json(Success::new(person_view(state.config.sandbox_seed, person, latest.as_ref(), now)?)))
+}
+
+/// Removes a person: their data is erased
+///
+/// The person, the questions they were asked with their answers, their signals and their
+/// events go; one `person.removed` event with the id alone is left. Every read of the person
+/// is 404 from then on.
+#[utoipa::path(delete, path = "/persons/{person_id}", tag = "persons", operation_id = "removePerson",
+    params(("person_id" = i64, Path, description = "A personId of the caller.", minimum = 1)),
+    responses(
+        (status = 200, description = "The person is removed.", body = Success<RemovePersonResponse>),
+        (status = 404, description = "No such person of the caller (or removed already).", body = ErrorBody),
+    ))]
+async fn remove(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(person_id): IdPath,
+) -> Result<Json<Success<RemovePersonResponse>>, ApiError> {
+    if !erasure::erase(&state, auth.subscriber_id, &removals::PERSON, person_id).await? {
+        return Err(no_such_person(person_id));
+    }
+    tracing::info!(person_id, "person removed");
+    Ok(Json(Success::new(RemovePersonResponse { message: "Person removed".to_owned(), person_id })))
 }
 
 /// The caller's persons, newest first

@@ -278,6 +278,8 @@ impl Feed {
             };
             match woken {
                 Ok(Wake::Reset(subscriber_id)) if subscriber_id == self.subscriber_id => return None,
+                Ok(Wake::Removed(owner)) if owner == self.owner => return None,
+                Ok(Wake::Removed(_)) => {}
                 Ok(Wake::Owner(owner)) if owner != self.owner => {}
                 Ok(Wake::Reset(_)) => {}
                 // Its owner has new events, any owner may have, or it fell behind the hub:
@@ -384,9 +386,16 @@ mod tests {
                     country_code: "USA".to_owned(),
                     enrolled_at: 0,
                 },
+                labels: subscriber_protocol::rules::labels::Labels::default(),
                 history: Vec::new(),
                 event_data: Box::new(|card_id| {
-                    let data = subscriber_protocol::CardEnrolledData { card_id, last_four: 4242, brand: "visa".into() };
+                    let data = subscriber_protocol::CardEnrolledData {
+                        card_id,
+                        last_four: 4242,
+                        brand: "visa".into(),
+                        client_user_id: None,
+                        metadata: subscriber_protocol::Metadata::new(),
+                    };
                     storage::events::StoredEvent::new(&subscriber_protocol::EventData::CardEnrolled(data))
                 }),
             };

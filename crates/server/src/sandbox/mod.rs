@@ -271,7 +271,8 @@ fn response(
 /// Moves the caller's sandbox clock ahead (sandbox only)
 ///
 /// The caller's pending purchases settle, and its open card-entry pages, bank links, identity
-/// questions and locks expire, as if `seconds` had passed. Other subscribers' clocks stay.
+/// questions, bank consents and locks expire, as if `seconds` had passed (an account whose
+/// consent comes within seven days of its end gets `account.consent_expiring`). Other subscribers' clocks stay.
 #[utoipa::path(post, path = "/sandbox/clock/advance", tag = "sandbox", operation_id = "advanceSandboxClock",
     request_body = ClockAdvanceRequest,
     responses(
@@ -292,6 +293,7 @@ async fn advance_clock(
     let subscriber_id = auth.subscriber_id;
     state.db.advance_clock(subscriber_id, seconds).await?;
     let settled = crate::ledger::settle_due(&state).await?;
+    crate::accounts::consent::warn_due(&state).await?;
     tracing::info!(seconds, settled, "sandbox clock advanced");
     Ok(Json(Success::new(ClockAdvanced {
         message: "Sandbox clock advanced".to_owned(),

@@ -49,17 +49,20 @@ pub fn cards(seed: u64, account_id: i64) -> Vec<u16> {
     (0..count).map(|_| rng.random_range(1000..=9999)).collect()
 }
 
-/// The account's transactions over the `HISTORY_DAYS` before `until` (the link's time),
-/// newest first. Ids are the account's id followed by a running number.
-pub fn transactions(seed: u64, account_id: i64, until: i64) -> Vec<BankTransaction> {
+/// The account's transactions from `HISTORY_DAYS` before `linked_at` up to `until` (the
+/// link's time, or the last refresh), newest first. Ids are the account's id followed by a
+/// running number; a later `until` adds the days after and changes none before.
+pub fn transactions(seed: u64, account_id: i64, linked_at: i64, until: i64) -> Vec<BankTransaction> {
     let mut rng = seeded(seed, "bank-transactions", &[account_id]);
-    let start = until - HISTORY_DAYS * DAY;
+    let start = linked_at - HISTORY_DAYS * DAY;
+    // At most three years on from the link.
+    let days = ((until.max(linked_at) - start) / DAY + 1).min(HISTORY_DAYS + 3 * 366);
     let salary = rng.random_range(150_000..650_000);
     let rent = rng.random_range(80_000..260_000);
     let payday_offset = rng.random_range(0..14);
     let rent_day = rng.random_range(0..28);
     let mut items: Vec<(i64, i64, String)> = Vec::new();
-    for day in 0..HISTORY_DAYS {
+    for day in 0..days {
         let midnight = start + day * DAY;
         let at = |rng: &mut dyn RngCore| midnight + i64::from(rng.next_u32() % 50_000) + 28_800;
         if (day + payday_offset) % 14 == 0 {
@@ -98,9 +101,23 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_refresh_adds_the_days_after_and_changes_none_before() {
+        let linked = transactions(3, 12, 1_800_000_000, 1_800_000_000);
+        let refreshed = transactions(3, 12, 1_800_000_000, 1_800_000_000 + 20 * DAY);
+        assert!(refreshed.len() > linked.len() + 10, "{} then {}", linked.len(), refreshed.len());
+        let settled = |list: &[BankTransaction]| {
+            list.iter()
+                .filter(|t| t.created_at < 1_800_000_000 - 2 * DAY)
+                .map(|t| (t.id, t.created_at, t.amount_minor))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(settled(&linked), settled(&refreshed));
+    }
+
+    #[test]
     fn the_same_account_shows_the_same_data() {
-        let first = transactions(3, 12, 1_800_000_000);
-        let again = transactions(3, 12, 1_800_000_000);
+        let first = transactions(3, 12, 1_800_000_000, 1_800_000_000);
+        let again = transactions(3, 12, 1_800_000_000, 1_800_000_000);
         assert!(first.len() > 60, "{} transactions", first.len());
         assert_eq!(
             first.iter().map(|t| (t.id, t.created_at, t.amount_minor)).collect::<Vec<_>>(),

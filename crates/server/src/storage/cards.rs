@@ -9,6 +9,9 @@ use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
 pub use super::rows::cards::{CardRow, EnrolledCard, Inserted, NewCard};
 
+/// The event of a completed card-entry session, made from the card's id.
+pub type SessionEvent = Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>;
+
 impl Store {
     /// Enrolls the card with its history and its event, and the request's replay, in one
     /// transaction; a card the subscriber already has stores nothing.
@@ -21,16 +24,18 @@ impl Store {
 
     /// Enrolls the card typed on the secure page of session `session_id` and completes the
     /// session, in one transaction; `None` when the session is no longer open (a second
-    /// submission of the same page, however close, finds it closed).
+    /// submission of the same page, however close, finds it closed). The session's own event
+    /// (`completed`, made from the card's id, new or already enrolled) is recorded with them.
     pub async fn enroll_card_from_session(
         &self,
         session_id: i64,
         card: NewCard,
         now: i64,
+        completed: SessionEvent,
     ) -> StorageResult<Option<Inserted>> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::cards::enroll_from_session(connection, session_id, card, now)).await,
-            db => postgres::cards::enroll_from_session(db, session_id, card, now).await,
+            db => db.write(move |connection| sqlite::cards::enroll_from_session(connection, session_id, card, now, completed)).await,
+            db => postgres::cards::enroll_from_session(db, session_id, card, now, completed).await,
         )
     }
 

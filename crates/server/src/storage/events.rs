@@ -17,6 +17,10 @@ pub use super::rows::events::{
     EventKind, EventRow, LogFilter, LoggedEvent, StoredEvent, TRANSACTION_CREATED, TRANSACTION_UPDATED, WEBHOOK_TEST,
 };
 
+/// What the newest event of a card that was removed reads as: kept rows and bodies of it are
+/// no longer the answer, and the card is not there.
+pub const REMOVED: i64 = -1;
+
 /// The owner's transaction events (by the owner's id column) that a subscriber received, after
 /// an id, oldest first: `$1` the owner, `$2` the id, `$3` how many, `$4` the subscriber.
 fn events_after(owner_column: &str) -> String {
@@ -47,7 +51,8 @@ impl Store {
         self.fetch_all(sql, args![owner_id, after_id, limit, subscriber_id]).await
     }
 
-    /// The id of the owner's newest transaction event, 0 when it has none.
+    /// The id of the owner's newest transaction event, 0 when it has none, [`REMOVED`] for a
+    /// card that is not there (any more).
     pub async fn newest_transaction_event(&self, owner: Owner) -> StorageResult<i64> {
         dispatch!(self,
             db => db.read_by_key(move |connection| sqlite::events::newest_of(connection, owner)).await,

@@ -26,6 +26,19 @@ impl Store {
         Ok(())
     }
 
+    /// Every response kept in `scope`, as (key, sealed body): what a removal reads to find the
+    /// replays that carry the removed object (the bodies are sealed: only the service reads
+    /// them).
+    pub async fn idempotent_responses(&self, scope: String) -> StorageResult<Vec<(String, Vec<u8>)>> {
+        self.fetch_all(sql!("SELECT key, response_body FROM idempotency_keys WHERE scope = $1"), args![scope]).await
+    }
+
+    /// Forgets the response kept for `key` in `scope`.
+    pub async fn forget_idempotent_response(&self, scope: String, key: String) -> StorageResult<()> {
+        self.execute(sql!("DELETE FROM idempotency_keys WHERE scope = $1 AND key = $2"), args![scope, key]).await?;
+        Ok(())
+    }
+
     /// Forgets keys older than `before`.
     pub async fn purge_idempotency(&self, before: i64) -> StorageResult<u64> {
         self.execute_maintenance(sql!("DELETE FROM idempotency_keys WHERE created_at < $1"), args![before]).await

@@ -9,7 +9,8 @@ use super::statement::Read;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
 
 pub use super::rows::merchants::{
-    CoordinatesSource, Inserted, LocationRow, MerchantRow, NewLocation, NewMerchant, StoredAddress,
+    CoordinatesSource, Inserted, LocationChange, LocationChangeKind, LocationRow, MerchantRow, NewLocation,
+    NewMerchant, StoredAddress,
 };
 
 impl Store {
@@ -53,6 +54,24 @@ impl Store {
         )?;
         self.announce(&Change::Location(id));
         Ok(id)
+    }
+
+    /// Changes or removes the location, recording its event in the same transaction; `false`
+    /// when it is not there (any more). Other instances hear of it: discovery there finds it as
+    /// it is now, or no longer.
+    pub async fn change_location(&self, change: LocationChange) -> StorageResult<bool> {
+        let location_id = match &change.kind {
+            LocationChangeKind::Update(row) => row.id,
+            LocationChangeKind::Remove { location_id, .. } => *location_id,
+        };
+        let changed = dispatch!(self,
+            db => db.write(move |connection| sqlite::merchants::change_location(connection, change)).await,
+            db => postgres::merchants::change_location(db, change).await,
+        )?;
+        if changed {
+            self.announce(&Change::LocationChanged(location_id));
+        }
+        Ok(changed)
     }
 
     /// The merchant's locations, oldest first.

@@ -15,6 +15,9 @@ pub enum Change {
     Transactions(Option<Vec<Owner>>),
     /// A merchant location was enrolled (discovery finds it).
     Location(i64),
+    /// A merchant location changed or was removed: discovery finds it as it is now, or no
+    /// longer (whichever the database says).
+    LocationChanged(i64),
     /// The subscriber's credential generation moved on: older tokens are revoked.
     Credentials(i64),
     /// The subscriber's sandbox data was deleted: what was kept of it goes too, and its
@@ -25,6 +28,9 @@ pub enum Change {
     Deliveries,
     /// The subscriber's pinned API version moved.
     ApiVersion(i64),
+    /// An owner of transactions was removed (`DELETE /card/{id}`): what is kept of it goes
+    /// and its streams end.
+    Removed(Owner),
 }
 
 impl Change {
@@ -55,6 +61,7 @@ impl Change {
                 format!("tx:{}", names.join(","))
             }
             Self::Location(id) => format!("location:{id}"),
+            Self::LocationChanged(id) => format!("location_changed:{id}"),
             Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
             Self::Reset { subscriber_id, locations: None } => format!("reset:{subscriber_id}:*"),
             Self::Reset { subscriber_id, locations: Some(locations) } => {
@@ -63,6 +70,8 @@ impl Change {
             }
             Self::Deliveries => "deliveries".to_owned(),
             Self::ApiVersion(subscriber_id) => format!("api_version:{subscriber_id}"),
+            Self::Removed(Owner::Card(id)) => format!("removed:c{id}"),
+            Self::Removed(Owner::Merchant(id)) => format!("removed:m{id}"),
         }
     }
 
@@ -80,6 +89,7 @@ impl Change {
                 .collect::<Option<Vec<_>>>()
                 .map(|owners| Self::Transactions(Some(owners))),
             Some(("location", id)) => id.parse().ok().map(Self::Location),
+            Some(("location_changed", id)) => id.parse().ok().map(Self::LocationChanged),
             Some(("credentials", id)) => id.parse().ok().map(Self::Credentials),
             Some(("reset", rest)) => {
                 let (id, locations) = rest.split_once(':').unwrap_or((rest, "*"));
@@ -91,6 +101,11 @@ impl Change {
                 id.parse().ok().map(|subscriber_id| Self::Reset { subscriber_id, locations })
             }
             Some(("api_version", id)) => id.parse().ok().map(Self::ApiVersion),
+            Some(("removed", name)) => match name.split_at_checked(1)? {
+                ("c", id) => id.parse().ok().map(|id| Self::Removed(Owner::Card(id))),
+                ("m", id) => id.parse().ok().map(|id| Self::Removed(Owner::Merchant(id))),
+                _ => None,
+            },
             _ => None,
         }
     }
@@ -106,12 +121,15 @@ mod tests {
             Change::transactions([Owner::Card(3), Owner::Merchant(9), Owner::Card(3)]),
             Change::Transactions(None),
             Change::Location(12),
+            Change::LocationChanged(12),
             Change::Credentials(42),
             Change::reset(7, &[]),
             Change::reset(7, &[12, 13]),
             Change::reset(7, &(0..1000).collect::<Vec<_>>()),
             Change::Deliveries,
             Change::ApiVersion(3),
+            Change::Removed(Owner::Card(5)),
+            Change::Removed(Owner::Merchant(6)),
         ] {
             assert_eq!(Change::parse(&change.payload()), Some(change));
         }

@@ -11,12 +11,13 @@ pub use super::rows::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonE
 impl Store {
     /// Onboards a person (and keeps the request's replay); its id.
     pub async fn onboard_person(&self, person: NewPerson, replay: Option<Replay>) -> StorageResult<i64> {
-        let NewPerson { subscriber_id, first_name, last_name, email, created_at } = person;
+        let NewPerson { subscriber_id, first_name, last_name, email, created_at, labels } = person;
         let sql = sql!(
-            "INSERT INTO persons (subscriber_id, first_name, last_name, email, created_at) VALUES ($1, $2, $3, $4, $5)
-             RETURNING id"
+            "INSERT INTO persons (subscriber_id, first_name, last_name, email, created_at, client_user_id, metadata)
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id"
         );
-        let args = args![subscriber_id, first_name, last_name, email, created_at];
+        let [client_user_id, metadata] = super::rows::labels::args(&labels);
+        let args = args![subscriber_id, first_name, last_name, email, created_at, client_user_id, metadata];
         self.insert_keeping_replay(sql, args, created_at, replay).await
     }
 

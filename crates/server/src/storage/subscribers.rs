@@ -8,6 +8,17 @@ use super::{StorageResult, Store};
 
 pub use super::rows::subscribers::{NewSubscriber, SubscriberRow};
 
+/// A change of the subscriber's profile (`PATCH /subscriber`): each field given replaces what is
+/// kept, each `None` leaves it.
+#[derive(Debug, Clone, Default)]
+pub struct ProfileChange {
+    pub api_version: Option<String>,
+    pub display_name: Option<String>,
+    pub brand_color: Option<String>,
+    /// JSON array of strings.
+    pub return_urls: Option<String>,
+}
+
 impl Store {
     /// The new subscriber's id; `None` when the e-mail is already signed up.
     pub async fn insert_subscriber(&self, new: NewSubscriber) -> StorageResult<Option<i64>> {
@@ -61,11 +72,19 @@ impl Store {
         self.fetch_one(Read::ByKey, sql!("SELECT api_version FROM subscribers WHERE id = $1"), args![id]).await
     }
 
-    /// Pins the subscriber to `version` (every instance hears of it); whether it exists.
-    pub async fn set_api_version(&self, id: i64, version: String) -> StorageResult<bool> {
-        let changed =
-            self.execute(sql!("UPDATE subscribers SET api_version = $2 WHERE id = $1"), args![id, version]).await?;
-        if changed == 1 {
+    /// Applies the change in one statement (a new pin: every instance hears of it); whether the
+    /// subscriber exists.
+    pub async fn update_profile(&self, id: i64, change: ProfileChange) -> StorageResult<bool> {
+        let ProfileChange { api_version, display_name, brand_color, return_urls } = change;
+        let pins = api_version.is_some();
+        let sql = sql!(
+            "UPDATE subscribers SET api_version = COALESCE($2, api_version),
+                 display_name = COALESCE($3, display_name), brand_color = COALESCE($4, brand_color),
+                 return_urls = COALESCE($5, return_urls)
+             WHERE id = $1"
+        );
+        let changed = self.execute(sql, args![id, api_version, display_name, brand_color, return_urls]).await?;
+        if changed == 1 && pins {
             self.announce(&Change::ApiVersion(id));
         }
         Ok(changed == 1)

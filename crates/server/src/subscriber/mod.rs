@@ -7,6 +7,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use chrono::{DateTime, NaiveDate, Utc};
 use subscriber_protocol::rules;
+use subscriber_protocol::rules::hosted as hosted_rules;
 use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::{
     ErrorBody, LoginRequest, LoginResponse, RequestLogPage, RotateSecretRequest, RotateSecretResponse, SignupRequest,
@@ -20,8 +21,9 @@ use crate::http::client_address::ClientAddress;
 use crate::http::extract::{ApiJson, Auth};
 use crate::http::routes::Routes;
 use crate::limits::Caller;
+use crate::return_url;
 use crate::state::AppState;
-use crate::storage::subscribers::{NewSubscriber, SubscriberRow};
+use crate::storage::subscribers::{NewSubscriber, ProfileChange, SubscriberRow};
 use crate::versions::{self, RenderedAt, RequestVersion};
 use axum::Extension;
 
@@ -197,19 +199,25 @@ async fn profile_of(state: &AppState, subscriber: SubscriberRow) -> Result<Subsc
         email: subscriber.email,
         environment: state.environment(),
         created_at: timestamp(subscriber.created_at)?,
+        return_urls: return_url::stored_urls(&subscriber.return_urls),
+        display_name: subscriber.display_name,
+        brand_color: subscriber.brand_color,
     })
 }
 
-/// Moves the caller's pinned API version
+/// Changes the caller's account: pinned API version, hosted pages' name, colour, return URLs
 ///
-/// Requests without a `Subscriber-Version` header get the new version from now on (this
-/// answer too, unless the request named one). Webhook endpoints keep their own version
+/// Any of `apiVersion`, `displayName`, `brandColor` and `returnUrls`, one at least; the others
+/// stay. A new pin: requests without a `Subscriber-Version` header get the new version from now
+/// on (this answer too, unless the request named one). Webhook endpoints keep their own version
 /// (`PATCH /webhooks/{webhook_id}` moves it). Moving back to an earlier version is allowed.
+/// `returnUrls` replaces the registered list. A refused field changes nothing.
 #[utoipa::path(patch, path = "/subscriber", tag = "subscriber", operation_id = "updateSubscriber",
     request_body = UpdateSubscriberRequest,
     responses(
-        (status = 200, description = "The account, pinned to the version asked for.", body = Success<SubscriberProfile>),
-        (status = 400, description = "`apiVersion` names no version of the API (`unknown_version`).", body = ErrorBody),
+        (status = 200, description = "The account, changed.", body = Success<SubscriberProfile>),
+        (status = 400, description = "No field given, a field is not valid, or `apiVersion` names no version of \
+            the API (`unknown_version`).", body = ErrorBody),
     ))]
 async fn update(
     State(state): State<AppState>,
@@ -217,17 +225,34 @@ async fn update(
     asked: RequestVersion,
     ApiJson(request): ApiJson<UpdateSubscriberRequest>,
 ) -> Result<(Extension<RenderedAt>, Json<Success<SubscriberProfile>>), ApiError> {
-    let pin = versions::parse(&request.api_version, "apiVersion")?;
+    let UpdateSubscriberRequest { api_version, display_name, brand_color, return_urls } = request;
+    if api_version.is_none() && display_name.is_none() && brand_color.is_none() && return_urls.is_none() {
+        return Err(ApiError::invalid(
+            "nothing to change: give at least one of apiVersion, displayName, brandColor, returnUrls",
+        ));
+    }
+    let pin = api_version.as_deref().map(|version| versions::parse(version, "apiVersion")).transpose()?;
+    let mut validation = Validation::new();
+    let display_name = display_name.and_then(|name| hosted_rules::display_name(&mut validation, &name));
+    let brand_color = brand_color.and_then(|color| hosted_rules::brand_color(&mut validation, &color));
+    let return_urls = return_urls.and_then(|urls| return_url::registered(&mut validation, &urls));
+    validation.finish(())?;
+    let return_urls = return_urls.map(|urls| serde_json::to_string(&urls)).transpose().map_err(ApiError::internal)?;
     let subscriber_id = auth.subscriber_id;
-    let changed = state.db.set_api_version(subscriber_id, pin.as_str().to_owned()).await?;
+    let change =
+        ProfileChange { api_version: pin.map(|pin| pin.as_str().to_owned()), display_name, brand_color, return_urls };
+    let changed = state.db.update_profile(subscriber_id, change).await?;
     if !changed {
         return Err(ApiError::Unauthorized("the subscriber of this token no longer exists".to_owned()));
     }
-    state.pins.note(subscriber_id, pin);
-    tracing::info!(client_id = %auth.client_id, api_version = %pin, "API version pinned");
+    if let Some(pin) = pin {
+        state.pins.note(subscriber_id, pin);
+        tracing::info!(client_id = %auth.client_id, api_version = %pin, "API version pinned");
+    }
     let subscriber = caller(&state, &auth).await?;
-    let rendered = if asked.explicit { asked.version } else { pin };
-    Ok((Extension(RenderedAt(rendered)), Json(Success::new(profile_of(&state, subscriber).await?))))
+    let profile = profile_of(&state, subscriber).await?;
+    let rendered = if asked.explicit { asked.version } else { profile.api_version };
+    Ok((Extension(RenderedAt(rendered)), Json(Success::new(profile))))
 }
 
 /// Replaces the secret

@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    BlockingBrowser, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers, send,
+    BlockingBrowser, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers,
+    return_link, send,
 };
 
 /// Starts a link at `bank`; returns (accountId, url).
@@ -333,4 +334,235 @@ fn the_mfa_user_is_asked_for_a_one_time_code_before_consent() {
     let linked = account(&server, &subscriber, account_id);
     assert_eq!(linked["status"], "linked");
     assert_eq!(linked["balance"]["currency"], "GBP");
+}
+
+#[test]
+fn a_bank_link_takes_only_a_registered_return_url_and_links_back_with_its_outcome() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (status, body) = send(subscriber.auth(server.http.patch(server.url("/subscriber")).json(&json!({
+        "displayName": "Acme <Bank> Friends", "returnUrls": ["https://app.example.com/"]
+    }))));
+    assert_eq!(status, 200, "{body}");
+    let (_, banks) = send(subscriber.auth(server.get("/banks")));
+    let bank = banks["banks"][0]["id"].as_str().expect("a bank").to_owned();
+    let enroll = |return_url: &str| {
+        send(subscriber.auth(server.post("/account", &json!({ "bank": bank, "returnUrl": return_url }))))
+    };
+    for refused in [
+        "https://app.example.com.evil.org/",
+        "https://app.example.com@evil.org/",
+        "http://app.example.com/",
+        "javascript:alert(1)",
+        "data:text/html,hi",
+        "//evil.org",
+    ] {
+        let (status, body) = enroll(refused);
+        assert_error(status, &body, 400, "invalid_request");
+        assert_eq!(body["details"][0]["field"], "returnUrl", "{refused}: {body}");
+    }
+    let (_, accounts) = send(subscriber.auth(server.get("/account")));
+    assert_eq!(accounts["accounts"], json!([]), "a refused request opened nothing");
+
+    let (status, body) = enroll("https://app.example.com/banks?from=sd");
+    assert_eq!(status, 201, "{body}");
+    let (account_id, url) = (body["accountId"].as_i64().expect("accountId"), body["url"].as_str().expect("url"));
+    let mut browser = BlockingBrowser::new();
+    let login = browser.get(url);
+    assert!(login.body.contains("Acme &lt;Bank&gt; Friends") && !login.body.contains("<Bank>"), "{}", login.body);
+    let linked = link_with(&server, url, &["balances"]);
+    assert_eq!(linked.status, 200, "{}", linked.body);
+    assert_eq!(
+        return_link(&linked.body),
+        Some(format!("https://app.example.com/banks?from=sd&accountId={account_id}&status=linked"))
+    );
+
+    // A failed link goes back too, in the sandbox to this machine as well.
+    let (status, body) = enroll("http://127.0.0.1:8000/cb");
+    assert_eq!(status, 201, "{body}");
+    let (account_id, url) = (body["accountId"].as_i64().expect("accountId"), body["url"].as_str().expect("url"));
+    let mut browser = BlockingBrowser::new();
+    let failed = sign_in(&mut browser, url, "user_locked", "pass_good");
+    assert_eq!(failed.status, 200, "{}", failed.body);
+    assert_eq!(
+        return_link(&failed.body),
+        Some(format!("http://127.0.0.1:8000/cb?accountId={account_id}&status=failed"))
+    );
+}
+
+/// Signs in as `username` and consents to everything; returns the final page.
+fn link_as(server: &TestServer, url: &str, username: &str) -> crate::helpers::Page {
+    let mut browser = BlockingBrowser::new();
+    let signed_in = sign_in(&mut browser, url, username, "pass_good");
+    assert_eq!(signed_in.status, 303, "{}", signed_in.body);
+    let consent_url = server.url(signed_in.location());
+    let consent = browser.get(&consent_url);
+    assert_eq!(consent.status, 200, "{}", consent.body);
+    let fields = [
+        ("csrf", consent.csrf()),
+        ("decision", "allow".to_owned()),
+        ("balances", "on".to_owned()),
+        ("transactions", "on".to_owned()),
+    ];
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(name, value)| (*name, value.as_str())).collect();
+    browser.post_form(&consent_url, &fields)
+}
+
+fn advance(server: &TestServer, subscriber: &Subscriber, days: i64) {
+    let (status, body) =
+        send(subscriber.auth(server.post("/sandbox/clock/advance", &json!({ "seconds": days * 86_400 }))));
+    assert_eq!(status, 200, "{body}");
+}
+
+fn events_of(server: &TestServer, subscriber: &Subscriber, event_type: &str) -> Vec<Value> {
+    let (status, page) = send(subscriber.auth(server.get(&format!("/events?type={event_type}"))));
+    assert_eq!(status, 200, "{page}");
+    page["events"].as_array().cloned().unwrap_or_default()
+}
+
+fn time_of(value: &Value) -> chrono::DateTime<chrono::FixedOffset> {
+    chrono::DateTime::parse_from_rfc3339(value.as_str().unwrap_or_default()).expect("an RFC 3339 time")
+}
+
+#[test]
+fn consent_runs_out_on_the_sandbox_clock_and_the_person_renews_it_on_the_same_account() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (account_id, url) = start_link(&server, &subscriber, "northwind");
+    assert!(account(&server, &subscriber, account_id)["consentExpiresAt"].is_null(), "no consent before linking");
+    let (status, body) = send(subscriber.auth(server.post(&format!("/account/{account_id}/reauth"), &json!({}))));
+    assert_error(status, &body, 409, "conflict");
+    assert_eq!(link_as(&server, &url, "user_good").status, 200);
+    let linked = account(&server, &subscriber, account_id);
+    assert_eq!(linked["status"], "linked", "{linked}");
+    let first_consent = time_of(&linked["consentExpiresAt"]);
+    let days = (first_consent.timestamp() - chrono::Utc::now().timestamp()) / 86_400;
+    assert!((89..=90).contains(&days), "90 days of consent: {linked}");
+
+    // Seven days before the end the subscriber hears of it, once.
+    advance(&server, &subscriber, 82);
+    assert!(events_of(&server, &subscriber, "account.consent_expiring").is_empty(), "not yet at 8 days left");
+    advance(&server, &subscriber, 2);
+    let expiring = events_of(&server, &subscriber, "account.consent_expiring");
+    assert_eq!(expiring.len(), 1, "{expiring:?}");
+    assert_eq!(expiring[0]["data"]["accountId"], account_id);
+    assert!(expiring[0]["data"]["consentExpiresAt"].is_string(), "{}", expiring[0]);
+    advance(&server, &subscriber, 1);
+    assert_eq!(events_of(&server, &subscriber, "account.consent_expiring").len(), 1, "once per consent");
+    assert_eq!(account(&server, &subscriber, account_id)["status"], "linked", "still linked before the end");
+
+    // Past the end: re-authentication required, and the data is not read.
+    advance(&server, &subscriber, 6);
+    let lapsed = account(&server, &subscriber, account_id);
+    assert_eq!(lapsed["status"], "reauth_required", "{lapsed}");
+    assert!(lapsed["balance"].is_null(), "{lapsed}");
+    for path in ["transactions", "recurring"] {
+        let (status, body) = send(subscriber.auth(server.get(&format!("/account/{account_id}/{path}"))));
+        assert_error(status, &body, 409, "reauth_required");
+    }
+    let (status, body) = send(subscriber.auth(server.post(&format!("/account/{account_id}/refresh"), &json!({}))));
+    assert_error(status, &body, 409, "reauth_required");
+
+    // Another subscriber cannot renew it.
+    let stranger = server.subscriber();
+    let (status, body) = send(stranger.auth(server.post(&format!("/account/{account_id}/reauth"), &json!({}))));
+    assert_error(status, &body, 404, "not_found");
+
+    // Update mode: the bank's pages again, the same account.
+    let (status, reauth) = send(subscriber.auth(server.post(&format!("/account/{account_id}/reauth"), &json!({}))));
+    assert_eq!(status, 200, "{reauth}");
+    assert_eq!(reauth["accountId"], account_id);
+    let renew_url = reauth["url"].as_str().expect("url").to_owned();
+    assert_ne!(renew_url, url);
+    let mut browser = BlockingBrowser::new();
+    let old = browser.get(&url);
+    assert_eq!(old.status, 404, "the first link no longer opens: {}", old.body);
+    let login = browser.get(&renew_url);
+    assert!(login.body.contains("renew access"), "{}", login.body);
+    assert_eq!(account(&server, &subscriber, account_id)["status"], "reauth_required", "until the person consents");
+    let renewed = link_as(&server, &renew_url, "user_good");
+    assert_eq!(renewed.status, 200, "{}", renewed.body);
+    assert!(renewed.body.contains("Access renewed"), "{}", renewed.body);
+    let again = account(&server, &subscriber, account_id);
+    assert_eq!(again["status"], "linked", "{again}");
+    assert!(time_of(&again["consentExpiresAt"]) > time_of(&lapsed["consentExpiresAt"]), "{again} {lapsed}");
+    assert!(time_of(&again["consentExpiresAt"]).timestamp() >= first_consent.timestamp(), "{again}");
+    assert_eq!(again["linkedAt"], lapsed["linkedAt"], "first linked then (on the sandbox clock)");
+    let (status, body) = send(subscriber.auth(server.get(&format!("/account/{account_id}/transactions"))));
+    assert_eq!(status, 200, "{body}");
+    let (_, list) = send(subscriber.auth(server.get("/account")));
+    assert_eq!(list["accounts"].as_array().map(Vec::len), Some(1), "{list}");
+    let linked_events = events_of(&server, &subscriber, "account.linked");
+    assert_eq!(linked_events.len(), 2, "{linked_events:?}");
+    assert!(linked_events.iter().all(|event| event["data"]["accountId"] == account_id));
+    // A used update link is done with.
+    let used = BlockingBrowser::new().get(&renew_url);
+    assert_eq!(used.status, 410, "{}", used.body);
+}
+
+#[test]
+fn the_same_bank_login_linked_again_relinks_its_account_and_another_login_adds_one() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (first_id, url) = start_link(&server, &subscriber, "northwind");
+    assert_eq!(link_as(&server, &url, "user_good").status, 200);
+    let (second_id, url) = start_link(&server, &subscriber, "Northwind Bank");
+    let page = link_as(&server, &url, "user_good");
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(page.body.contains(&format!("account/{first_id}")), "the page names the account re-linked");
+    // One account: the second link reads as the first.
+    let (_, list) = send(subscriber.auth(server.get("/account")));
+    let ids: Vec<i64> =
+        list["accounts"].as_array().expect("accounts").iter().filter_map(|a| a["accountId"].as_i64()).collect();
+    assert_eq!(ids, [first_id], "{list}");
+    let second = account(&server, &subscriber, second_id);
+    assert_eq!((second["accountId"].as_i64(), &second["status"]), (Some(first_id), &json!("linked")), "{second}");
+    let linked = events_of(&server, &subscriber, "account.linked");
+    assert_eq!(linked.len(), 2, "{linked:?}");
+    assert!(linked.iter().all(|event| event["data"]["accountId"] == first_id), "{linked:?}");
+
+    // Another person's login at the same bank, or the same login at another bank, is another account.
+    let (other_person, url) = start_link(&server, &subscriber, "northwind");
+    assert_eq!(link_as(&server, &url, "user_good_2").status, 200);
+    let (other_bank, url) = start_link(&server, &subscriber, "harbor-cu");
+    assert_eq!(link_as(&server, &url, "user_good").status, 200);
+    let (_, list) = send(subscriber.auth(server.get("/account")));
+    let ids: Vec<i64> =
+        list["accounts"].as_array().expect("accounts").iter().filter_map(|a| a["accountId"].as_i64()).collect();
+    assert_eq!(ids, [other_bank, other_person, first_id], "{list}");
+    // Another subscriber's link with the same login is theirs alone.
+    let stranger = server.subscriber();
+    let (theirs, url) = start_link(&server, &stranger, "northwind");
+    assert_eq!(link_as(&server, &url, "user_good").status, 200);
+    assert_eq!(account(&server, &stranger, theirs)["accountId"], theirs);
+}
+
+#[test]
+fn a_refresh_fetches_what_is_new_and_says_so() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (account_id, url) = start_link(&server, &subscriber, "bluebird");
+    let (status, body) = send(subscriber.auth(server.post(&format!("/account/{account_id}/refresh"), &json!({}))));
+    assert_error(status, &body, 409, "conflict");
+    assert_eq!(link_as(&server, &url, "user_good").status, 200);
+    assert!(account(&server, &subscriber, account_id)["refreshedAt"].is_null());
+    let count = |server: &TestServer| {
+        let (status, body) =
+            send(subscriber.auth(server.get(&format!("/account/{account_id}/transactions?limit=500"))));
+        assert_eq!(status, 200, "{body}");
+        body["transactions"].as_array().map_or(0, Vec::len)
+    };
+    let before = count(&server);
+    advance(&server, &subscriber, 10);
+    let (status, refreshed) = send(subscriber.auth(server.post(&format!("/account/{account_id}/refresh"), &json!({}))));
+    assert_eq!(status, 200, "{refreshed}");
+    assert_eq!(refreshed["accountId"], account_id);
+    assert!(refreshed["refreshedAt"].is_string(), "{refreshed}");
+    let after = count(&server);
+    assert!(after > before, "ten days on, the refresh brings what is new: {before} then {after}");
+    let events = events_of(&server, &subscriber, "account.refreshed");
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["data"]["accountId"], account_id);
+    let (status, body) = send(subscriber.auth(server.post("/account/999999/refresh", &json!({}))));
+    assert_error(status, &body, 404, "not_found");
 }

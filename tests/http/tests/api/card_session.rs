@@ -6,7 +6,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::helpers::{
-    BlockingBrowser, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers, send,
+    BlockingBrowser, Subscriber, TestServer, assert_error, assert_nowhere_stored, assert_secure_page_headers,
+    return_link, send,
 };
 
 /// Opens a session and returns (sessionId, url).
@@ -273,4 +274,191 @@ fn outside_the_sandbox_the_page_is_the_only_way_to_enroll_any_valid_card() {
     assert_eq!(polled["status"], "completed");
     assert!(polled["cardId"].as_i64().is_some());
     assert_nowhere_stored(&server, "4111111111111111");
+}
+
+/// Registers the subscriber's return URLs (and, when given, its name and colour).
+fn brand(server: &TestServer, subscriber: &Subscriber, body: serde_json::Value) {
+    let (status, answer) = send(subscriber.auth(server.http.patch(server.url("/subscriber")).json(&body)));
+    assert_eq!(status, 200, "{answer}");
+}
+
+#[test]
+fn a_return_url_must_begin_with_a_registered_one() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    brand(&server, &subscriber, json!({ "returnUrls": ["https://app.example.com/", "https://shop.example.org/back"] }));
+    let open =
+        |return_url: &str| send(subscriber.auth(server.post("/card/session", &json!({ "returnUrl": return_url }))));
+    for refused in [
+        "https://evil.org/",
+        "https://app.example.com.evil.org/",
+        "https://app.example.com@evil.org/",
+        "https://app.example.com:8443/",
+        "http://app.example.com/",
+        "http://evil.org/",
+        "https://shop.example.org/backdoor",
+        "https://shop.example.org/back/../admin",
+        "javascript:alert(document.domain)",
+        "data:text/html,<script>alert(1)</script>",
+        "//evil.org",
+        "/relative",
+        "https://app.example.com/#fragment",
+        "",
+    ] {
+        let (status, body) = open(refused);
+        assert_error(status, &body, 400, "invalid_request");
+        assert_eq!(body["details"][0]["field"], "returnUrl", "{refused}: {body}");
+    }
+    for taken in [
+        "https://app.example.com/",
+        "https://app.example.com/cards/done?user=7",
+        "https://APP.example.com:443/x",
+        "https://shop.example.org/back",
+        "https://shop.example.org/back/card",
+        // The sandbox also takes this machine, any port.
+        "http://localhost:3000/done",
+        "https://127.0.0.1/done",
+    ] {
+        let (status, body) = open(taken);
+        assert_eq!(status, 201, "{taken}: {body}");
+    }
+    // Another subscriber's registered URLs are not this one's.
+    let stranger = server.subscriber();
+    let (status, body) =
+        send(stranger.auth(server.post("/card/session", &json!({ "returnUrl": "https://app.example.com/" }))));
+    assert_error(status, &body, 400, "invalid_request");
+    // No body at all, or no returnUrl, is as before.
+    let (status, body) = send(subscriber.auth(server.http.post(server.url("/card/session"))));
+    assert_eq!(status, 201, "{body}");
+}
+
+#[test]
+fn outside_the_sandbox_loopback_return_urls_are_refused() {
+    let server = TestServer::spawn_with(&["--environment", "expansion"]);
+    let subscriber = server.subscriber();
+    for refused in ["http://localhost:3000/done", "http://127.0.0.1/done"] {
+        let (status, body) = send(subscriber.auth(server.post("/card/session", &json!({ "returnUrl": refused }))));
+        assert_error(status, &body, 400, "invalid_request");
+    }
+}
+
+#[test]
+fn after_the_card_the_page_sends_the_browser_back_with_the_session_and_its_status() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    brand(&server, &subscriber, json!({ "displayName": "Acme Pay", "returnUrls": ["https://app.example.com/cards"] }));
+    let (status, body) = send(
+        subscriber
+            .auth(server.post("/card/session", &json!({ "returnUrl": "https://app.example.com/cards/done?u=7" }))),
+    );
+    assert_eq!(status, 201, "{body}");
+    let (session_id, url) = (body["sessionId"].as_i64().expect("sessionId"), body["url"].as_str().expect("url"));
+    let mut browser = BlockingBrowser::new();
+    let page = browser.get(url);
+    assert!(page.body.contains("Acme Pay"), "{}", page.body);
+    assert!(return_link(&page.body).is_none(), "no way back before the card");
+    let done = browser.post_form(url, &card_fields(&page.csrf(), "4242424242424242"));
+    assert_eq!(done.status, 200, "{}", done.body);
+    assert_secure_page_headers(&done);
+    let back = return_link(&done.body).expect("a link back");
+    assert_eq!(back, format!("https://app.example.com/cards/done?u=7&sessionId={session_id}&status=completed"));
+    assert!(done.body.contains("Return to Acme Pay"), "{}", done.body);
+    // The used link says the same.
+    let again = browser.get(url);
+    assert_eq!(again.status, 410);
+    assert_eq!(return_link(&again.body), Some(back));
+
+    // Without a returnUrl, the page ends as before.
+    let (_, plain) = open_session(&server, &subscriber);
+    let page = browser.get(&plain);
+    let done = browser.post_form(&plain, &card_fields(&page.csrf(), "5555555555554444"));
+    assert!(return_link(&done.body).is_none() && done.body.contains("subscriber-data://"), "{}", done.body);
+}
+
+#[test]
+fn a_page_closed_by_rejections_links_back_as_expired() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (status, body) =
+        send(subscriber.auth(server.post("/card/session", &json!({ "returnUrl": "http://localhost:5173/back" }))));
+    assert_eq!(status, 201, "{body}");
+    let (session_id, url) = (body["sessionId"].as_i64().expect("sessionId"), body["url"].as_str().expect("url"));
+    let mut browser = BlockingBrowser::new();
+    let csrf = browser.get(url).csrf();
+    let mut last = browser.post_form(url, &card_fields(&csrf, "1234"));
+    for _ in 1..10 {
+        last = browser.post_form(url, &card_fields(&csrf, "1234"));
+    }
+    assert_eq!(last.status, 410, "{}", last.body);
+    assert_eq!(
+        return_link(&last.body),
+        Some(format!("http://localhost:5173/back?sessionId={session_id}&status=expired"))
+    );
+}
+
+#[test]
+fn the_page_shows_the_name_escaped_and_only_a_readable_colour() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let name = "<script>alert(1)</script> & Co";
+    brand(&server, &subscriber, json!({ "displayName": name, "brandColor": "#ffff00" }));
+    let (_, url) = open_session(&server, &subscriber);
+    let mut browser = BlockingBrowser::new();
+    let page = browser.get(&url);
+    assert_eq!(page.status, 200);
+    assert_secure_page_headers(&page);
+    assert!(!page.body.contains("<script>"), "{}", page.body);
+    assert!(page.body.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co"), "{}", page.body);
+    // Yellow on white is 1.07:1: the page keeps its own accent.
+    assert!(!page.body.contains("accent.css"), "{}", page.body);
+    assert!(!page.body.to_lowercase().contains("ffff00"), "{}", page.body);
+    // Even asked for directly, the stylesheet does not set it.
+    let sheet = browser.get(&server.url("/secure/assets/accent.css?color=ffff00"));
+    assert_eq!(sheet.status, 200);
+    assert!(!sheet.body.contains("--accent"), "{}", sheet.body);
+
+    // A readable colour is the accent, through a stylesheet of the service (the CSP is kept).
+    brand(&server, &subscriber, json!({ "brandColor": "#1F5FBF" }));
+    let (_, url) = open_session(&server, &subscriber);
+    let page = browser.get(&url);
+    assert!(page.body.contains("/secure/assets/accent.css?color=1f5fbf"), "{}", page.body);
+    assert!(!page.body.contains("style="), "no inline style");
+    assert!(page.header("content-security-policy").contains("style-src 'self'"));
+    let sheet = browser.get(&server.url("/secure/assets/accent.css?color=1f5fbf"));
+    assert!(sheet.body.contains("--accent: #1f5fbf"), "{}", sheet.body);
+    assert!(sheet.header("content-type").starts_with("text/css"));
+    assert_eq!(sheet.header("x-content-type-options"), "nosniff");
+}
+
+#[test]
+fn completed_and_expired_sessions_are_events_recorded_once() {
+    let server = TestServer::spawn_with(&["--hosted-session-seconds", "3"]);
+    let subscriber = server.subscriber();
+    let events = |event_type: &str| {
+        let (status, page) = send(subscriber.auth(server.get(&format!("/events?type={event_type}"))));
+        assert_eq!(status, 200, "{page}");
+        page["events"].as_array().expect("events").clone()
+    };
+    let (completed_id, url) = open_session(&server, &subscriber);
+    let (expired_id, expiring_url) = open_session(&server, &subscriber);
+    let mut browser = BlockingBrowser::new();
+    let csrf = browser.get(&url).csrf();
+    let done = browser.post_form(&url, &card_fields(&csrf, "4242424242424242"));
+    assert_eq!(done.status, 200, "{}", done.body);
+    let card_id = session_status(&server, &subscriber, completed_id)["cardId"].as_i64().expect("cardId");
+    let completed = events("card_session.completed");
+    assert_eq!(completed.len(), 1, "{completed:?}");
+    assert_eq!(completed[0]["data"], json!({ "sessionId": completed_id, "cardId": card_id }));
+
+    std::thread::sleep(Duration::from_millis(4100));
+    assert!(events("card_session.expired").is_empty(), "nothing has looked at it yet");
+    assert_eq!(session_status(&server, &subscriber, expired_id)["status"], "expired");
+    assert_eq!(session_status(&server, &subscriber, expired_id)["status"], "expired");
+    assert_eq!(browser.get(&expiring_url).status, 410);
+    let expired = events("card_session.expired");
+    assert_eq!(expired.len(), 1, "recorded once: {expired:?}");
+    assert_eq!(expired[0]["data"], json!({ "sessionId": expired_id }));
+    // The completed session never expires.
+    assert_eq!(session_status(&server, &subscriber, completed_id)["status"], "completed");
+    assert_eq!(events("card_session.expired").len(), 1);
 }

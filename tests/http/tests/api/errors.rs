@@ -15,7 +15,7 @@ fn unknown_routes_are_json_404s() {
 fn a_wrong_method_is_a_json_405() {
     let server = TestServer::spawn();
     let subscriber = server.subscriber();
-    let (status, body) = send(subscriber.auth(server.http.delete(server.url("/card/1"))));
+    let (status, body) = send(subscriber.auth(server.http.delete(server.url("/card"))));
     assert_error(status, &body, 405, "method_not_allowed");
     let (status, body) = send(server.get("/subscriber/login"));
     assert_error(status, &body, 405, "method_not_allowed");

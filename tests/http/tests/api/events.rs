@@ -8,15 +8,24 @@ use crate::helpers::{TestServer, assert_error, send};
 use crate::persons::{information, onboard};
 
 /// Every type the contract names (and the service lists in `EventType`).
-const TYPES: [&str; 9] = [
+const TYPES: [&str; 18] = [
     "card.enrolled",
+    "card.removed",
     "transaction.created",
     "transaction.updated",
     "merchant.location.created",
+    "merchant.location.updated",
+    "merchant.location.removed",
     "account.linked",
     "account.failed",
+    "account.consent_expiring",
+    "account.refreshed",
+    "account.removed",
     "person.verified",
     "person.locked",
+    "person.removed",
+    "card_session.completed",
+    "card_session.expired",
     "webhook.test",
 ];
 

@@ -244,6 +244,11 @@ impl Subscriber {
 }
 
 /// Sends and returns (status, JSON body); panics when the body is not JSON.
+/// `DELETE path` as the subscriber.
+pub fn delete(server: &TestServer, subscriber: &Subscriber, path: &str) -> (u16, Value) {
+    send(subscriber.auth(server.http.delete(server.url(path))))
+}
+
 pub fn send(request: RequestBuilder) -> (u16, Value) {
     let response = request.send().expect("request sent");
     read(response)
@@ -283,6 +288,14 @@ pub fn assert_error(status: u16, body: &Value, expected_status: u16, expected_co
     assert!(body["requestId"].as_str().is_some_and(|id| !id.is_empty()), "requestId; body: {body}");
 }
 
+/// The address of a hosted page's "Return to …" link (`id="return-link"`), as a browser reads it.
+pub fn return_link(body: &str) -> Option<String> {
+    let marker = "id=\"return-link\" href=\"";
+    let start = body.find(marker)? + marker.len();
+    let end = body[start..].find('"')? + start;
+    Some(body[start..end].replace("&amp;", "&"))
+}
+
 /// Asserts the headers every hosted page carries.
 pub fn assert_secure_page_headers(page: &Page) {
     assert!(page.header("content-type").starts_with("text/html"), "{}", page.header("content-type"));
@@ -296,7 +309,9 @@ pub fn assert_secure_page_headers(page: &Page) {
     assert_eq!(page.header("referrer-policy"), "no-referrer");
     assert_eq!(page.header("x-content-type-options"), "nosniff");
     assert!(!page.body.contains("<script"), "the hosted pages run no script");
-    assert!(!page.body.contains("src=\"http") && !page.body.contains("href=\"http"), "no third-party assets");
+    // The one link that may leave the service: back to the subscriber's registered return URL.
+    let loaded = page.body.replace("id=\"return-link\" href=\"http", "");
+    assert!(!loaded.contains("src=\"http") && !loaded.contains("href=\"http"), "no third-party assets");
 }
 
 /// Runs the server on `database` with `extra` flags, expecting it to refuse to start; returns

@@ -104,18 +104,23 @@ fn the_same_card_on_the_same_seed_gets_the_same_merchants() {
     let first = server.subscriber();
     let second = server.subscriber();
     let one = all_transactions(&server, &first, server.enroll_card(&first, TEST_PAN));
+    // Always in another second: what happens when (trips, one-off shops) is drawn anew for each
+    // enrollment; who the person is (the shops they keep going back to) is the card's own.
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
     let other = all_transactions(&server, &second, server.enroll_card(&second, TEST_PAN));
-    let descriptors = |transactions: &[Value]| {
-        transactions
-            .iter()
-            .filter_map(|transaction| transaction["descriptor"].as_str().map(str::to_owned))
-            .collect::<BTreeSet<_>>()
+    // The merchants the card goes back to: three visits or more in the 36 months.
+    let regulars = |transactions: &[Value]| {
+        let mut visits: std::collections::BTreeMap<String, usize> = std::collections::BTreeMap::new();
+        for descriptor in transactions.iter().filter_map(|transaction| transaction["descriptor"].as_str()) {
+            *visits.entry(descriptor.to_owned()).or_default() += 1;
+        }
+        visits.into_iter().filter(|(_, count)| *count >= 3).map(|(descriptor, _)| descriptor).collect::<BTreeSet<_>>()
     };
-    // Enrolled a moment apart, the histories differ in their times; the card's merchants are
-    // the card's own (same fingerprint, same seed).
-    let (a, b) = (descriptors(&one), descriptors(&other));
+    let (a, b) = (regulars(&one), regulars(&other));
     let shared = a.intersection(&b).count();
-    assert!(shared * 10 >= a.len().min(b.len()) * 8, "{shared} of {} and {}", a.len(), b.len());
+    println!("regular shops: {shared} shared of {} and {}", a.len(), b.len());
+    assert!(a.len() >= 10 && b.len() >= 10, "a person has regular shops: {} and {}", a.len(), b.len());
+    assert!(shared * 10 >= a.len().min(b.len()) * 8, "{shared} of {} and {}: {a:?} {b:?}", a.len(), b.len());
 }
 
 #[test]

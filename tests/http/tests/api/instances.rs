@@ -14,7 +14,7 @@ use crate::helpers::{TEST_PANS, TestServer, assert_error, card_json, fresh_datab
 use crate::realtime::{EventStream, buy, shop};
 
 /// Two instances on one fresh database, or `None` when the suite runs on SQLite.
-fn two_instances() -> Option<(TestServer, TestServer)> {
+pub(crate) fn two_instances() -> Option<(TestServer, TestServer)> {
     if postgres_admin().is_none() {
         eprintln!("two instances need PostgreSQL: run under tests/support/with-postgres.sh");
         return None;
@@ -138,6 +138,25 @@ fn a_location_enrolled_through_one_instance_is_found_through_the_other() {
         hit
     });
     assert!(found, "the other instance finds the new location ({descriptor})");
+
+    // Removed through the first: the second no longer finds it.
+    let request = first.http.delete(first.url(&format!("/merchant/location/{}", shop.location_id)));
+    let (status, body) = send(shop.subscriber.auth(request));
+    assert_eq!(status, 200, "{body}");
+    let gone = (0..100).any(|_| {
+        let (_, body) =
+            discover(&second, &searcher, "/merchant/discover", &[("merchid", &descriptor), ("matchType", "exact")]);
+        let hit = body["result"]["merchants"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .any(|item| item["locationId"].as_i64() == Some(shop.location_id));
+        if hit {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        !hit
+    });
+    assert!(gone, "the other instance no longer finds the removed location ({descriptor})");
 }
 
 #[test]

@@ -427,3 +427,256 @@ fn merchants_enroll_outside_the_sandbox_too() {
     let (status, body) = send(subscriber.auth(server.get(&format!("/merchant/{merchant_id}/transactions"))));
     assert_eq!(status, 200, "{body}");
 }
+
+fn location_path(location_id: i64) -> String {
+    format!("/merchant/location/{location_id}")
+}
+
+fn patch_location(server: &TestServer, subscriber: &Subscriber, location_id: i64, body: &Value) -> (u16, Value) {
+    send(subscriber.auth(server.http.patch(server.url(&location_path(location_id))).json(body)))
+}
+
+fn remove_location(server: &TestServer, subscriber: &Subscriber, location_id: i64) -> (u16, Value) {
+    send(subscriber.auth(server.http.delete(server.url(&location_path(location_id)))))
+}
+
+/// The subscriber's events of one type, oldest first.
+fn events_of(server: &TestServer, subscriber: &Subscriber, event_type: &str) -> Vec<Value> {
+    let (status, page) = send(subscriber.auth(server.get(&format!("/events?type={event_type}&limit=100"))));
+    assert_eq!(status, 200, "{page}");
+    let mut events = page["events"].as_array().expect("events").clone();
+    events.reverse();
+    events
+}
+
+/// The location ids discovery finds for an exact descriptor.
+fn discovered(server: &TestServer, subscriber: &Subscriber, descriptor: &str) -> Vec<i64> {
+    let encoded: String = descriptor
+        .bytes()
+        .map(|byte| if byte.is_ascii_alphanumeric() { (byte as char).to_string() } else { format!("%{byte:02X}") })
+        .collect();
+    let request = server.get(&format!("/merchant/discover?merchid={encoded}&matchType=exact"));
+    let (status, found) = send(subscriber.auth(request));
+    assert_eq!(status, 200, "{found}");
+    found["result"]["merchants"]
+        .as_array()
+        .expect("merchants")
+        .iter()
+        .filter_map(|merchant| merchant["locationId"].as_i64())
+        .collect()
+}
+
+#[test]
+fn a_location_reads_as_the_merchant_lists_it() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    enroll_merchant(&server, &subscriber, "Reading Room");
+    let location_id = create_location(&server, &subscriber, "Valencia St");
+    let (status, body) = send(subscriber.auth(server.get(&location_path(location_id))));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["error"], Value::Null);
+    let (_, merchant) = send(subscriber.auth(server.get("/merchant")));
+    let mut listed = merchant["locations"][0].clone();
+    listed["error"] = Value::Null;
+    assert_eq!(body, listed, "the same fields as in GET /merchant");
+    assert_eq!(body["coordinatesSource"], "provided");
+}
+
+#[test]
+fn a_location_changes_and_its_coordinates_follow_the_new_address() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    enroll_merchant(&server, &subscriber, "Moving Bakery");
+    let location_id = create_location(&server, &subscriber, "Valencia St");
+    let (_, before) = send(subscriber.auth(server.get(&location_path(location_id))));
+
+    // A new city without coordinates: derived again from it.
+    let change = json!({"location": {"countryCode": "FRA", "street": "Rue de Rivoli", "streetNo": 10,
+        "city": "Paris", "zip": "75001"}});
+    let (status, body) = patch_location(&server, &subscriber, location_id, &change);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["error"], Value::Null);
+    assert_eq!(body["locationId"].as_i64(), Some(location_id));
+    assert_eq!(
+        (&body["city"], &body["street"], &body["streetNo"]),
+        (&json!("Paris"), &json!("Rue de Rivoli"), &json!("10"))
+    );
+    assert_eq!(body["countryCode"], "FRA");
+    assert_eq!(body["coordinatesSource"], "derived");
+    let latitude = body["latitude"].as_f64().expect("latitude");
+    assert!((latitude - 48.86).abs() < 0.2, "{latitude}");
+    assert_eq!(body["createdAt"], before["createdAt"], "the location keeps when it was added");
+    assert_ne!(body["descriptor"], before["descriptor"], "the descriptor follows the city");
+    let (_, read) = send(subscriber.auth(server.get(&location_path(location_id))));
+    assert_eq!(read, body, "the change is kept");
+
+    // One field; sent coordinates are taken.
+    let change = json!({"location": {"zip": "75002", "latitude": 48.87, "longitude": 2.34}});
+    let (status, body) = patch_location(&server, &subscriber, location_id, &change);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((&body["zip"], &body["city"]), (&json!("75002"), &json!("Paris")));
+    assert_eq!((&body["coordinatesSource"], &body["latitude"]), (&json!("provided"), &json!(48.87)));
+
+    // In a city the service does not know, without coordinates: none.
+    let (status, body) =
+        patch_location(&server, &subscriber, location_id, &json!({"location": {"city": "Nowhereville"}}));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!((&body["coordinatesSource"], &body["latitude"]), (&json!("unknown"), &Value::Null));
+
+    let events = events_of(&server, &subscriber, "merchant.location.updated");
+    assert_eq!(events.len(), 3, "{events:?}");
+    let data = &events[2]["data"];
+    assert_eq!(data["locationId"].as_i64(), Some(location_id));
+    assert!(data["merchantId"].is_i64(), "{data}");
+    for field in ["city", "zip", "street", "streetNo", "countryCode", "latitude", "coordinatesSource", "descriptor"] {
+        assert_eq!(data[field], body[field], "{field}: the event carries the location as it is now");
+    }
+}
+
+#[test]
+fn a_bad_change_is_reported_and_changes_nothing() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    enroll_merchant(&server, &subscriber, "Steady Shop");
+    let location_id = create_location(&server, &subscriber, "Valencia St");
+    let (_, before) = send(subscriber.auth(server.get(&location_path(location_id))));
+    let cases = [
+        (json!({"location": {"zip": "94!10", "city": "Oakland"}}), vec!["location.zip"]),
+        (json!({"location": {"street": "  "}}), vec!["location.street"]),
+        (json!({"location": {"countryCode": "XX"}}), vec!["location.countryCode"]),
+        (json!({"location": {"latitude": 37.5}}), vec!["location.longitude"]),
+        (json!({"location": {"latitude": 91, "longitude": 0}}), vec!["location.latitude"]),
+        (json!({"location": {"city": "C".repeat(101)}}), vec!["location.city"]),
+        (json!({"location": {}}), vec!["location"]),
+        (json!({}), vec!["location"]),
+    ];
+    for (body, fields) in cases {
+        let (status, response) = patch_location(&server, &subscriber, location_id, &body);
+        assert_error(status, &response, 400, "invalid_request");
+        assert_eq!(detail_fields(&response), fields, "{body}");
+    }
+    let (status, response) = send(subscriber.auth(
+        server.http.patch(server.url(&location_path(location_id))).header("content-type", "application/json").body("{"),
+    ));
+    assert_error(status, &response, 400, "invalid_request");
+    // As for every id of the API (`IdPath`): what is not a positive integer names nothing.
+    for path in ["/merchant/location/abc", "/merchant/location/0", "/merchant/location/-1"] {
+        let (status, response) = send(subscriber.auth(server.get(path)));
+        assert_error(status, &response, 404, "not_found");
+        let (status, response) = send(subscriber.auth(server.http.delete(server.url(path))));
+        assert_error(status, &response, 404, "not_found");
+        let request = server.http.patch(server.url(path)).json(&json!({"location": {"city": "Oakland"}}));
+        let (status, response) = send(subscriber.auth(request));
+        assert_error(status, &response, 404, "not_found");
+    }
+    let (_, after) = send(subscriber.auth(server.get(&location_path(location_id))));
+    assert_eq!(after, before, "nothing changed");
+    assert_eq!(events_of(&server, &subscriber, "merchant.location.updated"), Vec::<Value>::new());
+}
+
+#[test]
+fn another_subscribers_location_cannot_be_read_changed_or_removed() {
+    let server = TestServer::spawn();
+    let (owner, stranger) = (server.subscriber(), server.subscriber());
+    enroll_merchant(&server, &owner, "Owner Shop");
+    let location_id = create_location(&server, &owner, "Valencia St");
+    enroll_merchant(&server, &stranger, "Stranger Shop");
+    create_location(&server, &stranger, "Mission St");
+    let (_, before) = send(owner.auth(server.get(&location_path(location_id))));
+
+    let (status, body) = send(stranger.auth(server.get(&location_path(location_id))));
+    assert_error(status, &body, 404, "not_found");
+    let (status, body) = patch_location(&server, &stranger, location_id, &json!({"location": {"city": "Oakland"}}));
+    assert_error(status, &body, 404, "not_found");
+    // Even a bad body: the id is looked at first.
+    let (status, body) = patch_location(&server, &stranger, location_id, &json!({"location": {"zip": "!"}}));
+    assert_error(status, &body, 404, "not_found");
+    let (status, body) = remove_location(&server, &stranger, location_id);
+    assert_error(status, &body, 404, "not_found");
+    let (status, body) = send(owner.auth(server.get(&location_path(999_999_999))));
+    assert_error(status, &body, 404, "not_found");
+
+    let (_, after) = send(owner.auth(server.get(&location_path(location_id))));
+    assert_eq!(after, before, "the owner's location is as it was");
+    assert_eq!(events_of(&server, &stranger, "merchant.location.updated"), Vec::<Value>::new());
+    assert_eq!(events_of(&server, &stranger, "merchant.location.removed"), Vec::<Value>::new());
+}
+
+#[test]
+fn a_removed_location_is_gone_but_its_sales_keep_their_address() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let card_id = server.enroll_card(&subscriber, crate::helpers::TEST_PAN);
+    let merchant_id = enroll_merchant(&server, &subscriber, "Closing Cafe");
+    let location_id = create_location(&server, &subscriber, "Valencia St");
+    let kept_id = create_location(&server, &subscriber, "Guerrero St");
+    let (_, location) = send(subscriber.auth(server.get(&location_path(location_id))));
+    let descriptor = location["descriptor"].as_str().expect("descriptor").to_owned();
+    assert!(discovered(&server, &subscriber, &descriptor).contains(&location_id), "found before");
+
+    let sale = crate::sandbox::purchase(
+        &server,
+        &subscriber,
+        &json!({"cardId": card_id, "locationId": location_id, "amount": 7.5}),
+    );
+    let sales_path = format!("/merchant/{merchant_id}/transactions");
+    let (_, sales_before) = send(subscriber.auth(server.get(&sales_path)));
+
+    let (status, body) = remove_location(&server, &subscriber, location_id);
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body, json!({"error": null, "message": "Location removed", "locationId": location_id}));
+
+    // Every read of it is 404, as is a second removal.
+    let (status, body) = send(subscriber.auth(server.get(&location_path(location_id))));
+    assert_error(status, &body, 404, "not_found");
+    let (status, body) = patch_location(&server, &subscriber, location_id, &json!({"location": {"city": "Oakland"}}));
+    assert_error(status, &body, 404, "not_found");
+    let (status, body) = remove_location(&server, &subscriber, location_id);
+    assert_error(status, &body, 404, "not_found");
+
+    // The merchant lists the other location only; discovery no longer finds it.
+    let (_, merchant) = send(subscriber.auth(server.get("/merchant")));
+    let listed: Vec<i64> =
+        merchant["locations"].as_array().expect("locations").iter().filter_map(|l| l["locationId"].as_i64()).collect();
+    assert_eq!(listed, [kept_id]);
+    assert!(!discovered(&server, &subscriber, &descriptor).contains(&location_id), "not found after removal");
+
+    // The sale made there keeps the address it was made at.
+    let (_, sales_after) = send(subscriber.auth(server.get(&sales_path)));
+    assert_eq!(sales_after, sales_before, "past sales show what they showed");
+    let shown = sales_after["transactions"]
+        .as_array()
+        .expect("transactions")
+        .iter()
+        .find(|sale_shown| sale_shown["transactionId"] == sale["transactionId"])
+        .unwrap_or_else(|| panic!("the sale is still listed: {sales_after}"))
+        .clone();
+    assert_eq!((&shown["street"], &shown["city"]), (&json!("Valencia St"), &json!("San Francisco")));
+    assert_eq!(shown["locationId"].as_i64(), Some(location_id));
+
+    // No new sale happens there.
+    let (status, body) = send(
+        subscriber.auth(server.post("/sandbox/transactions", &json!({"cardId": card_id, "locationId": location_id}))),
+    );
+    assert_error(status, &body, 404, "not_found");
+
+    let events = events_of(&server, &subscriber, "merchant.location.removed");
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(events[0]["data"], json!({"locationId": location_id}), "the id only");
+}
+
+#[test]
+fn a_merchant_whose_locations_are_all_removed_has_nowhere_to_sell() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    enroll_merchant(&server, &subscriber, "Last Shop");
+    let location_id = create_location(&server, &subscriber, "Valencia St");
+    crate::sandbox::purchase(&server, &subscriber, &json!({"amount": 3}));
+    let (status, body) = remove_location(&server, &subscriber, location_id);
+    assert_eq!(status, 200, "{body}");
+    // Without a card, a sandbox sale happens at one of the caller's locations: there is none.
+    let (status, body) = send(subscriber.auth(server.post("/sandbox/transactions", &json!({"amount": 3}))));
+    assert_error(status, &body, 409, "conflict");
+    let (_, merchant) = send(subscriber.auth(server.get("/merchant")));
+    assert_eq!(merchant["locations"], json!([]));
+}

@@ -161,3 +161,100 @@ fn established_counts_billable_requests_and_sandbox_does_not() {
     assert_eq!(status, 200);
     assert_eq!((body["billable"].as_bool(), body["total"].as_u64()), (Some(false), Some(0)));
 }
+
+/// The version that shows the hosted pages' branding with the account.
+const NEWEST: &str = "2026-12-01";
+
+/// `PATCH /subscriber` with its body, answered in the newest version.
+fn patch_subscriber(
+    server: &TestServer,
+    subscriber: &crate::helpers::Subscriber,
+    body: &serde_json::Value,
+) -> (u16, serde_json::Value) {
+    send(subscriber.auth(server.http.patch(server.url("/subscriber")).json(body)).header("Subscriber-Version", NEWEST))
+}
+
+/// `GET /subscriber` in the newest version.
+fn profile(server: &TestServer, subscriber: &crate::helpers::Subscriber) -> serde_json::Value {
+    let (status, body) = send(subscriber.auth(server.get("/subscriber")).header("Subscriber-Version", NEWEST));
+    assert_eq!(status, 200, "{body}");
+    body
+}
+
+#[test]
+fn patch_subscriber_takes_any_subset_of_its_fields() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let before = profile(&server, &subscriber);
+    assert!(before["displayName"].is_null() && before["brandColor"].is_null(), "{before}");
+    assert_eq!(before["returnUrls"], json!([]));
+
+    let (status, body) = patch_subscriber(&server, &subscriber, &json!({ "displayName": "  Acme Pay  " }));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["displayName"], "Acme Pay", "trimmed");
+    assert_eq!(body["apiVersion"], before["apiVersion"], "the pin stays");
+
+    let urls = json!(["https://app.example.com/", "https://shop.example.org/return?from=sd"]);
+    let (status, body) =
+        patch_subscriber(&server, &subscriber, &json!({ "brandColor": "#1F5FBF", "returnUrls": urls }));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["brandColor"], "#1f5fbf");
+    assert_eq!(body["returnUrls"], urls);
+    assert_eq!(body["displayName"], "Acme Pay", "a field not sent stays");
+
+    let shown = profile(&server, &subscriber);
+    assert_eq!(
+        (&shown["displayName"], &shown["brandColor"], &shown["returnUrls"]),
+        (&json!("Acme Pay"), &json!("#1f5fbf"), &urls)
+    );
+    // The first version keeps the seed's profile: the account's pin is that version.
+    let (_, seed) = send(subscriber.auth(server.get("/subscriber")));
+    assert!(seed.get("displayName").is_none() && seed.get("returnUrls").is_none(), "{seed}");
+
+    // The list is replaced, not merged.
+    let (status, body) = patch_subscriber(&server, &subscriber, &json!({ "returnUrls": [] }));
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(body["returnUrls"], json!([]));
+}
+
+#[test]
+fn bad_profile_values_are_400_and_change_nothing() {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let (status, _) = patch_subscriber(
+        &server,
+        &subscriber,
+        &json!({ "displayName": "Acme", "brandColor": "#000000", "returnUrls": ["https://app.example.com/"] }),
+    );
+    assert_eq!(status, 200);
+    let before = profile(&server, &subscriber);
+
+    let long = "x".repeat(81);
+    let cases = [
+        (json!({}), None),
+        (json!({ "unknown": 1 }), None),
+        (json!({ "displayName": null }), None),
+        (json!({ "displayName": "   " }), Some("displayName")),
+        (json!({ "displayName": long }), Some("displayName")),
+        (json!({ "displayName": "a\u{0007}b" }), Some("displayName")),
+        (json!({ "brandColor": "blue" }), Some("brandColor")),
+        (json!({ "brandColor": "#12345" }), Some("brandColor")),
+        (json!({ "brandColor": "#12345g" }), Some("brandColor")),
+        (json!({ "returnUrls": ["http://app.example.com/"] }), Some("returnUrls[0]")),
+        (json!({ "returnUrls": ["https://app.example.com/", "https://a.example/#top"] }), Some("returnUrls[1]")),
+        (json!({ "returnUrls": ["https://user:pw@app.example.com/"] }), Some("returnUrls[0]")),
+        (json!({ "returnUrls": ["/relative"] }), Some("returnUrls[0]")),
+        (json!({ "returnUrls": vec!["https://app.example.com/"; 11] }), Some("returnUrls")),
+        // A good field beside a bad one is not applied either.
+        (json!({ "displayName": "Other", "brandColor": "nope" }), Some("brandColor")),
+        (json!({ "displayName": "Other", "apiVersion": "2026-12-02" }), Some("apiVersion")),
+    ];
+    for (body, field) in cases {
+        let (status, answer) = patch_subscriber(&server, &subscriber, &body);
+        assert_eq!(status, 400, "{body}: {answer}");
+        if let Some(field) = field {
+            assert_eq!(answer["details"][0]["field"], field, "{body}: {answer}");
+        }
+    }
+    assert_eq!(before, profile(&server, &subscriber), "nothing changed");
+}

@@ -109,7 +109,21 @@ fn a_signup_without_a_version_is_pinned_to_the_first() {
     // The header asks for another version, request by request.
     let (_, version, profile) = versioned(subscriber.auth(server.get("/subscriber")).header(HEADER, NEWEST));
     assert_eq!(version, NEWEST);
-    assert_eq!(keys(&profile), ["apiVersion", "clientId", "createdAt", "email", "environment", "error", "publicKey"]);
+    assert_eq!(
+        keys(&profile),
+        [
+            "apiVersion",
+            "brandColor",
+            "clientId",
+            "createdAt",
+            "displayName",
+            "email",
+            "environment",
+            "error",
+            "publicKey",
+            "returnUrls"
+        ]
+    );
     assert_eq!(profile["apiVersion"], FIRST, "the pin, not the version of this request");
 }
 

@@ -220,6 +220,11 @@ struct Workload {
     /// Directory merchants' locationIds, from discovery.
     directory_locations: Vec<i64>,
     banks: Vec<String>,
+    /// Every card removed, by anyone: none of these ids is ever given again.
+    removed_cards: BTreeSet<i64>,
+    /// Every object removed, as events' data names it (`personId`, 7): events naming them are
+    /// erased with them.
+    removed: BTreeSet<(&'static str, i64)>,
 }
 
 fn env_number(name: &str, default: u64) -> u64 {
@@ -253,6 +258,10 @@ impl Workload {
 
     fn post(&self, tenant: usize, path: &str, body: &Value) -> (u16, Value) {
         self.call(Some(tenant), self.server.post(path, body), &format!("POST {path} {body}"))
+    }
+
+    fn delete(&self, tenant: usize, path: &str) -> (u16, Value) {
+        self.call(Some(tenant), self.server.http.delete(self.server.url(path)), &format!("DELETE {path}"))
     }
 
     fn expect(&self, (status, body): (u16, Value), expected: u16, code: Option<&str>, what: &str) -> Value {
@@ -377,7 +386,7 @@ impl Workload {
                 let body = self.expect(answer, 201, None, "enroll a card");
                 let card_id = body["cardId"].as_i64().expect("cardId");
                 let taken = self.tenants.iter().any(|other| other.cards.contains_key(&card_id));
-                assert!(!taken, "{}: a new cardId", self.context());
+                assert!(!taken && !self.removed_cards.contains(&card_id), "{}: a new cardId", self.context());
                 self.tenants[tenant].cards.insert(card_id, CardModel { pan, sales: BTreeSet::new() });
                 self.learn_home(tenant, card_id, pan);
             }
@@ -755,6 +764,46 @@ impl Workload {
         self.tenants[tenant].card_sessions.insert(session_id);
     }
 
+    /// Removes one of its cards, persons or bank accounts while the others go on: the object is
+    /// 404 to every read after, and nothing of another tenant's changes (checked after the step
+    /// for this tenant, here for another). The same card number enrolls again later with a new id.
+    fn remove_something(&mut self, tenant: usize) {
+        match self.rng.random_range(0..3) {
+            0 => {
+                let Some(card_id) = self.random_card(tenant) else { return };
+                let removed = self.expect(self.delete(tenant, &format!("/card/{card_id}")), 200, None, "DELETE /card");
+                assert_eq!(removed["cardId"].as_i64(), Some(card_id), "{}: {removed}", self.context());
+                self.tenants[tenant].cards.remove(&card_id);
+                self.removed_cards.insert(card_id);
+                self.removed.insert(("cardId", card_id));
+                for read in ["", "/transactions", "/transactions/sync", "/recurring"] {
+                    let answer = self.get(tenant, &format!("/card/{card_id}{read}"));
+                    self.expect(answer, 404, Some("not_found"), "a removed card's read");
+                }
+            }
+            1 => {
+                let persons: Vec<i64> = self.tenants[tenant].persons.keys().copied().collect();
+                let Some(person_id) = persons.choose(&mut self.rng).copied() else { return };
+                self.expect(self.delete(tenant, &format!("/persons/{person_id}")), 200, None, "DELETE /persons");
+                self.tenants[tenant].persons.remove(&person_id);
+                self.removed.insert(("personId", person_id));
+                let answer = self.get(tenant, &format!("/persons/{person_id}"));
+                self.expect(answer, 404, Some("not_found"), "a removed person");
+            }
+            _ => {
+                let accounts: Vec<i64> = self.tenants[tenant].accounts.iter().copied().collect();
+                let Some(account_id) = accounts.choose(&mut self.rng).copied() else { return };
+                self.expect(self.delete(tenant, &format!("/account/{account_id}")), 200, None, "DELETE /account");
+                self.tenants[tenant].accounts.remove(&account_id);
+                self.removed.insert(("accountId", account_id));
+                let answer = self.get(tenant, &format!("/account/{account_id}"));
+                self.expect(answer, 404, Some("not_found"), "a removed account");
+            }
+        }
+        let other = self.other_than(tenant);
+        self.check_tenant(other);
+    }
+
     /// The same Idempotency-Key and body twice: one answer, one thing created; the same key
     /// with another body: 409, nothing created.
     fn idempotent_retry(&mut self, tenant: usize) {
@@ -912,7 +961,8 @@ impl Workload {
             67..75 => self.persons(tenant),
             75..80 => self.accounts(tenant),
             80..82 => self.card_session(tenant),
-            82..90 => self.idempotent_retry(tenant),
+            82..88 => self.idempotent_retry(tenant),
+            88..94 => self.remove_something(tenant),
             _ => self.foreign_ids(tenant),
         }
         self.check_tenant(tenant);
@@ -972,6 +1022,8 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
         homes_learned: BTreeSet::new(),
         directory_locations: Vec::new(),
         banks: Vec::new(),
+        removed_cards: BTreeSet::new(),
+        removed: BTreeSet::new(),
     };
     for step in 0..steps {
         workload.step = step;
@@ -1027,13 +1079,19 @@ fn check_deliveries(workload: &Workload, tenant: usize) {
     while !own_ids.is_subset(&delivered) && std::time::Instant::now() < deadline {
         let Some(delivery) = model.receiver.next(std::time::Duration::from_secs(1)) else { continue };
         let id = delivery.header("subscriber-event-id").to_owned();
-        // Newer than the list (a settlement meanwhile): still the tenant's own.
+        // Newer than the list (a settlement meanwhile): still the tenant's own; or erased since
+        // with the card it named.
         if !own_ids.contains(&id) {
-            workload.expect(
-                workload.get(tenant, &format!("/events/{id}")),
-                200,
-                None,
-                "a delivered event is the tenant's",
+            let (status, body) = workload.get(tenant, &format!("/events/{id}"));
+            let data = &delivery.json()["data"];
+            let erased = status == 404
+                && ["cardId", "personId", "accountId"]
+                    .into_iter()
+                    .any(|key| data[key].as_i64().is_some_and(|id| workload.removed.contains(&(key, id))));
+            assert!(
+                status == 200 || erased,
+                "seed {}: a delivered event is the tenant's: {body}; delivered: {data}",
+                workload.seed
             );
         }
         delivered.insert(id);

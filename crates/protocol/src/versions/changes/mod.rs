@@ -4,6 +4,7 @@
 
 mod api_version_shown;
 mod camel_case_names;
+mod hosted_branding_shown;
 mod merchant_id_spelling;
 mod rotation_needs_current_secret;
 
@@ -15,4 +16,5 @@ pub static V2026_12_01: &[&VersionChange] = &[
     &merchant_id_spelling::CHANGE,
     &rotation_needs_current_secret::CHANGE,
     &api_version_shown::CHANGE,
+    &hosted_branding_shown::CHANGE,
 ];

@@ -319,13 +319,17 @@ fn description() -> String {
     text
 }
 
-const TAGS: [(&str, &str); 11] = [
+const TAGS: [(&str, &str); 12] = [
     ("subscriber", "Sign up, log in, the account and its usage."),
     ("cards", "Card enrollment, cards and their transactions."),
     ("merchants", "Merchant enrollment, locations and the transactions at them."),
     ("discovery", "Merchant ID: a merchant from what a card statement prints, an address or a position."),
     ("accounts", "Bank accounts, linked by the person at their bank."),
     ("persons", "Identity verification of persons and the signals it unlocks."),
+    (
+        "users",
+        "The subscriber's own users (`clientUserId`): their cards, accounts and persons, read and erased together.",
+    ),
     ("realtime", "Transactions as they happen, as Server-Sent Events."),
     ("events", "The event log: every change a subscriber can observe, also sent to webhooks and streams."),
     ("webhooks", "Endpoints of the subscriber's servers that receive events as signed POSTs, and their deliveries."),

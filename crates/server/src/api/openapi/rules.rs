@@ -14,7 +14,7 @@ use crate::accounts::banks::BANKS;
 use crate::cards::test_cards::TEST_CARDS;
 use crate::config::Config;
 use subscriber_protocol::rules::merchants::{CITY_MAX, NAME_MAX, STREET_MAX, STREET_NO_MAX, WEBSITE_MAX, ZIP_MAX};
-use subscriber_protocol::rules::{cards, countries, mcc, persons, webhooks};
+use subscriber_protocol::rules::{cards, countries, hosted, labels, mcc, persons, webhooks};
 
 /// What Rust's `str::trim` removes: Unicode White_Space.
 const SPACE: &str = r"\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000";
@@ -126,20 +126,106 @@ pub fn refine(document: &mut Value, config: &Config) {
     schemas["CountryCode"] = country_code();
     schemas["EventType"] = event_type();
     schemas["EventSubscription"] = event_subscription();
-    subscriber_schemas(schemas);
+    subscriber_schemas(schemas, config);
     card_schemas(schemas, config, today);
     webhook_schemas(schemas, config);
     merchant_schemas(schemas);
     bank_account_schemas(schemas);
     person_schemas(schemas, today);
+    label_schemas(schemas);
     sandbox_schemas(schemas);
     stream_bodies(document);
     parameter_schemas(document);
 }
 
-fn subscriber_schemas(schemas: &mut Value) {
-    set(schemas, "SignupRequest", "email", email());
+/// `clientUserId` as the service takes it: 1 to 128 characters, no control character, no
+/// space at either end (it is matched exactly).
+fn client_user_id() -> Value {
+    json!({"type": "string", "minLength": 1, "maxLength": labels::CLIENT_USER_ID_CHARS_AT_MOST,
+        "pattern": format!("^{}$", text_core()), "examples": ["user_42"]})
 }
+
+/// `metadata`: at most 20 pairs, each key 1 to 40 characters without control characters,
+/// each value a string of at most 500 ("" removes the key in a `PATCH`, and is left out at
+/// creation).
+fn metadata(nullable: bool) -> Value {
+    json!({"type": if nullable { json!(["object", "null"]) } else { json!("object") },
+        "maxProperties": labels::METADATA_PAIRS_AT_MOST,
+        "propertyNames": {"minLength": 1, "maxLength": labels::METADATA_KEY_CHARS_AT_MOST,
+            "pattern": format!("^[^{CONTROL}]*$")},
+        "additionalProperties": {"type": "string", "maxLength": labels::METADATA_VALUE_CHARS_AT_MOST},
+        "examples": [{"plan": "gold"}],
+        "description": "The subscriber's own notes: up to 20 string pairs (key 1 to 40 characters, value at most 500), returned on reads and in events, used for nothing else. In a PATCH, keys merge and a key sent with \"\" is removed."})
+}
+
+fn label_schemas(schemas: &mut Value) {
+    for schema in ["EnrollCardRequest", "CreateCardSessionRequest", "EnrollAccountRequest", "OnboardPersonRequest"] {
+        let mut user = client_user_id();
+        user["type"] = json!(["string", "null"]);
+        set(schemas, schema, "clientUserId", user);
+        set(schemas, schema, "metadata", metadata(true));
+    }
+    set(schemas, "CreateLocationRequest", "metadata", metadata(true));
+    set(schemas, "UpdateLocationRequest", "metadata", metadata(true));
+    set(schemas, "UpdateMetadataRequest", "metadata", metadata(false));
+}
+
+fn subscriber_schemas(schemas: &mut Value, config: &Config) {
+    set(schemas, "SignupRequest", "email", email());
+    // PATCH /subscriber: any of its fields, one at least given (not null).
+    let mut display_name = text(hosted::DISPLAY_NAME_MAX);
+    display_name["type"] = json!(["string", "null"]);
+    set(schemas, "UpdateSubscriberRequest", "displayName", display_name);
+    set(
+        schemas,
+        "UpdateSubscriberRequest",
+        "brandColor",
+        json!({"type": ["string", "null"], "pattern": "^#[0-9A-Fa-f]{6}$", "examples": ["#1f5fbf"]}),
+    );
+    // The form `return_url::registered` takes for sure: https, a DNS name (its last label not
+    // a number, which would be read as an IPv4 address), a port, a path and query, no user
+    // info, no fragment, no spaces.
+    let https = format!("^[{SPACE}]*[Hh][Tt][Tt][Pp][Ss]://{HOST}{PORT}{PATH}[{SPACE}]*$");
+    set(
+        schemas,
+        "UpdateSubscriberRequest",
+        "returnUrls",
+        json!({"type": ["array", "null"], "maxItems": hosted::RETURN_URLS_MAX,
+            "items": {"type": "string", "maxLength": RETURN_URL_MAX, "pattern": https,
+                "examples": ["https://app.example.com/return"]}}),
+    );
+    let given = ["apiVersion", "displayName", "brandColor", "returnUrls"]
+        .map(|field| json!({"required": [field], "properties": {field: {"not": {"type": "null"}}}}));
+    schema(schemas, "UpdateSubscriberRequest")["anyOf"] = json!(given);
+    // A hosted page's `returnUrl`: whether it is taken depends on the subscriber's registered
+    // return URLs, which no pattern states; the schema gives the form a sandbox always takes
+    // (http or https to this machine), the description the rule.
+    let return_url = match config.environment {
+        Environment::Sandbox => json!({"type": ["string", "null"], "maxLength": RETURN_URL_MAX,
+            "pattern": format!("^[{SPACE}]*[Hh][Tt][Tt][Pp][Ss]?://(?:[Ll][Oo][Cc][Aa][Ll][Hh][Oo][Ss][Tt]|127\\.0\\.0\\.1){PORT}{PATH}[{SPACE}]*$"),
+            "description": "Where the browser goes when the person is done: a URL beginning with one of the \
+                registered return URLs (PATCH /subscriber), or (this sandbox) http or https to localhost or \
+                127.0.0.1.", "examples": ["http://localhost:3000/done"]}),
+        _ => json!({"type": ["string", "null"], "maxLength": RETURN_URL_MAX, "pattern": https,
+            "description": "Where the browser goes when the person is done: a URL beginning with one of the \
+                registered return URLs (PATCH /subscriber), else 400.",
+            "examples": ["https://app.example.com/return"]}),
+    };
+    set(schemas, "CreateCardSessionRequest", "returnUrl", return_url.clone());
+    set(schemas, "EnrollAccountRequest", "returnUrl", return_url.clone());
+    set(schemas, "ReauthAccountRequest", "returnUrl", return_url.clone());
+    set(schemas, "CreatePersonSessionRequest", "returnUrl", return_url);
+}
+
+/// The longest return URL (`return_url::URL_MAX`).
+const RETURN_URL_MAX: usize = crate::return_url::URL_MAX;
+/// A DNS name whose last label begins with a letter.
+const HOST: &str = "(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)*[A-Za-z](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+/// A port number, 0 to 65535.
+const PORT: &str = "(?::(?:[0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?";
+/// A path and query: no space, control character or fragment.
+const PATH: &str =
+    "(?:[/?][^#\\s\\x00-\\x1f\\x7f-\\x9f\\u0085\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]*)?";
 
 fn card_schemas(schemas: &mut Value, config: &Config, today: NaiveDate) {
     let this_year = u32::try_from(today.year()).unwrap_or(2026);
@@ -241,26 +327,39 @@ fn merchant_schemas(schemas: &mut Value) {
         "pattern": website, "description": "An http(s) address or a bare domain; blank is none."}),
     );
 
-    set(schemas, "LocationInput", "countryCode", countries());
     set(schemas, "EnrichInput", "countryCode", json!({"anyOf": [countries(), {"type": "null"}]}));
     set(schemas, "EnrichInput", "id", text(64));
     set(schemas, "EnrichInput", "city", optional_text(100));
     set(schemas, "EnrichInput", "zip", optional_text(20));
     set(schemas, "EnrichInput", "amount", json!({"type": ["number", "null"], "minimum": -1e12, "maximum": 1e12}));
-    set(schemas, "LocationInput", "street", text(STREET_MAX));
-    set(schemas, "LocationInput", "streetNo", text_or_integer(STREET_NO_MAX, None, (i64::MIN, u64::MAX)));
-    set(schemas, "LocationInput", "city", text(CITY_MAX));
+    location_schemas(schemas, "LocationInput", false);
+    // A change takes the same rules field by field (the service checks it as a new location);
+    // a field left out or null stays as it is.
+    location_schemas(schemas, "LocationChanges", true);
+}
+
+/// The rules of a location's fields in `name`; `changes`: each may be null (not changed).
+fn location_schemas(schemas: &mut Value, name: &str, changes: bool) {
+    let field = |rule: Value| if changes { json!({"anyOf": [rule, {"type": "null"}]}) } else { rule };
+    set(schemas, name, "countryCode", field(countries()));
+    set(schemas, name, "street", field(text(STREET_MAX)));
+    set(schemas, name, "streetNo", field(text_or_integer(STREET_NO_MAX, None, (i64::MIN, u64::MAX))));
+    set(schemas, name, "city", field(text(CITY_MAX)));
     let zip = "[A-Za-z0-9-](?:[A-Za-z0-9 -]*[A-Za-z0-9-])?";
-    set(schemas, "LocationInput", "zip", text_or_integer(ZIP_MAX, Some(zip), (-99_999_999_999, 999_999_999_999)));
-    set(schemas, "LocationInput", "latitude", json!({"type": ["number", "null"], "minimum": -90, "maximum": 90}));
-    set(schemas, "LocationInput", "longitude", json!({"type": ["number", "null"], "minimum": -180, "maximum": 180}));
+    set(schemas, name, "zip", field(text_or_integer(ZIP_MAX, Some(zip), (-99_999_999_999, 999_999_999_999))));
+    set(schemas, name, "latitude", json!({"type": ["number", "null"], "minimum": -90, "maximum": 90}));
+    set(schemas, name, "longitude", json!({"type": ["number", "null"], "minimum": -180, "maximum": 180}));
     // Coordinates come in pairs.
-    schema(schemas, "LocationInput")["allOf"] = json!([
+    schema(schemas, name)["allOf"] = json!([
         {"if": {"properties": {"latitude": {"type": "number"}}, "required": ["latitude"]},
          "then": {"properties": {"longitude": {"type": "number"}}, "required": ["longitude"]}},
         {"if": {"properties": {"longitude": {"type": "number"}}, "required": ["longitude"]},
          "then": {"properties": {"latitude": {"type": "number"}}, "required": ["latitude"]}},
     ]);
+    if changes {
+        // At least one field.
+        schema(schemas, name)["minProperties"] = json!(1);
+    }
 }
 
 fn bank_account_schemas(schemas: &mut Value) {
@@ -402,6 +501,7 @@ fn refine_parameter(path: &str, parameter: &mut Value) {
         (Some("query"), "since") => Some(time_bound()),
         (Some("query"), "type") if path == "/events" => Some(json!({"$ref": "#/components/schemas/EventType"})),
         (Some("query"), "from" | "to") => Some(time_bound()),
+        (Some("path"), "client_user_id") => Some(client_user_id()),
         _ => None,
     };
     if let Some(rule) = rule {

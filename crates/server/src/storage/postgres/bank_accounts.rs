@@ -10,7 +10,7 @@ use crate::storage::rows::bank_accounts::LinkStep;
 /// A step of the link, in one write that first locks the subscriber who opened it (one round
 /// trip with the update).
 pub async fn step(db: &Database, step: LinkStep) -> StorageResult<Option<u32>> {
-    let LinkStep { id, update, args, now, outcome, ends } = step;
+    let LinkStep { id, update, args, now, outcome, ends, then } = step;
     let (changed, queued) = db
         .write(move |client: &Client| {
             async move {
@@ -21,6 +21,9 @@ pub async fn step(db: &Database, step: LinkStep) -> StorageResult<Option<u32>> {
                 .await;
                 locked?;
                 let Some((subscriber_id, failures)) = updated? else { return Ok((None, 0)) };
+                if let Some((sql, args)) = &then {
+                    execute(client, sql.numbered(), &bound_all(args)).await?;
+                }
                 let mut queued = 0;
                 if ends(failures) {
                     queued = record_other(client, subscriber_id, outcome.event_type, &outcome.data, now).await?.1;

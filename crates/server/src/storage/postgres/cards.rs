@@ -4,6 +4,7 @@ use super::events::record_other;
 use super::rows::{bound, first};
 use super::transactions::Arrays;
 use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query_opt};
+use crate::storage::cards::SessionEvent;
 use crate::storage::notices::Change;
 use crate::storage::rows::card_sessions::COMPLETE;
 use crate::storage::rows::cards::{INSERT, Inserted, NewCard, WITH_FINGERPRINT, insert_args};
@@ -57,6 +58,7 @@ pub async fn enroll_from_session(
     session_id: i64,
     card: NewCard,
     now: i64,
+    completed: SessionEvent,
 ) -> StorageResult<Option<Inserted>> {
     let outcome = db
         .write(move |client| {
@@ -72,9 +74,17 @@ pub async fn enroll_from_session(
                 if open.is_none() {
                     return Ok(None);
                 }
+                let subscriber_id = card.subscriber_id;
                 let (inserted, queued) = insert(client, card, None).await?;
-                execute(client, COMPLETE.numbered(), &[&session_id, &now, &inserted.card_id()]).await?;
-                Ok(Some((inserted, queued)))
+                let event = completed(inserted.card_id());
+                let (done, recorded) = futures::future::join(
+                    execute(client, COMPLETE.numbered(), &[&session_id, &now, &inserted.card_id()]),
+                    record_other(client, subscriber_id, event.event_type, &event.data, now),
+                )
+                .await;
+                done?;
+                let (_, also_queued) = recorded?;
+                Ok(Some((inserted, queued + also_queued)))
             }
             .boxed()
         })

@@ -145,10 +145,13 @@ async fn newest_of_many(pool: &super::Pool, owners: impl Iterator<Item = Owner>)
         ids.dedup();
     }
     let client = pool.get().await?;
-    // Each owner's newest event is one step back on its index (`events_by_card`, `_by_merchant`).
+    // Each owner's newest event is one step back on its index (`events_by_card`, `_by_merchant`);
+    // a card no longer there reads as `REMOVED` (-1), one more step on the primary key.
     let rows = query(
         &client,
-        "SELECT FALSE, o.id, (SELECT COALESCE(MAX(e.id), 0) FROM events e WHERE e.card_id = o.id)
+        "SELECT FALSE, o.id,
+                CASE WHEN EXISTS (SELECT 1 FROM cards c WHERE c.id = o.id)
+                THEN (SELECT COALESCE(MAX(e.id), 0) FROM events e WHERE e.card_id = o.id) ELSE -1 END
          FROM unnest($1::BIGINT[]) AS o(id)
          UNION ALL
          SELECT TRUE, o.id, (SELECT COALESCE(MAX(e.id), 0) FROM events e WHERE e.merchant_id = o.id)

@@ -1,11 +1,13 @@
 use futures::FutureExt;
 
 use super::events::record_other;
-use super::rows::{bound, first};
+use super::rows::{bound, bound_all, first};
 use super::{Database, LOCK_SUBSCRIBERS, execute};
 use crate::storage::notices::Change;
 use crate::storage::rows::idempotency::Replay;
-use crate::storage::rows::merchants::{INSERT_LOCATION, NewLocation, location_args};
+use crate::storage::rows::merchants::{
+    INSERT_LOCATION, LocationChange, NewLocation, location_args, location_change_args,
+};
 use crate::storage::{StorageError, StorageResult};
 
 /// Two round trips and the commit: the row (with `BEGIN` and the subscriber's lock), then its
@@ -45,4 +47,35 @@ pub async fn insert_location(db: &Database, location: NewLocation, replay: Optio
         db.notify(Change::Deliveries.payload());
     }
     Ok(id)
+}
+
+/// Applies the change and records its event, under the subscriber's lock; `false` (and nothing
+/// recorded) when the location is not there (any more).
+pub async fn change_location(db: &Database, change: LocationChange) -> StorageResult<bool> {
+    let (changed, queued) = db
+        .write(move |client| {
+            async move {
+                let subscribers = vec![change.subscriber_id];
+                let (statement, args) = location_change_args(&change.kind);
+                let (locked, changed) = futures::future::join(
+                    execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
+                    super::rows::execute(client, statement, &bound_all(&args)),
+                )
+                .await;
+                locked?;
+                if changed? == 0 {
+                    return Ok((false, 0));
+                }
+                let event = &change.event;
+                let (_, queued) =
+                    record_other(client, change.subscriber_id, event.event_type, &event.data, change.at).await?;
+                Ok((true, queued))
+            }
+            .boxed()
+        })
+        .await?;
+    if queued > 0 {
+        db.notify(Change::Deliveries.payload());
+    }
+    Ok(changed)
 }

@@ -16,6 +16,7 @@
 //! different subscribers run at once.
 
 pub mod bank_accounts;
+pub mod card_sessions;
 pub mod cards;
 pub mod directory;
 pub mod events;
@@ -25,6 +26,7 @@ pub mod login_failures;
 pub mod merchants;
 pub mod persons;
 mod pooler;
+pub mod removals;
 pub mod rows;
 pub mod sandbox;
 pub mod stream_places;
@@ -70,6 +72,10 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0004_delivery_queue.sql"),
     include_str!("../../../migrations/postgres/0005_stream_places.sql"),
     include_str!("../../../migrations/postgres/0006_fair_delivery.sql"),
+    include_str!("../../../migrations/postgres/0007_subscriber_branding.sql"),
+    include_str!("../../../migrations/postgres/0008_labels.sql"),
+    include_str!("../../../migrations/postgres/0009_bank_consent.sql"),
+    include_str!("../../../migrations/postgres/0010_person_sessions.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).

@@ -73,19 +73,32 @@ pub struct BankAccountRow {
     pub created_at: i64,
     pub expires_at: i64,
     pub linked_at: Option<i64>,
+    /// Where the browser goes back to when the person is done (`POST /account` `returnUrl`).
+    pub return_url: Option<String>,
+    pub labels: super::labels::Labels,
+    /// When the person's consent runs out (set at consent, moved by each re-consent).
+    pub consent_expires_at: Option<i64>,
+    /// The last `POST /account/{id}/refresh`.
+    pub refreshed_at: Option<i64>,
+    /// The account this link re-linked (the same bank login): this one is read as that one.
+    pub merged_into: Option<i64>,
+    /// The HMAC of the bank and the username that signed in (never the username).
+    pub login_key: Option<Vec<u8>>,
 }
 
 pub(in crate::storage) const COLUMNS: &str = "id, subscriber_id, bank_id, stage, browser_hash, status, login_failures, \
-     failure_reason, permissions, created_at, expires_at, linked_at";
+     failure_reason, permissions, created_at, expires_at, linked_at, return_url, client_user_id, metadata, \
+     consent_expires_at, refreshed_at, merged_into, login_key";
 
 /// What a step of the link records when it ends the link: `account.linked` or `account.failed`.
 pub type Outcome = super::events::StoredEvent;
 
 /// What a link keeps when the person consents: the permissions granted (comma-separated), the
-/// bank's token scoped to them, and the `account.linked` event.
+/// bank's token scoped to them, when the consent runs out, and the `account.linked` event.
 pub struct Consent {
     pub permissions: String,
     pub access_token: String,
+    pub consent_expires_at: i64,
     pub event: Outcome,
 }
 
@@ -123,6 +136,12 @@ impl FromRow for BankAccountRow {
             created_at: row.column(9)?,
             expires_at: row.column(10)?,
             linked_at: row.column(11)?,
+            return_url: row.column(12)?,
+            labels: super::labels::read(row, 13)?,
+            consent_expires_at: row.column(15)?,
+            refreshed_at: row.column(16)?,
+            merged_into: row.column(17)?,
+            login_key: row.column(18)?,
         })
     }
 }
@@ -139,4 +158,7 @@ pub struct LinkStep {
     pub outcome: Outcome,
     /// Whether the step ended the link, given the failures so far.
     pub ends: Box<dyn FnOnce(u32) -> bool + Send>,
+    /// Run after `update`, in the same write, when it applied (another account the step
+    /// changes too).
+    pub then: Option<(&'static Sql, Vec<Param<'static>>)>,
 }

@@ -1,6 +1,7 @@
 //! Enrolled cards' rows: never the card number, only its last four digits and a keyed
 //! fingerprint that recognises it enrolled twice.
 
+use super::labels::Labels;
 use super::transactions::TransactionRow;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
@@ -24,10 +25,11 @@ pub struct CardRow {
     pub id: i64,
     pub subscriber_id: i64,
     pub enrolled: EnrolledCard,
+    pub labels: Labels,
 }
 
-pub(in crate::storage) const COLUMNS: &str =
-    "id, subscriber_id, last_four, brand, first_name, last_name, exp_month, exp_year, country_code, enrolled_at";
+pub(in crate::storage) const COLUMNS: &str = "id, subscriber_id, last_four, brand, first_name, last_name, exp_month, exp_year, country_code, enrolled_at, \
+     client_user_id, metadata";
 
 /// A card to enroll, with its history and the data of its `card.enrolled` event.
 pub struct NewCard {
@@ -35,6 +37,7 @@ pub struct NewCard {
     /// HMAC of the card number under the fingerprint key.
     pub fingerprint: Vec<u8>,
     pub enrolled: EnrolledCard,
+    pub labels: Labels,
     /// The sandbox's generated history (their `card_id` is set once the card has its id).
     pub history: Vec<TransactionRow>,
     /// The `card.enrolled` event's data (JSON), given the card's id.
@@ -71,13 +74,15 @@ impl FromRow for CardRow {
                 country_code: row.column(8)?,
                 enrolled_at: row.column(9)?,
             },
+            labels: super::labels::read(row, 10)?,
         })
     }
 }
 
 /// [`INSERT`]'s arguments.
-pub(in crate::storage) fn insert_args(card: &NewCard) -> [Param<'_>; 10] {
+pub(in crate::storage) fn insert_args(card: &NewCard) -> [Param<'_>; 12] {
     let enrolled = &card.enrolled;
+    let [client_user_id, metadata] = super::labels::args(&card.labels);
     args![
         card.subscriber_id,
         &card.fingerprint,
@@ -89,6 +94,8 @@ pub(in crate::storage) fn insert_args(card: &NewCard) -> [Param<'_>; 10] {
         enrolled.exp_year,
         &enrolled.country_code,
         enrolled.enrolled_at,
+        client_user_id,
+        metadata,
     ]
 }
 
@@ -96,8 +103,8 @@ sql! {
     /// Inserts a card (`$1` the subscriber, `$2` the fingerprint, then [`EnrolledCard`]'s fields
     /// in order); returns its id, or nothing when the subscriber has that card already.
     pub(in crate::storage) static INSERT = "INSERT INTO cards (subscriber_id, fingerprint, last_four, brand,
-            first_name, last_name, exp_month, exp_year, country_code, enrolled_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+            first_name, last_name, exp_month, exp_year, country_code, enrolled_at, client_user_id, metadata)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)
         ON CONFLICT (subscriber_id, fingerprint) DO NOTHING RETURNING id";
 }
 

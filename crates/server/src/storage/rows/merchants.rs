@@ -1,7 +1,7 @@
 //! Enrolled merchants' rows (one per subscriber) and their locations'.
 
 use super::{Column, Columns, FromRow};
-use crate::storage::sql::{Param, args, sql};
+use crate::storage::sql::{Param, Sql, args, sql};
 use crate::storage::{StorageError, StorageResult};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -68,10 +68,12 @@ pub struct LocationRow {
     pub coordinates_source: CoordinatesSource,
     pub descriptor: String,
     pub created_at: i64,
+    /// The subscriber's notes on it.
+    pub metadata: super::labels::Metadata,
 }
 
 pub(in crate::storage) const LOCATION_COLUMNS: &str = "l.id, l.merchant_id, l.country_code, l.street, l.street_no, l.city, l.zip, \
-     l.latitude, l.longitude, l.coordinates_source, l.descriptor, l.created_at";
+     l.latitude, l.longitude, l.coordinates_source, l.descriptor, l.created_at, l.metadata";
 
 /// A merchant to enroll; `id` is ignored.
 pub type NewMerchant = MerchantRow;
@@ -130,6 +132,7 @@ impl FromRow for LocationRow {
             coordinates_source: row.column(9)?,
             descriptor: row.column(10)?,
             created_at: row.column(11)?,
+            metadata: row.column(12)?,
         })
     }
 }
@@ -137,19 +140,19 @@ impl FromRow for LocationRow {
 /// A location with its merchant: [`LOCATION_COLUMNS`], then [`M_COLUMNS`].
 impl FromRow for (LocationRow, MerchantRow) {
     fn from_row(row: &impl Columns) -> StorageResult<Self> {
-        Ok((LocationRow::from_row(row)?, MerchantRow::from_row(&row.skip(12))?))
+        Ok((LocationRow::from_row(row)?, MerchantRow::from_row(&row.skip(13))?))
     }
 }
 
 sql! {
     /// Adds a location ([`location_args`]); returns its id.
     pub(in crate::storage) static INSERT_LOCATION = "INSERT INTO locations (merchant_id, country_code, street,
-            street_no, city, zip, latitude, longitude, coordinates_source, descriptor, created_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id";
+            street_no, city, zip, latitude, longitude, coordinates_source, descriptor, created_at, metadata)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id";
 }
 
 /// [`INSERT_LOCATION`]'s arguments.
-pub(in crate::storage) fn location_args(location: &LocationRow) -> [Param<'_>; 11] {
+pub(in crate::storage) fn location_args(location: &LocationRow) -> [Param<'_>; 12] {
     let address = &location.address;
     args![
         location.merchant_id,
@@ -163,5 +166,67 @@ pub(in crate::storage) fn location_args(location: &LocationRow) -> [Param<'_>; 1
         location.coordinates_source.as_str(),
         &location.descriptor,
         location.created_at,
+        super::labels::metadata_text(&location.metadata),
     ]
+}
+
+/// A change to an existing location, with the event it records (in the same transaction).
+pub struct LocationChange {
+    pub subscriber_id: i64,
+    pub kind: LocationChangeKind,
+    pub event: super::events::StoredEvent,
+    /// When (Unix seconds): the event's time.
+    pub at: i64,
+}
+
+pub enum LocationChangeKind {
+    /// The location's new address, coordinates and descriptor (`id` and `merchant_id` name it;
+    /// `created_at` is kept as it was).
+    Update(Box<LocationRow>),
+    /// The location goes. Its row is deleted: the sales made there copied its address when they
+    /// were made (`transactions.street`, `city`, … and `location_id`, which no key ties to
+    /// `locations`), so they keep showing where they happened; ids never come again
+    /// (AUTOINCREMENT, identity columns), so nothing new ever takes this one. Marking the row
+    /// removed instead would leave every reader of `locations` (discovery, the simulator, the
+    /// sandbox, resets, snapshots) to filter it.
+    Remove { location_id: i64, merchant_id: i64 },
+}
+
+sql! {
+    /// A location's new address ([`location_change_args`]).
+    pub(in crate::storage) static UPDATE_LOCATION = "UPDATE locations SET country_code = $3, street = $4,
+            street_no = $5, city = $6, zip = $7, latitude = $8, longitude = $9, coordinates_source = $10,
+            descriptor = $11, metadata = $12
+        WHERE id = $1 AND merchant_id = $2";
+}
+
+sql! {
+    pub(in crate::storage) static DELETE_LOCATION = "DELETE FROM locations WHERE id = $1 AND merchant_id = $2";
+}
+
+/// The statement of a change and its arguments.
+pub(in crate::storage) fn location_change_args(kind: &LocationChangeKind) -> (&'static Sql, Vec<Param<'_>>) {
+    match kind {
+        LocationChangeKind::Update(location) => {
+            let address = &location.address;
+            let args = args![
+                location.id,
+                location.merchant_id,
+                &address.country_code,
+                &address.street,
+                &address.street_no,
+                &address.city,
+                &address.zip,
+                location.latitude,
+                location.longitude,
+                location.coordinates_source.as_str(),
+                &location.descriptor,
+                super::labels::metadata_text(&location.metadata),
+            ];
+            (&UPDATE_LOCATION, args.into())
+        }
+        LocationChangeKind::Remove { location_id, merchant_id } => {
+            (&DELETE_LOCATION, args![*location_id, *merchant_id].into())
+        }
+    }
 }

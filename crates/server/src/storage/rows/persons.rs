@@ -1,5 +1,6 @@
 //! Persons' rows and the question sets' issued to them.
 
+use super::labels::Labels;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
@@ -16,9 +17,13 @@ pub struct PersonRow {
     pub failed_attempts: u32,
     pub locked_until: Option<i64>,
     pub verified_at: Option<i64>,
+    pub labels: Labels,
 }
 
-pub(in crate::storage) const COLUMNS: &str = "id, subscriber_id, first_name, last_name, email, created_at, country_code, failed_attempts, locked_until, verified_at";
+pub(in crate::storage) const COLUMNS: &str = "id, subscriber_id, first_name, last_name, email, created_at, country_code, \
+     failed_attempts, locked_until, verified_at, client_user_id, metadata";
+/// How many columns [`COLUMNS`] names (a question set's follow in a join).
+pub(in crate::storage) const COLUMN_COUNT: usize = 12;
 
 #[derive(Debug, Clone)]
 pub struct NewPerson {
@@ -27,6 +32,7 @@ pub struct NewPerson {
     pub last_name: String,
     pub email: String,
     pub created_at: i64,
+    pub labels: Labels,
 }
 
 #[derive(Debug, Clone)]
@@ -95,6 +101,7 @@ impl FromRow for PersonRow {
             failed_attempts: row.column(7)?,
             locked_until: row.column(8)?,
             verified_at: row.column(9)?,
+            labels: super::labels::read(row, 10)?,
         })
     }
 }
@@ -115,7 +122,7 @@ impl FromRow for QuestionSetRow {
 /// A person with the set issued last, if any: [`COLUMNS`], then [`SET_COLUMNS`] (NULL when none).
 impl FromRow for (PersonRow, Option<QuestionSetRow>) {
     fn from_row(row: &impl Columns) -> StorageResult<Self> {
-        let set = row.skip(10);
+        let set = row.skip(COLUMN_COUNT);
         let latest = match set.column::<Option<i64>>(0)? {
             Some(_) => Some(QuestionSetRow::from_row(&set)?),
             None => None,

@@ -19,6 +19,13 @@ sql! {
         "UPDATE bank_accounts SET expires_at = expires_at - $2 WHERE subscriber_id = $1 AND status = 'pending'";
 }
 sql! {
+    // A linked account's times all move: its consent runs out sooner, and its link and last
+    // refresh lie further back, so a refresh after an advance fetches the days in between.
+    static CONSENTS_SOONER = "UPDATE bank_accounts SET consent_expires_at = consent_expires_at - $2,
+             linked_at = linked_at - $2, refreshed_at = refreshed_at - $2
+         WHERE subscriber_id = $1 AND consent_expires_at IS NOT NULL";
+}
+sql! {
     static LOCKS_SOONER =
         "UPDATE persons SET locked_until = locked_until - $2 WHERE subscriber_id = $1 AND locked_until IS NOT NULL";
 }
@@ -29,9 +36,9 @@ sql! {
 
 /// What moving a subscriber's clock changes: each statement takes the subscriber (`$1`) and
 /// the seconds (`$2`). Purchases settle, open card-entry pages, bank links and identity
-/// questions expire, and locks run out that much sooner.
-pub(in crate::storage) static ADVANCE_CLOCK: [&Sql; 5] =
-    [&SETTLE_SOONER, &CARD_PAGES_SOONER, &BANK_LINKS_SOONER, &LOCKS_SOONER, &QUESTIONS_SOONER];
+/// questions expire, and bank consents and locks run out that much sooner.
+pub(in crate::storage) static ADVANCE_CLOCK: [&Sql; 6] =
+    [&SETTLE_SOONER, &CARD_PAGES_SOONER, &BANK_LINKS_SOONER, &CONSENTS_SOONER, &LOCKS_SOONER, &QUESTIONS_SOONER];
 
 sql! { static DELETE_WEBHOOKS = "DELETE FROM webhooks WHERE subscriber_id = $1"; }
 sql! {
@@ -65,6 +72,7 @@ sql! {
     static DELETE_QUESTIONS =
         "DELETE FROM person_question_sets WHERE person_id IN (SELECT id FROM persons WHERE subscriber_id = $1)";
 }
+sql! { static DELETE_PERSON_SESSIONS = "DELETE FROM person_sessions WHERE subscriber_id = $1"; }
 sql! { static DELETE_PERSONS = "DELETE FROM persons WHERE subscriber_id = $1"; }
 
 /// What a reset deletes (each statement takes the subscriber as `$1`): everything of the
@@ -74,7 +82,7 @@ sql! { static DELETE_PERSONS = "DELETE FROM persons WHERE subscriber_id = $1"; }
 /// exactly as it was (its row changes only where a foreign key makes it: the deleted card's
 /// id on a merchant's row, which the merchant's list does not show), so nothing another
 /// subscriber reads changes and nothing they keep needs forgetting.
-pub(in crate::storage) static RESET: [&Sql; 12] = [
+pub(in crate::storage) static RESET: [&Sql; 13] = [
     &DELETE_WEBHOOKS,
     &DELETE_OWN_EVENTS,
     &DELETE_RECIPIENTS,
@@ -86,6 +94,7 @@ pub(in crate::storage) static RESET: [&Sql; 12] = [
     &DELETE_MERCHANT,
     &DELETE_BANK_ACCOUNTS,
     &DELETE_QUESTIONS,
+    &DELETE_PERSON_SESSIONS,
     &DELETE_PERSONS,
 ];
 

@@ -14,10 +14,16 @@ pub struct SubscriberRow {
     pub created_at: i64,
     /// Moves on at each secret rotation; tokens of an older generation are revoked.
     pub credential_generation: i64,
+    /// The name the hosted pages show; `None`: the service's own.
+    pub display_name: Option<String>,
+    /// `#rrggbb`, the hosted pages' accent when readable; `None`: the default.
+    pub brand_color: Option<String>,
+    /// The registered return URL prefixes, as stored: a JSON array of strings.
+    pub return_urls: String,
 }
 
-pub(in crate::storage) const COLUMNS: &str =
-    "id, email, client_id, public_key, secret_hash, created_at, credential_generation";
+pub(in crate::storage) const COLUMNS: &str = "id, email, client_id, public_key, secret_hash, created_at, credential_generation, display_name, \
+     brand_color, return_urls";
 
 #[derive(Debug, Clone)]
 pub struct NewSubscriber {
@@ -40,6 +46,9 @@ impl FromRow for SubscriberRow {
             secret_hash: row.column(4)?,
             created_at: row.column(5)?,
             credential_generation: row.column(6)?,
+            display_name: row.column(7)?,
+            brand_color: row.column(8)?,
+            return_urls: row.column(9)?,
         })
     }
 }

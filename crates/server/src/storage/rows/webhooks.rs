@@ -122,11 +122,13 @@ sql! {
 }
 
 sql! {
-    /// Up to `$3` attempts of endpoint `$1` below attempt id `$2`, newest first.
+    /// Up to `$3` attempts of endpoint `$1` below attempt id `$2`, newest first: those of events
+    /// still in the log (an erased object's events went with it, and their attempts leave the
+    /// list with them).
     pub(in crate::storage) static ATTEMPTS =
-        "SELECT a.id, a.event_id, COALESCE(e.type, ''), a.attempt, a.status = 'delivered', a.response_status,
+        "SELECT a.id, a.event_id, e.type, a.attempt, a.status = 'delivered', a.response_status,
                 a.duration_ms, a.error, a.at, a.next_attempt_at
-         FROM webhook_attempts a LEFT JOIN events e ON e.id = a.event_id
+         FROM webhook_attempts a JOIN events e ON e.id = a.event_id
          WHERE a.webhook_id = $1 AND a.id < $2 ORDER BY a.id DESC LIMIT $3";
 }
 

@@ -3,6 +3,7 @@ use rusqlite::{Connection, params, params_from_iter};
 use super::events::record_other;
 use super::rows::first;
 use crate::storage::StorageResult;
+use crate::storage::cards::SessionEvent;
 use crate::storage::rows::card_sessions::COMPLETE;
 use crate::storage::rows::cards::{INSERT, Inserted, NewCard, WITH_FINGERPRINT, insert_args};
 use crate::storage::rows::idempotency::Replay;
@@ -35,11 +36,15 @@ pub fn enroll_from_session(
     session_id: i64,
     card: NewCard,
     now: i64,
+    completed: SessionEvent,
 ) -> StorageResult<Option<Inserted>> {
     if !super::card_sessions::is_open(connection, session_id, now)? {
         return Ok(None);
     }
+    let subscriber_id = card.subscriber_id;
     let inserted = insert(connection, card)?;
     connection.prepare_cached(COMPLETE.sqlite())?.execute(params![session_id, now, inserted.card_id()])?;
+    let event = completed(inserted.card_id());
+    record_other(connection, subscriber_id, event.event_type, &event.data, now)?;
     Ok(Some(inserted))
 }

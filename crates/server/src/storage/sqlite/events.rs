@@ -107,7 +107,13 @@ fn queue_deliveries(
 /// One look at the owner's index (`events_by_card`, `_by_merchant`).
 pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<i64> {
     let (sql, owner_id) = match owner {
-        Owner::Card(id) => (sql!("SELECT COALESCE(MAX(id), 0) FROM events WHERE card_id = $1"), id),
+        Owner::Card(id) => (
+            sql!(
+                "SELECT CASE WHEN EXISTS (SELECT 1 FROM cards WHERE id = $1)
+                        THEN COALESCE((SELECT MAX(id) FROM events WHERE card_id = $1), 0) ELSE -1 END"
+            ),
+            id,
+        ),
         Owner::Merchant(id) => (sql!("SELECT COALESCE(MAX(id), 0) FROM events WHERE merchant_id = $1"), id),
     };
     Ok(first(connection, sql, [owner_id])?.unwrap_or(0))

@@ -14,6 +14,7 @@ pub mod login_failures;
 pub mod merchants;
 pub mod persons;
 mod rebuild;
+pub mod removals;
 pub mod rows;
 pub mod sandbox;
 pub mod transactions;
@@ -53,6 +54,10 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0012_api_versions.sql")),
         M::up(include_str!("../../../migrations/0013_delivery_queue.sql")),
         M::up(include_str!("../../../migrations/0014_fair_delivery.sql")),
+        M::up(include_str!("../../../migrations/0015_subscriber_branding.sql")),
+        M::up(include_str!("../../../migrations/0016_labels.sql")),
+        M::up(include_str!("../../../migrations/0017_bank_consent.sql")),
+        M::up(include_str!("../../../migrations/0018_person_sessions.sql")),
     ])
 }
 

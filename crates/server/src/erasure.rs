@@ -1,0 +1,75 @@
+//! Removing one of a subscriber's objects (`DELETE /card/{id}`, `/account/{id}`,
+//! `/persons/{id}`) is an erasure: the rows that hold its data go in one write with its
+//! `*.removed` event (`storage::removals`), then what is kept of it outside those rows: the
+//! stored replays of the requests that created it and, on SQLite, the old copies of the
+//! erased pages in the write-ahead log.
+
+use chrono::Utc;
+use subscriber_protocol::{AccountRemovedData, CardRemovedData, EventData, PersonRemovedData};
+
+use crate::error::ApiError;
+use crate::http::idempotency::forget_replays_naming;
+use crate::state::AppState;
+use crate::storage::events::StoredEvent;
+use crate::storage::removals::{self, Erased, Removal};
+
+/// Erases the subscriber's object `id` of `removal`'s kind and records its `*.removed` event;
+/// `false` when the subscriber has no such object (nothing changed: the caller answers 404).
+pub async fn erase(state: &AppState, subscriber_id: i64, removal: &'static Removal, id: i64) -> Result<bool, ApiError> {
+    let event = StoredEvent::new(&removed_event(removal, id));
+    if !state.db.remove(removal, subscriber_id, id, event, Utc::now().timestamp()).await? {
+        return Ok(false);
+    }
+    forget_kept(state, subscriber_id, removal, id).await;
+    checkpoint(state).await;
+    Ok(true)
+}
+
+/// Erases every card, bank account and person the subscriber created for its user
+/// `client_user_id` (`DELETE /users/{clientUserId}`), all in one write, each with its
+/// `*.removed` event; what was erased (nothing, when the user has nothing).
+pub async fn erase_user(state: &AppState, subscriber_id: i64, client_user_id: &str) -> Result<Erased, ApiError> {
+    let event_of: removals::RemovedEvent = Box::new(|removal, id| StoredEvent::new(&removed_event(removal, id)));
+    let erased =
+        state.db.remove_user(subscriber_id, client_user_id.to_owned(), event_of, Utc::now().timestamp()).await?;
+    let kinds: [(&'static Removal, &[i64]); 3] = [
+        (&removals::CARD, &erased.cards),
+        (&removals::ACCOUNT, &erased.accounts),
+        (&removals::PERSON, &erased.persons),
+    ];
+    for (removal, ids) in kinds {
+        for id in ids {
+            forget_kept(state, subscriber_id, removal, *id).await;
+        }
+    }
+    checkpoint(state).await;
+    Ok(erased)
+}
+
+/// The one event a removal leaves: the id alone.
+pub fn removed_event(removal: &'static Removal, id: i64) -> EventData {
+    if std::ptr::eq(removal, &removals::CARD) {
+        EventData::CardRemoved(CardRemovedData { card_id: id })
+    } else if std::ptr::eq(removal, &removals::ACCOUNT) {
+        EventData::AccountRemoved(AccountRemovedData { account_id: id })
+    } else {
+        EventData::PersonRemoved(PersonRemovedData { person_id: id })
+    }
+}
+
+/// The stored replays of the requests that created the object. The object is gone whatever
+/// follows; a replay left by a failure here only names its id, and the daily purge takes it.
+async fn forget_kept(state: &AppState, subscriber_id: i64, removal: &'static Removal, id: i64) {
+    match forget_replays_naming(state, subscriber_id, removal.named_by, id).await {
+        Ok(forgotten) => tracing::info!(id, forgotten, noun = removal.noun, "erased; its kept replays forgotten"),
+        Err(error) => tracing::warn!(id, error = %error, noun = removal.noun, "erased; its kept replays not forgotten"),
+    }
+}
+
+/// SQLite overwrites what it deletes (`secure_delete`), but the pages as they were stay in the
+/// write-ahead log until it is checkpointed: the file keeps nothing of the object after.
+async fn checkpoint(state: &AppState) {
+    if let Err(error) = state.db.checkpoint().await {
+        tracing::warn!(error = %error, "erased; the write-ahead log not checkpointed yet");
+    }
+}

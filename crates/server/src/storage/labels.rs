@@ -1,0 +1,117 @@
+//! Whose an object is and the subscriber's notes on it: a `PATCH`'s new metadata, and the
+//! objects of one of the subscriber's users (`clientUserId`).
+
+use super::rows::bank_accounts::{BankAccountRow, COLUMNS as ACCOUNT_COLUMNS};
+use super::rows::cards::{COLUMNS as CARD_COLUMNS, CardRow};
+use super::rows::labels::Metadata;
+use super::rows::persons::{COLUMNS as PERSON_COLUMNS, PersonRow};
+use super::sql::{Sql, args, sql};
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::rules::labels::METADATA_PAIRS_AT_MOST;
+
+/// A kind of object that carries metadata: how each database lays a `PATCH`'s pairs over it
+/// in one statement (`$1` the subscriber, `$2` the object, `$3` the pairs as a JSON object, a
+/// key to remove set to null), so two `PATCH`es at once each keep their keys. Neither writes
+/// past [`METADATA_PAIRS_AT_MOST`] pairs: the statement then changes nothing.
+pub struct Labelled {
+    /// SQLite's `json_patch` (RFC 7396: null removes the key).
+    sqlite: &'static Sql,
+    /// PostgreSQL's `||` on `jsonb`, the nulls stripped.
+    postgres: &'static Sql,
+}
+
+sql! {
+    static CARD_SQLITE = "UPDATE cards SET metadata = json_patch(metadata, $3)
+         WHERE id = $2 AND subscriber_id = $1
+           AND (SELECT count(*) FROM json_each(json_patch(metadata, $3))) <= {METADATA_PAIRS_AT_MOST}";
+}
+sql! {
+    static CARD_POSTGRES = "UPDATE cards SET metadata = jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)::TEXT
+         WHERE id = $2 AND subscriber_id = $1
+           AND (SELECT count(*) FROM jsonb_object_keys(jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)))
+               <= {METADATA_PAIRS_AT_MOST}";
+}
+pub static CARD: Labelled = Labelled { sqlite: &CARD_SQLITE, postgres: &CARD_POSTGRES };
+
+sql! {
+    static ACCOUNT_SQLITE = "UPDATE bank_accounts SET metadata = json_patch(metadata, $3)
+         WHERE id = $2 AND subscriber_id = $1
+           AND (SELECT count(*) FROM json_each(json_patch(metadata, $3))) <= {METADATA_PAIRS_AT_MOST}";
+}
+sql! {
+    static ACCOUNT_POSTGRES = "UPDATE bank_accounts SET metadata = jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)::TEXT
+         WHERE id = $2 AND subscriber_id = $1
+           AND (SELECT count(*) FROM jsonb_object_keys(jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)))
+               <= {METADATA_PAIRS_AT_MOST}";
+}
+pub static ACCOUNT: Labelled = Labelled { sqlite: &ACCOUNT_SQLITE, postgres: &ACCOUNT_POSTGRES };
+
+sql! {
+    static PERSON_SQLITE = "UPDATE persons SET metadata = json_patch(metadata, $3)
+         WHERE id = $2 AND subscriber_id = $1
+           AND (SELECT count(*) FROM json_each(json_patch(metadata, $3))) <= {METADATA_PAIRS_AT_MOST}";
+}
+sql! {
+    static PERSON_POSTGRES = "UPDATE persons SET metadata = jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)::TEXT
+         WHERE id = $2 AND subscriber_id = $1
+           AND (SELECT count(*) FROM jsonb_object_keys(jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)))
+               <= {METADATA_PAIRS_AT_MOST}";
+}
+pub static PERSON: Labelled = Labelled { sqlite: &PERSON_SQLITE, postgres: &PERSON_POSTGRES };
+
+/// One user's objects, newest first.
+#[derive(Debug, Default)]
+pub struct UserObjects {
+    pub cards: Vec<CardRow>,
+    pub accounts: Vec<BankAccountRow>,
+    pub persons: Vec<PersonRow>,
+}
+
+impl Store {
+    /// Lays `patch` over the object's metadata (a key with "" is removed); `false` when the
+    /// object is not the subscriber's or the result would hold too many pairs (nothing changed).
+    #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
+    pub async fn merge_metadata(
+        &self,
+        kind: &'static Labelled,
+        subscriber_id: i64,
+        id: i64,
+        patch: &Metadata,
+    ) -> StorageResult<bool> {
+        let pairs: serde_json::Map<String, serde_json::Value> = patch
+            .iter()
+            .map(|(key, value)| {
+                let value = if value.is_empty() { serde_json::Value::Null } else { value.clone().into() };
+                (key.clone(), value)
+            })
+            .collect();
+        let args = args![subscriber_id, id, serde_json::Value::Object(pairs).to_string()];
+        let changed = dispatch!(self,
+            db => db.write(move |connection| sqlite::rows::execute(connection, kind.sqlite, rusqlite::params_from_iter(&args))).await,
+            db => postgres::rows::execute(&*db.client().await?, kind.postgres, &postgres::rows::bound(&args)).await,
+        )?;
+        Ok(changed > 0)
+    }
+
+    /// The subscriber's cards, bank accounts and persons created with `client_user_id`.
+    pub async fn user_objects(&self, subscriber_id: i64, client_user_id: &str) -> StorageResult<UserObjects> {
+        let cards =
+            sql!("SELECT {CARD_COLUMNS} FROM cards WHERE subscriber_id = $1 AND client_user_id = $2 ORDER BY id DESC");
+        let accounts = sql!(
+            "SELECT {ACCOUNT_COLUMNS} FROM bank_accounts WHERE subscriber_id = $1 AND client_user_id = $2
+               AND merged_into IS NULL
+             ORDER BY id DESC"
+        );
+        let persons = sql!(
+            "SELECT {PERSON_COLUMNS} FROM persons WHERE subscriber_id = $1 AND client_user_id = $2 ORDER BY id DESC"
+        );
+        let user = || args![subscriber_id, client_user_id.to_owned()];
+        let (cards, accounts, persons) = futures::future::try_join3(
+            self.fetch_all(cards, user()),
+            self.fetch_all(accounts, user()),
+            self.fetch_all(persons, user()),
+        )
+        .await?;
+        Ok(UserObjects { cards, accounts, persons })
+    }
+}
