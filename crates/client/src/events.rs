@@ -15,8 +15,9 @@
 //! ```
 
 pub use subscriber_protocol::{
-    AccountEventData, CardEnrolledData, CardTransactionEventData, EVENT_TYPES, Event, EventData, EventType,
-    LocationCreatedData, MerchantTransactionEventData, PersonEventData, TransactionEventData, WebhookTestData,
+    AccountEventData, CardEnrolledData, CardSessionCompletedData, CardSessionExpiredData, CardTransactionEventData,
+    EVENT_TYPES, Event, EventData, EventType, LocationCreatedData, MerchantTransactionEventData, PersonEventData,
+    TransactionEventData, WebhookTestData,
 };
 
 /// A delivery's raw body as a typed [`Event`]. Verify the signature on these same bytes first

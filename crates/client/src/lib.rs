@@ -49,6 +49,8 @@
 //!         exp_month: 12,
 //!         exp_year: 2030,
 //!         country_code: "USA".into(),
+//!         client_user_id: None,
+//!         metadata: None,
 //!     })
 //!     .await?;
 //! let card = client.card(enrolled.card_id).await?;
@@ -85,6 +87,8 @@
 //!     exp_month: 12,
 //!     exp_year: 2030,
 //!     country_code: "USA".into(),
+//!     client_user_id: None,
+//!     metadata: None,
 //! };
 //! // Refused before sending: the check digit is wrong.
 //! match client.enroll_card(&card).await {

@@ -74,6 +74,8 @@ pub const CREATE_CARD_SESSION: Route = Route::create("/card/session");
 pub const CARD_SESSION: Route = Route::get("/card/session/{session_id}");
 pub const CARDS: Route = Route::get("/card");
 pub const CARD: Route = Route::get("/card/{card_id}");
+pub const UPDATE_CARD: Route = Route::patch("/card/{card_id}");
+pub const REMOVE_CARD: Route = Route::delete("/card/{card_id}");
 pub const CARD_TRANSACTIONS: Route = Route::get("/card/{card_id}/transactions");
 pub const CARD_TRANSACTION_STREAM: Route = Route::get("/card/{card_id}/transactions/stream");
 pub const CARD_RECURRING: Route = Route::get("/card/{card_id}/recurring");
@@ -84,6 +86,9 @@ pub const ENROLL_MERCHANT_ALIAS: Route = Route::create("/merchant/enroll");
 pub const MERCHANT: Route = Route::get("/merchant");
 pub const MERCHANT_CATEGORIES: Route = Route::get("/merchant/categories");
 pub const CREATE_LOCATION: Route = Route::create("/merchant/location");
+pub const LOCATION: Route = Route::get("/merchant/location/{location_id}");
+pub const UPDATE_LOCATION: Route = Route::patch("/merchant/location/{location_id}");
+pub const REMOVE_LOCATION: Route = Route::delete("/merchant/location/{location_id}");
 pub const MERCHANT_TRANSACTIONS: Route = Route::get("/merchant/{merchant_id}/transactions");
 pub const MERCHANT_TRANSACTION_STREAM: Route = Route::get("/merchant/{merchant_id}/transactions/stream");
 pub const DISCOVER: Route = Route::get("/merchant/discover");
@@ -97,14 +102,24 @@ pub const BANKS: Route = Route::get("/banks");
 pub const ENROLL_ACCOUNT: Route = Route::create("/account");
 pub const ACCOUNTS: Route = Route::get("/account");
 pub const ACCOUNT: Route = Route::get("/account/{account_id}");
+pub const UPDATE_ACCOUNT: Route = Route::patch("/account/{account_id}");
+pub const REMOVE_ACCOUNT: Route = Route::delete("/account/{account_id}");
 pub const ACCOUNT_RECURRING: Route = Route::get("/account/{account_id}/recurring");
 pub const ACCOUNT_TRANSACTIONS: Route = Route::get("/account/{account_id}/transactions");
+pub const REAUTH_ACCOUNT: Route = Route::action("/account/{account_id}/reauth");
+pub const REFRESH_ACCOUNT: Route = Route::action("/account/{account_id}/refresh");
 
 pub const ONBOARD_PERSON: Route = Route::create("/persons");
 pub const PERSONS: Route = Route::get("/persons");
 pub const AUTHENTICATE_PERSON: Route = Route::action("/persons/authenticate");
 pub const VERIFY_PERSON: Route = Route::action("/persons/verify");
 pub const PERSON: Route = Route::get("/persons/{person_id}");
+pub const UPDATE_PERSON: Route = Route::patch("/persons/{person_id}");
+pub const REMOVE_PERSON: Route = Route::delete("/persons/{person_id}");
+pub const CREATE_PERSON_SESSION: Route = Route::create("/persons/{person_id}/session");
+
+pub const USER: Route = Route::get("/users/{client_user_id}");
+pub const REMOVE_USER: Route = Route::delete("/users/{client_user_id}");
 
 pub const SANDBOX_CARDS: Route = Route::get("/sandbox/cards");
 pub const SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions");
@@ -147,6 +162,8 @@ pub const ALL: &[Route] = &[
     CARD_SESSION,
     CARDS,
     CARD,
+    UPDATE_CARD,
+    REMOVE_CARD,
     CARD_TRANSACTIONS,
     CARD_TRANSACTION_STREAM,
     CARD_RECURRING,
@@ -155,6 +172,9 @@ pub const ALL: &[Route] = &[
     MERCHANT,
     MERCHANT_CATEGORIES,
     CREATE_LOCATION,
+    LOCATION,
+    UPDATE_LOCATION,
+    REMOVE_LOCATION,
     MERCHANT_TRANSACTIONS,
     MERCHANT_TRANSACTION_STREAM,
     DISCOVER,
@@ -165,13 +185,22 @@ pub const ALL: &[Route] = &[
     ENROLL_ACCOUNT,
     ACCOUNTS,
     ACCOUNT,
+    UPDATE_ACCOUNT,
+    REMOVE_ACCOUNT,
     ACCOUNT_TRANSACTIONS,
     ACCOUNT_RECURRING,
+    REAUTH_ACCOUNT,
+    REFRESH_ACCOUNT,
     ONBOARD_PERSON,
     PERSONS,
     AUTHENTICATE_PERSON,
     VERIFY_PERSON,
     PERSON,
+    UPDATE_PERSON,
+    REMOVE_PERSON,
+    CREATE_PERSON_SESSION,
+    USER,
+    REMOVE_USER,
     SANDBOX_CARDS,
     SANDBOX_TRANSACTION,
     SETTLE_SANDBOX_TRANSACTION,

@@ -44,6 +44,21 @@ pub fn card(request: &EnrollCardRequest) -> Result<()> {
     checked(|violations| cards::card(&request.into(), Utc::now().date_naive(), violations)).map(drop)
 }
 
+/// `clientUserId` and `metadata` of a creating request, as far as they are given.
+pub fn labels(client_user_id: Option<&str>, metadata: Option<&subscriber_protocol::Metadata>) -> Result<()> {
+    checked(|violations| rules::labels::labels(violations, client_user_id, metadata)).map(drop)
+}
+
+/// A `PATCH`'s metadata pairs, each within its limits.
+pub fn metadata_patch(patch: &subscriber_protocol::Metadata) -> Result<()> {
+    checked(|violations| rules::labels::merged(violations, &subscriber_protocol::Metadata::new(), patch)).map(drop)
+}
+
+/// A `clientUserId` in a path.
+pub fn client_user_id(id: &str) -> Result<()> {
+    checked(|violations| rules::labels::client_user_id(violations, "clientUserId", id)).map(drop)
+}
+
 /// Required text: not blank, at most `max` characters, no control characters.
 pub fn text(field: &str, value: &str, max: usize) -> Result<()> {
     checked(|violations| rules::required_text(violations, field, Some(value), max)).map(drop)
@@ -52,6 +67,18 @@ pub fn text(field: &str, value: &str, max: usize) -> Result<()> {
 /// An ISO 3166-1 alpha-3 code of a country that exists.
 pub fn country_code(field: &str, code: &str) -> Result<()> {
     checked(|violations| rules::country_alpha3(violations, field, code)).map(drop)
+}
+
+/// The hosted pages' branding of `PATCH /subscriber`, as far as it is given.
+pub fn branding(request: &subscriber_protocol::UpdateSubscriberRequest) -> Result<()> {
+    checked(|violations| {
+        if let Some(name) = &request.display_name {
+            rules::hosted::display_name(violations, name);
+        }
+        if let Some(color) = &request.brand_color {
+            rules::hosted::brand_color(violations, color);
+        }
+    })
 }
 
 pub fn email(field: &str, email: &str) -> Result<()> {
@@ -111,6 +138,8 @@ mod tests {
             exp_month,
             exp_year,
             country_code: "USA".to_owned(),
+            client_user_id: None,
+            metadata: None,
         }
     }
 

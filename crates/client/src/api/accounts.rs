@@ -2,7 +2,8 @@
 
 use subscriber_protocol::{
     Account, AccountList, AccountTransactionPage, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse,
-    PageQuery, RecurringStream, RecurringStreams,
+    Metadata, PageQuery, ReauthAccountRequest, ReauthAccountResponse, RecurringStream, RecurringStreams,
+    RemoveAccountResponse, UpdateMetadataRequest,
 };
 
 use crate::client::Client;
@@ -21,11 +22,12 @@ impl Client {
 
     /// `POST /account`: starts linking an account at `bank` (an id or a name of
     /// [`banks`](Self::banks)). Send the person to `url` to log in at the bank; the account
-    /// stays `pending` until they do.
-    pub async fn enroll_account(&self, bank: &str) -> Result<EnrollAccountResponse> {
-        validate::text("bank", bank, 200)?;
-        let body = EnrollAccountRequest { bank: bank.to_owned() };
-        self.inner.call(Call::new(&routes::ENROLL_ACCOUNT, "/account").json(&body)?).await
+    /// stays `pending` until they do. With `return_url` (beginning with a registered return
+    /// URL), the bank's last page links back to it with `accountId` and `status`.
+    pub async fn enroll_account(&self, request: &EnrollAccountRequest) -> Result<EnrollAccountResponse> {
+        validate::text("bank", &request.bank, 200)?;
+        validate::labels(request.client_user_id.as_deref(), request.metadata.as_ref())?;
+        self.inner.call(Call::new(&routes::ENROLL_ACCOUNT, "/account").json(request)?).await
     }
 
     /// `GET /account`: the caller's accounts.
@@ -38,6 +40,36 @@ impl Client {
     pub async fn account(&self, account_id: i64) -> Result<Account> {
         validate::positive_id("accountId", account_id)?;
         self.inner.call(Call::new(&routes::ACCOUNT, format!("/account/{account_id}"))).await
+    }
+
+    /// `PATCH /account/{account_id}`: sets notes on the account (keys merge; a key with "" is
+    /// removed).
+    pub async fn update_account(&self, account_id: i64, metadata: &Metadata) -> Result<Account> {
+        validate::positive_id("accountId", account_id)?;
+        validate::metadata_patch(metadata)?;
+        let body = UpdateMetadataRequest { metadata: metadata.clone() };
+        self.inner.call(Call::new(&routes::UPDATE_ACCOUNT, format!("/account/{account_id}")).json(&body)?).await
+    }
+
+    /// `DELETE /account/{account_id}`: the bank's access is revoked and the account erased.
+    pub async fn remove_account(&self, account_id: i64) -> Result<RemoveAccountResponse> {
+        validate::positive_id("accountId", account_id)?;
+        self.inner.call(Call::new(&routes::REMOVE_ACCOUNT, format!("/account/{account_id}"))).await
+    }
+
+    /// `POST /account/{account_id}/reauth`: the bank's pages in update mode, to renew the
+    /// person's consent (the account keeps its id). `return_url` as `POST /account` takes it.
+    pub async fn reauth_account(&self, account_id: i64, return_url: Option<&str>) -> Result<ReauthAccountResponse> {
+        validate::positive_id("accountId", account_id)?;
+        let body = ReauthAccountRequest { return_url: return_url.map(str::to_owned) };
+        self.inner.call(Call::new(&routes::REAUTH_ACCOUNT, format!("/account/{account_id}/reauth")).json(&body)?).await
+    }
+
+    /// `POST /account/{account_id}/refresh`: fetches what is new at the bank; the account as
+    /// it is then.
+    pub async fn refresh_account(&self, account_id: i64) -> Result<Account> {
+        validate::positive_id("accountId", account_id)?;
+        self.inner.call(Call::new(&routes::REFRESH_ACCOUNT, format!("/account/{account_id}/refresh"))).await
     }
 
     /// `GET /account/{account_id}/recurring`: pay, rent and bills found in the account's

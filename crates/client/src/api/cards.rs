@@ -2,7 +2,8 @@
 
 use subscriber_protocol::{
     CardList, CardRecord, CardSession, CardSessionCreated, CardTransaction, CardTransactionPage, CardTransactionQuery,
-    EnrollCardRequest, EnrollCardResponse, RecurringStream, RecurringStreams,
+    CreateCardSessionRequest, EnrollCardRequest, EnrollCardResponse, Metadata, RecurringStream, RecurringStreams,
+    RemoveCardResponse, UpdateMetadataRequest,
 };
 
 use crate::client::Client;
@@ -20,13 +21,19 @@ impl Client {
     /// [`create_card_session`](Self::create_card_session).
     pub async fn enroll_card(&self, card: &EnrollCardRequest) -> Result<EnrollCardResponse> {
         validate::card(card)?;
+        validate::labels(card.client_user_id.as_deref(), card.metadata.as_ref())?;
         self.inner.call(Call::new(&routes::ENROLL_CARD, "/card").json(card)?).await
     }
 
     /// `POST /card/session`: a one-time secure page (15 minutes) where a person types the card.
-    /// Open `url` in their browser, then poll [`card_session`](Self::card_session).
-    pub async fn create_card_session(&self) -> Result<CardSessionCreated> {
-        let call = Call::new(&routes::CREATE_CARD_SESSION, "/card/session").json(&serde_json::json!({}))?;
+    /// Open `url` in their browser, then poll [`card_session`](Self::card_session). With
+    /// `return_url` (beginning with a registered return URL, see
+    /// [`update_subscriber`](Self::update_subscriber)), the page ends with a link back to it
+    /// carrying `sessionId` and `status`. The card enrolled there takes `client_user_id` and
+    /// `metadata`.
+    pub async fn create_card_session(&self, request: &CreateCardSessionRequest) -> Result<CardSessionCreated> {
+        validate::labels(request.client_user_id.as_deref(), request.metadata.as_ref())?;
+        let call = Call::new(&routes::CREATE_CARD_SESSION, "/card/session").json(request)?;
         self.inner.call(call).await
     }
 
@@ -46,6 +53,21 @@ impl Client {
     pub async fn card(&self, card_id: i64) -> Result<CardRecord> {
         validate::positive_id("cardId", card_id)?;
         self.inner.call(Call::new(&routes::CARD, format!("/card/{card_id}"))).await
+    }
+
+    /// `PATCH /card/{card_id}`: sets notes on the card (keys merge; a key with "" is removed).
+    pub async fn update_card(&self, card_id: i64, metadata: &Metadata) -> Result<CardRecord> {
+        validate::positive_id("cardId", card_id)?;
+        validate::metadata_patch(metadata)?;
+        let body = UpdateMetadataRequest { metadata: metadata.clone() };
+        self.inner.call(Call::new(&routes::UPDATE_CARD, format!("/card/{card_id}")).json(&body)?).await
+    }
+
+    /// `DELETE /card/{card_id}`: the card's data is erased; the same number enrolls again
+    /// with a new id.
+    pub async fn remove_card(&self, card_id: i64) -> Result<RemoveCardResponse> {
+        validate::positive_id("cardId", card_id)?;
+        self.inner.call(Call::new(&routes::REMOVE_CARD, format!("/card/{card_id}"))).await
     }
 
     /// `GET /card/{card_id}/recurring`: the card's subscriptions, bills and memberships, the

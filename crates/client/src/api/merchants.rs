@@ -1,9 +1,9 @@
 //! The caller's merchant: enrollment, record, categories, locations, transactions, stream.
 
 use subscriber_protocol::{
-    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, LocationInput,
-    Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
-    MerchantTransactionQuery,
+    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, Location,
+    LocationRemoved, Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
+    MerchantTransactionQuery, UpdateLocationRequest,
 };
 
 use crate::client::Client;
@@ -36,10 +36,33 @@ impl Client {
 
     /// `POST /merchant/location`: a location of the caller's merchant. Without coordinates the
     /// service derives them from the address where it can.
-    pub async fn create_location(&self, location: &LocationInput) -> Result<CreateLocationResponse> {
-        validate::location(location)?;
-        let body = CreateLocationRequest { location: location.clone() };
-        self.inner.call(Call::new(&routes::CREATE_LOCATION, "/merchant/location").json(&body)?).await
+    pub async fn create_location(&self, request: &CreateLocationRequest) -> Result<CreateLocationResponse> {
+        validate::location(&request.location)?;
+        validate::labels(None, request.metadata.as_ref())?;
+        self.inner.call(Call::new(&routes::CREATE_LOCATION, "/merchant/location").json(request)?).await
+    }
+
+    /// `GET /merchant/location/{location_id}`: one of the caller's merchant's locations.
+    pub async fn get_location(&self, location_id: i64) -> Result<Location> {
+        self.inner.call(Call::new(&routes::LOCATION, format!("/merchant/location/{location_id}"))).await
+    }
+
+    /// `PATCH /merchant/location/{location_id}`: changes the fields set in `changes` (checked by
+    /// the rules of a new location); without coordinates the service derives them again. Its
+    /// `metadata` pairs merge with those set (a key with "" is removed); sent alone, the address
+    /// stays as it is.
+    pub async fn update_location(&self, location_id: i64, request: &UpdateLocationRequest) -> Result<Location> {
+        if let Some(metadata) = &request.metadata {
+            validate::metadata_patch(metadata)?;
+        }
+        let call = Call::new(&routes::UPDATE_LOCATION, format!("/merchant/location/{location_id}")).json(request)?;
+        self.inner.call(call).await
+    }
+
+    /// `DELETE /merchant/location/{location_id}`: removes the location (its past sales keep their
+    /// address; discovery no longer finds it).
+    pub async fn remove_location(&self, location_id: i64) -> Result<LocationRemoved> {
+        self.inner.call(Call::new(&routes::REMOVE_LOCATION, format!("/merchant/location/{location_id}"))).await
     }
 
     /// `GET /merchant/{merchant_id}/transactions`, newest first, across all locations; filter

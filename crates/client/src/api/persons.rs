@@ -1,8 +1,9 @@
 //! Identity verification: onboard, authenticate (questions), verify (answers), read.
 
 use subscriber_protocol::{
-    AuthenticatePersonRequest, AuthenticatePersonResponse, OnboardPersonRequest, OnboardPersonResponse, Person,
-    VerifyPersonRequest, VerifyPersonResponse,
+    AuthenticatePersonRequest, AuthenticatePersonResponse, CreatePersonSessionRequest, EndUser, EndUserRemoved,
+    Metadata, OnboardPersonRequest, OnboardPersonResponse, Person, PersonSessionResponse, RemovePersonResponse,
+    UpdateMetadataRequest, VerifyPersonRequest, VerifyPersonResponse,
 };
 
 use crate::client::Client;
@@ -22,6 +23,7 @@ impl Client {
     /// `POST /persons`: step 1, a person to verify.
     pub async fn onboard_person(&self, person: &OnboardPersonRequest) -> Result<OnboardPersonResponse> {
         validate::onboard_person(person)?;
+        validate::labels(person.client_user_id.as_deref(), person.metadata.as_ref())?;
         self.inner.call(Call::new(&routes::ONBOARD_PERSON, "/persons").json(person)?).await
     }
 
@@ -50,4 +52,53 @@ impl Client {
         validate::positive_id("personId", person_id)?;
         self.inner.call(Call::new(&routes::PERSON, format!("/persons/{person_id}"))).await
     }
+
+    /// `POST /persons/{person_id}/session`: a one-time page where the person verifies their
+    /// identity themselves (open `url` in their browser); `return_url` as `POST /card/session`
+    /// takes it.
+    pub async fn create_person_session(
+        &self,
+        person_id: i64,
+        return_url: Option<&str>,
+    ) -> Result<PersonSessionResponse> {
+        validate::positive_id("personId", person_id)?;
+        let body = CreatePersonSessionRequest { return_url: return_url.map(str::to_owned) };
+        self.inner
+            .call(Call::new(&routes::CREATE_PERSON_SESSION, format!("/persons/{person_id}/session")).json(&body)?)
+            .await
+    }
+
+    /// `DELETE /persons/{person_id}`: the person, their answers and signals are erased.
+    pub async fn remove_person(&self, person_id: i64) -> Result<RemovePersonResponse> {
+        validate::positive_id("personId", person_id)?;
+        self.inner.call(Call::new(&routes::REMOVE_PERSON, format!("/persons/{person_id}"))).await
+    }
+
+    /// `PATCH /persons/{person_id}`: sets notes on the person (keys merge; a key with "" is
+    /// removed).
+    pub async fn update_person(&self, person_id: i64, metadata: &Metadata) -> Result<Person> {
+        validate::positive_id("personId", person_id)?;
+        validate::metadata_patch(metadata)?;
+        let body = UpdateMetadataRequest { metadata: metadata.clone() };
+        self.inner.call(Call::new(&routes::UPDATE_PERSON, format!("/persons/{person_id}")).json(&body)?).await
+    }
+
+    /// `GET /users/{client_user_id}`: the cards, bank accounts and persons created with this
+    /// `clientUserId`.
+    pub async fn user(&self, client_user_id: &str) -> Result<EndUser> {
+        validate::client_user_id(client_user_id)?;
+        self.inner.call(Call::new(&routes::USER, user_path(client_user_id))).await
+    }
+
+    /// `DELETE /users/{client_user_id}`: erases all of them in one write.
+    pub async fn remove_user(&self, client_user_id: &str) -> Result<EndUserRemoved> {
+        validate::client_user_id(client_user_id)?;
+        self.inner.call(Call::new(&routes::REMOVE_USER, user_path(client_user_id))).await
+    }
+}
+
+/// `/users/{id}`, the id one path segment whatever it holds (`/`, `?`, spaces).
+fn user_path(client_user_id: &str) -> String {
+    let segment = percent_encoding::utf8_percent_encode(client_user_id, percent_encoding::NON_ALPHANUMERIC);
+    format!("/users/{segment}")
 }

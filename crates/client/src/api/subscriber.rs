@@ -48,8 +48,15 @@ impl Client {
     /// `PATCH /subscriber`: pins the account to `version`, the version requests without a
     /// `Subscriber-Version` header get (this client always sends one: the newest).
     pub async fn set_api_version(&self, version: ApiVersion) -> Result<SubscriberProfile> {
-        let request = UpdateSubscriberRequest { api_version: version.as_str().to_owned() };
-        self.inner.call(Call::new(&routes::UPDATE_SUBSCRIBER, "/subscriber").json(&request)?).await
+        self.update_subscriber(&UpdateSubscriberRequest::pin(version.as_str())).await
+    }
+
+    /// `PATCH /subscriber` with any of `apiVersion`, `displayName` (1 to 80 characters),
+    /// `brandColor` (`#rrggbb`) and `returnUrls` (replacing the list: at most 10 https URLs);
+    /// the fields left `None` stay as they are. At least one must be given.
+    pub async fn update_subscriber(&self, request: &UpdateSubscriberRequest) -> Result<SubscriberProfile> {
+        validate::branding(request)?;
+        self.inner.call(Call::new(&routes::UPDATE_SUBSCRIBER, "/subscriber").json(request)?).await
     }
 
     /// `POST /subscriber/secret/rotate` with the secret in use now (a token alone cannot

@@ -16,8 +16,9 @@ use subscriber_client::events::{EventData, EventType, TransactionEventData};
 use subscriber_client::protocol::versions::ApiVersion;
 use subscriber_client::protocol::{
     AccountPermission, AccountStatus, AuthenticatePersonRequest, CardSessionStatus, CategoryCode, CoordinatesSource,
-    DiscoverQuery, EnrollMerchantRequest, Environment, LocationInput, MatchType, OnboardPersonRequest, PersonAddress,
-    PersonStatus, SandboxTransactionRequest, SandboxTransactionResponse, VerifyPersonRequest,
+    CreateCardSessionRequest, CreateLocationRequest, DiscoverQuery, EnrollAccountRequest, EnrollCardRequest,
+    EnrollMerchantRequest, Environment, LocationChanges, LocationInput, MatchType, OnboardPersonRequest, PersonAddress,
+    PersonStatus, SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest, VerifyPersonRequest,
 };
 use subscriber_client::protocol::{DeliveryStatus, WebhookStatus};
 use subscriber_client::{AddressQuery, Client, TransactionStream, luhn_valid, routes};
@@ -80,6 +81,8 @@ async fn every_route_the_service_serves_is_called_by_a_client_test() {
     webhook_steps(&mut tour, card_id).await;
     account_steps(&mut tour).await;
     person_steps(&mut tour).await;
+    removal_steps(&mut tour).await;
+    user_steps(&mut tour).await;
     sandbox_control_steps(&mut tour, card_id).await;
     let document = tour.client.openapi().await.expect("GET /openapi.json");
     assert!(document["openapi"].as_str().is_some_and(|version| version.starts_with("3.1")), "{}", document["openapi"]);
@@ -138,6 +141,21 @@ async fn subscriber_steps(tour: &mut Tour, account: &subscriber_client::protocol
     let pinned = tour.client.set_api_version(ApiVersion::INITIAL).await.expect("PATCH /subscriber");
     assert_eq!(pinned.api_version, ApiVersion::INITIAL, "the answer still in the client's version");
     tour.client.set_api_version(ApiVersion::LATEST).await.expect("PATCH /subscriber back");
+    // The hosted pages' branding: the card page of `card_steps` then loads the accent's stylesheet.
+    let branding = subscriber_protocol::UpdateSubscriberRequest {
+        display_name: Some("Tour Co".to_owned()),
+        brand_color: Some("#1f5fbf".to_owned()),
+        return_urls: Some(vec!["https://tour.example.com/back".to_owned()]),
+        ..Default::default()
+    };
+    let branded = tour.client.update_subscriber(&branding).await.expect("PATCH /subscriber branding");
+    assert_eq!(branded.display_name.as_deref(), Some("Tour Co"));
+    assert_eq!(branded.brand_color.as_deref(), Some("#1f5fbf"));
+    assert_eq!(branded.return_urls, ["https://tour.example.com/back"]);
+    assert_eq!(branded.api_version, ApiVersion::LATEST, "the pin stays");
+    let unreadable =
+        subscriber_protocol::UpdateSubscriberRequest { brand_color: Some("yellow".to_owned()), ..Default::default() };
+    assert!(tour.client.update_subscriber(&unreadable).await.is_err(), "checked before sending");
 
     let usage = tour.client.usage().await.expect("GET /subscriber/usage");
     assert_eq!(usage.environment, Environment::Sandbox);
@@ -243,7 +261,11 @@ async fn card_steps(tour: &mut Tour) -> i64 {
     let hidden = tour.other.card_recurring(card_id).await.expect_err("someone else's card");
     assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
 
-    let session = tour.client.create_card_session().await.expect("POST /card/session");
+    let session_request = CreateCardSessionRequest {
+        return_url: Some("https://tour.example.com/back/cards".to_owned()),
+        ..CreateCardSessionRequest::default()
+    };
+    let session = tour.client.create_card_session(&session_request).await.expect("POST /card/session");
     assert!(session.session_id > 0);
     assert_eq!(session.status, CardSessionStatus::Pending);
     let minutes = (session.expires_at - chrono::Utc::now()).num_minutes();
@@ -270,6 +292,8 @@ async fn card_steps(tour: &mut Tour) -> i64 {
         .await;
     assert_eq!(done.status, 200, "{}", done.body);
     assert!(!done.body.contains("6011"), "the page never shows the number back");
+    let back = format!("https://tour.example.com/back/cards?sessionId={}&amp;status=completed", session.session_id);
+    assert!(done.body.contains(&back), "the page links back: {}", done.body);
     let completed = tour.client.card_session(session.session_id).await.expect("GET /card/session/{session_id}");
     assert_eq!(completed.status, CardSessionStatus::Completed);
     let entered = tour.client.card(completed.card_id.expect("the enrolled card")).await.expect("the card");
@@ -350,7 +374,11 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
         latitude: None,
         longitude: None,
     };
-    let derived = tour.client.create_location(&address).await.expect("POST /merchant/location");
+    let derived = tour
+        .client
+        .create_location(&CreateLocationRequest::at(address.clone()))
+        .await
+        .expect("POST /merchant/location");
     assert_eq!(derived.message, "Location created");
     assert!(derived.location_id > 0);
     match derived.coordinates_source {
@@ -368,7 +396,11 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
         longitude: Some(-122.4076),
         ..address.clone()
     };
-    let located = tour.client.create_location(&with_coordinates).await.expect("POST /merchant/location");
+    let located = tour
+        .client
+        .create_location(&CreateLocationRequest::at(with_coordinates))
+        .await
+        .expect("POST /merchant/location");
     assert_eq!(located.coordinates_source, CoordinatesSource::Provided);
     assert_eq!((located.latitude, located.longitude), (Some(37.7825), Some(-122.4076)));
 
@@ -444,12 +476,54 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
     assert_eq!(again.transaction, settled.transaction, "a retry changes nothing");
     let seen = sold_at_location(located.location_id).await;
     assert!(seen.iter().all(|sold| !sold.pending), "the merchant's list shows it settled: {seen:?}");
+    location_lifecycle_steps(tour, &address).await;
     EnrolledMerchant {
         merchant_id,
         derived_location: derived.location_id,
         located: (located.location_id, 37.7825, -122.4076),
         descriptor: listed.descriptor.clone(),
     }
+}
+
+/// A location read, changed and removed (a third one: the tour's others stay as they are).
+async fn location_lifecycle_steps(tour: &mut Tour, address: &LocationInput) {
+    let with_notes = CreateLocationRequest {
+        location: address.clone(),
+        metadata: Some(pairs(&[("store", "SF-2"), ("floor", "1")])),
+    };
+    let created = tour.client.create_location(&with_notes).await.expect("POST /merchant/location");
+    let location_id = created.location_id;
+    let read = tour.client.get_location(location_id).await.expect("GET /merchant/location/{location_id}");
+    assert_eq!(
+        (read.location_id, read.street.as_str(), read.city.as_str()),
+        (location_id, "Market St", "San Francisco")
+    );
+    let hidden = tour.other.get_location(location_id).await.expect_err("someone else's location");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+
+    let changes = LocationChanges {
+        street: Some("Valencia St".to_owned()),
+        latitude: Some(37.76),
+        longitude: Some(-122.42),
+        ..LocationChanges::default()
+    };
+    let request = UpdateLocationRequest { location: changes, metadata: Some(pairs(&[("floor", "")])) };
+    let changed =
+        tour.client.update_location(location_id, &request).await.expect("PATCH /merchant/location/{location_id}");
+    assert_eq!(changed.metadata, pairs(&[("store", "SF-2")]), "keys merge, an empty value removes its key");
+    assert_eq!((changed.street.as_str(), changed.street_no.as_str()), ("Valencia St", "1355"));
+    assert_eq!(
+        (changed.latitude, changed.longitude, changed.coordinates_source),
+        (Some(37.76), Some(-122.42), CoordinatesSource::Provided)
+    );
+    assert_eq!(changed.created_at, read.created_at);
+
+    let removed = tour.client.remove_location(location_id).await.expect("DELETE /merchant/location/{location_id}");
+    assert_eq!((removed.message.as_str(), removed.location_id), ("Location removed", location_id));
+    let gone = tour.client.get_location(location_id).await.expect_err("removed");
+    assert_eq!(gone.status().map(|status| status.as_u16()), Some(404));
+    let again = tour.client.remove_location(location_id).await.expect_err("removed already");
+    assert_eq!(again.status().map(|status| status.as_u16()), Some(404));
 }
 
 async fn discovery_steps(tour: &mut Tour, merchant: &EnrolledMerchant) {
@@ -792,11 +866,13 @@ async fn account_steps(tour: &mut Tour) {
     assert!(!banks.is_empty());
     assert!(banks.iter().all(|bank| !bank.id.is_empty() && !bank.name.is_empty()));
     let bank = &banks[0];
-    let enrolled = tour.client.enroll_account(&bank.name.to_uppercase()).await.expect("POST /account");
+    let enrolled =
+        tour.client.enroll_account(&EnrollAccountRequest::at(&bank.name.to_uppercase())).await.expect("POST /account");
     assert!(enrolled.account_id > 0);
     assert_eq!(enrolled.status, AccountStatus::Pending);
     assert!(enrolled.expires_at > chrono::Utc::now());
-    let unknown = tour.client.enroll_account("No Such Bank Anywhere").await.expect_err("unknown bank");
+    let unknown =
+        tour.client.enroll_account(&EnrollAccountRequest::at("No Such Bank Anywhere")).await.expect_err("unknown bank");
     assert_eq!(unknown.api().map(|api| (api.status.as_u16(), api.code.as_str())), Some((400, "invalid_request")));
 
     let account = tour.client.account(enrolled.account_id).await.expect("GET /account/{account_id}");
@@ -848,6 +924,124 @@ async fn account_steps(tour: &mut Tour) {
         let balance = linked.balance.expect("a balance with the balances permission");
         assert_eq!(balance.currency.len(), 3);
     }
+    assert!(linked.consent_expires_at.is_some_and(|at| at > linked.created_at), "{:?}", linked.consent_expires_at);
+
+    // Fetching what is new, then renewing the consent on the bank's pages: the same account.
+    let refreshed = tour.client.refresh_account(enrolled.account_id).await.expect("POST /account/{account_id}/refresh");
+    assert!(refreshed.refreshed_at.is_some_and(|at| recent(at, 120)), "{refreshed:?}");
+    let renewal =
+        tour.client.reauth_account(enrolled.account_id, None).await.expect("POST /account/{account_id}/reauth");
+    assert_eq!(renewal.account_id, enrolled.account_id);
+    let login = tour.open_page(&renewal.url).await;
+    let consent = tour.browser.submit(&login, &[("username", "user_good"), ("password", "pass_good")]).await;
+    let outcome = tour.browser.submit(&consent, &[("decision", "allow")]).await;
+    assert!(outcome.body.contains("Access renewed"), "{}", outcome.body);
+    let renewed = tour.client.account(enrolled.account_id).await.expect("GET /account/{account_id}");
+    assert_eq!((renewed.status, renewed.linked_at), (AccountStatus::Linked, linked.linked_at));
+    let pending = tour.client.enroll_account(&EnrollAccountRequest::at(&bank.id)).await.expect("another link");
+    let refused = tour.client.reauth_account(pending.account_id, None).await.expect_err("not linked yet");
+    assert_eq!(refused.status().map(|status| status.as_u16()), Some(409));
+}
+
+/// Removing a card, a bank account and a person: each answers with its id, then is 404 to
+/// every read and to a second removal; another subscriber cannot remove it.
+async fn removal_steps(tour: &mut Tour) {
+    let not_found = |error: subscriber_client::Error| error.api().map(|api| (api.status.as_u16(), api.code.clone()));
+    let gone = Some((404, "not_found".to_owned()));
+
+    let card_id = tour.client.enroll_card(&test_card("5200828282828210")).await.expect("POST /card").card_id;
+    assert_eq!(not_found(tour.other.remove_card(card_id).await.expect_err("not theirs")), gone);
+    let removed = tour.client.remove_card(card_id).await.expect("DELETE /card/{card_id}");
+    assert_eq!((removed.message.as_str(), removed.card_id), ("Card removed", card_id));
+    assert_eq!(not_found(tour.client.card(card_id).await.expect_err("removed")), gone);
+    assert_eq!(not_found(tour.client.remove_card(card_id).await.expect_err("removed already")), gone);
+    let again = tour.client.enroll_card(&test_card("5200828282828210")).await.expect("the same number again");
+    assert!(again.card_id > card_id, "a new id");
+
+    let bank = tour.client.banks().await.expect("GET /banks").remove(0);
+    let account_id =
+        tour.client.enroll_account(&EnrollAccountRequest::at(&bank.id)).await.expect("POST /account").account_id;
+    let removed = tour.client.remove_account(account_id).await.expect("DELETE /account/{account_id}");
+    assert_eq!((removed.message.as_str(), removed.account_id), ("Account removed", account_id));
+    assert_eq!(not_found(tour.client.account(account_id).await.expect_err("removed")), gone);
+
+    let person_id = tour
+        .client
+        .onboard_person(&OnboardPersonRequest {
+            first_name: "Mary".to_owned(),
+            last_name: "Jackson".to_owned(),
+            email: "mary@example.com".to_owned(),
+            client_user_id: None,
+            metadata: None,
+        })
+        .await
+        .expect("POST /persons")
+        .person_id;
+    let removed = tour.client.remove_person(person_id).await.expect("DELETE /persons/{person_id}");
+    assert_eq!((removed.message.as_str(), removed.person_id), ("Person removed", person_id));
+    assert_eq!(not_found(tour.client.person(person_id).await.expect_err("removed")), gone);
+}
+
+/// A user's card, bank account and person (`clientUserId`), with notes set and changed on
+/// each; read together, then erased in one call.
+async fn user_steps(tour: &mut Tour) {
+    let user = "user/42 ?";
+    let card = EnrollCardRequest {
+        client_user_id: Some(user.to_owned()),
+        metadata: Some(pairs(&[("plan", "gold")])),
+        ..test_card("4000056655665556")
+    };
+    let card_id = tour.client.enroll_card(&card).await.expect("POST /card").card_id;
+    let noted =
+        tour.client.update_card(card_id, &pairs(&[("plan", "silver"), ("tier", "2")])).await.expect("PATCH /card");
+    assert_eq!(noted.metadata, pairs(&[("plan", "silver"), ("tier", "2")]));
+    assert_eq!(noted.client_user_id.as_deref(), Some(user));
+    let bank = tour.client.banks().await.expect("GET /banks").remove(0);
+    let account = EnrollAccountRequest { client_user_id: Some(user.to_owned()), ..EnrollAccountRequest::at(&bank.id) };
+    let account_id = tour.client.enroll_account(&account).await.expect("POST /account").account_id;
+    let noted = tour.client.update_account(account_id, &pairs(&[("source", "app")])).await.expect("PATCH /account");
+    assert_eq!(noted.metadata, pairs(&[("source", "app")]));
+    let person = OnboardPersonRequest {
+        first_name: "Dorothy".to_owned(),
+        last_name: "Vaughan".to_owned(),
+        email: "dorothy@example.com".to_owned(),
+        client_user_id: Some(user.to_owned()),
+        metadata: None,
+    };
+    let person_id = tour.client.onboard_person(&person).await.expect("POST /persons").person_id;
+    let noted = tour.client.update_person(person_id, &pairs(&[("case", "7")])).await.expect("PATCH /persons");
+    assert_eq!(noted.metadata, pairs(&[("case", "7")]));
+    let hidden = tour.other.update_card(card_id, &pairs(&[("x", "y")])).await.expect_err("someone else's card");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+
+    let found = tour.client.user(user).await.expect("GET /users/{client_user_id}");
+    let ids = |found: &subscriber_protocol::EndUser| {
+        (
+            found.cards.iter().map(|card| card.card_id).collect::<Vec<_>>(),
+            found.accounts.iter().map(|account| account.account_id).collect::<Vec<_>>(),
+            found.persons.iter().map(|person| person.person_id).collect::<Vec<_>>(),
+        )
+    };
+    assert_eq!(ids(&found), (vec![card_id], vec![account_id], vec![person_id]));
+    let hidden = tour.other.user(user).await.expect_err("another subscriber's user");
+    assert_eq!(hidden.status().map(|status| status.as_u16()), Some(404));
+    let erased = tour.client.remove_user(user).await.expect("DELETE /users/{client_user_id}");
+    assert_eq!(
+        (erased.card_ids, erased.account_ids, erased.person_ids),
+        (vec![card_id], vec![account_id], vec![person_id])
+    );
+    for status in [
+        tour.client.card(card_id).await.expect_err("erased").status(),
+        tour.client.account(account_id).await.expect_err("erased").status(),
+        tour.client.person(person_id).await.expect_err("erased").status(),
+        tour.client.user(user).await.expect_err("nothing left").status(),
+    ] {
+        assert_eq!(status.map(|status| status.as_u16()), Some(404));
+    }
+}
+
+fn pairs(items: &[(&str, &str)]) -> subscriber_protocol::Metadata {
+    items.iter().map(|(key, value)| ((*key).to_owned(), (*value).to_owned())).collect()
 }
 
 async fn person_steps(tour: &mut Tour) {
@@ -857,6 +1051,8 @@ async fn person_steps(tour: &mut Tour) {
             first_name: "Katherine".to_owned(),
             last_name: "Johnson".to_owned(),
             email: "katherine@example.com".to_owned(),
+            client_user_id: None,
+            metadata: None,
         })
         .await
         .expect("POST /persons");
@@ -928,4 +1124,41 @@ async fn person_steps(tour: &mut Tour) {
     assert_eq!((person.status, person.verified), (PersonStatus::Verified, true));
     assert_eq!(person.signals, Some(signals));
     assert!(person.verified_at.is_some_and(|at| recent(at, 120)));
+    let refused = tour.client.create_person_session(person_id, None).await.expect_err("verified already");
+    assert_eq!(refused.status().map(|status| status.as_u16()), Some(409));
+
+    // The same steps by the person on the identity page, on their own device.
+    let onboarded = tour
+        .client
+        .onboard_person(&OnboardPersonRequest {
+            first_name: "Dorothy".to_owned(),
+            last_name: "Vaughan".to_owned(),
+            email: "dorothy@example.com".to_owned(),
+            client_user_id: None,
+            metadata: None,
+        })
+        .await
+        .expect("POST /persons");
+    let person_id = onboarded.person_id;
+    let session = tour.client.create_person_session(person_id, None).await.expect("POST /persons/{person_id}/session");
+    assert_eq!(session.person_id, person_id);
+    let form = tour.open_page(&session.url).await;
+    let fields = [
+        ("dateOfBirth", "1988-09-20"),
+        ("street", "Main St"),
+        ("streetNo", "7"),
+        ("city", "Hampton"),
+        ("zip", "23669"),
+        ("countryCode", "USA"),
+    ];
+    let asked = tour.browser.submit(&form, &fields).await;
+    assert_eq!(asked.status, 200, "{}", asked.body);
+    let answers = tour.client.sandbox_answers(person_id).await.expect("the page's questions");
+    let chosen: Vec<(String, String)> =
+        answers.iter().map(|answer| (format!("q{}", answer.question_id), answer.choice_id.to_string())).collect();
+    let chosen: Vec<(&str, &str)> = chosen.iter().map(|(name, value)| (name.as_str(), value.as_str())).collect();
+    let done = tour.browser.submit(&asked, &chosen).await;
+    assert!(done.body.contains("verified"), "{}", done.body);
+    let person = tour.client.person(person_id).await.expect("GET /persons/{person_id}");
+    assert_eq!(person.status, PersonStatus::Verified);
 }

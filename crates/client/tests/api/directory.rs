@@ -1,7 +1,7 @@
 //! The merchant directory of an in-process service (the dashboard's sandbox) loads on first
 //! use: nothing waits for it at start, and what needs it finds it complete.
 
-use subscriber_client::protocol::{CategoryCode, EnrollMerchantRequest, LocationInput};
+use subscriber_client::protocol::{CategoryCode, CreateLocationRequest, EnrollMerchantRequest, LocationInput};
 use subscriber_testkit::TestService;
 
 #[tokio::test]
@@ -31,8 +31,9 @@ async fn the_directory_loads_on_first_use_and_keeps_a_location_enrolled_meanwhil
     };
     // The first discovery and the location arrive together: whichever loads the directory,
     // the location must be in it.
+    let request = CreateLocationRequest::at(location.clone());
     let (found, created) =
-        tokio::join!(client.discover_by_position(37.7609, -122.4216, Some(100.0)), client.create_location(&location));
+        tokio::join!(client.discover_by_position(37.7609, -122.4216, Some(100.0)), client.create_location(&request));
     found.expect("the first discovery waits for the directory");
     let created = created.expect("POST /merchant/location");
     assert!(service.directory_loaded());

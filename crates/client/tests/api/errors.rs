@@ -2,7 +2,8 @@
 
 use reqwest::StatusCode;
 use subscriber_client::protocol::{
-    CategoryCode, EnrollMerchantRequest, LocationInput, OnboardPersonRequest, Pan, VerifyPersonRequest,
+    CategoryCode, CreateLocationRequest, EnrollMerchantRequest, LocationInput, OnboardPersonRequest, Pan,
+    VerifyPersonRequest,
 };
 use subscriber_client::{Client, Error};
 
@@ -93,11 +94,19 @@ async fn inputs_that_cannot_succeed_are_refused_before_sending() {
         latitude: Some(91.0),
         longitude: Some(0.0),
     };
-    assert_eq!(refused(client.create_location(&location).await.map(drop)), "location.latitude");
+    assert_eq!(
+        refused(client.create_location(&CreateLocationRequest::at(location.clone())).await.map(drop)),
+        "location.latitude"
+    );
     assert_eq!(refused(client.discover_by_position(0.0, 181.0, None).await.map(drop)), "longitude");
     assert_eq!(refused(client.discover_by_descriptor("  ").await.map(drop)), "merchid");
-    let person =
-        OnboardPersonRequest { first_name: "A".to_owned(), last_name: "B".to_owned(), email: "no-at-sign".to_owned() };
+    let person = OnboardPersonRequest {
+        first_name: "A".to_owned(),
+        last_name: "B".to_owned(),
+        email: "no-at-sign".to_owned(),
+        client_user_id: None,
+        metadata: None,
+    };
     assert_eq!(refused(client.onboard_person(&person).await.map(drop)), "email");
     let verify = VerifyPersonRequest { person_id: 1, answers: Vec::new() };
     assert_eq!(refused(client.verify_person(&verify).await.map(drop)), "answers");
