@@ -153,6 +153,10 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.enroll_card(card).await
     }
 
+    async fn remove_card(&self, card_id: i64) -> Outcome<RemoveCardResponse> {
+        self.dashboard.remove_card(card_id).await
+    }
+
     /// Starts a secure card-entry page and opens it in the system browser.
     async fn start_card_session(&self) -> Outcome<SecurePage> {
         let page = self.dashboard.start_card_session().await?;
@@ -282,10 +286,26 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.accounts().await
     }
 
+    async fn remove_account(&self, account_id: i64) -> Outcome<RemoveAccountResponse> {
+        self.dashboard.remove_account(account_id).await
+    }
+
     /// Starts linking an account at `bank` and opens the bank's sign-in page in the browser.
     async fn link_account(&self, bank: String) -> Outcome<SecurePage> {
         let page = self.dashboard.link_account(&bank).await?;
         Ok(open_page(&self.app, page))
+    }
+
+    /// Opens the bank's pages in update mode in the browser, for the person to renew a linked
+    /// account's consent (the same account).
+    async fn renew_account(&self, account_id: i64) -> Outcome<SecurePage> {
+        let page = self.dashboard.renew_account(account_id).await?;
+        Ok(open_page(&self.app, page))
+    }
+
+    /// Fetches what is new at the bank for a linked account.
+    async fn refresh_account(&self, account_id: i64) -> Outcome<Account> {
+        self.dashboard.refresh_account(account_id).await
     }
 
     /// Follows an account until it is no longer pending; stopped with `stop_watch`.
@@ -317,6 +337,27 @@ impl<R: Runtime> Desktop<R> {
 
     async fn person(&self, person_id: i64) -> Outcome<Person> {
         self.dashboard.person(person_id).await
+    }
+
+    async fn remove_person(&self, person_id: i64) -> Outcome<RemovePersonResponse> {
+        self.dashboard.remove_person(person_id).await
+    }
+
+    /// A one-time identity page for the person (not opened: the app offers to copy or open it).
+    async fn person_page(&self, person_id: i64) -> Outcome<SecurePage> {
+        self.dashboard.person_page(person_id).await
+    }
+
+    async fn update_metadata(&self, object: Labelled, id: i64, metadata: Metadata) -> Outcome<Metadata> {
+        self.dashboard.update_metadata(object, id, metadata).await
+    }
+
+    async fn user(&self, client_user_id: String) -> Outcome<EndUser> {
+        self.dashboard.user(client_user_id).await
+    }
+
+    async fn remove_user(&self, client_user_id: String) -> Outcome<EndUserRemoved> {
+        self.dashboard.remove_user(client_user_id).await
     }
 
     async fn onboard_person(&self, person: OnboardPersonRequest) -> Outcome<Person> {

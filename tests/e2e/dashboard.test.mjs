@@ -198,6 +198,21 @@ test("sign out, then back in with the secret remembered in the OS keyring", asyn
   await screenshot(session, "13-signed-back-in");
 });
 
+test("removing the card asks first, says what goes, and leaves the list without it", async () => {
+  await click(session, "open-card");
+  await waitFor(session, "the page is titled by the card", async () => /•••• 4242$/.test(await text(session, "page-title")), 30_000);
+  await click(session, "remove-card");
+  const asked = await find(session, "remove-card-confirm");
+  const dialog = await session.findElement(By.css('[role="alertdialog"]'));
+  assert.match(await dialog.getText(), /Remove the card ending 4242\?[\s\S]*erased from the service, for good/);
+  await screenshot(session, "13b-remove-card-confirm");
+  await asked.click();
+  await find(session, "state-empty", 30_000);
+  assert.equal(await text(session, "page-title"), "Cards");
+  await toastSaying(session, /Card removed/);
+  await screenshot(session, "13c-card-removed");
+});
+
 test("the environment switcher shows where the app is connected", async () => {
   await click(session, "environment-switcher");
   await find(session, "connect-form");

@@ -97,6 +97,11 @@ test("two locations: coordinates derived from the address, and given", async () 
   await screenshot(session, "23-location-validation");
 
   await type(session, "location-city", "San Francisco");
+  // "E2E DINER SAN FRANCISCO" is 23 characters: the counter says the limit is reached and the end cut.
+  await waitFor(session, "the descriptor is counted", async () =>
+    (await text(session, "location-descriptor-count")) === "22/22");
+  assert.match(await text(session, "location-descriptor-preview"), /the end is cut/);
+  await screenshot(session, "23b-location-descriptor-count");
   await (await find(session, "location-latitude")).clear();
   await (await find(session, "location-latitude")).sendKeys("x");
   await (await find(session, "location-latitude")).sendKeys("\uE003");
@@ -130,8 +135,8 @@ test("two locations: coordinates derived from the address, and given", async () 
   const coordinates = await Promise.all(
     (await session.findElements(By.css('[data-testid="location-coordinates"]'))).map((cell) => cell.getText()),
   );
-  assert.ok(coordinates.some((cell) => /derived/.test(cell)), coordinates.join(" | "));
-  assert.ok(coordinates.some((cell) => /40\.75900, -73\.98450\s*provided/.test(cell)), coordinates.join(" | "));
+  assert.ok(coordinates.some((cell) => /Found from the address/.test(cell)), coordinates.join(" | "));
+  assert.ok(coordinates.some((cell) => /40\.75900, -73\.98450\s*As you gave them/.test(cell)), coordinates.join(" | "));
   await screenshot(session, "25-merchant-locations");
 });
 

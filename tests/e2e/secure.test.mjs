@@ -180,6 +180,42 @@ test("a link the bank refuses shows why, and a retry opens a new one", async () 
   await waitFor(session, "the waiting state is gone", async () => (await all("bank-wait")).length === 0);
 });
 
+test("an account whose consent runs out asks for renewal, and the person renews it on the bank's pages", async () => {
+  const [linked] = (await service("GET", "/account")).accounts.filter((account) => account.status === "linked");
+  assert.ok(linked, "the account linked above");
+  // Eighty-four days on the sandbox clock: the consent ends within the week.
+  await service("POST", "/sandbox/clock/advance", { seconds: 84 * 86_400 });
+  await click(session, "nav-cards");
+  await click(session, "nav-accounts");
+  await waitFor(session, "a banner asks to renew access", async () => (await all("consent-banner")).length === 1, 15_000);
+  assert.match(await text(session, "consent-banner"), /Access to Northwind Bank ends[\s\S]*Renew access/);
+  await shot("secure-06b-consent-expiring");
+
+  // Past the end: the status says so and the banner says access ended.
+  await service("POST", "/sandbox/clock/advance", { seconds: 7 * 86_400 });
+  await click(session, "nav-cards");
+  await click(session, "nav-accounts");
+  await waitFor(session, "the account needs renewing", async () => /Access to Northwind Bank has ended/.test(await text(session, "consent-banner")), 15_000);
+  const row = await session.findElement(By.css(`[data-testid="account-row"][data-account-id="${linked.accountId}"]`));
+  assert.match(await row.getText(), /renew access/);
+  await shot("secure-06c-consent-ended");
+
+  const opened = app.openedUrls().length;
+  await click(session, "renew-account");
+  await waitFor(session, "the bank's page opens in the browser", async () => app.openedUrls().length === opened + 1);
+  const url = app.openedUrls().at(-1);
+  const browser = new PersonBrowser();
+  const login = await browser.open(url);
+  assert.match(login.html, /renew access/);
+  const consent = await browser.submit(login, { username: "user_good", password: "pass_good" });
+  const renewed = await browser.submit(consent, { decision: "allow" });
+  assert.equal(renewed.title, "Access renewed", renewed.html);
+  await click(session, "nav-cards");
+  await click(session, "nav-accounts");
+  await waitFor(session, "linked again, no banner", async () => (await all("consent-banner")).length === 0 && (await all("account-row")).length > 0, 15_000);
+  assert.equal((await service("GET", `/account/${linked.accountId}`)).status, "linked");
+});
+
 /** Onboards a person and fills the personal information; returns their id once the questions show. */
 async function startIdentity(firstName, lastName) {
   await click(session, "nav-identity");
@@ -279,6 +315,87 @@ test("wrong answers fail, with the attempts left, and the third failure locks th
   assert.match(await text(session, "locked-until"), /^Charles can try again in (23|24) h, from \d{1,2} [A-Z][a-z]{2} \d{4}, \d\d:\d\d:\d\d\.$/);
   assert.match(await text(session, "locked-next-step"), /come back in (23|24) h/);
   await shot("secure-11-identity-locked");
+});
+
+test("sent to the person, the identity page verifies them on their own device", async () => {
+  const personId = await startIdentity("Grace", "Hopper");
+  await click(session, "send-to-person");
+  await find(session, "person-page", 15_000);
+  const url = await content("person-page-url");
+  assert.ok(url.startsWith(`${serviceUrl}/secure/identity?session=`), url);
+  await shot("secure-10a-identity-sent");
+
+  // The person, in their own browser: their details, then the four questions.
+  const browser = new PersonBrowser();
+  const form = await browser.open(url);
+  assert.equal(form.title, "Confirm your identity", form.html);
+  const questions = await browser.submit(form, {
+    dateOfBirth: "1986-12-09",
+    street: "Valencia St",
+    streetNo: "1022",
+    city: "San Francisco",
+    zip: "94110",
+    countryCode: "USA",
+  });
+  assert.equal(questions.title, "Four questions about you", questions.html);
+  const { answers } = await service("GET", `/sandbox/persons/${personId}/answers`);
+  const chosen = Object.fromEntries(answers.map((answer) => [`q${answer.questionId}`, String(answer.choiceId)]));
+  const done = await browser.submit(questions, chosen);
+  assert.equal(done.title, "You're verified", done.html);
+
+  // The app sees the outcome only.
+  assert.equal((await service("GET", `/persons/${personId}`)).status, "verified");
+  await click(session, "new-person");
+  await (await session.findElement(By.css(`[data-testid="person-row"][data-person-id="${personId}"]`))).click();
+  await waitFor(session, "the app shows them verified", async () => (await attribute("identity-wizard", "data-step")) === "outcome", 15_000);
+  assert.equal((await all("send-to-person")).length, 0, "nothing to send a verified person");
+});
+
+test("notes on an account from its drawer, and everything of one user shown and erased together", async () => {
+  // Notes on the linked account.
+  await click(session, "nav-cards");
+  await click(session, "nav-accounts");
+  await click(session, "account-open");
+  await click(session, "account-notes-edit");
+  await type(session, "account-notes-key", "plan");
+  const values = await session.findElements(By.css('[data-testid="account-notes-value"]'));
+  // The row named, before the blank row that appeared for the next note.
+  await values.at(-2).sendKeys("gold");
+  await click(session, "account-notes-save");
+  await waitFor(session, "the note shows as a chip", async () => /plan\s*gold/.test(await text(session, "account-labels")), 15_000);
+  await shot("secure-12-account-notes");
+
+  // The subscriber's own system made a card and a person for its user "user_7".
+  const { cards } = await service("GET", "/sandbox/cards");
+  const test = cards[cards.length - 1];
+  const card = await service("POST", "/card", {
+    pan: test.pan,
+    firstName: "Ada",
+    lastName: "Byron",
+    expMonth: 12,
+    expYear: new Date().getUTCFullYear() + 3,
+    countryCode: test.countryCode,
+    clientUserId: "user_7",
+  });
+  const person = await service("POST", "/persons", { firstName: "Ada", lastName: "Byron", email: "ab@example.com", clientUserId: "user_7" });
+  await click(session, "nav-cards");
+  await click(session, "nav-identity");
+  await find(session, "person-list", 15_000);
+  await waitFor(session, "the person is listed", async () => (await session.findElements(By.css(`[data-testid="person-row"][data-person-id="${person.personId}"]`))).length === 1, 15_000);
+  await (await session.findElement(By.css(`[data-testid="person-row"][data-person-id="${person.personId}"]`))).click();
+  await click(session, "user-chip");
+  await find(session, "user-view", 15_000);
+  await waitFor(session, "the user's card and person show", async () =>
+    (await session.findElements(By.css('[data-testid="user-cards"] li'))).length === 1 &&
+    (await session.findElements(By.css('[data-testid="user-persons"] li'))).length === 1, 15_000);
+  await shot("secure-13-user");
+  await click(session, "erase-user");
+  const asked = await (await session.findElement(By.css('[role="alertdialog"]'))).getText();
+  assert.match(asked, /1 card, 0 bank accounts, 1 person/);
+  await click(session, "erase-user-confirm");
+  await toastSaying(session, /User user_7 erased/);
+  const gone = await fetch(`${serviceUrl}/card/${card.cardId}`, { headers: { Authorization: `Bearer ${token}`, ...app.sandboxHeaders } });
+  assert.equal(gone.status, 404);
 });
 
 test("the overview shows the month's money and what needs attention, each with its link", async () => {

@@ -1,7 +1,9 @@
 //! Bank accounts: the banks, linking (the bank's sign-in page opens in the browser, the app
 //! waits for the outcome), the accounts and, when granted, their transactions.
 
-use subscriber_protocol::{Account, AccountPermission, AccountStatus, AccountTransaction, Bank};
+use subscriber_protocol::{
+    Account, AccountPermission, AccountStatus, AccountTransaction, Bank, EnrollAccountRequest, RemoveAccountResponse,
+};
 
 use crate::app::Dashboard;
 use crate::cards::POLL_EVERY;
@@ -19,7 +21,7 @@ impl Dashboard {
         if bank.is_empty() {
             return Err(CommandError::invalid_input("bank", "choose a bank"));
         }
-        let created = self.client().await?.enroll_account(bank).await?;
+        let created = self.client().await?.enroll_account(&EnrollAccountRequest::at(bank)).await?;
         self.check_own_url(&created.url).await?;
         Ok(SecurePage {
             id: created.account_id,
@@ -30,11 +32,36 @@ impl Dashboard {
         })
     }
 
+    /// Opens a linked account's renewal (`POST /account/{id}/reauth`): the bank's pages in
+    /// update mode, for the person to consent again; the caller opens its `url`. The account
+    /// keeps its id, so the app follows it as before.
+    pub async fn renew_account(&self, account_id: i64) -> Result<SecurePage, CommandError> {
+        let renewal = self.client().await?.reauth_account(account_id, None).await?;
+        self.check_own_url(&renewal.url).await?;
+        Ok(SecurePage {
+            id: renewal.account_id,
+            url: renewal.url,
+            expires_at: renewal.expires_at,
+            opened: false,
+            open_problem: None,
+        })
+    }
+
+    /// Fetches what is new at the bank for a linked account; the account as it is then.
+    pub async fn refresh_account(&self, account_id: i64) -> Result<Account, CommandError> {
+        Ok(self.client().await?.refresh_account(account_id).await?)
+    }
+
     /// The caller's accounts, newest first.
     pub async fn accounts(&self) -> Result<Vec<Account>, CommandError> {
         let mut accounts = self.client().await?.accounts().await?;
         accounts.sort_by(|a, b| b.created_at.cmp(&a.created_at).then(b.account_id.cmp(&a.account_id)));
         Ok(accounts)
+    }
+
+    /// Removes a bank account: the bank's access is revoked and the account erased.
+    pub async fn remove_account(&self, account_id: i64) -> Result<RemoveAccountResponse, CommandError> {
+        Ok(self.client().await?.remove_account(account_id).await?)
     }
 
     /// Asks for the account every [`POLL_EVERY`] until it is no longer pending (linked, failed

@@ -8,7 +8,7 @@ use futures::StreamExt;
 use subscriber_client::{Page, Paged, Paging};
 use subscriber_protocol::{
     CardRecord, CardSession, CardSessionStatus, CardTransaction, EnrollCardRequest, EnrollCardResponse, Environment,
-    RecurringStream, SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse,
+    RecurringStream, RemoveCardResponse, SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse,
 };
 
 use crate::app::Dashboard;
@@ -50,9 +50,14 @@ impl Dashboard {
         Ok(self.client().await?.enroll_card(&card).await?)
     }
 
+    /// Removes a card: the service erases it and its transactions.
+    pub async fn remove_card(&self, card_id: i64) -> Result<RemoveCardResponse, CommandError> {
+        Ok(self.client().await?.remove_card(card_id).await?)
+    }
+
     /// Starts a secure card-entry page (`POST /card/session`); the caller opens its `url`.
     pub async fn start_card_session(&self) -> Result<SecurePage, CommandError> {
-        let created = self.client().await?.create_card_session().await?;
+        let created = self.client().await?.create_card_session(&Default::default()).await?;
         self.check_own_url(&created.url).await?;
         Ok(SecurePage {
             id: created.session_id,

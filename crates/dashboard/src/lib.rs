@@ -32,6 +32,7 @@ pub mod developers;
 pub mod enrich_csv;
 pub mod error;
 pub mod export;
+pub mod labels;
 pub mod links;
 pub mod live;
 pub mod lookup;

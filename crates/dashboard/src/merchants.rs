@@ -6,7 +6,8 @@ use std::path::Path;
 use chrono::Utc;
 use subscriber_protocol::rules::{self, Violations};
 use subscriber_protocol::{
-    CreateLocationResponse, EnrollMerchantRequest, LocationInput, Merchant, MerchantCategory, MerchantTransaction,
+    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, LocationInput, Merchant, MerchantCategory,
+    MerchantTransaction,
 };
 use subscriber_server::directory::descriptor;
 
@@ -89,7 +90,7 @@ impl Dashboard {
 
     /// Adds a location; without coordinates the service derives them where it can.
     pub async fn add_location(&self, location: LocationInput) -> Result<CreateLocationResponse, CommandError> {
-        Ok(self.client().await?.create_location(&location).await?)
+        Ok(self.client().await?.create_location(&CreateLocationRequest::at(location)).await?)
     }
 
     /// Every transaction at the merchant's locations, newest first, page by page.

@@ -347,6 +347,8 @@ mod tests {
             person_id: 7,
             status: subscriber_protocol::PersonStatus::Verified,
             locked_until: None,
+            client_user_id: None,
+            metadata: subscriber_protocol::Metadata::new(),
         }));
         assert_eq!(
             notice_of(&verified, &NotificationSettings::default(), &HashMap::new()).map(|notice| notice.title),

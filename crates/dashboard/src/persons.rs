@@ -4,13 +4,14 @@
 use chrono::Utc;
 use subscriber_protocol::rules;
 use subscriber_protocol::{
-    AuthenticatePersonRequest, AuthenticatePersonResponse, OnboardPersonRequest, Person, VerifyPersonRequest,
-    VerifyPersonResponse,
+    AuthenticatePersonRequest, AuthenticatePersonResponse, OnboardPersonRequest, Person, RemovePersonResponse,
+    VerifyPersonRequest, VerifyPersonResponse,
 };
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
 use crate::views::FieldErrors;
+use crate::views::SecurePage;
 
 impl Dashboard {
     /// The caller's persons, newest first.
@@ -20,6 +21,25 @@ impl Dashboard {
 
     pub async fn person(&self, person_id: i64) -> Result<Person, CommandError> {
         Ok(self.client().await?.person(person_id).await?)
+    }
+
+    /// Removes a person: their answers and signals are erased.
+    pub async fn remove_person(&self, person_id: i64) -> Result<RemovePersonResponse, CommandError> {
+        Ok(self.client().await?.remove_person(person_id).await?)
+    }
+
+    /// A one-time identity page for the person to verify themselves on their own device
+    /// (`POST /persons/{id}/session`): the caller shows, copies or opens its `url`.
+    pub async fn person_page(&self, person_id: i64) -> Result<SecurePage, CommandError> {
+        let session = self.client().await?.create_person_session(person_id, None).await?;
+        self.check_own_url(&session.url).await?;
+        Ok(SecurePage {
+            id: session.session_id,
+            url: session.url,
+            expires_at: session.expires_at,
+            opened: false,
+            open_problem: None,
+        })
     }
 
     /// Step 1: a person to verify; returns them as the service has them.

@@ -354,3 +354,14 @@ pub struct LoggedCall {
     /// A cURL command that sends it again (the token from `$SUBSCRIBER_TOKEN`).
     pub curl: String,
 }
+
+/// An object the subscriber keeps its own notes on (`metadata`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub enum Labelled {
+    Card,
+    Account,
+    Person,
+    Location,
+}

@@ -442,6 +442,8 @@ async fn a_person_is_verified_with_the_right_answers_and_locked_after_three_wron
             first_name: "Grace".into(),
             last_name: "Hopper".into(),
             email: "grace@example.com".into(),
+            client_user_id: None,
+            metadata: None,
         })
         .await
         .expect("onboarded");
@@ -474,6 +476,8 @@ async fn a_person_is_verified_with_the_right_answers_and_locked_after_three_wron
             first_name: "Alan".into(),
             last_name: "Turing".into(),
             email: "alan@example.com".into(),
+            client_user_id: None,
+            metadata: None,
         })
         .await
         .expect("onboarded");

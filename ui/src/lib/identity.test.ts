@@ -12,6 +12,8 @@ const person: Person = {
   verified: false,
   attemptsRemaining: 3,
   createdAt: "2026-03-07T09:00:00Z",
+  clientUserId: null,
+  metadata: {},
 };
 
 const questions = [1, 2, 3, 4].map((questionId) => ({

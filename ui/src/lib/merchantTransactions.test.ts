@@ -42,6 +42,7 @@ function place(
     coordinatesSource: "unknown",
     descriptor: `DINER ${locationId}`,
     createdAt: "2026-01-01T00:00:00Z",
+    metadata: {},
   };
 }
 

@@ -31,6 +31,8 @@ export const screens: readonly Screen[] = [
     kept: true,
   },
   { name: "identity", title: "Identity", nav: "Identity", section: "identity", kept: true },
+  // Reached from a user's chip on a card, an account or a person.
+  { name: "user", title: "User", section: "overview", kept: false },
   {
     name: "developers",
     title: "Developers",

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Account } from "./bindings/Account";
-import { accountWaitStatus, cardWaitStatus, latest, toFollow } from "./secure";
+import { accountWaitStatus, cardWaitStatus, consentNotice, latest, toFollow } from "./secure";
 
 function account(accountId: number, status: Account["status"]): Account {
   return {
@@ -9,8 +9,12 @@ function account(accountId: number, status: Account["status"]): Account {
     status,
     permissions: [],
     linkedAt: null,
+    consentExpiresAt: null,
+    refreshedAt: null,
     createdAt: "2026-03-07T09:00:00Z",
     expiresAt: "2026-03-07T09:15:00Z",
+    clientUserId: null,
+    metadata: {},
   };
 }
 
@@ -39,5 +43,26 @@ describe("waiting for a page in the browser", () => {
       "linked",
     ]);
     expect(toFollow(listed, [2]).map((item) => item.accountId)).toEqual([1]);
+  });
+});
+
+describe("consentNotice", () => {
+  const now = Date.parse("2026-11-28T00:00:00Z");
+  const withConsent = (status: Account["status"], consentExpiresAt: string | null): Account => ({
+    ...account(1, status),
+    consentExpiresAt,
+  });
+  it("says nothing of a consent with more than a week left", () => {
+    expect(consentNotice(withConsent("linked", "2026-12-20T00:00:00Z"), now)).toBeNull();
+    expect(consentNotice(withConsent("pending", null), now)).toBeNull();
+  });
+  it("warns in the last week and says when a consent ran out", () => {
+    expect(consentNotice(withConsent("linked", "2026-12-01T00:00:00Z"), now)).toEqual({
+      lapsed: false,
+      endsAt: Date.parse("2026-12-01T00:00:00Z"),
+    });
+    expect(consentNotice(withConsent("reauth_required", "2026-11-20T00:00:00Z"), now)?.lapsed).toBe(
+      true,
+    );
   });
 });

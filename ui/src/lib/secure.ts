@@ -12,6 +12,7 @@ export function cardWaitStatus(session: CardSession): WaitStatus {
 export function accountWaitStatus(account: Account): WaitStatus {
   switch (account.status) {
     case "pending":
+    case "reauth_required":
       return "waiting";
     case "linked":
       return "completed";
@@ -45,4 +46,25 @@ const permissionWords: Record<string, string> = {
 
 export function permissionLabel(permission: string): string {
   return permissionWords[permission] ?? permission;
+}
+
+/** Days of consent left before the service asks the person to renew it. */
+export const RENEW_WITHIN_DAYS = 7;
+
+/**
+ * A linked account whose consent has run out or runs out within a week: what the banner says,
+ * or null when it needs nothing.
+ */
+export function consentNotice(
+  account: Account,
+  now: number,
+): { lapsed: boolean; endsAt: number } | null {
+  if (account.status === "reauth_required") {
+    const endsAt = account.consentExpiresAt ? Date.parse(account.consentExpiresAt) : now;
+    return { lapsed: true, endsAt };
+  }
+  if (account.status !== "linked" || !account.consentExpiresAt) return null;
+  const endsAt = Date.parse(account.consentExpiresAt);
+  if (Number.isNaN(endsAt) || endsAt - now > RENEW_WITHIN_DAYS * 86_400_000) return null;
+  return { lapsed: endsAt <= now, endsAt };
 }

@@ -11,6 +11,7 @@ export type Route =
   | { name: "lookup" }
   | { name: "accounts"; accountId?: number }
   | { name: "identity"; personId?: number }
+  | { name: "user"; clientUserId: string }
   | {
       name: "developers";
       tab?: DevelopersTab;

@@ -1,5 +1,6 @@
-// Success says itself in a toast (bottom right, gone after a few seconds), not in a card that
-// stays on the page: "Endpoint added", "Saved 12 rows", with Undo where an action can be undone.
+// Success says itself in a toast (bottom left of the content, clear of the amounts at a table's
+// right end; gone after a few seconds), not in a card that stays on the page: "Endpoint added",
+// "Saved 12 rows", with Undo where an action can be undone.
 
 export interface ToastAction {
   label: string;

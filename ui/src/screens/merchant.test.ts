@@ -6,6 +6,7 @@ import type { MerchantCategory } from "../lib/bindings/MerchantCategory";
 import CategoryPicker from "../lib/components/CategoryPicker.svelte";
 import LookupScreen from "./Lookup.svelte";
 import MerchantEnroll from "./MerchantEnroll.svelte";
+import AddLocation from "./AddLocation.svelte";
 
 afterEach(() => clearMocks());
 
@@ -56,6 +57,39 @@ describe("CategoryPicker", () => {
     );
     await fireEvent.keyDown(input, { key: "Escape" });
     expect(screen.queryByRole("listbox")).not.toBeInTheDocument();
+  });
+});
+
+describe("AddLocation", () => {
+  it("counts the statement descriptor against its limit as the city is typed", async () => {
+    mockIPC((command, args) => {
+      if (command === "check_location") return [];
+      if (command === "statement_descriptor") {
+        const { merchantName, city } = args as { merchantName: string; city: string };
+        const whole = `${merchantName} ${city}`.toUpperCase();
+        return { text: whole.slice(0, 22), width: 22, cut: whole.length > 22 };
+      }
+      return null;
+    });
+    render(AddLocation, {
+      countries: [{ code: "USA", name: "United States of America" }],
+      defaultCountry: "USA",
+      merchantName: "Blue Heron",
+      onAdded: vi.fn(),
+      onCancel: vi.fn(),
+    });
+    const city = screen.getByTestId("location-city");
+    await fireEvent.input(city, { target: { value: "Napa" } });
+    await waitFor(() =>
+      expect(screen.getByTestId("location-descriptor-count")).toHaveTextContent("15/22"),
+    );
+    expect(screen.getByTestId("location-descriptor-count")).not.toHaveClass("full");
+    await fireEvent.input(city, { target: { value: "San Francisco" } });
+    await waitFor(() =>
+      expect(screen.getByTestId("location-descriptor-count")).toHaveTextContent("22/22"),
+    );
+    expect(screen.getByTestId("location-descriptor-count")).toHaveClass("full");
+    expect(screen.getByTestId("location-descriptor-preview")).toHaveTextContent("the end is cut");
   });
 });
 

@@ -14,11 +14,12 @@ pub mod types {
     pub use subscriber_protocol::versions::ApiVersion;
     pub use subscriber_protocol::{
         Account, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardRecord,
-        CardSession, CardTransaction, CreateLocationResponse, CreateWebhookRequest, EnrollCardRequest,
-        EnrollCardResponse, EnrollMerchantRequest, Event, LocationInput, Merchant, MerchantCategory,
-        MerchantTransaction, OnboardPersonRequest, Person, RecurringStream, SandboxCard, SandboxTransactionRequest,
-        SandboxTransactionResponse, UpdateWebhookRequest, VerifyPersonRequest, VerifyPersonResponse, Webhook,
-        WebhookDeleted, WebhookDelivery, WebhookQueued, WebhookRecovered,
+        CardSession, CardTransaction, CreateLocationResponse, CreateWebhookRequest, EndUser, EndUserRemoved,
+        EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, LocationInput, Merchant, MerchantCategory,
+        MerchantTransaction, Metadata, OnboardPersonRequest, Person, RecurringStream, RemoveAccountResponse,
+        RemoveCardResponse, RemovePersonResponse, SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse,
+        UpdateWebhookRequest, VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery,
+        WebhookQueued, WebhookRecovered,
     };
 
     pub use crate::CommandError;
@@ -27,7 +28,7 @@ pub mod types {
     pub use crate::performance::{MerchantSales, SalesQuery};
     pub use crate::versions::ApiVersions;
     pub use crate::views::{
-        AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, EnrichedFile, ExportResult, FieldErrors,
+        AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, EnrichedFile, ExportResult, FieldErrors, Labelled,
         LiveEvent, LoggedCall, LoginInput, Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo,
         SignupResult, StatementDescriptor,
     };

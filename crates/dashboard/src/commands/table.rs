@@ -39,6 +39,8 @@ macro_rules! for_each_command {
             /// was cancelled.
             enrich_csv(csv_text: String, file_name: String) -> Option<EnrichedFile>;
             enroll_card(card: EnrollCardRequest) -> EnrollCardResponse;
+            /// Removes a card: the service erases it with its transactions.
+            remove_card(card_id: i64) -> RemoveCardResponse;
             /// Starts a secure card-entry page and opens it in the browser.
             start_card_session() -> SecurePage;
             /// Follows a card-entry page until it completes or expires; answers the watch's id
@@ -90,8 +92,15 @@ macro_rules! for_each_command {
             // ---- Bank accounts, pages in the browser ----
             banks() -> Vec<Bank>;
             accounts() -> Vec<Account>;
+            /// Removes a bank account: its bank access is revoked and its data erased.
+            remove_account(account_id: i64) -> RemoveAccountResponse;
             /// Starts linking an account at `bank` and opens the bank's sign-in page in the browser.
             link_account(bank: String) -> SecurePage;
+            /// Opens the bank's pages in update mode in the browser, for the person to renew a
+            /// linked account's consent (the same account).
+            renew_account(account_id: i64) -> SecurePage;
+            /// Fetches what is new at the bank for a linked account.
+            refresh_account(account_id: i64) -> Account;
             /// Follows an account until it is no longer pending; answers the watch's id.
             watch_account(account_id: i64, on_update: Channel<Result<Account, CommandError>>) -> u32;
             account_transactions(account_id: i64) -> Vec<AccountTransaction>;
@@ -102,6 +111,19 @@ macro_rules! for_each_command {
             // ---- Identity ----
             persons() -> Vec<Person>;
             person(person_id: i64) -> Person;
+            /// Removes a person: their answers and signals are erased.
+            remove_person(person_id: i64) -> RemovePersonResponse;
+            /// A one-time identity page for the person to verify themselves on their own
+            /// device (shown, copied or opened by the person at the app).
+            person_page(person_id: i64) -> SecurePage;
+
+            // ---- Notes and users ----
+            /// Sets notes on a card, account, person or location (keys merge; "" removes one).
+            update_metadata(object: Labelled, id: i64, metadata: Metadata) -> Metadata;
+            /// The cards, bank accounts and persons created with a `clientUserId`.
+            user(client_user_id: String) -> EndUser;
+            /// Erases everything of a user at once.
+            remove_user(client_user_id: String) -> EndUserRemoved;
             onboard_person(person: OnboardPersonRequest) -> Person;
             /// The personal information checked by the service's own rules: every field error at
             /// once.

@@ -37,6 +37,17 @@ createdAt: string,
  */
 expiresAt: string, 
 /**
+ * When the person's consent runs out (RFC 3339, UTC): the account is then
+ * `reauth_required`, and `account.consent_expiring` is sent seven days before. Null until
+ * linked.
+ */
+consentExpiresAt: string | null, 
+/**
+ * When the service last fetched what is new at the bank (`POST
+ * /account/{accountId}/refresh`, RFC 3339, UTC); null before the first refresh.
+ */
+refreshedAt: string | null, 
+/**
  * Why linking failed, when it did.
  */
 failureReason?: string, 
@@ -47,4 +58,12 @@ balance?: AccountBalance,
 /**
  * Last four digits of the cards the bank holds, with the `cards` permission.
  */
-cards?: Array<number>, };
+cards?: Array<number>, 
+/**
+ * The subscriber's own id for the user it belongs to; null when none was given.
+ */
+clientUserId: string | null, 
+/**
+ * The subscriber's own notes (`{}` when none).
+ */
+metadata: { [key in string]: string }, };

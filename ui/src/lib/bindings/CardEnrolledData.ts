@@ -15,4 +15,12 @@ lastFour: number,
 /**
  * The card's brand (`visa`, `mastercard`, …).
  */
-brand: string, };
+brand: string, 
+/**
+ * The subscriber's own id for the user it belongs to; null when none was given.
+ */
+clientUserId: string | null, 
+/**
+ * The subscriber's own notes (`{}` when none).
+ */
+metadata: { [key in string]: string }, };

@@ -39,4 +39,12 @@ brand: string,
 /**
  * The country that issued the card (ISO 3166-1 alpha-3).
  */
-countryCode: string, };
+countryCode: string, 
+/**
+ * The subscriber's own id for the user it belongs to; null when none was given.
+ */
+clientUserId: string | null, 
+/**
+ * The subscriber's own notes (`{}` when none).
+ */
+metadata: { [key in string]: string }, };

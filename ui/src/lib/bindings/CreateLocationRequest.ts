@@ -8,4 +8,9 @@ export type CreateLocationRequest = {
 /**
  * The location's address and, optionally, its coordinates.
  */
-location: LocationInput, };
+location: LocationInput, 
+/**
+ * The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
+ * most 500), returned on reads and in events, used for nothing else.
+ */
+metadata?: { [key in string]: string }, };

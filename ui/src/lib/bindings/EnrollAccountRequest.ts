@@ -7,4 +7,20 @@ export type EnrollAccountRequest = {
 /**
  * The bank's `id` or `name` (any case).
  */
-bank: string, };
+bank: string, 
+/**
+ * Where the person's browser is sent when they are done (`?accountId=…&status=…` added):
+ * it must begin with one of the subscriber's registered return URLs (`PATCH /subscriber`),
+ * or, in the sandbox, be `http(s)` on `localhost` or `127.0.0.1`.
+ */
+returnUrl?: string, 
+/**
+ * The subscriber's own id for the user the account belongs to (at most 128 characters):
+ * `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
+ */
+clientUserId?: string, 
+/**
+ * The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
+ * most 500), returned on reads and in events, used for nothing else.
+ */
+metadata?: { [key in string]: string }, };

@@ -48,4 +48,8 @@ descriptor: string,
 /**
  * When the location was added (RFC 3339, UTC).
  */
-createdAt: string, };
+createdAt: string, 
+/**
+ * The subscriber's own notes (`{}` when none).
+ */
+metadata: { [key in string]: string }, };

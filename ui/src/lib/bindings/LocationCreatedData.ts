@@ -31,4 +31,8 @@ zip: string,
 /**
  * ISO 3166-1 alpha-2.
  */
-countryCode: string, };
+countryCode: string, 
+/**
+ * The subscriber's own notes (`{}` when none).
+ */
+metadata: { [key in string]: string }, };

@@ -15,4 +15,14 @@ lastName: string,
 /**
  * The person's e-mail address.
  */
-email: string, };
+email: string, 
+/**
+ * The subscriber's own id for the user the person is belongs to (at most 128 characters):
+ * `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
+ */
+clientUserId?: string, 
+/**
+ * The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
+ * most 500), returned on reads and in events, used for nothing else.
+ */
+metadata?: { [key in string]: string }, };

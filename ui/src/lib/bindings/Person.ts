@@ -53,4 +53,12 @@ questionsExpireAt?: string,
 /**
  * What the verified identity unlocks; present once verified.
  */
-signals?: Signals, };
+signals?: Signals, 
+/**
+ * The subscriber's own id for the user it belongs to; null when none was given.
+ */
+clientUserId: string | null, 
+/**
+ * The subscriber's own notes (`{}` when none).
+ */
+metadata: { [key in string]: string }, };

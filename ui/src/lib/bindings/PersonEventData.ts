@@ -16,4 +16,12 @@ status: PersonStatus,
 /**
  * Until when the person is locked (`person.locked` only; RFC 3339, UTC).
  */
-lockedUntil?: string, };
+lockedUntil?: string, 
+/**
+ * The subscriber's own id for the user it belongs to; null when none was given.
+ */
+clientUserId: string | null, 
+/**
+ * The subscriber's own notes (`{}` when none).
+ */
+metadata: { [key in string]: string }, };

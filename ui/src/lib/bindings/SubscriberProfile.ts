@@ -29,4 +29,18 @@ createdAt: string,
 /**
  * The pinned version: what requests without a `Subscriber-Version` header get.
  */
-apiVersion: ApiVersion, };
+apiVersion: ApiVersion, 
+/**
+ * The name the hosted pages show the person; null until set (the pages then name the
+ * service).
+ */
+displayName: string | null, 
+/**
+ * The hosted pages' accent colour (`#rrggbb`), used where it keeps them readable; null
+ * until set.
+ */
+brandColor: string | null, 
+/**
+ * The registered return URLs: a hosted page's `returnUrl` must begin with one of them.
+ */
+returnUrls: Array<string>, };

@@ -20,6 +20,8 @@ import type { ConnectionTarget } from "./ConnectionTarget";
 import type { Country } from "./Country";
 import type { CreateLocationResponse } from "./CreateLocationResponse";
 import type { CreateWebhookRequest } from "./CreateWebhookRequest";
+import type { EndUser } from "./EndUser";
+import type { EndUserRemoved } from "./EndUserRemoved";
 import type { EnrichedFile } from "./EnrichedFile";
 import type { EnrollCardRequest } from "./EnrollCardRequest";
 import type { EnrollCardResponse } from "./EnrollCardResponse";
@@ -27,6 +29,7 @@ import type { EnrollMerchantRequest } from "./EnrollMerchantRequest";
 import type { Event } from "./Event";
 import type { ExportResult } from "./ExportResult";
 import type { FieldError } from "./FieldError";
+import type { Labelled } from "./Labelled";
 import type { LiveEvent } from "./LiveEvent";
 import type { LocationInput } from "./LocationInput";
 import type { LoggedCall } from "./LoggedCall";
@@ -43,6 +46,9 @@ import type { Overview } from "./Overview";
 import type { PaletteIndex } from "./PaletteIndex";
 import type { Person } from "./Person";
 import type { RecurringStream } from "./RecurringStream";
+import type { RemoveAccountResponse } from "./RemoveAccountResponse";
+import type { RemoveCardResponse } from "./RemoveCardResponse";
+import type { RemovePersonResponse } from "./RemovePersonResponse";
 import type { RotateResult } from "./RotateResult";
 import type { SalesQuery } from "./SalesQuery";
 import type { SandboxCard } from "./SandboxCard";
@@ -78,6 +84,7 @@ export const COMMAND_NAMES = [
   "card_recurring",
   "enrich_csv",
   "enroll_card",
+  "remove_card",
   "start_card_session",
   "watch_card_session",
   "simulate_transaction",
@@ -102,12 +109,20 @@ export const COMMAND_NAMES = [
   "recent_lookups",
   "banks",
   "accounts",
+  "remove_account",
   "link_account",
+  "renew_account",
+  "refresh_account",
   "watch_account",
   "account_transactions",
   "open_secure_page",
   "persons",
   "person",
+  "remove_person",
+  "person_page",
+  "update_metadata",
+  "user",
+  "remove_user",
   "onboard_person",
   "check_personal_info",
   "authenticate_person",
@@ -183,6 +198,9 @@ export function commands(invoke: Invoke) {
       invoke<EnrichedFile | null>("enrich_csv", { csvText, fileName }),
     enrollCard: (card: EnrollCardRequest) =>
       invoke<EnrollCardResponse>("enroll_card", { card }),
+    /** Removes a card: the service erases it with its transactions. */
+    removeCard: (cardId: number) =>
+      invoke<RemoveCardResponse>("remove_card", { cardId }),
     /** Starts a secure card-entry page and opens it in the browser. */
     startCardSession: () =>
       invoke<SecurePage>("start_card_session"),
@@ -262,9 +280,21 @@ export function commands(invoke: Invoke) {
       invoke<Array<Bank>>("banks"),
     accounts: () =>
       invoke<Array<Account>>("accounts"),
+    /** Removes a bank account: its bank access is revoked and its data erased. */
+    removeAccount: (accountId: number) =>
+      invoke<RemoveAccountResponse>("remove_account", { accountId }),
     /** Starts linking an account at `bank` and opens the bank's sign-in page in the browser. */
     linkAccount: (bank: string) =>
       invoke<SecurePage>("link_account", { bank }),
+    /**
+     * Opens the bank's pages in update mode in the browser, for the person to renew a
+     * linked account's consent (the same account).
+     */
+    renewAccount: (accountId: number) =>
+      invoke<SecurePage>("renew_account", { accountId }),
+    /** Fetches what is new at the bank for a linked account. */
+    refreshAccount: (accountId: number) =>
+      invoke<Account>("refresh_account", { accountId }),
     /** Follows an account until it is no longer pending; answers the watch's id. */
     watchAccount: (accountId: number, onUpdate: Channel<{ Ok : Account } | { Err : CommandError }>) =>
       invoke<number>("watch_account", { accountId, onUpdate }),
@@ -280,6 +310,24 @@ export function commands(invoke: Invoke) {
       invoke<Array<Person>>("persons"),
     person: (personId: number) =>
       invoke<Person>("person", { personId }),
+    /** Removes a person: their answers and signals are erased. */
+    removePerson: (personId: number) =>
+      invoke<RemovePersonResponse>("remove_person", { personId }),
+    /**
+     * A one-time identity page for the person to verify themselves on their own
+     * device (shown, copied or opened by the person at the app).
+     */
+    personPage: (personId: number) =>
+      invoke<SecurePage>("person_page", { personId }),
+    /** Sets notes on a card, account, person or location (keys merge; "" removes one). */
+    updateMetadata: (object: Labelled, id: number, metadata: { [key in string]: string }) =>
+      invoke<{ [key in string]: string }>("update_metadata", { object, id, metadata }),
+    /** The cards, bank accounts and persons created with a `clientUserId`. */
+    user: (clientUserId: string) =>
+      invoke<EndUser>("user", { clientUserId }),
+    /** Erases everything of a user at once. */
+    removeUser: (clientUserId: string) =>
+      invoke<EndUserRemoved>("remove_user", { clientUserId }),
     onboardPerson: (person: OnboardPersonRequest) =>
       invoke<Person>("onboard_person", { person }),
     /**

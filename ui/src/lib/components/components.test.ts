@@ -10,6 +10,7 @@ import TransactionTable from "./TransactionTable.svelte";
 import EnvironmentBand from "./EnvironmentBand.svelte";
 import Field from "./Field.svelte";
 import Facts, { urlPieces } from "./Facts.svelte";
+import LabelChips from "./LabelChips.svelte";
 import { sampleTransaction } from "../fixtures.test-helpers";
 
 describe("ErrorNote", () => {
@@ -44,6 +45,21 @@ describe("ErrorNote", () => {
     expect(screen.getByTestId("unreachable")).toHaveTextContent("The service cannot be reached");
     await fireEvent.click(screen.getByRole("button", { name: "Retry" }));
     expect(onRetry).toHaveBeenCalledOnce();
+  });
+
+  it("says an unreachable service on one line in a form, the why behind Details", async () => {
+    const error = new ApiError({
+      code: "unreachable",
+      message: "the service cannot be reached",
+      requestId: null,
+      status: null,
+      details: [],
+    });
+    render(ErrorNote, { error, compact: true });
+    expect(screen.getByTestId("unreachable")).toHaveTextContent("The service cannot be reached");
+    expect(screen.queryByTestId("unreachable-details")).toBeNull();
+    await fireEvent.click(screen.getByRole("button", { name: "Details" }));
+    expect(screen.getByTestId("unreachable-details")).toHaveTextContent(/Nothing answered/);
   });
 });
 
@@ -180,5 +196,26 @@ describe("Facts", () => {
     expect(id).toHaveAttribute("title", "req_0123456789abcdef");
     expect(container.querySelectorAll(".url wbr")).toHaveLength(5);
     expect(container.querySelector(".url")).toHaveTextContent("https://host/card/12?from=1");
+  });
+});
+
+describe("LabelChips", () => {
+  it("shows nothing for an object with neither a user nor notes", () => {
+    render(LabelChips, { clientUserId: null, metadata: {}, testid: "labels" });
+    expect(screen.queryByTestId("labels")).toBeNull();
+  });
+
+  it("shows the user and each note, a long value cut and whole in its tooltip", () => {
+    const long = "x".repeat(60);
+    render(LabelChips, {
+      clientUserId: "user_42",
+      metadata: { plan: "gold", note: long },
+      testid: "labels",
+    });
+    const chips = screen.getByTestId("labels");
+    expect(chips).toHaveTextContent("user user_42");
+    expect(chips).toHaveTextContent("plan gold");
+    expect(chips).not.toHaveTextContent(long);
+    expect(screen.getByTitle(`note: ${long}`)).toBeInTheDocument();
   });
 });

@@ -118,6 +118,8 @@ describe("IdentityQuestions", () => {
     verified: false,
     attemptsRemaining: 3,
     createdAt: "2026-03-07T09:00:00Z",
+    clientUserId: null,
+    metadata: {},
   };
   const asked = startQuestions(person, {
     personId: 7,
