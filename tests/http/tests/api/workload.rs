@@ -203,6 +203,11 @@ struct Tenant {
     persons: BTreeMap<i64, &'static str>,
     accounts: BTreeSet<i64>,
     card_sessions: BTreeSet<String>,
+    /// Locations removed: past sales keep naming them.
+    retired_locations: BTreeSet<i64>,
+    /// clientUserId -> the objects created for that user, as events' data names them
+    /// (`cardId`, 7); some may have been removed one by one since.
+    users: BTreeMap<String, BTreeSet<(&'static str, i64)>>,
     /// Its webhook endpoint (every event) and the real receiver behind it.
     webhook_id: i64,
     receiver: WebhookReceiver,
@@ -339,7 +344,12 @@ impl Workload {
                 assert_eq!(listed, model.merchant_sales, "{context}: the merchant list holds its own sales only");
                 for sale in &sales {
                     let location = sale["locationId"].as_i64();
-                    assert!(location.is_some_and(|id| model.locations.contains_key(&id)), "{context}: {sale}");
+                    assert!(
+                        location.is_some_and(
+                            |id| model.locations.contains_key(&id) || model.retired_locations.contains(&id)
+                        ),
+                        "{context}: {sale}"
+                    );
                 }
             }
         }
@@ -376,7 +386,9 @@ impl Workload {
     fn enroll_card(&mut self, tenant: usize) {
         let pan = *TEST_PANS.choose(&mut self.rng).expect("a test card");
         let existing = self.tenants[tenant].cards.iter().find(|(_, card)| card.pan == pan).map(|(id, _)| *id);
-        let answer = self.post(tenant, "/card", &card_json(pan));
+        let mut body = card_json(pan);
+        let user = self.some_user(tenant, &mut body);
+        let answer = self.post(tenant, "/card", &body);
         match existing {
             Some(card_id) => {
                 let body = self.expect(answer, 409, Some("conflict"), "the same card twice");
@@ -388,8 +400,35 @@ impl Workload {
                 let taken = self.tenants.iter().any(|other| other.cards.contains_key(&card_id));
                 assert!(!taken && !self.removed_cards.contains(&card_id), "{}: a new cardId", self.context());
                 self.tenants[tenant].cards.insert(card_id, CardModel { pan, sales: BTreeSet::new() });
+                self.belongs(tenant, user, ("cardId", card_id));
                 self.learn_home(tenant, card_id, pan);
             }
+        }
+    }
+
+    /// Two creations in five are for one of the tenant's three users (`clientUserId` in `body`).
+    fn some_user(&mut self, tenant: usize, body: &mut Value) -> Option<String> {
+        if !self.rng.random_bool(0.4) {
+            return None;
+        }
+        let user = format!("user-{tenant}-{}", self.rng.random_range(0..3));
+        body["clientUserId"] = json!(user);
+        Some(user)
+    }
+
+    fn belongs(&mut self, tenant: usize, user: Option<String>, object: (&'static str, i64)) {
+        if let Some(user) = user {
+            self.tenants[tenant].users.entry(user).or_default().insert(object);
+        }
+    }
+
+    /// Whether the tenant still holds `object` (removals one by one leave a user's set as it was).
+    fn holds(&self, tenant: usize, (key, id): (&'static str, i64)) -> bool {
+        let model = &self.tenants[tenant];
+        match key {
+            "cardId" => model.cards.contains_key(&id),
+            "personId" => model.persons.contains_key(&id),
+            _ => model.accounts.contains(&id),
         }
     }
 
@@ -725,11 +764,14 @@ impl Workload {
             assert_eq!(shown["status"], verified["status"], "{}", self.context());
             self.tenants[tenant].persons.insert(person_id, "verified");
         } else {
-            let body = json!({"firstName": "Ada", "lastName": format!("Tenant{tenant}"), "email": "ada@example.com"});
+            let mut body =
+                json!({"firstName": "Ada", "lastName": format!("Tenant{tenant}"), "email": "ada@example.com"});
+            let user = self.some_user(tenant, &mut body);
             let created = self.expect(self.post(tenant, "/persons", &body), 201, None, "onboard");
             assert_eq!(created["status"], "onboarded", "{}", self.context());
             let person_id = created["personId"].as_i64().expect("personId");
             self.tenants[tenant].persons.insert(person_id, "onboarded");
+            self.belongs(tenant, user, ("personId", person_id));
         }
     }
 
@@ -744,9 +786,12 @@ impl Workload {
                 .collect();
         }
         let bank = self.banks.choose(&mut self.rng).expect("a bank").clone();
-        let created = self.expect(self.post(tenant, "/account", &json!({"bank": bank})), 201, None, "POST /account");
+        let mut body = json!({"bank": bank});
+        let user = self.some_user(tenant, &mut body);
+        let created = self.expect(self.post(tenant, "/account", &body), 201, None, "POST /account");
         assert_eq!(created["status"], "pending", "{}", self.context());
         let account_id = created["accountId"].as_i64().expect("accountId");
+        self.belongs(tenant, user, ("accountId", account_id));
         let shown = self.expect(self.get(tenant, &format!("/account/{account_id}")), 200, None, "GET /account/<id>");
         assert_eq!(shown["accountId"].as_i64(), Some(account_id), "{}", self.context());
         self.tenants[tenant].accounts.insert(account_id);
@@ -764,11 +809,64 @@ impl Workload {
         self.tenants[tenant].card_sessions.insert(session_id);
     }
 
-    /// Removes one of its cards, persons or bank accounts while the others go on: the object is
-    /// 404 to every read after, and nothing of another tenant's changes (checked after the step
-    /// for this tenant, here for another). The same card number enrolls again later with a new id.
+    /// Removes one of its cards, persons, bank accounts or locations, or erases one of its users,
+    /// while the others go on: the object is 404 to every read after, and nothing of another
+    /// tenant's changes (checked after the step for this tenant, here for another). The same
+    /// card number enrolls again later with a new id.
     fn remove_something(&mut self, tenant: usize) {
-        match self.rng.random_range(0..3) {
+        match self.rng.random_range(0..5) {
+            3 => {
+                let locations: Vec<i64> = self.tenants[tenant].locations.keys().copied().collect();
+                let Some(location_id) = locations.choose(&mut self.rng).copied() else { return };
+                let path = format!("/merchant/location/{location_id}");
+                let removed = self.expect(self.delete(tenant, &path), 200, None, "DELETE /merchant/location");
+                assert_eq!(removed["locationId"].as_i64(), Some(location_id), "{}: {removed}", self.context());
+                self.tenants[tenant].locations.remove(&location_id);
+                self.tenants[tenant].retired_locations.insert(location_id);
+                self.expect(self.get(tenant, &path), 404, Some("not_found"), "a removed location");
+                self.expect(self.delete(tenant, &path), 404, Some("not_found"), "a second removal");
+            }
+            4 => {
+                let users: Vec<String> = self.tenants[tenant].users.keys().cloned().collect();
+                let Some(user) = users.choose(&mut self.rng).cloned() else { return };
+                let objects = self.tenants[tenant].users.remove(&user).unwrap_or_default();
+                let held: BTreeSet<(&'static str, i64)> =
+                    objects.into_iter().filter(|object| self.holds(tenant, *object)).collect();
+                let path = format!("/users/{user}");
+                if held.is_empty() {
+                    self.expect(self.delete(tenant, &path), 404, Some("not_found"), "a user with nothing left");
+                    return;
+                }
+                let shown = self.expect(self.get(tenant, &path), 200, None, "GET /users/<id>");
+                let mut listed = BTreeSet::new();
+                for (list, key) in [("cards", "cardId"), ("accounts", "accountId"), ("persons", "personId")] {
+                    for item in shown[list].as_array().expect("a list") {
+                        listed.insert((key, item[key].as_i64().expect("an id")));
+                    }
+                }
+                assert_eq!(listed, held, "{}: GET /users/<id> is the user's objects", self.context());
+                self.expect(self.delete(tenant, &path), 200, None, "DELETE /users/<id>");
+                for (key, id) in held {
+                    let read = match key {
+                        "cardId" => {
+                            self.tenants[tenant].cards.remove(&id);
+                            self.removed_cards.insert(id);
+                            format!("/card/{id}")
+                        }
+                        "personId" => {
+                            self.tenants[tenant].persons.remove(&id);
+                            format!("/persons/{id}")
+                        }
+                        _ => {
+                            self.tenants[tenant].accounts.remove(&id);
+                            format!("/account/{id}")
+                        }
+                    };
+                    self.removed.insert((key, id));
+                    self.expect(self.get(tenant, &read), 404, Some("not_found"), "an erased user's object");
+                }
+                self.expect(self.get(tenant, &path), 404, Some("not_found"), "an erased user");
+            }
             0 => {
                 let Some(card_id) = self.random_card(tenant) else { return };
                 let removed = self.expect(self.delete(tenant, &format!("/card/{card_id}")), 200, None, "DELETE /card");
@@ -1008,6 +1106,8 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
             persons: BTreeMap::new(),
             accounts: BTreeSet::new(),
             card_sessions: BTreeSet::new(),
+            retired_locations: BTreeSet::new(),
+            users: BTreeMap::new(),
             webhook_id,
             receiver,
         })
