@@ -250,6 +250,14 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.add_location(location).await
     }
 
+    async fn update_location(&self, location_id: i64, change: UpdateLocationRequest) -> Outcome<Location> {
+        self.dashboard.update_location(location_id, change).await
+    }
+
+    async fn remove_location(&self, location_id: i64) -> Outcome<LocationRemoved> {
+        self.dashboard.remove_location(location_id).await
+    }
+
     async fn load_merchant_transactions(&self, on_batch: Channel<Batch<MerchantTransaction>>) -> Outcome<u32> {
         self.dashboard.load_merchant_transactions(|batch| on_batch.send(batch).is_ok()).await
     }

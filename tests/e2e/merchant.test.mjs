@@ -140,6 +140,47 @@ test("two locations: coordinates derived from the address, and given", async () 
   await screenshot(session, "25-merchant-locations");
 });
 
+test("a location's address corrected in its drawer, then the location removed", async () => {
+  await click(session, "open-add-location");
+  await type(session, "location-streetNo", "500");
+  await type(session, "location-street", "Howard St");
+  await type(session, "location-zip", "94105");
+  await type(session, "location-city", "San Francisco");
+  await click(session, "location-submit");
+  await text(session, "location-added", 30_000);
+  const rowOf = async (pattern) => {
+    for (const row of await session.findElements(By.css('[data-testid="location-row"]')))
+      if (pattern.test(await row.getAttribute("textContent"))) return row;
+    return null;
+  };
+  await waitFor(session, "the third location is listed", async () => (await rowOf(/500 Howard St/)) !== null);
+  const id = Number(await (await rowOf(/500 Howard St/)).getAttribute("data-location-id"));
+
+  // A click on the row opens it; the address is corrected there and the list follows.
+  await (await (await rowOf(/500 Howard St/)).findElement(By.css("td"))).click();
+  assert.match(await text(session, "location-facts"), /500 Howard St[\s\S]*94105 San Francisco, USA/);
+  await click(session, "edit-location");
+  assert.equal(await (await find(session, "edit-location-street")).getAttribute("value"), "Howard St");
+  await type(session, "edit-location-streetNo", "600");
+  await type(session, "edit-location-zip", "94107");
+  await screenshot(session, "25b-location-correct-address");
+  await click(session, "edit-location-submit");
+  await toastSaying(session, /^Address saved/);
+  assert.match(await text(session, "location-facts"), /600 Howard St[\s\S]*94107 San Francisco/);
+  await waitFor(session, "the list shows the new address", async () => (await rowOf(/600 Howard St[\s\S]*94107/)) !== null);
+
+  // Removing asks first, saying what stays and what goes; then the row leaves the list.
+  await click(session, "remove-location");
+  assert.match(await text(session, "location-detail"), /Remove 600 Howard St\?[\s\S]*Past sales keep the address/);
+  await screenshot(session, "25c-location-remove-confirm");
+  await click(session, "remove-location-confirm");
+  await toastSaying(session, /^Location removed/);
+  await waitFor(session, "the drawer closed and the row left", async () =>
+    (await session.findElements(By.css('[data-testid="location-detail"]'))).length === 0 &&
+    (await session.findElements(By.css(`[data-testid="location-row"][data-location-id="${id}"]`))).length === 0);
+  assert.equal((await session.findElements(By.css('[data-testid="location-row"]'))).length, 2);
+});
+
 test("a sandbox purchase at a location arrives live with the card's last four", async () => {
   await click(session, "merchant-tab-transactions");
   await waitFor(session, "the sales stream is live", async () =>
@@ -309,6 +350,10 @@ test("the merchant screens and lookup follow the OS's dark theme", async () => {
   await click(session, "location-submit");
   await find(session, "location-city-error");
   await screenshot(session, "dark-merchant-locations");
+  await click(session, "location-row");
+  await find(session, "location-facts");
+  await screenshot(session, "dark-location-detail");
+  await click(session, "location-detail-close");
 
   await click(session, "nav-lookup");
   await lookUp("descriptor", { descriptor: "TST* GOLDEN LANTERN" });

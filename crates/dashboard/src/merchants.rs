@@ -6,8 +6,8 @@ use std::path::Path;
 use chrono::Utc;
 use subscriber_protocol::rules::{self, Violations};
 use subscriber_protocol::{
-    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, LocationInput, Merchant, MerchantCategory,
-    MerchantTransaction,
+    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, Location, LocationInput, LocationRemoved,
+    Merchant, MerchantCategory, MerchantTransaction, UpdateLocationRequest,
 };
 use subscriber_server::directory::descriptor;
 
@@ -91,6 +91,21 @@ impl Dashboard {
     /// Adds a location; without coordinates the service derives them where it can.
     pub async fn add_location(&self, location: LocationInput) -> Result<CreateLocationResponse, CommandError> {
         Ok(self.client().await?.create_location(&CreateLocationRequest::at(location)).await?)
+    }
+
+    /// Corrects a location's address (the fields sent; without coordinates the service finds
+    /// them again from the new address); the location as it is then.
+    pub async fn update_location(
+        &self,
+        location_id: i64,
+        change: UpdateLocationRequest,
+    ) -> Result<Location, CommandError> {
+        Ok(self.client().await?.update_location(location_id, &change).await?)
+    }
+
+    /// Removes a location: discovery no longer finds it; its past sales keep their address.
+    pub async fn remove_location(&self, location_id: i64) -> Result<LocationRemoved, CommandError> {
+        Ok(self.client().await?.remove_location(location_id).await?)
     }
 
     /// Every transaction at the merchant's locations, newest first, page by page.

@@ -15,11 +15,11 @@ pub mod types {
     pub use subscriber_protocol::{
         Account, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardRecord,
         CardSession, CardTransaction, CreateLocationResponse, CreateWebhookRequest, EndUser, EndUserRemoved,
-        EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, LocationInput, Merchant, MerchantCategory,
-        MerchantTransaction, Metadata, OnboardPersonRequest, Person, RecurringStream, RemoveAccountResponse,
-        RemoveCardResponse, RemovePersonResponse, SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse,
-        UpdateWebhookRequest, VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery,
-        WebhookQueued, WebhookRecovered,
+        EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, Location, LocationInput, LocationRemoved,
+        Merchant, MerchantCategory, MerchantTransaction, Metadata, OnboardPersonRequest, Person, RecurringStream,
+        RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, SandboxCard, SandboxTransactionRequest,
+        SandboxTransactionResponse, UpdateLocationRequest, UpdateWebhookRequest, VerifyPersonRequest,
+        VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued, WebhookRecovered,
     };
 
     pub use crate::CommandError;

@@ -77,6 +77,10 @@ macro_rules! for_each_command {
             /// and per location.
             merchant_sales(query: SalesQuery) -> MerchantSales;
             add_location(location: LocationInput) -> CreateLocationResponse;
+            /// Corrects a location's address; without coordinates they are found again.
+            update_location(location_id: i64, change: UpdateLocationRequest) -> Location;
+            /// Removes a location: its past sales keep their address.
+            remove_location(location_id: i64) -> LocationRemoved;
             /// Every transaction across the merchant's locations, page by page on `on_batch`.
             load_merchant_transactions(on_batch: Channel<Batch<MerchantTransaction>>) -> u32;
             /// Live transactions at the merchant's locations; answers the watch's id.

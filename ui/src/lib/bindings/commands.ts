@@ -31,7 +31,9 @@ import type { ExportResult } from "./ExportResult";
 import type { FieldError } from "./FieldError";
 import type { Labelled } from "./Labelled";
 import type { LiveEvent } from "./LiveEvent";
+import type { Location } from "./Location";
 import type { LocationInput } from "./LocationInput";
+import type { LocationRemoved } from "./LocationRemoved";
 import type { LoggedCall } from "./LoggedCall";
 import type { LoginInput } from "./LoginInput";
 import type { Lookup } from "./Lookup";
@@ -58,6 +60,7 @@ import type { SecurePage } from "./SecurePage";
 import type { SessionInfo } from "./SessionInfo";
 import type { SignupResult } from "./SignupResult";
 import type { StatementDescriptor } from "./StatementDescriptor";
+import type { UpdateLocationRequest } from "./UpdateLocationRequest";
 import type { UpdateWebhookRequest } from "./UpdateWebhookRequest";
 import type { VerifyPersonRequest } from "./VerifyPersonRequest";
 import type { VerifyPersonResponse } from "./VerifyPersonResponse";
@@ -102,6 +105,8 @@ export const COMMAND_NAMES = [
   "statement_descriptor",
   "merchant_sales",
   "add_location",
+  "update_location",
+  "remove_location",
   "load_merchant_transactions",
   "watch_merchant_transactions",
   "export_merchant_csv",
@@ -258,6 +263,12 @@ export function commands(invoke: Invoke) {
       invoke<MerchantSales>("merchant_sales", { query }),
     addLocation: (location: LocationInput) =>
       invoke<CreateLocationResponse>("add_location", { location }),
+    /** Corrects a location's address; without coordinates they are found again. */
+    updateLocation: (locationId: number, change: UpdateLocationRequest) =>
+      invoke<Location>("update_location", { locationId, change }),
+    /** Removes a location: its past sales keep their address. */
+    removeLocation: (locationId: number) =>
+      invoke<LocationRemoved>("remove_location", { locationId }),
     /** Every transaction across the merchant's locations, page by page on `on_batch`. */
     loadMerchantTransactions: (onBatch: Channel<Batch<MerchantTransaction>>) =>
       invoke<number>("load_merchant_transactions", { onBatch }),
