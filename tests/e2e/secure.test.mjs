@@ -483,8 +483,24 @@ test("dark mode follows the OS: the app again, with a dark GTK theme, on every s
   await app.stop();
   app = await launch({ dataDir, env: { GTK_THEME: "Adwaita:dark" } });
   session = app.session;
-  const { width, height } = await session.manage().window().getRect();
-  assert.deepEqual([width, height], [1180, 760], "the window opens at the size it was left at");
+  // The plugin sizes the window as it is created; X applies a size when it gets to it, so the
+  // size is waited for, not read once (the file's content is in the message if it never comes).
+  let size = [];
+  const sized = await waitFor(
+    session,
+    "the window at the size it was left at",
+    async () => {
+      const { width, height } = await session.manage().window().getRect();
+      size = [width, height];
+      return width === 1180 && height === 760;
+    },
+    15_000,
+  ).then(
+    () => true,
+    () => false,
+  );
+  const kept = await readFile(join(dataDir, "window-state.json"), "utf8").catch((error) => String(error));
+  assert.ok(sized, `the window opens at the size it was left at: it is ${size.join("x")}, the file holds ${kept}`);
 
   await find(session, "login-form", 60_000);
   const scheme = await session.executeScript(

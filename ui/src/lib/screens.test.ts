@@ -56,5 +56,8 @@ describe("the screen table", () => {
       section: "cards",
     });
     expect(screenOf({ name: "connect" }).title).toBe("Environment");
+    // A user's page lights no sidebar entry (it is reached from a chip, not from the sidebar).
+    const user = screenOf({ name: "user", clientUserId: "u-1" }).section;
+    expect(sidebar.some((screen) => screen.name === user)).toBe(false);
   });
 });

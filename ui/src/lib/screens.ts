@@ -31,8 +31,9 @@ export const screens: readonly Screen[] = [
     kept: true,
   },
   { name: "identity", title: "Identity", nav: "Identity", section: "identity", kept: true },
-  // Reached from a user's chip on a card, an account or a person.
-  { name: "user", title: "User", section: "overview", kept: false },
+  // Reached from a user's chip on a card, an account or a person; a section of its own, so no
+  // sidebar entry is lit as the current one.
+  { name: "user", title: "User", section: "user", kept: false },
   {
     name: "developers",
     title: "Developers",

@@ -20,44 +20,30 @@ pub struct Labelled {
     postgres: &'static Sql,
 }
 
-sql! {
-    static CARD_SQLITE = "UPDATE cards SET metadata = json_patch(metadata, $3)
-         WHERE id = $2 AND subscriber_id = $1
-           AND (SELECT count(*) FROM json_each(json_patch(metadata, $3))) <= {METADATA_PAIRS_AT_MOST}";
+/// The two statements of one table (`{0}` in each text); the texts are written once here.
+macro_rules! labelled {
+    ($vis:vis static $name:ident = $table:literal;) => {
+        $vis static $name: Labelled = Labelled {
+            sqlite: sql!(
+                "UPDATE {0} SET metadata = json_patch(metadata, $3)
+                 WHERE id = $2 AND subscriber_id = $1
+                   AND (SELECT count(*) FROM json_each(json_patch(metadata, $3))) <= {METADATA_PAIRS_AT_MOST}",
+                $table
+            ),
+            postgres: sql!(
+                "UPDATE {0} SET metadata = jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)::TEXT
+                 WHERE id = $2 AND subscriber_id = $1
+                   AND (SELECT count(*) FROM jsonb_object_keys(jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)))
+                       <= {METADATA_PAIRS_AT_MOST}",
+                $table
+            ),
+        };
+    };
 }
-sql! {
-    static CARD_POSTGRES = "UPDATE cards SET metadata = jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)::TEXT
-         WHERE id = $2 AND subscriber_id = $1
-           AND (SELECT count(*) FROM jsonb_object_keys(jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)))
-               <= {METADATA_PAIRS_AT_MOST}";
-}
-pub static CARD: Labelled = Labelled { sqlite: &CARD_SQLITE, postgres: &CARD_POSTGRES };
 
-sql! {
-    static ACCOUNT_SQLITE = "UPDATE bank_accounts SET metadata = json_patch(metadata, $3)
-         WHERE id = $2 AND subscriber_id = $1
-           AND (SELECT count(*) FROM json_each(json_patch(metadata, $3))) <= {METADATA_PAIRS_AT_MOST}";
-}
-sql! {
-    static ACCOUNT_POSTGRES = "UPDATE bank_accounts SET metadata = jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)::TEXT
-         WHERE id = $2 AND subscriber_id = $1
-           AND (SELECT count(*) FROM jsonb_object_keys(jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)))
-               <= {METADATA_PAIRS_AT_MOST}";
-}
-pub static ACCOUNT: Labelled = Labelled { sqlite: &ACCOUNT_SQLITE, postgres: &ACCOUNT_POSTGRES };
-
-sql! {
-    static PERSON_SQLITE = "UPDATE persons SET metadata = json_patch(metadata, $3)
-         WHERE id = $2 AND subscriber_id = $1
-           AND (SELECT count(*) FROM json_each(json_patch(metadata, $3))) <= {METADATA_PAIRS_AT_MOST}";
-}
-sql! {
-    static PERSON_POSTGRES = "UPDATE persons SET metadata = jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)::TEXT
-         WHERE id = $2 AND subscriber_id = $1
-           AND (SELECT count(*) FROM jsonb_object_keys(jsonb_strip_nulls(metadata::jsonb || $3::TEXT::jsonb)))
-               <= {METADATA_PAIRS_AT_MOST}";
-}
-pub static PERSON: Labelled = Labelled { sqlite: &PERSON_SQLITE, postgres: &PERSON_POSTGRES };
+labelled! { pub static CARD = "cards"; }
+labelled! { pub static ACCOUNT = "bank_accounts"; }
+labelled! { pub static PERSON = "persons"; }
 
 /// One user's objects, newest first.
 #[derive(Debug, Default)]
