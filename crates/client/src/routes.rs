@@ -124,6 +124,7 @@ pub const REMOVE_USER: Route = Route::delete("/users/{client_user_id}");
 pub const SANDBOX_CARDS: Route = Route::get("/sandbox/cards");
 pub const SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions");
 pub const SETTLE_SANDBOX_TRANSACTION: Route = Route::action("/sandbox/transactions/{transaction_id}/settle");
+pub const REFUND_SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions/{transaction_id}/refund");
 pub const ADVANCE_SANDBOX_CLOCK: Route = Route::action("/sandbox/clock/advance");
 pub const RESET_SANDBOX: Route = Route::action("/sandbox/reset");
 pub const SANDBOX_ANSWERS: Route = Route::get("/sandbox/persons/{person_id}/answers");
@@ -204,6 +205,7 @@ pub const ALL: &[Route] = &[
     SANDBOX_CARDS,
     SANDBOX_TRANSACTION,
     SETTLE_SANDBOX_TRANSACTION,
+    REFUND_SANDBOX_TRANSACTION,
     SANDBOX_ANSWERS,
     ADVANCE_SANDBOX_CLOCK,
     RESET_SANDBOX,

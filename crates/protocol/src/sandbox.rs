@@ -24,6 +24,37 @@ pub struct SandboxTransactionRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub merchant_name: Option<String>,
+    /// When it happened (RFC 3339), from 36 months ago to now; now when absent. A purchase
+    /// older than the settlement delay is settled already.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub created_at: Option<String>,
+}
+
+/// How a pending sandbox purchase settles. May be empty.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSettleRequest {
+    /// The amount it settles at, of the purchase's sign (a tip on a restaurant bill, a fuel
+    /// pre-authorization settled at the pump's figure); its own amount when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub amount: Option<f64>,
+}
+
+/// A refund of a settled sandbox purchase. May be empty.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxRefundRequest {
+    /// How much is given back (positive, major units): at most what is left of the purchase
+    /// after its earlier refunds; all of that when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub amount: Option<f64>,
 }
 
 /// The purchase made.

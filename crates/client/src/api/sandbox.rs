@@ -2,7 +2,8 @@
 
 use subscriber_protocol::{
     Answer, ClockAdvanceRequest, ClockAdvanced, MAX_CLOCK_ADVANCE_SECONDS, SandboxAnswers, SandboxCard,
-    SandboxCardList, SandboxReset, SandboxTransactionRequest, SandboxTransactionResponse,
+    SandboxCardList, SandboxRefundRequest, SandboxReset, SandboxSettleRequest, SandboxTransactionRequest,
+    SandboxTransactionResponse,
 };
 
 use crate::client::Client;
@@ -49,6 +50,44 @@ impl Client {
                 format!("/sandbox/transactions/{transaction_id}/settle"),
             ))
             .await
+    }
+
+    /// `POST /sandbox/transactions/{transaction_id}/settle` with an amount: settles a pending
+    /// purchase at `amount` (major units, the purchase's sign: a tip); sync reports it in
+    /// `modified`. One settled already at that amount is answered the same way.
+    pub async fn settle_sandbox_transaction_at(
+        &self,
+        transaction_id: i64,
+        amount: f64,
+    ) -> Result<SandboxTransactionResponse> {
+        validate::positive_id("transactionId", transaction_id)?;
+        if !amount.is_finite() || amount == 0.0 {
+            return Err(Error::invalid("amount", "must be a non-zero number"));
+        }
+        let call =
+            Call::new(&routes::SETTLE_SANDBOX_TRANSACTION, format!("/sandbox/transactions/{transaction_id}/settle"))
+                .json(&SandboxSettleRequest { amount: Some(amount) })?;
+        self.inner.call(call).await
+    }
+
+    /// `POST /sandbox/transactions/{transaction_id}/refund`: refunds `amount` (major units,
+    /// positive) of a settled purchase, all that is left of it when `None`. The refund is a new
+    /// transaction whose `enrichment.refundOf` is the purchase.
+    pub async fn refund_sandbox_transaction(
+        &self,
+        transaction_id: i64,
+        amount: Option<f64>,
+    ) -> Result<SandboxTransactionResponse> {
+        validate::positive_id("transactionId", transaction_id)?;
+        if let Some(amount) = amount
+            && (!amount.is_finite() || amount <= 0.0)
+        {
+            return Err(Error::invalid("amount", "must be a positive number"));
+        }
+        let call =
+            Call::new(&routes::REFUND_SANDBOX_TRANSACTION, format!("/sandbox/transactions/{transaction_id}/refund"))
+                .json(&SandboxRefundRequest { amount })?;
+        self.inner.call(call).await
     }
 
     /// `GET /sandbox/persons/{person_id}/answers`: the right answers to the questions last

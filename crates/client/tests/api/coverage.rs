@@ -428,6 +428,7 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
             location_id: Some(located.location_id),
             amount: Some(12.34),
             merchant_name: None,
+            created_at: None,
         })
         .await
         .expect("POST /sandbox/transactions");
@@ -609,6 +610,7 @@ async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: &EnrolledMerchant
         location_id: Some(merchant.located.0),
         amount: Some(7.25),
         merchant_name: None,
+        created_at: None,
     };
     let (sale, received) = sale_seen_by(tour, stream, location_sale).await;
     assert_eq!((received.transaction_id, received.amount, received.last_four), (sale.transaction_id, 7.25, 4242));
@@ -691,6 +693,38 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
             .any(|event| matches!(&event.payload, EventData::CardEnrolled(card) if card.card_id == card_id)),
         "{enrolled:?}"
     );
+
+    // Scenarios: a tip at settlement (sync's `modified`), refunds naming their purchase and a
+    // backdated purchase, settled already (`added`).
+    let cursor = sync(Some(&cursor)).await.next_cursor;
+    let tipped = tour.client.settle_sandbox_transaction_at(later.transaction_id, 3.1).await.expect("a tip");
+    assert_eq!((tipped.transaction.amount, tipped.transaction.pending), (3.1, false));
+    let again = tour.client.settle_sandbox_transaction_at(later.transaction_id, 4.0).await.expect_err("settled");
+    assert_eq!(again.status().map(|status| status.as_u16()), Some(409), "{again:?}");
+    let part = tour.client.refund_sandbox_transaction(earlier.transaction_id, Some(0.25)).await.expect("a refund");
+    let rest = tour.client.refund_sandbox_transaction(earlier.transaction_id, None).await.expect("the rest");
+    for (refund, amount) in [(&part, -0.25), (&rest, -1.0)] {
+        assert_eq!(refund.message, "Refund created");
+        assert_eq!((refund.transaction.amount, refund.transaction.card_id), (amount, card_id));
+        assert_eq!(refund.transaction.enrichment.refund_of, Some(earlier.transaction_id), "{refund:?}");
+    }
+    let in_full = tour.client.refund_sandbox_transaction(earlier.transaction_id, None).await.expect_err("in full");
+    assert_eq!(in_full.status().map(|status| status.as_u16()), Some(409), "{in_full:?}");
+    let when = chrono::Utc::now() - chrono::Duration::days(40);
+    let backdated = SandboxTransactionRequest { created_at: Some(when.to_rfc3339()), ..sale(7.0) };
+    let backdated = tour.client.create_sandbox_transaction(&backdated).await.expect("a backdated sale");
+    assert!(!backdated.transaction.pending, "older than the settlement delay: settled");
+    assert_eq!(backdated.transaction.created_at.timestamp(), when.timestamp());
+    let changes = sync(Some(&cursor)).await;
+    assert_eq!(ids(&changes.modified), [later.transaction_id], "{changes:?}");
+    assert_eq!(changes.modified[0].amount, 3.1, "modified as it is now: with the tip");
+    let mut made = vec![part.transaction_id, rest.transaction_id, backdated.transaction_id];
+    made.sort_unstable();
+    assert_eq!(ids(&changes.added), made, "{changes:?}");
+    let listed = tour.client.card_transactions(card_id).collect_all().await.expect("the card's list");
+    let refunds: Vec<_> =
+        listed.iter().filter(|row| row.enrichment.refund_of == Some(earlier.transaction_id)).collect();
+    assert_eq!(refunds.len(), 2, "the list names the refunded purchase too");
 }
 
 async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {

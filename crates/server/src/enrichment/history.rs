@@ -106,7 +106,8 @@ impl History {
                 history.purchases.entry(key).or_default().push((item.date, item.id, item.amount_minor));
             } else if kind == Kind::Card
                 && item.amount_minor < 0
-                && let Some(purchase) = history.refunded(&key, item.date, -item.amount_minor)
+                && let Some(purchase) =
+                    item.enrichment.refund_of.or_else(|| history.refunded(&key, item.date, -item.amount_minor))
             {
                 history.facts.entry(item.id).or_default().1 = Some(purchase);
             }
@@ -158,7 +159,7 @@ impl History {
                 })
                 .map(|stream| stream.stream_id.clone());
         }
-        if kind == Kind::Card && item.amount_minor < 0 {
+        if kind == Kind::Card && item.amount_minor < 0 && enrichment.refund_of.is_none() {
             enrichment.refund_of = self.refunded(&(key, item.currency.to_owned()), item.date, -item.amount_minor);
         }
     }

@@ -77,7 +77,7 @@ impl Enricher {
 
     /// A stored card transaction's counterparty, intermediaries, channel and category, from
     /// what the network sent (its history's facts, stream and refund, come from
-    /// [`super::history`]).
+    /// [`super::history`], but for a refund that names its purchase).
     pub fn card_row(&self, row: &TransactionRow) -> TransactionEnrichment {
         let network = NetworkData {
             descriptor: row.descriptor.clone(),
@@ -93,7 +93,8 @@ impl Enricher {
             channel: found.channel,
             personal_finance_category: found.personal_finance_category,
             recurring_stream_id: None,
-            refund_of: None,
+            // A refund made as one names its purchase; the history matches the others.
+            refund_of: row.refund_of,
         }
     }
 

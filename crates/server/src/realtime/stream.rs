@@ -357,6 +357,7 @@ mod tests {
             directory_id: None,
             merchant_id: None,
             location_id: None,
+            refund_of: None,
         }
     }
 

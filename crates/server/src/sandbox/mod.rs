@@ -12,8 +12,8 @@ use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use subscriber_protocol::{
-    ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxReset,
-    SandboxTransactionRequest, SandboxTransactionResponse, Success,
+    ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxRefundRequest,
+    SandboxReset, SandboxSettleRequest, SandboxTransactionRequest, SandboxTransactionResponse, Success,
 };
 
 use crate::error::{ApiError, Validation};
@@ -23,7 +23,7 @@ use crate::http::routes::Routes;
 use crate::state::AppState;
 use crate::storage::merchants::{LocationRow, MerchantRow};
 use crate::storage::transactions::TransactionRow;
-use purchase::{Buyer, Shop};
+use purchase::{Buyer, Sale, Shop};
 use subscriber_protocol::rules::merchants::NAME_MAX;
 use subscriber_protocol::rules::required_text;
 
@@ -35,11 +35,13 @@ pub const MAX_AMOUNT: f64 = 1_000_000.0;
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(utoipa_axum::routes!(create_transaction))
         .api(utoipa_axum::routes!(settle_transaction))
+        .api_creating(utoipa_axum::routes!(refund_transaction))
         .api(utoipa_axum::routes!(advance_clock))
         .api(utoipa_axum::routes!(reset))
 }
 
 pub const TRANSACTION_SETTLED: &str = "Transaction settled";
+pub const REFUND_CREATED: &str = "Refund created";
 
 pub fn require_sandbox(state: &AppState) -> Result<(), ApiError> {
     if state.environment() == Environment::Sandbox {
@@ -52,28 +54,47 @@ pub fn require_sandbox(state: &AppState) -> Result<(), ApiError> {
 struct Checked {
     amount_minor: Option<i64>,
     merchant_name: Option<String>,
+    created_at: Option<i64>,
+}
+
+/// An amount in major units as minor units: non-zero, at most [`MAX_AMOUNT`] either way, two
+/// decimals at most; `None` (and the field rejected) otherwise.
+fn amount_minor(validation: &mut Validation, amount: f64) -> Option<i64> {
+    let cents = (amount * 100.0).round();
+    if amount == 0.0 || !amount.is_finite() || amount.abs() > MAX_AMOUNT {
+        validation.reject("amount", format!("must be non-zero and at most {MAX_AMOUNT:.0} either way"));
+        None
+    } else if ((amount * 100.0) - cents).abs() > 1e-6 {
+        validation.reject("amount", "must have at most 2 decimals (major units, e.g. 12.34)");
+        None
+    } else {
+        Some(cents as i64)
+    }
 }
 
 fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
     let mut validation = Validation::new();
-    let amount_minor = request.amount.and_then(|amount| {
-        let cents = (amount * 100.0).round();
-        if amount == 0.0 || amount.abs() > MAX_AMOUNT {
-            validation.reject("amount", format!("must be non-zero and at most {MAX_AMOUNT:.0} either way"));
-            None
-        } else if ((amount * 100.0) - cents).abs() > 1e-6 {
-            validation.reject("amount", "must have at most 2 decimals (major units, e.g. 12.34)");
-            None
-        } else {
-            Some(cents as i64)
-        }
-    });
+    let amount_minor = request.amount.and_then(|amount| amount_minor(&mut validation, amount));
     let merchant_name = request
         .merchant_name
         .as_deref()
         .filter(|name| !name.trim().is_empty())
         .and_then(|name| required_text(&mut validation, "merchantName", Some(name), NAME_MAX));
-    Ok(validation.finish(Checked { amount_minor, merchant_name })?)
+    let created_at = request.created_at.as_deref().and_then(|text| {
+        let now = Utc::now();
+        let at = chrono::DateTime::parse_from_rfc3339(text.trim()).ok().map(|at| at.timestamp());
+        match at {
+            Some(at) if (crate::paging::history_start(now)..=now.timestamp()).contains(&at) => Some(at),
+            _ => {
+                validation.reject(
+                    "createdAt",
+                    "must be a time (RFC 3339, e.g. 2026-01-31T12:00:00Z) from 36 months ago to now",
+                );
+                None
+            }
+        }
+    });
+    Ok(validation.finish(Checked { amount_minor, merchant_name, created_at })?)
 }
 
 /// Makes a point-of-sale purchase now (sandbox only)
@@ -166,7 +187,8 @@ async fn create_transaction(
         let (state, enricher) = (state.clone(), enricher.clone());
         move |row: &TransactionRow| response(&state, &enricher, row.clone())
     };
-    let row = purchase::record(&state, buyer, shop, amount_minor, idempotent.clone(), respond).await?;
+    let sale = Sale { created_at: checked.created_at, ..Sale::now(buyer, shop, amount_minor) };
+    let row = purchase::record(&state, sale, idempotent.clone(), respond).await?;
     tracing::info!(transaction_id = row.id, card_id = ?row.card_id, location_id = ?row.location_id, "sandbox purchase");
     Ok(idempotent.created(response(&state, &enricher, row)?))
 }
@@ -197,36 +219,67 @@ async fn shop_at(
 /// Settles a pending purchase now (sandbox only)
 ///
 /// A purchase by one of the caller's cards or at the caller's merchant settles at once instead
-/// of when it is due: both sides' lists and streams see the settlement. One that has settled
-/// already is answered the same way, so a retry changes nothing.
+/// of when it is due, at another `amount` when one is sent (a tip): both sides' lists, streams
+/// and sync (`modified`) see the settlement, with a `transaction.updated` event. One that has
+/// settled already is answered the same way, so a retry changes nothing.
 #[utoipa::path(post, path = "/sandbox/transactions/{transaction_id}/settle", tag = "sandbox",
     operation_id = "settleSandboxTransaction",
     params(("transaction_id" = i64, Path, description = "The purchase to settle.")),
+    request_body(content = Option<SandboxSettleRequest>, description = "May be empty."),
     responses(
         (status = 200, description = "The purchase, settled.", body = Success<SandboxTransactionResponse>),
+        (status = 400, description = "The amount is zero, of the other sign, too large or has more than 2 \
+            decimals.", body = ErrorBody),
         (status = 404, description = "Not the sandbox, or no purchase of the caller's cards or merchant has \
             this id (another subscriber's is not one).", body = ErrorBody),
+        (status = 409, description = "It settled already at another amount.", body = ErrorBody),
     ))]
 async fn settle_transaction(
     State(state): State<AppState>,
     auth: Auth,
     IdPath(transaction_id): IdPath,
+    ApiJsonOrEmpty(request): ApiJsonOrEmpty<SandboxSettleRequest>,
 ) -> Result<Json<Success<SandboxTransactionResponse>>, ApiError> {
     require_sandbox(&state)?;
+    let mut validation = Validation::new();
+    let amount = request.amount.and_then(|amount| amount_minor(&mut validation, amount));
+    validation.finish(())?;
     let not_yours = || ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"));
     let row = read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?;
     if !is_callers(&state, auth.subscriber_id, &row).await? {
         return Err(not_yours());
     }
+    if let Some(amount) = amount
+        && amount.signum() != row.amount_minor.signum()
+    {
+        return Err(ApiError::invalid_field("amount", "must have the purchase's sign (a refund is made with /refund)"));
+    }
+    let settled_otherwise = |row: &TransactionRow| {
+        amount.filter(|amount| !row.pending && *amount != row.amount_minor).map(|_| {
+            ApiError::conflict(format!(
+                "purchase {transaction_id} settled already, at {}",
+                in_major_units(row.amount_minor)
+            ))
+        })
+    };
+    if let Some(conflict) = settled_otherwise(&row) {
+        return Err(conflict);
+    }
     let row = if row.pending {
         let now = Utc::now().timestamp();
-        match state.db.settle_now(transaction_id, now).await? {
+        match state.db.settle_now(transaction_id, now, amount).await? {
             Some((row, event)) => {
                 state.events.publish(&event.into_iter().collect::<Vec<_>>());
                 row
             }
             // Settled meanwhile, when it fell due.
-            None => read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?,
+            None => {
+                let row = read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?;
+                if let Some(conflict) = settled_otherwise(&row) {
+                    return Err(conflict);
+                }
+                row
+            }
         }
     } else {
         row
@@ -235,6 +288,92 @@ async fn settle_transaction(
     let enricher = state.enricher().await?;
     let settled = response(&state, &enricher, row)?;
     Ok(Json(Success::new(SandboxTransactionResponse { message: TRANSACTION_SETTLED.to_owned(), ..settled })))
+}
+
+/// Refunds a settled purchase (sandbox only)
+///
+/// A refund of all or part of a settled purchase by one of the caller's cards or at the
+/// caller's merchant: a new transaction of the negative amount at the same place, by the same
+/// card, whose `enrichment.refundOf` is the purchase; it flows like any purchase (lists,
+/// streams, sync's `added`, `transaction.created`). Refunds together give back at most the
+/// purchase's amount.
+#[utoipa::path(post, path = "/sandbox/transactions/{transaction_id}/refund", tag = "sandbox",
+    operation_id = "refundSandboxTransaction",
+    params(("transaction_id" = i64, Path, description = "The purchase to refund.")),
+    request_body(content = Option<SandboxRefundRequest>, description = "May be empty: all that is left."),
+    responses(
+        (status = 201, description = "The refund.", body = Success<SandboxTransactionResponse>),
+        (status = 400, description = "The amount is not positive, has more than 2 decimals, or is more than \
+            what is left of the purchase.", body = ErrorBody),
+        (status = 404, description = "Not the sandbox, or no purchase of the caller's cards or merchant has \
+            this id (another subscriber's is not one).", body = ErrorBody),
+        (status = 409, description = "The purchase is still pending, is a refund itself, or was refunded in \
+            full; or the Idempotency-Key was used with another body.", body = ErrorBody),
+    ))]
+async fn refund_transaction(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(transaction_id): IdPath,
+    idempotent: Idempotent,
+    ApiJsonOrEmpty(request): ApiJsonOrEmpty<SandboxRefundRequest>,
+) -> Result<Response, ApiError> {
+    require_sandbox(&state)?;
+    let mut validation = Validation::new();
+    let asked = request.amount.and_then(|amount| amount_minor(&mut validation, amount));
+    if asked.is_some_and(|asked| asked < 0) {
+        validation.reject("amount", "must be positive: how much is given back");
+    }
+    validation.finish(())?;
+    let not_yours = || ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"));
+    let (purchase, refunded) = futures::try_join!(read_transaction(&state, transaction_id), async {
+        Ok(state.db.refunded(transaction_id).await?)
+    })?;
+    let purchase = purchase.ok_or_else(not_yours)?;
+    if !is_callers(&state, auth.subscriber_id, &purchase).await? {
+        return Err(not_yours());
+    }
+    if purchase.amount_minor < 0 {
+        return Err(ApiError::conflict(format!("transaction {transaction_id} is a refund itself")));
+    }
+    if purchase.pending {
+        return Err(ApiError::conflict(format!(
+            "purchase {transaction_id} is still pending: settle it first (POST /sandbox/transactions/{transaction_id}/settle)"
+        )));
+    }
+    let left = purchase.amount_minor - refunded;
+    if left <= 0 {
+        return Err(ApiError::conflict(format!("purchase {transaction_id} was refunded in full already")));
+    }
+    let amount = asked.unwrap_or(left);
+    if amount > left {
+        return Err(ApiError::invalid_field(
+            "amount",
+            format!("must be at most {}, what is left of the purchase", in_major_units(left)),
+        ));
+    }
+    let buyer = Buyer { card_id: purchase.card_id, last_four: purchase.last_four };
+    let sale = Sale { refund_of: Some(transaction_id), ..Sale::now(buyer, Shop::of_row(&purchase), -amount) };
+    let enricher = state.enricher().await?;
+    let respond = {
+        let (state, enricher) = (state.clone(), enricher.clone());
+        move |row: &TransactionRow| refund_response(&state, &enricher, row.clone())
+    };
+    let row = purchase::record(&state, sale, idempotent.clone(), respond).await?;
+    tracing::info!(transaction_id = row.id, refund_of = transaction_id, "sandbox refund");
+    Ok(idempotent.created(refund_response(&state, &enricher, row)?))
+}
+
+/// An amount as the API writes it (`12.50`).
+fn in_major_units(minor: i64) -> String {
+    format!("{:.2}", crate::paging::amount(minor))
+}
+
+fn refund_response(
+    state: &AppState,
+    enricher: &crate::enrichment::stored::Enricher,
+    row: TransactionRow,
+) -> Result<SandboxTransactionResponse, ApiError> {
+    Ok(SandboxTransactionResponse { message: REFUND_CREATED.to_owned(), ..response(state, enricher, row)? })
 }
 
 async fn read_transaction(state: &AppState, transaction_id: i64) -> Result<Option<TransactionRow>, ApiError> {

@@ -114,6 +114,45 @@ impl Shop {
     }
 }
 
+impl Shop {
+    /// Where `row` happened: a refund is made where its purchase was.
+    pub fn of_row(row: &TransactionRow) -> Self {
+        Self {
+            merchant_name: row.merchant_name.clone(),
+            descriptor: row.descriptor.clone(),
+            mcc: row.category.clone(),
+            street: row.street.clone(),
+            street_no: row.street_no.clone(),
+            city: row.city.clone(),
+            country: row.country.clone(),
+            zip: row.zip.clone(),
+            currency: row.currency.clone(),
+            directory_id: row.directory_id,
+            merchant_id: row.merchant_id,
+            location_id: row.location_id,
+        }
+    }
+}
+
+/// A purchase (or a refund, negative) to record.
+#[derive(Debug, Clone)]
+pub struct Sale {
+    pub buyer: Buyer,
+    pub shop: Shop,
+    pub amount_minor: i64,
+    /// When it happened (Unix seconds); now when `None`.
+    pub created_at: Option<i64>,
+    /// The purchase a refund gives back.
+    pub refund_of: Option<i64>,
+}
+
+impl Sale {
+    /// A purchase made now.
+    pub fn now(buyer: Buyer, shop: Shop, amount_minor: i64) -> Self {
+        Self { buyer, shop, amount_minor, created_at: None, refund_of: None }
+    }
+}
+
 const FALLBACK_CURRENCY: &str = "USD";
 
 /// Miscellaneous and Specialty Retail Stores: a merchant known only by its name.
@@ -153,14 +192,12 @@ pub fn random_amount_minor(rng: &mut impl Rng) -> i64 {
     }
 }
 
-/// Records a pending purchase made now and announces it to the card's and the merchant's
-/// streams. With an `Idempotency-Key`, the replay of `respond`'s body is stored in the same
-/// transaction.
+/// Records a purchase and announces it to the card's and the merchant's streams: pending, or
+/// settled already when it happened longer ago than the settlement delay. With an
+/// `Idempotency-Key`, the replay of `respond`'s body is stored in the same transaction.
 pub async fn record<R, B>(
     state: &AppState,
-    buyer: Buyer,
-    shop: Shop,
-    amount_minor: i64,
+    sale: Sale,
     idempotent: Idempotent,
     respond: R,
 ) -> Result<TransactionRow, ApiError>
@@ -168,15 +205,18 @@ where
     R: Fn(&TransactionRow) -> Result<B, ApiError> + Send + Sync + 'static,
     B: serde::Serialize + 'static,
 {
+    let Sale { buyer, shop, amount_minor, created_at, refund_of } = sale;
     let now = Utc::now().timestamp();
+    let created_at = created_at.unwrap_or(now);
     let settle_after = i64::try_from(state.config.settle_after_seconds).unwrap_or(i64::MAX);
+    let settles_at = created_at.saturating_add(settle_after);
     let row = TransactionRow {
         id: 0,
         card_id: buyer.card_id,
         last_four: buyer.last_four,
-        created_at: now,
-        pending: true,
-        settles_at: Some(now.saturating_add(settle_after)),
+        created_at,
+        pending: settles_at > now,
+        settles_at: Some(settles_at),
         amount_minor,
         currency: shop.currency,
         merchant_name: shop.merchant_name,
@@ -190,6 +230,7 @@ where
         directory_id: shop.directory_id,
         merchant_id: shop.merchant_id,
         location_id: shop.location_id,
+        refund_of,
     };
     let template = row.clone();
     // The response cannot fail for a row just made (its times are now).

@@ -67,6 +67,6 @@ pub async fn simulate_one(state: &AppState, rng: &mut StdRng) -> Result<(), ApiE
     };
     let amount_minor = purchase::random_amount_minor(rng);
     // Nobody asked for this purchase: there is no response to replay.
-    purchase::record(state, buyer, shop, amount_minor, Idempotent::none(), |_| Ok(())).await?;
+    purchase::record(state, purchase::Sale::now(buyer, shop, amount_minor), Idempotent::none(), |_| Ok(())).await?;
     Ok(())
 }

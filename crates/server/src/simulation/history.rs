@@ -498,6 +498,7 @@ impl<'a> History<'a> {
             directory_id: Some(entry.id),
             merchant_id: None,
             location_id: None,
+            refund_of: None,
         });
     }
 
@@ -558,6 +559,7 @@ fn empty_row(last_four: u16) -> TransactionRow {
         directory_id: None,
         merchant_id: None,
         location_id: None,
+        refund_of: None,
     }
 }
 

@@ -42,13 +42,25 @@ impl Store {
         )
     }
 
-    /// Settles one pending transaction now (the sandbox's control); `None` when it is not
-    /// pending; else its event (`None` inside when nobody here sees the row).
-    pub async fn settle_now(&self, id: i64, now: i64) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
+    /// Settles one pending transaction now (the sandbox's control), at `amount_minor` when
+    /// given (a tip); `None` when it is not pending; else its event (`None` inside when nobody
+    /// here sees the row).
+    pub async fn settle_now(
+        &self,
+        id: i64,
+        now: i64,
+        amount_minor: Option<i64>,
+    ) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
         dispatch!(self,
-            db => db.write(move |connection| sqlite::transactions::settle_now(connection, id, now)).await,
-            db => postgres::transactions::settle_now(db, id, now).await,
+            db => db.write(move |connection| sqlite::transactions::settle_now(connection, id, now, amount_minor)).await,
+            db => postgres::transactions::settle_now(db, id, now, amount_minor).await,
         )
+    }
+
+    /// How much of the purchase `id` its refunds made as such have given back (minor units).
+    pub async fn refunded(&self, id: i64) -> StorageResult<i64> {
+        let sql = sql!("SELECT CAST(COALESCE(SUM(-amount_minor), 0) AS BIGINT) FROM transactions WHERE refund_of = $1");
+        Ok(self.fetch_one::<i64, 1>(Read::ByKey, sql, args![id]).await?.unwrap_or_default())
     }
 
     /// Records a point-of-sale purchase with its `transaction.created` event (seen by the card's

@@ -24,6 +24,7 @@ mod persons;
 mod pgbouncer;
 mod realtime;
 mod sandbox;
+mod scenarios;
 mod security_credentials;
 mod security_identity;
 mod security_logs;

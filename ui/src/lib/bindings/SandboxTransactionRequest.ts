@@ -19,4 +19,9 @@ amount?: number,
 /**
  * The merchant's name, for a purchase at no known location.
  */
-merchantName?: string, };
+merchantName?: string, 
+/**
+ * When it happened (RFC 3339), from 36 months ago to now; now when absent. A purchase
+ * older than the settlement delay is settled already.
+ */
+createdAt?: string, };

@@ -422,6 +422,28 @@ fn sandbox_schemas(schemas: &mut Value) {
     set(schemas, "SandboxTransactionRequest", "merchantName", optional_text(NAME_MAX));
     set(
         schemas,
+        "SandboxTransactionRequest",
+        "createdAt",
+        json!({"type": ["string", "null"], "format": "date-time",
+        "description": "RFC 3339, from 36 months ago to now; now when absent."}),
+    );
+    set(
+        schemas,
+        "SandboxSettleRequest",
+        "amount",
+        json!({"type": ["number", "null"],
+        "minimum": -crate::sandbox::MAX_AMOUNT, "maximum": crate::sandbox::MAX_AMOUNT, "multipleOf": 0.01,
+        "not": {"const": 0}, "description": "Major units, 2 decimals, of the purchase's sign."}),
+    );
+    set(
+        schemas,
+        "SandboxRefundRequest",
+        "amount",
+        json!({"type": ["number", "null"], "exclusiveMinimum": 0, "maximum": crate::sandbox::MAX_AMOUNT,
+        "multipleOf": 0.01, "description": "Major units, 2 decimals; all that is left when absent."}),
+    );
+    set(
+        schemas,
         "ClockAdvanceRequest",
         "seconds",
         json!({"type": "integer", "minimum": 1,

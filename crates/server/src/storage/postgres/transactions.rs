@@ -8,7 +8,7 @@ use crate::storage::StorageResult;
 use crate::storage::notices::Change;
 use crate::storage::rows::events::{EventKind, EventRow, TRANSACTION_CREATED, TRANSACTION_UPDATED};
 use crate::storage::rows::idempotency::Replay;
-use crate::storage::rows::transactions::{COLUMNS, Filter, NewTransaction, Owner, TransactionRow};
+use crate::storage::rows::transactions::{COLUMNS, Filter, NewTransaction, Owner, TransactionRow, WIDTH};
 use crate::storage::rows::{Columns, FromRow};
 use crate::storage::sql::sql;
 
@@ -36,6 +36,7 @@ pub struct Arrays {
 }
 
 impl Arrays {
+    /// The rows' columns; a history has no refunds made as one (`refund_of` stays NULL).
     pub fn of(rows: Vec<NewTransaction>) -> Self {
         let mut columns = Self::default();
         for row in rows {
@@ -144,7 +145,7 @@ fn page_of(owner_column: &str) -> String {
 }
 
 /// Settles the rows `ids` still pending (`settles_at` moved to `settled_at` when given and
-/// later), in one transaction that first locks the subscribers who see them; each owned row
+/// later; the amount set to `amount_minor` when given), in one transaction that first locks the subscribers who see them; each owned row
 /// gets a `transaction.updated` event. Returns the settled rows with their events' ids.
 async fn settle(
     db: &Database,
@@ -152,12 +153,14 @@ async fn settle(
     subscribers: Vec<i64>,
     now: i64,
     settled_at: Option<i64>,
+    amount_minor: Option<i64>,
 ) -> StorageResult<Vec<(TransactionRow, Option<i64>)>> {
     let sql = sql!(
         "WITH settled AS (
              UPDATE transactions SET pending = 0,
                  settles_at = CASE WHEN $3::BIGINT IS NOT NULL AND (settles_at IS NULL OR settles_at > $3)
                                    THEN $3 ELSE settles_at END,
+                 amount_minor = COALESCE($6::BIGINT, amount_minor),
                  change_seq = CASE WHEN card_id IS NOT NULL OR merchant_id IS NOT NULL
                                    THEN nextval(pg_get_serial_sequence('events', 'id')) ELSE change_seq END
              WHERE id = ANY($1::BIGINT[]) AND pending = 1
@@ -180,7 +183,11 @@ async fn settle(
             async move {
                 let (locked, settled) = futures::future::join(
                     execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
-                    query(client, sql.numbered(), &[&ids, &now, &settled_at, &TRANSACTION_UPDATED, &queue_at]),
+                    query(
+                        client,
+                        sql.numbered(),
+                        &[&ids, &now, &settled_at, &TRANSACTION_UPDATED, &queue_at, &amount_minor],
+                    ),
                 )
                 .await;
                 locked?;
@@ -192,8 +199,8 @@ async fn settle(
     let mut settled = Vec::with_capacity(rows.len());
     let mut queued = 0;
     for row in &rows {
-        settled.push((TransactionRow::from_row(row)?, row.column(19)?));
-        queued = row.column(20)?;
+        settled.push((TransactionRow::from_row(row)?, row.column(WIDTH)?));
+        queued = row.column(WIDTH + 1)?;
     }
     announce(db, settled.iter().map(|(row, _)| row), queued);
     Ok(settled)
@@ -249,10 +256,15 @@ pub async fn settle_due(db: &Database, now: i64) -> StorageResult<Vec<EventRow>>
     if ids.is_empty() {
         return Ok(Vec::new());
     }
-    Ok(settled_events(settle(db, ids, subscribers, now, None).await?))
+    Ok(settled_events(settle(db, ids, subscribers, now, None, None).await?))
 }
 
-pub async fn settle_now(db: &Database, id: i64, now: i64) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
+pub async fn settle_now(
+    db: &Database,
+    id: i64,
+    now: i64,
+    amount_minor: Option<i64>,
+) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
     let (ids, subscribers) = {
         let client = db.client().await?;
         to_settle(&client, "t.id = $1", &[&id]).await?
@@ -260,7 +272,7 @@ pub async fn settle_now(db: &Database, id: i64, now: i64) -> StorageResult<Optio
     if ids.is_empty() {
         return Ok(None);
     }
-    let settled = settle(db, ids, subscribers, now, Some(now)).await?;
+    let settled = settle(db, ids, subscribers, now, Some(now), amount_minor).await?;
     Ok(settled.into_iter().next().map(|(transaction, event)| {
         let event = event.map(|id| EventRow { id, kind: EventKind::Settled, transaction: transaction.clone() });
         (transaction, event)
@@ -283,10 +295,10 @@ const RECORD_SALE: &str = "WITH locked AS (
      ), sale AS (
          INSERT INTO transactions (card_id, last_four, created_at, pending, settles_at, amount_minor, currency,
              merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id,
-             merchant_id, location_id, created_seq, change_seq)
+             merchant_id, location_id, refund_of, created_seq, change_seq)
          SELECT $1::BIGINT, $2::BIGINT, $3::BIGINT, $4::BIGINT, $5::BIGINT, $6::BIGINT, $7::TEXT, $8::TEXT, $9::TEXT,
              $10::TEXT, $11::TEXT, $12::TEXT, $13::TEXT, $14::TEXT, $15::TEXT, $16::BIGINT, $17::BIGINT, $18::BIGINT,
-             COALESCE(event_id, 0), COALESCE(event_id, 0)
+             $22::BIGINT, COALESCE(event_id, 0), COALESCE(event_id, 0)
          FROM seq
          RETURNING id
      ), ev AS (
@@ -363,6 +375,7 @@ async fn insert_sale(client: &Client, sql: &str, row: &NewTransaction, now: i64)
             &TRANSACTION_CREATED,
             &now,
             &now.saturating_mul(1000),
+            &row.refund_of,
         ],
     )
     .await

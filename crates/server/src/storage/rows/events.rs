@@ -3,7 +3,7 @@
 
 use subscriber_protocol::{EventData, EventType};
 
-use super::transactions::{T_COLUMNS, TransactionRow};
+use super::transactions::{T_COLUMNS, TransactionRow, WIDTH};
 use super::{Column, Columns, FromRow};
 use crate::storage::{StorageError, StorageResult};
 
@@ -97,7 +97,7 @@ impl Column for EventKind {
 /// [`T_COLUMNS`], then the event's `id, type`.
 impl FromRow for EventRow {
     fn from_row(row: &impl Columns) -> StorageResult<Self> {
-        Ok(Self { id: row.column(19)?, kind: row.column(20)?, transaction: TransactionRow::from_row(row)? })
+        Ok(Self { id: row.column(WIDTH)?, kind: row.column(WIDTH + 1)?, transaction: TransactionRow::from_row(row)? })
     }
 }
 

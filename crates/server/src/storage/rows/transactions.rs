@@ -25,6 +25,9 @@ pub struct TransactionRow {
     pub directory_id: Option<i64>,
     pub merchant_id: Option<i64>,
     pub location_id: Option<i64>,
+    /// On a refund made as one (the sandbox's): the purchase it gives back. Others are
+    /// matched to their purchase by the history (`enrichment::history`).
+    pub refund_of: Option<i64>,
 }
 
 /// A row to insert; `id` is ignored.
@@ -32,12 +35,16 @@ pub type NewTransaction = TransactionRow;
 
 /// The columns of a row, in `TransactionRow`'s order.
 pub(in crate::storage) const COLUMNS: &str = "id, card_id, last_four, created_at, pending, settles_at, amount_minor, currency, \
-     merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, location_id";
+     merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, location_id, \
+     refund_of";
+
+/// How many columns [`COLUMNS`] are: what a statement selects after them starts here.
+pub(in crate::storage) const WIDTH: usize = 20;
 
 /// [`COLUMNS`] of the table aliased `t`.
 pub(in crate::storage) const T_COLUMNS: &str = "t.id, t.card_id, t.last_four, t.created_at, t.pending, t.settles_at, \
      t.amount_minor, t.currency, t.merchant_name, t.descriptor, t.category, t.street, t.street_no, t.city, t.country, \
-     t.zip, t.directory_id, t.merchant_id, t.location_id";
+     t.zip, t.directory_id, t.merchant_id, t.location_id, t.refund_of";
 
 /// Which transactions a page shows. Times are Unix seconds, both bounds inclusive.
 #[derive(Debug, Clone, Default)]
@@ -120,6 +127,7 @@ impl FromRow for TransactionRow {
             directory_id: row.column(16)?,
             merchant_id: row.column(17)?,
             location_id: row.column(18)?,
+            refund_of: row.column(19)?,
         })
     }
 }
@@ -127,6 +135,10 @@ impl FromRow for TransactionRow {
 /// [`COLUMNS`], then `created_seq, change_seq`.
 impl FromRow for ChangedRow {
     fn from_row(row: &impl Columns) -> StorageResult<Self> {
-        Ok(Self { row: TransactionRow::from_row(row)?, created_seq: row.column(19)?, change_seq: row.column(20)? })
+        Ok(Self {
+            row: TransactionRow::from_row(row)?,
+            created_seq: row.column(WIDTH)?,
+            change_seq: row.column(WIDTH + 1)?,
+        })
     }
 }

@@ -11,8 +11,8 @@ use crate::storage::sql::sql;
 
 const INSERT: &str = "INSERT INTO transactions (card_id, last_four, created_at, pending, settles_at, amount_minor, \
      currency, merchant_name, descriptor, category, street, street_no, city, country, zip, directory_id, merchant_id, \
-     location_id)";
-const INSERTED_COLUMNS: usize = 18;
+     location_id, refund_of)";
+const INSERTED_COLUMNS: usize = 19;
 
 fn values(row: &NewTransaction) -> Vec<Value> {
     vec![
@@ -34,6 +34,7 @@ fn values(row: &NewTransaction) -> Vec<Value> {
         row.directory_id.into(),
         row.merchant_id.into(),
         row.location_id.into(),
+        row.refund_of.into(),
     ]
 }
 
@@ -83,14 +84,18 @@ pub fn settle_now(
     connection: &Connection,
     id: i64,
     now: i64,
+    amount_minor: Option<i64>,
 ) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
     let sql = sql!(
         "UPDATE transactions
-         SET pending = 0, settles_at = CASE WHEN settles_at IS NULL OR settles_at > $2 THEN $2 ELSE settles_at END
+         SET pending = 0, settles_at = CASE WHEN settles_at IS NULL OR settles_at > $2 THEN $2 ELSE settles_at END,
+             amount_minor = COALESCE($3, amount_minor)
          WHERE id = $1 AND pending = 1
          RETURNING {COLUMNS}"
     );
-    let Some(settled) = first::<TransactionRow>(connection, sql, params![id, now])? else { return Ok(None) };
+    let Some(settled) = first::<TransactionRow>(connection, sql, params![id, now, amount_minor])? else {
+        return Ok(None);
+    };
     let event = record_transaction_events(connection, EventKind::Settled, std::slice::from_ref(&settled), now)?;
     Ok(Some((settled, event.into_iter().next())))
 }
