@@ -189,6 +189,14 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.simulate_purchase(request).await
     }
 
+    async fn settle_transaction(&self, transaction_id: i64, amount: Option<f64>) -> Outcome<CardTransaction> {
+        self.dashboard.settle_transaction(transaction_id, amount).await
+    }
+
+    async fn refund_transaction(&self, transaction_id: i64, amount: Option<f64>) -> Outcome<CardTransaction> {
+        self.dashboard.refund_transaction(transaction_id, amount).await
+    }
+
     async fn load_transactions(&self, card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> Outcome<u32> {
         self.dashboard.load_transactions(card_id, |batch| on_batch.send(batch).is_ok()).await
     }

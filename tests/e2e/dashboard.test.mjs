@@ -161,6 +161,38 @@ test("simulated purchases, filters, totals and the CSV export of what is shown",
   );
 });
 
+test("from its drawer, a purchase settles with a tip, then is refunded in part", async () => {
+  await type(session, "filter-text", "e2e live");
+  await waitFor(session, "the live purchase alone", async () => (await rowCount()) === 1);
+  await click(session, "transaction-row");
+  await find(session, "sandbox-actions");
+  await type(session, "sandbox-amount", "5.00");
+  await screenshot(session, "09b-settle-with-tip");
+  await click(session, "sandbox-act");
+  await toastSaying(session, /^Purchase settled/);
+  const rowText = async () =>
+    session.executeScript("return document.querySelector('[data-testid=transaction-row]').textContent");
+  await waitFor(session, "the row settled at 5.00", async () => {
+    const shown = await rowText();
+    return /5\.00/.test(shown) && !/pending/.test(shown);
+  }, 15_000);
+
+  await click(session, "transaction-row");
+  await find(session, "sandbox-actions");
+  assert.match(await text(session, "sandbox-actions"), /refund all that is left/);
+  await type(session, "sandbox-amount", "1.50");
+  await screenshot(session, "09c-refund-in-drawer");
+  await click(session, "sandbox-act");
+  await toastSaying(session, /^Refund made/);
+  await waitFor(session, "the refund's row arrives", async () => (await rowCount()) === 2, 15_000);
+  const rows = await session.executeScript(
+    "return [...document.querySelectorAll('[data-testid=transaction-row]')].map((row) => row.textContent)",
+  );
+  assert.ok(rows.some((row) => /-1\.50/.test(row)), `a row of -1.50: ${rows}`);
+  await (await find(session, "filter-text")).clear();
+  await (await find(session, "filter-text")).sendKeys("x", "\uE003");
+});
+
 test("credentials show the ids, the masked secret with reveal, and the token's validity", async () => {
   await click(session, "nav-credentials");
   assert.equal(await text(session, "credentials-client-id"), credentials.clientId);

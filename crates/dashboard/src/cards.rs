@@ -127,6 +127,29 @@ impl Dashboard {
     ) -> Result<SandboxTransactionResponse, CommandError> {
         Ok(self.client().await?.create_sandbox_transaction(&request).await?)
     }
+
+    /// Settles a pending sandbox purchase now, at `amount` when given (a tip).
+    pub async fn settle_transaction(
+        &self,
+        transaction_id: i64,
+        amount: Option<f64>,
+    ) -> Result<CardTransaction, CommandError> {
+        let client = self.client().await?;
+        let settled = match amount {
+            Some(amount) => client.settle_sandbox_transaction_at(transaction_id, amount).await?,
+            None => client.settle_sandbox_transaction(transaction_id).await?,
+        };
+        Ok(settled.transaction)
+    }
+
+    /// Refunds `amount` of a settled sandbox purchase, all that is left of it when `None`.
+    pub async fn refund_transaction(
+        &self,
+        transaction_id: i64,
+        amount: Option<f64>,
+    ) -> Result<CardTransaction, CommandError> {
+        Ok(self.client().await?.refund_sandbox_transaction(transaction_id, amount).await?.transaction)
+    }
 }
 
 /// Reads a paged list to the end: a small first page, then the largest pages, each handed to

@@ -132,6 +132,7 @@ async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_a
         location_id: Some(derived.location_id),
         amount: Some(12.5),
         merchant_name: None,
+        created_at: None,
     };
     let purchase = dashboard.simulate_purchase(request).await.expect("a sandbox purchase");
     let arrived = tokio::time::timeout(Duration::from_secs(10), async {

@@ -49,6 +49,11 @@ macro_rules! for_each_command {
             simulate_transaction(card_id: i64) -> CardTransaction;
             /// A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards.
             simulate_purchase(request: SandboxTransactionRequest) -> SandboxTransactionResponse;
+            /// Settles a pending sandbox purchase now, at `amount` when given (a tip).
+            settle_transaction(transaction_id: i64, amount: Option<f64>) -> CardTransaction;
+            /// Refunds `amount` of a settled sandbox purchase (all that is left when `null`);
+            /// answers the refund.
+            refund_transaction(transaction_id: i64, amount: Option<f64>) -> CardTransaction;
             /// Every transaction of a card, page by page on `on_batch`; answers the row count.
             load_transactions(card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> u32;
             /// Live transactions of a card; answers the watch's id (`stop_watch`).

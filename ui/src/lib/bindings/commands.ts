@@ -92,6 +92,8 @@ export const COMMAND_NAMES = [
   "watch_card_session",
   "simulate_transaction",
   "simulate_purchase",
+  "settle_transaction",
+  "refund_transaction",
   "load_transactions",
   "watch_transactions",
   "stop_watch",
@@ -220,6 +222,15 @@ export function commands(invoke: Invoke) {
     /** A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards. */
     simulatePurchase: (request: SandboxTransactionRequest) =>
       invoke<SandboxTransactionResponse>("simulate_purchase", { request }),
+    /** Settles a pending sandbox purchase now, at `amount` when given (a tip). */
+    settleTransaction: (transactionId: number, amount: number | null) =>
+      invoke<CardTransaction>("settle_transaction", { transactionId, amount }),
+    /**
+     * Refunds `amount` of a settled sandbox purchase (all that is left when `null`);
+     * answers the refund.
+     */
+    refundTransaction: (transactionId: number, amount: number | null) =>
+      invoke<CardTransaction>("refund_transaction", { transactionId, amount }),
     /** Every transaction of a card, page by page on `on_batch`; answers the row count. */
     loadTransactions: (cardId: number, onBatch: Channel<Batch<CardTransaction>>) =>
       invoke<number>("load_transactions", { cardId, onBatch }),
