@@ -102,6 +102,10 @@ event_catalogue! {
     TransactionCreated = "transaction.created" (TransactionEventData),
     /// A transaction changed: it settled (no longer pending) or its amount changed.
     TransactionUpdated = "transaction.updated" (TransactionEventData),
+    /// A pending authorization was reversed (the sandbox's `POST
+    /// /sandbox/transactions/{transactionId}/reverse`): it left the lists, and sync reports its
+    /// id in `removed`. Its earlier events went with it.
+    TransactionRemoved = "transaction.removed" (TransactionRemovedData),
     /// A merchant location was added.
     MerchantLocationCreated = "merchant.location.created" (LocationCreatedData),
     /// A merchant location changed (`PATCH /merchant/location/{locationId}`): the location as it is now.
@@ -385,6 +389,22 @@ pub struct AccountEventData {
 pub struct AccountRemovedData {
     /// The removed bank account.
     pub account_id: i64,
+}
+
+/// The data of `transaction.removed`: the id, and the recipient's card or merchant it was on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionRemovedData {
+    /// The transaction that is gone (ids are never given again).
+    pub transaction_id: i64,
+    /// The recipient's card it was on; null when the card is not the recipient's.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub card_id: Option<i64>,
+    /// The recipient's merchant it was at; null when the merchant is not the recipient's.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub merchant_id: Option<i64>,
 }
 
 /// The data of `person.removed`: the id alone.

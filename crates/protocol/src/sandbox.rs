@@ -57,6 +57,18 @@ pub struct SandboxRefundRequest {
     pub amount: Option<f64>,
 }
 
+/// A pending authorization reversed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxReversal {
+    /// What was done, in words.
+    pub message: String,
+    /// The transaction that is gone: sync reports it in `removed`.
+    pub transaction_id: i64,
+}
+
 /// The purchase made.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

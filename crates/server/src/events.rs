@@ -142,21 +142,28 @@ impl EventHub {
         self.sender.subscribe()
     }
 
-    /// Announces events this instance committed.
+    /// Announces transaction events this instance committed.
     pub fn publish(&self, events: &[EventRow]) {
-        if events.is_empty() {
+        let changes: Vec<(Owner, i64)> =
+            events.iter().flat_map(|event| Owner::of(&event.transaction).map(|owner| (owner, event.id))).collect();
+        self.changed(&changes);
+    }
+
+    /// Announces events of owners' transactions this instance committed, each `(owner, event
+    /// id)`: what is kept of those owners' transactions is stale from that id on (a reversal's
+    /// `transaction.removed` as well as a transaction's own events).
+    pub fn changed(&self, changes: &[(Owner, i64)]) {
+        if changes.is_empty() {
             return;
         }
         let mut woken = Vec::new();
         {
             let mut latest = self.latest.write();
-            for event in events {
-                for owner in Owner::of(&event.transaction) {
-                    let newest = latest.entry(owner).or_insert(0);
-                    *newest = (*newest).max(event.id);
-                    if !woken.contains(&owner) {
-                        woken.push(owner);
-                    }
+            for (owner, id) in changes {
+                let newest = latest.entry(*owner).or_insert(0);
+                *newest = (*newest).max(*id);
+                if !woken.contains(owner) {
+                    woken.push(*owner);
                 }
             }
         }

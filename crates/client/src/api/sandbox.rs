@@ -2,8 +2,8 @@
 
 use subscriber_protocol::{
     Answer, ClockAdvanceRequest, ClockAdvanced, MAX_CLOCK_ADVANCE_SECONDS, SandboxAnswers, SandboxCard,
-    SandboxCardList, SandboxRefundRequest, SandboxReset, SandboxSettleRequest, SandboxTransactionRequest,
-    SandboxTransactionResponse,
+    SandboxCardList, SandboxRefundRequest, SandboxReset, SandboxReversal, SandboxSettleRequest,
+    SandboxTransactionRequest, SandboxTransactionResponse,
 };
 
 use crate::client::Client;
@@ -88,6 +88,14 @@ impl Client {
             Call::new(&routes::REFUND_SANDBOX_TRANSACTION, format!("/sandbox/transactions/{transaction_id}/refund"))
                 .json(&SandboxRefundRequest { amount })?;
         self.inner.call(call).await
+    }
+
+    /// `POST /sandbox/transactions/{transaction_id}/reverse`: reverses a pending authorization:
+    /// it leaves the lists, sync reports it in `removed`, each side gets `transaction.removed`.
+    pub async fn reverse_sandbox_transaction(&self, transaction_id: i64) -> Result<SandboxReversal> {
+        validate::positive_id("transactionId", transaction_id)?;
+        let path = format!("/sandbox/transactions/{transaction_id}/reverse");
+        self.inner.call(Call::new(&routes::REVERSE_SANDBOX_TRANSACTION, path)).await
     }
 
     /// `GET /sandbox/persons/{person_id}/answers`: the right answers to the questions last

@@ -725,6 +725,19 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     let refunds: Vec<_> =
         listed.iter().filter(|row| row.enrichment.refund_of == Some(earlier.transaction_id)).collect();
     assert_eq!(refunds.len(), 2, "the list names the refunded purchase too");
+
+    // A reversed authorization leaves the list; sync reports it in `removed`.
+    let cursor = changes.next_cursor;
+    let voided = tour.client.create_sandbox_transaction(&sale(8.0)).await.expect("a sale");
+    let reversed = tour.client.reverse_sandbox_transaction(voided.transaction_id).await.expect("reversed");
+    assert_eq!((reversed.message.as_str(), reversed.transaction_id), ("Transaction reversed", voided.transaction_id));
+    let changes = sync(Some(&cursor)).await;
+    assert_eq!(changes.removed, [voided.transaction_id], "{changes:?}");
+    assert!(!ids(&changes.added).contains(&voided.transaction_id), "{changes:?}");
+    let after = sync(Some(&changes.next_cursor)).await;
+    assert!(after.removed.is_empty() && after.added.is_empty(), "reported once: {after:?}");
+    let gone = tour.client.reverse_sandbox_transaction(voided.transaction_id).await.expect_err("gone");
+    assert_eq!(gone.status().map(|status| status.as_u16()), Some(404), "{gone:?}");
 }
 
 async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {

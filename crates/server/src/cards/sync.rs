@@ -38,7 +38,8 @@ pub struct SyncQuery {
 ///
 /// From no cursor: the whole 36-month history as `added`, in pages (`hasMore`). From a cursor:
 /// the transactions created since (`added`) and those changed since, such as a settlement
-/// (`modified`, as they are now). Keep `nextCursor` for the next call.
+/// (`modified`, as they are now), and the ids of those that are gone, such as a reversed
+/// authorization (`removed`). Keep `nextCursor` for the next call.
 #[utoipa::path(get, path = "/card/{card_id}/transactions/sync", tag = "cards", operation_id = "syncCardTransactions",
     params(("card_id" = i64, Path, description = "A cardId of the caller.", minimum = 1), SyncQuery),
     responses(
@@ -74,11 +75,23 @@ pub async fn sync(
     let from = paging::history_start(Utc::now());
     let rows = super::card_rows_at(&state, card_id, card.event).await?;
     let cut = rows.sync(position, from, count);
+    // Reversed authorizations since the cursor, up to where this page ends (the rest come with
+    // the pages after); on the last page the cursor moves past the newest.
+    let upto = cut.has_more.then_some(cut.next.0);
+    let removed = state.db.removed_after(card_id, position.0, upto).await?;
+    let mut next = cut.next;
+    if let Some(&(_, newest)) = removed.last()
+        && !cut.has_more
+        && newest > next.0
+    {
+        // No row has a removal's position (each is an event of its own), so none is skipped.
+        next = (newest, 0);
+    }
     let shell = serde_json::to_vec(&Success::new(TransactionSync {
         added: Vec::new(),
         modified: Vec::new(),
-        removed: Vec::new(),
-        next_cursor: paging::encode_cursor(cut.next.0, cut.next.1),
+        removed: removed.into_iter().map(|(id, _)| id).collect(),
+        next_cursor: paging::encode_cursor(next.0, next.1),
         has_more: cut.has_more,
     }))
     .map_err(ApiError::internal)?;

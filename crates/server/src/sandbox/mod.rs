@@ -13,7 +13,8 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use subscriber_protocol::{
     ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxRefundRequest,
-    SandboxReset, SandboxSettleRequest, SandboxTransactionRequest, SandboxTransactionResponse, Success,
+    SandboxReset, SandboxReversal, SandboxSettleRequest, SandboxTransactionRequest, SandboxTransactionResponse,
+    Success,
 };
 
 use crate::error::{ApiError, Validation};
@@ -36,12 +37,14 @@ pub fn routes(api: Routes) -> Routes {
     api.api_creating(utoipa_axum::routes!(create_transaction))
         .api(utoipa_axum::routes!(settle_transaction))
         .api_creating(utoipa_axum::routes!(refund_transaction))
+        .api(utoipa_axum::routes!(reverse_transaction))
         .api(utoipa_axum::routes!(advance_clock))
         .api(utoipa_axum::routes!(reset))
 }
 
 pub const TRANSACTION_SETTLED: &str = "Transaction settled";
 pub const REFUND_CREATED: &str = "Refund created";
+pub const TRANSACTION_REVERSED: &str = "Transaction reversed";
 
 pub fn require_sandbox(state: &AppState) -> Result<(), ApiError> {
     if state.environment() == Environment::Sandbox {
@@ -361,6 +364,52 @@ async fn refund_transaction(
     let row = purchase::record(&state, sale, idempotent.clone(), respond).await?;
     tracing::info!(transaction_id = row.id, refund_of = transaction_id, "sandbox refund");
     Ok(idempotent.created(refund_response(&state, &enricher, row)?))
+}
+
+/// Reverses a pending authorization (sandbox only)
+///
+/// A pending purchase by one of the caller's cards or at the caller's merchant is reversed, as a
+/// merchant voids an authorization: it leaves both sides' lists, its earlier events leave the
+/// log, the card's sync reports its id in `removed`, and each side gets `transaction.removed`.
+/// A settled purchase is not reversed but refunded (`/refund`).
+#[utoipa::path(post, path = "/sandbox/transactions/{transaction_id}/reverse", tag = "sandbox",
+    operation_id = "reverseSandboxTransaction",
+    params(("transaction_id" = i64, Path, description = "The pending purchase to reverse.")),
+    responses(
+        (status = 200, description = "The authorization is gone.", body = Success<SandboxReversal>),
+        (status = 404, description = "Not the sandbox, or no purchase of the caller's cards or merchant has \
+            this id (another subscriber's is not one, nor one reversed already).", body = ErrorBody),
+        (status = 409, description = "It settled already: refund it instead.", body = ErrorBody),
+    ))]
+async fn reverse_transaction(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(transaction_id): IdPath,
+) -> Result<Json<Success<SandboxReversal>>, ApiError> {
+    require_sandbox(&state)?;
+    let not_yours = || ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"));
+    let settled = || {
+        ApiError::conflict(format!(
+            "purchase {transaction_id} settled already: refund it instead (POST /sandbox/transactions/{transaction_id}/refund)"
+        ))
+    };
+    let row = read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?;
+    if !is_callers(&state, auth.subscriber_id, &row).await? {
+        return Err(not_yours());
+    }
+    if !row.pending {
+        return Err(settled());
+    }
+    let Some(reversed) = state.db.reverse(transaction_id, Utc::now().timestamp()).await? else {
+        // Settled meanwhile, when it fell due (or reversed by a request just before).
+        return Err(match read_transaction(&state, transaction_id).await? {
+            Some(_) => settled(),
+            None => not_yours(),
+        });
+    };
+    state.events.changed(&reversed.events);
+    tracing::info!(transaction_id, "sandbox authorization reversed");
+    Ok(Json(Success::new(SandboxReversal { message: TRANSACTION_REVERSED.to_owned(), transaction_id })))
 }
 
 /// An amount as the API writes it (`12.50`).

@@ -7,7 +7,7 @@ use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 
-pub use super::rows::transactions::{ChangedRow, Filter, NewTransaction, Owner, TransactionRow};
+pub use super::rows::transactions::{ChangedRow, Filter, NewTransaction, Owner, Reversed, TransactionRow};
 
 impl Store {
     pub async fn transaction(&self, id: i64) -> StorageResult<Option<TransactionRow>> {
@@ -55,6 +55,27 @@ impl Store {
             db => db.write(move |connection| sqlite::transactions::settle_now(connection, id, now, amount_minor)).await,
             db => postgres::transactions::settle_now(db, id, now, amount_minor).await,
         )
+    }
+
+    /// Reverses the pending authorization `id` (the sandbox's control): the row leaves the
+    /// lists, each subscriber who saw it gets `transaction.removed`, and its card's sync reports
+    /// it in `removed`. `None` when it is not pending (settled meanwhile, or gone).
+    pub async fn reverse(&self, id: i64, now: i64) -> StorageResult<Option<Reversed>> {
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::transactions::reverse(connection, id, now)).await,
+            db => postgres::transactions::reverse(db, id, now).await,
+        )
+    }
+
+    /// The card's transactions removed after the position `after` in its change order, up to
+    /// `upto` when given: `(transaction id, position)`, in order.
+    pub async fn removed_after(&self, card_id: i64, after: i64, upto: Option<i64>) -> StorageResult<Vec<(i64, i64)>> {
+        let sql = sql!(
+            "SELECT transaction_id, removed_seq FROM removed_transactions
+             WHERE card_id = $1 AND removed_seq > $2 AND (CAST($3 AS BIGINT) IS NULL OR removed_seq <= $3)
+             ORDER BY removed_seq"
+        );
+        self.fetch_all(sql, args![card_id, after, upto]).await
     }
 
     /// How much of the purchase `id` its refunds made as such have given back (minor units).

@@ -8,11 +8,12 @@ use crate::helpers::{TestServer, assert_error, send};
 use crate::persons::{information, onboard};
 
 /// Every type the contract names (and the service lists in `EventType`).
-const TYPES: [&str; 18] = [
+const TYPES: [&str; 19] = [
     "card.enrolled",
     "card.removed",
     "transaction.created",
     "transaction.updated",
+    "transaction.removed",
     "merchant.location.created",
     "merchant.location.updated",
     "merchant.location.removed",

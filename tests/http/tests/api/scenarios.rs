@@ -222,3 +222,103 @@ fn a_backdated_purchase_is_settled_in_its_place_and_bad_times_change_nothing() {
     let changes = sync(&server, &shop, &cursor);
     assert_eq!(ids(&changes["added"]), [id], "{changes}");
 }
+
+#[test]
+fn a_reversed_authorization_leaves_both_sides_and_sync_reports_it_removed() {
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
+    // A card and a merchant of one subscriber (a purchase crosses subscribers only when the
+    // simulator makes it), a stranger beside them.
+    let shop = shop(&server);
+    let receiver = WebhookReceiver::start();
+    add_receiver(&server, &shop.subscriber, &receiver, &["transaction.removed"]);
+    // (The card's generated history may hold the same amount: what is counted is what changes.)
+    let of_that_amount = || count(&server, "SELECT count(*) FROM transactions WHERE amount_minor = 6137");
+    let before = of_that_amount();
+    let id = buy(&server, &shop, 61.37);
+    let cursor = cursor_now(&server, &shop);
+    let other = buy(&server, &shop, 12.0);
+    let reverse = |subscriber: &Subscriber, id: i64| {
+        post(&server, subscriber, &format!("/sandbox/transactions/{id}/reverse"), &json!({}))
+    };
+
+    // Not a stranger's to reverse; a settled one is refunded instead, and stays.
+    let stranger = server.subscriber();
+    server.enroll_card(&stranger, TEST_PANS[1]);
+    let (status, answer) = reverse(&stranger, id);
+    assert_error(status, &answer, 404, "not_found");
+    assert_eq!(settle(&server, &shop, other, &json!({})).0, 200);
+    let (status, answer) = reverse(&shop.subscriber, other);
+    assert_error(status, &answer, 409, "conflict");
+
+    let (status, reversed) = reverse(&shop.subscriber, id);
+    assert_eq!(status, 200, "{reversed}");
+    assert_eq!((&reversed["message"], &reversed["transactionId"]), (&json!("Transaction reversed"), &json!(id)));
+
+    // Gone from both lists, reported once by sync, told once naming both sides.
+    let card_list = format!("/card/{}/transactions?limit=100", shop.card_id);
+    assert!(listed(&server, &shop.subscriber, &card_list, id).is_none(), "off the card's list");
+    let merchant_list = format!("/merchant/{}/transactions?limit=100", shop.merchant_id);
+    assert!(listed(&server, &shop.subscriber, &merchant_list, id).is_none(), "off the merchant's list");
+    assert!(listed(&server, &shop.subscriber, &merchant_list, other).is_some(), "the other sale stays");
+    let changes = sync(&server, &shop, &cursor);
+    assert_eq!(changes["removed"], json!([id]), "{changes}");
+    assert!(!ids(&changes["added"]).contains(&id), "{changes}");
+    let next = changes["next_cursor"].as_str().expect("next_cursor");
+    let after = sync(&server, &shop, next);
+    assert_eq!((&after["removed"], &after["added"]), (&json!([]), &json!([])), "reported once: {after}");
+    let told: Value = serde_json::from_slice(&next_accepted(&receiver).body).expect("JSON");
+    assert_eq!(told["type"], "transaction.removed");
+    assert_eq!(told["data"], json!({"transactionId": id, "cardId": shop.card_id, "merchantId": shop.merchant_id}));
+    let (status, events) = send(shop.subscriber.auth(server.get("/events?limit=100")));
+    assert_eq!(status, 200, "{events}");
+    let about: Vec<&Value> = events["events"]
+        .as_array()
+        .expect("events")
+        .iter()
+        .filter(|event| event["data"]["transactionId"] == id)
+        .map(|event| &event["type"])
+        .collect();
+    assert_eq!(about, [&json!("transaction.removed")], "its earlier events went with it: {events}");
+
+    // In the database: the row is gone and nothing of it is left but its id.
+    assert_eq!(count(&server, &format!("SELECT count(*) FROM transactions WHERE id = {id}")), 0);
+    assert_eq!(of_that_amount(), before);
+    assert_eq!(count(&server, &format!("SELECT count(*) FROM removed_transactions WHERE transaction_id = {id}")), 1);
+    let (status, answer) = reverse(&shop.subscriber, id);
+    assert_error(status, &answer, 404, "not_found");
+}
+
+/// Scenarios through one instance are what the other answers at once: its kept pages and rows
+/// of the card and the merchant are stale from the change on (two instances on PostgreSQL).
+#[test]
+fn scenarios_through_one_instance_are_what_the_other_answers_at_once() {
+    let Some((first, second)) = crate::instances::two_instances() else { return };
+    let shop = shop(&first);
+    let (tipped, reversed) = (buy(&first, &shop, 30.0), buy(&first, &shop, 45.5));
+    let card_list = format!("/card/{}/transactions?limit=100", shop.card_id);
+    let merchant_list = format!("/merchant/{}/transactions?limit=100", shop.merchant_id);
+    // The second instance reads (and keeps) both lists first.
+    for path in [&card_list, &merchant_list] {
+        assert!(listed(&second, &shop.subscriber, path, reversed).is_some(), "{path}");
+    }
+    let cursor = cursor_now(&second, &shop);
+
+    assert_eq!(settle(&first, &shop, tipped, &json!({"amount": 36.0})).0, 200);
+    let (status, body) =
+        post(&first, &shop.subscriber, &format!("/sandbox/transactions/{reversed}/reverse"), &json!({}));
+    assert_eq!(status, 200, "{body}");
+    let (status, refund) = refund(&first, &shop.subscriber, tipped, &json!({"amount": 6.0}));
+    assert_eq!(status, 201, "{refund}");
+    let refund_id = refund["transactionId"].as_i64().expect("transactionId");
+
+    for path in [&card_list, &merchant_list] {
+        assert!(listed(&second, &shop.subscriber, path, reversed).is_none(), "{path}: the reversed one is gone");
+        let row = listed(&second, &shop.subscriber, path, tipped).expect("the tipped one");
+        assert_eq!((&row["amount"], &row["pending"]), (&json!(36.0), &json!(false)), "{path}: {row}");
+        assert!(listed(&second, &shop.subscriber, path, refund_id).is_some(), "{path}: the refund is there");
+    }
+    let changes = sync(&second, &shop, &cursor);
+    assert_eq!(changes["removed"], json!([reversed]), "{changes}");
+    assert_eq!(ids(&changes["modified"]), [tipped], "{changes}");
+    assert_eq!(ids(&changes["added"]), [refund_id], "{changes}");
+}

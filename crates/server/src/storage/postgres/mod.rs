@@ -76,7 +76,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0008_labels.sql"),
     include_str!("../../../migrations/postgres/0009_bank_consent.sql"),
     include_str!("../../../migrations/postgres/0010_person_sessions.sql"),
-    include_str!("../../../migrations/postgres/0011_refunds.sql"),
+    include_str!("../../../migrations/postgres/0011_sandbox_scenarios.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).

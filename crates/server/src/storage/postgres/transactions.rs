@@ -3,12 +3,15 @@ use tokio_postgres::Row;
 
 use super::events::transaction_recipients_and_deliveries;
 use super::rows::all;
-use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one};
+use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one, query_opt};
 use crate::storage::StorageResult;
 use crate::storage::notices::Change;
 use crate::storage::rows::events::{EventKind, EventRow, TRANSACTION_CREATED, TRANSACTION_UPDATED};
 use crate::storage::rows::idempotency::Replay;
-use crate::storage::rows::transactions::{COLUMNS, Filter, NewTransaction, Owner, TransactionRow, WIDTH};
+use crate::storage::rows::transactions::{
+    COLUMNS, Filter, MARK_REMOVAL, NewTransaction, Owner, REVERSE, Reversed, SIDES, TOMBSTONE, TransactionRow, WIDTH,
+    removal_notices,
+};
 use crate::storage::rows::{Columns, FromRow};
 use crate::storage::sql::sql;
 
@@ -379,4 +382,46 @@ async fn insert_sale(client: &Client, sql: &str, row: &NewTransaction, now: i64)
         ],
     )
     .await
+}
+
+/// Reverses the pending authorization `id` in one transaction: the subscribers who see it are
+/// locked first (as a settlement locks them), then the row goes, each of them gets
+/// `transaction.removed`, and the card keeps the id for sync.
+pub async fn reverse(db: &Database, id: i64, now: i64) -> StorageResult<Option<Reversed>> {
+    let reversed = db
+        .write_again(move |client| {
+            async move {
+                let Some(sides) = query_opt(client, SIDES.numbered(), &[&id]).await? else { return Ok(None) };
+                let owners: (Option<i64>, Option<i64>) = (sides.try_get(0)?, sides.try_get(1)?);
+                let subscribers: Vec<i64> = [owners.0, owners.1].into_iter().flatten().collect();
+                execute(client, LOCK_SUBSCRIBERS, &[&subscribers]).await?;
+                let Some(row) = query_opt(client, REVERSE.numbered(), &[&id]).await? else { return Ok(None) };
+                let row = TransactionRow::from_row(&row)?;
+                let (mut events, mut queued) = (Vec::new(), 0);
+                for notice in removal_notices(&row, owners) {
+                    let (event_id, more) = super::events::record_other(
+                        client,
+                        notice.subscriber_id,
+                        notice.event.event_type,
+                        &notice.event.data,
+                        now,
+                    )
+                    .await?;
+                    queued += more;
+                    execute(client, MARK_REMOVAL.numbered(), &[&event_id, &notice.card_id, &notice.merchant_id])
+                        .await?;
+                    if let Some(card_id) = notice.card_id {
+                        execute(client, TOMBSTONE.numbered(), &[&row.id, &card_id, &event_id]).await?;
+                    }
+                    events.extend(notice.owners(event_id));
+                }
+                Ok(Some((Reversed { row, events }, queued)))
+            }
+            .boxed()
+        })
+        .await?;
+    Ok(reversed.map(|(reversed, queued)| {
+        announce(db, std::iter::once(&reversed.row), queued);
+        reversed
+    }))
 }

@@ -55,6 +55,10 @@ sql! {
 }
 sql! { static CARD_SESSIONS = "DELETE FROM card_sessions WHERE card_id = $2 AND subscriber_id = $1"; }
 sql! {
+    // The ids of its reversed authorizations, kept for sync.
+    static CARD_REMOVED_TRANSACTIONS = "DELETE FROM removed_transactions WHERE card_id = $2 AND {OWNED}";
+}
+sql! {
     // The fingerprint goes with the row: the same card number enrolls again, with a new id.
     static CARD_ROW = "DELETE FROM cards WHERE id = $2 AND subscriber_id = $1";
 }
@@ -69,6 +73,7 @@ pub static CARD: Removal = Removal {
         &CARD_SHARED_EVENTS_UNLINKED,
         &CARD_SHARED_PURCHASES_UNLINKED,
         &CARD_TRANSACTIONS,
+        &CARD_REMOVED_TRANSACTIONS,
         &CARD_SESSIONS,
         &CARD_ROW,
     ],

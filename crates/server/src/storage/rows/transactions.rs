@@ -1,8 +1,12 @@
 //! Transactions' rows: every payment, whichever side looks at it (the card's owner or the
 //! merchant).
 
+use subscriber_protocol::{EventData, TransactionRemovedData};
+
+use super::events::StoredEvent;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
+use crate::storage::sql::sql;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TransactionRow {
@@ -141,4 +145,76 @@ impl FromRow for ChangedRow {
             change_seq: row.column(WIDTH + 1)?,
         })
     }
+}
+
+sql! {
+    /// A pending authorization reversed: the row goes (its events with it, `ON DELETE CASCADE`).
+    pub(in crate::storage) static REVERSE = "DELETE FROM transactions WHERE id = $1 AND pending = 1 RETURNING {COLUMNS}";
+}
+sql! {
+    /// Who sees transaction `$1`: the subscriber of its card and of its merchant (each NULL
+    /// when nobody here has that side).
+    pub(in crate::storage) static SIDES = "SELECT c.subscriber_id, m.subscriber_id FROM transactions t
+         LEFT JOIN cards c ON c.id = t.card_id LEFT JOIN merchants m ON m.id = t.merchant_id
+         WHERE t.id = $1";
+}
+sql! {
+    /// A `transaction.removed` event names the sides its recipient owns, so that side's kept
+    /// pages and rows are stale from it on, on every instance (the newest event of an owner).
+    pub(in crate::storage) static MARK_REMOVAL = "UPDATE events SET card_id = $2, merchant_id = $3 WHERE id = $1";
+}
+sql! {
+    pub(in crate::storage) static TOMBSTONE = "INSERT INTO removed_transactions (transaction_id, card_id, removed_seq)
+         VALUES ($1, $2, $3)";
+}
+
+/// A reversed authorization: the row as it was, and each owner told with its event's id.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reversed {
+    pub row: TransactionRow,
+    pub events: Vec<(Owner, i64)>,
+}
+
+/// One subscriber's `transaction.removed`: the sides of the row that subscriber owns.
+pub(in crate::storage) struct RemovalNotice {
+    pub subscriber_id: i64,
+    pub card_id: Option<i64>,
+    pub merchant_id: Option<i64>,
+    pub event: StoredEvent,
+}
+
+impl RemovalNotice {
+    /// The owners the notice names, each with the event's id.
+    pub fn owners(&self, event_id: i64) -> impl Iterator<Item = (Owner, i64)> {
+        [self.card_id.map(Owner::Card), self.merchant_id.map(Owner::Merchant)]
+            .into_iter()
+            .flatten()
+            .map(move |owner| (owner, event_id))
+    }
+}
+
+/// Who is told of `row`'s removal (the subscribers of its card and its merchant, `owners`):
+/// one event per subscriber, naming only what that subscriber owns.
+pub(in crate::storage) fn removal_notices(
+    row: &TransactionRow,
+    owners: (Option<i64>, Option<i64>),
+) -> Vec<RemovalNotice> {
+    let (card_owner, merchant_owner) = owners;
+    let mut subscribers: Vec<i64> = [card_owner, merchant_owner].into_iter().flatten().collect();
+    subscribers.sort_unstable();
+    subscribers.dedup();
+    subscribers
+        .into_iter()
+        .map(|subscriber_id| {
+            let card_id = row.card_id.filter(|_| card_owner == Some(subscriber_id));
+            let merchant_id = row.merchant_id.filter(|_| merchant_owner == Some(subscriber_id));
+            let data = TransactionRemovedData { transaction_id: row.id, card_id, merchant_id };
+            RemovalNotice {
+                subscriber_id,
+                card_id,
+                merchant_id,
+                event: StoredEvent::new(&EventData::TransactionRemoved(data)),
+            }
+        })
+        .collect()
 }

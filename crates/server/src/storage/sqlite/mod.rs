@@ -58,7 +58,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0016_labels.sql")),
         M::up(include_str!("../../../migrations/0017_bank_consent.sql")),
         M::up(include_str!("../../../migrations/0018_person_sessions.sql")),
-        M::up(include_str!("../../../migrations/0019_refunds.sql")),
+        M::up(include_str!("../../../migrations/0019_sandbox_scenarios.sql")),
     ])
 }
 

@@ -6,7 +6,10 @@ use super::rows::{all, first};
 use crate::storage::StorageResult;
 use crate::storage::rows::events::{EventKind, EventRow};
 use crate::storage::rows::idempotency::Replay;
-use crate::storage::rows::transactions::{COLUMNS, Filter, NewTransaction, Owner, TransactionRow};
+use crate::storage::rows::transactions::{
+    COLUMNS, Filter, MARK_REMOVAL, NewTransaction, Owner, REVERSE, Reversed, SIDES, TOMBSTONE, TransactionRow,
+    removal_notices,
+};
 use crate::storage::sql::sql;
 
 const INSERT: &str = "INSERT INTO transactions (card_id, last_four, created_at, pending, settles_at, amount_minor, \
@@ -111,4 +114,31 @@ pub fn record_sale(
     let event = record_transaction_events(connection, EventKind::Created, std::slice::from_ref(&sale), now)?;
     super::idempotency::store_replay(connection, replay, sale.id, now)?;
     Ok((sale, event.into_iter().next()))
+}
+
+/// Reverses the pending authorization `id` in the writer's transaction: the row goes, each
+/// subscriber who saw it gets `transaction.removed`, and the card keeps the id for sync.
+pub fn reverse(connection: &Connection, id: i64, now: i64) -> StorageResult<Option<Reversed>> {
+    let owners: Option<(Option<i64>, Option<i64>)> = first(connection, &SIDES, [id])?;
+    let Some(row) = first::<TransactionRow>(connection, &REVERSE, [id])? else { return Ok(None) };
+    let mut events = Vec::new();
+    for notice in removal_notices(&row, owners.unwrap_or_default()) {
+        let event_id = super::events::record_other(
+            connection,
+            notice.subscriber_id,
+            notice.event.event_type,
+            &notice.event.data,
+            now,
+        )?;
+        connection.prepare_cached(MARK_REMOVAL.sqlite())?.execute(params![
+            event_id,
+            notice.card_id,
+            notice.merchant_id
+        ])?;
+        if let Some(card_id) = notice.card_id {
+            connection.prepare_cached(TOMBSTONE.sqlite())?.execute(params![row.id, card_id, event_id])?;
+        }
+        events.extend(notice.owners(event_id));
+    }
+    Ok(Some(Reversed { row, events }))
 }
