@@ -197,6 +197,10 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.refund_transaction(transaction_id, amount).await
     }
 
+    async fn reverse_transaction(&self, transaction_id: i64) -> Outcome<SandboxReversal> {
+        self.dashboard.reverse_transaction(transaction_id).await
+    }
+
     async fn load_transactions(&self, card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> Outcome<u32> {
         self.dashboard.load_transactions(card_id, |batch| on_batch.send(batch).is_ok()).await
     }

@@ -191,6 +191,17 @@ test("from its drawer, a purchase settles with a tip, then is refunded in part",
   assert.ok(rows.some((row) => /-1\.50/.test(row)), `a row of -1.50: ${rows}`);
   await (await find(session, "filter-text")).clear();
   await (await find(session, "filter-text")).sendKeys("x", "\uE003");
+
+  // A new pending purchase, reversed from its drawer, leaves the list.
+  await waitFor(session, "the filter cleared", async () => (await rowCount()) > 2);
+  const before = await rowCount();
+  await click(session, "simulate");
+  await waitFor(session, "the purchase arrives", async () => (await rowCount()) === before + 1, 15_000);
+  await click(session, "transaction-row");
+  await find(session, "sandbox-reverse");
+  await click(session, "sandbox-reverse");
+  await toastSaying(session, /^Authorization reversed/);
+  await waitFor(session, "the reversed row leaves", async () => (await rowCount()) === before, 15_000);
 });
 
 test("credentials show the ids, the masked secret with reveal, and the token's validity", async () => {

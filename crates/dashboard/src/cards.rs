@@ -8,7 +8,8 @@ use futures::StreamExt;
 use subscriber_client::{Page, Paged, Paging};
 use subscriber_protocol::{
     CardRecord, CardSession, CardSessionStatus, CardTransaction, EnrollCardRequest, EnrollCardResponse, Environment,
-    RecurringStream, RemoveCardResponse, SandboxCard, SandboxTransactionRequest, SandboxTransactionResponse,
+    RecurringStream, RemoveCardResponse, SandboxCard, SandboxReversal, SandboxTransactionRequest,
+    SandboxTransactionResponse,
 };
 
 use crate::app::Dashboard;
@@ -149,6 +150,11 @@ impl Dashboard {
         amount: Option<f64>,
     ) -> Result<CardTransaction, CommandError> {
         Ok(self.client().await?.refund_sandbox_transaction(transaction_id, amount).await?.transaction)
+    }
+
+    /// Reverses a pending sandbox purchase: it leaves the lists (the live list drops it).
+    pub async fn reverse_transaction(&self, transaction_id: i64) -> Result<SandboxReversal, CommandError> {
+        Ok(self.client().await?.reverse_sandbox_transaction(transaction_id).await?)
     }
 }
 

@@ -88,6 +88,11 @@ export class LiveTable<T, R extends { tx: { transactionId: number } }, K extends
     this.arrivals.flash(row.tx.transactionId);
   };
 
+  /** Drops a row that is gone (a reversed authorization: no stream event says so). */
+  remove = (transactionId: number) => {
+    this.rows = this.rows.filter((row) => row.tx.transactionId !== transactionId);
+  };
+
   onSort = (key: K) => {
     this.sort = nextSort(this.sort, key);
     this.rows = this.spec.sortRows(this.rows, this.sort);

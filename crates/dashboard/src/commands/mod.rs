@@ -17,9 +17,10 @@ pub mod types {
         CardSession, CardTransaction, CreateLocationResponse, CreateWebhookRequest, EndUser, EndUserRemoved,
         EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, Location, LocationInput, LocationRemoved,
         Merchant, MerchantCategory, MerchantTransaction, Metadata, OnboardPersonRequest, Person, RecurringStream,
-        RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, SandboxCard, SandboxTransactionRequest,
-        SandboxTransactionResponse, UpdateLocationRequest, UpdateWebhookRequest, VerifyPersonRequest,
-        VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued, WebhookRecovered,
+        RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, SandboxCard, SandboxReversal,
+        SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest, UpdateWebhookRequest,
+        VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
+        WebhookRecovered,
     };
 
     pub use crate::CommandError;

@@ -54,6 +54,8 @@ macro_rules! for_each_command {
             /// Refunds `amount` of a settled sandbox purchase (all that is left when `null`);
             /// answers the refund.
             refund_transaction(transaction_id: i64, amount: Option<f64>) -> CardTransaction;
+            /// Reverses a pending sandbox purchase: it leaves the lists.
+            reverse_transaction(transaction_id: i64) -> SandboxReversal;
             /// Every transaction of a card, page by page on `on_batch`; answers the row count.
             load_transactions(card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> u32;
             /// Live transactions of a card; answers the watch's id (`stop_watch`).

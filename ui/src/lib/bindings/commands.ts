@@ -54,6 +54,7 @@ import type { RemovePersonResponse } from "./RemovePersonResponse";
 import type { RotateResult } from "./RotateResult";
 import type { SalesQuery } from "./SalesQuery";
 import type { SandboxCard } from "./SandboxCard";
+import type { SandboxReversal } from "./SandboxReversal";
 import type { SandboxTransactionRequest } from "./SandboxTransactionRequest";
 import type { SandboxTransactionResponse } from "./SandboxTransactionResponse";
 import type { SecurePage } from "./SecurePage";
@@ -94,6 +95,7 @@ export const COMMAND_NAMES = [
   "simulate_purchase",
   "settle_transaction",
   "refund_transaction",
+  "reverse_transaction",
   "load_transactions",
   "watch_transactions",
   "stop_watch",
@@ -231,6 +233,9 @@ export function commands(invoke: Invoke) {
      */
     refundTransaction: (transactionId: number, amount: number | null) =>
       invoke<CardTransaction>("refund_transaction", { transactionId, amount }),
+    /** Reverses a pending sandbox purchase: it leaves the lists. */
+    reverseTransaction: (transactionId: number) =>
+      invoke<SandboxReversal>("reverse_transaction", { transactionId }),
     /** Every transaction of a card, page by page on `on_batch`; answers the row count. */
     loadTransactions: (cardId: number, onBatch: Channel<Batch<CardTransaction>>) =>
       invoke<number>("load_transactions", { cardId, onBatch }),
