@@ -126,6 +126,7 @@ pub const SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions");
 pub const SETTLE_SANDBOX_TRANSACTION: Route = Route::action("/sandbox/transactions/{transaction_id}/settle");
 pub const REFUND_SANDBOX_TRANSACTION: Route = Route::create("/sandbox/transactions/{transaction_id}/refund");
 pub const REVERSE_SANDBOX_TRANSACTION: Route = Route::action("/sandbox/transactions/{transaction_id}/reverse");
+pub const SEND_SANDBOX_EVENT: Route = Route::action("/sandbox/events");
 pub const ADVANCE_SANDBOX_CLOCK: Route = Route::action("/sandbox/clock/advance");
 pub const RESET_SANDBOX: Route = Route::action("/sandbox/reset");
 pub const SANDBOX_ANSWERS: Route = Route::get("/sandbox/persons/{person_id}/answers");
@@ -208,6 +209,7 @@ pub const ALL: &[Route] = &[
     SETTLE_SANDBOX_TRANSACTION,
     REFUND_SANDBOX_TRANSACTION,
     REVERSE_SANDBOX_TRANSACTION,
+    SEND_SANDBOX_EVENT,
     SANDBOX_ANSWERS,
     ADVANCE_SANDBOX_CLOCK,
     RESET_SANDBOX,

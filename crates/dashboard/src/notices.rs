@@ -248,7 +248,7 @@ mod tests {
 
     fn event(payload: EventData) -> Event {
         let created_at = chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default();
-        Event { id: "evt_9".to_owned(), created_at, payload }
+        Event { id: "evt_9".to_owned(), created_at, payload, sandbox: None }
     }
 
     fn purchase(amount: f64, merchant_name: &str) -> EventData {

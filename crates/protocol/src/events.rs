@@ -24,6 +24,11 @@ pub struct Event {
     /// What happened: the `type` and its `data`.
     #[serde(flatten)]
     pub payload: EventData,
+    /// `true` on an event the sandbox sent on request (`POST /sandbox/events`): nothing
+    /// changed. Absent on every other event.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub sandbox: Option<bool>,
 }
 
 impl Event {

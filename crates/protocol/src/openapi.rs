@@ -78,6 +78,13 @@ pub fn typed_event_schema(event_type: crate::EventType) -> Schema {
                 .description(Some("When it happened (RFC 3339, UTC).")),
         )
         .property("data", utoipa::openapi::Ref::from_schema_name(event_type.payload_name()))
+        .property(
+            "sandbox",
+            ObjectBuilder::new().schema_type(Type::Boolean).enum_values(Some([true])).description(Some(
+                "`true` on an event the sandbox sent on request (`POST /sandbox/events`): nothing changed. \
+                 Absent on every other event.",
+            )),
+        )
         .required("id")
         .required("type")
         .required("createdAt")

@@ -57,6 +57,22 @@ pub struct SandboxRefundRequest {
     pub amount: Option<f64>,
 }
 
+/// An event to send now (sandbox only).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxEventRequest {
+    /// A catalogue type (`transaction.created`, `account.consent_expiring`, …).
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// The object it is about: one of the caller's transactions for a transaction event; for
+    /// any other type, the id its payload names. A made-up one when absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub object_id: Option<i64>,
+}
+
 /// A pending authorization reversed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

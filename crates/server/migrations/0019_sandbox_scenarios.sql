@@ -16,3 +16,7 @@ CREATE TABLE removed_transactions (
     removed_seq    INTEGER NOT NULL
 ) STRICT;
 CREATE INDEX removed_transactions_by_card ON removed_transactions (card_id, removed_seq);
+
+-- An event the sandbox sent on request (`POST /sandbox/events`) says so (`sandbox: true`):
+-- nothing changed.
+ALTER TABLE events ADD COLUMN sandbox INTEGER NOT NULL DEFAULT 0;

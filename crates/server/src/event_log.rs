@@ -55,7 +55,7 @@ pub async fn render(state: &AppState, event: LoggedEvent) -> Result<Event, ApiEr
         }
         None => EventData::from_parts(event_type, event.data.as_deref().unwrap_or("{}")).map_err(ApiError::internal)?,
     };
-    Ok(Event { id: public_id(event.id), created_at, payload })
+    Ok(Event { id: public_id(event.id), created_at, payload, sandbox: event.sandbox.then_some(true) })
 }
 
 /// The caller's events of the last 30 days, newest first

@@ -2,9 +2,10 @@
 
 use subscriber_protocol::{
     Answer, ClockAdvanceRequest, ClockAdvanced, MAX_CLOCK_ADVANCE_SECONDS, SandboxAnswers, SandboxCard,
-    SandboxCardList, SandboxRefundRequest, SandboxReset, SandboxReversal, SandboxSettleRequest,
+    SandboxCardList, SandboxEventRequest, SandboxRefundRequest, SandboxReset, SandboxReversal, SandboxSettleRequest,
     SandboxTransactionRequest, SandboxTransactionResponse,
 };
+use subscriber_protocol::{Event, EventType};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -96,6 +97,17 @@ impl Client {
         validate::positive_id("transactionId", transaction_id)?;
         let path = format!("/sandbox/transactions/{transaction_id}/reverse");
         self.inner.call(Call::new(&routes::REVERSE_SANDBOX_TRANSACTION, path)).await
+    }
+
+    /// `POST /sandbox/events`: sends an event of `event_type` now, through the log and the
+    /// webhooks, marked `sandbox: true`; about `object_id` when given (for a transaction
+    /// event, one of the caller's transactions).
+    pub async fn send_sandbox_event(&self, event_type: EventType, object_id: Option<i64>) -> Result<Event> {
+        if let Some(object_id) = object_id {
+            validate::positive_id("objectId", object_id)?;
+        }
+        let request = SandboxEventRequest { event_type: event_type.as_str().to_owned(), object_id };
+        self.inner.call(Call::new(&routes::SEND_SANDBOX_EVENT, "/sandbox/events").json(&request)?).await
     }
 
     /// `GET /sandbox/persons/{person_id}/answers`: the right answers to the questions last

@@ -738,6 +738,23 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     assert!(after.removed.is_empty() && after.added.is_empty(), "reported once: {after:?}");
     let gone = tour.client.reverse_sandbox_transaction(voided.transaction_id).await.expect_err("gone");
     assert_eq!(gone.status().map(|status| status.as_u16()), Some(404), "{gone:?}");
+
+    // Any catalogue event on request, marked as the sandbox's; a transaction event shows the
+    // caller's transaction.
+    for event_type in EventType::ALL {
+        let sent = tour.client.send_sandbox_event(*event_type, None).await.expect("POST /sandbox/events");
+        assert_eq!((sent.event_type(), sent.sandbox), (*event_type, Some(true)));
+    }
+    let sent = tour
+        .client
+        .send_sandbox_event(EventType::TransactionUpdated, Some(later.transaction_id))
+        .await
+        .expect("about a transaction");
+    let EventData::TransactionUpdated(TransactionEventData::Card(data)) = &sent.payload else {
+        panic!("seen from the card: {sent:?}");
+    };
+    assert_eq!((data.transaction_id, data.transaction.amount), (later.transaction_id, 3.1));
+    assert_eq!(&tour.client.event(&sent.id).await.expect("in the log"), &sent);
 }
 
 async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {

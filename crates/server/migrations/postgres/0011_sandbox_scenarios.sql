@@ -8,3 +8,5 @@ CREATE TABLE removed_transactions (
     removed_seq    BIGINT NOT NULL
 );
 CREATE INDEX removed_transactions_by_card ON removed_transactions (card_id, removed_seq);
+
+ALTER TABLE events ADD COLUMN sandbox BIGINT NOT NULL DEFAULT 0;

@@ -2,6 +2,7 @@
 //! background [`simulator`] makes them at a steady rate. Sandbox helpers do not exist in the
 //! other environments (404).
 
+pub mod events;
 pub mod purchase;
 pub mod simulator;
 
@@ -38,6 +39,7 @@ pub fn routes(api: Routes) -> Routes {
         .api(utoipa_axum::routes!(settle_transaction))
         .api_creating(utoipa_axum::routes!(refund_transaction))
         .api(utoipa_axum::routes!(reverse_transaction))
+        .api(utoipa_axum::routes!(events::send_event))
         .api(utoipa_axum::routes!(advance_clock))
         .api(utoipa_axum::routes!(reset))
 }

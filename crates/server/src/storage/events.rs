@@ -68,6 +68,33 @@ impl Store {
         )
     }
 
+    /// Records `event` for the subscriber as the sandbox's (`sandbox: true`, no object
+    /// changed) and queues it for the subscriber's endpoints that want its type, as a real one
+    /// (a `webhook.test` goes to one endpoint only, through `POST /webhooks/<id>/test`).
+    pub async fn record_sandbox_event(&self, subscriber_id: i64, event: StoredEvent, now: i64) -> StorageResult<i64> {
+        let mark = sql!("UPDATE events SET sandbox = 1 WHERE id = $1");
+        let (id, queued) = dispatch!(self,
+            db => db.write(move |connection| {
+                let id = sqlite::events::record_other(connection, subscriber_id, event.event_type, &event.data, now)?;
+                connection.prepare_cached(mark.sqlite())?.execute([id])?;
+                Ok((id, 1))
+            }).await,
+            db => db.write_again(move |client| {
+                let event = event.clone();
+                futures::FutureExt::boxed(async move {
+                    let (id, queued) =
+                        postgres::events::record_other(client, subscriber_id, event.event_type, &event.data, now).await?;
+                    postgres::execute(client, mark.numbered(), &[&id]).await?;
+                    Ok((id, queued))
+                })
+            }).await,
+        )?;
+        if queued > 0 {
+            self.announce(&super::notices::Change::Deliveries);
+        }
+        Ok(id)
+    }
+
     /// One of the subscriber's events.
     pub async fn event(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<LoggedEvent>> {
         let sql = sql!("{} WHERE r.subscriber_id = $1 AND r.event_id = $2", logged_columns());

@@ -8,7 +8,7 @@ use crate::helpers::{TestServer, assert_error, send};
 use crate::persons::{information, onboard};
 
 /// Every type the contract names (and the service lists in `EventType`).
-const TYPES: [&str; 19] = [
+pub(crate) const TYPES: [&str; 19] = [
     "card.enrolled",
     "card.removed",
     "transaction.created",

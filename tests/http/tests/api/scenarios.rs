@@ -322,3 +322,65 @@ fn scenarios_through_one_instance_are_what_the_other_answers_at_once() {
     assert_eq!(ids(&changes["modified"]), [tipped], "{changes}");
     assert_eq!(ids(&changes["added"]), [refund_id], "{changes}");
 }
+
+#[test]
+fn every_catalogue_event_can_be_sent_and_arrives_marked_as_the_sandboxs() {
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
+    let shop = shop(&server);
+    let receiver = WebhookReceiver::start();
+    add_receiver(&server, &shop.subscriber, &receiver, &["*"]);
+    let purchase = buy(&server, &shop, 17.25);
+    let real: Value = serde_json::from_slice(&next_accepted(&receiver).body).expect("JSON");
+    assert_eq!((&real["type"], real.get("sandbox")), (&json!("transaction.created"), None), "a real one: {real}");
+    let types = crate::events::TYPES;
+    let logged_before = count(&server, "SELECT count(*) FROM events");
+
+    // Refused, and nothing recorded.
+    let stranger = server.subscriber();
+    for (who, body, code) in [
+        (&shop.subscriber, json!({"type": "card.exploded"}), "invalid_request"),
+        (&shop.subscriber, json!({"type": "card.enrolled", "objectId": 0}), "invalid_request"),
+        (&shop.subscriber, json!({}), "invalid_request"),
+        (&stranger, json!({"type": "transaction.created", "objectId": purchase}), "not_found"),
+    ] {
+        let (status, answer) = post(&server, who, "/sandbox/events", &body);
+        assert_error(status, &answer, if code == "not_found" { 404 } else { 400 }, code);
+    }
+    assert_eq!(count(&server, "SELECT count(*) FROM events"), logged_before, "nothing recorded");
+
+    for event_type in &types {
+        let (status, sent) = post(&server, &shop.subscriber, "/sandbox/events", &json!({"type": event_type}));
+        assert_eq!(status, 201, "{event_type}: {sent}");
+        assert_eq!((&sent["type"], &sent["sandbox"]), (&json!(event_type), &json!(true)), "{sent}");
+        assert!(sent["data"].is_object() && sent["id"].as_str().is_some_and(|id| id.starts_with("evt_")), "{sent}");
+        let id = sent["id"].as_str().expect("id");
+        let (status, logged) = send(shop.subscriber.auth(server.get(&format!("/events/{id}"))));
+        assert_eq!((status, &logged["sandbox"], &logged["data"]), (200, &json!(true), &sent["data"]), "{logged}");
+        // A test event goes to one endpoint, through POST /webhooks/<id>/test; every other one
+        // to each endpoint that wants it.
+        if *event_type != "webhook.test" {
+            let delivered: Value = serde_json::from_slice(&next_accepted(&receiver).body).expect("JSON");
+            assert_eq!((&delivered["id"], &delivered["sandbox"]), (&sent["id"], &json!(true)), "{delivered}");
+        }
+    }
+
+    // About the caller's transaction: it, as the card's list shows it.
+    let body = json!({"type": "transaction.updated", "objectId": purchase});
+    let (status, sent) = post(&server, &shop.subscriber, "/sandbox/events", &body);
+    assert_eq!(status, 201, "{sent}");
+    assert_eq!(
+        (&sent["data"]["transactionId"], &sent["data"]["transaction"]["amount"]),
+        (&json!(purchase), &json!(17.25))
+    );
+    // A real event carries no mark.
+    let (status, events) = send(shop.subscriber.auth(server.get("/events?type=transaction.created&limit=100")));
+    assert_eq!(status, 200, "{events}");
+    let real =
+        events["events"].as_array().expect("events").iter().find(|event| event["data"]["transactionId"] == purchase);
+    assert!(real.is_some_and(|event| event.get("sandbox").is_none()), "{events}");
+    // Outside the sandbox there is no such route.
+    let live = TestServer::spawn_with(&["--environment", "expansion"]);
+    let subscriber = live.subscriber();
+    let (status, answer) = send(subscriber.auth(live.post("/sandbox/events", &json!({"type": "card.enrolled"}))));
+    assert_error(status, &answer, 404, "not_found");
+}

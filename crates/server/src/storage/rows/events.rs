@@ -76,6 +76,8 @@ pub struct LoggedEvent {
     pub readers_card: bool,
     /// Any other event's data, as JSON text.
     pub data: Option<String>,
+    /// Sent by the sandbox on request (`POST /sandbox/events`): no object changed.
+    pub sandbox: bool,
 }
 
 /// Which of a subscriber's events a page of the log shows.
@@ -108,14 +110,14 @@ pub(in crate::storage) fn logged_columns() -> String {
         "SELECT e.id, e.type, e.created_at, e.card_id, e.merchant_id, e.data, t.id IS NOT NULL,
              COALESCE((SELECT CASE WHEN c.subscriber_id = r.subscriber_id THEN 1 ELSE 0 END
                        FROM cards c WHERE c.id = e.card_id), 0),
-             {T_COLUMNS}
+             e.sandbox, {T_COLUMNS}
          FROM event_recipients r JOIN events e ON e.id = r.event_id
          LEFT JOIN transactions t ON t.id = e.transaction_id"
     )
 }
 
 /// The columns [`logged_columns`] gives before the transaction's.
-const LOGGED_PREFIX: usize = 8;
+const LOGGED_PREFIX: usize = 9;
 
 impl FromRow for LoggedEvent {
     fn from_row(row: &impl Columns) -> StorageResult<Self> {
@@ -130,6 +132,7 @@ impl FromRow for LoggedEvent {
             merchant_id: row.column(4)?,
             data: row.column(5)?,
             readers_card: row.column(7)?,
+            sandbox: row.column(8)?,
             transaction,
         })
     }
