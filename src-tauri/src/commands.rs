@@ -444,6 +444,10 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.events(event_type).await
     }
 
+    async fn send_sandbox_event(&self, event_type: String) -> Outcome<Event> {
+        self.dashboard.send_sandbox_event(event_type).await
+    }
+
     /// The account's recent requests, each with its route, whether the app made it by itself,
     /// its headers and a cURL line.
     async fn request_log(&self) -> Outcome<Vec<LoggedCall>> {

@@ -140,6 +140,28 @@ test("the event browser lists the event with its JSON", async () => {
   await click(session, "event-detail-close");
 });
 
+test("an event of any type is sent on request, marked as the sandbox's, and delivered", async () => {
+  const before = received.length;
+  await session.executeScript(
+    "const s = document.querySelector('[data-testid=event-type]'); s.value = 'account.consent_expiring'; s.dispatchEvent(new Event('change'));",
+  );
+  await click(session, "send-event");
+  await toastSaying(session, /^Sent account\.consent_expiring/);
+  const json = await text(session, "event-detail-json", 15_000);
+  assert.match(json, /"type": "account\.consent_expiring"/);
+  assert.match(json, /"sandbox": true/);
+  await screenshot(session, "43b-developers-event-sent");
+  await waitFor(session, "the receiver gets it", async () =>
+    received.slice(before).some((delivery) => {
+      const body = JSON.parse(delivery.body.toString("utf8"));
+      return body.type === "account.consent_expiring" && body.sandbox === true;
+    }), 30_000);
+  await click(session, "event-detail-close");
+  await session.executeScript(
+    "const s = document.querySelector('[data-testid=event-type]'); s.value = ''; s.dispatchEvent(new Event('change'));",
+  );
+});
+
 test("the request log lists the app's own requests", async () => {
   await click(session, "developers-tab-requests");
   await click(session, "requests-refresh");

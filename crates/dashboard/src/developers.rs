@@ -89,6 +89,15 @@ impl Dashboard {
     }
 
     /// The newest events (of one type, or all), newest first.
+    /// Sends an event of `event_type` now (sandbox only): through the log and the webhooks,
+    /// marked as the sandbox's.
+    pub async fn send_sandbox_event(&self, event_type: String) -> Result<Event, CommandError> {
+        let Some(typed) = subscriber_client::events::EventType::parse(event_type.trim()) else {
+            return Err(CommandError::invalid_input("eventType", "is not an event type of the catalogue"));
+        };
+        Ok(self.client().await?.send_sandbox_event(typed, None).await?)
+    }
+
     pub async fn events(&self, event_type: Option<String>) -> Result<Vec<Event>, CommandError> {
         let client = self.client().await?;
         let mut events = client.events().limit(SHOWN);

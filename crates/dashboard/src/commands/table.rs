@@ -161,6 +161,8 @@ macro_rules! for_each_command {
             /// (RFC 3339).
             recover_webhook_deliveries(webhook_id: i64, since: String) -> WebhookRecovered;
             events(event_type: Option<String>) -> Vec<Event>;
+            /// Sends an event of a catalogue type now (sandbox only), marked as the sandbox's.
+            send_sandbox_event(event_type: String) -> Event;
             /// The subscriber's last 100 API requests, newest first, each with its route, whether
             /// the app made it by itself, its headers and a cURL line.
             request_log() -> Vec<LoggedCall>;

@@ -148,6 +148,7 @@ export const COMMAND_NAMES = [
   "webhook",
   "recover_webhook_deliveries",
   "events",
+  "send_sandbox_event",
   "request_log",
   "api_versions",
   "set_api_version",
@@ -399,6 +400,9 @@ export function commands(invoke: Invoke) {
       invoke<WebhookRecovered>("recover_webhook_deliveries", { webhookId, since }),
     events: (eventType: string | null) =>
       invoke<Array<Event>>("events", { eventType }),
+    /** Sends an event of a catalogue type now (sandbox only), marked as the sandbox's. */
+    sendSandboxEvent: (eventType: string) =>
+      invoke<Event>("send_sandbox_event", { eventType }),
     /**
      * The subscriber's last 100 API requests, newest first, each with its route, whether
      * the app made it by itself, its headers and a cURL line.
