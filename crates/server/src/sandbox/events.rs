@@ -17,7 +17,7 @@ use subscriber_protocol::{
     PersonStatus, SandboxEventRequest, Success, TransactionEventData, TransactionRemovedData, WebhookTestData,
 };
 
-use super::purchase::{Buyer, Shop};
+use super::purchase::{Buyer, Sale, Shop};
 use super::{is_callers, read_transaction, require_sandbox};
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, Auth};
@@ -192,29 +192,8 @@ async fn callers_transaction(
 /// A purchase as the sandbox makes them, made up and never stored: pending when `created`.
 fn made_up_purchase(shop: Shop, created: bool) -> TransactionRow {
     let buyer = Buyer { card_id: Some(MADE_UP_ID), last_four: 4242 };
-    let now = Utc::now().timestamp();
-    TransactionRow {
-        id: MADE_UP_ID,
-        card_id: buyer.card_id,
-        last_four: buyer.last_four,
-        created_at: now,
-        pending: created,
-        settles_at: Some(now),
-        amount_minor: 1_250,
-        currency: shop.currency,
-        merchant_name: shop.merchant_name,
-        descriptor: shop.descriptor,
-        category: shop.mcc,
-        street: shop.street,
-        street_no: shop.street_no,
-        city: shop.city,
-        country: shop.country,
-        zip: shop.zip,
-        directory_id: None,
-        merchant_id: None,
-        location_id: None,
-        refund_of: None,
-    }
+    let row = Sale::now(buyer, shop, 1_250).row(Utc::now().timestamp(), if created { 60 } else { 0 });
+    TransactionRow { id: MADE_UP_ID, ..row }
 }
 
 fn account(

@@ -151,6 +151,35 @@ impl Sale {
     pub fn now(buyer: Buyer, shop: Shop, amount_minor: i64) -> Self {
         Self { buyer, shop, amount_minor, created_at: None, refund_of: None }
     }
+
+    /// Its row (no id yet) as of `now`: pending until `settle_after` seconds past its time.
+    pub fn row(self, now: i64, settle_after: i64) -> TransactionRow {
+        let Self { buyer, shop, amount_minor, created_at, refund_of } = self;
+        let created_at = created_at.unwrap_or(now);
+        let settles_at = created_at.saturating_add(settle_after);
+        TransactionRow {
+            id: 0,
+            card_id: buyer.card_id,
+            last_four: buyer.last_four,
+            created_at,
+            pending: settles_at > now,
+            settles_at: Some(settles_at),
+            amount_minor,
+            currency: shop.currency,
+            merchant_name: shop.merchant_name,
+            descriptor: shop.descriptor,
+            category: shop.mcc,
+            street: shop.street,
+            street_no: shop.street_no,
+            city: shop.city,
+            country: shop.country,
+            zip: shop.zip,
+            directory_id: shop.directory_id,
+            merchant_id: shop.merchant_id,
+            location_id: shop.location_id,
+            refund_of,
+        }
+    }
 }
 
 const FALLBACK_CURRENCY: &str = "USD";
@@ -205,33 +234,9 @@ where
     R: Fn(&TransactionRow) -> Result<B, ApiError> + Send + Sync + 'static,
     B: serde::Serialize + 'static,
 {
-    let Sale { buyer, shop, amount_minor, created_at, refund_of } = sale;
     let now = Utc::now().timestamp();
-    let created_at = created_at.unwrap_or(now);
     let settle_after = i64::try_from(state.config.settle_after_seconds).unwrap_or(i64::MAX);
-    let settles_at = created_at.saturating_add(settle_after);
-    let row = TransactionRow {
-        id: 0,
-        card_id: buyer.card_id,
-        last_four: buyer.last_four,
-        created_at,
-        pending: settles_at > now,
-        settles_at: Some(settles_at),
-        amount_minor,
-        currency: shop.currency,
-        merchant_name: shop.merchant_name,
-        descriptor: shop.descriptor,
-        category: shop.mcc,
-        street: shop.street,
-        street_no: shop.street_no,
-        city: shop.city,
-        country: shop.country,
-        zip: shop.zip,
-        directory_id: shop.directory_id,
-        merchant_id: shop.merchant_id,
-        location_id: shop.location_id,
-        refund_of,
-    };
+    let row = sale.row(now, settle_after);
     let template = row.clone();
     // The response cannot fail for a row just made (its times are now).
     let replay = idempotent.replay(move |id| respond(&TransactionRow { id, ..template.clone() }).ok());
