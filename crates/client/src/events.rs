@@ -17,7 +17,7 @@
 pub use subscriber_protocol::{
     AccountEventData, CardEnrolledData, CardSessionCompletedData, CardSessionExpiredData, CardTransactionEventData,
     EVENT_TYPES, Event, EventData, EventType, LocationCreatedData, MerchantTransactionEventData, PersonEventData,
-    TransactionEventData, TransactionRemovedData, WebhookTestData,
+    TransactionDeclinedData, TransactionEventData, TransactionRemovedData, WebhookTestData,
 };
 
 /// A delivery's raw body as a typed [`Event`]. Verify the signature on these same bytes first

@@ -133,6 +133,7 @@ async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_a
         amount: Some(12.5),
         merchant_name: None,
         created_at: None,
+        declined: None,
     };
     let purchase = dashboard.simulate_purchase(request).await.expect("a sandbox purchase");
     let arrived = tokio::time::timeout(Duration::from_secs(10), async {

@@ -106,6 +106,9 @@ event_catalogue! {
     /// /sandbox/transactions/{transactionId}/reverse`): it left the lists, and sync reports its
     /// id in `removed`. Its earlier events went with it.
     TransactionRemoved = "transaction.removed" (TransactionRemovedData),
+    /// A purchase was declined (the sandbox's `POST /sandbox/transactions` with `declined`):
+    /// it never enters the lists.
+    TransactionDeclined = "transaction.declined" (TransactionDeclinedData),
     /// A merchant location was added.
     MerchantLocationCreated = "merchant.location.created" (LocationCreatedData),
     /// A merchant location changed (`PATCH /merchant/location/{locationId}`): the location as it is now.
@@ -405,6 +408,34 @@ pub struct TransactionRemovedData {
     /// The recipient's merchant it was at; null when the merchant is not the recipient's.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub merchant_id: Option<i64>,
+}
+
+/// The data of `transaction.declined`: the attempt, as the recipient's card or merchant saw it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct TransactionDeclinedData {
+    /// The attempt's id (never in a list; ids are never given again).
+    pub transaction_id: i64,
+    /// The card that tried to pay; null for a card nobody here enrolled.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub card_id: Option<i64>,
+    /// The recipient's merchant it was at; null when none of the recipient's.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub merchant_id: Option<i64>,
+    /// The merchant's location; null when none of the recipient's.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub location_id: Option<i64>,
+    /// What was asked, in major units.
+    pub amount: f64,
+    /// ISO 4217.
+    pub currency: String,
+    pub merchant_name: String,
+    /// Why the issuer declined (`insufficient_funds`).
+    pub reason: String,
+    /// When it was tried (RFC 3339, UTC).
+    pub created_at: DateTime<Utc>,
 }
 
 /// The data of `person.removed`: the id alone.

@@ -29,6 +29,11 @@ pub struct SandboxTransactionRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub created_at: Option<String>,
+    /// The card's issuer declines it: `transaction.declined` is sent, and it never enters the
+    /// lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub declined: Option<bool>,
 }
 
 /// How a pending sandbox purchase settles. May be empty.
@@ -102,6 +107,10 @@ pub struct SandboxTransactionResponse {
     pub last_four: u16,
     /// The purchase as the card's list shows it (its `cardId` is 0 for a synthetic card).
     pub transaction: CardTransaction,
+    /// `true` when the issuer declined it (asked with `declined`): it is in no list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub declined: Option<bool>,
 }
 
 /// A card number the sandbox accepts.

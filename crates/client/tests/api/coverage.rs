@@ -429,6 +429,7 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
             amount: Some(12.34),
             merchant_name: None,
             created_at: None,
+            declined: None,
         })
         .await
         .expect("POST /sandbox/transactions");
@@ -611,6 +612,7 @@ async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: &EnrolledMerchant
         amount: Some(7.25),
         merchant_name: None,
         created_at: None,
+        declined: None,
     };
     let (sale, received) = sale_seen_by(tour, stream, location_sale).await;
     assert_eq!((received.transaction_id, received.amount, received.last_four), (sale.transaction_id, 7.25, 4242));
@@ -715,6 +717,9 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     let backdated = tour.client.create_sandbox_transaction(&backdated).await.expect("a backdated sale");
     assert!(!backdated.transaction.pending, "older than the settlement delay: settled");
     assert_eq!(backdated.transaction.created_at.timestamp(), when.timestamp());
+    let declined = SandboxTransactionRequest { declined: Some(true), ..sale(99.0) };
+    let declined = tour.client.create_sandbox_transaction(&declined).await.expect("a declined sale");
+    assert_eq!((declined.message.as_str(), declined.declined), ("Transaction declined", Some(true)));
     let changes = sync(Some(&cursor)).await;
     assert_eq!(ids(&changes.modified), [later.transaction_id], "{changes:?}");
     assert_eq!(changes.modified[0].amount, 3.1, "modified as it is now: with the tip");

@@ -14,7 +14,8 @@ use subscriber_protocol::{
     AccountEventData, AccountRemovedData, CardEnrolledData, CardRemovedData, CardSessionCompletedData,
     CardSessionExpiredData, CardTransactionEventData, CoordinatesSource, ErrorBody, Event, EventData, EventType,
     LocationCreatedData, LocationRemovedData, LocationUpdatedData, Metadata, PersonEventData, PersonRemovedData,
-    PersonStatus, SandboxEventRequest, Success, TransactionEventData, TransactionRemovedData, WebhookTestData,
+    PersonStatus, SandboxEventRequest, Success, TransactionDeclinedData, TransactionEventData, TransactionRemovedData,
+    WebhookTestData,
 };
 
 use super::purchase::{Buyer, Sale, Shop};
@@ -61,7 +62,7 @@ pub async fn send_event(
     let Some(event_type) = event_type else { return Err(ApiError::internal(anyhow::anyhow!("checked above"))) };
     let data = payload(&state, auth.subscriber_id, event_type, request.object_id).await?;
     let now = Utc::now().timestamp();
-    let id = state.db.record_sandbox_event(auth.subscriber_id, StoredEvent::new(&data), now).await?;
+    let id = state.db.record_event(auth.subscriber_id, StoredEvent::new(&data), now, true).await?;
     tracing::info!(event_id = id, event_type = event_type.as_str(), "sandbox event sent");
     let event = state
         .db
@@ -115,6 +116,17 @@ async fn payload(
             transaction_id: id,
             card_id: Some(MADE_UP_ID),
             merchant_id: None,
+        }),
+        EventType::TransactionDeclined => EventData::TransactionDeclined(TransactionDeclinedData {
+            transaction_id: id,
+            card_id: Some(MADE_UP_ID),
+            merchant_id: None,
+            location_id: None,
+            amount: 12.5,
+            currency: shop.currency,
+            merchant_name: shop.merchant_name,
+            reason: super::DECLINE_REASON.to_owned(),
+            created_at: now,
         }),
         EventType::MerchantLocationCreated => EventData::MerchantLocationCreated(LocationCreatedData {
             merchant_id: MADE_UP_ID,

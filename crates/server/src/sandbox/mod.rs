@@ -8,7 +8,7 @@ pub mod simulator;
 
 use axum::Json;
 use axum::extract::State;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
@@ -47,6 +47,7 @@ pub fn routes(api: Routes) -> Routes {
 pub const TRANSACTION_SETTLED: &str = "Transaction settled";
 pub const REFUND_CREATED: &str = "Refund created";
 pub const TRANSACTION_REVERSED: &str = "Transaction reversed";
+pub const TRANSACTION_DECLINED: &str = "Transaction declined";
 
 pub fn require_sandbox(state: &AppState) -> Result<(), ApiError> {
     if state.environment() == Environment::Sandbox {
@@ -188,14 +189,55 @@ async fn create_transaction(
     let amount_minor = checked.amount_minor.unwrap_or_else(|| purchase::random_amount_minor(&mut rng));
 
     let enricher = state.enricher().await?;
+    let sale = Sale { created_at: checked.created_at, ..Sale::now(buyer, shop, amount_minor) };
+    if request.declined == Some(true) {
+        return decline(&state, subscriber_id, &enricher, sale).await;
+    }
     let respond = {
         let (state, enricher) = (state.clone(), enricher.clone());
         move |row: &TransactionRow| response(&state, &enricher, row.clone())
     };
-    let sale = Sale { created_at: checked.created_at, ..Sale::now(buyer, shop, amount_minor) };
     let row = purchase::record(&state, sale, idempotent.clone(), respond).await?;
     tracing::info!(transaction_id = row.id, card_id = ?row.card_id, location_id = ?row.location_id, "sandbox purchase");
     Ok(idempotent.created(response(&state, &enricher, row)?))
+}
+
+/// Why the sandbox's issuer declines a purchase.
+pub(crate) const DECLINE_REASON: &str = "insufficient_funds";
+
+/// A purchase the issuer declines: it gets an id of its own (never given again) and one
+/// `transaction.declined` event for the caller (whose card it is, or whose merchant), and is
+/// stored in no list. Answered as a purchase with `declined: true`; with an `Idempotency-Key`
+/// the answer is kept as any other (no replay is stored with a row: there is none).
+async fn decline(
+    state: &AppState,
+    subscriber_id: i64,
+    enricher: &crate::enrichment::stored::Enricher,
+    sale: Sale,
+) -> Result<Response, ApiError> {
+    let now = Utc::now().timestamp();
+    let id = state.db.next_transaction_id().await?;
+    let row = TransactionRow { id, pending: false, settles_at: None, ..sale.row(now, 0) };
+    let data = subscriber_protocol::TransactionDeclinedData {
+        transaction_id: id,
+        card_id: row.card_id,
+        merchant_id: row.merchant_id,
+        location_id: row.location_id,
+        amount: crate::paging::amount(row.amount_minor),
+        currency: row.currency.clone(),
+        merchant_name: row.merchant_name.clone(),
+        reason: DECLINE_REASON.to_owned(),
+        created_at: crate::paging::checked_time(row.created_at)?,
+    };
+    let event = crate::storage::events::StoredEvent::new(&subscriber_protocol::EventData::TransactionDeclined(data));
+    state.db.record_event(subscriber_id, event, now, false).await?;
+    tracing::info!(transaction_id = id, card_id = ?row.card_id, "sandbox purchase declined");
+    let answer = SandboxTransactionResponse {
+        message: TRANSACTION_DECLINED.to_owned(),
+        declined: Some(true),
+        ..response(state, enricher, row)?
+    };
+    Ok((axum::http::StatusCode::CREATED, Json(Success::new(answer))).into_response())
 }
 
 /// Where the caller may buy by naming a `locationId`: a location of its own merchant, or a
@@ -455,6 +497,7 @@ fn response(
         card_id: row.card_id,
         last_four: row.last_four,
         transaction: crate::cards::kept_card_transaction(state, enricher, row)?,
+        declined: None,
     })
 }
 

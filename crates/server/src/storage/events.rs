@@ -68,15 +68,23 @@ impl Store {
         )
     }
 
-    /// Records `event` for the subscriber as the sandbox's (`sandbox: true`, no object
-    /// changed) and queues it for the subscriber's endpoints that want its type, as a real one
-    /// (a `webhook.test` goes to one endpoint only, through `POST /webhooks/<id>/test`).
-    pub async fn record_sandbox_event(&self, subscriber_id: i64, event: StoredEvent, now: i64) -> StorageResult<i64> {
-        let mark = sql!("UPDATE events SET sandbox = 1 WHERE id = $1");
+    /// Records `event` for the subscriber and queues it for the subscriber's endpoints that
+    /// want its type (a `webhook.test` goes to one endpoint only, through `POST
+    /// /webhooks/<id>/test`); `sandbox` marks one the sandbox sent on request (no object
+    /// changed).
+    pub async fn record_event(
+        &self,
+        subscriber_id: i64,
+        event: StoredEvent,
+        now: i64,
+        sandbox: bool,
+    ) -> StorageResult<i64> {
+        let mark = sql!("UPDATE events SET sandbox = $2 WHERE id = $1");
+        let sandbox = i64::from(sandbox);
         let (id, queued) = dispatch!(self,
             db => db.write(move |connection| {
                 let id = sqlite::events::record_other(connection, subscriber_id, event.event_type, &event.data, now)?;
-                connection.prepare_cached(mark.sqlite())?.execute([id])?;
+                connection.prepare_cached(mark.sqlite())?.execute([id, sandbox])?;
                 Ok((id, 1))
             }).await,
             db => db.write_again(move |client| {
@@ -84,7 +92,7 @@ impl Store {
                 futures::FutureExt::boxed(async move {
                     let (id, queued) =
                         postgres::events::record_other(client, subscriber_id, event.event_type, &event.data, now).await?;
-                    postgres::execute(client, mark.numbered(), &[&id]).await?;
+                    postgres::execute(client, mark.numbered(), &[&id, &sandbox]).await?;
                     Ok((id, queued))
                 })
             }).await,

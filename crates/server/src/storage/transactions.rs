@@ -67,6 +67,19 @@ impl Store {
         )
     }
 
+    /// A transaction id never given before nor after, for an attempt that is stored in no
+    /// list (a declined purchase).
+    pub async fn next_transaction_id(&self) -> StorageResult<i64> {
+        dispatch!(self,
+            db => db.write(sqlite::transactions::next_id).await,
+            db => {
+                let sql = sql!("SELECT nextval(pg_get_serial_sequence('transactions', 'id'))");
+                postgres::rows::first::<i64>(&*db.client().await?, sql, &[]).await?
+                    .ok_or_else(|| super::StorageError::Corrupt("no next transaction id".into()))
+            },
+        )
+    }
+
     /// The card's transactions removed after the position `after` in its change order, up to
     /// `upto` when given: `(transaction id, position)`, in order.
     pub async fn removed_after(&self, card_id: i64, after: i64, upto: Option<i64>) -> StorageResult<Vec<(i64, i64)>> {

@@ -8,12 +8,13 @@ use crate::helpers::{TestServer, assert_error, send};
 use crate::persons::{information, onboard};
 
 /// Every type the contract names (and the service lists in `EventType`).
-pub(crate) const TYPES: [&str; 19] = [
+pub(crate) const TYPES: [&str; 20] = [
     "card.enrolled",
     "card.removed",
     "transaction.created",
     "transaction.updated",
     "transaction.removed",
+    "transaction.declined",
     "merchant.location.created",
     "merchant.location.updated",
     "merchant.location.removed",

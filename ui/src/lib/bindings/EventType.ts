@@ -4,4 +4,4 @@
  * An event type, as an event's `type` names it and webhook endpoints subscribe to it.
  * (OpenAPI: `components.schemas.EventType`, written by the service's rules.)
  */
-export type EventType = "card.enrolled" | "card.removed" | "transaction.created" | "transaction.updated" | "transaction.removed" | "merchant.location.created" | "merchant.location.updated" | "merchant.location.removed" | "account.linked" | "account.failed" | "account.consent_expiring" | "account.refreshed" | "account.removed" | "person.verified" | "person.locked" | "person.removed" | "card_session.completed" | "card_session.expired" | "webhook.test";
+export type EventType = "card.enrolled" | "card.removed" | "transaction.created" | "transaction.updated" | "transaction.removed" | "transaction.declined" | "merchant.location.created" | "merchant.location.updated" | "merchant.location.removed" | "account.linked" | "account.failed" | "account.consent_expiring" | "account.refreshed" | "account.removed" | "person.verified" | "person.locked" | "person.removed" | "card_session.completed" | "card_session.expired" | "webhook.test";

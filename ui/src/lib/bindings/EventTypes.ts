@@ -4,4 +4,4 @@ import type { EventType } from "./EventType";
 /**
  * Every event type, in the catalogue's order.
  */
-export const EVENT_TYPES: readonly EventType[] = ["card.enrolled", "card.removed", "transaction.created", "transaction.updated", "transaction.removed", "merchant.location.created", "merchant.location.updated", "merchant.location.removed", "account.linked", "account.failed", "account.consent_expiring", "account.refreshed", "account.removed", "person.verified", "person.locked", "person.removed", "card_session.completed", "card_session.expired", "webhook.test"];
+export const EVENT_TYPES: readonly EventType[] = ["card.enrolled", "card.removed", "transaction.created", "transaction.updated", "transaction.removed", "transaction.declined", "merchant.location.created", "merchant.location.updated", "merchant.location.removed", "account.linked", "account.failed", "account.consent_expiring", "account.refreshed", "account.removed", "person.verified", "person.locked", "person.removed", "card_session.completed", "card_session.expired", "webhook.test"];

@@ -24,4 +24,9 @@ merchantName?: string,
  * When it happened (RFC 3339), from 36 months ago to now; now when absent. A purchase
  * older than the settlement delay is settled already.
  */
-createdAt?: string, };
+createdAt?: string, 
+/**
+ * The card's issuer declines it: `transaction.declined` is sent, and it never enters the
+ * lists.
+ */
+declined?: boolean, };

@@ -25,4 +25,8 @@ lastFour: number,
 /**
  * The purchase as the card's list shows it (its `cardId` is 0 for a synthetic card).
  */
-transaction: CardTransaction, };
+transaction: CardTransaction, 
+/**
+ * `true` when the issuer declined it (asked with `declined`): it is in no list.
+ */
+declined?: boolean, };

@@ -142,3 +142,12 @@ pub fn reverse(connection: &Connection, id: i64, now: i64) -> StorageResult<Opti
     }
     Ok(Some(Reversed { row, events }))
 }
+
+/// A transaction id never given before nor after: a row inserted and deleted at once takes one
+/// from the table's `AUTOINCREMENT` sequence, which never goes back.
+pub fn next_id(connection: &Connection) -> StorageResult<i64> {
+    connection.prepare_cached("INSERT INTO transactions (last_four, created_at, pending, amount_minor, currency, merchant_name, descriptor, category, street, street_no, city, country, zip) VALUES (0, 0, 0, 0, '', '', '', '', '', '', '', '', '')")?.execute([])?;
+    let id = connection.last_insert_rowid();
+    connection.prepare_cached("DELETE FROM transactions WHERE id = ?1")?.execute([id])?;
+    Ok(id)
+}
