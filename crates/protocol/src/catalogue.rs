@@ -431,6 +431,7 @@ pub struct TransactionDeclinedData {
     pub amount: f64,
     /// ISO 4217.
     pub currency: String,
+    /// Where it was tried, by the merchant's name.
     pub merchant_name: String,
     /// Why the issuer declined (`insufficient_funds`).
     pub reason: String,

@@ -27,7 +27,11 @@ amount: number,
 /**
  * ISO 4217.
  */
-currency: string, merchantName: string, 
+currency: string, 
+/**
+ * Where it was tried, by the merchant's name.
+ */
+merchantName: string, 
 /**
  * Why the issuer declined (`insufficient_funds`).
  */
