@@ -201,6 +201,14 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.reverse_transaction(transaction_id).await
     }
 
+    async fn advance_sandbox_clock(&self, seconds: i64) -> Outcome<ClockAdvanced> {
+        self.dashboard.advance_sandbox_clock(seconds).await
+    }
+
+    async fn reset_sandbox(&self) -> Outcome<SandboxReset> {
+        self.dashboard.reset_sandbox().await
+    }
+
     async fn load_transactions(&self, card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> Outcome<u32> {
         self.dashboard.load_transactions(card_id, |batch| on_batch.send(batch).is_ok()).await
     }

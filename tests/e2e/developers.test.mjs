@@ -162,6 +162,14 @@ test("an event of any type is sent on request, marked as the sandbox's, and deli
   );
 });
 
+test("the sandbox tab moves the account's clock ahead", async () => {
+  await click(session, "developers-tab-sandbox");
+  await find(session, "sandbox-controls");
+  await click(session, "clock-advance-86400");
+  await toastSaying(session, /^Clock moved 1 day ahead/);
+  await screenshot(session, "44b-developers-sandbox");
+});
+
 test("the request log lists the app's own requests", async () => {
   await click(session, "developers-tab-requests");
   await click(session, "requests-refresh");
@@ -250,4 +258,16 @@ test("the Developers area follows the OS's dark theme", async () => {
   await click(session, "webhook-deliveries");
   await find(session, "delivery-list", 30_000);
   await screenshot(session, "dark-developers");
+});
+
+test("starting the sandbox again deletes its data, asking first; the account stays", async () => {
+  await click(session, "developers-tab-sandbox");
+  await click(session, "reset-sandbox");
+  await find(session, "reset-sandbox-confirm");
+  await screenshot(session, "dark-developers-sandbox-reset");
+  await click(session, "reset-sandbox-confirm");
+  await toastSaying(session, /^Sandbox data deleted/);
+  await click(session, "nav-developers");
+  await click(session, "developers-tab-endpoints");
+  await find(session, "state-empty", 30_000);
 });

@@ -7,9 +7,9 @@ use std::time::Duration;
 use futures::StreamExt;
 use subscriber_client::{Page, Paged, Paging};
 use subscriber_protocol::{
-    CardRecord, CardSession, CardSessionStatus, CardTransaction, EnrollCardRequest, EnrollCardResponse, Environment,
-    RecurringStream, RemoveCardResponse, SandboxCard, SandboxReversal, SandboxTransactionRequest,
-    SandboxTransactionResponse,
+    CardRecord, CardSession, CardSessionStatus, CardTransaction, ClockAdvanced, EnrollCardRequest, EnrollCardResponse,
+    Environment, RecurringStream, RemoveCardResponse, SandboxCard, SandboxReset, SandboxReversal,
+    SandboxTransactionRequest, SandboxTransactionResponse,
 };
 
 use crate::app::Dashboard;
@@ -150,6 +150,19 @@ impl Dashboard {
         amount: Option<f64>,
     ) -> Result<CardTransaction, CommandError> {
         Ok(self.client().await?.refund_sandbox_transaction(transaction_id, amount).await?.transaction)
+    }
+
+    /// Moves the account's sandbox clock `seconds` ahead.
+    pub async fn advance_sandbox_clock(&self, seconds: i64) -> Result<ClockAdvanced, CommandError> {
+        Ok(self.client().await?.advance_sandbox_clock(seconds).await?)
+    }
+
+    /// Deletes everything of the account's sandbox but the account; what the app keeps of the
+    /// deleted cards' transactions (for export) goes too.
+    pub async fn reset_sandbox(&self) -> Result<SandboxReset, CommandError> {
+        let reset = self.client().await?.reset_sandbox().await?;
+        self.exports.lock().cards.clear();
+        Ok(reset)
     }
 
     /// Reverses a pending sandbox purchase: it leaves the lists (the live list drops it).

@@ -24,7 +24,8 @@ export type Route =
   | { name: "connect" };
 
 /** The Developers area's tabs. */
-export type DevelopersTab = "endpoints" | "deliveries" | "events" | "requests" | "versions";
+export type DevelopersTab =
+  "endpoints" | "deliveries" | "events" | "requests" | "versions" | "sandbox";
 
 /** The merchant screen's tabs: its sales across locations, or the locations. */
 export type MerchantTab = "transactions" | "locations";

@@ -14,13 +14,13 @@ pub mod types {
     pub use subscriber_protocol::versions::ApiVersion;
     pub use subscriber_protocol::{
         Account, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardRecord,
-        CardSession, CardTransaction, CreateLocationResponse, CreateWebhookRequest, EndUser, EndUserRemoved,
-        EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, Location, LocationInput, LocationRemoved,
-        Merchant, MerchantCategory, MerchantTransaction, Metadata, OnboardPersonRequest, Person, RecurringStream,
-        RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, SandboxCard, SandboxReversal,
-        SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest, UpdateWebhookRequest,
-        VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
-        WebhookRecovered,
+        CardSession, CardTransaction, ClockAdvanced, CreateLocationResponse, CreateWebhookRequest, EndUser,
+        EndUserRemoved, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, Location, LocationInput,
+        LocationRemoved, Merchant, MerchantCategory, MerchantTransaction, Metadata, OnboardPersonRequest, Person,
+        RecurringStream, RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, SandboxCard, SandboxReset,
+        SandboxReversal, SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest,
+        UpdateWebhookRequest, VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery,
+        WebhookQueued, WebhookRecovered,
     };
 
     pub use crate::CommandError;

@@ -56,6 +56,11 @@ macro_rules! for_each_command {
             refund_transaction(transaction_id: i64, amount: Option<f64>) -> CardTransaction;
             /// Reverses a pending sandbox purchase: it leaves the lists.
             reverse_transaction(transaction_id: i64) -> SandboxReversal;
+            /// Moves the account's sandbox clock ahead: pending purchases settle, pages and
+            /// consents expire as if that time had passed.
+            advance_sandbox_clock(seconds: i64) -> ClockAdvanced;
+            /// Deletes everything of the account's sandbox but the account itself.
+            reset_sandbox() -> SandboxReset;
             /// Every transaction of a card, page by page on `on_batch`; answers the row count.
             load_transactions(card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> u32;
             /// Live transactions of a card; answers the watch's id (`stop_watch`).

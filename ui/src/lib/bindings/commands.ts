@@ -14,6 +14,7 @@ import type { Batch } from "./Batch";
 import type { CardRecord } from "./CardRecord";
 import type { CardSession } from "./CardSession";
 import type { CardTransaction } from "./CardTransaction";
+import type { ClockAdvanced } from "./ClockAdvanced";
 import type { CommandError } from "./CommandError";
 import type { ConnectionInfo } from "./ConnectionInfo";
 import type { ConnectionTarget } from "./ConnectionTarget";
@@ -54,6 +55,7 @@ import type { RemovePersonResponse } from "./RemovePersonResponse";
 import type { RotateResult } from "./RotateResult";
 import type { SalesQuery } from "./SalesQuery";
 import type { SandboxCard } from "./SandboxCard";
+import type { SandboxReset } from "./SandboxReset";
 import type { SandboxReversal } from "./SandboxReversal";
 import type { SandboxTransactionRequest } from "./SandboxTransactionRequest";
 import type { SandboxTransactionResponse } from "./SandboxTransactionResponse";
@@ -96,6 +98,8 @@ export const COMMAND_NAMES = [
   "settle_transaction",
   "refund_transaction",
   "reverse_transaction",
+  "advance_sandbox_clock",
+  "reset_sandbox",
   "load_transactions",
   "watch_transactions",
   "stop_watch",
@@ -237,6 +241,15 @@ export function commands(invoke: Invoke) {
     /** Reverses a pending sandbox purchase: it leaves the lists. */
     reverseTransaction: (transactionId: number) =>
       invoke<SandboxReversal>("reverse_transaction", { transactionId }),
+    /**
+     * Moves the account's sandbox clock ahead: pending purchases settle, pages and
+     * consents expire as if that time had passed.
+     */
+    advanceSandboxClock: (seconds: number) =>
+      invoke<ClockAdvanced>("advance_sandbox_clock", { seconds }),
+    /** Deletes everything of the account's sandbox but the account itself. */
+    resetSandbox: () =>
+      invoke<SandboxReset>("reset_sandbox"),
     /** Every transaction of a card, page by page on `on_batch`; answers the row count. */
     loadTransactions: (cardId: number, onBatch: Channel<Batch<CardTransaction>>) =>
       invoke<number>("load_transactions", { cardId, onBatch }),
