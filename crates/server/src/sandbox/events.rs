@@ -19,7 +19,7 @@ use subscriber_protocol::{
 };
 
 use super::purchase::{Buyer, Sale, Shop};
-use super::{is_callers, read_transaction, require_sandbox};
+use super::require_sandbox;
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiJson, Auth};
 use crate::state::AppState;
@@ -97,7 +97,7 @@ async fn payload(
         EventType::CardRemoved => EventData::CardRemoved(CardRemovedData { card_id: id }),
         EventType::TransactionCreated | EventType::TransactionUpdated => {
             let row = match object_id {
-                Some(transaction_id) => callers_transaction(state, subscriber_id, transaction_id).await?,
+                Some(transaction_id) => super::callers_purchase(state, subscriber_id, transaction_id).await?,
                 None => made_up_purchase(shop, event_type == EventType::TransactionCreated),
             };
             let data = TransactionEventData::Card(CardTransactionEventData {
@@ -185,20 +185,6 @@ async fn payload(
             message: "A test event sent from the sandbox".to_owned(),
         }),
     })
-}
-
-/// The caller's transaction `transaction_id` (of its cards or its merchant).
-async fn callers_transaction(
-    state: &AppState,
-    subscriber_id: i64,
-    transaction_id: i64,
-) -> Result<TransactionRow, ApiError> {
-    let not_yours = || ApiError::not_found(format!("no transaction {transaction_id} of your cards or merchant"));
-    let row = read_transaction(state, transaction_id).await?.ok_or_else(not_yours)?;
-    if !is_callers(state, subscriber_id, &row).await? {
-        return Err(not_yours());
-    }
-    Ok(row)
 }
 
 /// A purchase as the sandbox makes them, made up and never stored: pending when `created`.

@@ -291,11 +291,7 @@ async fn settle_transaction(
     let mut validation = Validation::new();
     let amount = request.amount.and_then(|amount| amount_minor(&mut validation, amount));
     validation.finish(())?;
-    let not_yours = || ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"));
-    let row = read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?;
-    if !is_callers(&state, auth.subscriber_id, &row).await? {
-        return Err(not_yours());
-    }
+    let row = callers_purchase(&state, auth.subscriber_id, transaction_id).await?;
     if let Some(amount) = amount
         && amount.signum() != row.amount_minor.signum()
     {
@@ -321,7 +317,7 @@ async fn settle_transaction(
             }
             // Settled meanwhile, when it fell due.
             None => {
-                let row = read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?;
+                let row = read_transaction(&state, transaction_id).await?.ok_or_else(|| no_purchase(transaction_id))?;
                 if let Some(conflict) = settled_otherwise(&row) {
                     return Err(conflict);
                 }
@@ -371,14 +367,10 @@ async fn refund_transaction(
         validation.reject("amount", "must be positive: how much is given back");
     }
     validation.finish(())?;
-    let not_yours = || ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"));
-    let (purchase, refunded) = futures::try_join!(read_transaction(&state, transaction_id), async {
-        Ok(state.db.refunded(transaction_id).await?)
-    })?;
-    let purchase = purchase.ok_or_else(not_yours)?;
-    if !is_callers(&state, auth.subscriber_id, &purchase).await? {
-        return Err(not_yours());
-    }
+    let (purchase, refunded) =
+        futures::try_join!(callers_purchase(&state, auth.subscriber_id, transaction_id), async {
+            Ok(state.db.refunded(transaction_id).await?)
+        })?;
     if purchase.amount_minor < 0 {
         return Err(ApiError::conflict(format!("transaction {transaction_id} is a refund itself")));
     }
@@ -431,16 +423,12 @@ async fn reverse_transaction(
     IdPath(transaction_id): IdPath,
 ) -> Result<Json<Success<SandboxReversal>>, ApiError> {
     require_sandbox(&state)?;
-    let not_yours = || ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"));
     let settled = || {
         ApiError::conflict(format!(
             "purchase {transaction_id} settled already: refund it instead (POST /sandbox/transactions/{transaction_id}/refund)"
         ))
     };
-    let row = read_transaction(&state, transaction_id).await?.ok_or_else(not_yours)?;
-    if !is_callers(&state, auth.subscriber_id, &row).await? {
-        return Err(not_yours());
-    }
+    let row = callers_purchase(&state, auth.subscriber_id, transaction_id).await?;
     if !row.pending {
         return Err(settled());
     }
@@ -448,7 +436,7 @@ async fn reverse_transaction(
         // Settled meanwhile, when it fell due (or reversed by a request just before).
         return Err(match read_transaction(&state, transaction_id).await? {
             Some(_) => settled(),
-            None => not_yours(),
+            None => no_purchase(transaction_id),
         });
     };
     state.events.changed(&reversed.events);
@@ -467,6 +455,25 @@ fn refund_response(
     row: TransactionRow,
 ) -> Result<SandboxTransactionResponse, ApiError> {
     Ok(SandboxTransactionResponse { message: REFUND_CREATED.to_owned(), ..response(state, enricher, row)? })
+}
+
+/// A transaction that is not the caller's, as one that does not exist.
+fn no_purchase(transaction_id: i64) -> ApiError {
+    ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"))
+}
+
+/// The caller's purchase `transaction_id` (by one of its cards or at its merchant); another
+/// subscriber's answers as one that does not exist.
+pub(crate) async fn callers_purchase(
+    state: &AppState,
+    subscriber_id: i64,
+    transaction_id: i64,
+) -> Result<TransactionRow, ApiError> {
+    let row = read_transaction(state, transaction_id).await?.ok_or_else(|| no_purchase(transaction_id))?;
+    if !is_callers(state, subscriber_id, &row).await? {
+        return Err(no_purchase(transaction_id));
+    }
+    Ok(row)
 }
 
 async fn read_transaction(state: &AppState, transaction_id: i64) -> Result<Option<TransactionRow>, ApiError> {
