@@ -11,8 +11,9 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use subscriber_protocol::{
     AccountTransaction, AccountTransactionPage, CardTransaction, CardTransactionPage, CardTransactionQuery, Event,
-    EventPage, EventQuery, MAX_PAGE_LIMIT, MerchantTransaction, MerchantTransactionPage, MerchantTransactionQuery,
-    PageQuery, WebhookDelivery, WebhookDeliveryPage,
+    EventPage, EventQuery, LoggedRequest, LoggedRequestDetail, MAX_PAGE_LIMIT, MerchantTransaction,
+    MerchantTransactionPage, MerchantTransactionQuery, PageQuery, RequestLogPage, RequestQuery, WebhookDelivery,
+    WebhookDeliveryPage,
 };
 
 use crate::client::Client;
@@ -53,6 +54,16 @@ macro_rules! page {
 page!(CardTransactionPage, CardTransaction);
 page!(MerchantTransactionPage, MerchantTransaction);
 page!(AccountTransactionPage, AccountTransaction);
+
+impl Page for RequestLogPage {
+    type Item = LoggedRequest;
+    fn next_cursor(&self) -> Option<&str> {
+        self.next_cursor.as_deref().filter(|cursor| !cursor.is_empty())
+    }
+    fn into_items(self) -> Vec<LoggedRequest> {
+        self.requests
+    }
+}
 
 impl Page for WebhookDeliveryPage {
     type Item = WebhookDelivery;
@@ -97,6 +108,7 @@ paging!(CardTransactionQuery);
 paging!(MerchantTransactionQuery);
 paging!(PageQuery);
 paging!(EventQuery);
+paging!(RequestQuery);
 
 /// A paged list request. `.await` it for one page; [`pages`](Self::pages) and
 /// [`stream`](Self::stream) follow `next_cursor` to the end.
@@ -205,6 +217,7 @@ macro_rules! time_window {
 
 time_window!(CardTransactionQuery);
 time_window!(MerchantTransactionQuery);
+time_window!(RequestQuery);
 
 impl<Q: TimeWindow, P: Page> Paged<Q, P> {
     /// From this date (`2026-01-31`, whole days in UTC) or RFC 3339 time on.
@@ -242,6 +255,45 @@ impl<Q: Paging, P: Page> IntoFuture for Paged<Q, P> {
 
     fn into_future(self) -> Self::IntoFuture {
         Box::pin(self.send())
+    }
+}
+
+impl Paged<RequestQuery, RequestLogPage> {
+    /// Only answers of this status (`"404"`) or class (`"4xx"`, `"5xx"`, `"error"`).
+    pub fn status(mut self, status: impl Into<String>) -> Self {
+        self.query.status = Some(status.into());
+        self
+    }
+
+    /// Only requests of this route (`/card/{card_id}`) or path.
+    pub fn route(mut self, route: impl Into<String>) -> Self {
+        self.query.route = Some(route.into());
+        self
+    }
+
+    /// Only requests that named or got back this id (`12`, `evt_40`, `cardId:12`).
+    pub fn object_id(mut self, object_id: impl Into<String>) -> Self {
+        self.query.object_id = Some(object_id.into());
+        self
+    }
+
+    /// The request with this id.
+    pub fn request_id(mut self, request_id: impl Into<String>) -> Self {
+        self.query.request_id = Some(request_id.into());
+        self
+    }
+
+    /// Every matching request with its bodies, as the NDJSON export gives them.
+    pub async fn export(self) -> Result<Vec<LoggedRequestDetail>> {
+        let mut call = Call::new(self.route, self.path).query(&self.query)?;
+        call.accept = Some("application/x-ndjson");
+        let answer = self.client.inner.execute(&call).await?;
+        answer
+            .body
+            .split(|byte| *byte == b'\n')
+            .filter(|line| !line.trim_ascii().is_empty())
+            .map(|line| crate::transport::decode_bytes(&call.endpoint(), answer.status, None, line))
+            .collect()
     }
 }
 

@@ -66,6 +66,7 @@ pub const UPDATE_SUBSCRIBER: Route = Route::patch("/subscriber");
 pub const ROTATE_SECRET: Route = Route::action("/subscriber/secret/rotate");
 pub const USAGE: Route = Route::get("/subscriber/usage");
 pub const REQUESTS: Route = Route::get("/subscriber/requests");
+pub const REQUEST: Route = Route::get("/subscriber/requests/{request_id}");
 
 pub const ENROLL_CARD: Route = Route::create("/card");
 /// The spec's alias of [`ENROLL_CARD`].
@@ -159,6 +160,7 @@ pub const ALL: &[Route] = &[
     ROTATE_SECRET,
     USAGE,
     REQUESTS,
+    REQUEST,
     ENROLL_CARD,
     ENROLL_CARD_LINK,
     CREATE_CARD_SESSION,

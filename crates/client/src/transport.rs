@@ -32,6 +32,8 @@ pub(crate) struct Call {
     pub path: String,
     pub query: Option<String>,
     pub body: Option<Bytes>,
+    /// The media type asked for, when not JSON (an export).
+    pub accept: Option<&'static str>,
 }
 
 impl Call {
@@ -44,6 +46,7 @@ impl Call {
             path: path.into(),
             query: None,
             body: None,
+            accept: None,
         }
     }
 
@@ -122,6 +125,9 @@ impl Inner {
         }
         if let Some(key) = key {
             request = request.header(IDEMPOTENCY_KEY, key);
+        }
+        if let Some(accept) = call.accept {
+            request = request.header(reqwest::header::ACCEPT, accept);
         }
         if let Some(body) = &call.body {
             request = request.header(CONTENT_TYPE, "application/json").body(body.clone());

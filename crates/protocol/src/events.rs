@@ -325,6 +325,11 @@ pub struct LoggedRequest {
     pub method: String,
     /// The path, without the query string; runs of 12 or more digits are masked.
     pub path: String,
+    /// The route it matched, as the API reference names it (`/card/{card_id}`); null when it
+    /// matched none.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub route: Option<String>,
     /// The HTTP status of the answer.
     pub status: u16,
     /// The error's `code`, when it failed; null otherwise.
@@ -338,11 +343,90 @@ pub struct LoggedRequest {
     pub at: DateTime<Utc>,
 }
 
-/// The caller's recent requests.
+/// A page of the caller's request history, newest first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
 pub struct RequestLogPage {
-    /// Newest first, at most the last 100.
+    /// Newest first.
     pub requests: Vec<LoggedRequest>,
+    /// Pass it as `cursor` for the next page; null on the last page.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub next_cursor: Option<String>,
 }
+
+/// One request of the caller's history with what it sent and got back, masked: card numbers,
+/// secrets, tokens and passwords never reach the history.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct LoggedRequestDetail {
+    #[serde(flatten)]
+    pub request: LoggedRequest,
+    /// The query string, masked; null when there was none.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub query: Option<String>,
+    /// The request's body as sent (at most 16 KiB), masked; null when it had none.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub request_body: Option<String>,
+    /// The answer's body (at most 16 KiB), masked; null for a stream, an export or an erased
+    /// object's request.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub response_body: Option<String>,
+    /// Whether a body was longer than 16 KiB and is cut.
+    pub truncated: bool,
+    /// The ids the request named or got back (`cardId:12`, `id:evt_40`), as `objectId` finds them.
+    pub object_ids: Vec<String>,
+}
+
+/// Filters and paging of the request history: every filter optional.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
+#[serde(rename_all = "camelCase")]
+pub struct RequestQuery {
+    /// Only answers of this status (`404`) or class (`4xx`, `5xx`; `error` for both).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub status: Option<String>,
+    /// Only requests of this route, as `route` names it (`/card/{card_id}`), or with this path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub route: Option<String>,
+    /// Only requests that named or got back this id: a bare id (`12`, `evt_40`) or one of a
+    /// kind (`cardId:12`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub object_id: Option<String>,
+    /// The request with this id (`X-Request-Id`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub request_id: Option<String>,
+    /// Only requests from this time on: a date (`2026-01-31`) or an RFC 3339 time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub from: Option<String>,
+    /// Only requests up to this time: a date (the whole day) or an RFC 3339 time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub to: Option<String>,
+    /// The most requests on a page (100 unless said).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 1000))]
+    pub limit: Option<u32>,
+    /// Where the page starts: the `nextCursor` of the page before.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub cursor: Option<String>,
+}
+
+/// Requests kept per subscriber in the history, at most (the oldest go first).
+pub const REQUEST_HISTORY_MAX_REQUESTS: u64 = 20_000;
+/// Bytes of bodies kept per subscriber in the history, at most (the oldest go first).
+pub const REQUEST_HISTORY_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// The most of a body the history keeps.
+pub const REQUEST_HISTORY_BODY_BYTES: usize = 16 * 1024;

@@ -65,6 +65,31 @@ pub fn spawn(state: &AppState) -> Background {
             .instrument(task_span("stream places")),
         );
     }
+    let history_state = state.clone();
+    tasks.spawn(
+        (async move { history_state.request_history.run(history_state.db.clone()).await })
+            .instrument(task_span("request history")),
+    );
+    let prune_state = state.clone();
+    tasks.spawn(
+        (async move {
+            // Often enough that a request is gone within minutes of its last day.
+            let mut tick = tokio::time::interval(Duration::from_secs(300));
+            loop {
+                tick.tick().await;
+                let kept_for = prune_state.request_history.kept_for();
+                let before = Utc::now().timestamp_millis() - i64::try_from(kept_for.as_millis()).unwrap_or(i64::MAX);
+                match prune_state.db.prune_requests(before).await {
+                    Ok(pruned) if pruned > 0 => {
+                        tracing::info!(pruned, "requests older than the history keeps forgotten")
+                    }
+                    Ok(_) => {}
+                    Err(error) => tracing::warn!(error = %error, "old requests not pruned from the history"),
+                }
+            }
+        })
+        .instrument(task_span("request history prune")),
+    );
     let purge_state = state.clone();
     tasks.spawn(
         (async move {

@@ -116,17 +116,17 @@ pub struct Config {
           value_parser = clap::value_parser!(u32).range(1..))]
     pub login_attempts: u32,
 
-    /// Subscribers whose recent requests (`GET /subscriber/requests`) are kept in memory at
-    /// once, each at most 100 requests and 32 KiB; when that many have requests kept, a further
-    /// subscriber's are not kept until older ones expire.
-    #[arg(long, env = "SUBSCRIBER_REQUEST_LOG_SUBSCRIBERS", default_value_t = 4096,
-          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1_000_000))]
-    pub request_log_subscribers: usize,
+    /// Days each request stays in the request history (`GET /subscriber/requests`), with its
+    /// masked bodies.
+    #[arg(long, env = "SUBSCRIBER_REQUEST_LOG_DAYS", default_value_t = 14,
+          value_parser = clap::value_parser!(u64).range(1..=365))]
+    pub request_log_days: u64,
 
-    /// How long a request stays in the request log, in seconds. For tests.
-    #[arg(long, env = "SUBSCRIBER_REQUEST_LOG_SECONDS", default_value_t = 86_400, hide = true,
-          value_parser = clap::value_parser!(u64).range(1..=2_592_000))]
-    pub request_log_seconds: u64,
+    /// How long a request stays in the request history, in seconds, instead of
+    /// `--request-log-days`. For tests.
+    #[arg(long, env = "SUBSCRIBER_REQUEST_LOG_SECONDS", hide = true,
+          value_parser = clap::value_parser!(u64).range(1..=31_536_000))]
+    pub request_log_seconds: Option<u64>,
 
     /// Longest time a request may take before it is answered 408.
     #[arg(long, env = "SUBSCRIBER_REQUEST_TIMEOUT_SECONDS", default_value_t = 30,
@@ -318,8 +318,8 @@ impl Config {
             credential_rate_limit_burst: 100,
             hash_queue_size: 64,
             login_attempts: 10,
-            request_log_subscribers: 4096,
-            request_log_seconds: 86_400,
+            request_log_days: 14,
+            request_log_seconds: None,
             request_timeout_seconds: 30,
             database_timeout_seconds: 10,
             hosted_session_seconds: 900,
@@ -361,6 +361,11 @@ impl Config {
             );
         }
         Ok(())
+    }
+
+    /// How long the request history keeps a request.
+    pub fn request_log_kept_for(&self) -> std::time::Duration {
+        std::time::Duration::from_secs(self.request_log_seconds.unwrap_or(self.request_log_days.saturating_mul(86_400)))
     }
 
     /// The service's limits on waiting for the database.

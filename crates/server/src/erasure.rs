@@ -1,7 +1,8 @@
 //! Removing one of a subscriber's objects (`DELETE /card/{id}`, `/account/{id}`,
 //! `/persons/{id}`) is an erasure: the rows that hold its data go in one write with its
 //! `*.removed` event (`storage::removals`), then what is kept of it outside those rows: the
-//! stored replays of the requests that created it and, on SQLite, the old copies of the
+//! stored replays of the requests that created it, the request history's bodies that named it
+//! and, on SQLite, the old copies of the
 //! erased pages in the write-ahead log.
 
 use chrono::Utc;
@@ -60,6 +61,21 @@ pub fn removed_event(removal: &'static Removal, id: i64) -> EventData {
 /// The stored replays of the requests that created the object. The object is gone whatever
 /// follows; a replay left by a failure here only names its id, and the daily purge takes it.
 async fn forget_kept(state: &AppState, subscriber_id: i64, removal: &'static Removal, id: i64) {
+    // The request history's bodies that named it: what is waiting is written first, so none
+    // lands after.
+    let pattern = crate::request_history::object_pattern(&format!("{}:{id}", removal.named_by));
+    let erased = match state.request_history.flush(&state.db).await {
+        Ok(()) => state.db.erase_request_bodies(subscriber_id, pattern).await,
+        Err(error) => Err(error),
+    };
+    match erased {
+        Ok(erased) => {
+            tracing::info!(id, erased, noun = removal.noun, "erased; its requests' bodies erased from the history")
+        }
+        Err(error) => {
+            tracing::warn!(id, error = %error, noun = removal.noun, "erased; its requests' bodies not erased yet")
+        }
+    }
     match forget_replays_naming(state, subscriber_id, removal.named_by, id).await {
         Ok(forgotten) => tracing::info!(id, forgotten, noun = removal.noun, "erased; its kept replays forgotten"),
         Err(error) => tracing::warn!(id, error = %error, noun = removal.noun, "erased; its kept replays not forgotten"),

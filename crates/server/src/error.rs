@@ -182,7 +182,7 @@ impl IntoResponse for ApiError {
             _ => None,
         };
         let body = self.body();
-        let code = crate::request_log::ErrorCode(body.code.clone());
+        let code = crate::request_history::ErrorCode(body.code.clone());
         let mut response = (status, axum::Json(body)).into_response();
         response.extensions_mut().insert(code);
         if let Some(seconds) = retry_after

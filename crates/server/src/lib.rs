@@ -11,7 +11,7 @@
 //!   JSON, kept likewise, which any page of the card is cut from); [`lease`] (work one instance at a time does).
 //! - Components the state holds: [`credentials`] (secrets, tokens, revocation), [`limits`],
 //!   [`usage`], [`versions`] (the published documents and the pins of dated API versions),
-//!   [`request_log`] (each subscriber's recent requests), [`events`] (the live fan-out), [`directory`] (the merchant directory),
+//!   [`request_history`] (each subscriber's requests, on their way to the database), [`events`] (the live fan-out), [`directory`] (the merchant directory),
 //!   [`identity_source`]; [`simulation`] makes up the sandbox's data, apart from the rules.
 //! - [`state::AppState`]; [`http`], the plumbing every route uses (registration, the client's
 //!   address, the one token verification, idempotency, rate limit, usage, the request log,
@@ -69,8 +69,8 @@ mod persons;
 mod realtime;
 mod redact;
 mod reference;
+mod request_history;
 mod request_id;
-mod request_log;
 mod return_url;
 mod sandbox;
 pub mod server;

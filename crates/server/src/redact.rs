@@ -110,6 +110,155 @@ pub fn truncate(text: &str, max: usize) -> String {
     text[..end].to_owned()
 }
 
+/// What stands in for a value the history never keeps.
+pub const MASK: &str = "[masked]";
+
+/// Whether a field named `key` holds what is never kept: a secret, a token, a password, a
+/// card's number or code, an identity document's digits.
+pub fn is_secret_key(key: &str) -> bool {
+    let key: String = key.chars().filter(|character| character.is_alphanumeric()).collect::<String>().to_lowercase();
+    const WITHIN: [&str; 7] = ["password", "secret", "token", "apikey", "authorization", "credential", "privatekey"];
+    const WHOLE: [&str; 8] = ["pan", "pin", "cvv", "cvc", "ssn", "ssnlast4", "dateofbirth", "cardnumber"];
+    WITHIN.iter().any(|word| key.contains(word)) || WHOLE.contains(&key.as_str())
+}
+
+/// A request's or an answer's body as the request history keeps it, and whether it was cut:
+/// JSON with every secret field's value and every card number masked (a number of 12 digits
+/// or more too), at most `max` bytes. A body that is not JSON, or longer than `max`, is masked
+/// as text: card numbers whatever separates their digits, and the value after any secret
+/// field's name (`"password": "…"`, `token=…`).
+pub fn body(bytes: &[u8], max: usize) -> (String, bool) {
+    if bytes.len() <= max
+        && let Ok(mut value) = serde_json::from_slice::<serde_json::Value>(bytes)
+    {
+        mask_json(&mut value);
+        let text = value.to_string();
+        return if text.len() <= max { (text, false) } else { (mask_text(&truncate(&text, max)), true) };
+    }
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(max)]);
+    (truncate(&mask_text(&text), max), bytes.len() > max)
+}
+
+fn mask_json(value: &mut serde_json::Value) {
+    use serde_json::Value;
+    match value {
+        Value::Object(fields) => {
+            for (key, field) in fields.iter_mut() {
+                if is_secret_key(key) && !field.is_null() {
+                    *field = Value::String(MASK.to_owned());
+                } else {
+                    mask_json(field);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_json),
+        Value::String(text) => {
+            if text.contains("://") {
+                *text = mask_link(text);
+            }
+            if text.chars().filter(|character| character.is_numeric()).count() >= MASKED_RUN {
+                *text = mask_card_numbers(text);
+            }
+        }
+        Value::Number(number) => {
+            if number.to_string().chars().filter(char::is_ascii_digit).count() >= MASKED_RUN {
+                *value = Value::String(MASK.to_owned());
+            }
+        }
+        Value::Bool(_) | Value::Null => {}
+    }
+}
+
+/// A link with the value of every query parameter and its fragment masked: a hosted page's
+/// link carries its one-time token there (`…/card/enter?session=…`), which opens the page.
+pub fn mask_link(link: &str) -> String {
+    let (link, fragment) = match link.split_once('#') {
+        Some((link, _)) => (link, Some(MASK)),
+        None => (link, None),
+    };
+    let mut masked = match link.split_once('?') {
+        Some((base, query)) => {
+            let pairs: Vec<String> = query
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((name, _)) => format!("{name}={MASK}"),
+                    None => pair.to_owned(),
+                })
+                .collect();
+            format!("{base}?{}", pairs.join("&"))
+        }
+        None => link.to_owned(),
+    };
+    if let Some(fragment) = fragment {
+        masked.push('#');
+        masked.push_str(fragment);
+    }
+    masked
+}
+
+/// Text masked: card numbers, and the value after each secret field's name.
+pub fn mask_text(text: &str) -> String {
+    let masked = mask_card_numbers(text);
+    let characters: Vec<char> = masked.chars().collect();
+    let mut kept = String::with_capacity(masked.len());
+    let mut index = 0;
+    while index < characters.len() {
+        // A name: a run of letters, digits, `_` and `-`.
+        if !(characters[index].is_alphanumeric() || characters[index] == '_') {
+            kept.push(characters[index]);
+            index += 1;
+            continue;
+        }
+        let start = index;
+        while index < characters.len()
+            && (characters[index].is_alphanumeric() || matches!(characters[index], '_' | '-'))
+        {
+            index += 1;
+        }
+        let name: String = characters[start..index].iter().collect();
+        kept.push_str(&name);
+        // `session=`, `link=`: a hosted page's link carries its one-time token so.
+        if !is_secret_key(&name) && !["session", "link"].iter().any(|word| name.eq_ignore_ascii_case(word)) {
+            continue;
+        }
+        // `"name" : "value"`, `name=value`, `name: value`: up to the separator, kept; the
+        // value, masked.
+        let mut cursor = index;
+        while cursor < characters.len() && matches!(characters[cursor], '"' | '\'' | ' ' | '\t') {
+            cursor += 1;
+        }
+        if cursor >= characters.len() || !matches!(characters[cursor], ':' | '=') {
+            continue;
+        }
+        cursor += 1;
+        while cursor < characters.len() && matches!(characters[cursor], ' ' | '\t') {
+            cursor += 1;
+        }
+        let quote = characters.get(cursor).copied().filter(|character| matches!(character, '"' | '\''));
+        if quote.is_some() {
+            cursor += 1;
+        }
+        kept.extend(&characters[index..cursor]);
+        let value_start = cursor;
+        while cursor < characters.len() {
+            let character = characters[cursor];
+            let ends = match quote {
+                Some(quote) => character == quote && characters[cursor - 1] != '\\',
+                None => matches!(character, '&' | ',' | ';' | '}' | ']' | '"' | '\'' | '#' | ' ' | '\t' | '\n' | '\r'),
+            };
+            if ends {
+                break;
+            }
+            cursor += 1;
+        }
+        if cursor > value_start {
+            kept.push_str(MASK);
+        }
+        index = cursor;
+    }
+    kept
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -164,5 +313,50 @@ mod tests {
         let long = format!("/x/{}", "é".repeat(4000));
         let kept = client_path(&long);
         assert!(kept.len() <= PATH_MAX_BYTES && kept.len() > PATH_MAX_BYTES - 4, "{}", kept.len());
+    }
+
+    #[test]
+    fn bodies_keep_no_secret_and_no_card_number() {
+        let sent = br#"{"pan":"4242 4242 4242 4242","firstName":"Ada","password":"hunter2","nested":{"accessToken":"eyJ.x.y","cardId":12},"note":"card 4242-4242-4242-4242 please","raw":4242424242424242,"amount":12.5}"#;
+        let (kept, truncated) = body(sent, 16 * 1024);
+        assert!(!truncated);
+        assert!(!kept.contains("hunter2") && !kept.contains("eyJ") && digits(&kept) < 12, "{kept}");
+        assert!(
+            kept.contains(r#""firstName":"Ada""#) && kept.contains(r#""cardId":12"#) && kept.contains("12.5"),
+            "{kept}"
+        );
+        for text in [
+            "password=hunter2&email=a@b.c",
+            "token: abc.def",
+            r#"{"url":"https://x/enter?session=abc.def"}"#,
+            r#"{"clientSecret" : "s3cr3t", "x": 1"#,
+            r#"'api_key'='k-123'"#,
+        ] {
+            let (kept, _) = body(text.as_bytes(), 16 * 1024);
+            for secret in ["hunter2", "abc.def", "s3cr3t", "k-123"] {
+                assert!(!kept.contains(secret), "{text:?} -> {kept:?}");
+            }
+        }
+        let (kept, _) = body(br#"{"url":"https://pay.example/card/enter?session=abc123XYZ&x=1#frag"}"#, 16 * 1024);
+        assert_eq!(kept, r#"{"url":"https://pay.example/card/enter?session=[masked]&x=[masked]#[masked]"}"#);
+        let long = format!(r#"{{"secret":"{}","pan":"4242424242424242"}}"#, "s".repeat(40_000));
+        let (kept, truncated) = body(long.as_bytes(), 16 * 1024);
+        assert!(truncated && kept.len() <= 16 * 1024 && !kept.contains("sss"), "{}", &kept[..40]);
+    }
+
+    #[test]
+    fn a_card_number_in_a_body_is_masked_whatever_separates_its_digits() {
+        for separator in
+            [" ", "-", ".", ",", ":", ";", "/", "+", "\t", "\n", "\r\n", "%20", "%252D", "\u{00a0}", "\u{2003}", " / "]
+        {
+            let number = ["4242", "4242", "4242", "4242"].join(separator);
+            for sent in [
+                format!(r#"{{"note":"{}"}}"#, number.replace('\n', "\\n").replace('\r', "\\r").replace('\t', "\\t")),
+                format!("note={number}"),
+            ] {
+                let (kept, _) = body(sent.as_bytes(), 16 * 1024);
+                assert!(digits(&kept) < 12, "{separator:?}: {sent:?} -> {kept:?}");
+            }
+        }
     }
 }

@@ -133,6 +133,9 @@ async fn shut_down(
     if let Err(error) = state.usage.flush(&state.db).await {
         tracing::warn!(error = %error, "usage counts not saved at shutdown");
     }
+    if let Err(error) = state.request_history.flush(&state.db).await {
+        tracing::warn!(error = %error, "the last requests not written to the history at shutdown");
+    }
     tracing::info!("stopped");
     Ok(())
 }

@@ -58,8 +58,8 @@ pub struct Shared {
     pub limits: Arc<crate::limits::Limits>,
     /// Announces committed transaction events to the real-time streams.
     pub events: Arc<crate::events::EventHub>,
-    /// Each subscriber's recent requests (`GET /subscriber/requests`).
-    pub request_log: Arc<crate::request_log::RequestLog>,
+    /// Each subscriber's request history (`GET /subscriber/requests`), on its way to the database.
+    pub request_history: Arc<crate::request_history::RequestHistory>,
     /// Where identity questions come from; `None` (501 `not_configured`) outside the sandbox
     /// until a real source is configured.
     pub identity_source: Option<Arc<dyn crate::identity_source::IdentitySource>>,
@@ -116,10 +116,7 @@ impl AppState {
         let directory = LazyDirectory::new(db.clone(), config.sandbox_seed, config.directory_size);
         let identity_source = crate::identity_source::for_environment(&config);
         let events = Arc::new(crate::events::EventHub::new(config.max_streams));
-        let request_log = crate::request_log::RequestLog::new(
-            config.request_log_subscribers,
-            Duration::from_secs(config.request_log_seconds),
-        );
+        let request_history = crate::request_history::RequestHistory::new(config.request_log_kept_for());
         Ok(Self(Arc::new(Shared {
             config: Arc::new(config),
             db,
@@ -136,7 +133,7 @@ impl AppState {
             card_rows: Arc::new(crate::card_rows::CardRows::new(CARD_ROW_BYTES)),
             limits: Arc::new(limits),
             events,
-            request_log: Arc::new(request_log),
+            request_history: Arc::new(request_history),
             identity_source,
             versions: Arc::default(),
             pins: Arc::default(),

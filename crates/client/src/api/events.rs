@@ -2,10 +2,12 @@
 
 use subscriber_protocol::rules::{Violations, webhooks as rules};
 use subscriber_protocol::{
-    CreateWebhookRequest, Event, EventPage, EventQuery, LoggedRequest, PageQuery, RecoverWebhookRequest,
-    RequestLogPage, TransactionSync, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDeliveryPage, WebhookList,
-    WebhookQueued, WebhookRecovered,
+    CreateWebhookRequest, Event, EventPage, EventQuery, LoggedRequest, LoggedRequestDetail, PageQuery,
+    RecoverWebhookRequest, RequestLogPage, RequestQuery, TransactionSync, UpdateWebhookRequest, Webhook,
+    WebhookDeleted, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRecovered,
 };
+
+use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -22,6 +24,24 @@ impl Client {
     pub async fn recent_requests(&self) -> Result<Vec<LoggedRequest>> {
         let page: RequestLogPage = self.inner.call(Call::new(&routes::REQUESTS, "/subscriber/requests")).await?;
         Ok(page.requests)
+    }
+
+    /// `GET /subscriber/requests`: the caller's request history (14 days), newest first:
+    /// `.await` one page, `.stream()` them all, or `.export()` them with their bodies. Filters:
+    /// `.status("4xx")`, `.route("/card/{card_id}")`, `.object_id("cardId:12")`, `.request_id(…)`,
+    /// `.from(…)`, `.to(…)`.
+    pub fn requests(&self) -> Paged<RequestQuery, RequestLogPage> {
+        Paged::new(self.clone(), &routes::REQUESTS, "/subscriber/requests".to_owned(), RequestQuery::default())
+    }
+
+    /// `GET /subscriber/requests/{request_id}`: one request of the caller's history with its
+    /// (masked) bodies.
+    pub async fn request(&self, request_id: &str) -> Result<LoggedRequestDetail> {
+        if request_id.is_empty() || request_id.len() > 200 || !request_id.bytes().all(|byte| byte.is_ascii_graphic()) {
+            return Err(Error::invalid("requestId", "must be a request id (X-Request-Id)"));
+        }
+        let path = format!("/subscriber/requests/{}", utf8_percent_encode(request_id, NON_ALPHANUMERIC));
+        self.inner.call(Call::new(&routes::REQUEST, path)).await
     }
 
     /// `GET /events`: the caller's events of the last 30 days, newest first: `.await` one page,

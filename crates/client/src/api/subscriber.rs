@@ -103,6 +103,7 @@ impl Client {
             path: path.to_owned(),
             query: None,
             body: None,
+            accept: None,
         };
         if let Some(body) = body {
             call = call.json(body)?;

@@ -58,6 +58,8 @@ pub fn app(state: AppState) -> Router {
         tracing::error!(error = format!("{error:#}"), "the OpenAPI documents could not be serialized");
     }
     router
+        // What a verified request sent, for its request history (before the body is reshaped).
+        .route_layer(from_fn(crate::http::request_log::capture_body))
         .route_layer(from_fn(context::record_route))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(extract::BODY_LIMIT))

@@ -19,6 +19,22 @@ use crate::request_id;
 #[derive(Clone, Default)]
 struct RouteSlot(Arc<Mutex<Option<MatchedPath>>>);
 
+/// The route a request matches, read once it has been answered (routing fills it in).
+#[derive(Clone)]
+pub struct MatchedRoute(RouteSlot);
+
+impl MatchedRoute {
+    /// The request's, when it passed `request_context`.
+    pub fn of(request: &Request) -> Option<Self> {
+        request.extensions().get::<RouteSlot>().cloned().map(Self)
+    }
+
+    /// The template it matched (`/card/{card_id}`), if any.
+    pub fn template(&self) -> Option<String> {
+        self.0.0.lock().as_ref().map(|matched| matched.as_str().to_owned())
+    }
+}
+
 pub async fn request_context(mut request: Request, next: Next) -> Response {
     let request_id = request_id::of_request(request.headers());
     let method = request.method().clone();

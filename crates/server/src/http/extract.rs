@@ -237,7 +237,7 @@ pub async fn authenticate_requests(State(state): State<AppState>, mut request: R
     if request.headers().contains_key(header::AUTHORIZATION) {
         match authenticate(&state, request.headers()).await {
             Ok(auth) => {
-                caller = Some(crate::request_log::AuthenticatedAs(auth.subscriber_id));
+                caller = Some(crate::request_history::AuthenticatedAs(auth.subscriber_id));
                 request.extensions_mut().insert(auth);
             }
             Err(refusal) => {

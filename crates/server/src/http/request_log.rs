@@ -1,37 +1,109 @@
-//! The layer that keeps each subscriber's recent requests (`crate::request_log`).
+//! The layers that hand each authenticated request to the request history
+//! (`crate::request_history`): [`record`] outside the token check (which marks the response with
+//! its subscriber) sees the answer; [`capture_body`] inside the router, after the token was
+//! verified, keeps what the request sent. Only a beginning of each body is kept (the history
+//! keeps 16 KiB); a stream or an export keeps none.
 
+use std::sync::Arc;
 use std::time::Instant;
 
+use axum::body::{Body, Bytes, HttpBody, to_bytes};
 use axum::extract::{Request, State};
+use axum::http::{Method, header};
 use axum::middleware::Next;
-use axum::response::Response;
-use chrono::Utc;
-use subscriber_protocol::LoggedRequest;
+use axum::response::{IntoResponse, Response};
+use parking_lot::Mutex;
+use subscriber_protocol::REQUEST_HISTORY_BODY_BYTES;
 
-use crate::request_log::{AuthenticatedAs, ErrorCode};
+use super::context::MatchedRoute;
+use super::extract::{BODY_LIMIT, TokenCheck};
+use crate::error::ApiError;
+use crate::request_history::{Answered, AuthenticatedAs, ErrorCode};
 use crate::state::AppState;
 
-/// Records each authenticated request once it is answered (outside the token check, which
-/// marks the response with its subscriber).
-pub async fn record(State(state): State<AppState>, request: Request, next: Next) -> Response {
+/// An answer longer than this is not read for the history (a JSON answer is at most a few MiB).
+const ANSWER_READ_AT_MOST: u64 = 8 * 1024 * 1024;
+
+/// What [`capture_body`] kept of the request's body, for [`record`].
+#[derive(Clone, Default)]
+struct SentBody(Arc<Mutex<Option<Bytes>>>);
+
+/// The beginning of `bytes` the history may keep: a body's worth and a byte, so a cut shows.
+fn beginning(bytes: &[u8]) -> Bytes {
+    Bytes::copy_from_slice(&bytes[..bytes.len().min(REQUEST_HISTORY_BODY_BYTES + 1)])
+}
+
+/// Hands each authenticated request, once answered, to the request history.
+pub async fn record(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let method = request.method().to_string();
     let path = request.uri().path().to_owned();
+    let query = request.uri().query().map(str::to_owned);
+    let route = MatchedRoute::of(&request);
+    let sent = SentBody::default();
+    request.extensions_mut().insert(sent.clone());
+    let at = chrono::Utc::now();
     let started = Instant::now();
     let response = next.run(request).await;
-    if let Some(AuthenticatedAs(subscriber_id)) = response.extensions().get::<AuthenticatedAs>().copied() {
-        let latency_ms = (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0;
-        state.request_log.record(
-            subscriber_id,
-            LoggedRequest {
-                method,
-                path,
-                status: response.status().as_u16(),
-                code: response.extensions().get::<ErrorCode>().map(|code| code.0.clone()),
-                request_id: crate::request_id::current_request_id().unwrap_or_default(),
-                latency_ms,
-                at: Utc::now(),
-            },
-        );
-    }
+    let Some(AuthenticatedAs(subscriber_id)) = response.extensions().get::<AuthenticatedAs>().copied() else {
+        return response;
+    };
+    let latency_ms = (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0;
+    let code = response.extensions().get::<ErrorCode>().map(|code| code.0.clone());
+    let (response, response_body) = answer_body(response).await;
+    let request_body = sent.0.lock().take();
+    state.request_history.record(Answered {
+        subscriber_id,
+        request_id: crate::request_id::current_request_id().unwrap_or_default(),
+        method,
+        route: route.and_then(|route| route.template()),
+        path,
+        query,
+        status: response.status().as_u16(),
+        code,
+        latency_ms,
+        at_ms: at.timestamp_millis(),
+        request_body,
+        response_body,
+    });
     response
+}
+
+/// The answer's beginning, when it is JSON of a known length (never a stream or an export),
+/// and the answer as it was.
+async fn answer_body(response: Response) -> (Response, Option<Bytes>) {
+    let is_json =
+        response.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
+            value.starts_with("application/json") || value.starts_with("application/problem+json")
+        });
+    let known_length = response.body().size_hint().exact().is_some_and(|length| length <= ANSWER_READ_AT_MOST);
+    if !is_json || !known_length {
+        return (response, None);
+    }
+    let (parts, body) = response.into_parts();
+    match to_bytes(body, usize::MAX).await {
+        Ok(bytes) => {
+            let kept = beginning(&bytes);
+            (Response::from_parts(parts, Body::from(bytes)), Some(kept))
+        }
+        // A body of a known length that failed to read: the client would have had the same.
+        Err(_) => (ApiError::internal(anyhow::anyhow!("an answer's body could not be read")).into_response(), None),
+    }
+}
+
+/// Inside the router, once the token is verified: keeps the beginning of what the request sent
+/// (a card number in it is masked before it is stored) and passes the body on whole.
+pub async fn capture_body(request: Request, next: Next) -> Response {
+    let sent = request.extensions().get::<SentBody>().cloned();
+    let verified = matches!(TokenCheck::of(request.extensions()), TokenCheck::Verified(_));
+    let has_body = !matches!(*request.method(), Method::GET | Method::HEAD | Method::OPTIONS);
+    let (Some(sent), true, true) = (sent, verified, has_body) else {
+        return next.run(request).await;
+    };
+    let (parts, body) = request.into_parts();
+    let bytes = match to_bytes(body, BODY_LIMIT).await {
+        Ok(bytes) => bytes,
+        Err(_) => return ApiError::PayloadTooLarge.into_response(),
+    };
+    *sent.0.lock() = Some(beginning(&bytes));
+    next.run(Request::from_parts(parts, Body::from(bytes))).await
 }

@@ -39,6 +39,7 @@ pub mod merchants;
 pub mod person_sessions;
 pub mod persons;
 pub mod removals;
+pub mod request_history;
 pub mod sandbox;
 pub mod stream_places;
 pub mod subscribers;

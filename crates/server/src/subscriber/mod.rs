@@ -10,8 +10,8 @@ use subscriber_protocol::rules;
 use subscriber_protocol::rules::hosted as hosted_rules;
 use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::{
-    ErrorBody, LoginRequest, LoginResponse, RequestLogPage, RotateSecretRequest, RotateSecretResponse, SignupRequest,
-    SignupResponse, SubscriberProfile, Success, UpdateSubscriberRequest, UsageResponse, UsageRow,
+    ErrorBody, LoginRequest, LoginResponse, RotateSecretRequest, RotateSecretResponse, SignupRequest, SignupResponse,
+    SubscriberProfile, Success, UpdateSubscriberRequest, UsageResponse, UsageRow,
 };
 use utoipa_axum::routes;
 
@@ -27,6 +27,8 @@ use crate::storage::subscribers::{NewSubscriber, ProfileChange, SubscriberRow};
 use crate::versions::{self, RenderedAt, RequestVersion};
 use axum::Extension;
 
+mod requests;
+
 pub fn routes(api: Routes) -> Routes {
     api
         // Not keyed: a replay would need the secret, which is never stored.
@@ -36,7 +38,8 @@ pub fn routes(api: Routes) -> Routes {
         .api(routes!(update))
         .api(routes!(rotate_secret))
         .api(routes!(usage))
-        .api(routes!(requests))
+        .api(routes!(requests::list))
+        .api(routes!(requests::one))
 }
 
 /// The 503 of the routes that hash a secret.
@@ -343,16 +346,4 @@ async fn usage(State(state): State<AppState>, auth: Auth) -> Result<Json<Success
 pub fn timestamp(seconds: i64) -> Result<DateTime<Utc>, ApiError> {
     DateTime::from_timestamp(seconds, 0)
         .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {seconds} is out of range")))
-}
-
-/// The caller's recent API requests, newest first
-///
-/// The last 100 requests made with the caller's tokens (before this one): method, path,
-/// status, error code, request id and latency, as a request log for debugging an integration.
-/// Kept in the service's memory: a restart starts it afresh.
-#[utoipa::path(get, path = "/subscriber/requests", tag = "subscriber", operation_id = "listRequests",
-    responses((status = 200, description = "The caller's recent requests.", body = Success<RequestLogPage>)))]
-async fn requests(State(state): State<AppState>, auth: Auth) -> Json<Success<RequestLogPage>> {
-    let requests = state.request_log.recent(auth.subscriber_id);
-    Json(Success::new(RequestLogPage { requests }))
 }

@@ -23,6 +23,7 @@ mod operations;
 mod persons;
 mod pgbouncer;
 mod realtime;
+mod request_history;
 mod sandbox;
 mod scenarios;
 mod security_credentials;

@@ -27,6 +27,7 @@ pub mod merchants;
 pub mod persons;
 mod pooler;
 pub mod removals;
+pub mod request_history;
 pub mod rows;
 pub mod sandbox;
 pub mod stream_places;
@@ -77,6 +78,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0009_bank_consent.sql"),
     include_str!("../../../migrations/postgres/0010_person_sessions.sql"),
     include_str!("../../../migrations/postgres/0011_sandbox_scenarios.sql"),
+    include_str!("../../../migrations/postgres/0012_request_history.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).

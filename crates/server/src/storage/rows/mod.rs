@@ -18,6 +18,7 @@ pub mod merchants;
 pub mod person_sessions;
 pub mod persons;
 pub mod removals;
+pub mod request_history;
 pub mod sandbox;
 pub mod subscribers;
 pub mod transactions;

@@ -15,6 +15,7 @@ pub mod merchants;
 pub mod persons;
 mod rebuild;
 pub mod removals;
+pub mod request_history;
 pub mod rows;
 pub mod sandbox;
 pub mod transactions;
@@ -59,6 +60,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0017_bank_consent.sql")),
         M::up(include_str!("../../../migrations/0018_person_sessions.sql")),
         M::up(include_str!("../../../migrations/0019_sandbox_scenarios.sql")),
+        M::up(include_str!("../../../migrations/0020_request_history.sql")),
     ])
 }
 

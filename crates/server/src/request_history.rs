@@ -1,0 +1,350 @@
+//! Each subscriber's API requests, kept in the database for `--request-log-days` (14) on every
+//! instance and across restarts (contract: "Request history"): `GET /subscriber/requests`, one
+//! by its id with its bodies, an NDJSON export, and the dashboard's request log.
+//!
+//! The layer `http::request_log` hands each answered request over here ([`RequestHistory::record`],
+//! no database wait on the request's path); a writer task stores what came in since its last
+//! write in one batch, masking first ([`crate::redact::body`]): no card number, secret, token
+//! or password reaches a stored byte. A read on this instance writes what is waiting first, so
+//! a client reads its own requests; another instance's land within moments.
+//!
+//! Bounds: each subscriber keeps at most [`REQUEST_HISTORY_MAX_REQUESTS`] requests and
+//! [`REQUEST_HISTORY_MAX_BYTES`], its own oldest going first (no subscriber's requests push out
+//! another's); what waits in memory is bounded too (beyond it, requests go unrecorded and the
+//! log says so); the age prune deletes a batch at a time, never holding the writer long.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use parking_lot::Mutex;
+use subscriber_protocol::{REQUEST_HISTORY_BODY_BYTES, REQUEST_HISTORY_MAX_BYTES, REQUEST_HISTORY_MAX_REQUESTS};
+
+use crate::storage::request_history::RequestRecord;
+use crate::storage::{StorageResult, Store};
+
+/// Requests waiting to be written, at most; beyond, they go unrecorded.
+const WAITING_AT_MOST: usize = 4_096;
+/// A subscriber's history is brought within its bounds after this many of its requests
+/// written by this instance.
+const BOUND_EVERY: u32 = 500;
+/// The most ids kept of one request.
+const IDS_AT_MOST: usize = 64;
+
+/// Routes whose request bodies are a person's data sent to verify their identity: checked,
+/// never stored (SECURITY.md), so the history keeps only that there was one.
+const PERSONAL_DATA_SENT: [&str; 2] = ["/persons/authenticate", "/persons/verify"];
+const PERSONAL_DATA_NOT_KEPT: &str = "[not kept: a person's data sent to verify their identity]";
+
+/// The subscriber a request was authenticated as, set on the response by the token check.
+#[derive(Debug, Clone, Copy)]
+pub struct AuthenticatedAs(pub i64);
+
+/// The `code` of an error response, set on the response by the error's rendering.
+#[derive(Debug, Clone)]
+pub struct ErrorCode(pub String);
+
+/// An answered request as the layer saw it, not masked yet.
+pub struct Answered {
+    pub subscriber_id: i64,
+    pub request_id: String,
+    pub method: String,
+    pub route: Option<String>,
+    pub path: String,
+    pub query: Option<String>,
+    pub status: u16,
+    pub code: Option<String>,
+    pub latency_ms: f64,
+    pub at_ms: i64,
+    /// At most a body's worth and a byte more (so a cut shows), or `None`.
+    pub request_body: Option<Bytes>,
+    pub response_body: Option<Bytes>,
+}
+
+pub struct RequestHistory {
+    waiting: Mutex<Vec<Answered>>,
+    wake: tokio::sync::Notify,
+    /// One write at a time; a reader waits for the one under way.
+    writing: tokio::sync::Mutex<()>,
+    /// Requests of each subscriber written since its history was last bounded.
+    since_bounded: Mutex<HashMap<i64, u32>>,
+    unrecorded: AtomicU64,
+    said_full_at: Mutex<Option<Instant>>,
+    kept_for: Duration,
+}
+
+impl RequestHistory {
+    pub fn new(kept_for: Duration) -> Self {
+        Self {
+            waiting: Mutex::new(Vec::new()),
+            wake: tokio::sync::Notify::new(),
+            writing: tokio::sync::Mutex::new(()),
+            since_bounded: Mutex::new(HashMap::new()),
+            unrecorded: AtomicU64::new(0),
+            said_full_at: Mutex::new(None),
+            kept_for,
+        }
+    }
+
+    /// How long a request is kept.
+    pub fn kept_for(&self) -> Duration {
+        self.kept_for
+    }
+
+    /// Hands an answered request to the writer.
+    pub fn record(&self, answered: Answered) {
+        {
+            let mut waiting = self.waiting.lock();
+            if waiting.len() >= WAITING_AT_MOST {
+                drop(waiting);
+                self.unrecorded.fetch_add(1, Ordering::Relaxed);
+                let mut said = self.said_full_at.lock();
+                if said.is_none_or(|at| at.elapsed() >= Duration::from_secs(60)) {
+                    *said = Some(Instant::now());
+                    tracing::warn!(
+                        waiting = WAITING_AT_MOST,
+                        unrecorded = self.unrecorded.load(Ordering::Relaxed),
+                        "the request history's writer is behind: requests go unrecorded until it catches up"
+                    );
+                }
+                return;
+            }
+            waiting.push(answered);
+        }
+        self.wake.notify_one();
+    }
+
+    /// Writes what waits (masked), then brings within bounds the subscribers due for it.
+    pub async fn flush(&self, db: &Store) -> StorageResult<()> {
+        let _writing = self.writing.lock().await;
+        let batch = std::mem::take(&mut *self.waiting.lock());
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let records: Vec<RequestRecord> = tokio::task::spawn_blocking(move || batch.into_iter().map(masked).collect())
+            .await
+            .map_err(crate::storage::StorageError::from)?;
+        let mut due = Vec::new();
+        {
+            let mut since = self.since_bounded.lock();
+            for record in &records {
+                let count = since.entry(record.subscriber_id).or_default();
+                *count += 1;
+                if *count >= BOUND_EVERY {
+                    *count = 0;
+                    due.push(record.subscriber_id);
+                }
+            }
+        }
+        db.record_requests(records).await?;
+        for subscriber_id in due {
+            let gone =
+                db.bound_requests(subscriber_id, REQUEST_HISTORY_MAX_REQUESTS, REQUEST_HISTORY_MAX_BYTES).await?;
+            if gone > 0 {
+                tracing::info!(subscriber_id, gone, "the subscriber's oldest requests left its history (its bound)");
+            }
+        }
+        Ok(())
+    }
+
+    /// The writer: writes each time requests come in (those that came during a write go in the
+    /// next one together).
+    pub async fn run(&self, db: Store) {
+        loop {
+            self.wake.notified().await;
+            if let Err(error) = self.flush(&db).await {
+                tracing::warn!(error = %error, "requests not written to the history (they are lost)");
+            }
+        }
+    }
+}
+
+/// The request with every text masked, and the ids it named.
+fn masked(answered: Answered) -> RequestRecord {
+    let body = |bytes: &Option<Bytes>| {
+        bytes
+            .as_ref()
+            .filter(|bytes| !bytes.is_empty())
+            .map(|bytes| crate::redact::body(bytes, REQUEST_HISTORY_BODY_BYTES))
+    };
+    let request_body = if answered.route.as_deref().is_some_and(|route| PERSONAL_DATA_SENT.contains(&route)) {
+        answered.request_body.as_ref().map(|_| (PERSONAL_DATA_NOT_KEPT.to_owned(), false))
+    } else {
+        body(&answered.request_body)
+    };
+    let response_body = body(&answered.response_body);
+    let truncated = [&request_body, &response_body].iter().any(|body| body.as_ref().is_some_and(|(_, cut)| *cut));
+    let request_body = request_body.map(|(text, _)| text);
+    let response_body = response_body.map(|(text, _)| text);
+    let path = crate::redact::client_path(&answered.path);
+    let query = answered.query.filter(|query| !query.is_empty()).map(|query| {
+        crate::redact::truncate(
+            &crate::redact::escape_controls(&crate::redact::mask_text(&query)),
+            crate::redact::PATH_MAX_BYTES,
+        )
+    });
+    let mut ids = Ids::default();
+    if let Some(route) = &answered.route {
+        ids.add_path(route, &path);
+    }
+    for text in [&query, &request_body, &response_body].into_iter().flatten() {
+        ids.add_json(text);
+    }
+    if let Some(query) = &query {
+        ids.add_query(query);
+    }
+    let object_ids = ids.written();
+    let bytes =
+        [&answered.request_id, &answered.method, &path, &object_ids].iter().map(|text| text.len()).sum::<usize>()
+            + [&answered.route, &query, &answered.code, &request_body, &response_body]
+                .iter()
+                .map(|text| text.as_ref().map_or(0, String::len))
+                .sum::<usize>()
+            + 64;
+    RequestRecord {
+        subscriber_id: answered.subscriber_id,
+        request_id: answered.request_id,
+        method: answered.method,
+        route: answered.route,
+        path,
+        query,
+        status: i64::from(answered.status),
+        code: answered.code,
+        latency_ms: answered.latency_ms,
+        at_ms: answered.at_ms,
+        request_body,
+        response_body,
+        truncated,
+        object_ids,
+        bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
+    }
+}
+
+/// The ids a request named (its path's parameters, its query) or got back (its bodies' `…Id`
+/// and `id` fields), each as `kind:value`.
+#[derive(Default)]
+struct Ids(Vec<String>);
+
+impl Ids {
+    fn add(&mut self, kind: &str, value: &str) {
+        let value = value.trim();
+        if value.is_empty() || value.len() > 64 || value.chars().any(char::is_whitespace) || self.0.len() >= IDS_AT_MOST
+        {
+            return;
+        }
+        let id = format!("{kind}:{value}");
+        if !self.0.contains(&id) {
+            self.0.push(id);
+        }
+    }
+
+    /// `/card/{card_id}` over `/card/12`: `cardId:12`.
+    fn add_path(&mut self, route: &str, path: &str) {
+        for (template, segment) in route.split('/').zip(path.split('/')) {
+            if let Some(name) = template.strip_prefix('{').and_then(|name| name.strip_suffix('}')) {
+                self.add(&camel_case(name), segment);
+            }
+        }
+    }
+
+    fn add_query(&mut self, query: &str) {
+        for pair in query.split('&') {
+            let (name, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let value = percent_encoding::percent_decode_str(value).decode_utf8_lossy();
+            if is_id_name(name) {
+                self.add(&camel_case(name), &value);
+            }
+        }
+    }
+
+    fn add_json(&mut self, text: &str) {
+        fn walk(ids: &mut Ids, value: &serde_json::Value) {
+            match value {
+                serde_json::Value::Object(fields) => {
+                    for (name, field) in fields {
+                        match field {
+                            serde_json::Value::Number(number) if is_id_name(name) => ids.add(name, &number.to_string()),
+                            serde_json::Value::String(text) if is_id_name(name) => ids.add(name, text),
+                            serde_json::Value::Array(items) if name.ends_with("Ids") => {
+                                let kind = name.trim_end_matches('s');
+                                for item in items {
+                                    match item {
+                                        serde_json::Value::Number(number) => ids.add(kind, &number.to_string()),
+                                        serde_json::Value::String(text) => ids.add(kind, text),
+                                        _ => {}
+                                    }
+                                }
+                            }
+                            other => walk(ids, other),
+                        }
+                    }
+                }
+                serde_json::Value::Array(items) => items.iter().for_each(|item| walk(ids, item)),
+                _ => {}
+            }
+        }
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            walk(self, &value);
+        }
+    }
+
+    /// ` a:1 b:2 `: a space on both sides of each.
+    fn written(&self) -> String {
+        if self.0.is_empty() {
+            return String::new();
+        }
+        format!(" {} ", self.0.join(" "))
+    }
+}
+
+fn is_id_name(name: &str) -> bool {
+    name == "id" || name.ends_with("Id") || name.ends_with("_id")
+}
+
+/// `card_id` as `cardId`.
+fn camel_case(name: &str) -> String {
+    let mut camel = String::with_capacity(name.len());
+    let mut upper = false;
+    for character in name.chars() {
+        if character == '_' {
+            upper = true;
+        } else if upper {
+            camel.extend(character.to_uppercase());
+            upper = false;
+        } else {
+            camel.push(character);
+        }
+    }
+    camel
+}
+
+/// The `LIKE` pattern finding requests that named `object_id`: `cardId:12` as that id of that
+/// kind, a bare `12` or `evt_40` as an id of any kind.
+pub fn object_pattern(object_id: &str) -> String {
+    let escaped: String = object_id
+        .trim()
+        .chars()
+        .flat_map(|character| match character {
+            '\\' | '%' | '_' => vec!['\\', character],
+            character => vec![character],
+        })
+        .collect();
+    if object_id.contains(':') { format!("% {escaped} %") } else { format!("%:{escaped} %") }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_ids_of_a_request_are_found_in_its_path_query_and_bodies() {
+        let mut ids = Ids::default();
+        ids.add_path("/card/{card_id}/transactions", "/card/12/transactions");
+        ids.add_query("accountId=7&limit=5");
+        ids.add_json(r#"{"id":"evt_40","data":{"transactionId":99,"personIds":[3,4]},"amount":12}"#);
+        assert_eq!(ids.written(), " cardId:12 accountId:7 personId:3 personId:4 transactionId:99 id:evt_40 ");
+        assert_eq!(object_pattern("cardId:12"), "% cardId:12 %");
+        assert_eq!(object_pattern("evt_40"), "%:evt\\_40 %");
+    }
+}

@@ -1,0 +1,160 @@
+//! Each subscriber's API requests, kept in the database (contract: "Request history"): written
+//! in batches by `crate::request_history`, read by page, pruned by age and per subscriber.
+
+use super::sql::{args, sql};
+use super::statement::Read;
+use super::{StorageResult, Store, dispatch, postgres, sqlite};
+
+use super::rows::request_history::{COLUMNS, page};
+pub use super::rows::request_history::{RequestFilter, RequestRecord, StoredRequest};
+
+/// Rows deleted by one statement of a prune: a purge never holds the writer long.
+const PRUNE_BATCH: i64 = 2_000;
+
+impl Store {
+    /// Stores the batch (already masked).
+    pub async fn record_requests(&self, records: Vec<RequestRecord>) -> StorageResult<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        dispatch!(self,
+            db => db.write(move |connection| sqlite::request_history::insert(connection, &records)).await,
+            db => postgres::request_history::insert(db, records).await,
+        )
+    }
+
+    /// The subscriber's requests through `filter`, newest first, at most `limit`.
+    pub async fn requests(
+        &self,
+        subscriber_id: i64,
+        filter: RequestFilter,
+        limit: u32,
+    ) -> StorageResult<Vec<StoredRequest>> {
+        let RequestFilter { status_from, status_to, route, object_pattern, request_id, from_ms, to_ms, before_seq } =
+            filter;
+        self.fetch_all(
+            page(),
+            args![
+                subscriber_id,
+                status_from,
+                status_to,
+                route,
+                object_pattern,
+                request_id,
+                from_ms,
+                to_ms,
+                before_seq,
+                i64::from(limit)
+            ],
+        )
+        .await
+    }
+
+    /// The subscriber's request `request_id` (the newest, should a client have sent one id twice).
+    pub async fn request(&self, subscriber_id: i64, request_id: String) -> StorageResult<Option<StoredRequest>> {
+        let sql = sql!(
+            "SELECT {COLUMNS} FROM request_history WHERE subscriber_id = $1 AND request_id = $2
+             ORDER BY seq DESC LIMIT 1"
+        );
+        self.fetch_one(Read::ByKey, sql, args![subscriber_id, request_id]).await
+    }
+
+    /// Forgets requests older than `before_ms`, a batch at a time; how many went.
+    pub async fn prune_requests(&self, before_ms: i64) -> StorageResult<u64> {
+        let sql = sql!(
+            "DELETE FROM request_history WHERE seq IN
+               (SELECT seq FROM request_history WHERE at_ms < $1 ORDER BY seq LIMIT $2)"
+        );
+        let mut pruned = 0;
+        loop {
+            let deleted = self.execute_maintenance(sql, args![before_ms, PRUNE_BATCH]).await?;
+            pruned += deleted;
+            if deleted < PRUNE_BATCH as u64 {
+                return Ok(pruned);
+            }
+        }
+    }
+
+    /// Keeps at most `requests` of the subscriber's newest requests and `bytes` of them; how
+    /// many older ones went. Only the subscriber's own rows are looked at or deleted.
+    pub async fn bound_requests(&self, subscriber_id: i64, requests: u64, bytes: u64) -> StorageResult<u64> {
+        // The newest row that no longer fits: by count, or by the bytes of it and the newer ones.
+        let by_count =
+            sql!("SELECT seq FROM request_history WHERE subscriber_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2");
+        let by_bytes = sql!(
+            "SELECT seq FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC) AS held
+                              FROM request_history WHERE subscriber_id = $1) AS newest
+             WHERE held > $2 ORDER BY seq DESC LIMIT 1"
+        );
+        let count_cut: Option<i64> = self
+            .fetch_one(Read::Scan, by_count, args![subscriber_id, i64::try_from(requests).unwrap_or(i64::MAX)])
+            .await?;
+        let bytes_cut: Option<i64> = self
+            .fetch_one(Read::Scan, by_bytes, args![subscriber_id, i64::try_from(bytes).unwrap_or(i64::MAX)])
+            .await?;
+        let Some(cut) = count_cut.max(bytes_cut) else { return Ok(0) };
+        let delete = sql!("DELETE FROM request_history WHERE subscriber_id = $1 AND seq <= $2");
+        self.execute_maintenance(delete, args![subscriber_id, cut]).await
+    }
+
+    /// Erases the bodies of the subscriber's requests that named or got back `object` (` kind:id `
+    /// as stored): what they held of an erased object goes with it.
+    pub async fn erase_request_bodies(&self, subscriber_id: i64, object_pattern: String) -> StorageResult<u64> {
+        let sql = sql!(
+            "UPDATE request_history SET request_body = NULL, response_body = NULL, query = NULL
+             WHERE subscriber_id = $1 AND object_ids LIKE $2 ESCAPE '\\'
+               AND (request_body IS NOT NULL OR response_body IS NOT NULL OR query IS NOT NULL)"
+        );
+        self.execute_maintenance(sql, args![subscriber_id, object_pattern]).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(subscriber_id: i64, index: i64, bytes: i64) -> RequestRecord {
+        RequestRecord {
+            subscriber_id,
+            request_id: format!("req_{subscriber_id}_{index}"),
+            method: "GET".to_owned(),
+            route: Some("/card".to_owned()),
+            path: "/card".to_owned(),
+            query: None,
+            status: 200,
+            code: None,
+            latency_ms: 1.0,
+            at_ms: 1_000 + index,
+            request_body: None,
+            response_body: Some("{}".to_owned()),
+            truncated: false,
+            object_ids: " cardId:1 ".to_owned(),
+            bytes,
+        }
+    }
+
+    /// A subscriber's bound takes its own oldest requests, by count and by bytes, and never
+    /// another's; the age prune takes everyone's old ones.
+    #[tokio::test]
+    async fn each_subscriber_is_bounded_by_its_own_requests_and_old_ones_are_pruned() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let store = Store::open(&dir.path().join("history.sqlite3").into()).await.expect("a database");
+        let (busy, quiet) = (1, 2);
+        store.record_requests((0..50).map(|index| record(busy, index, 100)).collect()).await.expect("written");
+        store.record_requests(vec![record(quiet, 0, 100)]).await.expect("written");
+        let all = |subscriber| {
+            let store = store.clone();
+            async move { store.requests(subscriber, RequestFilter::default(), 1_000).await.expect("read") }
+        };
+        assert_eq!(store.bound_requests(busy, 20, 1_000_000).await.expect("bounded"), 30);
+        let kept = all(busy).await;
+        assert_eq!(kept.len(), 20);
+        assert_eq!(kept[0].record.request_id, "req_1_49", "the newest stay");
+        assert_eq!(store.bound_requests(busy, 20, 1_000).await.expect("bounded"), 10, "1,000 bytes: ten of 100");
+        assert_eq!(all(busy).await.len(), 10);
+        assert_eq!(all(quiet).await.len(), 1, "another subscriber's requests are never taken");
+        assert_eq!(store.prune_requests(1_045).await.expect("pruned"), 6, "busy's 40..44 and quiet's 0");
+        assert_eq!(all(busy).await.len(), 5);
+        assert!(all(quiet).await.is_empty());
+    }
+}
