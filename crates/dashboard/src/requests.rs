@@ -3,12 +3,14 @@
 //! page, a live stream, a token renewal, reading a log), the headers this app sends on that
 //! route, and a cURL line that repeats it.
 
+use std::path::Path;
 use subscriber_client::routes::{self, Route, Safety};
-use subscriber_protocol::LoggedRequest;
+
+use subscriber_protocol::{LoggedRequest, LoggedRequestDetail, RequestQuery};
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
-use crate::views::{LoggedCall, RequestHeader};
+use crate::views::{ExportResult, LoggedCall, RequestDetailView, RequestHeader, RequestLogView};
 
 /// What the app asks by itself, without a click: the request log hides these by default.
 /// - `LOGIN`: the token renewed before it expires (`session`);
@@ -87,9 +89,15 @@ fn quoted(text: &str) -> String {
     format!("'{}'", text.replace('\'', r"'\''"))
 }
 
-/// A cURL command that sends the request again (a body, which the log does not keep, is read
-/// from `body.json`).
-fn curl(method: &str, url: &str, headers: &[RequestHeader], has_body: bool) -> String {
+/// What a cURL command sends as the body: the body itself, or (unknown yet) `body.json`.
+enum CurlBody<'a> {
+    None,
+    File,
+    Inline(&'a str),
+}
+
+/// A cURL command that sends the request again.
+fn curl(method: &str, url: &str, headers: &[RequestHeader], body: CurlBody<'_>) -> String {
     let mut parts = vec!["curl".to_owned()];
     if method != "GET" {
         parts.push(format!("-X {method}"));
@@ -103,8 +111,10 @@ fn curl(method: &str, url: &str, headers: &[RequestHeader], has_body: bool) -> S
             parts.push(format!("-H {}", quoted(&format!("{}: {}", header.name, header.value))));
         }
     }
-    if has_body {
-        parts.push("--data @body.json".to_owned());
+    match body {
+        CurlBody::None => {}
+        CurlBody::File => parts.push("--data @body.json".to_owned()),
+        CurlBody::Inline(text) => parts.push(format!("--data {}", quoted(text))),
     }
     parts.join(" \\\n  ")
 }
@@ -117,7 +127,7 @@ pub fn describe(request: LoggedRequest, base_url: &str) -> LoggedCall {
     let headers = headers(route.as_ref(), &method);
     let has_body = matches!(method.as_str(), "POST" | "PATCH" | "PUT");
     let url = format!("{}{}", base_url.trim_end_matches('/'), request.path);
-    let curl = curl(&method, &url, &headers, has_body);
+    let curl = curl(&method, &url, &headers, if has_body { CurlBody::File } else { CurlBody::None });
     let status_text = reqwest::StatusCode::from_u16(request.status)
         .ok()
         .and_then(|status| status.canonical_reason())
@@ -135,12 +145,83 @@ pub fn describe(request: LoggedRequest, base_url: &str) -> LoggedCall {
     }
 }
 
+/// `text` pretty-printed when it is JSON, else as it is.
+fn pretty(text: String) -> String {
+    serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|value| serde_json::to_string_pretty(&value).ok())
+        .unwrap_or(text)
+}
+
+/// One request of the history with its bodies, read.
+pub fn detail(request: LoggedRequestDetail, base_url: &str) -> RequestDetailView {
+    let LoggedRequestDetail { request, query, request_body, response_body, truncated, object_ids } = request;
+    let mut call = describe(request, base_url);
+    if let Some(query) = &query {
+        call.url = format!("{}?{query}", call.url);
+    }
+    let body = match &request_body {
+        Some(body) => CurlBody::Inline(body),
+        None => CurlBody::None,
+    };
+    call.curl = curl(&call.request.method.to_ascii_uppercase(), &call.url, &call.headers, body);
+    RequestDetailView {
+        call,
+        query,
+        request_body: request_body.map(pretty),
+        response_body: response_body.map(pretty),
+        truncated,
+        object_ids,
+    }
+}
+
+/// The service's query for what the person typed in "Find by id": a request id (`req_…`) or
+/// the id of an object (`12`, `evt_40`, `cardId:12`).
+pub fn search(mut query: RequestQuery) -> RequestQuery {
+    if let Some(id) = query.object_id.take().map(|id| id.trim().to_owned()).filter(|id| !id.is_empty()) {
+        if id.starts_with("req_") {
+            query.request_id = Some(id);
+        } else {
+            query.object_id = Some(id);
+        }
+    }
+    query
+}
+
 impl Dashboard {
-    /// The subscriber's last API requests (of every client it has), newest first, read.
-    pub async fn request_log(&self) -> Result<Vec<LoggedCall>, CommandError> {
+    /// The subscriber's requests (of every client it has) through `query`, newest first, read.
+    pub async fn request_log(&self, query: RequestQuery) -> Result<RequestLogView, CommandError> {
         let base_url = self.connection().await?.base_url;
-        let requests = self.recent_requests().await?;
-        Ok(requests.into_iter().map(|request| describe(request, &base_url)).collect())
+        let page = self.client().await?.requests().query(search(query)).await?;
+        Ok(RequestLogView {
+            calls: page.requests.into_iter().map(|request| describe(request, &base_url)).collect(),
+            next_cursor: page.next_cursor,
+        })
+    }
+
+    /// One request of the history with its bodies.
+    pub async fn request_detail(&self, request_id: String) -> Result<RequestDetailView, CommandError> {
+        let base_url = self.connection().await?.base_url;
+        let request = self.client().await?.request(request_id.trim()).await?;
+        Ok(detail(request, &base_url))
+    }
+
+    /// Every request through `query` with its bodies, written to `path` as NDJSON (a line each).
+    pub async fn export_request_log(&self, query: RequestQuery, path: &Path) -> Result<ExportResult, CommandError> {
+        let mut query = search(query);
+        query.cursor = None;
+        let requests = self.client().await?.requests().query(query).export().await?;
+        let mut text = String::new();
+        for request in &requests {
+            let line = serde_json::to_string(request)
+                .map_err(|error| CommandError::new(crate::error::codes::IO, error.to_string()))?;
+            text.push_str(&line);
+            text.push('\n');
+        }
+        std::fs::write(path, text).map_err(|error| {
+            CommandError::new(crate::error::codes::IO, format!("{} cannot be written: {error}", path.display()))
+        })?;
+        Ok(ExportResult { path: path.display().to_string(), rows: u32::try_from(requests.len()).unwrap_or(u32::MAX) })
     }
 }
 
@@ -152,6 +233,7 @@ mod tests {
         LoggedRequest {
             method: method.to_owned(),
             path: path.to_owned(),
+            route: None,
             status: 201,
             code: None,
             request_id: "req_1".to_owned(),

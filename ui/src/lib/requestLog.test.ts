@@ -16,6 +16,7 @@ function call(
     request: {
       method,
       path,
+      route,
       status,
       code: status >= 400 ? "not_found" : null,
       requestId: `req_${path}_${minutesAgo}`,

@@ -13,6 +13,11 @@ method: string,
  */
 path: string, 
 /**
+ * The route it matched, as the API reference names it (`/card/{card_id}`); null when it
+ * matched none.
+ */
+route: string | null, 
+/**
  * The HTTP status of the answer.
  */
 status: number, 

@@ -2,10 +2,14 @@
 import type { LoggedRequest } from "./LoggedRequest";
 
 /**
- * The caller's recent requests.
+ * A page of the caller's request history, newest first.
  */
 export type RequestLogPage = { 
 /**
- * Newest first, at most the last 100.
+ * Newest first.
  */
-requests: Array<LoggedRequest>, };
+requests: Array<LoggedRequest>, 
+/**
+ * Pass it as `cursor` for the next page; null on the last page.
+ */
+nextCursor: string | null, };
