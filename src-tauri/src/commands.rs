@@ -458,8 +458,31 @@ impl<R: Runtime> Desktop<R> {
 
     /// The account's recent requests, each with its route, whether the app made it by itself,
     /// its headers and a cURL line.
-    async fn request_log(&self) -> Outcome<Vec<LoggedCall>> {
-        self.dashboard.request_log().await
+    async fn request_log(&self, query: RequestQuery) -> Outcome<RequestLogView> {
+        self.dashboard.request_log(query).await
+    }
+
+    async fn request_detail(&self, request_id: String) -> Outcome<RequestDetailView> {
+        self.dashboard.request_detail(request_id).await
+    }
+
+    async fn export_request_log(&self, query: RequestQuery) -> Outcome<Option<ExportResult>> {
+        match save_path(&self.app, "request-history.ndjson").await? {
+            Some(path) => self.dashboard.export_request_log(query, &path).await.map(Some),
+            None => Ok(None),
+        }
+    }
+
+    async fn shell_operations(&self) -> Outcome<Vec<ShellOperation>> {
+        self.dashboard.shell_operations().await
+    }
+
+    async fn send_shell_request(&self, request: ShellRequest) -> Outcome<ShellAnswer> {
+        self.dashboard.send_shell_request(request).await
+    }
+
+    async fn inspect(&self, id: String) -> Outcome<Inspection> {
+        self.dashboard.inspect(id).await
     }
 
     async fn api_versions(&self) -> Outcome<ApiVersions> {
@@ -542,7 +565,11 @@ async fn save_path<R: Runtime>(app: &AppHandle<R>, file_name: &str) -> Outcome<O
         return Ok(Some(PathBuf::from(dir).join(file_name)));
     }
     let (chosen, answer) = tokio::sync::oneshot::channel();
-    app.dialog().file().add_filter("CSV", &["csv"]).set_file_name(file_name).save_file(move |path| {
+    // The file's kind from its name: `CSV` for `….csv`, `NDJSON` for `….ndjson`.
+    let extension =
+        std::path::Path::new(file_name).extension().and_then(|extension| extension.to_str()).unwrap_or("csv");
+    let kind = extension.to_ascii_uppercase();
+    app.dialog().file().add_filter(kind, &[extension]).set_file_name(file_name).save_file(move |path| {
         let _ = chosen.send(path);
     });
     let picked = answer.await.map_err(|_| CommandError::new(codes::CANCELLED, "the save dialog closed"))?;

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { By, click, find, launch, relaunchDark, screenshot, signIn, text, toastSaying, type, waitFor, signUpOnSandbox } from "./harness.mjs";
+import { By, choose, click, find, launch, relaunchDark, screenshot, signIn, text, toastSaying, type, waitFor, signUpOnSandbox } from "./harness.mjs";
 
 const email = `e2e-developer-${Date.now()}@example.com`;
 let app;
@@ -15,6 +15,8 @@ let session;
 let receiver;
 const received = [];
 let secret = "";
+/** An endpoint's id as the request history names it (`webhookId:3`), for the inspector. */
+let webhookRef = "";
 
 /** A receiver on 127.0.0.1 that records every delivery and answers 200. */
 function startReceiver() {
@@ -184,6 +186,77 @@ test("the request log lists the app's own requests", async () => {
   await screenshot(session, "44-developers-requests");
 });
 
+test("a request's detail shows what it sent and got back, masked, and its ids find the others", async () => {
+  // The endpoint's creation itself, not a later POST /webhooks/{id}/…
+  const cell = await session.findElement(
+    By.xpath('//tr[@data-testid="request-row"][td[normalize-space(.)="POST /webhooks"]]/td[1]'),
+  );
+  await session.executeScript("arguments[0].scrollIntoView({block: 'center'})", cell);
+  await cell.click();
+  await find(session, "request-detail-answered", 30_000);
+  const sent = await text(session, "request-detail-sent");
+  assert.match(sent, /"url"/, "the body sent");
+  const answered = await text(session, "request-detail-answered");
+  assert.match(answered, /"webhookId"/);
+  assert.match(answered, /\[masked\]/, "the secret is masked");
+  assert.ok(!answered.includes(secret), "the endpoint's secret is not in the history");
+  await screenshot(session, "44c-developers-request-detail");
+  const chip = await session.findElement(By.xpath('//button[starts-with(normalize-space(.), "webhookId:")]'));
+  const id = (await chip.getText()).trim();
+  webhookRef = id;
+  await session.executeScript("arguments[0].scrollIntoView({block: 'center'})", chip);
+  await chip.click();
+  await waitFor(session, `only the requests naming ${id}`, async () => {
+    const value = await (await find(session, "request-search")).getAttribute("value");
+    const listed = await session.findElements(By.css('[data-testid="request-row"]'));
+    return value === id && listed.length > 0;
+  }, 30_000);
+  await screenshot(session, "44d-developers-requests-by-id");
+});
+
+test("the inspector shows what an id leads to: the object, its requests, its events' deliveries", async () => {
+  await click(session, "developers-tab-inspector");
+  await type(session, "inspector-id", webhookRef);
+  await click(session, "inspector-go");
+  const found = await find(session, "inspected", 30_000);
+  assert.match(await found.getText(), /webhook/);
+  await find(session, "inspected-requests", 30_000);
+  assert.match(await text(session, "inspected-requests"), /POST \/webhooks/);
+  await screenshot(session, "44e-developers-inspector");
+  // An event's id leads on: its deliveries to the receiver.
+  const related = await session.findElements(By.css('[data-testid="inspector-related"]'));
+  let event = null;
+  for (const chip of related) if ((await chip.getText()).startsWith("evt_")) event = chip;
+  if (event) {
+    await session.executeScript("arguments[0].scrollIntoView({block: 'center'})", event);
+    await event.click();
+    await waitFor(session, "the event is inspected", async () =>
+      (await (await find(session, "inspected")).getText()).includes("event"), 30_000);
+  }
+});
+
+test("the API shell sends any operation with the session's token and writes it for other tools", async () => {
+  await click(session, "developers-tab-shell");
+  await find(session, "shell-operation", 30_000);
+  await choose(session, "shell-operation", "GET /webhooks");
+  await click(session, "shell-send");
+  await waitFor(session, "the answer", async () => (await text(session, "shell-status")).startsWith("200"), 30_000);
+  assert.match(await text(session, "shell-answer-body"), /"webhookId"/);
+  assert.match(await text(session, "shell-snippet"), /^curl -X GET/);
+  await click(session, "shell-snippet-python");
+  assert.match(await text(session, "shell-snippet"), /import requests/);
+  await find(session, "shell-history");
+  await screenshot(session, "44f-developers-api-shell");
+  await choose(session, "shell-operation", "POST /webhooks");
+  assert.match(await (await find(session, "shell-body")).getAttribute("value"), /"url"/);
+  await choose(session, "shell-operation", "GET /card/{card_id}");
+  await type(session, "shell-parameter-card_id", "999999");
+  await click(session, "shell-send");
+  await waitFor(session, "a 404, shown as the service answered it", async () =>
+    (await text(session, "shell-status")).startsWith("404"), 30_000);
+  await screenshot(session, "44g-developers-api-shell-404");
+});
+
 test("a rotated secret is shown once, and both secrets sign for the overlap", async () => {
   await click(session, "developers-tab-endpoints");
   await click(session, "webhook-more");
@@ -258,6 +331,16 @@ test("the Developers area follows the OS's dark theme", async () => {
   await click(session, "webhook-deliveries");
   await find(session, "delivery-list", 30_000);
   await screenshot(session, "dark-developers");
+  await click(session, "developers-tab-inspector");
+  await type(session, "inspector-id", webhookRef);
+  await click(session, "inspector-go");
+  await find(session, "inspected", 30_000);
+  await screenshot(session, "dark-developers-inspector");
+  await click(session, "developers-tab-shell");
+  await choose(session, "shell-operation", "GET /webhooks");
+  await click(session, "shell-send");
+  await waitFor(session, "the answer", async () => (await text(session, "shell-status")).startsWith("200"), 30_000);
+  await screenshot(session, "dark-developers-api-shell");
 });
 
 test("starting the sandbox again deletes its data, asking first; the account stays", async () => {

@@ -119,7 +119,7 @@ mod transport;
 mod validate;
 pub mod webhooks;
 
-pub use api::{AddressQuery, BrandLogo, MAX_DISCOVER_LIMIT, Session};
+pub use api::{AddressQuery, BrandLogo, MAX_DISCOVER_LIMIT, RawAnswer, Session};
 pub use auth::{Credentials, Secret};
 pub use client::{Client, ClientBuilder, RetryPolicy};
 pub use error::{ApiError, BoxError, Error, Result};

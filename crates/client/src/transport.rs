@@ -34,6 +34,8 @@ pub(crate) struct Call {
     pub body: Option<Bytes>,
     /// The media type asked for, when not JSON (an export).
     pub accept: Option<&'static str>,
+    /// The API version the request is written in, when not this client's (the API shell).
+    pub version: Option<subscriber_protocol::versions::ApiVersion>,
 }
 
 impl Call {
@@ -47,6 +49,7 @@ impl Call {
             query: None,
             body: None,
             accept: None,
+            version: None,
         }
     }
 
@@ -102,6 +105,13 @@ impl Inner {
         success(call, answer)
     }
 
+    /// Sends `call` once (logging in first when needed) and returns whatever came back, any
+    /// status: what the API shell shows.
+    pub async fn send_once_raw(&self, call: &Call) -> Result<Answer> {
+        let token = if call.authenticated { self.auth.token(self).await? } else { None };
+        self.send_once(call, token.as_ref(), None).await
+    }
+
     pub async fn call<T: DeserializeOwned>(&self, call: Call) -> Result<T> {
         let answer = self.execute(&call).await?;
         decode(&call, &answer)
@@ -113,10 +123,12 @@ impl Inner {
             Some(query) => format!("{}{}?{}", self.base_url, call.path, query),
             None => format!("{}{}", self.base_url, call.path),
         };
-        let mut request = self
-            .http
-            .request(call.method.clone(), url)
-            .header(VERSION, HeaderValue::from_static(subscriber_protocol::versions::ApiVersion::LATEST.as_str()));
+        let mut request = self.http.request(call.method.clone(), url).header(
+            VERSION,
+            HeaderValue::from_static(
+                call.version.unwrap_or(subscriber_protocol::versions::ApiVersion::LATEST).as_str(),
+            ),
+        );
         if let Some(token) = token {
             let mut value = HeaderValue::from_str(&format!("Bearer {}", token.expose()))
                 .map_err(|_| Error::invalid("token", "contains characters a header cannot carry"))?;
@@ -161,7 +173,10 @@ impl Inner {
     }
 
     async fn send_once(&self, call: &Call, token: Option<&Secret>, key: Option<&str>) -> Result<Answer> {
-        let request = self.request(call, token, key)?.header(ACCEPT, "application/json").timeout(self.request_timeout);
+        let mut request = self.request(call, token, key)?.timeout(self.request_timeout);
+        if call.accept.is_none() {
+            request = request.header(ACCEPT, "application/json");
+        }
         let response = request.send().await.map_err(|error| transport(call, error))?;
         self.metrics.answered(call.method.as_str(), &call.template);
         let status = response.status();

@@ -12,7 +12,8 @@
 //!   [`lookup`] (merchant discovery, and [`enrich_csv`]: a CSV of descriptors enriched), [`accounts`] (bank linking), [`persons`] (identity
 //!   verification), [`developers`] (webhooks and events), [`requests`] (the request log, read),
 //!   [`versions`] (the account's API version), [`overview`] (the home: money, sales, what
-//!   needs attention from [`attention`]); [`live`]: real-time streams; [`export`]: CSV.
+//!   needs attention from [`attention`]); [`workbench`] (the API shell and the inspector);
+//!   [`live`]: real-time streams; [`export`]: CSV.
 //! - [`performance`]: periods and the figures of sales and money in and out, pure.
 //! - [`settings`]: the non-secret choices kept between runs; [`error`]: `{code, message}`;
 //!   [`private_folder`]: a folder only this user can use (the private session bus's).
@@ -51,6 +52,7 @@ pub mod session;
 pub mod settings;
 pub mod versions;
 pub mod views;
+pub mod workbench;
 
 pub use app::Dashboard;
 pub use error::CommandError;

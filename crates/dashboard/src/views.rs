@@ -355,6 +355,36 @@ pub struct LoggedCall {
     pub curl: String,
 }
 
+/// A page of the account's request history, read, and where the next one starts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct RequestLogView {
+    /// Newest first.
+    pub calls: Vec<LoggedCall>,
+    /// Pass it back for the older requests; `null` when there are none.
+    pub next_cursor: Option<String>,
+}
+
+/// One request of the history with what it sent and got back (masked by the service).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[serde(rename_all = "camelCase")]
+pub struct RequestDetailView {
+    /// The request; its cURL line carries the body it sent (masked values stay masked).
+    pub call: LoggedCall,
+    /// The query string, masked.
+    pub query: Option<String>,
+    /// The body sent, pretty-printed when it is JSON.
+    pub request_body: Option<String>,
+    /// The body answered, pretty-printed when it is JSON; `null` for a stream or an erased object.
+    pub response_body: Option<String>,
+    /// A body was longer than the 16 KiB the history keeps.
+    pub truncated: bool,
+    /// The ids it named or got back (`cardId:12`).
+    pub object_ids: Vec<String>,
+}
+
 /// An object the subscriber keeps its own notes on (`metadata`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]

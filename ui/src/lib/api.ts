@@ -105,6 +105,11 @@ import type { VerifyPersonResponse } from "./bindings/VerifyPersonResponse";
 import type { CreateWebhookRequest } from "./bindings/CreateWebhookRequest";
 import type { LoggedCall } from "./bindings/LoggedCall";
 import type { LoggedRequest } from "./bindings/LoggedRequest";
+import type { RequestDetailView } from "./bindings/RequestDetailView";
+import type { RequestLogView } from "./bindings/RequestLogView";
+import type { Inspection } from "./bindings/Inspection";
+import type { ShellAnswer } from "./bindings/ShellAnswer";
+import type { ShellOperation } from "./bindings/ShellOperation";
 import type { Event as ServiceEvent } from "./bindings/Event";
 import type { UpdateWebhookRequest } from "./bindings/UpdateWebhookRequest";
 import type { Webhook } from "./bindings/Webhook";
@@ -121,7 +126,12 @@ export type {
   CreateWebhookRequest,
   LoggedCall,
   LoggedRequest,
+  RequestDetailView,
+  RequestLogView,
+  Inspection,
   ServiceEvent,
+  ShellAnswer,
+  ShellOperation,
   UpdateWebhookRequest,
   Webhook,
   WebhookDelivery,

@@ -82,6 +82,22 @@ export function baseItems(sandbox: boolean): PaletteItem[] {
       action: "add-location",
     },
     {
+      id: "screen:inspector",
+      kind: "screen",
+      title: "Inspect an id",
+      detail: "Developers › Inspector",
+      keywords: "inspector id object card transaction event request find",
+      route: { name: "developers", tab: "inspector" } as Route,
+    },
+    {
+      id: "screen:api-shell",
+      kind: "screen",
+      title: "Open the API shell",
+      detail: "Developers › API shell",
+      keywords: "api shell request send curl httpie python typescript composer",
+      route: { name: "developers", tab: "shell" } as Route,
+    },
+    {
       id: "action:send-test-event",
       kind: "action",
       title: "Send a test event",

@@ -18,6 +18,8 @@ export type Route =
       webhookId?: number;
       eventId?: string;
       requestId?: string;
+      /** An id for the inspector. */
+      inspect?: string;
     }
   | { name: "credentials" }
   | { name: "settings" }
@@ -25,7 +27,14 @@ export type Route =
 
 /** The Developers area's tabs. */
 export type DevelopersTab =
-  "endpoints" | "deliveries" | "events" | "requests" | "versions" | "sandbox";
+  | "endpoints"
+  | "deliveries"
+  | "events"
+  | "requests"
+  | "inspector"
+  | "shell"
+  | "versions"
+  | "sandbox";
 
 /** The merchant screen's tabs: its sales across locations, or the locations. */
 export type MerchantTab = "transactions" | "locations";

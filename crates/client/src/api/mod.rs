@@ -12,4 +12,4 @@ mod subscriber;
 
 pub use discovery::{AddressQuery, MAX_DISCOVER_LIMIT};
 pub use enrichment::BrandLogo;
-pub use subscriber::Session;
+pub use subscriber::{RawAnswer, Session};

@@ -82,6 +82,48 @@ impl Client {
         self.inner.call(Call::new(&routes::OPENAPI, "/openapi.json")).await
     }
 
+    /// Sends one request as written (the API shell): `method` on `path_and_query` (starting with
+    /// `/`), the raw `body` as JSON, in API `version` (this client's when `None`), with the
+    /// client's token; sent once, never retried. Whatever the status, the answer comes back.
+    pub async fn send_raw(
+        &self,
+        method: Method,
+        path_and_query: &str,
+        body: Option<Vec<u8>>,
+        version: Option<subscriber_protocol::versions::ApiVersion>,
+    ) -> Result<RawAnswer> {
+        if !path_and_query.starts_with('/') || path_and_query.starts_with("//") {
+            return Err(Error::invalid("path", format!("must start with one '/', not {path_and_query:?}")));
+        }
+        let (path, query) = match path_and_query.split_once('?') {
+            Some((path, query)) => (path, Some(query.to_owned())),
+            None => (path_and_query, None),
+        };
+        let call = Call {
+            method,
+            template: path.to_owned(),
+            authenticated: true,
+            safety: Safety::Unsafe,
+            path: path.to_owned(),
+            query: query.filter(|query| !query.is_empty()),
+            body: body.map(bytes::Bytes::from),
+            accept: None,
+            version,
+        };
+        let started = std::time::Instant::now();
+        let answer = self.inner.send_once_raw(&call).await?;
+        Ok(RawAnswer {
+            status: answer.status.as_u16(),
+            headers: answer
+                .headers
+                .iter()
+                .map(|(name, value)| (name.as_str().to_owned(), String::from_utf8_lossy(value.as_bytes()).into_owned()))
+                .collect(),
+            body: answer.body.to_vec(),
+            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
+        })
+    }
+
     /// Any JSON endpoint by path (`/card/link`, or one newer than this client), with the
     /// client's token, retries (for GET) and error handling. `path` starts with `/`; the
     /// metrics record it as given.
@@ -104,6 +146,7 @@ impl Client {
             query: None,
             body: None,
             accept: None,
+            version: None,
         };
         if let Some(body) = body {
             call = call.json(body)?;
@@ -111,4 +154,15 @@ impl Client {
         let answer = self.inner.execute(&call).await?;
         decode(&call, &answer)
     }
+}
+
+/// An answer as it came back, any status ([`Client::send_raw`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RawAnswer {
+    pub status: u16,
+    /// In the order they came.
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    /// From sending to the whole body read, in milliseconds.
+    pub elapsed_ms: f64,
 }

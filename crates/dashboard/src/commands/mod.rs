@@ -17,8 +17,8 @@ pub mod types {
         CardSession, CardTransaction, ClockAdvanced, CreateLocationResponse, CreateWebhookRequest, EndUser,
         EndUserRemoved, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, Location, LocationInput,
         LocationRemoved, Merchant, MerchantCategory, MerchantTransaction, Metadata, OnboardPersonRequest, Person,
-        RecurringStream, RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, SandboxCard, SandboxReset,
-        SandboxReversal, SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest,
+        RecurringStream, RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, RequestQuery, SandboxCard,
+        SandboxReset, SandboxReversal, SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest,
         UpdateWebhookRequest, VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery,
         WebhookQueued, WebhookRecovered,
     };
@@ -30,9 +30,10 @@ pub mod types {
     pub use crate::versions::ApiVersions;
     pub use crate::views::{
         AppStatus, Batch, ConnectionInfo, ConnectionTarget, Country, EnrichedFile, ExportResult, FieldErrors, Labelled,
-        LiveEvent, LoggedCall, LoginInput, Lookup, LookupQuery, Overview, RotateResult, SecurePage, SessionInfo,
-        SignupResult, StatementDescriptor,
+        LiveEvent, LoggedCall, LoginInput, Lookup, LookupQuery, Overview, RequestDetailView, RequestLogView,
+        RotateResult, SecurePage, SessionInfo, SignupResult, StatementDescriptor,
     };
+    pub use crate::workbench::{Inspection, ShellAnswer, ShellOperation, ShellRequest};
 }
 
 /// The commands' names, in the table's order.

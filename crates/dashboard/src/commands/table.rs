@@ -168,9 +168,23 @@ macro_rules! for_each_command {
             events(event_type: Option<String>) -> Vec<Event>;
             /// Sends an event of a catalogue type now (sandbox only), marked as the sandbox's.
             send_sandbox_event(event_type: String) -> Event;
-            /// The subscriber's last 100 API requests, newest first, each with its route, whether
-            /// the app made it by itself, its headers and a cURL line.
-            request_log() -> Vec<LoggedCall>;
+            /// The subscriber's request history through `query` (100 a page, newest first; an id
+            /// typed in `objectId`: a request's or an object's), each with its route, whether the
+            /// app made it by itself, its headers and a cURL line.
+            request_log(query: RequestQuery) -> RequestLogView;
+            /// One request of the history with the bodies it sent and got back (masked).
+            request_detail(request_id: String) -> RequestDetailView;
+            /// Every request through `query` with its bodies, saved as NDJSON where the person
+            /// chooses; `null` when the save was cancelled.
+            export_request_log(query: RequestQuery) -> Option<ExportResult>;
+            /// The operations of the connected service's OpenAPI document, for the API shell.
+            shell_operations() -> Vec<ShellOperation>;
+            /// Sends one request as the API shell composed it (the session's token, the chosen
+            /// version); the answer whatever its status.
+            send_shell_request(request: ShellRequest) -> ShellAnswer;
+            /// What an id leads to (`12`, `cardId:12`, `evt_40`, `req_…`): the object, its events,
+            /// the requests that named it and the deliveries of its events.
+            inspect(id: String) -> Inspection;
             /// The account's pinned API version and every version with what it changed.
             api_versions() -> ApiVersions;
             /// Moves the account's pin (after the person confirmed it).

@@ -30,12 +30,12 @@ import type { EnrollMerchantRequest } from "./EnrollMerchantRequest";
 import type { Event } from "./Event";
 import type { ExportResult } from "./ExportResult";
 import type { FieldError } from "./FieldError";
+import type { Inspection } from "./Inspection";
 import type { Labelled } from "./Labelled";
 import type { LiveEvent } from "./LiveEvent";
 import type { Location } from "./Location";
 import type { LocationInput } from "./LocationInput";
 import type { LocationRemoved } from "./LocationRemoved";
-import type { LoggedCall } from "./LoggedCall";
 import type { LoginInput } from "./LoginInput";
 import type { Lookup } from "./Lookup";
 import type { LookupQuery } from "./LookupQuery";
@@ -52,6 +52,9 @@ import type { RecurringStream } from "./RecurringStream";
 import type { RemoveAccountResponse } from "./RemoveAccountResponse";
 import type { RemoveCardResponse } from "./RemoveCardResponse";
 import type { RemovePersonResponse } from "./RemovePersonResponse";
+import type { RequestDetailView } from "./RequestDetailView";
+import type { RequestLogView } from "./RequestLogView";
+import type { RequestQuery } from "./RequestQuery";
 import type { RotateResult } from "./RotateResult";
 import type { SalesQuery } from "./SalesQuery";
 import type { SandboxCard } from "./SandboxCard";
@@ -61,6 +64,9 @@ import type { SandboxTransactionRequest } from "./SandboxTransactionRequest";
 import type { SandboxTransactionResponse } from "./SandboxTransactionResponse";
 import type { SecurePage } from "./SecurePage";
 import type { SessionInfo } from "./SessionInfo";
+import type { ShellAnswer } from "./ShellAnswer";
+import type { ShellOperation } from "./ShellOperation";
+import type { ShellRequest } from "./ShellRequest";
 import type { SignupResult } from "./SignupResult";
 import type { StatementDescriptor } from "./StatementDescriptor";
 import type { UpdateLocationRequest } from "./UpdateLocationRequest";
@@ -154,6 +160,11 @@ export const COMMAND_NAMES = [
   "events",
   "send_sandbox_event",
   "request_log",
+  "request_detail",
+  "export_request_log",
+  "shell_operations",
+  "send_shell_request",
+  "inspect",
   "api_versions",
   "set_api_version",
   "app_ready",
@@ -417,11 +428,36 @@ export function commands(invoke: Invoke) {
     sendSandboxEvent: (eventType: string) =>
       invoke<Event>("send_sandbox_event", { eventType }),
     /**
-     * The subscriber's last 100 API requests, newest first, each with its route, whether
-     * the app made it by itself, its headers and a cURL line.
+     * The subscriber's request history through `query` (100 a page, newest first; an id
+     * typed in `objectId`: a request's or an object's), each with its route, whether the
+     * app made it by itself, its headers and a cURL line.
      */
-    requestLog: () =>
-      invoke<Array<LoggedCall>>("request_log"),
+    requestLog: (query: RequestQuery) =>
+      invoke<RequestLogView>("request_log", { query }),
+    /** One request of the history with the bodies it sent and got back (masked). */
+    requestDetail: (requestId: string) =>
+      invoke<RequestDetailView>("request_detail", { requestId }),
+    /**
+     * Every request through `query` with its bodies, saved as NDJSON where the person
+     * chooses; `null` when the save was cancelled.
+     */
+    exportRequestLog: (query: RequestQuery) =>
+      invoke<ExportResult | null>("export_request_log", { query }),
+    /** The operations of the connected service's OpenAPI document, for the API shell. */
+    shellOperations: () =>
+      invoke<Array<ShellOperation>>("shell_operations"),
+    /**
+     * Sends one request as the API shell composed it (the session's token, the chosen
+     * version); the answer whatever its status.
+     */
+    sendShellRequest: (request: ShellRequest) =>
+      invoke<ShellAnswer>("send_shell_request", { request }),
+    /**
+     * What an id leads to (`12`, `cardId:12`, `evt_40`, `req_…`): the object, its events,
+     * the requests that named it and the deliveries of its events.
+     */
+    inspect: (id: string) =>
+      invoke<Inspection>("inspect", { id }),
     /** The account's pinned API version and every version with what it changed. */
     apiVersions: () =>
       invoke<ApiVersions>("api_versions"),
