@@ -4,7 +4,9 @@
 --
 -- `object_ids` holds the ids the request named or got back, each written ` kind:value ` (a
 -- space on both sides), so `LIKE '% cardId:12 %'` finds one whole; `bytes` is what the row
--- holds, for the per-subscriber bound. No foreign key: a subscriber's history outlives nothing
+-- holds, for the per-subscriber bound. No index on the time: rows come in time order, so the
+-- prune deletes by `seq` below the first row young enough (one index fewer to write per
+-- request). No foreign key: a subscriber's history outlives nothing
 -- but its 14 days, and writes of it never wait for another table.
 CREATE TABLE request_history (
     seq            INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -26,4 +28,3 @@ CREATE TABLE request_history (
 ) STRICT;
 CREATE INDEX request_history_by_subscriber ON request_history (subscriber_id, seq);
 CREATE INDEX request_history_by_request ON request_history (subscriber_id, request_id);
-CREATE INDEX request_history_by_age ON request_history (at_ms);

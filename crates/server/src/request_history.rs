@@ -28,7 +28,7 @@ use crate::storage::{StorageResult, Store};
 const WAITING_AT_MOST: usize = 4_096;
 /// A subscriber's history is brought within its bounds after this many of its requests
 /// written by this instance.
-const BOUND_EVERY: u32 = 500;
+const BOUND_EVERY: u32 = 2_000;
 /// The most ids kept of one request.
 const IDS_AT_MOST: usize = 64;
 

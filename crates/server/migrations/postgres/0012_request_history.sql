@@ -19,4 +19,3 @@ CREATE TABLE request_history (
 );
 CREATE INDEX request_history_by_subscriber ON request_history (subscriber_id, seq);
 CREATE INDEX request_history_by_request ON request_history (subscriber_id, request_id);
-CREATE INDEX request_history_by_age ON request_history (at_ms);

@@ -59,15 +59,24 @@ impl Store {
         self.fetch_one(Read::ByKey, sql, args![subscriber_id, request_id]).await
     }
 
-    /// Forgets requests older than `before_ms`, a batch at a time; how many went.
+    /// Forgets requests older than `before_ms`, a batch at a time; how many went. Rows come in
+    /// time order (`seq`), so what goes is every row below the first one young enough: found
+    /// by reading the old rows once, deleted by key.
     pub async fn prune_requests(&self, before_ms: i64) -> StorageResult<u64> {
+        let young = sql!("SELECT seq FROM request_history WHERE at_ms >= $1 ORDER BY seq LIMIT 1");
+        let newest = sql!("SELECT MAX(seq) + 1 FROM request_history");
+        let first_kept: Option<i64> = match self.fetch_one(Read::Scan, young, args![before_ms]).await? {
+            Some(seq) => Some(seq),
+            None => self.fetch_one::<Option<i64>, 0>(Read::Scan, newest, []).await?.flatten(),
+        };
+        let Some(first_kept) = first_kept else { return Ok(0) };
         let sql = sql!(
             "DELETE FROM request_history WHERE seq IN
-               (SELECT seq FROM request_history WHERE at_ms < $1 ORDER BY seq LIMIT $2)"
+               (SELECT seq FROM request_history WHERE seq < $1 ORDER BY seq LIMIT $2)"
         );
         let mut pruned = 0;
         loop {
-            let deleted = self.execute_maintenance(sql, args![before_ms, PRUNE_BATCH]).await?;
+            let deleted = self.execute_maintenance(sql, args![first_kept, PRUNE_BATCH]).await?;
             pruned += deleted;
             if deleted < PRUNE_BATCH as u64 {
                 return Ok(pruned);
@@ -78,11 +87,19 @@ impl Store {
     /// Keeps at most `requests` of the subscriber's newest requests and `bytes` of them; how
     /// many older ones went. Only the subscriber's own rows are looked at or deleted.
     pub async fn bound_requests(&self, subscriber_id: i64, requests: u64, bytes: u64) -> StorageResult<u64> {
+        let held = sql!(
+            "SELECT COUNT(*), CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM request_history WHERE subscriber_id = $1"
+        );
+        let (count, total): (i64, i64) =
+            self.fetch_one(Read::Scan, held, args![subscriber_id]).await?.unwrap_or((0, 0));
+        if u64::try_from(count).unwrap_or(0) <= requests && u64::try_from(total).unwrap_or(0) <= bytes {
+            return Ok(0);
+        }
         // The newest row that no longer fits: by count, or by the bytes of it and the newer ones.
         let by_count =
             sql!("SELECT seq FROM request_history WHERE subscriber_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2");
         let by_bytes = sql!(
-            "SELECT seq FROM (SELECT seq, SUM(bytes) OVER (ORDER BY seq DESC) AS held
+            "SELECT seq FROM (SELECT seq, CAST(SUM(bytes) OVER (ORDER BY seq DESC) AS BIGINT) AS held
                               FROM request_history WHERE subscriber_id = $1) AS newest
              WHERE held > $2 ORDER BY seq DESC LIMIT 1"
         );
@@ -135,26 +152,54 @@ mod tests {
 
     /// A subscriber's bound takes its own oldest requests, by count and by bytes, and never
     /// another's; the age prune takes everyone's old ones.
-    #[tokio::test]
-    async fn each_subscriber_is_bounded_by_its_own_requests_and_old_ones_are_pruned() {
-        let dir = tempfile::tempdir().expect("a folder");
-        let store = Store::open(&dir.path().join("history.sqlite3").into()).await.expect("a database");
-        let (busy, quiet) = (1, 2);
+    async fn bounded_and_pruned(store: Store, (busy, quiet): (i64, i64)) {
         store.record_requests((0..50).map(|index| record(busy, index, 100)).collect()).await.expect("written");
         store.record_requests(vec![record(quiet, 0, 100)]).await.expect("written");
         let all = |subscriber| {
             let store = store.clone();
             async move { store.requests(subscriber, RequestFilter::default(), 1_000).await.expect("read") }
         };
+        assert_eq!(store.bound_requests(busy, 100, 1_000_000).await.expect("bounded"), 0, "within its bounds");
         assert_eq!(store.bound_requests(busy, 20, 1_000_000).await.expect("bounded"), 30);
         let kept = all(busy).await;
         assert_eq!(kept.len(), 20);
-        assert_eq!(kept[0].record.request_id, "req_1_49", "the newest stay");
+        assert_eq!(kept[0].record.request_id, format!("req_{busy}_49"), "the newest stay");
         assert_eq!(store.bound_requests(busy, 20, 1_000).await.expect("bounded"), 10, "1,000 bytes: ten of 100");
         assert_eq!(all(busy).await.len(), 10);
         assert_eq!(all(quiet).await.len(), 1, "another subscriber's requests are never taken");
-        assert_eq!(store.prune_requests(1_045).await.expect("pruned"), 6, "busy's 40..44 and quiet's 0");
+        // Rows come in time order: busy's 40..49 (at 1,040..1,049), then quiet's 0 (at 1,000)
+        // written after them, which a prune by place keeps until the rows before it go.
+        assert_eq!(store.prune_requests(1_045).await.expect("pruned"), 5, "busy's 40..44");
         assert_eq!(all(busy).await.len(), 5);
+        assert_eq!(store.prune_requests(2_000).await.expect("pruned"), 6, "everything left");
         assert!(all(quiet).await.is_empty());
+    }
+
+    #[tokio::test]
+    async fn each_subscriber_is_bounded_by_its_own_requests_and_old_ones_are_pruned() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let store = Store::open(&dir.path().join("history.sqlite3").into()).await.expect("a database");
+        bounded_and_pruned(store, (1, 2)).await;
+    }
+
+    /// The same on PostgreSQL (`tests/support/with-postgres.sh cargo test -p subscriber-server
+    /// --lib request_history`); without a cluster, says so and passes.
+    #[cfg(feature = "postgres")]
+    #[tokio::test]
+    async fn on_postgresql_too() {
+        let Some(admin) = std::env::var("SUBSCRIBER_TEST_POSTGRES").ok().filter(|url| !url.is_empty()) else {
+            eprintln!("needs SUBSCRIBER_TEST_POSTGRES (tests/support/with-postgres.sh)");
+            return;
+        };
+        let name = format!("h_{}", uuid::Uuid::new_v4().simple());
+        let (server, _) = admin.rsplit_once('/').expect("an address with a database");
+        let output = std::process::Command::new("psql")
+            .args([admin.as_str(), "-c", &format!("CREATE DATABASE {name}")])
+            .output()
+            .expect("psql runs");
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let location = crate::storage::Location::Postgres(format!("{server}/{name}"));
+        let store = Store::open(&location).await.expect("a database");
+        bounded_and_pruned(store, (1, 2)).await;
     }
 }
