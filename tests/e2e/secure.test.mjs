@@ -323,6 +323,9 @@ test("sent to the person, the identity page verifies them on their own device", 
   await find(session, "person-page", 15_000);
   const url = await content("person-page-url");
   assert.ok(url.startsWith(`${serviceUrl}/secure/identity?session=`), url);
+  // A QR code of the link, for the person's phone.
+  const qr = await find(session, "person-page-qr");
+  assert.match(await qr.getAttribute("aria-label"), /QR code of Grace's link/);
   await shot("secure-10a-identity-sent");
 
   // The person, in their own browser: their details, then the four questions.

@@ -29,6 +29,7 @@ impl Dashboard {
             expires_at: created.expires_at,
             opened: false,
             open_problem: None,
+            qr_code: Vec::new(),
         })
     }
 
@@ -44,6 +45,7 @@ impl Dashboard {
             expires_at: renewal.expires_at,
             opened: false,
             open_problem: None,
+            qr_code: Vec::new(),
         })
     }
 

@@ -66,6 +66,7 @@ impl Dashboard {
             expires_at: created.expires_at,
             opened: false,
             open_problem: None,
+            qr_code: Vec::new(),
         })
     }
 

@@ -35,6 +35,7 @@ impl Dashboard {
         self.check_own_url(&session.url).await?;
         Ok(SecurePage {
             id: session.session_id,
+            qr_code: crate::views::qr_modules(&session.url),
             url: session.url,
             expires_at: session.expires_at,
             opened: false,

@@ -188,6 +188,22 @@ pub struct SecurePage {
     pub opened: bool,
     /// Why it could not be opened (the link is still shown to copy).
     pub open_problem: Option<String>,
+    /// The link as a QR code, for a phone to scan: rows of modules, `1` dark, `0` light (none
+    /// when the page is opened on this computer).
+    pub qr_code: Vec<String>,
+}
+
+/// `text` as QR code modules: rows of `1` (dark) and `0` (light), with no quiet zone (the UI
+/// draws one); empty when the text is too long for a QR code.
+pub fn qr_modules(text: &str) -> Vec<String> {
+    let Ok(code) = qrcode::QrCode::with_error_correction_level(text.as_bytes(), qrcode::EcLevel::M) else {
+        return Vec::new();
+    };
+    let width = code.width();
+    code.to_colors()
+        .chunks(width)
+        .map(|row| row.iter().map(|color| if *color == qrcode::Color::Dark { '1' } else { '0' }).collect())
+        .collect()
 }
 
 /// A country a form offers: its ISO 3166-1 alpha-3 code (what the service takes) and name.
@@ -394,4 +410,20 @@ pub enum Labelled {
     Account,
     Person,
     Location,
+}
+
+#[cfg(test)]
+mod qr_tests {
+    /// A hosted page's link fits a QR code a phone reads: square, modules only.
+    #[test]
+    fn a_link_becomes_a_square_of_modules() {
+        let rows = super::qr_modules(
+            "http://127.0.0.1:8080/persons/verify?session=0123456789abcdefghijklmnopqrstuvwxyzABCDEF",
+        );
+        assert!(
+            rows.len() >= 21
+                && rows.iter().all(|row| row.len() == rows.len() && row.chars().all(|c| c == '0' || c == '1'))
+        );
+        assert!(super::qr_modules(&"x".repeat(5_000)).is_empty(), "too long for a QR code");
+    }
 }

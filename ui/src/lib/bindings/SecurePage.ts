@@ -16,4 +16,9 @@ opened: boolean,
 /**
  * Why it could not be opened (the link is still shown to copy).
  */
-openProblem: string | null, };
+openProblem: string | null, 
+/**
+ * The link as a QR code, for a phone to scan: rows of modules, `1` dark, `0` light (none
+ * when the page is opened on this computer).
+ */
+qrCode: Array<string>, };

@@ -19,6 +19,7 @@ const page = {
   expiresAt: new Date(Date.now() + 15 * 60_000).toISOString(),
   opened: true,
   openProblem: null,
+  qrCode: [],
 };
 
 describe("SecureWait", () => {
