@@ -372,8 +372,8 @@ pub struct LoggedRequestDetail {
     /// The request's body as sent (at most 16 KiB), masked; null when it had none.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub request_body: Option<String>,
-    /// The answer's body (at most 16 KiB), masked; null for a stream, an export or an erased
-    /// object's request.
+    /// The answer's body (at most 16 KiB; 2 KiB of a successful GET's, the object as it was),
+    /// masked; null for a stream, an export or an erased object's request.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub response_body: Option<String>,
     /// Whether a body was longer than 16 KiB and is cut.

@@ -24,11 +24,20 @@ use subscriber_protocol::{REQUEST_HISTORY_BODY_BYTES, REQUEST_HISTORY_MAX_BYTES,
 use crate::storage::request_history::RequestRecord;
 use crate::storage::{StorageResult, Store};
 
-/// Requests waiting to be written, at most; beyond, they go unrecorded.
-const WAITING_AT_MOST: usize = 4_096;
-/// A subscriber's history is brought within its bounds after this many of its requests
-/// written by this instance.
-const BOUND_EVERY: u32 = 2_000;
+/// Requests waiting to be written, at most, and the bytes of their bodies; beyond, they go
+/// unrecorded (and the log says so).
+const WAITING_AT_MOST: usize = 65_536;
+const WAITING_BYTES_AT_MOST: usize = 64 * 1024 * 1024;
+/// The writer writes at most this often: one batch in one transaction, not one per request
+/// (a busy service's requests would otherwise each cost a commit and two thread hand-offs).
+const WRITE_EVERY: Duration = Duration::from_millis(100);
+/// A subscriber's history is brought within its count after this many of its requests written
+/// by this instance (a look at its index), and within its bytes after this many bytes (a look
+/// at its rows).
+const BOUND_EVERY: u32 = 5_000;
+const BOUND_BYTES_EVERY: usize = 16 * 1024 * 1024;
+/// The most of a successful read's answer kept.
+pub const READ_ANSWER_BYTES: usize = 2 * 1024;
 /// The most ids kept of one request.
 const IDS_AT_MOST: usize = 64;
 
@@ -62,13 +71,21 @@ pub struct Answered {
     pub response_body: Option<Bytes>,
 }
 
+/// What the writer has not written yet.
+#[derive(Default)]
+struct Waiting {
+    requests: Vec<Answered>,
+    /// Of their bodies.
+    bytes: usize,
+}
+
 pub struct RequestHistory {
-    waiting: Mutex<Vec<Answered>>,
+    waiting: Mutex<Waiting>,
     wake: tokio::sync::Notify,
     /// One write at a time; a reader waits for the one under way.
     writing: tokio::sync::Mutex<()>,
     /// Requests of each subscriber written since its history was last bounded.
-    since_bounded: Mutex<HashMap<i64, u32>>,
+    since_bounded: Mutex<HashMap<i64, (u32, usize)>>,
     unrecorded: AtomicU64,
     said_full_at: Mutex<Option<Instant>>,
     kept_for: Duration,
@@ -77,7 +94,7 @@ pub struct RequestHistory {
 impl RequestHistory {
     pub fn new(kept_for: Duration) -> Self {
         Self {
-            waiting: Mutex::new(Vec::new()),
+            waiting: Mutex::new(Waiting::default()),
             wake: tokio::sync::Notify::new(),
             writing: tokio::sync::Mutex::new(()),
             since_bounded: Mutex::new(HashMap::new()),
@@ -95,8 +112,10 @@ impl RequestHistory {
     /// Hands an answered request to the writer.
     pub fn record(&self, answered: Answered) {
         {
+            let size = answered.request_body.as_ref().map_or(0, Bytes::len)
+                + answered.response_body.as_ref().map_or(0, Bytes::len);
             let mut waiting = self.waiting.lock();
-            if waiting.len() >= WAITING_AT_MOST {
+            if waiting.requests.len() >= WAITING_AT_MOST || waiting.bytes + size > WAITING_BYTES_AT_MOST {
                 drop(waiting);
                 self.unrecorded.fetch_add(1, Ordering::Relaxed);
                 let mut said = self.said_full_at.lock();
@@ -104,13 +123,15 @@ impl RequestHistory {
                     *said = Some(Instant::now());
                     tracing::warn!(
                         waiting = WAITING_AT_MOST,
+                        waiting_bytes = WAITING_BYTES_AT_MOST,
                         unrecorded = self.unrecorded.load(Ordering::Relaxed),
                         "the request history's writer is behind: requests go unrecorded until it catches up"
                     );
                 }
                 return;
             }
-            waiting.push(answered);
+            waiting.bytes += size;
+            waiting.requests.push(answered);
         }
         self.wake.notify_one();
     }
@@ -118,7 +139,7 @@ impl RequestHistory {
     /// Writes what waits (masked), then brings within bounds the subscribers due for it.
     pub async fn flush(&self, db: &Store) -> StorageResult<()> {
         let _writing = self.writing.lock().await;
-        let batch = std::mem::take(&mut *self.waiting.lock());
+        let batch = std::mem::take(&mut *self.waiting.lock()).requests;
         if batch.is_empty() {
             return Ok(());
         }
@@ -129,18 +150,19 @@ impl RequestHistory {
         {
             let mut since = self.since_bounded.lock();
             for record in &records {
-                let count = since.entry(record.subscriber_id).or_default();
+                let (count, bytes) = since.entry(record.subscriber_id).or_default();
                 *count += 1;
-                if *count >= BOUND_EVERY {
-                    *count = 0;
-                    due.push(record.subscriber_id);
+                *bytes += usize::try_from(record.bytes).unwrap_or(0);
+                if *count >= BOUND_EVERY || *bytes >= BOUND_BYTES_EVERY {
+                    due.push((record.subscriber_id, *bytes >= BOUND_BYTES_EVERY));
+                    (*count, *bytes) = (0, 0);
                 }
             }
         }
         db.record_requests(records).await?;
-        for subscriber_id in due {
-            let gone =
-                db.bound_requests(subscriber_id, REQUEST_HISTORY_MAX_REQUESTS, REQUEST_HISTORY_MAX_BYTES).await?;
+        for (subscriber_id, with_bytes) in due {
+            let bytes = with_bytes.then_some(REQUEST_HISTORY_MAX_BYTES);
+            let gone = db.bound_requests(subscriber_id, REQUEST_HISTORY_MAX_REQUESTS, bytes).await?;
             if gone > 0 {
                 tracing::info!(subscriber_id, gone, "the subscriber's oldest requests left its history (its bound)");
             }
@@ -148,11 +170,12 @@ impl RequestHistory {
         Ok(())
     }
 
-    /// The writer: writes each time requests come in (those that came during a write go in the
-    /// next one together).
+    /// The writer: once requests came in, writes them a moment later ([`WRITE_EVERY`]) with
+    /// those that came meanwhile, in one batch.
     pub async fn run(&self, db: Store) {
         loop {
             self.wake.notified().await;
+            tokio::time::sleep(WRITE_EVERY).await;
             if let Err(error) = self.flush(&db).await {
                 tracing::warn!(error = %error, "requests not written to the history (they are lost)");
             }
@@ -160,8 +183,14 @@ impl RequestHistory {
     }
 }
 
+/// A GET answered 2xx: its answer is kept shorter ([`READ_ANSWER_BYTES`]).
+pub fn is_successful_read(method: &str, status: u16) -> bool {
+    method == "GET" && (200..300).contains(&status)
+}
+
 /// The request with every text masked, and the ids it named.
 fn masked(answered: Answered) -> RequestRecord {
+    use crate::redact::MaskedBody;
     let body = |bytes: &Option<Bytes>| {
         bytes
             .as_ref()
@@ -169,14 +198,26 @@ fn masked(answered: Answered) -> RequestRecord {
             .map(|bytes| crate::redact::body(bytes, REQUEST_HISTORY_BODY_BYTES))
     };
     let request_body = if answered.route.as_deref().is_some_and(|route| PERSONAL_DATA_SENT.contains(&route)) {
-        answered.request_body.as_ref().map(|_| (PERSONAL_DATA_NOT_KEPT.to_owned(), false))
+        answered.request_body.as_ref().map(|_| MaskedBody {
+            text: PERSONAL_DATA_NOT_KEPT.to_owned(),
+            truncated: false,
+            json: None,
+        })
     } else {
         body(&answered.request_body)
     };
-    let response_body = body(&answered.response_body);
-    let truncated = [&request_body, &response_body].iter().any(|body| body.as_ref().is_some_and(|(_, cut)| *cut));
-    let request_body = request_body.map(|(text, _)| text);
-    let response_body = response_body.map(|(text, _)| text);
+    // A successful read's answer is the object as it is (the API gives it again): its first
+    // 2 KiB are kept, not 16, which keeps the history's cost on the busiest routes small.
+    let response_body = if is_successful_read(&answered.method, answered.status) {
+        answered
+            .response_body
+            .as_ref()
+            .filter(|bytes| !bytes.is_empty())
+            .map(|bytes| crate::redact::body(bytes, READ_ANSWER_BYTES))
+    } else {
+        body(&answered.response_body)
+    };
+    let truncated = [&request_body, &response_body].iter().any(|body| body.as_ref().is_some_and(|body| body.truncated));
     let path = crate::redact::client_path(&answered.path);
     let query = answered.query.filter(|query| !query.is_empty()).map(|query| {
         crate::redact::truncate(
@@ -188,12 +229,15 @@ fn masked(answered: Answered) -> RequestRecord {
     if let Some(route) = &answered.route {
         ids.add_path(route, &path);
     }
-    for text in [&query, &request_body, &response_body].into_iter().flatten() {
-        ids.add_json(text);
-    }
     if let Some(query) = &query {
         ids.add_query(query);
     }
+    // The ids of the bodies that were JSON, from the value already parsed to mask them.
+    for json in [&request_body, &response_body].into_iter().flatten().filter_map(|body| body.json.as_ref()) {
+        ids.add_value(json);
+    }
+    let request_body = request_body.map(|body| body.text);
+    let response_body = response_body.map(|body| body.text);
     let object_ids = ids.written();
     let bytes =
         [&answered.request_id, &answered.method, &path, &object_ids].iter().map(|text| text.len()).sum::<usize>()
@@ -258,7 +302,7 @@ impl Ids {
         }
     }
 
-    fn add_json(&mut self, text: &str) {
+    fn add_value(&mut self, value: &serde_json::Value) {
         fn walk(ids: &mut Ids, value: &serde_json::Value) {
             match value {
                 serde_json::Value::Object(fields) => {
@@ -284,9 +328,7 @@ impl Ids {
                 _ => {}
             }
         }
-        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
-            walk(self, &value);
-        }
+        walk(self, value);
     }
 
     /// ` a:1 b:2 `: a space on both sides of each.
@@ -342,7 +384,7 @@ mod tests {
         let mut ids = Ids::default();
         ids.add_path("/card/{card_id}/transactions", "/card/12/transactions");
         ids.add_query("accountId=7&limit=5");
-        ids.add_json(r#"{"id":"evt_40","data":{"transactionId":99,"personIds":[3,4]},"amount":12}"#);
+        ids.add_value(&serde_json::json!({"id":"evt_40","data":{"transactionId":99,"personIds":[3,4]},"amount":12}));
         assert_eq!(ids.written(), " cardId:12 accountId:7 personId:3 personId:4 transactionId:99 id:evt_40 ");
         assert_eq!(object_pattern("cardId:12"), "% cardId:12 %");
         assert_eq!(object_pattern("evt_40"), "%:evt\\_40 %");

@@ -28,9 +28,9 @@ const ANSWER_READ_AT_MOST: u64 = 8 * 1024 * 1024;
 #[derive(Clone, Default)]
 struct SentBody(Arc<Mutex<Option<Bytes>>>);
 
-/// The beginning of `bytes` the history may keep: a body's worth and a byte, so a cut shows.
-fn beginning(bytes: &[u8]) -> Bytes {
-    Bytes::copy_from_slice(&bytes[..bytes.len().min(REQUEST_HISTORY_BODY_BYTES + 1)])
+/// The beginning of `bytes` the history may keep: `kept` bytes and one more, so a cut shows.
+fn beginning(bytes: &[u8], kept: usize) -> Bytes {
+    Bytes::copy_from_slice(&bytes[..bytes.len().min(kept + 1)])
 }
 
 /// Hands each authenticated request, once answered, to the request history.
@@ -49,7 +49,12 @@ pub async fn record(State(state): State<AppState>, mut request: Request, next: N
     };
     let latency_ms = (started.elapsed().as_secs_f64() * 100_000.0).round() / 100.0;
     let code = response.extensions().get::<ErrorCode>().map(|code| code.0.clone());
-    let (response, response_body) = answer_body(response).await;
+    let kept = if crate::request_history::is_successful_read(&method, response.status().as_u16()) {
+        crate::request_history::READ_ANSWER_BYTES
+    } else {
+        REQUEST_HISTORY_BODY_BYTES
+    };
+    let (response, response_body) = answer_body(response, kept).await;
     let request_body = sent.0.lock().take();
     state.request_history.record(Answered {
         subscriber_id,
@@ -70,7 +75,7 @@ pub async fn record(State(state): State<AppState>, mut request: Request, next: N
 
 /// The answer's beginning, when it is JSON of a known length (never a stream or an export),
 /// and the answer as it was.
-async fn answer_body(response: Response) -> (Response, Option<Bytes>) {
+async fn answer_body(response: Response, kept: usize) -> (Response, Option<Bytes>) {
     let is_json =
         response.headers().get(header::CONTENT_TYPE).and_then(|value| value.to_str().ok()).is_some_and(|value| {
             value.starts_with("application/json") || value.starts_with("application/problem+json")
@@ -82,8 +87,8 @@ async fn answer_body(response: Response) -> (Response, Option<Bytes>) {
     let (parts, body) = response.into_parts();
     match to_bytes(body, usize::MAX).await {
         Ok(bytes) => {
-            let kept = beginning(&bytes);
-            (Response::from_parts(parts, Body::from(bytes)), Some(kept))
+            let beginning = beginning(&bytes, kept);
+            (Response::from_parts(parts, Body::from(bytes)), Some(beginning))
         }
         // A body of a known length that failed to read: the client would have had the same.
         Err(_) => (ApiError::internal(anyhow::anyhow!("an answer's body could not be read")).into_response(), None),
@@ -104,6 +109,6 @@ pub async fn capture_body(request: Request, next: Next) -> Response {
         Ok(bytes) => bytes,
         Err(_) => return ApiError::PayloadTooLarge.into_response(),
     };
-    *sent.0.lock() = Some(beginning(&bytes));
+    *sent.0.lock() = Some(beginning(&bytes, REQUEST_HISTORY_BODY_BYTES));
     next.run(Request::from_parts(parts, Body::from(bytes))).await
 }

@@ -84,31 +84,37 @@ impl Store {
         }
     }
 
-    /// Keeps at most `requests` of the subscriber's newest requests and `bytes` of them; how
-    /// many older ones went. Only the subscriber's own rows are looked at or deleted.
-    pub async fn bound_requests(&self, subscriber_id: i64, requests: u64, bytes: u64) -> StorageResult<u64> {
-        let held = sql!(
-            "SELECT COUNT(*), CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM request_history WHERE subscriber_id = $1"
-        );
-        let (count, total): (i64, i64) =
-            self.fetch_one(Read::Scan, held, args![subscriber_id]).await?.unwrap_or((0, 0));
-        if u64::try_from(count).unwrap_or(0) <= requests && u64::try_from(total).unwrap_or(0) <= bytes {
-            return Ok(0);
-        }
+    /// Keeps at most `requests` of the subscriber's newest requests and, when `bytes` is given,
+    /// at most that many bytes of them; how many older ones went. Only the subscriber's own rows
+    /// are looked at or deleted. The count is read from the index alone; the bytes need every
+    /// row, so the caller asks for them less often.
+    pub async fn bound_requests(&self, subscriber_id: i64, requests: u64, bytes: Option<u64>) -> StorageResult<u64> {
         // The newest row that no longer fits: by count, or by the bytes of it and the newer ones.
         let by_count =
             sql!("SELECT seq FROM request_history WHERE subscriber_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2");
-        let by_bytes = sql!(
-            "SELECT seq FROM (SELECT seq, CAST(SUM(bytes) OVER (ORDER BY seq DESC) AS BIGINT) AS held
-                              FROM request_history WHERE subscriber_id = $1) AS newest
-             WHERE held > $2 ORDER BY seq DESC LIMIT 1"
-        );
         let count_cut: Option<i64> = self
             .fetch_one(Read::Scan, by_count, args![subscriber_id, i64::try_from(requests).unwrap_or(i64::MAX)])
             .await?;
-        let bytes_cut: Option<i64> = self
-            .fetch_one(Read::Scan, by_bytes, args![subscriber_id, i64::try_from(bytes).unwrap_or(i64::MAX)])
-            .await?;
+        let bytes_cut: Option<i64> = match bytes {
+            Some(bytes) => {
+                let held = sql!(
+                    "SELECT CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM request_history WHERE subscriber_id = $1"
+                );
+                let total: i64 = self.fetch_one(Read::Scan, held, args![subscriber_id]).await?.unwrap_or(0);
+                if u64::try_from(total).unwrap_or(0) <= bytes {
+                    None
+                } else {
+                    let by_bytes = sql!(
+                        "SELECT seq FROM (SELECT seq, CAST(SUM(bytes) OVER (ORDER BY seq DESC) AS BIGINT) AS held
+                                          FROM request_history WHERE subscriber_id = $1) AS newest
+                         WHERE held > $2 ORDER BY seq DESC LIMIT 1"
+                    );
+                    self.fetch_one(Read::Scan, by_bytes, args![subscriber_id, i64::try_from(bytes).unwrap_or(i64::MAX)])
+                        .await?
+                }
+            }
+            None => None,
+        };
         let Some(cut) = count_cut.max(bytes_cut) else { return Ok(0) };
         let delete = sql!("DELETE FROM request_history WHERE subscriber_id = $1 AND seq <= $2");
         self.execute_maintenance(delete, args![subscriber_id, cut]).await
@@ -159,12 +165,12 @@ mod tests {
             let store = store.clone();
             async move { store.requests(subscriber, RequestFilter::default(), 1_000).await.expect("read") }
         };
-        assert_eq!(store.bound_requests(busy, 100, 1_000_000).await.expect("bounded"), 0, "within its bounds");
-        assert_eq!(store.bound_requests(busy, 20, 1_000_000).await.expect("bounded"), 30);
+        assert_eq!(store.bound_requests(busy, 100, Some(1_000_000)).await.expect("bounded"), 0, "within its bounds");
+        assert_eq!(store.bound_requests(busy, 20, None).await.expect("bounded"), 30);
         let kept = all(busy).await;
         assert_eq!(kept.len(), 20);
         assert_eq!(kept[0].record.request_id, format!("req_{busy}_49"), "the newest stay");
-        assert_eq!(store.bound_requests(busy, 20, 1_000).await.expect("bounded"), 10, "1,000 bytes: ten of 100");
+        assert_eq!(store.bound_requests(busy, 20, Some(1_000)).await.expect("bounded"), 10, "1,000 bytes: ten of 100");
         assert_eq!(all(busy).await.len(), 10);
         assert_eq!(all(quiet).await.len(), 1, "another subscriber's requests are never taken");
         // Rows come in time order: busy's 40..49 (at 1,040..1,049), then quiet's 0 (at 1,000)

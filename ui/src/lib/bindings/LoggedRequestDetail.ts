@@ -14,8 +14,8 @@ query: string | null,
  */
 requestBody: string | null, 
 /**
- * The answer's body (at most 16 KiB), masked; null for a stream, an export or an erased
- * object's request.
+ * The answer's body (at most 16 KiB; 2 KiB of a successful GET's, the object as it was),
+ * masked; null for a stream, an export or an erased object's request.
  */
 responseBody: string | null, 
 /**
