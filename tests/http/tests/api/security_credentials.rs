@@ -117,11 +117,13 @@ fn wrong_current_secrets_count_as_failed_logins() {
 /// The flood costs a few hashes (one at a time per subscriber; refused before hashing once
 /// the address has failed too often; under the credential rate of the subscriber and the
 /// address), so no login ever finds the hash queue full (503). The queue is made small so that
-/// a flood that could fill it would.
+/// a flood that could fill it would: 10 places, for at most 9 jobs at once (the eight logins
+/// and the flood's one). With 8, a machine busy with other tests could find all 9 queued for
+/// the instant both hashing threads are between two jobs, which is not the flood's doing.
 #[test]
 fn a_flood_of_wrong_rotations_never_makes_another_subscribers_login_busy() {
     const FLOODERS: usize = 16;
-    let server = TestServer::spawn_with(&["--trusted-proxies", "127.0.0.1", "--hash-queue-size", "8"]);
+    let server = TestServer::spawn_with(&["--trusted-proxies", "127.0.0.1", "--hash-queue-size", "10"]);
     let attacker = server.subscriber();
     let others: Vec<Subscriber> = (0..8).map(|_| server.subscriber()).collect();
     let done = std::sync::atomic::AtomicBool::new(false);
