@@ -391,6 +391,7 @@ pub struct RequestQuery {
     /// Only answers of this status (`404`) or class (`4xx`, `5xx`; `error` for both).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(feature = "openapi", param(pattern = r"^(?:[1-5][0-9]{2}|[1-5]xx|error)$"))]
     pub status: Option<String>,
     /// Only requests of this route, as `route` names it (`/card/{card_id}`), or with this path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -416,7 +417,7 @@ pub struct RequestQuery {
     /// The most requests on a page (100 unless said).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 1000))]
+    #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 5000))]
     pub limit: Option<u32>,
     /// Where the page starts: the `nextCursor` of the page before.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -18,8 +18,8 @@ use crate::storage::request_history::{RequestFilter, StoredRequest};
 
 /// Requests on a page unless `limit` says.
 const DEFAULT_LIMIT: u32 = 100;
-/// The most requests on a page.
-const MAX_LIMIT: u32 = 1_000;
+/// The most requests on a page: as every list's.
+const MAX_LIMIT: u32 = subscriber_protocol::MAX_PAGE_LIMIT;
 /// Requests read at a time for an export.
 const EXPORT_PAGE: u32 = 500;
 const NDJSON: &str = "application/x-ndjson";
@@ -58,15 +58,16 @@ pub async fn list(
         return Ok(export(state, auth.subscriber_id, filter));
     }
     let rows = state.db.requests(auth.subscriber_id, filter, limit.saturating_add(1)).await?;
-    let (rows, next_cursor) = paging::split_page(rows, limit, |row| row.seq.to_string());
+    let (rows, next_cursor) = paging::split_page(rows, limit, |row| paging::encode_cursor(row.record.at_ms, row.seq));
     let requests = rows.iter().map(listed).collect::<Result<Vec<_>, _>>()?;
     Ok(Json(Success::new(RequestLogPage { requests, next_cursor })).into_response())
 }
 
 /// The filter `query` asks for, within the days the history keeps.
 fn filter(state: &AppState, query: &RequestQuery, validation: &mut Validation) -> RequestFilter {
-    let (status_from, status_to) = match query.status.as_deref().map(str::trim) {
-        None | Some("") => (None, None),
+    // As the reference's pattern says: a status, a class or `error`, nothing around it.
+    let (status_from, status_to) = match query.status.as_deref() {
+        None => (None, None),
         Some("error") => (Some(400), Some(599)),
         Some(class)
             if class.len() == 3
@@ -77,7 +78,13 @@ fn filter(state: &AppState, query: &RequestQuery, validation: &mut Validation) -
             (Some(hundreds), Some(hundreds + 99))
         }
         Some(code) => match code.parse::<i64>() {
-            Ok(code) if (100..=599).contains(&code) => (Some(code), Some(code)),
+            Ok(number)
+                if code.len() == 3
+                    && (100..=599).contains(&number)
+                    && code.bytes().all(|byte| byte.is_ascii_digit()) =>
+            {
+                (Some(number), Some(number))
+            }
             _ => {
                 validation.reject("status", "must be a status (404), a class (4xx, 5xx) or error");
                 (None, None)
@@ -90,8 +97,9 @@ fn filter(state: &AppState, query: &RequestQuery, validation: &mut Validation) -
     if object_id.as_ref().is_some_and(|id| id.len() > 80 || id.chars().any(char::is_whitespace)) {
         validation.reject("objectId", "must be an id (12, evt_40) or an id of a kind (cardId:12)");
     }
+    // A time given empty is not a time (the reference's pattern says so too).
     let time = |field: &str, value: &Option<String>, bound: Bound, validation: &mut Validation| {
-        text(value).and_then(|text| paging::parse_time_bound(field, &text, bound, validation)).map(|seconds| {
+        value.as_deref().and_then(|text| paging::parse_time_bound(field, text, bound, validation)).map(|seconds| {
             let ms = seconds.saturating_mul(1000);
             if matches!(bound, Bound::End) { ms + 999 } else { ms }
         })
@@ -100,16 +108,9 @@ fn filter(state: &AppState, query: &RequestQuery, validation: &mut Validation) -
         Utc::now().timestamp_millis() - i64::try_from(state.request_history.kept_for().as_millis()).unwrap_or(i64::MAX);
     let from_ms = time("from", &query.from, Bound::Start, validation).map_or(oldest, |from| from.max(oldest));
     let to_ms = time("to", &query.to, Bound::End, validation);
-    let before_seq = text(&query.cursor).and_then(|cursor| {
-        let seq = cursor
-            .parse::<i64>()
-            .ok()
-            .filter(|seq| *seq > 0 && cursor.len() <= 18 && cursor.bytes().all(|byte| byte.is_ascii_digit()));
-        if seq.is_none() {
-            validation.reject("cursor", "is not a cursor this service issued: pass nextCursor from the previous page");
-        }
-        seq
-    });
+    // Cursors read as every list's (`<time>.<id>`): the request's time and its place.
+    let before_seq =
+        text(&query.cursor).and_then(|cursor| paging::decode_cursor(&cursor, validation)).map(|(_, seq)| seq);
     RequestFilter {
         status_from,
         status_to,
