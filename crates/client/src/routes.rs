@@ -130,6 +130,10 @@ pub const REVERSE_SANDBOX_TRANSACTION: Route = Route::action("/sandbox/transacti
 pub const SEND_SANDBOX_EVENT: Route = Route::action("/sandbox/events");
 pub const ADVANCE_SANDBOX_CLOCK: Route = Route::action("/sandbox/clock/advance");
 pub const RESET_SANDBOX: Route = Route::action("/sandbox/reset");
+pub const TAKE_SANDBOX_SNAPSHOT: Route = Route::create("/sandbox/snapshots");
+pub const SANDBOX_SNAPSHOTS: Route = Route::get("/sandbox/snapshots");
+pub const RESTORE_SANDBOX_SNAPSHOT: Route = Route::action("/sandbox/snapshots/{snapshot_id}/restore");
+pub const DELETE_SANDBOX_SNAPSHOT: Route = Route::delete("/sandbox/snapshots/{snapshot_id}");
 pub const SANDBOX_ANSWERS: Route = Route::get("/sandbox/persons/{person_id}/answers");
 
 pub const CARD_TRANSACTION_SYNC: Route = Route::get("/card/{card_id}/transactions/sync");
@@ -215,6 +219,10 @@ pub const ALL: &[Route] = &[
     SANDBOX_ANSWERS,
     ADVANCE_SANDBOX_CLOCK,
     RESET_SANDBOX,
+    TAKE_SANDBOX_SNAPSHOT,
+    SANDBOX_SNAPSHOTS,
+    RESTORE_SANDBOX_SNAPSHOT,
+    DELETE_SANDBOX_SNAPSHOT,
     CARD_TRANSACTION_SYNC,
     EVENTS,
     EVENT,

@@ -1,3 +1,4 @@
+use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 use crate::CardTransaction;
@@ -150,4 +151,76 @@ pub enum CardFunding {
 pub struct SandboxCardList {
     /// Every test card.
     pub cards: Vec<SandboxCard>,
+}
+
+/// The most snapshots a subscriber keeps: taking one more asks to delete one first.
+pub const MAX_SANDBOX_SNAPSHOTS: usize = 20;
+
+/// The longest name of a snapshot, in characters.
+pub const SNAPSHOT_NAME_MAX: usize = 80;
+
+/// A snapshot of the caller's sandbox to take now (sandbox only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSnapshotRequest {
+    /// What it is for, in the caller's words (1 to 80 characters), e.g. "10 cards, before refunds".
+    pub name: String,
+}
+
+/// The caller's sandbox as it was at one moment: cards and their transactions, the merchant and
+/// its locations, bank accounts, persons, webhook endpoints with their deliveries, events, and
+/// the pending deadlines its clock had.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSnapshot {
+    /// The snapshot's id.
+    pub snapshot_id: i64,
+    /// Its name.
+    pub name: String,
+    /// When it was taken (RFC 3339, UTC).
+    pub created_at: DateTime<Utc>,
+    /// Cards it holds.
+    pub cards: u64,
+    /// Transactions it holds (of the cards and of the merchant).
+    pub transactions: u64,
+    /// Its size as stored, in bytes.
+    pub bytes: u64,
+}
+
+/// The caller's snapshots, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSnapshotList {
+    /// Every snapshot of the caller (at most 20).
+    pub snapshots: Vec<SandboxSnapshot>,
+}
+
+/// The caller's sandbox, put back as a snapshot held it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxRestored {
+    /// What was done, in words.
+    pub message: String,
+    /// The snapshot put back (it stays, to be restored again).
+    pub snapshot: SandboxSnapshot,
+}
+
+/// A snapshot deleted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct SandboxSnapshotDeleted {
+    /// What was done, in words.
+    pub message: String,
+    /// The snapshot that was deleted.
+    pub snapshot_id: i64,
 }

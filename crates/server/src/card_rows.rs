@@ -204,6 +204,13 @@ impl CardRows {
         }
     }
 
+    /// Forgets every card's rows.
+    pub fn clear(&self) {
+        let mut cards = self.cards.write();
+        cards.clear();
+        self.bytes.store(0, Ordering::Relaxed);
+    }
+
     /// Keeps the card's rows; past the budget, the cards read least recently go first.
     pub fn insert(&self, card_id: i64, ledger: CardLedger) -> Arc<CardLedger> {
         let ledger = Arc::new(ledger);

@@ -199,6 +199,21 @@ impl EventHub {
         let _ = self.sender.send(Wake::Removed(owner));
     }
 
+    /// `owners` (`None`: everyone) were put back as a snapshot held them: their newest event
+    /// is read afresh (a page kept, or read meanwhile, under the one before never matches it
+    /// again), and a removed card that came back is no longer removed.
+    pub fn restored(&self, owners: Option<&[Owner]>) {
+        let mut latest = self.latest.write();
+        match owners {
+            None => latest.clear(),
+            Some(owners) => {
+                for owner in owners {
+                    latest.remove(owner);
+                }
+            }
+        }
+    }
+
     /// The id of the newest event of `owner`'s transactions announced here since the start
     /// (0 for none). Read it before reading the transactions: a change committed after the
     /// read announces a newer id.

@@ -60,6 +60,17 @@ async fn apply(state: &AppState, changes: &[Change]) -> StorageResult<()> {
                 crate::sandbox::forget_reset(state, *subscriber_id, &[]);
                 retire_deleted_locations(state).await?;
             }
+            Change::Restored { subscriber_id, owners, locations } => {
+                crate::sandbox::snapshots::forget_restored(state, *subscriber_id, owners.as_deref());
+                match locations {
+                    Some(locations) => crate::sandbox::snapshots::find_locations(state, locations).await?,
+                    None => {
+                        retire_deleted_locations(state).await?;
+                        look_anyway(state).await?;
+                    }
+                }
+                state.db.wake_deliveries();
+            }
             Change::Deliveries => state.db.wake_deliveries(),
             Change::ApiVersion(subscriber_id) => state.pins.forget(*subscriber_id),
             Change::Removed(Owner::Card(card_id)) => crate::cards::forget_card(state, *card_id),

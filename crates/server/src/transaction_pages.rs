@@ -68,6 +68,25 @@ impl TransactionPages {
             pages.bytes -= replaced.body.len();
         }
     }
+
+    /// Forgets the pages of `owners` (`None`: of everyone): what they were read from was put
+    /// back as it had been, with ids and events that kept pages may name again.
+    pub fn forget(&self, owners: Option<&[Owner]>) {
+        let mut pages = self.pages.write();
+        match owners {
+            None => *pages = Pages::default(),
+            Some(owners) => {
+                let Pages { pages: kept, bytes } = &mut *pages;
+                kept.retain(|(owner, _), page| {
+                    let keep = !owners.contains(owner);
+                    if !keep {
+                        *bytes -= page.body.len();
+                    }
+                    keep
+                });
+            }
+        }
+    }
 }
 
 #[cfg(test)]

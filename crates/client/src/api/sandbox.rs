@@ -6,6 +6,10 @@ use subscriber_protocol::{
     SandboxTransactionRequest, SandboxTransactionResponse,
 };
 use subscriber_protocol::{Event, EventType};
+use subscriber_protocol::{
+    SNAPSHOT_NAME_MAX, SandboxRestored, SandboxSnapshot, SandboxSnapshotDeleted, SandboxSnapshotList,
+    SandboxSnapshotRequest,
+};
 
 use crate::client::Client;
 use crate::error::{Error, Result};
@@ -136,5 +140,37 @@ impl Client {
     pub async fn reset_sandbox(&self) -> Result<SandboxReset> {
         let call = Call::new(&routes::RESET_SANDBOX, "/sandbox/reset").json(&serde_json::json!({}))?;
         self.inner.call(call).await
+    }
+
+    /// `POST /sandbox/snapshots`: a snapshot of the caller's sandbox as it is now, to put back
+    /// later (at most 20 kept).
+    pub async fn take_sandbox_snapshot(&self, name: &str) -> Result<SandboxSnapshot> {
+        validate::text("name", name, SNAPSHOT_NAME_MAX)?;
+        let body = SandboxSnapshotRequest { name: name.to_owned() };
+        let call = Call::new(&routes::TAKE_SANDBOX_SNAPSHOT, "/sandbox/snapshots").json(&body)?;
+        self.inner.call(call).await
+    }
+
+    /// `GET /sandbox/snapshots`: the caller's snapshots, newest first.
+    pub async fn sandbox_snapshots(&self) -> Result<Vec<SandboxSnapshot>> {
+        let list: SandboxSnapshotList =
+            self.inner.call(Call::new(&routes::SANDBOX_SNAPSHOTS, "/sandbox/snapshots")).await?;
+        Ok(list.snapshots)
+    }
+
+    /// `POST /sandbox/snapshots/{snapshot_id}/restore`: the caller's sandbox put back as the
+    /// snapshot held it (what was made since is gone; its open streams end).
+    pub async fn restore_sandbox_snapshot(&self, snapshot_id: i64) -> Result<SandboxRestored> {
+        validate::positive_id("snapshotId", snapshot_id)?;
+        let path = format!("/sandbox/snapshots/{snapshot_id}/restore");
+        let call = Call::new(&routes::RESTORE_SANDBOX_SNAPSHOT, path).json(&serde_json::json!({}))?;
+        self.inner.call(call).await
+    }
+
+    /// `DELETE /sandbox/snapshots/{snapshot_id}`: forgets one snapshot.
+    pub async fn delete_sandbox_snapshot(&self, snapshot_id: i64) -> Result<SandboxSnapshotDeleted> {
+        validate::positive_id("snapshotId", snapshot_id)?;
+        let path = format!("/sandbox/snapshots/{snapshot_id}");
+        self.inner.call(Call::new(&routes::DELETE_SANDBOX_SNAPSHOT, path)).await
     }
 }

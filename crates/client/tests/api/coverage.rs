@@ -782,6 +782,12 @@ async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {
     let untouched = tour.other.advance_sandbox_clock(60).await.expect("another subscriber's clock");
     assert_eq!(untouched.settled, 0, "nothing of theirs was pending");
 
+    let snapshot = tour.client.take_sandbox_snapshot("before the reset").await.expect("POST /sandbox/snapshots");
+    assert!(snapshot.cards >= 1, "{snapshot:?}");
+    assert_eq!(tour.client.sandbox_snapshots().await.expect("GET /sandbox/snapshots"), [snapshot.clone()]);
+    assert!(tour.other.sandbox_snapshots().await.expect("theirs").is_empty());
+    let cards = tour.client.cards().await.expect("cards");
+
     let reset = tour.client.reset_sandbox().await.expect("POST /sandbox/reset");
     assert!(!reset.message.is_empty());
     assert!(tour.client.cards().await.expect("cards").is_empty(), "the cards are gone");
@@ -792,6 +798,16 @@ async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {
     assert!(events.events.is_empty(), "{events:?}");
     assert!(tour.client.persons().await.expect("persons").is_empty());
     assert_eq!(tour.client.subscriber().await.expect("the account stays").email, "tour@example.com");
+
+    let restored = tour.client.restore_sandbox_snapshot(snapshot.snapshot_id).await.expect("restore");
+    assert_eq!(restored.snapshot, snapshot);
+    assert_eq!(tour.client.cards().await.expect("cards back"), cards, "as they were");
+    let deleted = tour.client.delete_sandbox_snapshot(snapshot.snapshot_id).await.expect("DELETE");
+    assert_eq!(deleted.snapshot_id, snapshot.snapshot_id);
+    let gone = tour.client.restore_sandbox_snapshot(snapshot.snapshot_id).await.expect_err("deleted");
+    assert_eq!(gone.status().map(|status| status.as_u16()), Some(404));
+    assert!(tour.client.take_sandbox_snapshot(" ").await.is_err(), "a blank name is refused before sending");
+    tour.client.reset_sandbox().await.expect("reset again");
 }
 
 async fn webhook_steps(tour: &mut Tour, card_id: i64) {

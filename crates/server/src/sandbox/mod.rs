@@ -5,6 +5,7 @@
 pub mod events;
 pub mod purchase;
 pub mod simulator;
+pub mod snapshots;
 
 use axum::Json;
 use axum::extract::State;
@@ -42,6 +43,9 @@ pub fn routes(api: Routes) -> Routes {
         .api(utoipa_axum::routes!(events::send_event))
         .api(utoipa_axum::routes!(advance_clock))
         .api(utoipa_axum::routes!(reset))
+        .api_creating(utoipa_axum::routes!(snapshots::take, snapshots::list))
+        .api(utoipa_axum::routes!(snapshots::restore))
+        .api(utoipa_axum::routes!(snapshots::delete))
 }
 
 pub const TRANSACTION_SETTLED: &str = "Transaction settled";

@@ -41,6 +41,7 @@ pub mod persons;
 pub mod removals;
 pub mod request_history;
 pub mod sandbox;
+pub mod snapshots;
 pub mod stream_places;
 pub mod subscribers;
 pub mod transactions;

@@ -2,6 +2,7 @@
 //! must follow (a `NOTIFY` on PostgreSQL; see `changes` for how an instance hears them), and
 //! the wake-up of the delivery worker.
 
+use super::rows::snapshots::Restored;
 use super::rows::transactions::Owner;
 
 /// Owners named in one notice at most; a write touching more says "every owner".
@@ -24,6 +25,10 @@ pub enum Change {
     /// enrolled locations are no longer found (`None`: too many to name, or an earlier
     /// version's notice, which named none).
     Reset { subscriber_id: i64, locations: Option<Vec<i64>> },
+    /// The subscriber's sandbox was put back as a snapshot held it: what is kept of these
+    /// cards and merchants goes (`None`: of too many to name: all of it), its streams end, and
+    /// discovery finds these locations as they are now (`None`: looks at every one).
+    Restored { subscriber_id: i64, owners: Option<Vec<Owner>>, locations: Option<Vec<i64>> },
     /// Webhook deliveries were queued: delivery looks at once.
     Deliveries,
     /// The subscriber's pinned API version moved.
@@ -47,19 +52,26 @@ impl Change {
         Self::Reset { subscriber_id, locations: (locations.len() <= OWNERS_PER_NOTICE).then(|| locations.to_vec()) }
     }
 
+    /// The restore of `subscriber_id`'s snapshot.
+    pub fn restored(subscriber_id: i64, restored: &Restored) -> Self {
+        let owners: Vec<Owner> = restored
+            .card_ids
+            .iter()
+            .map(|&id| Owner::Card(id))
+            .chain(restored.merchant_ids.iter().map(|&id| Owner::Merchant(id)))
+            .collect();
+        let locations = &restored.location_ids;
+        Self::Restored {
+            subscriber_id,
+            owners: (owners.len() <= OWNERS_PER_NOTICE).then_some(owners),
+            locations: (locations.len() <= OWNERS_PER_NOTICE).then(|| locations.clone()),
+        }
+    }
+
     pub fn payload(&self) -> String {
         match self {
             Self::Transactions(None) => "tx:*".to_owned(),
-            Self::Transactions(Some(owners)) => {
-                let names: Vec<String> = owners
-                    .iter()
-                    .map(|owner| match owner {
-                        Owner::Card(id) => format!("c{id}"),
-                        Owner::Merchant(id) => format!("m{id}"),
-                    })
-                    .collect();
-                format!("tx:{}", names.join(","))
-            }
+            Self::Transactions(Some(owners)) => format!("tx:{}", owner_names(owners)),
             Self::Location(id) => format!("location:{id}"),
             Self::LocationChanged(id) => format!("location_changed:{id}"),
             Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
@@ -67,6 +79,13 @@ impl Change {
             Self::Reset { subscriber_id, locations: Some(locations) } => {
                 let ids: Vec<String> = locations.iter().map(i64::to_string).collect();
                 format!("reset:{subscriber_id}:{}", ids.join(","))
+            }
+            Self::Restored { subscriber_id, owners, locations } => {
+                let owners = owners.as_ref().map_or_else(|| "*".to_owned(), |owners| owner_names(owners));
+                let locations = locations
+                    .as_ref()
+                    .map_or_else(|| "*".to_owned(), |ids| ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+                format!("restored:{subscriber_id}:{owners}:{locations}")
             }
             Self::Deliveries => "deliveries".to_owned(),
             Self::ApiVersion(subscriber_id) => format!("api_version:{subscriber_id}"),
@@ -79,15 +98,21 @@ impl Change {
         match payload.split_once(':') {
             None if payload == "deliveries" => Some(Self::Deliveries),
             Some(("tx", "*")) => Some(Self::Transactions(None)),
-            Some(("tx", names)) => names
-                .split(',')
-                .map(|name| match name.split_at_checked(1)? {
-                    ("c", id) => id.parse().ok().map(Owner::Card),
-                    ("m", id) => id.parse().ok().map(Owner::Merchant),
-                    _ => None,
-                })
-                .collect::<Option<Vec<_>>>()
-                .map(|owners| Self::Transactions(Some(owners))),
+            Some(("tx", names)) => parse_owners(names).map(|owners| Self::Transactions(Some(owners))),
+            Some(("restored", rest)) => {
+                let mut fields = rest.splitn(3, ':');
+                let subscriber_id = fields.next()?.parse().ok()?;
+                let owners = match fields.next()? {
+                    "*" => None,
+                    names => Some(parse_owners(names)?),
+                };
+                let locations = match fields.next()? {
+                    "*" => None,
+                    "" => Some(Vec::new()),
+                    ids => Some(ids.split(',').map(|id| id.parse().ok()).collect::<Option<Vec<i64>>>()?),
+                };
+                Some(Self::Restored { subscriber_id, owners, locations })
+            }
             Some(("location", id)) => id.parse().ok().map(Self::Location),
             Some(("location_changed", id)) => id.parse().ok().map(Self::LocationChanged),
             Some(("credentials", id)) => id.parse().ok().map(Self::Credentials),
@@ -111,6 +136,33 @@ impl Change {
     }
 }
 
+/// Owners as a notice names them: `c12,m3`.
+fn owner_names(owners: &[Owner]) -> String {
+    let names: Vec<String> = owners
+        .iter()
+        .map(|owner| match owner {
+            Owner::Card(id) => format!("c{id}"),
+            Owner::Merchant(id) => format!("m{id}"),
+        })
+        .collect();
+    names.join(",")
+}
+
+/// [`owner_names`] read back (none from an empty text).
+fn parse_owners(names: &str) -> Option<Vec<Owner>> {
+    if names.is_empty() {
+        return Some(Vec::new());
+    }
+    names
+        .split(',')
+        .map(|name| match name.split_at_checked(1)? {
+            ("c", id) => id.parse().ok().map(Owner::Card),
+            ("m", id) => id.parse().ok().map(Owner::Merchant),
+            _ => None,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +179,13 @@ mod tests {
             Change::reset(7, &[12, 13]),
             Change::reset(7, &(0..1000).collect::<Vec<_>>()),
             Change::Deliveries,
+            Change::Restored {
+                subscriber_id: 4,
+                owners: Some(vec![Owner::Card(1), Owner::Merchant(2)]),
+                locations: Some(vec![5]),
+            },
+            Change::Restored { subscriber_id: 4, owners: Some(Vec::new()), locations: Some(Vec::new()) },
+            Change::Restored { subscriber_id: 4, owners: None, locations: None },
             Change::ApiVersion(3),
             Change::Removed(Owner::Card(5)),
             Change::Removed(Owner::Merchant(6)),

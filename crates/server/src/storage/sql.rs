@@ -47,7 +47,7 @@ impl Sql {
 
 /// `$N` as `?N`. The statements hold no `$` in a literal or a name, so every `$` followed by
 /// digits is a placeholder.
-fn question_marks(numbered: &str) -> String {
+pub(in crate::storage) fn question_marks(numbered: &str) -> String {
     let mut text = String::with_capacity(numbered.len());
     let mut characters = numbered.chars().peekable();
     while let Some(character) = characters.next() {

@@ -32,6 +32,7 @@ mod security_logs;
 mod security_network;
 mod security_storage;
 mod security_tenants;
+mod snapshots;
 mod subscriber;
 mod users;
 mod versions;

@@ -30,6 +30,7 @@ pub mod removals;
 pub mod request_history;
 pub mod rows;
 pub mod sandbox;
+pub mod snapshots;
 pub mod stream_places;
 pub mod transactions;
 pub mod usage;
@@ -79,6 +80,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0010_person_sessions.sql"),
     include_str!("../../../migrations/postgres/0011_sandbox_scenarios.sql"),
     include_str!("../../../migrations/postgres/0012_request_history.sql"),
+    include_str!("../../../migrations/postgres/0013_sandbox_snapshots.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).

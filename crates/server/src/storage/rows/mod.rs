@@ -20,6 +20,7 @@ pub mod persons;
 pub mod removals;
 pub mod request_history;
 pub mod sandbox;
+pub mod snapshots;
 pub mod subscribers;
 pub mod transactions;
 pub mod usage;

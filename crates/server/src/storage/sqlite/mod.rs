@@ -18,6 +18,7 @@ pub mod removals;
 pub mod request_history;
 pub mod rows;
 pub mod sandbox;
+pub mod snapshots;
 pub mod transactions;
 pub mod usage;
 pub mod webhooks;
@@ -61,6 +62,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0018_person_sessions.sql")),
         M::up(include_str!("../../../migrations/0019_sandbox_scenarios.sql")),
         M::up(include_str!("../../../migrations/0020_request_history.sql")),
+        M::up(include_str!("../../../migrations/0021_sandbox_snapshots.sql")),
     ])
 }
 
