@@ -209,6 +209,22 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.reset_sandbox().await
     }
 
+    async fn sandbox_snapshots(&self) -> Outcome<Vec<SandboxSnapshot>> {
+        self.dashboard.sandbox_snapshots().await
+    }
+
+    async fn take_sandbox_snapshot(&self, name: String) -> Outcome<SandboxSnapshot> {
+        self.dashboard.take_sandbox_snapshot(name).await
+    }
+
+    async fn restore_sandbox_snapshot(&self, snapshot_id: i64) -> Outcome<SandboxRestored> {
+        self.dashboard.restore_sandbox_snapshot(snapshot_id).await
+    }
+
+    async fn delete_sandbox_snapshot(&self, snapshot_id: i64) -> Outcome<SandboxSnapshotDeleted> {
+        self.dashboard.delete_sandbox_snapshot(snapshot_id).await
+    }
+
     async fn load_transactions(&self, card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> Outcome<u32> {
         self.dashboard.load_transactions(card_id, |batch| on_batch.send(batch).is_ok()).await
     }

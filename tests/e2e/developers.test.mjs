@@ -1,13 +1,13 @@
 // End to end, the real app and a real receiver: add a webhook endpoint in the Developers area
 // (its secret shown once), send a test event, see it delivered in the endpoint's delivery log;
 // the receiver checks the signature with the secret the app showed. Then the event in the
-// event browser with its JSON, a rotation, and the screen in the dark theme. Screenshots go to
-// target/screenshots/.
+// event browser with its JSON, a rotation, sandbox snapshots taken and one restored, and the
+// screen in the dark theme. Screenshots go to target/screenshots/.
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { By, choose, click, find, launch, relaunchDark, screenshot, signIn, text, toastSaying, type, waitFor, signUpOnSandbox } from "./harness.mjs";
+import { By, Key, choose, click, find, launch, relaunchDark, screenshot, signIn, text, toastSaying, type, waitFor, signUpOnSandbox } from "./harness.mjs";
 
 const email = `e2e-developer-${Date.now()}@example.com`;
 let app;
@@ -169,7 +169,63 @@ test("the sandbox tab moves the account's clock ahead", async () => {
   await find(session, "sandbox-controls");
   await click(session, "clock-advance-86400");
   await toastSaying(session, /^Clock moved 1 day ahead/);
+  await find(session, "snapshots-empty", 30_000);
   await screenshot(session, "44b-developers-sandbox");
+});
+
+/** The snapshots listed, newest first: each row's text. */
+async function snapshotRows() {
+  const rows = await session.findElements(By.css('[data-testid="snapshot-row"]'));
+  return Promise.all(rows.map(async (row) => (await row.getAttribute("textContent")).trim()));
+}
+
+/** Dismisses the toasts shown, as a person does before going on: they sit over the bottom of
+ *  the content, where the next tests click. */
+async function dismissToasts() {
+  await session.executeScript(
+    "document.querySelectorAll('[data-testid=toast] button[aria-label=Dismiss]').forEach((button) => button.click())",
+  );
+  await waitFor(session, "the toasts are gone", async () =>
+    (await session.findElements(By.css('[data-testid="toast"]'))).length === 0);
+}
+
+/** Clicks the button `testid` of the snapshot listed `index`th (0: the newest). */
+async function clickInRow(index, testid) {
+  const rows = await session.findElements(By.css('[data-testid="snapshot-row"]'));
+  const button = await rows[index].findElement(By.css(`[data-testid="${testid}"]`));
+  await session.executeScript("arguments[0].scrollIntoView({ block: 'center', inline: 'nearest' })", button);
+  await button.click();
+}
+
+test("a snapshot of the sandbox is taken under a name and listed; restoring it asks first", async () => {
+  // A name is needed, said beside the field.
+  await click(session, "take-snapshot");
+  assert.match(await text(session, "snapshot-name-error"), /name/);
+  await type(session, "snapshot-name", "Before forwarding");
+  await click(session, "take-snapshot");
+  await toastSaying(session, /^Snapshot “Before forwarding” taken/);
+  await waitFor(session, "the snapshot is listed", async () => (await snapshotRows()).length === 1, 30_000);
+  const [row] = await snapshotRows();
+  assert.match(row, /Before forwarding/);
+  // Taken at, to the second; its cards, transactions and size.
+  assert.match(row, /\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}:\d{2}/);
+  assert.match(row, /\d+(\.\d)? (B|KiB|MiB)/);
+  assert.equal(await text(session, "snapshot-count"), "1 of 20 kept");
+  await dismissToasts();
+  await screenshot(session, "44h-developers-sandbox-snapshots");
+  // Restore asks first, saying what goes; Escape backs out and the keyboard is back on the row.
+  await click(session, "restore-snapshot");
+  const asked = await (await find(session, "restore-snapshot-dialog")).getText();
+  assert.match(asked, /Restore “Before forwarding”\?/);
+  assert.match(asked, /Everything made since .* is gone: the sandbox goes back to this moment, when it held no cards/);
+  await screenshot(session, "44i-developers-sandbox-restore");
+  const focused = () => session.executeScript("return document.activeElement?.dataset.testid");
+  assert.equal(await focused(), "restore-snapshot-dialog", "the confirmation takes the keyboard");
+  await session.actions().sendKeys(Key.ESCAPE).perform();
+  await waitFor(session, "the confirmation closes", async () =>
+    (await session.findElements(By.css('[data-testid="restore-snapshot-dialog"]'))).length === 0);
+  assert.equal(await focused(), "restore-snapshot", "the keyboard is back on the row's Restore");
+  await dismissToasts();
 });
 
 test("the request log lists the app's own requests", async () => {
@@ -341,6 +397,43 @@ test("the Developers area follows the OS's dark theme", async () => {
   await click(session, "shell-send");
   await waitFor(session, "the answer", async () => (await text(session, "shell-status")).startsWith("200"), 30_000);
   await screenshot(session, "dark-developers-api-shell");
+});
+
+test("a snapshot puts the sandbox back as it was, asking first; the card enrolled since is gone", async () => {
+  await click(session, "developers-tab-sandbox");
+  await find(session, "snapshot-row", 30_000);
+  await type(session, "snapshot-name", "With the forwarded card");
+  await click(session, "take-snapshot");
+  await toastSaying(session, /^Snapshot “With the forwarded card” taken/);
+  await waitFor(session, "two snapshots, newest first", async () => {
+    const rows = await snapshotRows();
+    return rows.length === 2 && /With the forwarded card/.test(rows[0]) && /Before forwarding/.test(rows[1]);
+  }, 30_000);
+  await dismissToasts();
+  await screenshot(session, "dark-developers-sandbox-snapshots");
+  // The older one, from before the forwarding test enrolled its card.
+  await clickInRow(1, "restore-snapshot");
+  const asked = await (await find(session, "restore-snapshot-dialog")).getText();
+  assert.match(asked, /Restore “Before forwarding”\?/);
+  await screenshot(session, "dark-developers-sandbox-restore");
+  await click(session, "restore-snapshot-confirm");
+  await toastSaying(session, /^Sandbox restored to “Before forwarding”/, 30_000);
+  // Screens load the sandbox as it is now: the card enrolled since is gone.
+  await click(session, "nav-cards");
+  assert.match(await text(session, "state-empty", 30_000), /No cards yet/);
+  // Both snapshots stay; the newer one is deleted from its row.
+  await click(session, "nav-developers");
+  await click(session, "developers-tab-sandbox");
+  await waitFor(session, "both snapshots stay", async () => (await snapshotRows()).length === 2, 30_000);
+  await clickInRow(0, "delete-snapshot");
+  await toastSaying(session, /^Snapshot deleted/);
+  await waitFor(session, "the restored one is left", async () => {
+    const rows = await snapshotRows();
+    return rows.length === 1 && /Before forwarding/.test(rows[0]);
+  }, 30_000);
+  await waitFor(session, "the keyboard goes on from the next row's Delete", async () =>
+    (await session.executeScript("return document.activeElement?.dataset.testid")) === "delete-snapshot");
+  await dismissToasts();
 });
 
 test("starting the sandbox again deletes its data, asking first; the account stays", async () => {

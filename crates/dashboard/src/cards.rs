@@ -8,13 +8,13 @@ use futures::StreamExt;
 use subscriber_client::{Page, Paged, Paging};
 use subscriber_protocol::{
     CardRecord, CardSession, CardSessionStatus, CardTransaction, ClockAdvanced, EnrollCardRequest, EnrollCardResponse,
-    Environment, RecurringStream, RemoveCardResponse, SandboxCard, SandboxReset, SandboxReversal,
-    SandboxTransactionRequest, SandboxTransactionResponse,
+    Environment, RecurringStream, RemoveCardResponse, SandboxCard, SandboxReset, SandboxRestored, SandboxReversal,
+    SandboxSnapshot, SandboxSnapshotDeleted, SandboxTransactionRequest, SandboxTransactionResponse,
 };
 
 use crate::app::Dashboard;
 use crate::error::{CommandError, codes};
-use crate::export::{self, Listed};
+use crate::export::{self, Exports, Listed};
 use crate::views::{Batch, ExportResult, SecurePage};
 
 /// Rows of the first page: small, so the table shows something at once.
@@ -162,8 +162,40 @@ impl Dashboard {
     /// deleted cards' transactions (for export) goes too.
     pub async fn reset_sandbox(&self) -> Result<SandboxReset, CommandError> {
         let reset = self.client().await?.reset_sandbox().await?;
-        self.exports.lock().cards.clear();
+        self.forget_sandbox_rows();
         Ok(reset)
+    }
+
+    /// The account's sandbox snapshots, newest first.
+    pub async fn sandbox_snapshots(&self) -> Result<Vec<SandboxSnapshot>, CommandError> {
+        Ok(self.client().await?.sandbox_snapshots().await?)
+    }
+
+    /// A snapshot of the account's sandbox as it is now, under the person's `name`, to come back
+    /// to later.
+    pub async fn take_sandbox_snapshot(&self, name: String) -> Result<SandboxSnapshot, CommandError> {
+        Ok(self.client().await?.take_sandbox_snapshot(&name).await?)
+    }
+
+    /// Puts the account's sandbox back as the snapshot held it: what was made since is gone, so
+    /// what the app keeps of the transactions it had loaded (for export) goes too, as after a
+    /// reset.
+    pub async fn restore_sandbox_snapshot(&self, snapshot_id: i64) -> Result<SandboxRestored, CommandError> {
+        let restored = self.client().await?.restore_sandbox_snapshot(snapshot_id).await?;
+        self.forget_sandbox_rows();
+        Ok(restored)
+    }
+
+    /// Deletes one snapshot; the sandbox itself stays as it is.
+    pub async fn delete_sandbox_snapshot(&self, snapshot_id: i64) -> Result<SandboxSnapshotDeleted, CommandError> {
+        Ok(self.client().await?.delete_sandbox_snapshot(snapshot_id).await?)
+    }
+
+    /// After the sandbox's data was replaced (a reset, a restore), the rows loaded before it, of
+    /// the cards and of the merchant, describe what is no longer there: an export waits for the
+    /// tables to load again.
+    fn forget_sandbox_rows(&self) {
+        *self.exports.lock() = Exports::default();
     }
 
     /// Reverses a pending sandbox purchase: it leaves the lists (the live list drops it).

@@ -1,7 +1,8 @@
 //! The dashboard's part-2 workflows against the real embedded sandbox: merchant and locations,
 //! a purchase at one of them, merchant lookup, the secure card-entry page and bank linking
 //! (the test plays the person's browser on the service's hosted pages), identity verification
-//! passed and failed into the lock, the overview, and what is remembered between runs.
+//! passed and failed into the lock, the overview, sandbox snapshots taken and put back, and what
+//! is remembered between runs.
 
 mod common;
 
@@ -517,6 +518,53 @@ async fn a_person_is_verified_with_the_right_answers_and_locked_after_three_wron
         [PersonStatus::Locked, PersonStatus::Verified]
     );
     test.dashboard.shut_down().await;
+}
+
+/// Developers › Sandbox: a snapshot taken, the sandbox changed, the snapshot put back. The card
+/// and the purchase made since are gone, the snapshot stays to be restored again, and the rows
+/// the app kept for export of what was loaded since go, as after a reset.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snapshot_puts_the_sandbox_back_and_forgets_the_rows_loaded_since() {
+    let test = signed_up().await;
+    let dashboard = &test.dashboard;
+    let kept = dashboard.enroll_card(test_card("4242424242424242")).await.expect("a card");
+    // A sandbox card comes with a history: the snapshot holds all of it.
+    let history = dashboard.load_transactions(kept.card_id, |_| true).await.expect("loaded");
+    assert_eq!(dashboard.sandbox_snapshots().await.expect("listed"), [], "none yet");
+
+    let snapshot = dashboard.take_sandbox_snapshot("One card".into()).await.expect("taken");
+    assert_eq!((snapshot.name.as_str(), snapshot.cards, snapshot.transactions), ("One card", 1, u64::from(history)));
+    assert!(snapshot.bytes > 0, "{snapshot:?}");
+    let refused = dashboard.take_sandbox_snapshot("  ".into()).await.expect_err("a name is needed");
+    assert_eq!(refused.details.first().map(|detail| detail.field.as_str()), Some("name"), "{refused:?}");
+
+    // Made since: a second card, and a purchase on the first that its table loaded (and could
+    // export).
+    let added = dashboard.enroll_card(test_card("5555555555554444")).await.expect("a second card");
+    let since = dashboard.simulate_transaction(kept.card_id).await.expect("a purchase");
+    assert_eq!(dashboard.load_transactions(kept.card_id, |_| true).await.expect("loaded"), history + 1);
+    let path = test.dir.path().join("before.csv");
+    assert_eq!(dashboard.export_csv(kept.card_id, &[since.transaction_id], &path).expect("written").rows, 1);
+
+    let restored = dashboard.restore_sandbox_snapshot(snapshot.snapshot_id).await.expect("restored");
+    assert_eq!(restored.snapshot.snapshot_id, snapshot.snapshot_id);
+    let cards: Vec<i64> = dashboard.cards().await.expect("listed").iter().map(|card| card.card_id).collect();
+    assert_eq!(cards, [kept.card_id], "the card enrolled since ({}) is gone", added.card_id);
+    let path = test.dir.path().join("after.csv");
+    let exported = dashboard.export_csv(kept.card_id, &[since.transaction_id], &path).expect("written");
+    assert_eq!(exported.rows, 0, "the rows loaded before the restore are not exported after it");
+    let reloaded = dashboard.load_transactions(kept.card_id, |_| true).await.expect("loaded");
+    assert_eq!(reloaded, history, "the purchase made since is gone");
+
+    let newer = dashboard.take_sandbox_snapshot("After the restore".into()).await.expect("taken");
+    let listed: Vec<i64> =
+        dashboard.sandbox_snapshots().await.expect("listed").iter().map(|taken| taken.snapshot_id).collect();
+    assert_eq!(listed, [newer.snapshot_id, snapshot.snapshot_id], "newest first, the restored one kept");
+    let deleted = dashboard.delete_sandbox_snapshot(snapshot.snapshot_id).await.expect("deleted");
+    assert_eq!(deleted.snapshot_id, snapshot.snapshot_id);
+    let gone = dashboard.restore_sandbox_snapshot(snapshot.snapshot_id).await.expect_err("deleted");
+    assert_eq!(gone.status, Some(404), "{gone:?}");
+    dashboard.shut_down().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

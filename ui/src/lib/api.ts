@@ -119,11 +119,13 @@ import type { WebhookQueue } from "./bindings/WebhookQueue";
 import type { WebhookRecovered } from "./bindings/WebhookRecovered";
 import type { ApiVersion } from "./bindings/ApiVersion";
 import type { ApiVersions } from "./bindings/ApiVersions";
+import type { SandboxSnapshot } from "./bindings/SandboxSnapshot";
 
 export type {
   ApiVersion,
   ApiVersions,
   CreateWebhookRequest,
+  SandboxSnapshot,
   LoggedCall,
   LoggedRequest,
   RequestDetailView,

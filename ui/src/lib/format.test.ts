@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { integer, money, monthLabel, plural, when } from "./format";
+import { integer, money, monthLabel, plural, size, when } from "./format";
 
 describe("number formats", () => {
   it("writes money as en-US does, with the currency after", () => {
@@ -13,6 +13,19 @@ describe("number formats", () => {
       expect(money(amount, "USD")).toBe(`${reference.format(amount)} USD`);
     }
     expect(money(-0.001, "EUR")).toBe("0.00 EUR");
+  });
+
+  it("writes a stored size in bytes, then KiB and MiB to one decimal", () => {
+    expect([
+      size(0),
+      size(812),
+      size(1023),
+      size(1024),
+      size(14_540),
+      size(1_048_575),
+      size(3_250_000),
+      size(5 * 1024 ** 3),
+    ]).toEqual(["0 B", "812 B", "1,023 B", "1.0 KiB", "14.2 KiB", "1.0 MiB", "3.1 MiB", "5.0 GiB"]);
   });
 
   it("groups integers by thousands", () => {

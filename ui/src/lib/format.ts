@@ -31,6 +31,24 @@ export function integer(value: number): string {
   return `${rounded < 0 ? "-" : ""}${grouped(String(Math.abs(rounded)))}`;
 }
 
+/** "812 B", "14.2 KiB", "3.1 MiB": a stored size, to one decimal from a KiB on. */
+export function size(bytes: number): string {
+  if (!Number.isFinite(bytes) || bytes < 1024) return `${integer(bytes)} B`;
+  const units = ["KiB", "MiB", "GiB"];
+  let value = bytes / 1024;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  // 1023.96 KiB would read "1024.0 KiB": it is the next unit's 1.0.
+  if (value.toFixed(1) === "1024.0" && unit < units.length - 1) {
+    value = 1;
+    unit += 1;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
+}
+
 const moments = new Map<number, string>();
 
 /** "7 Mar 2026, 09:05". A table redraws the same rows as its filter changes: each time is

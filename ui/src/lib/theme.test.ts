@@ -61,6 +61,8 @@ describe.each([
       // A primary button's label, and the same under the pointer.
       ["on-accent", "accent"],
       ["on-accent", "accent-strong"],
+      // A confirmation's danger button ("Remove for good", "Restore").
+      ["on-bad", "bad"],
     ])
       expect(contrast(theme[fore], theme[ground]), `${fore} on ${ground}`).toBeGreaterThanOrEqual(
         4.5,

@@ -18,9 +18,10 @@ pub mod types {
         EndUserRemoved, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, Location, LocationInput,
         LocationRemoved, Merchant, MerchantCategory, MerchantTransaction, Metadata, OnboardPersonRequest, Person,
         RecurringStream, RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, RequestQuery, SandboxCard,
-        SandboxReset, SandboxReversal, SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest,
-        UpdateWebhookRequest, VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery,
-        WebhookQueued, WebhookRecovered,
+        SandboxReset, SandboxRestored, SandboxReversal, SandboxSnapshot, SandboxSnapshotDeleted,
+        SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest, UpdateWebhookRequest,
+        VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
+        WebhookRecovered,
     };
 
     pub use crate::CommandError;

@@ -61,6 +61,14 @@ macro_rules! for_each_command {
             advance_sandbox_clock(seconds: i64) -> ClockAdvanced;
             /// Deletes everything of the account's sandbox but the account itself.
             reset_sandbox() -> SandboxReset;
+            /// The account's sandbox snapshots, newest first.
+            sandbox_snapshots() -> Vec<SandboxSnapshot>;
+            /// A snapshot of the account's sandbox as it is now, named in the person's words.
+            take_sandbox_snapshot(name: String) -> SandboxSnapshot;
+            /// Puts the account's sandbox back as a snapshot held it: what was made since is gone.
+            restore_sandbox_snapshot(snapshot_id: i64) -> SandboxRestored;
+            /// Deletes a snapshot (the sandbox stays as it is).
+            delete_sandbox_snapshot(snapshot_id: i64) -> SandboxSnapshotDeleted;
             /// Every transaction of a card, page by page on `on_batch`; answers the row count.
             load_transactions(card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> u32;
             /// Live transactions of a card; answers the watch's id (`stop_watch`).

@@ -59,7 +59,10 @@ import type { RotateResult } from "./RotateResult";
 import type { SalesQuery } from "./SalesQuery";
 import type { SandboxCard } from "./SandboxCard";
 import type { SandboxReset } from "./SandboxReset";
+import type { SandboxRestored } from "./SandboxRestored";
 import type { SandboxReversal } from "./SandboxReversal";
+import type { SandboxSnapshot } from "./SandboxSnapshot";
+import type { SandboxSnapshotDeleted } from "./SandboxSnapshotDeleted";
 import type { SandboxTransactionRequest } from "./SandboxTransactionRequest";
 import type { SandboxTransactionResponse } from "./SandboxTransactionResponse";
 import type { SecurePage } from "./SecurePage";
@@ -106,6 +109,10 @@ export const COMMAND_NAMES = [
   "reverse_transaction",
   "advance_sandbox_clock",
   "reset_sandbox",
+  "sandbox_snapshots",
+  "take_sandbox_snapshot",
+  "restore_sandbox_snapshot",
+  "delete_sandbox_snapshot",
   "load_transactions",
   "watch_transactions",
   "stop_watch",
@@ -261,6 +268,18 @@ export function commands(invoke: Invoke) {
     /** Deletes everything of the account's sandbox but the account itself. */
     resetSandbox: () =>
       invoke<SandboxReset>("reset_sandbox"),
+    /** The account's sandbox snapshots, newest first. */
+    sandboxSnapshots: () =>
+      invoke<Array<SandboxSnapshot>>("sandbox_snapshots"),
+    /** A snapshot of the account's sandbox as it is now, named in the person's words. */
+    takeSandboxSnapshot: (name: string) =>
+      invoke<SandboxSnapshot>("take_sandbox_snapshot", { name }),
+    /** Puts the account's sandbox back as a snapshot held it: what was made since is gone. */
+    restoreSandboxSnapshot: (snapshotId: number) =>
+      invoke<SandboxRestored>("restore_sandbox_snapshot", { snapshotId }),
+    /** Deletes a snapshot (the sandbox stays as it is). */
+    deleteSandboxSnapshot: (snapshotId: number) =>
+      invoke<SandboxSnapshotDeleted>("delete_sandbox_snapshot", { snapshotId }),
     /** Every transaction of a card, page by page on `on_batch`; answers the row count. */
     loadTransactions: (cardId: number, onBatch: Channel<Batch<CardTransaction>>) =>
       invoke<number>("load_transactions", { cardId, onBatch }),
