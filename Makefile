@@ -30,7 +30,7 @@ WITH_KEYRING := tests/support/with-keyring.sh
 # A throw-away PostgreSQL cluster for the command that follows (tests/support/with-postgres.sh).
 WITH_POSTGRES := tests/support/with-postgres.sh
 
-.PHONY: help run dev serve test test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads deps-rust deps-desktop ui-build bindings bindings-check \
+.PHONY: help run dev serve test test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads bench-snapshots deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
 	bench-discovery bench-enrich bench-scale bench-webhooks test-schemathesis deps-schemathesis package package-debug deps-package test-package \
 	test-clients deps-clients
@@ -334,4 +334,10 @@ bench-reads: deps-rust deps-bench
 	$(CARGO) build --release -p subscriber-server --bin subscriber-server --example hello_world
 	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/read_bench.py
 
-bench: bench-http bench-reads bench-scale bench-discovery bench-enrich bench-dashboard bench-webhooks
+# Sandbox snapshots: a restore of 10 cards of 36 months, and another subscriber's reads beside
+# it, on SQLite and on PostgreSQL with two instances.
+bench-snapshots: deps-rust
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server
+	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/snapshot_bench.py
+
+bench: bench-http bench-reads bench-scale bench-discovery bench-enrich bench-dashboard bench-webhooks bench-snapshots

@@ -11,6 +11,9 @@ use crate::realtime::{Shop, buy, shop};
 use crate::sandbox::purchase;
 use crate::webhooks::add_receiver;
 
+/// A sandbox bank.
+const BANK: &str = "northwind";
+
 fn post(server: &TestServer, subscriber: &Subscriber, path: &str, body: &Value) -> (u16, Value) {
     send(subscriber.auth(server.post(path, body)))
 }
@@ -109,6 +112,8 @@ fn a_restore_gives_back_every_answer_as_it_was_and_nothing_of_anyone_elses() {
     let receiver = WebhookReceiver::start();
     let (webhook_id, _) = add_receiver(&server, me, &receiver, &["transaction.created"]);
     let (tipped, reversed) = (buy(&server, &shop, 20.0), buy(&server, &shop, 31.5));
+    crate::persons::onboard(&server, me);
+    crate::accounts::start_link(&server, me, BANK);
     let stranger = server.subscriber();
     let their_card = server.enroll_card(&stranger, TEST_PANS[1]);
     purchase(&server, &stranger, &json!({ "cardId": their_card, "amount": 9.0 }));
@@ -130,6 +135,9 @@ fn a_restore_gives_back_every_answer_as_it_was_and_nothing_of_anyone_elses() {
     let made_since = buy(&server, &shop, 7.25);
     let new_card = server.enroll_card(me, TEST_PANS[2]);
     assert_eq!(delete(&server, me, &format!("/webhooks/{webhook_id}")).0, 200);
+    crate::persons::onboard(&server, me);
+    crate::accounts::start_link(&server, me, BANK);
+    crate::merchants::create_location(&server, me, "Since Street");
     let (added, modified, removed, cursor) = sync_all(&server, &shop, from_before);
     assert!(removed.contains(&reversed) && added.contains(&made_since), "{added:?} {modified:?} {removed:?}");
     assert_ne!(view(&server, me), before, "things changed");
