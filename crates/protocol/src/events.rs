@@ -398,9 +398,15 @@ pub struct RequestQuery {
     #[cfg_attr(feature = "ts", ts(optional))]
     pub route: Option<String>,
     /// Only requests that named or got back this id: a bare id (`12`, `evt_40`) or one of a
-    /// kind (`cardId:12`).
+    /// kind (`cardId:12`): at most 80 characters, no spaces within (around it they are trimmed).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
+    #[cfg_attr(
+        feature = "openapi",
+        param(
+            pattern = r"^[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*(?:[^\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]{1,80})?[\t\n\x0b\x0c\r \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]*$"
+        )
+    )]
     pub object_id: Option<String>,
     /// The request with this id (`X-Request-Id`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -43,7 +43,8 @@ pub fn routes(api: Routes) -> Routes {
         .api(utoipa_axum::routes!(events::send_event))
         .api(utoipa_axum::routes!(advance_clock))
         .api(utoipa_axum::routes!(reset))
-        .api_creating(utoipa_axum::routes!(snapshots::take, snapshots::list))
+        .api_creating(utoipa_axum::routes!(snapshots::take))
+        .api(utoipa_axum::routes!(snapshots::list))
         .api(utoipa_axum::routes!(snapshots::restore))
         .api(utoipa_axum::routes!(snapshots::delete))
 }

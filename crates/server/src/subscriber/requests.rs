@@ -94,7 +94,7 @@ fn filter(state: &AppState, query: &RequestQuery, validation: &mut Validation) -
     let text =
         |value: &Option<String>| value.as_deref().map(str::trim).filter(|text| !text.is_empty()).map(str::to_owned);
     let object_id = text(&query.object_id);
-    if object_id.as_ref().is_some_and(|id| id.len() > 80 || id.chars().any(char::is_whitespace)) {
+    if object_id.as_ref().is_some_and(|id| id.chars().count() > 80 || id.chars().any(char::is_whitespace)) {
         validation.reject("objectId", "must be an id (12, evt_40) or an id of a kind (cardId:12)");
     }
     // A time given empty is not a time (the reference's pattern says so too).

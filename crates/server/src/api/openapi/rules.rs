@@ -427,6 +427,7 @@ fn sandbox_schemas(schemas: &mut Value) {
         json!({"type": ["string", "null"], "format": "date-time",
         "description": "RFC 3339, from 36 months ago to now; now when absent."}),
     );
+    set(schemas, "SandboxSnapshotRequest", "name", text(subscriber_protocol::SNAPSHOT_NAME_MAX));
     set(schemas, "SandboxEventRequest", "type", json!({"$ref": "#/components/schemas/EventType"}));
     set(schemas, "SandboxEventRequest", "objectId", json!({"type": ["integer", "null"], "minimum": 1}));
     set(
