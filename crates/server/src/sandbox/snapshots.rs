@@ -113,13 +113,7 @@ pub async fn restore(
     let subscriber_id = auth.subscriber_id;
     let restored =
         state.db.restore_snapshot(subscriber_id, snapshot_id).await?.ok_or_else(|| not_found(snapshot_id))?;
-    let owners: Vec<Owner> = restored
-        .card_ids
-        .iter()
-        .map(|&id| Owner::Card(id))
-        .chain(restored.merchant_ids.iter().map(|&id| Owner::Merchant(id)))
-        .collect();
-    forget_restored(&state, subscriber_id, Some(&owners));
+    forget_restored(&state, subscriber_id, Some(&restored.owners()));
     find_locations(&state, &restored.location_ids).await?;
     state.db.wake_deliveries();
     tracing::info!(snapshot_id, cards = restored.card_ids.len(), "sandbox snapshot restored");

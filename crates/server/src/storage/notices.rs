@@ -54,12 +54,7 @@ impl Change {
 
     /// The restore of `subscriber_id`'s snapshot.
     pub fn restored(subscriber_id: i64, restored: &Restored) -> Self {
-        let owners: Vec<Owner> = restored
-            .card_ids
-            .iter()
-            .map(|&id| Owner::Card(id))
-            .chain(restored.merchant_ids.iter().map(|&id| Owner::Merchant(id)))
-            .collect();
+        let owners = restored.owners();
         let locations = &restored.location_ids;
         Self::Restored {
             subscriber_id,

@@ -8,6 +8,7 @@
 //! text; PostgreSQL: `json_agg` and `json_populate_recordset`, without the rows leaving the
 //! server).
 
+use super::transactions::Owner;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
@@ -170,6 +171,12 @@ pub struct SnapshotRow {
 }
 
 impl Restored {
+    /// The cards and merchants whose kept rows and pages go.
+    pub fn owners(&self) -> Vec<Owner> {
+        let cards = self.card_ids.iter().map(|&id| Owner::Card(id));
+        cards.chain(self.merchant_ids.iter().map(|&id| Owner::Merchant(id))).collect()
+    }
+
     /// Gathers `(kind, id)` rows of [`OWNED_IDS`] read before and after.
     pub fn new(snapshot: SnapshotRow, owned: impl IntoIterator<Item = (String, i64)>) -> Self {
         let mut restored = Self { snapshot, card_ids: Vec::new(), merchant_ids: Vec::new(), location_ids: Vec::new() };
