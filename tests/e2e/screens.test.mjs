@@ -228,7 +228,7 @@ async function tour() {
   await look("identity-information-france");
 
   await click(session, "nav-developers");
-  for (const tab of ["endpoints", "deliveries", "events", "requests", "versions"]) {
+  for (const tab of ["endpoints", "deliveries", "events", "requests", "inspector", "shell", "versions", "sandbox"]) {
     await click(session, `developers-tab-${tab}`);
     await settled(`the ${tab} tab`);
     if (tab === "deliveries") await find(session, "delivery-row", 30_000);

@@ -208,6 +208,8 @@ struct Tenant {
     /// clientUserId -> the objects created for that user, as events' data names them
     /// (`cardId`, 7); some may have been removed one by one since.
     users: BTreeMap<String, BTreeSet<(&'static str, i64)>>,
+    /// Its sandbox snapshots (at most 20 kept).
+    snapshots: Vec<i64>,
     /// Its webhook endpoint (every event) and the real receiver behind it.
     webhook_id: i64,
     receiver: WebhookReceiver,
@@ -1023,6 +1025,9 @@ impl Workload {
         if let Some(card_id) = model.cards.keys().next() {
             attempts.push(get(format!("/card/{card_id}/transactions/sync")));
         }
+        if let Some(snapshot_id) = model.snapshots.last() {
+            attempts.push((true, format!("/sandbox/snapshots/{snapshot_id}/restore"), json!({})));
+        }
         let webhook_id = model.webhook_id;
         attempts.push(get(format!("/webhooks/{webhook_id}")));
         attempts.push(get(format!("/webhooks/{webhook_id}/deliveries")));
@@ -1040,6 +1045,45 @@ impl Workload {
             assert!(!body.to_string().contains(&format!("Tenant{victim}")), "{}: nothing revealed", self.context());
         }
         self.check_tenant(victim);
+    }
+
+    /// A snapshot of the tenant's whole sandbox, put back at once: every answer of the tenant's
+    /// is as it was, amid the state the workload made (sales both sides, persons, bank links,
+    /// removals, card pages), and another tenant's answers do not change.
+    fn snapshot_round_trip(&mut self, tenant: usize) {
+        let other = self.other_than(tenant);
+        // Not the endpoint: its deliveries move on by themselves meanwhile.
+        let paths = ["/card", "/merchant", "/persons", "/account", "/events?limit=100"];
+        let answers = |workload: &Self, who: usize| -> Vec<(u16, Value)> {
+            paths
+                .iter()
+                .map(|path| {
+                    let (status, mut body) = workload.get(who, path);
+                    if let Some(object) = body.as_object_mut() {
+                        object.remove("requestId");
+                    }
+                    (status, body)
+                })
+                .collect()
+        };
+        let (mine, theirs) = (answers(self, tenant), answers(self, other));
+        let name = json!({"name": format!("step {}", self.step)});
+        let (status, body) = self.post(tenant, "/sandbox/snapshots", &name);
+        if status == 409 {
+            // Twenty kept: the oldest goes.
+            let oldest = self.tenants[tenant].snapshots.remove(0);
+            self.expect(self.delete(tenant, &format!("/sandbox/snapshots/{oldest}")), 200, None, "delete a snapshot");
+            return;
+        }
+        let snapshot = self.expect((status, body), 201, None, "take a snapshot");
+        let snapshot_id = snapshot["snapshotId"].as_i64().expect("snapshotId");
+        self.tenants[tenant].snapshots.push(snapshot_id);
+        let path = format!("/sandbox/snapshots/{snapshot_id}/restore");
+        self.expect(self.post(tenant, &path, &json!({})), 200, None, "restore a snapshot");
+        let context = self.context();
+        assert_eq!(answers(self, tenant), mine, "{context}: tenant {tenant}'s answers after its restore");
+        assert_eq!(answers(self, other), theirs, "{context}: tenant {other}'s answers beside it");
+        self.check_tenant(other);
     }
 
     /// A sandbox scenario on one of the tenant's own sales: reversed (pending: it leaves both
@@ -1121,7 +1165,8 @@ impl Workload {
             80..82 => self.card_session(tenant),
             82..88 => self.idempotent_retry(tenant),
             88..94 => self.remove_something(tenant),
-            94..97 => self.scenario(tenant),
+            94..96 => self.scenario(tenant),
+            96..97 => self.snapshot_round_trip(tenant),
             _ => self.foreign_ids(tenant),
         }
         self.check_tenant(tenant);
@@ -1169,6 +1214,7 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
             card_sessions: BTreeSet::new(),
             retired_locations: BTreeSet::new(),
             users: BTreeMap::new(),
+            snapshots: Vec::new(),
             webhook_id,
             receiver,
         })
