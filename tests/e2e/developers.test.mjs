@@ -1,13 +1,14 @@
 // End to end, the real app and a real receiver: add a webhook endpoint in the Developers area
 // (its secret shown once), send a test event, see it delivered in the endpoint's delivery log;
 // the receiver checks the signature with the secret the app showed. Then the event in the
-// event browser with its JSON, a rotation, sandbox snapshots taken and one restored, and the
-// screen in the dark theme. Screenshots go to target/screenshots/.
+// event browser with its JSON, a rotation, sandbox snapshots taken and one restored, sandbox
+// purchases made from the form (backdated, declined), and the screen in the dark theme.
+// Screenshots go to target/screenshots/.
 import assert from "node:assert/strict";
 import { createHmac } from "node:crypto";
 import { createServer } from "node:http";
 import { after, before, test } from "node:test";
-import { By, Key, choose, click, find, launch, relaunchDark, screenshot, signIn, text, toastSaying, type, waitFor, signUpOnSandbox } from "./harness.mjs";
+import { By, Key, choose, click, erase, find, launch, relaunchDark, screenshot, signIn, text, toastSaying, type, waitFor, signUpOnSandbox } from "./harness.mjs";
 
 const email = `e2e-developer-${Date.now()}@example.com`;
 let app;
@@ -170,6 +171,9 @@ test("the sandbox tab moves the account's clock ahead", async () => {
   await click(session, "clock-advance-86400");
   await toastSaying(session, /^Clock moved 1 day ahead/);
   await find(session, "snapshots-empty", 30_000);
+  // No card yet: a purchase needs one, and the way to enroll one is right there.
+  assert.match(await text(session, "purchase-empty", 30_000), /^Enroll a card first/);
+  await find(session, "purchase-enroll");
   await screenshot(session, "44b-developers-sandbox");
 });
 
@@ -377,6 +381,68 @@ test("the forward switch sends the sandbox's events to a server on this computer
     (await (await find(session, "forward-switch")).isSelected()) === false, 30_000);
 });
 
+/** `YYYY-MM-DD` of the UTC day `days` before today. */
+function daysAgo(days) {
+  return new Date(Date.now() - days * 86_400_000).toISOString().slice(0, 10);
+}
+
+test("a purchase is made from the sandbox tab: backdated by the card, then one the issuer declines", async () => {
+  await click(session, "nav-developers");
+  await click(session, "developers-tab-sandbox");
+  await find(session, "purchase-form", 30_000);
+  // The forwarding test's toasts sit over the rows below; this form makes none.
+  await dismissToasts();
+  // The card the forwarding test enrolled: brand, last four, holder.
+  const card = await find(session, "purchase-card");
+  assert.match(await card.getAttribute("textContent"), /•••• \d{4} · Forward Test/);
+  // The amount and the day are checked before anything is sent, beside their fields.
+  await type(session, "purchase-amount", "12.345");
+  await type(session, "purchase-date", daysAgo(-3));
+  await click(session, "make-purchase");
+  assert.match(await text(session, "purchase-amount-error"), /at most 2 decimals/);
+  assert.match(await text(session, "purchase-date-error"), /up to today/);
+  await waitFor(session, "the keyboard is on the first field to fix", async () =>
+    (await session.executeScript("return document.activeElement?.dataset.testid")) === "purchase-amount");
+  await screenshot(session, "44j-developers-sandbox-purchase-checks");
+  await type(session, "purchase-amount", "12.34");
+  await type(session, "purchase-merchant", "E2E Corner Café");
+  const day = daysAgo(40);
+  await type(session, "purchase-date", day);
+  await type(session, "purchase-time", "09:30");
+  assert.match(await text(session, "purchase-when"), new RegExp(`${day}T09:30:00Z`));
+  await click(session, "make-purchase");
+  const made = await waitFor(session, "the purchase is made", async () => {
+    const lines = await session.findElements(By.css('[data-testid="purchase-result-line"]'));
+    return lines.length > 0 && (await lines[0].getText()).trim();
+  }, 30_000);
+  assert.match(made, /^Purchase 12\.34 [A-Z]{3} at E2E Corner Café made \(transaction \d+\)$/);
+  assert.equal(await text(session, "make-purchase"), "Make purchase");
+  await screenshot(session, "44j-developers-sandbox-purchase");
+
+  // The inspector opens on it: made on the day asked for.
+  const transactionId = made.match(/transaction (\d+)/)[1];
+  await click(session, "purchase-inspect");
+  await waitFor(session, "the inspector shows the purchase", async () => {
+    const found = await session.findElements(By.css('[data-testid="inspected"]'));
+    return found.length > 0 && (await found[0].getText()).includes(`transactionId:${transactionId}`);
+  }, 30_000);
+  assert.match(await text(session, "inspected-json"), new RegExp(`"createdAt": "${day}T09:30:00Z"`));
+
+  // One the card's issuer declines: an event only, in no list.
+  await click(session, "developers-tab-sandbox");
+  await find(session, "purchase-form", 30_000);
+  await type(session, "purchase-merchant", "E2E Declined Shop");
+  await click(session, "purchase-declined");
+  await click(session, "make-purchase");
+  const declined = await waitFor(session, "the purchase is declined", async () => {
+    const lines = await session.findElements(By.css('[data-testid="purchase-result-line"]'));
+    return lines.length > 0 && (await lines[0].getText()).trim();
+  }, 30_000);
+  assert.match(declined, /^Declined: transaction\.declined was sent; it is in no list \(id \d+\)$/);
+  assert.equal((await session.findElements(By.css('[data-testid="purchase-inspect"]'))).length, 0);
+  await screenshot(session, "44k-developers-sandbox-declined");
+});
+
 test("the Developers area follows the OS's dark theme", async () => {
   app = await relaunchDark(app);
   session = app.session;
@@ -397,6 +463,22 @@ test("the Developers area follows the OS's dark theme", async () => {
   await click(session, "shell-send");
   await waitFor(session, "the answer", async () => (await text(session, "shell-status")).startsWith("200"), 30_000);
   await screenshot(session, "dark-developers-api-shell");
+});
+
+test("the sandbox's purchase form follows the dark theme", async () => {
+  await click(session, "developers-tab-sandbox");
+  await find(session, "purchase-form", 30_000);
+  await type(session, "purchase-amount", "-4.50");
+  await type(session, "purchase-merchant", "E2E Night Market");
+  await type(session, "purchase-date", daysAgo(400));
+  await erase(session, "purchase-time");
+  await click(session, "make-purchase");
+  const made = await waitFor(session, "the refund is made", async () => {
+    const lines = await session.findElements(By.css('[data-testid="purchase-result-line"]'));
+    return lines.length > 0 && (await lines[0].getText()).trim();
+  }, 30_000);
+  assert.match(made, /^Refund 4\.50 [A-Z]{3} at E2E Night Market made \(transaction \d+\)$/);
+  await screenshot(session, "dark-developers-sandbox-purchase");
 });
 
 test("a snapshot puts the sandbox back as it was, asking first; the card enrolled since is gone", async () => {

@@ -40,6 +40,9 @@ const FIELD_WORDS: Record<string, string> = {
   radius: "The radius",
   baseUrl: "The address",
   descriptor: "The descriptor",
+  amount: "The amount",
+  merchantName: "The merchant name",
+  cardId: "The card",
 };
 
 /**
@@ -65,6 +68,11 @@ const IN_PERSON_WORDS: { field: RegExp; says: RegExp; words: string }[] = [
     field: /^dateOfBirth$/,
     says: /^must be a real date/,
     words: "Type a real date, e.g. 23 Apr 1987, or pick one.",
+  },
+  {
+    field: /^createdAt$/,
+    says: /^must be a time/,
+    words: "Pick a time from 36 months ago up to now.",
   },
 ];
 
