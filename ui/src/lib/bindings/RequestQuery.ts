@@ -14,7 +14,7 @@ status?: string,
 route?: string, 
 /**
  * Only requests that named or got back this id: a bare id (`12`, `evt_40`) or one of a
- * kind (`cardId:12`).
+ * kind (`cardId:12`): at most 80 characters, no spaces within (around it they are trimmed).
  */
 objectId?: string, 
 /**
