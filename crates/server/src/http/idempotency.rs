@@ -249,6 +249,13 @@ pub async fn forget_replays_naming(
     Ok(forgotten)
 }
 
+/// Forgets the subscriber's kept responses from `since` on: its sandbox was put back as it was
+/// then, so what they created is gone, and a retry of one creates it again instead of giving
+/// back an id that names nothing.
+pub async fn forget_replays_since(state: &AppState, subscriber_id: i64, since: i64) -> StorageResult<u64> {
+    state.db.forget_idempotent_responses_since(subscriber_scope(subscriber_id), since).await
+}
+
 async fn serve(
     IdempotencyLayer { state, in_flight, claims }: IdempotencyLayer,
     request: Request,

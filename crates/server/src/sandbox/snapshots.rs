@@ -94,7 +94,8 @@ pub async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Succ
 /// Puts the caller's sandbox back as a snapshot held it (sandbox only)
 ///
 /// Everything the snapshot holds is as it was; what was made since is gone (ids are never given
-/// again). The caller's open streams end; sync reports the transactions of its cards that
+/// again), and so are the answers kept since for `Idempotency-Key` retries (a retry makes it
+/// anew). The caller's open streams end; sync reports the transactions of its cards that
 /// changed since as `modified` and those made since as `removed`. Other subscribers see no
 /// change: a purchase with another subscriber stays on that side as it is. The snapshot stays.
 #[utoipa::path(post, path = "/sandbox/snapshots/{snapshot_id}/restore", tag = "sandbox",
@@ -114,6 +115,7 @@ pub async fn restore(
     let restored =
         state.db.restore_snapshot(subscriber_id, snapshot_id).await?.ok_or_else(|| not_found(snapshot_id))?;
     forget_restored(&state, subscriber_id, Some(&restored.owners()));
+    crate::http::idempotency::forget_replays_since(&state, subscriber_id, restored.snapshot.created_at).await?;
     find_locations(&state, &restored.location_ids).await?;
     state.db.wake_deliveries();
     tracing::info!(snapshot_id, cards = restored.card_ids.len(), "sandbox snapshot restored");
