@@ -24,8 +24,8 @@ pub struct Part {
 }
 
 /// What a snapshot holds, parents first. Not in it: the account, its credentials, settings and
-/// usage (billing), its request history, and idempotency replays (a retry still gives the
-/// answer the API gave).
+/// usage (billing), its request history, and idempotency replays (a restore forgets those kept
+/// since the snapshot: `http::idempotency::forget_replays_since`).
 pub static PARTS: [Part; 16] = [
     Part { table: "merchants", owned: "subscriber_id = $1", on_conflict: "" },
     Part {
