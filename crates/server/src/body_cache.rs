@@ -5,12 +5,13 @@
 //! gets its 404 from the database as before.
 
 use std::collections::HashMap;
+use subscriber_protocol::SubscriberId;
 
 use bytes::Bytes;
 use parking_lot::RwLock;
 
 pub struct BodyCache {
-    bodies: RwLock<HashMap<i64, (i64, Bytes)>>,
+    bodies: RwLock<HashMap<i64, (SubscriberId, Bytes)>>,
     capacity: usize,
 }
 
@@ -20,14 +21,14 @@ impl BodyCache {
     }
 
     /// The body of `id` when it belongs to `owner`.
-    pub fn get(&self, id: i64, owner: i64) -> Option<Bytes> {
+    pub fn get(&self, id: i64, owner: SubscriberId) -> Option<Bytes> {
         let bodies = self.bodies.read();
         let (kept_owner, body) = bodies.get(&id)?;
         (*kept_owner == owner).then(|| body.clone())
     }
 
     /// Forgets `owner`'s bodies (a sandbox reset deleted its cards); everyone else's stay.
-    pub fn forget_owner(&self, owner: i64) {
+    pub fn forget_owner(&self, owner: SubscriberId) {
         self.bodies.write().retain(|_, (kept_owner, _)| *kept_owner != owner);
     }
 
@@ -43,7 +44,7 @@ impl BodyCache {
 
     /// Keeps `body` as `owner`'s body of `id`. At capacity the cache starts afresh: a simple
     /// bound on memory, and a miss costs only what a read cost before.
-    pub fn insert(&self, id: i64, owner: i64, body: Bytes) {
+    pub fn insert(&self, id: i64, owner: SubscriberId, body: Bytes) {
         let mut bodies = self.bodies.write();
         if bodies.len() >= self.capacity {
             bodies.clear();
@@ -59,29 +60,29 @@ mod tests {
     #[test]
     fn a_body_is_served_to_its_owner_only() {
         let cache = BodyCache::new(2);
-        cache.insert(7, 1, Bytes::from_static(b"{}"));
-        assert_eq!(cache.get(7, 1).as_deref(), Some(&b"{}"[..]));
-        assert_eq!(cache.get(7, 2), None, "another subscriber's read misses");
-        assert_eq!(cache.get(8, 1), None);
+        cache.insert(7, SubscriberId(1), Bytes::from_static(b"{}"));
+        assert_eq!(cache.get(7, SubscriberId(1)).as_deref(), Some(&b"{}"[..]));
+        assert_eq!(cache.get(7, SubscriberId(2)), None, "another subscriber's read misses");
+        assert_eq!(cache.get(8, SubscriberId(1)), None);
     }
 
     #[test]
     fn forgetting_an_owner_keeps_everyone_elses() {
         let cache = BodyCache::new(10);
-        cache.insert(7, 1, Bytes::from_static(b"{}"));
-        cache.insert(8, 2, Bytes::from_static(b"{}"));
-        cache.forget_owner(1);
-        assert_eq!(cache.get(7, 1), None);
-        assert!(cache.get(8, 2).is_some());
+        cache.insert(7, SubscriberId(1), Bytes::from_static(b"{}"));
+        cache.insert(8, SubscriberId(2), Bytes::from_static(b"{}"));
+        cache.forget_owner(SubscriberId(1));
+        assert_eq!(cache.get(7, SubscriberId(1)), None);
+        assert!(cache.get(8, SubscriberId(2)).is_some());
     }
 
     #[test]
     fn it_stays_within_its_capacity() {
         let cache = BodyCache::new(2);
         for id in 0..5 {
-            cache.insert(id, 1, Bytes::from_static(b"{}"));
+            cache.insert(id, SubscriberId(1), Bytes::from_static(b"{}"));
             assert!(cache.bodies.read().len() <= 2);
         }
-        assert!(cache.get(4, 1).is_some(), "the newest is kept");
+        assert!(cache.get(4, SubscriberId(1)).is_some(), "the newest is kept");
     }
 }

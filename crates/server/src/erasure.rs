@@ -6,6 +6,7 @@
 //! erased pages in the write-ahead log.
 
 use chrono::Utc;
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{AccountRemovedData, CardRemovedData, EventData, PersonRemovedData};
 
 use crate::error::ApiError;
@@ -16,7 +17,12 @@ use crate::storage::removals::{self, Erased, Removal};
 
 /// Erases the subscriber's object `id` of `removal`'s kind and records its `*.removed` event;
 /// `false` when the subscriber has no such object (nothing changed: the caller answers 404).
-pub async fn erase(state: &AppState, subscriber_id: i64, removal: &'static Removal, id: i64) -> Result<bool, ApiError> {
+pub async fn erase(
+    state: &AppState,
+    subscriber_id: SubscriberId,
+    removal: &'static Removal,
+    id: i64,
+) -> Result<bool, ApiError> {
     let event = StoredEvent::new(&removed_event(removal, id));
     if !state.db.remove(removal, subscriber_id, id, event, Utc::now().timestamp()).await? {
         return Ok(false);
@@ -29,7 +35,11 @@ pub async fn erase(state: &AppState, subscriber_id: i64, removal: &'static Remov
 /// Erases every card, bank account and person the subscriber created for its user
 /// `client_user_id` (`DELETE /users/{clientUserId}`), all in one write, each with its
 /// `*.removed` event; what was erased (nothing, when the user has nothing).
-pub async fn erase_user(state: &AppState, subscriber_id: i64, client_user_id: &str) -> Result<Erased, ApiError> {
+pub async fn erase_user(
+    state: &AppState,
+    subscriber_id: SubscriberId,
+    client_user_id: &str,
+) -> Result<Erased, ApiError> {
     let event_of: removals::RemovedEvent = Box::new(|removal, id| StoredEvent::new(&removed_event(removal, id)));
     let erased =
         state.db.remove_user(subscriber_id, client_user_id.to_owned(), event_of, Utc::now().timestamp()).await?;
@@ -60,7 +70,7 @@ pub fn removed_event(removal: &'static Removal, id: i64) -> EventData {
 
 /// The stored replays of the requests that created the object. The object is gone whatever
 /// follows; a replay left by a failure here only names its id, and the daily purge takes it.
-async fn forget_kept(state: &AppState, subscriber_id: i64, removal: &'static Removal, id: i64) {
+async fn forget_kept(state: &AppState, subscriber_id: SubscriberId, removal: &'static Removal, id: i64) {
     // The request history's bodies that named it: what is waiting is written first, so none
     // lands after.
     let pattern = crate::request_history::object_pattern(&format!("{}:{id}", removal.named_by));

@@ -8,6 +8,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use subscriber_protocol::SubscriberId;
 
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::{broadcast, watch};
@@ -55,7 +56,7 @@ pub enum Wake {
     /// instance may have missed what another said).
     All,
     /// The subscriber's sandbox data was deleted: its streams end.
-    Reset(i64),
+    Reset(SubscriberId),
     /// The owner was removed: its streams end.
     Removed(Owner),
 }
@@ -64,7 +65,7 @@ pub struct EventHub {
     sender: broadcast::Sender<Wake>,
     closed: watch::Sender<bool>,
     /// Open streams per subscriber; a subscriber without any has no entry.
-    open_streams: Mutex<HashMap<i64, usize>>,
+    open_streams: Mutex<HashMap<SubscriberId, usize>>,
     /// The most streams this instance holds open at once (`--max-streams`): each is a
     /// connection, and past the process's file limit nothing else (not even a probe) connects.
     max_streams: usize,
@@ -95,7 +96,7 @@ pub enum StreamsFull {
 /// One of a subscriber's open streams; dropped when the stream ends.
 pub struct StreamSlot {
     hub: Arc<EventHub>,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     /// Its place in the database, freed when the stream ends.
     place: Option<(Store, String)>,
 }
@@ -188,7 +189,7 @@ impl EventHub {
     }
 
     /// Ends the subscriber's open streams (its sandbox data was deleted).
-    pub fn end_streams_of(&self, subscriber_id: i64) {
+    pub fn end_streams_of(&self, subscriber_id: SubscriberId) {
         let _ = self.sender.send(Wake::Reset(subscriber_id));
     }
 
@@ -231,7 +232,11 @@ impl EventHub {
 
     /// A slot for one more stream of the subscriber, counted on this instance and, when
     /// instances share the database, among the subscriber's places there.
-    pub async fn claim_stream(self: &Arc<Self>, store: &Store, subscriber_id: i64) -> Result<StreamSlot, StreamsFull> {
+    pub async fn claim_stream(
+        self: &Arc<Self>,
+        store: &Store,
+        subscriber_id: SubscriberId,
+    ) -> Result<StreamSlot, StreamsFull> {
         let mut slot = {
             let mut open = self.open_streams.lock();
             if open.values().sum::<usize>() >= self.max_streams {

@@ -3,6 +3,7 @@
 //! keeps, or a 400 naming each field.
 
 use subscriber_protocol::Metadata;
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::rules::labels::{self as rules, Labels};
 
 use crate::error::{ApiError, Validation};
@@ -29,7 +30,7 @@ pub fn patched(current: &Metadata, patch: &Metadata) -> Result<Metadata, ApiErro
 pub async fn patch_metadata<R, F, Fut>(
     state: &AppState,
     kind: &'static Labelled,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     id: i64,
     patch: &Metadata,
     read: F,

@@ -13,6 +13,7 @@ use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
+use subscriber_protocol::SubscriberId;
 
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
@@ -38,7 +39,7 @@ const EMAIL_ATTEMPTS_FACTOR: usize = 5;
 /// Whose bucket a request takes from.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Caller {
-    Subscriber(i64),
+    Subscriber(SubscriberId),
     Address(IpAddr),
 }
 

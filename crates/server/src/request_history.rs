@@ -16,6 +16,7 @@
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use subscriber_protocol::SubscriberId;
 
 use bytes::Bytes;
 use parking_lot::Mutex;
@@ -48,7 +49,7 @@ const PERSONAL_DATA_NOT_KEPT: &str = "[not kept: a person's data sent to verify 
 
 /// The subscriber a request was authenticated as, set on the response by the token check.
 #[derive(Debug, Clone, Copy)]
-pub struct AuthenticatedAs(pub i64);
+pub struct AuthenticatedAs(pub SubscriberId);
 
 /// The `code` of an error response, set on the response by the error's rendering.
 #[derive(Debug, Clone)]
@@ -56,7 +57,7 @@ pub struct ErrorCode(pub String);
 
 /// An answered request as the layer saw it, not masked yet.
 pub struct Answered {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub request_id: String,
     pub method: String,
     pub route: Option<String>,
@@ -85,7 +86,7 @@ pub struct RequestHistory {
     /// One write at a time; a reader waits for the one under way.
     writing: tokio::sync::Mutex<()>,
     /// Requests of each subscriber written since its history was last bounded.
-    since_bounded: Mutex<HashMap<i64, (u32, usize)>>,
+    since_bounded: Mutex<HashMap<SubscriberId, (u32, usize)>>,
     unrecorded: AtomicU64,
     said_full_at: Mutex<Option<Instant>>,
     kept_for: Duration,
@@ -164,7 +165,11 @@ impl RequestHistory {
             let bytes = with_bytes.then_some(REQUEST_HISTORY_MAX_BYTES);
             let gone = db.bound_requests(subscriber_id, REQUEST_HISTORY_MAX_REQUESTS, bytes).await?;
             if gone > 0 {
-                tracing::info!(subscriber_id, gone, "the subscriber's oldest requests left its history (its bound)");
+                tracing::info!(
+                    subscriber_id = subscriber_id.get(),
+                    gone,
+                    "the subscriber's oldest requests left its history (its bound)"
+                );
             }
         }
         Ok(())

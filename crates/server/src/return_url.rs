@@ -7,6 +7,7 @@
 
 use reqwest::Url;
 use subscriber_protocol::Environment;
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::rules::hosted::RETURN_URLS_MAX;
 
 use crate::error::{ApiError, Validation};
@@ -134,7 +135,7 @@ pub fn check(text: &str, registered: &[String], environment: Environment) -> Res
 /// otherwise. Every request that opens a hosted page calls this.
 pub async fn for_page(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     return_url: Option<&str>,
 ) -> Result<Option<String>, ApiError> {
     let Some(text) = return_url else { return Ok(None) };

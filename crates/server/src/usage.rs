@@ -2,6 +2,7 @@
 //! by `http::usage` and flushed to the database in the background.
 
 use std::collections::HashMap;
+use subscriber_protocol::SubscriberId;
 
 use chrono::Utc;
 use parking_lot::Mutex;
@@ -9,7 +10,7 @@ use subscriber_protocol::Environment;
 
 use crate::storage::{StorageResult, Store};
 
-type Key = (i64, String, String);
+type Key = (SubscriberId, String, String);
 
 /// A response extension: what the request is billed as, when it is more than one (each
 /// transaction of `POST /transactions/enrich`).
@@ -32,7 +33,7 @@ impl UsageRecorder {
     }
 
     /// Counts `units` billable items of one request (the transactions of an enrich batch).
-    pub fn record_units(&self, subscriber_id: i64, endpoint: String, units: u64) {
+    pub fn record_units(&self, subscriber_id: SubscriberId, endpoint: String, units: u64) {
         let day = Utc::now().date_naive().to_string();
         *self.pending.lock().entry((subscriber_id, day, endpoint)).or_default() += units;
     }

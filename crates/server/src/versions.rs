@@ -5,6 +5,7 @@
 //! middleware that negotiates and applies them is `http::versions`.
 
 use std::collections::HashMap;
+use subscriber_protocol::SubscriberId;
 
 use axum::body::Bytes;
 use parking_lot::RwLock;
@@ -93,11 +94,11 @@ pub fn parse(sent: &str, field: &str) -> Result<ApiVersion, ApiError> {
 /// is heard of (`storage::changes`) and read again.
 #[derive(Default)]
 pub struct Pins {
-    pinned: RwLock<HashMap<i64, ApiVersion>>,
+    pinned: RwLock<HashMap<SubscriberId, ApiVersion>>,
 }
 
 impl Pins {
-    pub async fn get(&self, db: &Store, subscriber_id: i64) -> StorageResult<ApiVersion> {
+    pub async fn get(&self, db: &Store, subscriber_id: SubscriberId) -> StorageResult<ApiVersion> {
         if let Some(version) = self.pinned.read().get(&subscriber_id) {
             return Ok(*version);
         }
@@ -110,17 +111,17 @@ impl Pins {
     }
 
     /// The pin when it is in memory (no database read).
-    pub fn cached(&self, subscriber_id: i64) -> Option<ApiVersion> {
+    pub fn cached(&self, subscriber_id: SubscriberId) -> Option<ApiVersion> {
         self.pinned.read().get(&subscriber_id).copied()
     }
 
     /// A pin read from or written to the database.
-    pub fn note(&self, subscriber_id: i64, version: ApiVersion) {
+    pub fn note(&self, subscriber_id: SubscriberId, version: ApiVersion) {
         self.pinned.write().insert(subscriber_id, version);
     }
 
     /// Read again at the next request (another instance moved it).
-    pub fn forget(&self, subscriber_id: i64) {
+    pub fn forget(&self, subscriber_id: SubscriberId) {
         self.pinned.write().remove(&subscriber_id);
     }
 }

@@ -8,6 +8,7 @@ pub mod banks;
 pub mod consent;
 
 use std::collections::BTreeSet;
+use subscriber_protocol::SubscriberId;
 
 use axum::Json;
 use axum::extract::State;
@@ -217,7 +218,11 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
 
 /// The caller's account `account_id`; a link that re-linked another account with the same
 /// bank login is read as that account.
-async fn owned_account(state: &AppState, subscriber_id: i64, account_id: i64) -> Result<BankAccountRow, ApiError> {
+async fn owned_account(
+    state: &AppState,
+    subscriber_id: SubscriberId,
+    account_id: i64,
+) -> Result<BankAccountRow, ApiError> {
     let row = state.db.bank_account(subscriber_id, account_id).await?.ok_or_else(|| no_such_account(account_id))?;
     match row.merged_into {
         Some(into) => state.db.bank_account(subscriber_id, into).await?.ok_or_else(|| no_such_account(account_id)),
@@ -379,7 +384,11 @@ struct ReadableHistory {
 
 /// The account's history, or 403 unless it is linked with the `transactions` permission (409
 /// `reauth_required` once the person's consent ran out).
-async fn readable_history(state: &AppState, subscriber_id: i64, account_id: i64) -> Result<ReadableHistory, ApiError> {
+async fn readable_history(
+    state: &AppState,
+    subscriber_id: SubscriberId,
+    account_id: i64,
+) -> Result<ReadableHistory, ApiError> {
     let row = owned_account(state, subscriber_id, account_id).await?;
     let now = Utc::now().timestamp();
     let status = status_of(&row, now);

@@ -10,6 +10,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use std::sync::Arc;
+use subscriber_protocol::SubscriberId;
 
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
@@ -105,7 +106,7 @@ pub fn check_card(
 /// number itself is no longer kept.
 pub async fn prepare_card(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     card: ValidCard,
     brand: &'static str,
     labels: Labels,
@@ -159,7 +160,7 @@ pub async fn prepare_card(
 /// already has is a conflict naming it. Returns the new card id.
 pub async fn enroll_card(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     card: ValidCard,
     brand: &'static str,
     labels: Labels,
@@ -237,7 +238,7 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 }
 
 /// The caller's card, or 404: another subscriber's card does not exist for this caller.
-pub async fn owned_card(state: &AppState, subscriber_id: i64, card_id: i64) -> Result<CardRow, ApiError> {
+pub async fn owned_card(state: &AppState, subscriber_id: SubscriberId, card_id: i64) -> Result<CardRow, ApiError> {
     state.db.card(subscriber_id, card_id).await?.ok_or_else(|| no_such_card(card_id))
 }
 
@@ -255,7 +256,7 @@ pub(crate) struct ReadableCard {
 /// is still there, and no instance answers for a removed card once `DELETE` has answered.
 pub(crate) async fn readable_card(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     card_id: i64,
     shown: Shown,
 ) -> Result<ReadableCard, ApiError> {

@@ -85,7 +85,7 @@ pub async fn create(
         labels,
     };
     let session_id = state.db.open_card_session(page, replay).await?;
-    tracing::info!(session_id, subscriber_id, "card-entry page opened");
+    tracing::info!(session_id, subscriber_id = subscriber_id.get(), "card-entry page opened");
     let body = CardSessionCreated { session_id, url, expires_at: expires_at_time, status: CardSessionStatus::Pending };
     Ok(idempotent.created(body))
 }

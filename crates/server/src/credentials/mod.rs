@@ -6,6 +6,7 @@ pub mod revocation;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
+use subscriber_protocol::SubscriberId;
 
 use argon2::password_hash::phc::PasswordHash;
 use argon2::{Argon2, PasswordHasher, PasswordVerifier};
@@ -50,7 +51,7 @@ pub struct TokenIssuer {
 /// What a valid token says.
 #[derive(Debug, Clone)]
 pub struct VerifiedToken {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub client_id: Arc<str>,
     /// The credential generation the token was issued under.
     pub generation: i64,
@@ -80,7 +81,7 @@ impl TokenIssuer {
         self.validity.as_secs()
     }
 
-    pub fn issue(&self, subscriber_id: i64, client_id: &str, generation: i64) -> Result<String, ApiError> {
+    pub fn issue(&self, subscriber_id: SubscriberId, client_id: &str, generation: i64) -> Result<String, ApiError> {
         let now = Utc::now();
         // `exp` has whole seconds: rounding up keeps the token alive for at least the
         // `validity_seconds` the login answers (rounding down cut up to a second off).
@@ -121,7 +122,7 @@ impl TokenIssuer {
     }
 
     /// The subscriber id a valid token speaks for, with its claims.
-    fn decode(&self, token: &str) -> Result<(i64, Claims), ApiError> {
+    fn decode(&self, token: &str) -> Result<(SubscriberId, Claims), ApiError> {
         let data =
             jsonwebtoken::decode::<Claims>(token, &self.decoding, &self.validation).map_err(|error| {
                 match error.kind() {
@@ -220,11 +221,11 @@ mod tests {
     #[test]
     fn tokens_carry_the_subscriber_and_expire() {
         let issuer = TokenIssuer::new(b"0123456789abcdef0123456789abcdef", Duration::from_secs(60), "sandbox");
-        let token = issuer.issue(7, "cli_x", 0).expect("issues");
+        let token = issuer.issue(SubscriberId(7), "cli_x", 0).expect("issues");
         let verified = issuer.verify_token(&token).expect("valid");
-        assert_eq!((verified.subscriber_id, &*verified.client_id), (7, "cli_x"));
+        assert_eq!((verified.subscriber_id, &*verified.client_id), (SubscriberId(7), "cli_x"));
         let again = issuer.verify_token(&token).expect("still valid, from the cache");
-        assert_eq!((again.subscriber_id, again.expires_at), (7, verified.expires_at));
+        assert_eq!((again.subscriber_id, again.expires_at), (SubscriberId(7), verified.expires_at));
         // `issue` rounds the expiry up to the next second, so a zero validity is not yet
         // expired: sign a token whose expiry has passed instead.
         let now = Utc::now().timestamp();
@@ -240,7 +241,7 @@ mod tests {
         assert!(matches!(issuer.verify_token(&token), Err(ApiError::TokenExpired)));
         let other_key = TokenIssuer::new(b"fedcba9876543210fedcba9876543210", Duration::from_secs(60), "sandbox");
         assert!(matches!(
-            other_key.verify_token(&issuer.issue(7, "c", 0).expect("issues")),
+            other_key.verify_token(&issuer.issue(SubscriberId(7), "c", 0).expect("issues")),
             Err(ApiError::Unauthorized(_))
         ));
     }

@@ -5,6 +5,7 @@
 //! subscriber is a watch channel, so the open streams of a subscriber end at its rotation.
 
 use std::collections::HashMap;
+use subscriber_protocol::SubscriberId;
 
 use parking_lot::RwLock;
 use tokio::sync::watch;
@@ -14,12 +15,12 @@ use crate::storage::{StorageResult, Store};
 #[derive(Default)]
 pub struct CredentialGenerations {
     /// One entry per subscriber seen since the start: bounded by the subscribers there are.
-    current: RwLock<HashMap<i64, watch::Sender<i64>>>,
+    current: RwLock<HashMap<SubscriberId, watch::Sender<i64>>>,
 }
 
 impl CredentialGenerations {
     /// The subscriber's current generation; `None` when there is no such subscriber.
-    pub async fn current(&self, db: &Store, subscriber_id: i64) -> StorageResult<Option<i64>> {
+    pub async fn current(&self, db: &Store, subscriber_id: SubscriberId) -> StorageResult<Option<i64>> {
         if let Some(generation) = self.current.read().get(&subscriber_id) {
             return Ok(Some(*generation.borrow()));
         }
@@ -29,7 +30,7 @@ impl CredentialGenerations {
 
     /// Records a generation read from or written to the database, and returns the current one.
     /// Generations only move on, so a stale read racing a rotation cannot undo it.
-    pub fn note(&self, subscriber_id: i64, generation: i64) -> i64 {
+    pub fn note(&self, subscriber_id: SubscriberId, generation: i64) -> i64 {
         if let Some(sender) = self.current.read().get(&subscriber_id) {
             sender.send_if_modified(|current| raise(current, generation));
             return *sender.borrow();
@@ -41,12 +42,12 @@ impl CredentialGenerations {
     }
 
     /// The subscribers whose generation is known here.
-    pub fn known(&self) -> Vec<i64> {
+    pub fn known(&self) -> Vec<SubscriberId> {
         self.current.read().keys().copied().collect()
     }
 
     /// Follows the subscriber's generation (for open streams), once it is known.
-    pub fn watch(&self, subscriber_id: i64) -> Option<watch::Receiver<i64>> {
+    pub fn watch(&self, subscriber_id: SubscriberId) -> Option<watch::Receiver<i64>> {
         self.current.read().get(&subscriber_id).map(watch::Sender::subscribe)
     }
 }
@@ -67,13 +68,13 @@ mod tests {
     #[test]
     fn generations_only_move_on_and_wake_watchers() {
         let generations = CredentialGenerations::default();
-        assert_eq!(generations.note(1, 2), 2);
-        let mut watcher = generations.watch(1).expect("known");
-        assert_eq!(generations.note(1, 1), 2, "a stale read does not undo a rotation");
+        assert_eq!(generations.note(SubscriberId(1), 2), 2);
+        let mut watcher = generations.watch(SubscriberId(1)).expect("known");
+        assert_eq!(generations.note(SubscriberId(1), 1), 2, "a stale read does not undo a rotation");
         assert!(!watcher.has_changed().expect("open"));
-        assert_eq!(generations.note(1, 3), 3);
+        assert_eq!(generations.note(SubscriberId(1), 3), 3);
         assert!(watcher.has_changed().expect("open"));
         assert_eq!(*watcher.borrow_and_update(), 3);
-        assert!(generations.watch(2).is_none());
+        assert!(generations.watch(SubscriberId(2)).is_none());
     }
 }

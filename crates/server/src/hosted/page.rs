@@ -3,6 +3,7 @@
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use maud::{DOCTYPE, Markup, html};
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::rules::hosted::readable_accent;
 
 use crate::error::{ApiError, RenderedError};
@@ -37,7 +38,7 @@ impl Branding {
     }
 
     /// The branding of the subscriber who opened a page (none when it is gone).
-    pub async fn load(state: &AppState, subscriber_id: i64) -> Result<Self, ApiError> {
+    pub async fn load(state: &AppState, subscriber_id: SubscriberId) -> Result<Self, ApiError> {
         Ok(state.db.subscriber(subscriber_id).await?.map(|subscriber| Self::of(&subscriber)).unwrap_or_default())
     }
 }

@@ -2,6 +2,7 @@
 
 use axum::body::Bytes;
 use std::sync::Arc;
+use subscriber_protocol::SubscriberId;
 
 use axum::extract::{FromRequest, FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -169,33 +170,36 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
     }
 }
 
-/// A numeric id from the path. An id that is not a number addresses nothing: 404.
-pub struct IdPath(pub i64);
+/// A numeric id from the path, as the id type `T` (`IdPath<WebhookId>`). An id that is not a
+/// number addresses nothing: 404.
+pub struct IdPath<T = i64>(pub T);
 
 /// Ids are counted up from 1; an id of 12 digits or more is a card number typed in the wrong
 /// place far more likely than an id, and must not be echoed in the answer.
 const LARGEST_ID: i64 = 99_999_999_999;
 
-impl<S: Send + Sync> FromRequestParts<S> for IdPath {
+impl<S: Send + Sync, T: From<i64>> FromRequestParts<S> for IdPath<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let axum::extract::Path(raw) = axum::extract::Path::<String>::from_request_parts(parts, state)
             .await
             .map_err(|_| ApiError::not_found("no such path"))?;
-        raw.parse::<i64>().ok().filter(|id| (1..=LARGEST_ID).contains(id)).map(IdPath).ok_or_else(|| {
-            ApiError::not_found(format!(
-                "no resource with id {:?}: ids are positive integers",
-                crate::redact::client_path(&raw)
-            ))
-        })
+        raw.parse::<i64>().ok().filter(|id| (1..=LARGEST_ID).contains(id)).map(|id| IdPath(T::from(id))).ok_or_else(
+            || {
+                ApiError::not_found(format!(
+                    "no resource with id {:?}: ids are positive integers",
+                    crate::redact::client_path(&raw)
+                ))
+            },
+        )
     }
 }
 
 /// The subscriber a bearer token speaks for.
 #[derive(Debug, Clone)]
 pub struct Auth {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub client_id: Arc<str>,
     /// The credential generation the token was issued under.
     pub generation: i64,

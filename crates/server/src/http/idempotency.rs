@@ -12,6 +12,7 @@
 use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::Arc;
+use subscriber_protocol::SubscriberId;
 
 use axum::Json;
 use axum::body::{Body, to_bytes};
@@ -218,7 +219,7 @@ async fn stored_replay(
 }
 
 /// Where a subscriber's keys are kept.
-fn subscriber_scope(subscriber_id: i64) -> String {
+fn subscriber_scope(subscriber_id: SubscriberId) -> String {
     format!("subscriber:{subscriber_id}")
 }
 
@@ -229,7 +230,7 @@ fn subscriber_scope(subscriber_id: i64) -> String {
 /// creating requests at most (`background` purges older ones).
 pub async fn forget_replays_naming(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     named_by: &str,
     id: i64,
 ) -> StorageResult<usize> {
@@ -252,7 +253,7 @@ pub async fn forget_replays_naming(
 /// Forgets the subscriber's kept responses from `since` on: its sandbox was put back as it was
 /// then, so what they created is gone, and a retry of one creates it again instead of giving
 /// back an id that names nothing.
-pub async fn forget_replays_since(state: &AppState, subscriber_id: i64, since: i64) -> StorageResult<u64> {
+pub async fn forget_replays_since(state: &AppState, subscriber_id: SubscriberId, since: i64) -> StorageResult<u64> {
     state.db.forget_idempotent_responses_since(subscriber_scope(subscriber_id), since).await
 }
 

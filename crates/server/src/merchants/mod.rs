@@ -4,6 +4,7 @@ use axum::Json;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use chrono::Utc;
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{
     CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, ErrorBody, Location,
     LocationRemoved, Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
@@ -102,7 +103,11 @@ fn enrolled(merchant_id: i64) -> EnrollMerchantResponse {
 }
 
 /// The caller's merchant, or 404: another subscriber's merchant does not exist for this caller.
-pub async fn owned_merchant(state: &AppState, subscriber_id: i64, merchant_id: i64) -> Result<MerchantRow, ApiError> {
+pub async fn owned_merchant(
+    state: &AppState,
+    subscriber_id: SubscriberId,
+    merchant_id: i64,
+) -> Result<MerchantRow, ApiError> {
     state
         .db
         .merchant(subscriber_id, merchant_id)
@@ -110,7 +115,7 @@ pub async fn owned_merchant(state: &AppState, subscriber_id: i64, merchant_id: i
         .ok_or_else(|| ApiError::not_found(format!("no merchant {merchant_id} is enrolled by this subscriber")))
 }
 
-async fn caller_merchant(state: &AppState, subscriber_id: i64) -> Result<Option<MerchantRow>, ApiError> {
+async fn caller_merchant(state: &AppState, subscriber_id: SubscriberId) -> Result<Option<MerchantRow>, ApiError> {
     Ok(state.db.merchant_of(subscriber_id).await?)
 }
 
@@ -320,7 +325,11 @@ pub fn phone_digits(phone: Option<&str>) -> u64 {
 
 /// The caller's location, or 404: another subscriber's location, or a removed one, does not
 /// exist for this caller.
-async fn owned_location(state: &AppState, subscriber_id: i64, location_id: i64) -> Result<LocationRow, ApiError> {
+async fn owned_location(
+    state: &AppState,
+    subscriber_id: SubscriberId,
+    location_id: i64,
+) -> Result<LocationRow, ApiError> {
     state.db.subscribers_location(subscriber_id, location_id).await?.ok_or_else(|| location_not_found(location_id))
 }
 

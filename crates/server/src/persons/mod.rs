@@ -12,6 +12,7 @@ pub mod signals;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use subscriber_protocol::SubscriberId;
 
 use axum::Json;
 use axum::extract::State;
@@ -93,7 +94,7 @@ async fn onboard(
 }
 
 /// The caller's person, or 404.
-async fn owned_person(state: &AppState, subscriber_id: i64, person_id: i64) -> Result<PersonRow, ApiError> {
+async fn owned_person(state: &AppState, subscriber_id: SubscriberId, person_id: i64) -> Result<PersonRow, ApiError> {
     state.db.person(subscriber_id, person_id).await?.ok_or_else(|| no_such_person(person_id))
 }
 
@@ -303,7 +304,7 @@ async fn authenticate(
 /// API's step 2, and the identity page's (`crate::hosted::identity`).
 pub(crate) async fn authenticate_person(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     request: AuthenticatePersonRequest,
 ) -> Result<AuthenticatePersonResponse, ApiError> {
     let source = identity_source(state)?;
@@ -458,7 +459,7 @@ async fn verify(
 /// the identity page's.
 pub(crate) async fn verify_person(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     request: VerifyPersonRequest,
 ) -> Result<VerifyPersonResponse, ApiError> {
     // Sets issued by a source this environment does not have (a database that served the

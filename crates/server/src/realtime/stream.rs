@@ -10,6 +10,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use subscriber_protocol::SubscriberId;
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -184,7 +185,7 @@ fn token_ends(state: &AppState, auth: &Auth) -> impl Future<Output = ()> + Send 
 
 struct Feed {
     state: AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     owner: Owner,
     /// The version its events are written in (the request's).
     version: ApiVersion,
@@ -200,7 +201,7 @@ struct Feed {
 impl Feed {
     async fn subscribe(
         state: AppState,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         owner: Owner,
         resume_after: Option<i64>,
     ) -> Result<Self, ApiError> {
@@ -362,7 +363,7 @@ mod tests {
     }
 
     /// A subscriber with two cards.
-    async fn two_cards(state: &AppState) -> (i64, (i64, i64)) {
+    async fn two_cards(state: &AppState) -> (SubscriberId, (i64, i64)) {
         let subscriber = storage::subscribers::NewSubscriber {
             email: "stream@example.com".to_owned(),
             client_id: "client".to_owned(),

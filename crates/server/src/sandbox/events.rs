@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{Duration, SubsecRound, Utc};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{
     AccountEventData, AccountRemovedData, CardEnrolledData, CardRemovedData, CardSessionCompletedData,
     CardSessionExpiredData, CardTransactionEventData, CoordinatesSource, ErrorBody, Event, EventData, EventType,
@@ -77,7 +78,7 @@ pub async fn send_event(
 /// around `object_id`.
 async fn payload(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     event_type: EventType,
     object_id: Option<i64>,
 ) -> Result<EventData, ApiError> {

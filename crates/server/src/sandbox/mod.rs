@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{
     ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxRefundRequest,
     SandboxReset, SandboxReversal, SandboxSettleRequest, SandboxTransactionRequest, SandboxTransactionResponse,
@@ -216,7 +217,7 @@ pub(crate) const DECLINE_REASON: &str = "insufficient_funds";
 /// the answer is kept as any other (no replay is stored with a row: there is none).
 async fn decline(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     enricher: &crate::enrichment::stored::Enricher,
     sale: Sale,
 ) -> Result<Response, ApiError> {
@@ -471,7 +472,7 @@ fn no_purchase(transaction_id: i64) -> ApiError {
 /// subscriber's answers as one that does not exist.
 pub(crate) async fn callers_purchase(
     state: &AppState,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     transaction_id: i64,
 ) -> Result<TransactionRow, ApiError> {
     let row = read_transaction(state, transaction_id).await?.ok_or_else(|| no_purchase(transaction_id))?;
@@ -486,7 +487,7 @@ async fn read_transaction(state: &AppState, transaction_id: i64) -> Result<Optio
 }
 
 /// Whether the purchase was made by one of the caller's cards or at the caller's merchant.
-async fn is_callers(state: &AppState, subscriber_id: i64, row: &TransactionRow) -> Result<bool, ApiError> {
+async fn is_callers(state: &AppState, subscriber_id: SubscriberId, row: &TransactionRow) -> Result<bool, ApiError> {
     if let Some(card_id) = row.card_id
         && state.db.card(subscriber_id, card_id).await?.is_some()
     {
@@ -555,7 +556,7 @@ async fn advance_clock(
 /// until pushed out, as nobody reaches them any more (each read checks ownership in the
 /// database first, and ids never come again). Nothing of another subscriber changed (the reset
 /// leaves their rows as they were), so nothing of theirs is forgotten.
-pub fn forget_reset(state: &AppState, subscriber_id: i64, location_ids: &[i64]) {
+pub fn forget_reset(state: &AppState, subscriber_id: SubscriberId, location_ids: &[i64]) {
     state.events.end_streams_of(subscriber_id);
     state.card_bodies.forget_owner(subscriber_id);
     if let Some(directory) = state.directory.if_loaded() {
@@ -578,6 +579,6 @@ async fn reset(State(state): State<AppState>, auth: Auth) -> Result<Json<Success
     let subscriber_id = auth.subscriber_id;
     let removed = state.db.reset_sandbox(subscriber_id).await?;
     forget_reset(&state, subscriber_id, &removed.location_ids);
-    tracing::info!(subscriber_id, locations = removed.location_ids.len(), "sandbox reset");
+    tracing::info!(subscriber_id = subscriber_id.get(), locations = removed.location_ids.len(), "sandbox reset");
     Ok(Json(Success::new(SandboxReset { message: "Sandbox data deleted".to_owned() })))
 }

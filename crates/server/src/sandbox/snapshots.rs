@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::rules::required_text;
 use subscriber_protocol::{
     ErrorBody, MAX_SANDBOX_SNAPSHOTS, SNAPSHOT_NAME_MAX, SandboxRestored, SandboxSnapshot, SandboxSnapshotDeleted,
@@ -152,7 +153,7 @@ pub async fn delete(
 /// instance: `instances`): its streams end, its rendered cards go, and the kept rows and pages of
 /// its cards and merchant before and after (`None`: of everyone, too many to name), since ids
 /// and events they name are back as they were.
-pub fn forget_restored(state: &AppState, subscriber_id: i64, owners: Option<&[Owner]>) {
+pub fn forget_restored(state: &AppState, subscriber_id: SubscriberId, owners: Option<&[Owner]>) {
     state.events.end_streams_of(subscriber_id);
     state.events.restored(owners);
     state.card_bodies.forget_owner(subscriber_id);

@@ -7,6 +7,7 @@ use super::rows::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 use super::rows::bank_accounts::LinkStep;
 
@@ -41,13 +42,13 @@ impl Store {
     }
 
     /// The account when it belongs to the subscriber.
-    pub async fn bank_account(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<BankAccountRow>> {
+    pub async fn bank_account(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<BankAccountRow>> {
         let sql = sql!("SELECT {COLUMNS} FROM bank_accounts WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![id, subscriber_id]).await
     }
 
     /// The subscriber's accounts, newest first.
-    pub async fn bank_accounts(&self, subscriber_id: i64) -> StorageResult<Vec<BankAccountRow>> {
+    pub async fn bank_accounts(&self, subscriber_id: SubscriberId) -> StorageResult<Vec<BankAccountRow>> {
         let sql =
             sql!("SELECT {COLUMNS} FROM bank_accounts WHERE subscriber_id = $1 AND {NOT_MERGED} ORDER BY id DESC");
         self.fetch_all(sql, args![subscriber_id]).await
@@ -175,7 +176,7 @@ impl Store {
     /// The subscriber's linked account, other than `id`, that the same bank login linked.
     pub async fn bank_account_with_login(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         login_key: Vec<u8>,
         id: i64,
     ) -> StorageResult<Option<BankAccountRow>> {
@@ -190,7 +191,12 @@ impl Store {
     /// Opens linked account `id`'s update mode: a new one-time link to the bank's pages (the
     /// old one no longer works), which re-consents the same account. `false` when it is not
     /// the subscriber's linked account.
-    pub async fn reopen_bank_link(&self, subscriber_id: i64, id: i64, page: NewTokenPage) -> StorageResult<bool> {
+    pub async fn reopen_bank_link(
+        &self,
+        subscriber_id: SubscriberId,
+        id: i64,
+        page: NewTokenPage,
+    ) -> StorageResult<bool> {
         let NewTokenPage { token_hash, expires_at, return_url, .. } = page;
         let sql = sql!(
             "UPDATE bank_accounts SET link_token_hash = $3, stage = 'login', browser_hash = NULL,

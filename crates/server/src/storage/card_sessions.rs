@@ -6,6 +6,7 @@ use super::rows::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::card_sessions::{CardSessionRow, NewTokenPage};
 
@@ -24,7 +25,7 @@ impl Store {
     }
 
     /// The session when it belongs to the subscriber.
-    pub async fn card_session(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<CardSessionRow>> {
+    pub async fn card_session(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<CardSessionRow>> {
         let sql = sql!("SELECT {COLUMNS} FROM card_sessions WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![id, subscriber_id]).await
     }
@@ -39,7 +40,7 @@ impl Store {
     /// write, so two readers cannot both record it); whether this call recorded it.
     pub async fn record_card_session_expiry(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         id: i64,
         now: i64,
         event: StoredEvent,

@@ -6,6 +6,7 @@ use super::rows::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::cards::{CardRow, EnrolledCard, Inserted, NewCard};
 
@@ -40,13 +41,13 @@ impl Store {
     }
 
     /// The card when it belongs to the subscriber; another subscriber's card is `None`.
-    pub async fn card(&self, subscriber_id: i64, card_id: i64) -> StorageResult<Option<CardRow>> {
+    pub async fn card(&self, subscriber_id: SubscriberId, card_id: i64) -> StorageResult<Option<CardRow>> {
         let sql = sql!("SELECT {COLUMNS} FROM cards WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![card_id, subscriber_id]).await
     }
 
     /// The subscriber's cards, newest first.
-    pub async fn cards(&self, subscriber_id: i64) -> StorageResult<Vec<CardRow>> {
+    pub async fn cards(&self, subscriber_id: SubscriberId) -> StorageResult<Vec<CardRow>> {
         self.fetch_all(
             sql!("SELECT {COLUMNS} FROM cards WHERE subscriber_id = $1 ORDER BY id DESC"),
             args![subscriber_id],

@@ -12,6 +12,7 @@ use super::rows::transactions::{Owner, T_COLUMNS};
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::events::{
     EventKind, EventRow, LogFilter, LoggedEvent, StoredEvent, TRANSACTION_CREATED, TRANSACTION_UPDATED, WEBHOOK_TEST,
@@ -38,7 +39,7 @@ impl Store {
     /// `subscriber_id` received, oldest first.
     pub async fn transaction_events_after(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         owner: Owner,
         after_id: i64,
         limit: u32,
@@ -61,7 +62,12 @@ impl Store {
     }
 
     /// Up to `limit` of the subscriber's events, newest first.
-    pub async fn events(&self, subscriber_id: i64, filter: LogFilter, limit: u32) -> StorageResult<Vec<LoggedEvent>> {
+    pub async fn events(
+        &self,
+        subscriber_id: SubscriberId,
+        filter: LogFilter,
+        limit: u32,
+    ) -> StorageResult<Vec<LoggedEvent>> {
         dispatch!(self,
             db => db.read(move |connection| sqlite::events::list(connection, subscriber_id, &filter, limit)).await,
             db => postgres::events::list(db, subscriber_id, &filter, limit).await,
@@ -74,7 +80,7 @@ impl Store {
     /// changed).
     pub async fn record_event(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         event: StoredEvent,
         now: i64,
         sandbox: bool,
@@ -104,7 +110,7 @@ impl Store {
     }
 
     /// One of the subscriber's events.
-    pub async fn event(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<LoggedEvent>> {
+    pub async fn event(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<LoggedEvent>> {
         let sql = sql!("{} WHERE r.subscriber_id = $1 AND r.event_id = $2", logged_columns());
         self.fetch_one(Read::ByKey, sql, args![subscriber_id, id]).await
     }

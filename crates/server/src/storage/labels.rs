@@ -7,6 +7,7 @@ use super::rows::labels::Metadata;
 use super::rows::persons::{COLUMNS as PERSON_COLUMNS, PersonRow};
 use super::sql::{Sql, args, sql};
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::rules::labels::METADATA_PAIRS_AT_MOST;
 
 /// A kind of object that carries metadata: how each database lays a `PATCH`'s pairs over it
@@ -60,7 +61,7 @@ impl Store {
     pub async fn merge_metadata(
         &self,
         kind: &'static Labelled,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         id: i64,
         patch: &Metadata,
     ) -> StorageResult<bool> {
@@ -80,7 +81,7 @@ impl Store {
     }
 
     /// The subscriber's cards, bank accounts and persons created with `client_user_id`.
-    pub async fn user_objects(&self, subscriber_id: i64, client_user_id: &str) -> StorageResult<UserObjects> {
+    pub async fn user_objects(&self, subscriber_id: SubscriberId, client_user_id: &str) -> StorageResult<UserObjects> {
         let cards =
             sql!("SELECT {CARD_COLUMNS} FROM cards WHERE subscriber_id = $1 AND client_user_id = $2 ORDER BY id DESC");
         let accounts = sql!(

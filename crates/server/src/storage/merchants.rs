@@ -7,6 +7,7 @@ use super::rows::merchants::{LOCATION_COLUMNS, M_COLUMNS, MERCHANT_COLUMNS};
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::merchants::{
     CoordinatesSource, Inserted, LocationChange, LocationChangeKind, LocationRow, MerchantRow, NewLocation,
@@ -35,13 +36,13 @@ impl Store {
     }
 
     /// The subscriber's merchant, if they enrolled as one.
-    pub async fn merchant_of(&self, subscriber_id: i64) -> StorageResult<Option<MerchantRow>> {
+    pub async fn merchant_of(&self, subscriber_id: SubscriberId) -> StorageResult<Option<MerchantRow>> {
         let sql = sql!("SELECT {MERCHANT_COLUMNS} FROM merchants WHERE subscriber_id = $1");
         self.fetch_one(Read::ByKey, sql, args![subscriber_id]).await
     }
 
     /// The merchant when it belongs to the subscriber; another subscriber's is `None`.
-    pub async fn merchant(&self, subscriber_id: i64, merchant_id: i64) -> StorageResult<Option<MerchantRow>> {
+    pub async fn merchant(&self, subscriber_id: SubscriberId, merchant_id: i64) -> StorageResult<Option<MerchantRow>> {
         let sql = sql!("SELECT {MERCHANT_COLUMNS} FROM merchants WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![merchant_id, subscriber_id]).await
     }
@@ -90,7 +91,7 @@ impl Store {
     /// merchant first: one look-up).
     pub async fn subscribers_location(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         location_id: i64,
     ) -> StorageResult<Option<LocationRow>> {
         let sql = sql!(

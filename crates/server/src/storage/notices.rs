@@ -4,6 +4,7 @@
 
 use super::rows::snapshots::Restored;
 use super::rows::transactions::Owner;
+use subscriber_protocol::SubscriberId;
 
 /// Owners named in one notice at most; a write touching more says "every owner".
 const OWNERS_PER_NOTICE: usize = 200;
@@ -20,19 +21,19 @@ pub enum Change {
     /// longer (whichever the database says).
     LocationChanged(i64),
     /// The subscriber's credential generation moved on: older tokens are revoked.
-    Credentials(i64),
+    Credentials(SubscriberId),
     /// The subscriber's sandbox data was deleted: what was kept of it goes too, and its
     /// enrolled locations are no longer found (`None`: too many to name, or an earlier
     /// version's notice, which named none).
-    Reset { subscriber_id: i64, locations: Option<Vec<i64>> },
+    Reset { subscriber_id: SubscriberId, locations: Option<Vec<i64>> },
     /// The subscriber's sandbox was put back as a snapshot held it: what is kept of these
     /// cards and merchants goes (`None`: of too many to name: all of it), its streams end, and
     /// discovery finds these locations as they are now (`None`: looks at every one).
-    Restored { subscriber_id: i64, owners: Option<Vec<Owner>>, locations: Option<Vec<i64>> },
+    Restored { subscriber_id: SubscriberId, owners: Option<Vec<Owner>>, locations: Option<Vec<i64>> },
     /// Webhook deliveries were queued: delivery looks at once.
     Deliveries,
     /// The subscriber's pinned API version moved.
-    ApiVersion(i64),
+    ApiVersion(SubscriberId),
     /// An owner of transactions was removed (`DELETE /card/{id}`): what is kept of it goes
     /// and its streams end.
     Removed(Owner),
@@ -48,12 +49,12 @@ impl Change {
     }
 
     /// The reset of `subscriber_id`, which deleted `locations`.
-    pub fn reset(subscriber_id: i64, locations: &[i64]) -> Self {
+    pub fn reset(subscriber_id: SubscriberId, locations: &[i64]) -> Self {
         Self::Reset { subscriber_id, locations: (locations.len() <= OWNERS_PER_NOTICE).then(|| locations.to_vec()) }
     }
 
     /// The restore of `subscriber_id`'s snapshot.
-    pub fn restored(subscriber_id: i64, restored: &Restored) -> Self {
+    pub fn restored(subscriber_id: SubscriberId, restored: &Restored) -> Self {
         let owners = restored.owners();
         let locations = &restored.location_ids;
         Self::Restored {
@@ -169,19 +170,19 @@ mod tests {
             Change::Transactions(None),
             Change::Location(12),
             Change::LocationChanged(12),
-            Change::Credentials(42),
-            Change::reset(7, &[]),
-            Change::reset(7, &[12, 13]),
-            Change::reset(7, &(0..1000).collect::<Vec<_>>()),
+            Change::Credentials(SubscriberId(42)),
+            Change::reset(SubscriberId(7), &[]),
+            Change::reset(SubscriberId(7), &[12, 13]),
+            Change::reset(SubscriberId(7), &(0..1000).collect::<Vec<_>>()),
             Change::Deliveries,
             Change::Restored {
-                subscriber_id: 4,
+                subscriber_id: SubscriberId(4),
                 owners: Some(vec![Owner::Card(1), Owner::Merchant(2)]),
                 locations: Some(vec![5]),
             },
-            Change::Restored { subscriber_id: 4, owners: Some(Vec::new()), locations: Some(Vec::new()) },
-            Change::Restored { subscriber_id: 4, owners: None, locations: None },
-            Change::ApiVersion(3),
+            Change::Restored { subscriber_id: SubscriberId(4), owners: Some(Vec::new()), locations: Some(Vec::new()) },
+            Change::Restored { subscriber_id: SubscriberId(4), owners: None, locations: None },
+            Change::ApiVersion(SubscriberId(3)),
             Change::Removed(Owner::Card(5)),
             Change::Removed(Owner::Merchant(6)),
         ] {
@@ -190,8 +191,12 @@ mod tests {
         assert_eq!(Change::parse("credentials:x"), None);
         assert_eq!(Change::parse("tx:x1"), None);
         assert_eq!(Change::parse("other"), None);
-        assert_eq!(Change::parse("reset:7"), Some(Change::Reset { subscriber_id: 7, locations: None }), "named none");
-        assert!(Change::reset(7, &(0..1000).collect::<Vec<_>>()).payload().len() < 8000);
+        assert_eq!(
+            Change::parse("reset:7"),
+            Some(Change::Reset { subscriber_id: SubscriberId(7), locations: None }),
+            "named none"
+        );
+        assert!(Change::reset(SubscriberId(7), &(0..1000).collect::<Vec<_>>()).payload().len() < 8000);
         let many = Change::transactions((0..1000).map(Owner::Card));
         assert_eq!(many, Change::Transactions(None), "too many owners to name");
         assert!(many.payload().len() < 8000, "a notice fits PostgreSQL's payload limit");

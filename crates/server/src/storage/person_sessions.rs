@@ -6,12 +6,13 @@ use super::rows::person_sessions::COLUMNS;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::person_sessions::PersonSessionRow;
 
 /// A page to open for one of the subscriber's persons.
 pub struct NewPersonSession {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub person_id: i64,
     pub token_hash: Vec<u8>,
     pub created_at: i64,

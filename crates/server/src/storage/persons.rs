@@ -5,6 +5,7 @@ use super::rows::persons::{COLUMNS, GET, SET_COLUMNS};
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonEvent, PersonRow, QuestionSetRow};
 
@@ -22,12 +23,15 @@ impl Store {
     }
 
     /// The person when the subscriber onboarded it.
-    pub async fn person(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<PersonRow>> {
+    pub async fn person(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<PersonRow>> {
         self.fetch_one(Read::ByKey, &GET, args![id, subscriber_id]).await
     }
 
     /// The subscriber's persons, newest first, each with the set it was issued last.
-    pub async fn persons(&self, subscriber_id: i64) -> StorageResult<Vec<(PersonRow, Option<QuestionSetRow>)>> {
+    pub async fn persons(
+        &self,
+        subscriber_id: SubscriberId,
+    ) -> StorageResult<Vec<(PersonRow, Option<QuestionSetRow>)>> {
         let sql = sql!(
             "SELECT p.*, s.* FROM (SELECT {COLUMNS} FROM persons WHERE subscriber_id = $1) p
              LEFT JOIN (SELECT {SET_COLUMNS} FROM person_question_sets) s
@@ -49,7 +53,7 @@ impl Store {
     /// the person is gone.
     pub async fn issue_question_set<R: Send + 'static>(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         person_id: i64,
         decide: Decide<R>,
     ) -> StorageResult<Option<(R, Option<i64>)>> {
@@ -63,7 +67,7 @@ impl Store {
     /// concurrent submission won).
     pub async fn answer_question_set(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         person_id: i64,
         plan: AnswerPlan,
     ) -> StorageResult<bool> {

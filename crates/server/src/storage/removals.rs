@@ -5,6 +5,7 @@ use super::notices::Change;
 use super::rows::events::StoredEvent;
 use super::rows::transactions::Owner;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::removals::{ACCOUNT, CARD, Erased, PERSON, Removal, RemovedEvent};
 
@@ -16,7 +17,7 @@ impl Store {
     pub async fn remove(
         &self,
         removal: &'static Removal,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         id: i64,
         event: StoredEvent,
         now: i64,
@@ -36,7 +37,7 @@ impl Store {
     /// failure, none. The removed cards are announced as [`Store::remove`] announces one.
     pub async fn remove_user(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         client_user_id: String,
         event_of: RemovedEvent,
         now: i64,

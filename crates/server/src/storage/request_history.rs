@@ -4,6 +4,7 @@
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 use super::rows::request_history::{COLUMNS, page};
 pub use super::rows::request_history::{RequestFilter, RequestRecord, StoredRequest};
@@ -26,7 +27,7 @@ impl Store {
     /// The subscriber's requests through `filter`, newest first, at most `limit`.
     pub async fn requests(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         filter: RequestFilter,
         limit: u32,
     ) -> StorageResult<Vec<StoredRequest>> {
@@ -51,7 +52,11 @@ impl Store {
     }
 
     /// The subscriber's request `request_id` (the newest, should a client have sent one id twice).
-    pub async fn request(&self, subscriber_id: i64, request_id: String) -> StorageResult<Option<StoredRequest>> {
+    pub async fn request(
+        &self,
+        subscriber_id: SubscriberId,
+        request_id: String,
+    ) -> StorageResult<Option<StoredRequest>> {
         let sql = sql!(
             "SELECT {COLUMNS} FROM request_history WHERE subscriber_id = $1 AND request_id = $2
              ORDER BY seq DESC LIMIT 1"
@@ -88,7 +93,12 @@ impl Store {
     /// at most that many bytes of them; how many older ones went. Only the subscriber's own rows
     /// are looked at or deleted. The count is read from the index alone; the bytes need every
     /// row, so the caller asks for them less often.
-    pub async fn bound_requests(&self, subscriber_id: i64, requests: u64, bytes: Option<u64>) -> StorageResult<u64> {
+    pub async fn bound_requests(
+        &self,
+        subscriber_id: SubscriberId,
+        requests: u64,
+        bytes: Option<u64>,
+    ) -> StorageResult<u64> {
         // The newest row that no longer fits: by count, or by the bytes of it and the newer ones.
         let by_count =
             sql!("SELECT seq FROM request_history WHERE subscriber_id = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2");
@@ -122,7 +132,11 @@ impl Store {
 
     /// Erases the bodies of the subscriber's requests that named or got back `object` (` kind:id `
     /// as stored): what they held of an erased object goes with it.
-    pub async fn erase_request_bodies(&self, subscriber_id: i64, object_pattern: String) -> StorageResult<u64> {
+    pub async fn erase_request_bodies(
+        &self,
+        subscriber_id: SubscriberId,
+        object_pattern: String,
+    ) -> StorageResult<u64> {
         let sql = sql!(
             "UPDATE request_history SET request_body = NULL, response_body = NULL, query = NULL
              WHERE subscriber_id = $1 AND object_ids LIKE $2 ESCAPE '\\'
@@ -136,7 +150,7 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn record(subscriber_id: i64, index: i64, bytes: i64) -> RequestRecord {
+    fn record(subscriber_id: SubscriberId, index: i64, bytes: i64) -> RequestRecord {
         RequestRecord {
             subscriber_id,
             request_id: format!("req_{subscriber_id}_{index}"),
@@ -158,7 +172,7 @@ mod tests {
 
     /// A subscriber's bound takes its own oldest requests, by count and by bytes, and never
     /// another's; the age prune takes everyone's old ones.
-    async fn bounded_and_pruned(store: Store, (busy, quiet): (i64, i64)) {
+    async fn bounded_and_pruned(store: Store, (busy, quiet): (SubscriberId, SubscriberId)) {
         store.record_requests((0..50).map(|index| record(busy, index, 100)).collect()).await.expect("written");
         store.record_requests(vec![record(quiet, 0, 100)]).await.expect("written");
         let all = |subscriber| {
@@ -185,7 +199,7 @@ mod tests {
     async fn each_subscriber_is_bounded_by_its_own_requests_and_old_ones_are_pruned() {
         let dir = tempfile::tempdir().expect("a folder");
         let store = Store::open(&dir.path().join("history.sqlite3").into()).await.expect("a database");
-        bounded_and_pruned(store, (1, 2)).await;
+        bounded_and_pruned(store, (SubscriberId(1), SubscriberId(2))).await;
     }
 
     /// The same on PostgreSQL (`tests/support/with-postgres.sh cargo test -p subscriber-server
@@ -206,6 +220,6 @@ mod tests {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         let location = crate::storage::Location::Postgres(format!("{server}/{name}"));
         let store = Store::open(&location).await.expect("a database");
-        bounded_and_pruned(store, (1, 2)).await;
+        bounded_and_pruned(store, (SubscriberId(1), SubscriberId(2))).await;
     }
 }

@@ -4,6 +4,7 @@
 use super::sql::args;
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 use super::notices::Change;
 use super::rows::snapshots::{DELETE, LIST, ONE};
@@ -11,12 +12,12 @@ pub use super::rows::snapshots::{Restored, SnapshotRow};
 
 impl Store {
     /// The subscriber's snapshots, newest first.
-    pub async fn sandbox_snapshots(&self, subscriber_id: i64) -> StorageResult<Vec<SnapshotRow>> {
+    pub async fn sandbox_snapshots(&self, subscriber_id: SubscriberId) -> StorageResult<Vec<SnapshotRow>> {
         self.fetch_all(&LIST, args![subscriber_id]).await
     }
 
     /// The subscriber's snapshot `id`.
-    pub async fn sandbox_snapshot(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<SnapshotRow>> {
+    pub async fn sandbox_snapshot(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<SnapshotRow>> {
         self.fetch_one(Read::ByKey, &ONE, args![subscriber_id, id]).await
     }
 
@@ -24,7 +25,7 @@ impl Store {
     /// transaction; `None` when the subscriber has `max` already.
     pub async fn take_snapshot(
         &self,
-        subscriber_id: i64,
+        subscriber_id: SubscriberId,
         name: String,
         now: i64,
         max: usize,
@@ -40,7 +41,7 @@ impl Store {
     /// made since is gone, what changed is as it was, sync sees both (the transactions of the
     /// subscriber's cards changed or made since are `modified` or `removed`); other subscribers'
     /// rows stay as they are. `None` when the subscriber has no such snapshot.
-    pub async fn restore_snapshot(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<Restored>> {
+    pub async fn restore_snapshot(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<Restored>> {
         let restored = dispatch!(self,
             db => db.write(move |connection| sqlite::snapshots::restore(connection, subscriber_id, id)).await,
             db => postgres::snapshots::restore(db, subscriber_id, id).await,
@@ -52,7 +53,7 @@ impl Store {
     }
 
     /// Deletes the subscriber's snapshot `id`; `false` when there was none.
-    pub async fn delete_snapshot(&self, subscriber_id: i64, id: i64) -> StorageResult<bool> {
+    pub async fn delete_snapshot(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<bool> {
         Ok(self.execute(&DELETE, args![subscriber_id, id]).await? > 0)
     }
 }

@@ -3,6 +3,7 @@
 //! in-process count is the whole truth: every place is granted there.
 
 use std::time::Duration;
+use subscriber_protocol::SubscriberId;
 
 use super::{StorageResult, Store, dispatch, postgres};
 
@@ -12,7 +13,12 @@ pub const HELD_FOR: Duration = Duration::from_secs(30);
 impl Store {
     /// Takes one of the subscriber's `max` places for the stream `holder`: `false` when every
     /// place is held by a live stream.
-    pub async fn take_stream_place(&self, subscriber_id: i64, holder: String, max: usize) -> StorageResult<bool> {
+    pub async fn take_stream_place(
+        &self,
+        subscriber_id: SubscriberId,
+        holder: String,
+        max: usize,
+    ) -> StorageResult<bool> {
         dispatch!(self,
             _db => Ok(true),
             db => postgres::stream_places::take(db, subscriber_id, &holder, max, HELD_FOR).await,

@@ -5,6 +5,7 @@ use super::rows::subscribers::COLUMNS;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::subscribers::{NewSubscriber, SubscriberRow};
 
@@ -21,7 +22,7 @@ pub struct ProfileChange {
 
 impl Store {
     /// The new subscriber's id; `None` when the e-mail is already signed up.
-    pub async fn insert_subscriber(&self, new: NewSubscriber) -> StorageResult<Option<i64>> {
+    pub async fn insert_subscriber(&self, new: NewSubscriber) -> StorageResult<Option<SubscriberId>> {
         let NewSubscriber { email, client_id, public_key, secret_hash, created_at, api_version } = new;
         let sql = sql!(
             "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at, api_version)
@@ -35,7 +36,7 @@ impl Store {
         self.fetch_one(Read::ByKey, sql, args![email.to_owned()]).await
     }
 
-    pub async fn subscriber(&self, id: i64) -> StorageResult<Option<SubscriberRow>> {
+    pub async fn subscriber(&self, id: SubscriberId) -> StorageResult<Option<SubscriberRow>> {
         self.fetch_one(Read::ByKey, sql!("SELECT {COLUMNS} FROM subscribers WHERE id = $1"), args![id]).await
     }
 
@@ -44,7 +45,7 @@ impl Store {
     /// when the subscriber or that hash is gone.
     pub async fn replace_secret(
         &self,
-        id: i64,
+        id: SubscriberId,
         replaced_hash: String,
         secret_hash: String,
         now: i64,
@@ -62,19 +63,19 @@ impl Store {
     }
 
     /// The current credential generation of a subscriber, `None` when there is no such one.
-    pub async fn credential_generation(&self, id: i64) -> StorageResult<Option<i64>> {
+    pub async fn credential_generation(&self, id: SubscriberId) -> StorageResult<Option<i64>> {
         let sql = sql!("SELECT credential_generation FROM subscribers WHERE id = $1");
         self.fetch_one(Read::ByKey, sql, args![id]).await
     }
 
     /// The subscriber's pinned API version (`YYYY-MM-DD`), `None` when there is no such one.
-    pub async fn api_version(&self, id: i64) -> StorageResult<Option<String>> {
+    pub async fn api_version(&self, id: SubscriberId) -> StorageResult<Option<String>> {
         self.fetch_one(Read::ByKey, sql!("SELECT api_version FROM subscribers WHERE id = $1"), args![id]).await
     }
 
     /// Applies the change in one statement (a new pin: every instance hears of it); whether the
     /// subscriber exists.
-    pub async fn update_profile(&self, id: i64, change: ProfileChange) -> StorageResult<bool> {
+    pub async fn update_profile(&self, id: SubscriberId, change: ProfileChange) -> StorageResult<bool> {
         let ProfileChange { api_version, display_name, brand_color, return_urls } = change;
         let pins = api_version.is_some();
         let sql = sql!(

@@ -2,6 +2,7 @@
 
 use super::sql::{args, sql};
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
 
 pub use super::rows::usage::UsageCount;
 
@@ -15,7 +16,7 @@ impl Store {
     }
 
     /// (day, endpoint, count), newest day first.
-    pub async fn usage(&self, subscriber_id: i64) -> StorageResult<Vec<(String, String, u64)>> {
+    pub async fn usage(&self, subscriber_id: SubscriberId) -> StorageResult<Vec<(String, String, u64)>> {
         let sql =
             sql!("SELECT day, endpoint, count FROM usage_counts WHERE subscriber_id = $1 ORDER BY day DESC, endpoint");
         self.fetch_all(sql, args![subscriber_id]).await

@@ -8,13 +8,15 @@ use super::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::SubscriberId;
+use subscriber_protocol::WebhookId;
 
 use super::rows::webhooks::{ATTEMPTS, NEXT_DUE};
 pub use super::rows::webhooks::{AttemptEntry, COLUMNS, LoggedAttempt, QUEUE_COLUMNS_AT, WebhookRow};
 
 impl WebhookRow {
     /// The row an insert of `new` makes with id `id`.
-    pub fn created(id: i64, new: NewWebhook) -> Self {
+    pub fn created(id: WebhookId, new: NewWebhook) -> Self {
         Self {
             id,
             subscriber_id: new.subscriber_id,
@@ -35,7 +37,7 @@ impl WebhookRow {
 
 #[derive(Debug, Clone)]
 pub struct NewWebhook {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub url: String,
     pub events: String,
     pub description: Option<String>,
@@ -72,8 +74,8 @@ pub struct DueDelivery {
 /// left out by the claimer.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ClaimCandidate {
-    pub webhook_id: i64,
-    pub subscriber_id: i64,
+    pub webhook_id: WebhookId,
+    pub subscriber_id: SubscriberId,
     pub host: String,
 }
 
@@ -85,7 +87,7 @@ pub struct ClaimAsk {
     /// The most deliveries to claim.
     pub slots: u32,
     /// Subscribers and hosts that may have nothing more claimed now.
-    pub skip_subscribers: Vec<i64>,
+    pub skip_subscribers: Vec<SubscriberId>,
     pub skip_hosts: Vec<String>,
     /// The most candidates of one subscriber to look at, and of all.
     pub per_subscriber: u32,
@@ -95,19 +97,19 @@ pub struct ClaimAsk {
 /// Puts the candidates in the order they should be claimed (webhook ids), leaving out those
 /// that may not be: the claimer's fairness rule. A claim takes the first `slots` of them that
 /// are still due and free.
-pub type ClaimOrder = Box<dyn FnOnce(&[ClaimCandidate]) -> Vec<i64> + Send>;
+pub type ClaimOrder = Box<dyn FnOnce(&[ClaimCandidate]) -> Vec<WebhookId> + Send>;
 
 /// A claim this instance holds: renewing it names the endpoint and the claim's number.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HeldClaim {
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
     pub claim: i64,
 }
 
 /// One attempt's outcome.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
     pub event_id: i64,
     /// The claim it was made under ([`DueDelivery::claim`]).
     pub claim: i64,
@@ -189,20 +191,20 @@ impl Store {
     }
 
     /// The subscriber's endpoints, oldest first.
-    pub async fn webhooks(&self, subscriber_id: i64) -> StorageResult<Vec<WebhookRow>> {
+    pub async fn webhooks(&self, subscriber_id: SubscriberId) -> StorageResult<Vec<WebhookRow>> {
         let sql = sql!("SELECT {COLUMNS} FROM webhooks WHERE subscriber_id = $1 ORDER BY id");
         self.fetch_all(sql, args![subscriber_id]).await
     }
 
-    pub async fn webhook(&self, subscriber_id: i64, id: i64) -> StorageResult<Option<WebhookRow>> {
+    pub async fn webhook(&self, subscriber_id: SubscriberId, id: WebhookId) -> StorageResult<Option<WebhookRow>> {
         let sql = sql!("SELECT {COLUMNS} FROM webhooks WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![id, subscriber_id]).await
     }
 
     pub async fn update_webhook(
         &self,
-        subscriber_id: i64,
-        id: i64,
+        subscriber_id: SubscriberId,
+        id: WebhookId,
         change: WebhookChange,
     ) -> StorageResult<Option<WebhookRow>> {
         let sql = sql!(
@@ -220,7 +222,7 @@ impl Store {
         self.execute_returning(sql, args).await
     }
 
-    pub async fn delete_webhook(&self, subscriber_id: i64, id: i64) -> StorageResult<bool> {
+    pub async fn delete_webhook(&self, subscriber_id: SubscriberId, id: WebhookId) -> StorageResult<bool> {
         let sql = sql!("DELETE FROM webhooks WHERE id = $1 AND subscriber_id = $2");
         Ok(self.execute(sql, args![id, subscriber_id]).await? == 1)
     }
@@ -228,8 +230,8 @@ impl Store {
     /// A new secret generation; the one before keeps signing until `previous_until`.
     pub async fn rotate_webhook_secret(
         &self,
-        subscriber_id: i64,
-        id: i64,
+        subscriber_id: SubscriberId,
+        id: WebhookId,
         previous_until: i64,
     ) -> StorageResult<Option<WebhookRow>> {
         let sql = sql!(
@@ -243,8 +245,8 @@ impl Store {
     /// alone, unless the endpoint has made its [`TEST_SENDS`] in the window or its queue is full.
     pub async fn send_test_event(
         &self,
-        subscriber_id: i64,
-        webhook_id: i64,
+        subscriber_id: SubscriberId,
+        webhook_id: WebhookId,
         data: subscriber_protocol::WebhookTestData,
         now_ms: i64,
     ) -> StorageResult<TestSend> {
@@ -262,8 +264,8 @@ impl Store {
     /// Queues the event for the endpoint again, now (a resend), unless its queue is full.
     pub async fn resend(
         &self,
-        subscriber_id: i64,
-        webhook_id: i64,
+        subscriber_id: SubscriberId,
+        webhook_id: WebhookId,
         event_id: i64,
         now_ms: i64,
     ) -> StorageResult<Resend> {
@@ -290,7 +292,7 @@ impl Store {
     /// Up to `limit` attempts of the endpoint below the attempt id `before` (newest first).
     pub async fn delivery_attempts(
         &self,
-        webhook_id: i64,
+        webhook_id: WebhookId,
         before: Option<i64>,
         limit: u32,
     ) -> StorageResult<Vec<LoggedAttempt>> {
@@ -348,7 +350,7 @@ impl Store {
     }
 
     /// One endpoint's queue: its length, limit, next attempt, last error and dropped deliveries.
-    pub async fn endpoint_queue(&self, webhook_id: i64) -> StorageResult<EndpointQueue> {
+    pub async fn endpoint_queue(&self, webhook_id: WebhookId) -> StorageResult<EndpointQueue> {
         dispatch!(self,
             db => db.read(move |connection| sqlite::webhooks::endpoint_queue(connection, webhook_id)).await,
             db => postgres::webhooks::endpoint_queue(db, webhook_id).await,
@@ -360,8 +362,8 @@ impl Store {
     /// many as its queue has room for; how many.
     pub async fn recover_deliveries(
         &self,
-        subscriber_id: i64,
-        webhook_id: i64,
+        subscriber_id: SubscriberId,
+        webhook_id: WebhookId,
         since_ms: i64,
         now_ms: i64,
     ) -> StorageResult<u64> {
@@ -393,12 +395,12 @@ mod tests {
 
     const HOUR_MS: i64 = 3_600_000;
 
-    fn test_data(webhook_id: i64) -> subscriber_protocol::WebhookTestData {
-        subscriber_protocol::WebhookTestData { webhook_id, message: "test".to_owned() }
+    fn test_data(webhook_id: WebhookId) -> subscriber_protocol::WebhookTestData {
+        subscriber_protocol::WebhookTestData { webhook_id: webhook_id.get(), message: "test".to_owned() }
     }
 
     /// A subscriber with one endpoint for every event, and one event queued for it.
-    async fn queued(store: &Store) -> (i64, i64, i64) {
+    async fn queued(store: &Store) -> (SubscriberId, WebhookId, i64) {
         let subscriber = NewSubscriber {
             email: "hooks@example.com".to_owned(),
             client_id: "client".to_owned(),
@@ -437,7 +439,7 @@ mod tests {
         store.claim_deliveries(ask, order).await.expect("claimed")
     }
 
-    fn failed(webhook_id: i64, event_id: i64, attempt: u32, at: i64) -> Attempt {
+    fn failed(webhook_id: WebhookId, event_id: i64, attempt: u32, at: i64) -> Attempt {
         Attempt {
             webhook_id,
             event_id,

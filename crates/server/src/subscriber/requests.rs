@@ -7,6 +7,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{ErrorBody, LoggedRequest, LoggedRequestDetail, RequestLogPage, RequestQuery, Success};
 
 use crate::error::{ApiError, Validation};
@@ -125,7 +126,7 @@ fn filter(state: &AppState, query: &RequestQuery, validation: &mut Validation) -
 
 /// Every request through `filter`, with its bodies, one JSON object a line, read a page at a
 /// time while the answer goes out.
-fn export(state: AppState, subscriber_id: i64, filter: RequestFilter) -> Response {
+fn export(state: AppState, subscriber_id: SubscriberId, filter: RequestFilter) -> Response {
     let pages = futures::stream::unfold(Some(filter), move |filter| {
         let state = state.clone();
         async move {

@@ -33,6 +33,8 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subscriber_protocol::SubscriberId;
+use subscriber_protocol::WebhookId;
 
 use chrono::Utc;
 use parking_lot::Mutex;
@@ -173,7 +175,7 @@ impl Drop for AbortOnDrop {
 /// An attempt in flight, under its claim.
 struct Flight {
     claim: i64,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     host: String,
     /// Told when the claim is found lost: the attempt stops.
     lost: Arc<Notify>,
@@ -182,8 +184,8 @@ struct Flight {
 /// This instance's attempts in flight, by endpoint, with counts per subscriber and host.
 #[derive(Default)]
 struct InFlight {
-    endpoints: HashMap<i64, Flight>,
-    subscribers: HashMap<i64, usize>,
+    endpoints: HashMap<WebhookId, Flight>,
+    subscribers: HashMap<SubscriberId, usize>,
     hosts: HashMap<String, usize>,
 }
 
@@ -209,7 +211,7 @@ impl InFlight {
     }
 
     /// The attempt under `claim` at the endpoint ended (or stopped).
-    fn end(&mut self, webhook_id: i64, claim: i64) {
+    fn end(&mut self, webhook_id: WebhookId, claim: i64) {
         if self.endpoints.get(&webhook_id).is_some_and(|flight| flight.claim == claim)
             && let Some(flight) = self.endpoints.remove(&webhook_id)
         {
@@ -243,7 +245,7 @@ impl InFlight {
 #[derive(Debug, Clone, Default)]
 struct Fairness {
     busy: usize,
-    subscribers: HashMap<i64, usize>,
+    subscribers: HashMap<SubscriberId, usize>,
     hosts: HashMap<String, usize>,
 }
 
@@ -254,7 +256,7 @@ impl Fairness {
     }
 
     /// Subscribers and hosts that may have nothing more claimed now.
-    fn skipped(&self) -> (Vec<i64>, Vec<String>) {
+    fn skipped(&self) -> (Vec<SubscriberId>, Vec<String>) {
         let subscribers =
             self.subscribers.iter().filter(|(_, count)| !self.subscriber_may(**count)).map(|(id, _)| *id).collect();
         let hosts = self.hosts.iter().filter(|(_, count)| **count >= PER_HOST).map(|(host, _)| host.clone()).collect();
@@ -265,9 +267,9 @@ impl Fairness {
     /// in flight (counting those placed before it; the one whose work fell due first among
     /// equals), within the caps. Up to twice the free slots (the claim takes the first it
     /// can: others may be another instance's by then), so any prefix keeps the caps.
-    fn order(mut self, candidates: &[ClaimCandidate]) -> Vec<i64> {
+    fn order(mut self, candidates: &[ClaimCandidate]) -> Vec<WebhookId> {
         let wanted = CONCURRENT_ATTEMPTS.saturating_sub(self.busy).saturating_mul(2);
-        let mut queues: Vec<(i64, VecDeque<&ClaimCandidate>)> = Vec::new();
+        let mut queues: Vec<(SubscriberId, VecDeque<&ClaimCandidate>)> = Vec::new();
         for candidate in candidates {
             match queues.iter_mut().find(|(subscriber_id, _)| *subscriber_id == candidate.subscriber_id) {
                 Some((_, queue)) => queue.push_back(candidate),
@@ -326,7 +328,7 @@ async fn renew(state: AppState, flights: Arc<Mutex<InFlight>>) {
                         flights.endpoints.get(&claim.webhook_id).filter(|flight| flight.claim == claim.claim)
                     {
                         tracing::warn!(
-                            webhook_id = claim.webhook_id,
+                            webhook_id = claim.webhook_id.get(),
                             "webhook delivery claim lost (it ran out and another instance took the endpoint): attempt stopped"
                         );
                         flight.lost.notify_one();
@@ -401,7 +403,7 @@ async fn attempt(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
         Ok(Some(event)) => match crate::event_log::render(state, event).await.map(|event| serde_json::to_vec(&event)) {
             // The card's history could not be read: tried again later, as an event not read.
             Err(error @ crate::error::ApiError::Unavailable { .. }) => {
-                tracing::warn!(error = %error, webhook_id = webhook.id, event_id, "webhook event not rendered: tried again later");
+                tracing::warn!(error = %error, webhook_id = webhook.id.get(), event_id, "webhook event not rendered: tried again later");
                 return None;
             }
             Ok(Ok(body)) => {
@@ -417,7 +419,7 @@ async fn attempt(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
         // Gone (older than the log keeps): nothing left to send.
         Ok(None) => Outcome::gone("the event no longer exists"),
         Err(error) => {
-            tracing::warn!(error = %error, webhook_id = webhook.id, event_id, "webhook event not read: tried again later");
+            tracing::warn!(error = %error, webhook_id = webhook.id.get(), event_id, "webhook event not read: tried again later");
             return None;
         }
     };
@@ -460,12 +462,12 @@ async fn record(state: &AppState, delivery: &DueDelivery, outcome: Outcome, star
     };
     let disable_before = at.saturating_sub(GIVE_UP_SECONDS.saturating_mul(unit_ms));
     match state.db.record_attempt(attempt, disable_before).await {
-        Ok(true) => tracing::warn!(webhook_id = webhook.id, "webhook endpoint disabled"),
+        Ok(true) => tracing::warn!(webhook_id = webhook.id.get(), "webhook endpoint disabled"),
         Ok(false) => {}
-        Err(error) => tracing::warn!(error = %error, webhook_id = webhook.id, "webhook attempt not logged"),
+        Err(error) => tracing::warn!(error = %error, webhook_id = webhook.id.get(), "webhook attempt not logged"),
     }
     tracing::info!(
-        webhook_id = webhook.id,
+        webhook_id = webhook.id.get(),
         event_id,
         attempt = attempt_number,
         delivered = outcome.delivered,
@@ -617,7 +619,16 @@ mod tests {
     }
 
     fn candidate(webhook_id: i64, subscriber_id: i64, host: &str) -> ClaimCandidate {
-        ClaimCandidate { webhook_id, subscriber_id, host: host.to_owned() }
+        ClaimCandidate {
+            webhook_id: WebhookId(webhook_id),
+            subscriber_id: SubscriberId(subscriber_id),
+            host: host.to_owned(),
+        }
+    }
+
+    /// The endpoints in the order `fairness` gives them slots.
+    fn slots(fairness: Fairness, candidates: &[ClaimCandidate]) -> Vec<i64> {
+        fairness.order(candidates).into_iter().map(WebhookId::get).collect()
     }
 
     /// Subscribers take turns, the one with the fewest attempts in flight first; none passes
@@ -628,25 +639,25 @@ mod tests {
         let mut candidates: Vec<ClaimCandidate> = (0..30).map(|n| candidate(100 + n, 1, "hostile:1")).collect();
         candidates.push(candidate(200, 2, "quiet:1"));
         candidates.push(candidate(300, 3, "quiet:2"));
-        let order = Fairness::default().order(&candidates);
+        let order = slots(Fairness::default(), &candidates);
         assert_eq!(&order[..3], [100, 200, 300], "one each first");
         assert_eq!(order.iter().filter(|id| **id >= 100 && **id < 200).count(), PER_SUBSCRIBER);
 
         // Busy with the subscriber's others: it is skipped, the quiet one goes first.
         let busy = Fairness {
             busy: 7,
-            subscribers: HashMap::from([(1, 7)]),
+            subscribers: HashMap::from([(SubscriberId(1), 7)]),
             hosts: HashMap::from([("hostile:1".to_owned(), 7)]),
         };
-        assert_eq!(busy.clone().order(&candidates)[..2], [200, 300]);
-        assert_eq!(busy.skipped().0, Vec::<i64>::new());
+        assert_eq!(slots(busy.clone(), &candidates)[..2], [200, 300]);
+        assert_eq!(busy.skipped().0, Vec::<SubscriberId>::new());
 
         // One receiver shared by many subscribers: at most PER_HOST to it.
         let shared: Vec<ClaimCandidate> = (0..40)
             .map(|n| candidate(400 + n, 10 + n / 4, "shared:443"))
             .chain([candidate(999, 99, "own:443")])
             .collect();
-        let order = Fairness::default().order(&shared);
+        let order = slots(Fairness::default(), &shared);
         assert_eq!(order.iter().filter(|id| **id < 999).count(), PER_HOST);
         assert!(order.contains(&999));
     }
@@ -655,14 +666,14 @@ mod tests {
     /// cannot fill them.
     #[test]
     fn the_reserved_slots_go_to_subscribers_with_nothing_in_flight() {
-        let subscribers: HashMap<i64, usize> = (0..6).map(|id| (id, PER_SUBSCRIBER)).collect();
+        let subscribers: HashMap<SubscriberId, usize> = (0..6).map(|id| (SubscriberId(id), PER_SUBSCRIBER)).collect();
         let fairness = Fairness { busy: 48, subscribers, hosts: HashMap::new() };
         let candidates =
             [candidate(1, 0, "a:1"), candidate(2, 50, "b:1"), candidate(3, 50, "b:1"), candidate(4, 51, "c:1")];
         let mut skipped = fairness.skipped().0;
         skipped.sort_unstable();
-        assert_eq!(skipped, [0, 1, 2, 3, 4, 5]);
-        assert_eq!(fairness.order(&candidates), [2, 4], "one each of those with none in flight");
+        assert_eq!(skipped, (0..6).map(SubscriberId).collect::<Vec<_>>());
+        assert_eq!(slots(fairness, &candidates), [2, 4], "one each of those with none in flight");
     }
 
     #[test]

@@ -21,6 +21,8 @@ use chrono::Utc;
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
+use subscriber_protocol::SubscriberId;
+use subscriber_protocol::WebhookId;
 use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::webhook_signature::SECRET_PREFIX;
@@ -71,7 +73,7 @@ pub fn routes(api: Routes) -> Routes {
 pub fn secret(key: &[u8], webhook: &WebhookRow, generation: i64) -> String {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).unwrap_or_else(|_| unreachable!("HMAC takes any key"));
     mac.update(b"subscriber-data webhook secret v1\0");
-    mac.update(&webhook.id.to_be_bytes());
+    mac.update(&webhook.id.get().to_be_bytes());
     mac.update(&generation.to_be_bytes());
     let bytes = mac.finalize().into_bytes();
     if generation >= webhook.standard_secret_from {
@@ -104,7 +106,7 @@ fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError>
     let events: Vec<String> = serde_json::from_str(&row.events).map_err(ApiError::internal)?;
     let now = Utc::now().timestamp();
     Ok(Webhook {
-        webhook_id: row.id,
+        webhook_id: row.id.get(),
         url: row.url.clone(),
         events,
         description: row.description.clone().filter(|description| !description.is_empty()),
@@ -147,11 +149,11 @@ fn events_json(events: &[String]) -> Result<String, ApiError> {
     serde_json::to_string(events).map_err(ApiError::internal)
 }
 
-async fn owned(state: &AppState, subscriber_id: i64, webhook_id: i64) -> Result<WebhookRow, ApiError> {
+async fn owned(state: &AppState, subscriber_id: SubscriberId, webhook_id: WebhookId) -> Result<WebhookRow, ApiError> {
     state.db.webhook(subscriber_id, webhook_id).await?.ok_or_else(|| not_found(webhook_id))
 }
 
-fn not_found(webhook_id: i64) -> ApiError {
+fn not_found(webhook_id: WebhookId) -> ApiError {
     ApiError::not_found(format!("no webhook endpoint {webhook_id} of this subscriber"))
 }
 
@@ -198,12 +200,12 @@ async fn create(
     // A retry replays the same answer, secret included (the replay is sealed with the key file).
     let (template, signing) = (new.clone(), state.keys.webhook_signing.clone());
     let replay = idempotent.replay(move |id| {
-        let row = WebhookRow::created(id, template.clone());
+        let row = WebhookRow::created(WebhookId(id), template.clone());
         let secret = current_secret(&signing, &row);
         render(&row, Some(secret)).ok()
     });
     let row = state.db.create_webhook(new, MAX_ENDPOINTS, replay).await?.ok_or_else(at_cap)?;
-    tracing::info!(webhook_id = row.id, "webhook endpoint added");
+    tracing::info!(webhook_id = row.id.get(), "webhook endpoint added");
     let secret = current_secret(&state.keys.webhook_signing, &row);
     Ok(idempotent.created(render(&row, Some(secret))?))
 }
@@ -213,14 +215,14 @@ fn at_cap() -> ApiError {
 }
 
 /// 409 when the subscriber already has [`MAX_ENDPOINTS`] endpoints.
-async fn refuse_at_cap(state: &AppState, subscriber_id: i64) -> Result<(), ApiError> {
+async fn refuse_at_cap(state: &AppState, subscriber_id: SubscriberId) -> Result<(), ApiError> {
     let endpoints = state.db.webhooks(subscriber_id).await?;
     if endpoints.len() >= MAX_ENDPOINTS { Err(at_cap()) } else { Ok(()) }
 }
 
 /// 409 when the subscriber has more than [`MAX_ENDPOINTS`] endpoints (kept from before the
 /// cap): it changes no URL, as it adds none, until it is under.
-async fn refuse_over_cap(state: &AppState, subscriber_id: i64) -> Result<(), ApiError> {
+async fn refuse_over_cap(state: &AppState, subscriber_id: SubscriberId) -> Result<(), ApiError> {
     let endpoints = state.db.webhooks(subscriber_id).await?;
     if endpoints.len() > MAX_ENDPOINTS { Err(at_cap()) } else { Ok(()) }
 }
@@ -251,7 +253,7 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 async fn one(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(webhook_id): IdPath,
+    IdPath(webhook_id): IdPath<WebhookId>,
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     let row = owned(&state, auth.subscriber_id, webhook_id).await?;
     let queue = state.db.endpoint_queue(row.id).await?;
@@ -295,7 +297,7 @@ async fn one(
 async fn update(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(webhook_id): IdPath,
+    IdPath(webhook_id): IdPath<WebhookId>,
     ApiJson(request): ApiJson<UpdateWebhookRequest>,
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     // Before the URL's host is looked up: another subscriber's id (or none) is 404 whatever
@@ -322,7 +324,7 @@ async fn update(
     };
     let subscriber_id = auth.subscriber_id;
     let row = state.db.update_webhook(subscriber_id, webhook_id, change).await?.ok_or_else(|| not_found(webhook_id))?;
-    tracing::info!(webhook_id, enabled = row.enabled, "webhook endpoint changed");
+    tracing::info!(webhook_id = webhook_id.get(), enabled = row.enabled, "webhook endpoint changed");
     Ok(Json(Success::new(render(&row, None)?)))
 }
 
@@ -338,15 +340,18 @@ async fn update(
 async fn remove(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(webhook_id): IdPath,
+    IdPath(webhook_id): IdPath<WebhookId>,
 ) -> Result<Json<Success<WebhookDeleted>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let deleted = state.db.delete_webhook(subscriber_id, webhook_id).await?;
     if !deleted {
         return Err(not_found(webhook_id));
     }
-    tracing::info!(webhook_id, "webhook endpoint deleted");
-    Ok(Json(Success::new(WebhookDeleted { message: "Webhook endpoint deleted".to_owned(), webhook_id })))
+    tracing::info!(webhook_id = webhook_id.get(), "webhook endpoint deleted");
+    Ok(Json(Success::new(WebhookDeleted {
+        message: "Webhook endpoint deleted".to_owned(),
+        webhook_id: webhook_id.get(),
+    })))
 }
 
 /// Rotates an endpoint's signing secret
@@ -363,13 +368,13 @@ async fn remove(
 async fn rotate_secret(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(webhook_id): IdPath,
+    IdPath(webhook_id): IdPath<WebhookId>,
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let until = Utc::now().timestamp() + ROTATION_OVERLAP_SECONDS;
     let row =
         state.db.rotate_webhook_secret(subscriber_id, webhook_id, until).await?.ok_or_else(|| not_found(webhook_id))?;
-    tracing::info!(webhook_id, "webhook secret rotated");
+    tracing::info!(webhook_id = webhook_id.get(), "webhook secret rotated");
     let secret = current_secret(&state.keys.webhook_signing, &row);
     Ok(Json(Success::new(render(&row, Some(secret))?)))
 }
@@ -390,19 +395,20 @@ async fn rotate_secret(
 async fn send_test(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(webhook_id): IdPath,
+    IdPath(webhook_id): IdPath<WebhookId>,
 ) -> Result<Json<Success<WebhookQueued>>, ApiError> {
     let row = owned(&state, auth.subscriber_id, webhook_id).await?;
     refuse_disabled(&row)?;
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now();
-    let data = WebhookTestData { webhook_id, message: "A test event from Subscriber Data".to_owned() };
+    let data =
+        WebhookTestData { webhook_id: webhook_id.get(), message: "A test event from Subscriber Data".to_owned() };
     let now_ms = now.timestamp_millis();
     let event_id = match state.db.send_test_event(subscriber_id, webhook_id, data, now_ms).await? {
         TestSend::Queued(event_id) => event_id,
         TestSend::TooMany { retry_at } => {
             let wait_ms = u64::try_from(retry_at.saturating_sub(now_ms)).unwrap_or(0);
-            tracing::info!(webhook_id, "webhook test send refused: {TEST_SENDS} this minute");
+            tracing::info!(webhook_id = webhook_id.get(), "webhook test send refused: {TEST_SENDS} this minute");
             return Err(ApiError::RateLimited { retry_after_seconds: wait_ms.div_ceil(1000).max(1) });
         }
         TestSend::QueueFull => return Err(queue_full(webhook_id)),
@@ -410,7 +416,7 @@ async fn send_test(
     Ok(Json(Success::new(WebhookQueued { message: "Test event queued".to_owned(), event_id: public_id(event_id) })))
 }
 
-fn queue_full(webhook_id: i64) -> ApiError {
+fn queue_full(webhook_id: WebhookId) -> ApiError {
     ApiError::conflict(format!(
         "webhook endpoint {webhook_id}'s queue is full: nothing more is queued until its receiver takes what waits \
          (GET /webhooks/{webhook_id} shows the queue)"
@@ -455,7 +461,7 @@ pub struct DeliveryQuery {
 async fn deliveries(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(webhook_id): IdPath,
+    IdPath(webhook_id): IdPath<WebhookId>,
     ApiQuery(query): ApiQuery<DeliveryQuery>,
 ) -> Result<Json<Success<WebhookDeliveryPage>>, ApiError> {
     let mut validation = Validation::new();
@@ -517,6 +523,7 @@ async fn resend(
         .parse::<i64>()
         .ok()
         .filter(|id| *id > 0)
+        .map(WebhookId)
         .ok_or_else(|| ApiError::not_found("no such webhook endpoint: ids are positive integers"))?;
     let row = owned(&state, auth.subscriber_id, webhook_id).await?;
     let no_event = || ApiError::not_found("no such event of this subscriber");
@@ -529,7 +536,7 @@ async fn resend(
         Resend::NoEvent => return Err(no_event()),
         Resend::QueueFull => return Err(queue_full(webhook_id)),
     }
-    tracing::info!(webhook_id, event_id = event, "webhook delivery queued again");
+    tracing::info!(webhook_id = webhook_id.get(), event_id = event, "webhook delivery queued again");
     Ok(Json(Success::new(WebhookQueued { message: "Delivery queued".to_owned(), event_id: public_id(event) })))
 }
 
@@ -550,7 +557,7 @@ async fn resend(
 async fn recover(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(webhook_id): IdPath,
+    IdPath(webhook_id): IdPath<WebhookId>,
     ApiJson(request): ApiJson<RecoverWebhookRequest>,
 ) -> Result<Json<Success<WebhookRecovered>>, ApiError> {
     let mut validation = Validation::new();
@@ -564,6 +571,6 @@ async fn recover(
     refuse_disabled(&row)?;
     let now = Utc::now().timestamp_millis();
     let queued = state.db.recover_deliveries(auth.subscriber_id, webhook_id, since, now).await?;
-    tracing::info!(webhook_id, queued, "failed webhook deliveries queued again");
+    tracing::info!(webhook_id = webhook_id.get(), queued, "failed webhook deliveries queued again");
     Ok(Json(Success::new(WebhookRecovered { message: "Failed deliveries queued again".to_owned(), queued })))
 }

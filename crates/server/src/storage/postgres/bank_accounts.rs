@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
 use super::rows::{bound_all, first};
@@ -16,7 +17,7 @@ pub async fn step(db: &Database, step: LinkStep) -> StorageResult<Option<u32>> {
             async move {
                 let (locked, updated) = futures::future::join(
                     execute(client, LOCK_ACCOUNT_OWNER, &[&id]),
-                    first::<(i64, u32)>(client, update, &bound_all(&args)),
+                    first::<(SubscriberId, u32)>(client, update, &bound_all(&args)),
                 )
                 .await;
                 locked?;

@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
 use super::rows::first;
@@ -13,7 +14,7 @@ use crate::storage::rows::card_sessions::MARK_EXPIRED;
 /// second reader waits and then finds it marked.
 pub async fn record_expiry(
     db: &Database,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     id: i64,
     now: i64,
     event: StoredEvent,

@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use subscriber_protocol::SubscriberId;
 
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
@@ -57,7 +58,7 @@ fn deliveries(type_param: &str, at_param: &str) -> String {
 /// subscriber, then gives the event its id. Returns its id and how many deliveries it queued.
 pub async fn record_other(
     client: &Client,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     event_type: &str,
     data: &str,
     now: i64,
@@ -171,7 +172,7 @@ async fn newest_of_many(pool: &super::Pool, owners: impl Iterator<Item = Owner>)
 /// One statement whatever the filter: absent filters are NULL parameters.
 pub async fn list(
     db: &Database,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     filter: &LogFilter,
     limit: u32,
 ) -> StorageResult<Vec<LoggedEvent>> {

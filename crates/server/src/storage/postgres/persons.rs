@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
 use super::rows::{all, execute, first};
@@ -13,7 +14,7 @@ use crate::storage::rows::persons::{
 /// Locks the subscriber, reads the person and its sets (one round trip), applies the plan.
 pub async fn issue<R: Send + 'static>(
     db: &Database,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     person_id: i64,
     decide: Decide<R>,
 ) -> StorageResult<Option<(R, Option<i64>)>> {
@@ -61,7 +62,12 @@ pub async fn issue<R: Send + 'static>(
     Ok(outcome)
 }
 
-pub async fn answer(db: &Database, subscriber_id: i64, person_id: i64, plan: AnswerPlan) -> StorageResult<bool> {
+pub async fn answer(
+    db: &Database,
+    subscriber_id: SubscriberId,
+    person_id: i64,
+    plan: AnswerPlan,
+) -> StorageResult<bool> {
     let (answered, queued) = db
         .write(move |client| {
             async move {

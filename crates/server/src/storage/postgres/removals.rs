@@ -1,4 +1,5 @@
 use std::sync::Arc;
+use subscriber_protocol::SubscriberId;
 
 use futures::FutureExt;
 use tokio_postgres::types::ToSql;
@@ -22,7 +23,7 @@ const NAMED_EVENTS: &str = "DELETE FROM events
 pub async fn remove(
     db: &Database,
     removal: &'static Removal,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     id: i64,
     event: StoredEvent,
     now: i64,
@@ -62,7 +63,7 @@ pub async fn remove(
 /// `client_user_id`, erased as [`remove`] erases one, each with its event.
 pub async fn remove_user(
     db: &Database,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     client_user_id: String,
     event_of: RemovedEvent,
     now: i64,
@@ -98,7 +99,7 @@ pub async fn remove_user(
 async fn erase(
     client: &Client,
     removal: &'static Removal,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     id: i64,
     event: &StoredEvent,
     now: i64,

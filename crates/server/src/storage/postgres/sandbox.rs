@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::SubscriberId;
 use tokio_postgres::types::ToSql;
 
 use super::{Database, LOCK_SUBSCRIBERS, execute, prepare_all};
@@ -7,7 +8,7 @@ use crate::storage::rows::sandbox::{ADVANCE_CLOCK, LOCATIONS_OF, RESET};
 use crate::storage::sandbox::Removed;
 
 /// All the statements in one round trip (and the commit), under the subscriber's lock.
-pub async fn advance_clock(db: &Database, subscriber_id: i64, seconds: i64) -> StorageResult<u64> {
+pub async fn advance_clock(db: &Database, subscriber_id: SubscriberId, seconds: i64) -> StorageResult<u64> {
     db.write_again(move |client| {
         async move {
             let statements = prepare_all(client, &ADVANCE_CLOCK.map(|sql| sql.numbered())).await?;
@@ -27,7 +28,7 @@ pub async fn advance_clock(db: &Database, subscriber_id: i64, seconds: i64) -> S
 }
 
 /// All the statements in one round trip (and the commit), under the subscriber's lock.
-pub async fn reset(db: &Database, subscriber_id: i64) -> StorageResult<Removed> {
+pub async fn reset(db: &Database, subscriber_id: SubscriberId) -> StorageResult<Removed> {
     db.write_again(move |client| {
         async move {
             // In the order written: the statements depend on each other's effects.

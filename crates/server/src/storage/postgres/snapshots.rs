@@ -4,6 +4,7 @@
 //! pipelined in one round trip after the one that reads what sync must be told.
 
 use std::sync::LazyLock;
+use subscriber_protocol::SubscriberId;
 
 use futures::FutureExt;
 use tokio_postgres::types::ToSql;
@@ -60,7 +61,7 @@ static PUT_BACK: LazyLock<Vec<String>> = LazyLock::new(|| {
 
 pub async fn take(
     db: &Database,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     name: String,
     now: i64,
     max: i64,
@@ -91,7 +92,7 @@ pub async fn take(
     .await
 }
 
-pub async fn restore(db: &Database, subscriber_id: i64, snapshot_id: i64) -> StorageResult<Option<Restored>> {
+pub async fn restore(db: &Database, subscriber_id: SubscriberId, snapshot_id: i64) -> StorageResult<Option<Restored>> {
     db.write_again(move |client| {
         async move {
             let subscribers = vec![subscriber_id];
@@ -127,9 +128,9 @@ pub async fn restore(db: &Database, subscriber_id: i64, snapshot_id: i64) -> Sto
             let (changed_again, removed_again) = (&statements[sqls.len() - 2], &statements[sqls.len() - 1]);
 
             let changed_params: Vec<[i64; 3]> =
-                changed.iter().chain(&reappearing).map(|&(id, _)| [subscriber_id, id, seq]).collect();
+                changed.iter().chain(&reappearing).map(|&(id, _)| [subscriber_id.get(), id, seq]).collect();
             let removed_params: Vec<[i64; 4]> =
-                changed.iter().map(|&(id, card_id)| [subscriber_id, id, card_id, seq]).collect();
+                changed.iter().map(|&(id, card_id)| [subscriber_id.get(), id, card_id, seq]).collect();
             let changed_refs: Vec<[&(dyn ToSql + Sync); 3]> =
                 changed_params.iter().map(|[a, b, c]| [a as _, b as _, c as _]).collect();
             let removed_refs: Vec<[&(dyn ToSql + Sync); 4]> =

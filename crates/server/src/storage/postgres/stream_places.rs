@@ -1,4 +1,5 @@
 use std::time::Duration;
+use subscriber_protocol::SubscriberId;
 
 use super::{Database, execute, query_opt};
 use crate::storage::StorageResult;
@@ -9,7 +10,7 @@ const TRIES: usize = 3;
 /// A place is held for `held_for` unless renewed.
 pub async fn take(
     db: &Database,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     holder: &str,
     max: usize,
     held_for: Duration,

@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::SubscriberId;
 use tokio_postgres::Row;
 
 use super::events::transaction_recipients_and_deliveries;
@@ -392,8 +393,8 @@ pub async fn reverse(db: &Database, id: i64, now: i64) -> StorageResult<Option<R
         .write_again(move |client| {
             async move {
                 let Some(sides) = query_opt(client, SIDES.numbered(), &[&id]).await? else { return Ok(None) };
-                let owners: (Option<i64>, Option<i64>) = (sides.try_get(0)?, sides.try_get(1)?);
-                let subscribers: Vec<i64> = [owners.0, owners.1].into_iter().flatten().collect();
+                let owners: (Option<SubscriberId>, Option<SubscriberId>) = (sides.try_get(0)?, sides.try_get(1)?);
+                let subscribers: Vec<SubscriberId> = [owners.0, owners.1].into_iter().flatten().collect();
                 execute(client, LOCK_SUBSCRIBERS, &[&subscribers]).await?;
                 let Some(row) = query_opt(client, REVERSE.numbered(), &[&id]).await? else { return Ok(None) };
                 let row = TransactionRow::from_row(&row)?;

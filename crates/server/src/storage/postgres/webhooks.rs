@@ -1,4 +1,6 @@
 use futures::FutureExt;
+use subscriber_protocol::SubscriberId;
+use subscriber_protocol::WebhookId;
 
 use super::events::record_other;
 use super::{Client, Database, LOCK_SUBSCRIBERS, execute, flag, query, query_one, query_opt, unsigned};
@@ -48,7 +50,7 @@ pub async fn insert(
             locked?;
             let Some(row) = inserted? else { return Ok(None) };
             let row = WebhookRow::from_row(&row)?;
-            super::idempotency::store_replay(client, replay, row.id, new.created_at).await?;
+            super::idempotency::store_replay(client, replay, row.id.get(), new.created_at).await?;
             Ok(Some(row))
         }
         .boxed()
@@ -58,8 +60,8 @@ pub async fn insert(
 
 async fn queue_again(
     client: &Client,
-    subscriber_id: i64,
-    webhook_id: i64,
+    subscriber_id: SubscriberId,
+    webhook_id: WebhookId,
     event_id: i64,
     now_ms: i64,
 ) -> StorageResult<Resend> {
@@ -76,8 +78,8 @@ async fn queue_again(
 /// both pass the window's count: the window is moved, the event recorded, then queued.
 pub async fn send_test(
     db: &Database,
-    subscriber_id: i64,
-    webhook_id: i64,
+    subscriber_id: SubscriberId,
+    webhook_id: WebhookId,
     data: String,
     now_ms: i64,
 ) -> StorageResult<TestSend> {
@@ -108,8 +110,8 @@ pub async fn send_test(
 
 pub async fn resend(
     db: &Database,
-    subscriber_id: i64,
-    webhook_id: i64,
+    subscriber_id: SubscriberId,
+    webhook_id: WebhookId,
     event_id: i64,
     now_ms: i64,
 ) -> StorageResult<Resend> {
@@ -220,7 +222,7 @@ pub async fn claim(db: &Database, ask: ClaimAsk, order: ClaimOrder) -> StorageRe
 
 /// One statement for every claim this instance holds.
 pub async fn renew(db: &Database, held: Vec<HeldClaim>, until: i64) -> StorageResult<Vec<HeldClaim>> {
-    let ids: Vec<i64> = held.iter().map(|claim| claim.webhook_id).collect();
+    let ids: Vec<WebhookId> = held.iter().map(|claim| claim.webhook_id).collect();
     let claims: Vec<i64> = held.iter().map(|claim| claim.claim).collect();
     let client = db.client().await?;
     let rows = query(
@@ -233,7 +235,7 @@ pub async fn renew(db: &Database, held: Vec<HeldClaim>, until: i64) -> StorageRe
     )
     .await?;
     let renewed = rows.iter().map(|row| row.try_get(0)).collect::<Result<std::collections::HashSet<i64>, _>>()?;
-    Ok(held.into_iter().filter(|claim| !renewed.contains(&claim.webhook_id)).collect())
+    Ok(held.into_iter().filter(|claim| !renewed.contains(&claim.webhook_id.get())).collect())
 }
 
 pub async fn depth(db: &Database) -> StorageResult<i64> {
@@ -243,7 +245,7 @@ pub async fn depth(db: &Database) -> StorageResult<i64> {
     Ok(row.try_get(0)?)
 }
 
-pub async fn endpoint_queue(db: &Database, webhook_id: i64) -> StorageResult<EndpointQueue> {
+pub async fn endpoint_queue(db: &Database, webhook_id: WebhookId) -> StorageResult<EndpointQueue> {
     let client = db.client().await?;
     let Some(row) = query_opt(
         &client,
@@ -284,8 +286,8 @@ pub async fn endpoint_queue(db: &Database, webhook_id: i64) -> StorageResult<End
 
 pub async fn recover(
     db: &Database,
-    subscriber_id: i64,
-    webhook_id: i64,
+    subscriber_id: SubscriberId,
+    webhook_id: WebhookId,
     since_ms: i64,
     now_ms: i64,
 ) -> StorageResult<u64> {

@@ -3,6 +3,7 @@
 use super::{Column, Columns, FromRow};
 use crate::storage::sql::{Param, Sql};
 use crate::storage::{StorageError, StorageResult};
+use subscriber_protocol::SubscriberId;
 
 /// Where the person is in the bank's pages (the table's CHECK holds the same four names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -61,7 +62,7 @@ impl LinkStatus {
 #[derive(Debug, Clone)]
 pub struct BankAccountRow {
     pub id: i64,
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub bank_id: String,
     pub stage: LinkStage,
     pub browser_hash: Option<Vec<u8>>,

@@ -4,12 +4,13 @@ use super::labels::Labels;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
+use subscriber_protocol::SubscriberId;
 
 /// A one-time page to open for a subscriber (a card-entry page, a bank link), found later by
 /// the hash of its link's token, never by the token.
 #[derive(Debug, Clone)]
 pub struct NewTokenPage {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub token_hash: Vec<u8>,
     pub created_at: i64,
     pub expires_at: i64,
@@ -22,7 +23,7 @@ pub struct NewTokenPage {
 #[derive(Debug, Clone)]
 pub struct CardSessionRow {
     pub id: i64,
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub created_at: i64,
     pub expires_at: i64,
     pub failed_attempts: u32,

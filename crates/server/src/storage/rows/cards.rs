@@ -6,6 +6,7 @@ use super::transactions::TransactionRow;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::{Param, args, sql};
+use subscriber_protocol::SubscriberId;
 
 /// What is kept of an enrolled card: stored as enrolled, read back as stored.
 #[derive(Debug, Clone)]
@@ -23,7 +24,7 @@ pub struct EnrolledCard {
 #[derive(Debug, Clone)]
 pub struct CardRow {
     pub id: i64,
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub enrolled: EnrolledCard,
     pub labels: Labels,
 }
@@ -33,7 +34,7 @@ pub(in crate::storage) const COLUMNS: &str = "id, subscriber_id, last_four, bran
 
 /// A card to enroll, with its history and the data of its `card.enrolled` event.
 pub struct NewCard {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     /// HMAC of the card number under the fingerprint key.
     pub fingerprint: Vec<u8>,
     pub enrolled: EnrolledCard,

@@ -3,11 +3,12 @@
 use super::{Column, Columns, FromRow};
 use crate::storage::sql::{Param, Sql, args, sql};
 use crate::storage::{StorageError, StorageResult};
+use subscriber_protocol::SubscriberId;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MerchantRow {
     pub id: i64,
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub name: String,
     pub mcc: String,
     pub country_code: String,
@@ -86,7 +87,7 @@ pub enum Inserted {
 
 /// A location to add to the caller's merchant, with the data of its event.
 pub struct NewLocation {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     /// The location as it is kept (its `id` is ignored).
     pub row: LocationRow,
     /// The `merchant.location.created` event's data (JSON), given the location's id.
@@ -172,7 +173,7 @@ pub(in crate::storage) fn location_args(location: &LocationRow) -> [Param<'_>; 1
 
 /// A change to an existing location, with the event it records (in the same transaction).
 pub struct LocationChange {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub kind: LocationChangeKind,
     pub event: super::events::StoredEvent,
     /// When (Unix seconds): the event's time.

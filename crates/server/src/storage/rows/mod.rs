@@ -108,6 +108,18 @@ impl Column for i64 {
     }
 }
 
+/// Typed ids, read as the integers they wrap.
+macro_rules! integer_ids {
+    ($($id:ident),*) => {$(
+        impl Column for subscriber_protocol::$id {
+            fn read_nullable(row: &impl Columns, index: usize) -> StorageResult<Option<Self>> {
+                Ok(row.int(index)?.map(Self))
+            }
+        }
+    )*};
+}
+integer_ids!(SubscriberId, WebhookId);
+
 /// Unsigned numbers are kept as 64-bit integers: read back in range, or the data is not valid.
 macro_rules! in_range {
     ($($unsigned:ty),*) => {$(

@@ -3,11 +3,12 @@
 
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
+use subscriber_protocol::SubscriberId;
 
 #[derive(Debug, Clone)]
 pub struct PersonSessionRow {
     pub id: i64,
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub person_id: i64,
     pub created_at: i64,
     pub expires_at: i64,

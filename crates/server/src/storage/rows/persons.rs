@@ -4,11 +4,12 @@ use super::labels::Labels;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
+use subscriber_protocol::SubscriberId;
 
 #[derive(Debug, Clone)]
 pub struct PersonRow {
     pub id: i64,
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub first_name: String,
     pub last_name: String,
     pub email: String,
@@ -27,7 +28,7 @@ pub(in crate::storage) const COLUMN_COUNT: usize = 12;
 
 #[derive(Debug, Clone)]
 pub struct NewPerson {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub first_name: String,
     pub last_name: String,
     pub email: String,

@@ -4,11 +4,12 @@
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::{Sql, sql};
+use subscriber_protocol::SubscriberId;
 
 /// A request as it is stored: every text already masked (`crate::request_history` masks).
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestRecord {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub request_id: String,
     pub method: String,
     /// The matched route's template (`/card/{card_id}`).

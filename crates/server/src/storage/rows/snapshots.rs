@@ -12,6 +12,7 @@ use super::transactions::Owner;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
+use subscriber_protocol::SubscriberId;
 
 /// One table's share of a snapshot.
 pub struct Part {
@@ -159,7 +160,7 @@ sql! {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotRow {
     pub id: i64,
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub name: String,
     /// Unix seconds.
     pub created_at: i64,

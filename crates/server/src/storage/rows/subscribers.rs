@@ -3,10 +3,11 @@
 
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
+use subscriber_protocol::SubscriberId;
 
 #[derive(Debug, Clone)]
 pub struct SubscriberRow {
-    pub id: i64,
+    pub id: SubscriberId,
     pub email: String,
     pub client_id: String,
     pub public_key: String,

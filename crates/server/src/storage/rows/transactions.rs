@@ -1,6 +1,7 @@
 //! Transactions' rows: every payment, whichever side looks at it (the card's owner or the
 //! merchant).
 
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{EventData, TransactionRemovedData};
 
 use super::events::StoredEvent;
@@ -177,7 +178,7 @@ pub struct Reversed {
 
 /// One subscriber's `transaction.removed`: the sides of the row that subscriber owns.
 pub(in crate::storage) struct RemovalNotice {
-    pub subscriber_id: i64,
+    pub subscriber_id: SubscriberId,
     pub card_id: Option<i64>,
     pub merchant_id: Option<i64>,
     pub event: StoredEvent,
@@ -197,10 +198,10 @@ impl RemovalNotice {
 /// one event per subscriber, naming only what that subscriber owns.
 pub(in crate::storage) fn removal_notices(
     row: &TransactionRow,
-    owners: (Option<i64>, Option<i64>),
+    owners: (Option<SubscriberId>, Option<SubscriberId>),
 ) -> Vec<RemovalNotice> {
     let (card_owner, merchant_owner) = owners;
-    let mut subscribers: Vec<i64> = [card_owner, merchant_owner].into_iter().flatten().collect();
+    let mut subscribers: Vec<SubscriberId> = [card_owner, merchant_owner].into_iter().flatten().collect();
     subscribers.sort_unstable();
     subscribers.dedup();
     subscribers

@@ -1,4 +1,6 @@
 //! The rows of `usage_counts`: billable request counts by subscriber, day and route.
 
+use subscriber_protocol::SubscriberId;
+
 /// `(subscriber_id, day, endpoint)` and how many requests to add.
-pub type UsageCount = ((i64, String, String), u64);
+pub type UsageCount = ((SubscriberId, String, String), u64);

@@ -3,11 +3,13 @@
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
+use subscriber_protocol::SubscriberId;
+use subscriber_protocol::WebhookId;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebhookRow {
-    pub id: i64,
-    pub subscriber_id: i64,
+    pub id: WebhookId,
+    pub subscriber_id: SubscriberId,
     pub url: String,
     /// JSON array of event types.
     pub events: String,

@@ -1,4 +1,5 @@
 use rusqlite::{Connection, params};
+use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
 use super::rows::first;
@@ -18,7 +19,7 @@ pub(super) fn is_open(connection: &Connection, id: i64, now: i64) -> StorageResu
 /// unmarked (`Store::record_card_session_expiry`).
 pub fn record_expiry(
     connection: &Connection,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     id: i64,
     now: i64,
     event: StoredEvent,

@@ -1,5 +1,6 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
+use subscriber_protocol::SubscriberId;
 
 use super::rows::{all, first};
 use crate::storage::StorageResult;
@@ -60,7 +61,7 @@ pub fn record_transaction_events(
 /// Records an event of one subscriber with its data (JSON); returns its id.
 pub fn record_other(
     connection: &Connection,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     event_type: &str,
     data: &str,
     now: i64,
@@ -123,12 +124,12 @@ pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<i64> {
 /// (prepared once per connection), which SQLite plans with the index it fits.
 pub fn list(
     connection: &Connection,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     filter: &LogFilter,
     limit: u32,
 ) -> StorageResult<Vec<LoggedEvent>> {
     let mut sql = format!("{} WHERE r.subscriber_id = ?", logged_columns());
-    let mut values = vec![Value::Integer(subscriber_id)];
+    let mut values = vec![Value::Integer(subscriber_id.get())];
     if let Some(event_type) = &filter.event_type {
         sql.push_str(" AND e.type = ?");
         values.push(Value::Text(event_type.clone()));

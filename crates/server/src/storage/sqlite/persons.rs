@@ -1,4 +1,5 @@
 use rusqlite::{Connection, params};
+use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
 use super::rows::{all, execute, first};
@@ -10,7 +11,7 @@ use crate::storage::rows::persons::{
 
 pub fn issue<R>(
     connection: &Connection,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     person_id: i64,
     decide: Decide<R>,
 ) -> StorageResult<Option<(R, Option<i64>)>> {
@@ -41,7 +42,12 @@ pub fn issue<R>(
     Ok(Some((answer, set_id)))
 }
 
-pub fn answer(connection: &Connection, subscriber_id: i64, person_id: i64, plan: &AnswerPlan) -> StorageResult<bool> {
+pub fn answer(
+    connection: &Connection,
+    subscriber_id: SubscriberId,
+    person_id: i64,
+    plan: &AnswerPlan,
+) -> StorageResult<bool> {
     if execute(connection, &MARK_ANSWERED, params![plan.set_id, plan.now])? != 1 {
         return Ok(false);
     }

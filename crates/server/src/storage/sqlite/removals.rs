@@ -1,4 +1,5 @@
 use rusqlite::{Connection, params};
+use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
 use crate::storage::StorageResult;
@@ -17,7 +18,7 @@ const NAMED_EVENTS: &str = "DELETE FROM events
 pub fn remove(
     connection: &Connection,
     removal: &Removal,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     id: i64,
     event: StoredEvent,
     now: i64,
@@ -38,7 +39,7 @@ pub fn remove(
 /// each with its event, in the writer's one transaction.
 pub fn remove_user(
     connection: &Connection,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     client_user_id: &str,
     event_of: &RemovedEvent,
     now: i64,

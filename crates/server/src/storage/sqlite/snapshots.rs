@@ -6,6 +6,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
+use subscriber_protocol::SubscriberId;
 
 use crate::storage::rows::sandbox::RESET;
 use crate::storage::rows::snapshots::{
@@ -29,7 +30,7 @@ fn corrupt(error: impl std::fmt::Display) -> StorageError {
 
 pub fn take(
     connection: &Connection,
-    subscriber_id: i64,
+    subscriber_id: SubscriberId,
     name: &str,
     now: i64,
     max: i64,
@@ -62,7 +63,7 @@ pub fn take(
 }
 
 /// The subscriber's rows of the part's table, and how many.
-fn dump(connection: &Connection, part: &Part, subscriber_id: i64) -> StorageResult<(String, i64)> {
+fn dump(connection: &Connection, part: &Part, subscriber_id: SubscriberId) -> StorageResult<(String, i64)> {
     let sql = question_marks(&format!("SELECT * FROM {} WHERE {}", part.table, part.owned));
     let mut statement = connection.prepare_cached(&sql)?;
     let columns: Vec<String> = statement.column_names().into_iter().map(str::to_owned).collect();
@@ -129,13 +130,17 @@ fn value(json: Json) -> StorageResult<Value> {
     })
 }
 
-pub fn restore(connection: &Connection, subscriber_id: i64, snapshot_id: i64) -> StorageResult<Option<Restored>> {
-    let Some(snapshot) = first::<SnapshotRow>(connection, &ONE, [subscriber_id, snapshot_id])? else {
+pub fn restore(
+    connection: &Connection,
+    subscriber_id: SubscriberId,
+    snapshot_id: i64,
+) -> StorageResult<Option<Restored>> {
+    let Some(snapshot) = first::<SnapshotRow>(connection, &ONE, (subscriber_id, snapshot_id))? else {
         return Ok(None);
     };
     let mut owned: Vec<(String, i64)> = all(connection, &OWNED_IDS, [subscriber_id])?;
-    let changed: Vec<(i64, i64)> = all(connection, &CHANGED_SINCE, [subscriber_id, snapshot_id])?;
-    let reappearing: Vec<(i64, i64)> = all(connection, &REMOVED_SINCE, [subscriber_id, snapshot_id])?;
+    let changed: Vec<(i64, i64)> = all(connection, &CHANGED_SINCE, (subscriber_id, snapshot_id))?;
+    let reappearing: Vec<(i64, i64)> = all(connection, &REMOVED_SINCE, (subscriber_id, snapshot_id))?;
 
     connection.prepare_cached(CLEAR_REMOVED.sqlite())?.execute([subscriber_id])?;
     for statement in RESET {

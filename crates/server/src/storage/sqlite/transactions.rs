@@ -1,5 +1,6 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
+use subscriber_protocol::SubscriberId;
 
 use super::events::record_transaction_events;
 use super::rows::{all, first};
@@ -119,7 +120,7 @@ pub fn record_sale(
 /// Reverses the pending authorization `id` in the writer's transaction: the row goes, each
 /// subscriber who saw it gets `transaction.removed`, and the card keeps the id for sync.
 pub fn reverse(connection: &Connection, id: i64, now: i64) -> StorageResult<Option<Reversed>> {
-    let owners: Option<(Option<i64>, Option<i64>)> = first(connection, &SIDES, [id])?;
+    let owners: Option<(Option<SubscriberId>, Option<SubscriberId>)> = first(connection, &SIDES, [id])?;
     let Some(row) = first::<TransactionRow>(connection, &REVERSE, [id])? else { return Ok(None) };
     let mut events = Vec::new();
     for notice in removal_notices(&row, owners.unwrap_or_default()) {

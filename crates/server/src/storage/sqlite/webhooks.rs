@@ -1,4 +1,6 @@
 use rusqlite::{Connection, OptionalExtension, params};
+use subscriber_protocol::SubscriberId;
+use subscriber_protocol::WebhookId;
 
 use super::events::record_other;
 use super::rows::first;
@@ -31,14 +33,14 @@ pub fn insert(
     let args = params![new.subscriber_id, new.url, new.events, new.description, new.created_at, new.api_version];
     let row: WebhookRow =
         first(connection, sql.as_str(), args)?.ok_or_else(|| super::corrupt("an insert returned no row"))?;
-    super::idempotency::store_replay(connection, replay, row.id, new.created_at)?;
+    super::idempotency::store_replay(connection, replay, row.id.get(), new.created_at)?;
     Ok(Some(row))
 }
 
 pub fn send_test(
     connection: &Connection,
-    subscriber_id: i64,
-    webhook_id: i64,
+    subscriber_id: SubscriberId,
+    webhook_id: WebhookId,
     data: &str,
     now_ms: i64,
 ) -> StorageResult<TestSend> {
@@ -64,8 +66,8 @@ pub fn send_test(
 
 pub fn resend(
     connection: &Connection,
-    subscriber_id: i64,
-    webhook_id: i64,
+    subscriber_id: SubscriberId,
+    webhook_id: WebhookId,
     event_id: i64,
     now_ms: i64,
 ) -> StorageResult<Resend> {
@@ -130,7 +132,7 @@ pub fn claim(connection: &Connection, ask: &ClaimAsk, order: ClaimOrder) -> Stor
     if candidates.is_empty() {
         return Ok(Vec::new());
     }
-    let hosts: std::collections::HashMap<i64, String> =
+    let hosts: std::collections::HashMap<WebhookId, String> =
         candidates.iter().map(|candidate| (candidate.webhook_id, candidate.host.clone())).collect();
     let mut head = connection.prepare_cached(&head_sql())?;
     let mut moved = connection.prepare_cached("UPDATE webhook_queues SET due_at = ?2 WHERE webhook_id = ?1")?;
@@ -208,7 +210,7 @@ pub fn depth(connection: &Connection) -> StorageResult<i64> {
         .query_row([], |row| row.get(0))?)
 }
 
-pub fn endpoint_queue(connection: &Connection, webhook_id: i64) -> StorageResult<EndpointQueue> {
+pub fn endpoint_queue(connection: &Connection, webhook_id: WebhookId) -> StorageResult<EndpointQueue> {
     let queue = connection
         .prepare_cached(
             "SELECT q.pending, l.pending_max, w.enabled,
@@ -247,8 +249,8 @@ pub fn endpoint_queue(connection: &Connection, webhook_id: i64) -> StorageResult
 
 pub fn recover(
     connection: &Connection,
-    subscriber_id: i64,
-    webhook_id: i64,
+    subscriber_id: SubscriberId,
+    webhook_id: WebhookId,
     since_ms: i64,
     now_ms: i64,
 ) -> StorageResult<u64> {
@@ -373,7 +375,7 @@ mod tests {
         connection
     }
 
-    fn subscriber(connection: &Connection, email: &str) -> i64 {
+    fn subscriber(connection: &Connection, email: &str) -> SubscriberId {
         connection
             .query_row(
                 "INSERT INTO subscribers (email, client_id, public_key, secret_hash, created_at)
@@ -384,7 +386,7 @@ mod tests {
             .expect("a subscriber")
     }
 
-    fn endpoint(connection: &Connection, subscriber_id: i64, url: &str) -> i64 {
+    fn endpoint(connection: &Connection, subscriber_id: SubscriberId, url: &str) -> WebhookId {
         let new = NewWebhook {
             subscriber_id,
             url: url.to_owned(),
@@ -397,7 +399,7 @@ mod tests {
     }
 
     /// An event every endpoint of the subscriber wants, queued at `now_ms`.
-    fn event(connection: &Connection, subscriber_id: i64, now_ms: i64) -> i64 {
+    fn event(connection: &Connection, subscriber_id: SubscriberId, now_ms: i64) -> i64 {
         record_other(connection, subscriber_id, "merchant.location.created", "{}", now_ms / 1000).expect("recorded")
     }
 
@@ -434,7 +436,7 @@ mod tests {
         }
     }
 
-    fn queue_row(connection: &Connection, webhook_id: i64) -> (i64, Option<i64>, Option<i64>) {
+    fn queue_row(connection: &Connection, webhook_id: WebhookId) -> (i64, Option<i64>, Option<i64>) {
         connection
             .query_row(
                 "SELECT pending, due_at, claimed_until FROM webhook_queues WHERE webhook_id = ?1",
@@ -479,7 +481,7 @@ mod tests {
         );
         let claimed = claim(&connection, &ask(1000), in_order()).expect("claimed");
         assert!(claimed.is_empty(), "the head waits for its retry");
-        assert_eq!(queue_row(&connection, 1).1, Some(90_000));
+        assert_eq!(queue_row(&connection, WebhookId(1)).1, Some(90_000));
     }
 
     /// The claim reads `webhook_queues` through its index of due times and each head through
@@ -519,14 +521,14 @@ mod tests {
     }
 
     /// How many attempts `Store::delivery_attempts` reads (up to 10).
-    fn attempts(connection: &Connection, webhook_id: i64) -> usize {
+    fn attempts(connection: &Connection, webhook_id: WebhookId) -> usize {
         let logged: Vec<LoggedAttempt> =
             all(connection, &ATTEMPTS, params![webhook_id, i64::MAX, 10]).expect("the log");
         logged.len()
     }
 
     /// What `Store::update_webhook` does to `enabled` (the queue's triggers follow it).
-    fn set_enabled(connection: &Connection, webhook_id: i64, enabled: bool) {
+    fn set_enabled(connection: &Connection, webhook_id: WebhookId, enabled: bool) {
         connection
             .execute(
                 "UPDATE webhooks SET enabled = ?2, disabled_reason = NULL,
@@ -575,7 +577,8 @@ mod tests {
         assert_eq!(resumed.iter().map(|delivery| delivery.webhook.id).collect::<Vec<_>>(), [disabled], "resumed");
         record_attempt(&connection, &outcome(&resumed[0], true, 7 * MINUTE, None), 0).expect("recorded");
         let again = claim(&connection, &ask(retry_at), in_order()).expect("claimed");
-        let again: Vec<(i64, i64)> = again.iter().map(|delivery| (delivery.webhook.id, delivery.event_id)).collect();
+        let again: Vec<(WebhookId, i64)> =
+            again.iter().map(|delivery| (delivery.webhook.id, delivery.event_id)).collect();
         assert!(again.contains(&(backing_off, head)), "its head, at its retry: {again:?}");
         assert_eq!(depth(&connection).expect("read"), 101 + 49);
     }

@@ -1,0 +1,101 @@
+//! Typed ids: one newtype per kind of id, so a call cannot pass a webhook's id where a
+//! subscriber's is asked (`resend(subscriber, webhook, event, ..)` with two swapped does not
+//! compile). On the wire and in the tables each is the integer it wraps.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+macro_rules! integer_id {
+    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(transparent)]
+        pub struct $name(pub i64);
+
+        impl $name {
+            /// The integer the tables and the wire keep.
+            pub const fn get(self) -> i64 {
+                self.0
+            }
+        }
+
+        impl fmt::Display for $name {
+            fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+                self.0.fmt(formatter)
+            }
+        }
+
+        impl From<i64> for $name {
+            fn from(id: i64) -> $name {
+                $name(id)
+            }
+        }
+
+        impl From<$name> for i64 {
+            fn from(id: $name) -> i64 {
+                id.0
+            }
+        }
+
+        impl std::str::FromStr for $name {
+            type Err = std::num::ParseIntError;
+
+            fn from_str(text: &str) -> Result<Self, Self::Err> {
+                text.parse().map(Self)
+            }
+        }
+
+        #[cfg(feature = "sqlite")]
+        impl rusqlite::ToSql for $name {
+            fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+                Ok(rusqlite::types::ToSqlOutput::from(self.0))
+            }
+        }
+
+        #[cfg(feature = "sqlite")]
+        impl rusqlite::types::FromSql for $name {
+            fn column_result(value: rusqlite::types::ValueRef<'_>) -> rusqlite::types::FromSqlResult<Self> {
+                i64::column_result(value).map(Self)
+            }
+        }
+
+        #[cfg(feature = "postgres")]
+        impl tokio_postgres::types::ToSql for $name {
+            fn to_sql(
+                &self,
+                kind: &tokio_postgres::types::Type,
+                out: &mut tokio_postgres::types::private::BytesMut,
+            ) -> Result<tokio_postgres::types::IsNull, Box<dyn std::error::Error + Sync + Send>> {
+                self.0.to_sql(kind, out)
+            }
+
+            fn accepts(kind: &tokio_postgres::types::Type) -> bool {
+                <i64 as tokio_postgres::types::ToSql>::accepts(kind)
+            }
+
+            tokio_postgres::types::to_sql_checked!();
+        }
+
+        #[cfg(feature = "postgres")]
+        impl<'a> tokio_postgres::types::FromSql<'a> for $name {
+            fn from_sql(
+                kind: &tokio_postgres::types::Type,
+                raw: &'a [u8],
+            ) -> Result<Self, Box<dyn std::error::Error + Sync + Send>> {
+                i64::from_sql(kind, raw).map(Self)
+            }
+
+            fn accepts(kind: &tokio_postgres::types::Type) -> bool {
+                <i64 as tokio_postgres::types::FromSql>::accepts(kind)
+            }
+        }
+    )*};
+}
+
+integer_id! {
+    /// A subscriber (an account of the service): what every other id is scoped by.
+    SubscriberId;
+    /// A webhook endpoint of a subscriber.
+    WebhookId;
+}
