@@ -30,7 +30,7 @@ WITH_KEYRING := tests/support/with-keyring.sh
 # A throw-away PostgreSQL cluster for the command that follows (tests/support/with-postgres.sh).
 WITH_POSTGRES := tests/support/with-postgres.sh
 
-.PHONY: help run dev serve test test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads bench-snapshots deps-rust deps-desktop ui-build bindings bindings-check \
+.PHONY: help run dev serve test test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads bench-snapshots bench-history deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
 	bench-discovery bench-enrich bench-scale bench-webhooks test-schemathesis deps-schemathesis package package-debug deps-package test-package \
 	test-clients deps-clients
@@ -340,4 +340,9 @@ bench-snapshots: deps-rust
 	$(CARGO) build --release -p subscriber-server --bin subscriber-server
 	WITH_POSTGRES_DURABLE=1 $(WITH_POSTGRES) python3 bench/snapshot_bench.py
 
-bench: bench-http bench-reads bench-scale bench-discovery bench-enrich bench-dashboard bench-webhooks bench-snapshots
+# What the request history costs the hottest reads: one build with and without it, in turn.
+bench-history: deps-rust deps-bench
+	$(CARGO) build --release -p subscriber-server --bin subscriber-server
+	python3 bench/history_bench.py
+
+bench: bench-http bench-reads bench-scale bench-discovery bench-enrich bench-dashboard bench-webhooks bench-snapshots bench-history

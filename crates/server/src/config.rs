@@ -117,9 +117,9 @@ pub struct Config {
     pub login_attempts: u32,
 
     /// Days each request stays in the request history (`GET /subscriber/requests`), with its
-    /// masked bodies.
+    /// masked bodies; 0 keeps no history (requests are not recorded).
     #[arg(long, env = "SUBSCRIBER_REQUEST_LOG_DAYS", default_value_t = 14,
-          value_parser = clap::value_parser!(u64).range(1..=365))]
+          value_parser = clap::value_parser!(u64).range(0..=365))]
     pub request_log_days: u64,
 
     /// How long a request stays in the request history, in seconds, instead of

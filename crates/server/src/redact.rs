@@ -23,10 +23,14 @@ pub fn client_path(path: &str) -> String {
 /// Digits of any script count (a full-width `４` is a digit too).
 pub fn mask_card_numbers(text: &str) -> String {
     // Most text has no run of 12 digits at all (ids, amounts, dates): said at once, on bytes.
-    if text.is_ascii() && !text.contains('%') && !has_long_ascii_run(text.as_bytes()) {
-        return text.to_owned();
+    if text.is_ascii() && !text.contains('%') {
+        return if has_long_ascii_run(text.as_bytes()) { mask_ascii_card_numbers(text) } else { text.to_owned() };
     }
-    let decoded = percent_decoded(text);
+    mask_decoded_card_numbers(&percent_decoded(text))
+}
+
+/// [`mask_card_numbers`] on text already percent-decoded, by characters (any script).
+fn mask_decoded_card_numbers(decoded: &str) -> String {
     let characters: Vec<char> = decoded.chars().collect();
     let mut masked = String::with_capacity(decoded.len());
     let mut index = 0;
@@ -56,6 +60,34 @@ pub fn mask_card_numbers(text: &str) -> String {
         index = end;
     }
     masked
+}
+
+/// [`mask_card_numbers`] on ASCII text with nothing percent-encoded, by bytes (a request's
+/// answer is kept masked at every request: no copy of it as characters).
+fn mask_ascii_card_numbers(text: &str) -> String {
+    let mut bytes = text.as_bytes().to_vec();
+    let mut index = 0;
+    while index < bytes.len() {
+        if !bytes[index].is_ascii_digit() {
+            index += 1;
+            continue;
+        }
+        // The run: digits, and whatever is not a letter between them.
+        let (mut end, mut digits, mut cursor) = (index, 0, index);
+        while cursor < bytes.len() && !bytes[cursor].is_ascii_alphabetic() {
+            if bytes[cursor].is_ascii_digit() {
+                digits += 1;
+                end = cursor + 1;
+            }
+            cursor += 1;
+        }
+        if digits >= MASKED_RUN {
+            bytes[index..end].iter_mut().filter(|byte| byte.is_ascii_digit()).for_each(|byte| *byte = b'*');
+        }
+        index = end;
+    }
+    // Only ASCII digits became `*`: still the ASCII text it was.
+    String::from_utf8(bytes).unwrap_or_else(|error| String::from_utf8_lossy(error.as_bytes()).into_owned())
 }
 
 /// Whether ASCII `bytes` hold a run of [`MASKED_RUN`] digits or more, whatever non-letters
@@ -386,6 +418,24 @@ mod tests {
 
     fn digits(text: &str) -> usize {
         text.chars().filter(|character| character.is_numeric()).count()
+    }
+
+    /// The byte path for ASCII text masks what the character path masks.
+    #[test]
+    fn ascii_text_is_masked_by_bytes_as_by_characters() {
+        let samples = [
+            r#"{"transactions":[{"transactionId":2359,"amount":-12.5,"latitude":37.77493,"longitude":-122.41942}]}"#,
+            "4242 4242 4242 4242 and 4000-0566-5566-5556, 12345678901 x 123456789012",
+            "[2359,2401,2443,2491,2526,2560,2598,2638,2674,2714,2755,2797,2831]",
+            "2026-11-05T10:32:11Z 2026-11-05 10:32:11.123456 +00:00",
+            "a1b2c3d4e5f6g7h8i9j0k1l2m3 9 8 7 6 5 4 3 2 1 0 9 8",
+            "",
+            "no digits at all",
+        ];
+        for sample in samples {
+            assert_eq!(mask_ascii_card_numbers(sample), mask_decoded_card_numbers(sample), "{sample}");
+        }
+        assert_eq!(mask_card_numbers("[2359,2401,2443,2491]"), "[****,****,****,****]", "16 digits, no letter");
     }
 
     #[test]

@@ -110,8 +110,16 @@ impl RequestHistory {
         self.kept_for
     }
 
+    /// Whether requests are kept at all (`--request-log-days 0` keeps none).
+    pub fn is_on(&self) -> bool {
+        !self.kept_for.is_zero()
+    }
+
     /// Hands an answered request to the writer.
     pub fn record(&self, answered: Answered) {
+        if !self.is_on() {
+            return;
+        }
         {
             let size = answered.request_body.as_ref().map_or(0, Bytes::len)
                 + answered.response_body.as_ref().map_or(0, Bytes::len);
@@ -383,6 +391,29 @@ pub fn object_pattern(object_id: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--request-log-days 0`: nothing is kept, nothing waits.
+    #[test]
+    fn a_history_kept_for_no_time_records_nothing() {
+        let history = RequestHistory::new(Duration::ZERO);
+        assert!(!history.is_on());
+        history.record(Answered {
+            subscriber_id: SubscriberId(1),
+            request_id: "req_1".to_owned(),
+            method: "GET".to_owned(),
+            route: None,
+            path: "/subscriber".to_owned(),
+            query: None,
+            status: 200,
+            code: None,
+            latency_ms: 1.0,
+            at_ms: 0,
+            request_body: None,
+            response_body: Some(Bytes::from_static(b"{}")),
+        });
+        assert!(history.waiting.lock().requests.is_empty());
+        assert!(RequestHistory::new(Duration::from_secs(1)).is_on());
+    }
 
     #[test]
     fn the_ids_of_a_request_are_found_in_its_path_query_and_bodies() {
