@@ -219,7 +219,7 @@ async fn stored_replay(
 }
 
 /// Where a subscriber's keys are kept.
-fn subscriber_scope(subscriber_id: SubscriberId) -> String {
+pub fn subscriber_scope(subscriber_id: SubscriberId) -> String {
     format!("subscriber:{subscriber_id}")
 }
 
@@ -248,13 +248,6 @@ pub async fn forget_replays_naming(
         }
     }
     Ok(forgotten)
-}
-
-/// Forgets the subscriber's kept responses from `since` on: its sandbox was put back as it was
-/// then, so what they created is gone, and a retry of one creates it again instead of giving
-/// back an id that names nothing.
-pub async fn forget_replays_since(state: &AppState, subscriber_id: SubscriberId, since: i64) -> StorageResult<u64> {
-    state.db.forget_idempotent_responses_since(subscriber_scope(subscriber_id), since).await
 }
 
 async fn serve(

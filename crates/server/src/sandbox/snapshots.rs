@@ -113,10 +113,11 @@ pub async fn restore(
 ) -> Result<Json<Success<SandboxRestored>>, ApiError> {
     require_sandbox(&state)?;
     let subscriber_id = auth.subscriber_id;
+    // The Idempotency-Key answers kept since the snapshot go in the restore's transaction.
+    let replays = crate::http::idempotency::subscriber_scope(subscriber_id);
     let restored =
-        state.db.restore_snapshot(subscriber_id, snapshot_id).await?.ok_or_else(|| not_found(snapshot_id))?;
+        state.db.restore_snapshot(subscriber_id, snapshot_id, replays).await?.ok_or_else(|| not_found(snapshot_id))?;
     forget_restored(&state, subscriber_id, Some(&restored.owners()));
-    crate::http::idempotency::forget_replays_since(&state, subscriber_id, restored.snapshot.created_at).await?;
     find_locations(&state, &restored.location_ids).await?;
     state.db.wake_deliveries();
     tracing::info!(snapshot_id, cards = restored.card_ids.len(), "sandbox snapshot restored");

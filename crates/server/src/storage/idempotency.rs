@@ -39,13 +39,6 @@ impl Store {
         Ok(())
     }
 
-    /// Forgets the responses kept in `scope` from `since` on (a sandbox put back as it was
-    /// then: what they created is gone, so a retry creates it again).
-    pub async fn forget_idempotent_responses_since(&self, scope: String, since: i64) -> StorageResult<u64> {
-        self.execute(sql!("DELETE FROM idempotency_keys WHERE scope = $1 AND created_at >= $2"), args![scope, since])
-            .await
-    }
-
     /// Forgets keys older than `before`.
     pub async fn purge_idempotency(&self, before: i64) -> StorageResult<u64> {
         self.execute_maintenance(sql!("DELETE FROM idempotency_keys WHERE created_at < $1"), args![before]).await

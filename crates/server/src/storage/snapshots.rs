@@ -41,10 +41,15 @@ impl Store {
     /// made since is gone, what changed is as it was, sync sees both (the transactions of the
     /// subscriber's cards changed or made since are `modified` or `removed`); other subscribers'
     /// rows stay as they are. `None` when the subscriber has no such snapshot.
-    pub async fn restore_snapshot(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<Restored>> {
+    pub async fn restore_snapshot(
+        &self,
+        subscriber_id: SubscriberId,
+        id: i64,
+        replays: String,
+    ) -> StorageResult<Option<Restored>> {
         let restored = dispatch!(self,
-            db => db.write(move |connection| sqlite::snapshots::restore(connection, subscriber_id, id)).await,
-            db => postgres::snapshots::restore(db, subscriber_id, id).await,
+            db => db.write(move |connection| sqlite::snapshots::restore(connection, subscriber_id, id, &replays)).await,
+            db => postgres::snapshots::restore(db, subscriber_id, id, replays).await,
         )?;
         if let Some(restored) = &restored {
             self.announce(&Change::restored(subscriber_id, restored));

@@ -14,8 +14,8 @@ use super::{Database, LOCK_SUBSCRIBERS, execute, prepare_all};
 use crate::storage::StorageResult;
 use crate::storage::rows::sandbox::RESET;
 use crate::storage::rows::snapshots::{
-    CHANGED_AGAIN, CHANGED_SINCE, CLEAR_QUEUES, CLEAR_REMOVED, COUNT, COUNTED, ONE, OWNED_IDS, PARTS, REMOVED_AGAIN,
-    REMOVED_SINCE, Restored, SnapshotRow,
+    CHANGED_AGAIN, CHANGED_SINCE, CLEAR_QUEUES, CLEAR_REMOVED, COUNT, COUNTED, FORGET_REPLAYS, ONE, OWNED_IDS, PARTS,
+    REMOVED_AGAIN, REMOVED_SINCE, Restored, SnapshotRow,
 };
 
 /// Every part read into the new snapshot's rows (`$1` the subscriber, `$2` its name, `$3` the
@@ -92,14 +92,21 @@ pub async fn take(
     .await
 }
 
-pub async fn restore(db: &Database, subscriber_id: SubscriberId, snapshot_id: i64) -> StorageResult<Option<Restored>> {
+pub async fn restore(
+    db: &Database,
+    subscriber_id: SubscriberId,
+    snapshot_id: i64,
+    replays: String,
+) -> StorageResult<Option<Restored>> {
     db.write_again(move |client| {
+        let replays = replays.clone();
         async move {
             let subscribers = vec![subscriber_id];
             let lock_params: [&(dyn ToSql + Sync); 1] = [&subscribers];
             let by_subscriber: [&(dyn ToSql + Sync); 1] = [&subscriber_id];
             let by_snapshot: [&(dyn ToSql + Sync); 1] = [&snapshot_id];
             let both: [&(dyn ToSql + Sync); 2] = [&subscriber_id, &snapshot_id];
+            let forget_replays: [&(dyn ToSql + Sync); 2] = [&replays, &snapshot_id];
             let (locked, snapshot, owned, changed, reappearing, seq) = tokio::join!(
                 execute(client, LOCK_SUBSCRIBERS, &lock_params),
                 first::<SnapshotRow>(client, &ONE, &both),
@@ -114,7 +121,7 @@ pub async fn restore(db: &Database, subscriber_id: SubscriberId, snapshot_id: i6
             let seq = seq?.unwrap_or_default();
 
             // In the order written: each statement depends on the ones before.
-            let mut sqls: Vec<&str> = vec![CLEAR_REMOVED.numbered()];
+            let mut sqls: Vec<&str> = vec![FORGET_REPLAYS.numbered(), CLEAR_REMOVED.numbered()];
             sqls.extend(RESET.iter().map(|sql| sql.numbered()));
             let first_part = sqls.len();
             for (part, sql) in PARTS.iter().zip(PUT_BACK.iter()) {
@@ -138,7 +145,11 @@ pub async fn restore(db: &Database, subscriber_id: SubscriberId, snapshot_id: i6
             let mut writes = Vec::new();
             for (index, statement) in statements[..sqls.len() - 2].iter().enumerate() {
                 let is_part = index >= first_part && sqls[index] != CLEAR_QUEUES.numbered();
-                let params: &[&(dyn ToSql + Sync)] = if is_part { &by_snapshot } else { &by_subscriber };
+                let params: &[&(dyn ToSql + Sync)] = match index {
+                    0 => &forget_replays,
+                    _ if is_part => &by_snapshot,
+                    _ => &by_subscriber,
+                };
                 writes.push(client.execute(statement, params).boxed());
             }
             // A transaction changed since goes back changed; one made since (it did not come

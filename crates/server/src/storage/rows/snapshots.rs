@@ -26,7 +26,7 @@ pub struct Part {
 
 /// What a snapshot holds, parents first. Not in it: the account, its credentials, settings and
 /// usage (billing), its request history, and idempotency replays (a restore forgets those kept
-/// since the snapshot: `http::idempotency::forget_replays_since`).
+/// since the snapshot, in its transaction: [`FORGET_REPLAYS`]).
 pub static PARTS: [Part; 16] = [
     Part { table: "merchants", owned: "subscriber_id = $1", on_conflict: "" },
     Part {
@@ -98,6 +98,14 @@ sql! {
     pub(in crate::storage) static REMOVED_SINCE = "SELECT transaction_id, card_id FROM removed_transactions
          WHERE card_id IN (SELECT id FROM cards WHERE subscriber_id = $1)
            AND removed_seq > (SELECT event_seq FROM sandbox_snapshots WHERE id = $2)";
+}
+
+sql! {
+    /// The Idempotency-Key answers kept in scope `$1` since snapshot `$2` was taken: what they
+    /// created is gone, so a retry creates it again instead of naming nothing. Run by the
+    /// restore, in its transaction.
+    pub(in crate::storage) static FORGET_REPLAYS = "DELETE FROM idempotency_keys
+         WHERE scope = $1 AND created_at >= (SELECT created_at FROM sandbox_snapshots WHERE id = $2)";
 }
 
 sql! {

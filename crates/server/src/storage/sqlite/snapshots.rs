@@ -10,8 +10,8 @@ use subscriber_protocol::SubscriberId;
 
 use crate::storage::rows::sandbox::RESET;
 use crate::storage::rows::snapshots::{
-    CHANGED_AGAIN, CHANGED_SINCE, CLEAR_QUEUES, CLEAR_REMOVED, COUNT, COUNTED, ONE, OWNED_IDS, PARTS, Part,
-    REMOVED_AGAIN, REMOVED_SINCE, Restored, SnapshotRow,
+    CHANGED_AGAIN, CHANGED_SINCE, CLEAR_QUEUES, CLEAR_REMOVED, COUNT, COUNTED, FORGET_REPLAYS, ONE, OWNED_IDS, PARTS,
+    Part, REMOVED_AGAIN, REMOVED_SINCE, Restored, SnapshotRow,
 };
 use crate::storage::sql::question_marks;
 use crate::storage::sqlite::rows::{all, first};
@@ -134,6 +134,7 @@ pub fn restore(
     connection: &Connection,
     subscriber_id: SubscriberId,
     snapshot_id: i64,
+    replays: &str,
 ) -> StorageResult<Option<Restored>> {
     let Some(snapshot) = first::<SnapshotRow>(connection, &ONE, (subscriber_id, snapshot_id))? else {
         return Ok(None);
@@ -142,6 +143,7 @@ pub fn restore(
     let changed: Vec<(i64, i64)> = all(connection, &CHANGED_SINCE, (subscriber_id, snapshot_id))?;
     let reappearing: Vec<(i64, i64)> = all(connection, &REMOVED_SINCE, (subscriber_id, snapshot_id))?;
 
+    connection.prepare_cached(FORGET_REPLAYS.sqlite())?.execute(rusqlite::params![replays, snapshot_id])?;
     connection.prepare_cached(CLEAR_REMOVED.sqlite())?.execute([subscriber_id])?;
     for statement in RESET {
         connection.prepare_cached(statement.sqlite())?.execute([subscriber_id])?;
