@@ -98,4 +98,6 @@ integer_id! {
     SubscriberId;
     /// A webhook endpoint of a subscriber.
     WebhookId;
+    /// A bank account a subscriber linked.
+    AccountId;
 }

@@ -5,6 +5,7 @@
 //! `crate::hosted::bank`.
 
 use chrono::Utc;
+use subscriber_protocol::AccountId;
 use subscriber_protocol::{AccountEventData, AccountPermission, EventData};
 
 use super::banks::credentials::MAX_LOGIN_FAILURES;
@@ -44,7 +45,7 @@ fn login_key(state: &AppState, bank_id: &str, username: &str) -> Vec<u8> {
 }
 
 /// The one-time code was right: on to consent.
-pub async fn pass_code(state: &AppState, account_id: i64) -> Result<bool, ApiError> {
+pub async fn pass_code(state: &AppState, account_id: AccountId) -> Result<bool, ApiError> {
     Ok(state.db.bank_pass_code(account_id, Utc::now().timestamp()).await?)
 }
 
@@ -78,7 +79,7 @@ pub async fn link(
     state: &AppState,
     link: &BankAccountRow,
     granted: &[AccountPermission],
-) -> Result<Option<i64>, ApiError> {
+) -> Result<Option<AccountId>, ApiError> {
     let now = Utc::now().timestamp();
     let consent_expires_at = now + CONSENT_SECONDS;
     let same_login = match (&link.login_key, link.status) {
@@ -112,7 +113,7 @@ pub const CONSENT_SECONDS: i64 = 90 * 86_400;
 /// The data of an account's event.
 pub fn outcome(link: &BankAccountRow, reason: Option<&str>) -> AccountEventData {
     AccountEventData {
-        account_id: link.id,
+        account_id: link.id.get(),
         reason: reason.map(str::to_owned),
         consent_expires_at: None,
         client_user_id: link.labels.client_user_id.clone(),

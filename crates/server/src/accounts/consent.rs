@@ -7,6 +7,7 @@
 use axum::Json;
 use axum::extract::State;
 use chrono::Utc;
+use subscriber_protocol::AccountId;
 use subscriber_protocol::{
     Account, AccountStatus, ErrorBody, EventData, ReauthAccountRequest, ReauthAccountResponse, Success,
 };
@@ -33,7 +34,7 @@ const _: () = assert!(WARN_SECONDS < bank_link::CONSENT_SECONDS);
 const WARN_BATCH: u32 = 500;
 
 /// 409 `reauth_required` for an account whose consent ran out.
-pub fn reauth_required(account_id: i64) -> ApiError {
+pub fn reauth_required(account_id: AccountId) -> ApiError {
     ApiError::ReauthRequired(format!(
         "the person's consent to share account {account_id} ran out: ask them to renew it through the bank page of \
          POST /account/{account_id}/reauth"
@@ -54,7 +55,7 @@ pub async fn warn_due(state: &AppState) -> Result<usize, StorageError> {
         };
         let event = StoredEvent::new(&EventData::AccountConsentExpiring(data));
         if state.db.warn_consent(row.id, now, by, event).await? {
-            tracing::info!(account_id = row.id, "bank consent expiring: subscriber told");
+            tracing::info!(account_id = row.id.get(), "bank consent expiring: subscriber told");
             warned += 1;
         }
     }
@@ -80,7 +81,7 @@ pub async fn warn_due(state: &AppState) -> Result<usize, StorageError> {
 pub async fn reauth(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(account_id): IdPath,
+    IdPath(account_id): IdPath<AccountId>,
     ApiJsonOrEmpty(request): ApiJsonOrEmpty<ReauthAccountRequest>,
 ) -> Result<Json<Success<ReauthAccountResponse>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
@@ -105,9 +106,9 @@ pub async fn reauth(
     if !state.db.reopen_bank_link(subscriber_id, row.id, page).await? {
         return Err(ApiError::conflict(format!("account {account_id} is no longer linked: start a new link")));
     }
-    tracing::info!(account_id = row.id, "bank link reopened in update mode");
+    tracing::info!(account_id = row.id.get(), "bank link reopened in update mode");
     Ok(Json(Success::new(ReauthAccountResponse {
-        account_id: row.id,
+        account_id: row.id.get(),
         url: format!("{}{LOGIN_PATH}?link={token}", state.public_url()),
         expires_at: paging::checked_time(expires_at)?,
     })))
@@ -128,7 +129,7 @@ pub async fn reauth(
 pub async fn refresh(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(account_id): IdPath,
+    IdPath(account_id): IdPath<AccountId>,
 ) -> Result<Json<Success<Account>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let row = owned_account(&state, subscriber_id, account_id).await?;
@@ -147,6 +148,6 @@ pub async fn refresh(
         return Err(reauth_required(account_id));
     }
     let row = owned_account(&state, subscriber_id, row.id).await?;
-    tracing::info!(account_id = row.id, "bank account refreshed");
+    tracing::info!(account_id = row.id.get(), "bank account refreshed");
     Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, now)?)))
 }

@@ -8,6 +8,7 @@ pub mod banks;
 pub mod consent;
 
 use std::collections::BTreeSet;
+use subscriber_protocol::AccountId;
 use subscriber_protocol::SubscriberId;
 
 use axum::Json;
@@ -39,7 +40,7 @@ use crate::storage::card_sessions::NewTokenPage;
 use crate::storage::labels::ACCOUNT as LABELLED;
 use crate::storage::removals;
 
-fn no_such_account(account_id: i64) -> ApiError {
+fn no_such_account(account_id: AccountId) -> ApiError {
     ApiError::not_found(format!("no account {account_id} was enrolled by this subscriber"))
 }
 use banks::SandboxBank;
@@ -176,8 +177,13 @@ async fn enroll(
         labels,
     };
     let account_id = state.db.open_bank_link(page, bank.id, replay).await?;
-    tracing::info!(account_id, bank = bank.id, "bank link opened");
-    let body = EnrollAccountResponse { account_id, url, expires_at: expires_at_time, status: AccountStatus::Pending };
+    tracing::info!(account_id = account_id.get(), bank = bank.id, "bank link opened");
+    let body = EnrollAccountResponse {
+        account_id: account_id.get(),
+        url,
+        expires_at: expires_at_time,
+        status: AccountStatus::Pending,
+    };
     Ok(idempotent.created(body))
 }
 
@@ -199,7 +205,7 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
     });
     let cards = readable(AccountPermission::Cards).then(|| bank::cards(seed, row.id));
     Ok(Account {
-        account_id: row.id,
+        account_id: row.id.get(),
         bank: bank_entry(bank),
         status,
         permissions,
@@ -221,7 +227,7 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
 async fn owned_account(
     state: &AppState,
     subscriber_id: SubscriberId,
-    account_id: i64,
+    account_id: AccountId,
 ) -> Result<BankAccountRow, ApiError> {
     let row = state.db.bank_account(subscriber_id, account_id).await?.ok_or_else(|| no_such_account(account_id))?;
     match row.merged_into {
@@ -259,7 +265,7 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 async fn details(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(account_id): IdPath,
+    IdPath(account_id): IdPath<AccountId>,
 ) -> Result<Json<Success<Account>>, ApiError> {
     let row = owned_account(&state, auth.subscriber_id, account_id).await?;
     Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
@@ -280,15 +286,22 @@ async fn details(
 async fn update(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(account_id): IdPath,
+    IdPath(account_id): IdPath<AccountId>,
     ApiJson(request): ApiJson<UpdateMetadataRequest>,
 ) -> Result<Json<Success<Account>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let read = || owned_account(&state, subscriber_id, account_id);
     let metadata_of: fn(&BankAccountRow) -> &Metadata = |row| &row.labels.metadata;
-    let row =
-        labels::patch_metadata(&state, &LABELLED, subscriber_id, account_id, &request.metadata, read, metadata_of)
-            .await?;
+    let row = labels::patch_metadata(
+        &state,
+        &LABELLED,
+        subscriber_id,
+        account_id.get(),
+        &request.metadata,
+        read,
+        metadata_of,
+    )
+    .await?;
     Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
 }
 
@@ -306,13 +319,16 @@ async fn update(
 async fn remove(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(account_id): IdPath,
+    IdPath(account_id): IdPath<AccountId>,
 ) -> Result<Json<Success<RemoveAccountResponse>>, ApiError> {
-    if !erasure::erase(&state, auth.subscriber_id, &removals::ACCOUNT, account_id).await? {
+    if !erasure::erase(&state, auth.subscriber_id, &removals::ACCOUNT, account_id.get()).await? {
         return Err(no_such_account(account_id));
     }
-    tracing::info!(account_id, "bank account removed; its bank token revoked");
-    Ok(Json(Success::new(RemoveAccountResponse { message: "Account removed".to_owned(), account_id })))
+    tracing::info!(account_id = account_id.get(), "bank account removed; its bank token revoked");
+    Ok(Json(Success::new(RemoveAccountResponse {
+        message: "Account removed".to_owned(),
+        account_id: account_id.get(),
+    })))
 }
 
 /// A bank account's transactions, newest first
@@ -334,7 +350,7 @@ async fn remove(
 async fn transactions(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(account_id): IdPath,
+    IdPath(account_id): IdPath<AccountId>,
     ApiQuery(query): ApiQuery<AccountTransactionQuery>,
 ) -> Result<Json<Success<AccountTransactionPage>>, ApiError> {
     let (filter, limit) = crate::paging::transaction_filter(
@@ -387,7 +403,7 @@ struct ReadableHistory {
 async fn readable_history(
     state: &AppState,
     subscriber_id: SubscriberId,
-    account_id: i64,
+    account_id: AccountId,
 ) -> Result<ReadableHistory, ApiError> {
     let row = owned_account(state, subscriber_id, account_id).await?;
     let now = Utc::now().timestamp();
@@ -453,7 +469,7 @@ async fn readable_history(
 async fn recurring(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(account_id): IdPath,
+    IdPath(account_id): IdPath<AccountId>,
 ) -> Result<Json<Success<RecurringStreams>>, ApiError> {
     let readable = readable_history(&state, auth.subscriber_id, account_id).await?;
     Ok(Json(Success::new(RecurringStreams { streams: readable.history.streams_on(Utc::now().date_naive()) })))

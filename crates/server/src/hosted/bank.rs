@@ -8,6 +8,7 @@
 //! from another browser that only knows the link.
 
 use std::collections::HashMap;
+use subscriber_protocol::AccountId;
 
 use axum::body::Bytes;
 use axum::extract::State;
@@ -110,7 +111,7 @@ fn back(link: &Link, status: &str) -> Markup {
 }
 
 /// [`back`] naming `account_id` (the account a re-linked login went to).
-fn back_with(link: &Link, account_id: i64, status: &str) -> Markup {
+fn back_with(link: &Link, account_id: AccountId, status: &str) -> Markup {
     let Some(return_url) = &link.row.return_url else { return html! {} };
     page::return_link(&link.branding, return_url, &[("accountId", &account_id.to_string()), ("status", status)])
 }
@@ -179,7 +180,7 @@ fn owes_code(link: &Link, nonce: &str) -> bool {
 }
 
 fn code_page(state: &AppState, link: &Link, browser: &Browser, error: Option<&str>, status: StatusCode) -> Response {
-    let csrf = token::csrf_token(&state.hosted_key, CODE_PURPOSE, link.row.id, &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CODE_PURPOSE, link.row.id.get(), &browser.nonce);
     let action = format!("{LOGIN_PATH}?link={}", link.token);
     let body = html! {
         header class="brand" {
@@ -215,7 +216,7 @@ async fn submit_code(
     nonce: String,
 ) -> Response {
     let presented = fields.get("csrf").map_or("", String::as_str);
-    if !token::csrf_valid(&state.hosted_key, CODE_PURPOSE, link.row.id, &nonce, presented) {
+    if !token::csrf_valid(&state.hosted_key, CODE_PURPOSE, link.row.id.get(), &nonce, presented) {
         return forbidden_form();
     }
     let browser = Browser::known(nonce);
@@ -255,7 +256,7 @@ fn login_page(
     username: &str,
     status: StatusCode,
 ) -> Response {
-    let csrf = token::csrf_token(&state.hosted_key, LOGIN_PURPOSE, link.row.id, &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, LOGIN_PURPOSE, link.row.id.get(), &browser.nonce);
     let action = format!("{LOGIN_PATH}?link={}", link.token);
     let body = html! {
         header class="brand" {
@@ -314,7 +315,7 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
     }
     let presented = fields.get("csrf").map_or("", String::as_str);
     let Some(nonce) = Browser::existing(&headers)
-        .filter(|nonce| token::csrf_valid(&state.hosted_key, LOGIN_PURPOSE, link.row.id, nonce, presented))
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, LOGIN_PURPOSE, link.row.id.get(), nonce, presented))
     else {
         return forbidden_form();
     };
@@ -333,7 +334,7 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
         let reason = "the bank has locked this online banking account";
         return match bank_link::fail(&state, &link.row, reason).await {
             Ok(_) => {
-                tracing::info!(account_id, "bank link failed: locked bank account");
+                tracing::info!(account_id = account_id.get(), "bank link failed: locked bank account");
                 failed_page(&link, StatusCode::OK, Some(reason))
             }
             Err(error) => page::internal_error(&error),
@@ -368,7 +369,7 @@ async fn count_failure(
     let failures = bank_link::record_login_failure(state, &link.row, reason).await;
     match failures {
         Ok(Some(failures)) if failures >= credentials::MAX_LOGIN_FAILURES => {
-            tracing::info!(account_id, "bank link failed: too many failed sign-ins");
+            tracing::info!(account_id = account_id.get(), "bank link failed: too many failed sign-ins");
             failed_page(link, StatusCode::OK, Some(reason))
         }
         Ok(Some(failures)) => {
@@ -408,7 +409,7 @@ fn consent_page(
     error: Option<&str>,
     status: StatusCode,
 ) -> Response {
-    let csrf = token::csrf_token(&state.hosted_key, CONSENT_PURPOSE, link.row.id, &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CONSENT_PURPOSE, link.row.id.get(), &browser.nonce);
     let action = format!("{CONSENT_PATH}?link={}", link.token);
     let describe = |permission: AccountPermission| match permission {
         AccountPermission::Balances => "Balances: the available and current balance",
@@ -461,7 +462,7 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
     let fields = token::form_fields(&body);
     let presented = fields.get("csrf").map_or("", String::as_str);
     let Some(nonce) = Browser::existing(&headers)
-        .filter(|nonce| token::csrf_valid(&state.hosted_key, CONSENT_PURPOSE, link.row.id, nonce, presented))
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, CONSENT_PURPOSE, link.row.id.get(), nonce, presented))
     else {
         return forbidden_form();
     };
@@ -474,7 +475,7 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
         let reason = "the account holder declined to share the account";
         return match bank_link::fail(&state, &link.row, reason).await {
             Ok(_) => {
-                tracing::info!(account_id, "bank link declined");
+                tracing::info!(account_id = account_id.get(), "bank link declined");
                 failed_page(&link, StatusCode::OK, Some(reason))
             }
             Err(error) => page::internal_error(&error),
@@ -496,9 +497,13 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
     match linked {
         Ok(Some(linked_id)) => {
             if linked_id == account_id {
-                tracing::info!(account_id, "bank account linked");
+                tracing::info!(account_id = account_id.get(), "bank account linked");
             } else {
-                tracing::info!(account_id, linked_id, "the same bank login re-linked its account");
+                tracing::info!(
+                    account_id = account_id.get(),
+                    linked_id = linked_id.get(),
+                    "the same bank login re-linked its account"
+                );
             }
             let names: Vec<&str> = granted.iter().map(|permission| permission_name(*permission)).collect();
             page::render_branded(

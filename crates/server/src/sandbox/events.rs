@@ -10,6 +10,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::{Duration, SubsecRound, Utc};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use subscriber_protocol::AccountId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{
     AccountEventData, AccountRemovedData, CardEnrolledData, CardRemovedData, CardSessionCompletedData,
@@ -158,7 +159,7 @@ async fn payload(
             EventData::MerchantLocationRemoved(LocationRemovedData { location_id: id })
         }
         EventType::AccountLinked | EventType::AccountRefreshed => {
-            let data = account(id, None, Some(now + Duration::days(90)));
+            let data = account(AccountId(id), None, Some(now + Duration::days(90)));
             if event_type == EventType::AccountLinked {
                 EventData::AccountLinked(data)
             } else {
@@ -166,10 +167,10 @@ async fn payload(
             }
         }
         EventType::AccountFailed => {
-            EventData::AccountFailed(account(id, Some("the bank refused the credentials".to_owned()), None))
+            EventData::AccountFailed(account(AccountId(id), Some("the bank refused the credentials".to_owned()), None))
         }
         EventType::AccountConsentExpiring => {
-            EventData::AccountConsentExpiring(account(id, None, Some(now + Duration::days(7))))
+            EventData::AccountConsentExpiring(account(AccountId(id), None, Some(now + Duration::days(7))))
         }
         EventType::AccountRemoved => EventData::AccountRemoved(AccountRemovedData { account_id: id }),
         EventType::PersonVerified => EventData::PersonVerified(person(id, PersonStatus::Verified, None)),
@@ -196,11 +197,17 @@ fn made_up_purchase(shop: Shop, created: bool) -> TransactionRow {
 }
 
 fn account(
-    account_id: i64,
+    account_id: AccountId,
     reason: Option<String>,
     consent_expires_at: Option<chrono::DateTime<Utc>>,
 ) -> AccountEventData {
-    AccountEventData { account_id, reason, consent_expires_at, client_user_id: None, metadata: Metadata::default() }
+    AccountEventData {
+        account_id: account_id.get(),
+        reason,
+        consent_expires_at,
+        client_user_id: None,
+        metadata: Metadata::default(),
+    }
 }
 
 fn person(person_id: i64, status: PersonStatus, locked_until: Option<chrono::DateTime<Utc>>) -> PersonEventData {

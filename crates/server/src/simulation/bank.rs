@@ -4,6 +4,7 @@
 
 use rand::seq::IndexedRandom;
 use rand::{Rng, RngCore};
+use subscriber_protocol::AccountId;
 
 use crate::simulation::identity::seeded;
 
@@ -35,16 +36,16 @@ const MERCHANTS: &[(&str, i64, i64)] = &[
     ("Card purchase · Cinema Lux", 1_200, 4_000),
 ];
 
-pub fn balance(seed: u64, account_id: i64) -> Balance {
-    let mut rng = seeded(seed, "bank-balance", &[account_id]);
+pub fn balance(seed: u64, account_id: AccountId) -> Balance {
+    let mut rng = seeded(seed, "bank-balance", &[account_id.get()]);
     let current_minor = rng.random_range(20_000..2_500_000);
     let held = rng.random_range(0..30_000).min(current_minor);
     Balance { available_minor: current_minor - held, current_minor }
 }
 
 /// Last four digits of the cards the bank issued for the account.
-pub fn cards(seed: u64, account_id: i64) -> Vec<u16> {
-    let mut rng = seeded(seed, "bank-cards", &[account_id]);
+pub fn cards(seed: u64, account_id: AccountId) -> Vec<u16> {
+    let mut rng = seeded(seed, "bank-cards", &[account_id.get()]);
     let count = rng.random_range(1..=2);
     (0..count).map(|_| rng.random_range(1000..=9999)).collect()
 }
@@ -52,8 +53,8 @@ pub fn cards(seed: u64, account_id: i64) -> Vec<u16> {
 /// The account's transactions from `HISTORY_DAYS` before `linked_at` up to `until` (the
 /// link's time, or the last refresh), newest first. Ids are the account's id followed by a
 /// running number; a later `until` adds the days after and changes none before.
-pub fn transactions(seed: u64, account_id: i64, linked_at: i64, until: i64) -> Vec<BankTransaction> {
-    let mut rng = seeded(seed, "bank-transactions", &[account_id]);
+pub fn transactions(seed: u64, account_id: AccountId, linked_at: i64, until: i64) -> Vec<BankTransaction> {
+    let mut rng = seeded(seed, "bank-transactions", &[account_id.get()]);
     let start = linked_at - HISTORY_DAYS * DAY;
     // At most three years on from the link.
     let days = ((until.max(linked_at) - start) / DAY + 1).min(HISTORY_DAYS + 3 * 366);
@@ -85,7 +86,7 @@ pub fn transactions(seed: u64, account_id: i64, linked_at: i64, until: i64) -> V
         .into_iter()
         .enumerate()
         .map(|(index, (created_at, amount_minor, description))| BankTransaction {
-            id: account_id * 1_000_000 + i64::try_from(index).unwrap_or(0) + 1,
+            id: account_id.get() * 1_000_000 + i64::try_from(index).unwrap_or(0) + 1,
             created_at,
             pending: created_at >= pending_after,
             amount_minor,
@@ -102,8 +103,8 @@ mod tests {
 
     #[test]
     fn a_refresh_adds_the_days_after_and_changes_none_before() {
-        let linked = transactions(3, 12, 1_800_000_000, 1_800_000_000);
-        let refreshed = transactions(3, 12, 1_800_000_000, 1_800_000_000 + 20 * DAY);
+        let linked = transactions(3, AccountId(12), 1_800_000_000, 1_800_000_000);
+        let refreshed = transactions(3, AccountId(12), 1_800_000_000, 1_800_000_000 + 20 * DAY);
         assert!(refreshed.len() > linked.len() + 10, "{} then {}", linked.len(), refreshed.len());
         let settled = |list: &[BankTransaction]| {
             list.iter()
@@ -116,8 +117,8 @@ mod tests {
 
     #[test]
     fn the_same_account_shows_the_same_data() {
-        let first = transactions(3, 12, 1_800_000_000, 1_800_000_000);
-        let again = transactions(3, 12, 1_800_000_000, 1_800_000_000);
+        let first = transactions(3, AccountId(12), 1_800_000_000, 1_800_000_000);
+        let again = transactions(3, AccountId(12), 1_800_000_000, 1_800_000_000);
         assert!(first.len() > 60, "{} transactions", first.len());
         assert_eq!(
             first.iter().map(|t| (t.id, t.created_at, t.amount_minor)).collect::<Vec<_>>(),
@@ -128,8 +129,8 @@ mod tests {
             first.iter().all(|t| t.created_at < 1_800_000_000 && t.created_at >= 1_800_000_000 - HISTORY_DAYS * DAY)
         );
         assert!(first.iter().any(|t| t.amount_minor < 0), "pay comes in");
-        let balance = balance(3, 12);
+        let balance = balance(3, AccountId(12));
         assert!(balance.available_minor <= balance.current_minor);
-        assert_eq!(cards(3, 12), cards(3, 12));
+        assert_eq!(cards(3, AccountId(12)), cards(3, AccountId(12)));
     }
 }

@@ -7,6 +7,7 @@ use super::rows::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::AccountId;
 use subscriber_protocol::SubscriberId;
 
 use super::rows::bank_accounts::LinkStep;
@@ -28,7 +29,7 @@ impl Store {
         page: NewTokenPage,
         bank_id: &'static str,
         replay: Option<Replay>,
-    ) -> StorageResult<i64> {
+    ) -> StorageResult<AccountId> {
         let NewTokenPage { subscriber_id, token_hash, created_at, expires_at, return_url, labels } = page;
         let sql = sql!(
             "INSERT INTO bank_accounts (subscriber_id, bank_id, link_token_hash, stage, status, created_at,
@@ -38,11 +39,15 @@ impl Store {
         let [client_user_id, metadata] = super::rows::labels::args(&labels);
         let args =
             args![subscriber_id, bank_id, token_hash, created_at, expires_at, return_url, client_user_id, metadata];
-        self.insert_keeping_replay(sql, args, created_at, replay).await
+        self.insert_keeping_replay(sql, args, created_at, replay).await.map(AccountId)
     }
 
     /// The account when it belongs to the subscriber.
-    pub async fn bank_account(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<BankAccountRow>> {
+    pub async fn bank_account(
+        &self,
+        subscriber_id: SubscriberId,
+        id: AccountId,
+    ) -> StorageResult<Option<BankAccountRow>> {
         let sql = sql!("SELECT {COLUMNS} FROM bank_accounts WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![id, subscriber_id]).await
     }
@@ -64,7 +69,7 @@ impl Store {
     /// bank asks for a one-time code first, else `Consent`. `false` when the link is closed.
     pub async fn bank_sign_in(
         &self,
-        id: i64,
+        id: AccountId,
         now: i64,
         browser_hash: Vec<u8>,
         next_stage: LinkStage,
@@ -78,7 +83,7 @@ impl Store {
     }
 
     /// The one-time code was right: on to consent.
-    pub async fn bank_pass_code(&self, id: i64, now: i64) -> StorageResult<bool> {
+    pub async fn bank_pass_code(&self, id: AccountId, now: i64) -> StorageResult<bool> {
         let sql =
             sql!("UPDATE bank_accounts SET stage = 'consent' WHERE id = $1 AND stage = 'mfa' AND {STILL_PENDING}");
         Ok(self.execute(sql, args![id, now]).await? == 1)
@@ -89,7 +94,7 @@ impl Store {
     /// no longer pending.
     pub async fn bank_login_failure(
         &self,
-        id: i64,
+        id: AccountId,
         now: i64,
         max_failures: u32,
         failure: LinkFailure,
@@ -112,7 +117,7 @@ impl Store {
 
     /// Ends the link with `reason` (a new link fails; a linked account in update mode stays as
     /// it was), recording `failed`'s event; `false` when it was closed.
-    pub async fn fail_bank_link(&self, id: i64, now: i64, failure: LinkFailure) -> StorageResult<bool> {
+    pub async fn fail_bank_link(&self, id: AccountId, now: i64, failure: LinkFailure) -> StorageResult<bool> {
         let sql = sql!(
             "UPDATE bank_accounts SET stage = 'done',
                  status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END,
@@ -130,7 +135,7 @@ impl Store {
     /// the consent runs until `consent.consent_expires_at`, and the consent's event recorded.
     /// A linked account in update mode keeps its id and first `linkedAt`. `false` when the
     /// link closed first.
-    pub async fn link_bank_account(&self, id: i64, now: i64, consent: Consent) -> StorageResult<bool> {
+    pub async fn link_bank_account(&self, id: AccountId, now: i64, consent: Consent) -> StorageResult<bool> {
         let sql = sql!(
             "UPDATE bank_accounts SET status = 'linked', stage = 'done', permissions = $3, access_token = $4,
                  refreshed_at = CASE WHEN linked_at IS NULL THEN refreshed_at ELSE $2 END,
@@ -149,7 +154,13 @@ impl Store {
     /// `into` takes the new consent (token, permissions, expiry), and `id` ends, read from
     /// then on as `into` and listed nowhere. `consent.event` names `into`. `false` when the
     /// link closed first.
-    pub async fn merge_bank_link(&self, id: i64, into: i64, now: i64, consent: Consent) -> StorageResult<bool> {
+    pub async fn merge_bank_link(
+        &self,
+        id: AccountId,
+        into: AccountId,
+        now: i64,
+        consent: Consent,
+    ) -> StorageResult<bool> {
         let ended = sql!(
             "UPDATE bank_accounts SET status = 'linked', stage = 'done', merged_into = $3, linked_at = $2
              WHERE id = $1 AND stage = 'consent' AND status = 'pending' AND {STILL_PENDING}
@@ -178,7 +189,7 @@ impl Store {
         &self,
         subscriber_id: SubscriberId,
         login_key: Vec<u8>,
-        id: i64,
+        id: AccountId,
     ) -> StorageResult<Option<BankAccountRow>> {
         let sql = sql!(
             "SELECT {COLUMNS} FROM bank_accounts
@@ -194,7 +205,7 @@ impl Store {
     pub async fn reopen_bank_link(
         &self,
         subscriber_id: SubscriberId,
-        id: i64,
+        id: AccountId,
         page: NewTokenPage,
     ) -> StorageResult<bool> {
         let NewTokenPage { token_hash, expires_at, return_url, .. } = page;
@@ -208,7 +219,7 @@ impl Store {
 
     /// Records a refresh of linked account `id` at `now` with its event; `false` when it is not
     /// linked with an unexpired consent.
-    pub async fn refresh_bank_account(&self, id: i64, now: i64, event: Outcome) -> StorageResult<bool> {
+    pub async fn refresh_bank_account(&self, id: AccountId, now: i64, event: Outcome) -> StorageResult<bool> {
         let sql = sql!(
             "UPDATE bank_accounts SET refreshed_at = $2
              WHERE id = $1 AND status = 'linked' AND consent_expires_at > $2 AND {NOT_MERGED}
@@ -240,7 +251,7 @@ impl Store {
 
     /// Records account `id`'s expiring event once per consent: `false` when it was recorded
     /// already (by another instance too) or the consent moved past `by`.
-    pub async fn warn_consent(&self, id: i64, now: i64, by: i64, event: Outcome) -> StorageResult<bool> {
+    pub async fn warn_consent(&self, id: AccountId, now: i64, by: i64, event: Outcome) -> StorageResult<bool> {
         let sql = sql!(
             "UPDATE bank_accounts SET consent_warned_at = $2
              WHERE id = $1 AND consent_warned_at IS NULL AND consent_expires_at <= $3 AND status = 'linked'

@@ -3,6 +3,7 @@
 use super::{Column, Columns, FromRow};
 use crate::storage::sql::{Param, Sql};
 use crate::storage::{StorageError, StorageResult};
+use subscriber_protocol::AccountId;
 use subscriber_protocol::SubscriberId;
 
 /// Where the person is in the bank's pages (the table's CHECK holds the same four names).
@@ -61,7 +62,7 @@ impl LinkStatus {
 
 #[derive(Debug, Clone)]
 pub struct BankAccountRow {
-    pub id: i64,
+    pub id: AccountId,
     pub subscriber_id: SubscriberId,
     pub bank_id: String,
     pub stage: LinkStage,
@@ -82,7 +83,7 @@ pub struct BankAccountRow {
     /// The last `POST /account/{id}/refresh`.
     pub refreshed_at: Option<i64>,
     /// The account this link re-linked (the same bank login): this one is read as that one.
-    pub merged_into: Option<i64>,
+    pub merged_into: Option<AccountId>,
     /// The HMAC of the bank and the username that signed in (never the username).
     pub login_key: Option<Vec<u8>>,
 }
@@ -149,7 +150,7 @@ impl FromRow for BankAccountRow {
 
 /// A step that may end a link (a failed sign-in, a failure, the consent), run in one write.
 pub struct LinkStep {
-    pub id: i64,
+    pub id: AccountId,
     /// Changes link `$1` when the step applies to it, returning the subscriber who opened it
     /// and the failures so far.
     pub update: &'static Sql,
