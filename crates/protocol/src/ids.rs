@@ -100,4 +100,6 @@ integer_id! {
     WebhookId;
     /// A bank account a subscriber linked.
     AccountId;
+    /// A person whose identity a subscriber verifies.
+    PersonId;
 }

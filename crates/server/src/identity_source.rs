@@ -11,6 +11,7 @@
 //! questions) is configured, `POST /persons/authenticate` answers 501 `not_configured`.
 
 use std::sync::Arc;
+use subscriber_protocol::PersonId;
 
 use subscriber_protocol::{AuthenticatePersonRequest, Environment};
 
@@ -20,7 +21,7 @@ use crate::simulation::identity::{self, IssuedQuestion};
 /// What a source is asked with. `information` is what the person typed: a source may
 /// match on it but must not keep it (the service stores none of it).
 pub struct Applicant<'a> {
-    pub person_id: i64,
+    pub person_id: PersonId,
     pub first_name: &'a str,
     pub last_name: &'a str,
     pub information: &'a AuthenticatePersonRequest,

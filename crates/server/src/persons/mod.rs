@@ -12,6 +12,7 @@ pub mod signals;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 
 use axum::Json;
@@ -94,11 +95,15 @@ async fn onboard(
 }
 
 /// The caller's person, or 404.
-async fn owned_person(state: &AppState, subscriber_id: SubscriberId, person_id: i64) -> Result<PersonRow, ApiError> {
+async fn owned_person(
+    state: &AppState,
+    subscriber_id: SubscriberId,
+    person_id: PersonId,
+) -> Result<PersonRow, ApiError> {
     state.db.person(subscriber_id, person_id).await?.ok_or_else(|| no_such_person(person_id))
 }
 
-fn no_such_person(person_id: i64) -> ApiError {
+fn no_such_person(person_id: PersonId) -> ApiError {
     ApiError::not_found(format!("no person {person_id} was onboarded by this subscriber"))
 }
 
@@ -110,7 +115,7 @@ fn locked(person: &PersonRow, now: i64) -> Result<(), ApiError> {
 }
 
 /// The 403 of a locked person (`lockedUntil`); `Err` only when `until` is not a time.
-fn locked_error(person_id: i64, until: i64) -> Result<ApiError, ApiError> {
+fn locked_error(person_id: PersonId, until: i64) -> Result<ApiError, ApiError> {
     let until = paging::checked_time(until)?;
     Ok(ApiError::Locked {
         message: format!(
@@ -232,7 +237,7 @@ fn plan_question_set(
         plan.close_unanswered_at = Some(times.now);
         plan.lock_until = (failures >= MAX_FAILED_VERIFICATIONS).then_some(times.now + times.lock_seconds);
         if let Some(until) = plan.lock_until {
-            tracing::info!(person_id = current.id, "person locked: question sets left unanswered");
+            tracing::info!(person_id = current.id.get(), "person locked: question sets left unanswered");
             plan.locked_event = Some(StoredEvent::new(&locked_event(current, until)));
             return Ok((plan, Err(Refused::Locked { until })));
         }
@@ -267,7 +272,7 @@ fn person_event(
     locked_until: Option<chrono::DateTime<Utc>>,
 ) -> PersonEventData {
     PersonEventData {
-        person_id: person.id,
+        person_id: person.id.get(),
         status,
         locked_until,
         client_user_id: person.labels.client_user_id.clone(),
@@ -310,7 +315,7 @@ pub(crate) async fn authenticate_person(
     let source = identity_source(state)?;
     let today = Utc::now().date_naive();
     let information = rules::persons::information(&request, today)?;
-    let person = owned_person(state, subscriber_id, request.person_id).await?;
+    let person = owned_person(state, subscriber_id, PersonId(request.person_id)).await?;
     let now = Utc::now().timestamp();
     let validity = i64::try_from(state.config.person_questions_seconds).unwrap_or(600);
     let times = IssueTimes {
@@ -345,9 +350,13 @@ pub(crate) async fn authenticate_person(
         Err(Refused::Locked { until }) => return Err(locked_error(person_id, until)?),
         Err(Refused::Source(cause)) => return Err(ApiError::internal(cause.context("identity source failed"))),
     };
-    tracing::info!(person_id, set_id, "identity questions issued");
+    tracing::info!(person_id = person_id.get(), set_id, "identity questions issued");
     let questions = questions_of(set_id, &issued);
-    Ok(AuthenticatePersonResponse { person_id, expires_at: paging::checked_time(expires_at)?, questions })
+    Ok(AuthenticatePersonResponse {
+        person_id: person_id.get(),
+        expires_at: paging::checked_time(expires_at)?,
+        questions,
+    })
 }
 
 /// A set's questions as the person is asked them, with their ids and their choices' ids.
@@ -378,7 +387,7 @@ fn questions_of(set_id: i64, issued: &[IssuedQuestion]) -> Vec<Question> {
 /// `None`: what the identity page shows again when reloaded.
 pub(crate) async fn open_questions(
     state: &AppState,
-    person_id: i64,
+    person_id: PersonId,
     now: i64,
 ) -> Result<Option<AuthenticatePersonResponse>, ApiError> {
     let Some(set) = state.db.latest_question_set(person_id).await? else { return Ok(None) };
@@ -387,7 +396,7 @@ pub(crate) async fn open_questions(
     }
     let issued = stored_questions(&set)?;
     Ok(Some(AuthenticatePersonResponse {
-        person_id,
+        person_id: person_id.get(),
         expires_at: paging::checked_time(set.expires_at)?,
         questions: questions_of(set.id, &issued),
     }))
@@ -465,7 +474,7 @@ pub(crate) async fn verify_person(
     // Sets issued by a source this environment does not have (a database that served the
     // sandbox) are not answerable here either.
     identity_source(state)?;
-    let person = owned_person(state, subscriber_id, request.person_id).await?;
+    let person = owned_person(state, subscriber_id, PersonId(request.person_id)).await?;
     let now = Utc::now().timestamp();
     locked(&person, now)?;
     if person.verified_at.is_some() {
@@ -506,7 +515,7 @@ pub(crate) async fn verify_person(
             "these questions were already answered: call POST /persons/authenticate for new ones",
         ));
     }
-    tracing::info!(person_id, passed, "identity verification answered");
+    tracing::info!(person_id = person_id.get(), passed, "identity verification answered");
     let attempts_remaining = MAX_FAILED_VERIFICATIONS.saturating_sub(failures);
     let (status, signals) = if passed {
         (
@@ -519,7 +528,7 @@ pub(crate) async fn verify_person(
         (PersonStatus::Failed, None)
     };
     Ok(VerifyPersonResponse {
-        person_id,
+        person_id: person_id.get(),
         verified: passed,
         status,
         attempts_remaining,
@@ -537,7 +546,7 @@ pub(crate) fn person_view(
     let status = status_of(&person, latest, now);
     let time = |seconds: Option<i64>| seconds.map(paging::checked_time).transpose();
     Ok(Person {
-        person_id: person.id,
+        person_id: person.id.get(),
         status,
         verified: person.verified_at.is_some(),
         attempts_remaining: attempts_remaining(&person, now),
@@ -566,7 +575,7 @@ pub(crate) fn person_view(
 async fn details(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(person_id): IdPath,
+    IdPath(person_id): IdPath<PersonId>,
 ) -> Result<Json<Success<Person>>, ApiError> {
     let person = owned_person(&state, auth.subscriber_id, person_id).await?;
     let latest = state.db.latest_question_set(person_id).await?;
@@ -589,14 +598,14 @@ async fn details(
 async fn update(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(person_id): IdPath,
+    IdPath(person_id): IdPath<PersonId>,
     ApiJson(request): ApiJson<UpdateMetadataRequest>,
 ) -> Result<Json<Success<Person>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let read = || owned_person(&state, subscriber_id, person_id);
     let metadata_of: fn(&PersonRow) -> &Metadata = |row| &row.labels.metadata;
     let person =
-        labels::patch_metadata(&state, &LABELLED, subscriber_id, person_id, &request.metadata, read, metadata_of)
+        labels::patch_metadata(&state, &LABELLED, subscriber_id, person_id.get(), &request.metadata, read, metadata_of)
             .await?;
     let latest = state.db.latest_question_set(person_id).await?;
     let now = Utc::now().timestamp();
@@ -617,13 +626,13 @@ async fn update(
 async fn remove(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(person_id): IdPath,
+    IdPath(person_id): IdPath<PersonId>,
 ) -> Result<Json<Success<RemovePersonResponse>>, ApiError> {
-    if !erasure::erase(&state, auth.subscriber_id, &removals::PERSON, person_id).await? {
+    if !erasure::erase(&state, auth.subscriber_id, &removals::PERSON, person_id.get()).await? {
         return Err(no_such_person(person_id));
     }
-    tracing::info!(person_id, "person removed");
-    Ok(Json(Success::new(RemovePersonResponse { message: "Person removed".to_owned(), person_id })))
+    tracing::info!(person_id = person_id.get(), "person removed");
+    Ok(Json(Success::new(RemovePersonResponse { message: "Person removed".to_owned(), person_id: person_id.get() })))
 }
 
 /// The caller's persons, newest first
@@ -657,7 +666,7 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 async fn sandbox_answers(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(person_id): IdPath,
+    IdPath(person_id): IdPath<PersonId>,
 ) -> Result<Json<Success<SandboxAnswers>>, ApiError> {
     if state.environment() != Environment::Sandbox {
         return Err(ApiError::not_found("sandbox helpers exist only in the sandbox environment"));

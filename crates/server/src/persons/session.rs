@@ -6,6 +6,7 @@
 use axum::extract::State;
 use axum::response::Response;
 use chrono::Utc;
+use subscriber_protocol::PersonId;
 use subscriber_protocol::{CreatePersonSessionRequest, ErrorBody, PersonSessionResponse, Success};
 
 use super::{identity_source, owned_person};
@@ -44,7 +45,7 @@ pub const PAGE_PATH: &str = "/secure/identity";
 pub async fn create(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(person_id): IdPath,
+    IdPath(person_id): IdPath<PersonId>,
     idempotent: Idempotent,
     ApiJsonOrEmpty(request): ApiJsonOrEmpty<CreatePersonSessionRequest>,
 ) -> Result<Response, ApiError> {
@@ -63,7 +64,7 @@ pub async fn create(
     let response_url = url.clone();
     let replay = idempotent.replay(move |session_id| PersonSessionResponse {
         session_id,
-        person_id,
+        person_id: person_id.get(),
         url: response_url.clone(),
         expires_at: expires_at_time,
     });
@@ -76,6 +77,11 @@ pub async fn create(
         return_url,
     };
     let session_id = state.db.open_person_session(page, replay).await?;
-    tracing::info!(session_id, person_id, "identity page opened");
-    Ok(idempotent.created(PersonSessionResponse { session_id, person_id, url, expires_at: expires_at_time }))
+    tracing::info!(session_id, person_id = person_id.get(), "identity page opened");
+    Ok(idempotent.created(PersonSessionResponse {
+        session_id,
+        person_id: person_id.get(),
+        url,
+        expires_at: expires_at_time,
+    }))
 }

@@ -3,6 +3,7 @@
 
 use rand::Rng;
 use rand::seq::SliceRandom;
+use subscriber_protocol::PersonId;
 use subscriber_protocol::{IncomeSignal, Signals, SpendingCategory, SpendingDelta};
 
 use crate::simulation::identity::seeded;
@@ -48,8 +49,8 @@ fn round_to(value: f64, decimals: i32) -> f64 {
     (value * scale).round() / scale
 }
 
-pub fn signals(seed: u64, person_id: i64, country_code: Option<&str>) -> Signals {
-    let mut rng = seeded(seed, "signals", &[person_id]);
+pub fn signals(seed: u64, person_id: PersonId, country_code: Option<&str>) -> Signals {
+    let mut rng = seeded(seed, "signals", &[person_id.get()]);
     // Log-uniform: most incomes modest, a few high.
     let income = (rng.random_range(28_000f64.ln()..185_000f64.ln())).exp();
     let annual_amount = (income / 500.0).round() * 500.0;
@@ -106,7 +107,7 @@ mod tests {
     #[test]
     fn shares_sum_to_one_and_signals_are_plausible() {
         for person in 1..300 {
-            let signals = signals(11, person, Some("DEU"));
+            let signals = signals(11, PersonId(person), Some("DEU"));
             let sum: f64 = signals.spending_categories.iter().map(|category| category.share).sum();
             assert!((sum - 1.0).abs() < 1e-9, "person {person}: {sum}");
             assert!(signals.spending_categories.iter().all(|category| category.share > 0.0));
@@ -127,7 +128,7 @@ mod tests {
 
     #[test]
     fn the_same_person_gets_the_same_signals() {
-        assert_eq!(signals(11, 3, None), signals(11, 3, None));
-        assert_ne!(signals(11, 3, None), signals(11, 4, None));
+        assert_eq!(signals(11, PersonId(3), None), signals(11, PersonId(3), None));
+        assert_ne!(signals(11, PersonId(3), None), signals(11, PersonId(4), None));
     }
 }

@@ -11,6 +11,7 @@ use chrono::{Duration, SubsecRound, Utc};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use subscriber_protocol::AccountId;
+use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{
     AccountEventData, AccountRemovedData, CardEnrolledData, CardRemovedData, CardSessionCompletedData,
@@ -173,9 +174,9 @@ async fn payload(
             EventData::AccountConsentExpiring(account(AccountId(id), None, Some(now + Duration::days(7))))
         }
         EventType::AccountRemoved => EventData::AccountRemoved(AccountRemovedData { account_id: id }),
-        EventType::PersonVerified => EventData::PersonVerified(person(id, PersonStatus::Verified, None)),
+        EventType::PersonVerified => EventData::PersonVerified(person(PersonId(id), PersonStatus::Verified, None)),
         EventType::PersonLocked => {
-            EventData::PersonLocked(person(id, PersonStatus::Locked, Some(now + Duration::hours(24))))
+            EventData::PersonLocked(person(PersonId(id), PersonStatus::Locked, Some(now + Duration::hours(24))))
         }
         EventType::PersonRemoved => EventData::PersonRemoved(PersonRemovedData { person_id: id }),
         EventType::CardSessionCompleted => {
@@ -210,6 +211,12 @@ fn account(
     }
 }
 
-fn person(person_id: i64, status: PersonStatus, locked_until: Option<chrono::DateTime<Utc>>) -> PersonEventData {
-    PersonEventData { person_id, status, locked_until, client_user_id: None, metadata: Metadata::default() }
+fn person(person_id: PersonId, status: PersonStatus, locked_until: Option<chrono::DateTime<Utc>>) -> PersonEventData {
+    PersonEventData {
+        person_id: person_id.get(),
+        status,
+        locked_until,
+        client_user_id: None,
+        metadata: Metadata::default(),
+    }
 }

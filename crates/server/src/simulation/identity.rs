@@ -8,6 +8,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
+use subscriber_protocol::PersonId;
 
 pub const NONE_OF_THE_ABOVE: &str = "None of the above";
 pub const QUESTIONS_PER_SET: usize = 4;
@@ -182,8 +183,8 @@ fn distinct<T: Clone>(pool: &[T], count: usize, rng: &mut ChaCha8Rng) -> Vec<T> 
 
 /// The identity of a person: the same seed and person always give the same one. Years
 /// fit the date of birth the person gave (a first credit account at 18 or later).
-pub fn identity(seed: u64, person_id: i64, birth_year: i32, this_year: i32) -> Identity {
-    let mut rng = seeded(seed, "identity", &[person_id]);
+pub fn identity(seed: u64, person_id: PersonId, birth_year: i32, this_year: i32) -> Identity {
+    let mut rng = seeded(seed, "identity", &[person_id.get()]);
     let mut past_streets = Vec::new();
     while past_streets.len() < 2 {
         let candidate = street(&mut rng);
@@ -214,8 +215,8 @@ enum Topic {
 
 /// Four questions for the person's `set_number`-th authentication: a different pick of
 /// topics and choices each time, from the same identity.
-pub fn questions(seed: u64, person_id: i64, set_number: u32, identity: &Identity) -> Vec<IssuedQuestion> {
-    let mut rng = seeded(seed, "questions", &[person_id, i64::from(set_number)]);
+pub fn questions(seed: u64, person_id: PersonId, set_number: u32, identity: &Identity) -> Vec<IssuedQuestion> {
+    let mut rng = seeded(seed, "questions", &[person_id.get(), i64::from(set_number)]);
     let mut topics = [Topic::Street, Topic::Employer, Topic::Vehicle, Topic::Lender, Topic::Year];
     topics.shuffle(&mut rng);
     topics
@@ -289,16 +290,16 @@ mod tests {
 
     #[test]
     fn the_same_person_has_the_same_identity() {
-        assert_eq!(identity(7, 42, 1980, 2026), identity(7, 42, 1980, 2026));
-        assert_ne!(identity(7, 42, 1980, 2026), identity(7, 43, 1980, 2026));
+        assert_eq!(identity(7, PersonId(42), 1980, 2026), identity(7, PersonId(42), 1980, 2026));
+        assert_ne!(identity(7, PersonId(42), 1980, 2026), identity(7, PersonId(43), 1980, 2026));
     }
 
     #[test]
     fn the_first_credit_year_fits_the_birth_year() {
         for person in 1..200 {
-            let year = identity(7, person, 2006, 2026).first_credit_year;
+            let year = identity(7, PersonId(person), 2006, 2026).first_credit_year;
             assert!((2024..=2025).contains(&year), "{year}");
-            let year = identity(7, person, 1950, 2026).first_credit_year;
+            let year = identity(7, PersonId(person), 1950, 2026).first_credit_year;
             assert!((1986..=2025).contains(&year), "{year}");
         }
     }
@@ -307,8 +308,8 @@ mod tests {
     fn every_question_has_five_distinct_choices_and_one_right_answer() {
         let mut none_right = 0;
         for person in 1..100 {
-            let who = identity(7, person, 1985, 2026);
-            let set = questions(7, person, 0, &who);
+            let who = identity(7, PersonId(person), 1985, 2026);
+            let set = questions(7, PersonId(person), 0, &who);
             assert_eq!(set.len(), QUESTIONS_PER_SET);
             for question in set {
                 assert_eq!(question.choices.len(), CHOICES_PER_QUESTION);
@@ -328,8 +329,8 @@ mod tests {
 
     #[test]
     fn each_authentication_asks_differently() {
-        let who = identity(7, 5, 1985, 2026);
-        assert_ne!(questions(7, 5, 0, &who), questions(7, 5, 1, &who));
-        assert_eq!(questions(7, 5, 1, &who), questions(7, 5, 1, &who));
+        let who = identity(7, PersonId(5), 1985, 2026);
+        assert_ne!(questions(7, PersonId(5), 0, &who), questions(7, PersonId(5), 1, &who));
+        assert_eq!(questions(7, PersonId(5), 1, &who), questions(7, PersonId(5), 1, &who));
     }
 }

@@ -6,6 +6,7 @@ use super::rows::person_sessions::COLUMNS;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store};
+use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 
 pub use super::rows::person_sessions::PersonSessionRow;
@@ -13,7 +14,7 @@ pub use super::rows::person_sessions::PersonSessionRow;
 /// A page to open for one of the subscriber's persons.
 pub struct NewPersonSession {
     pub subscriber_id: SubscriberId,
-    pub person_id: i64,
+    pub person_id: PersonId,
     pub token_hash: Vec<u8>,
     pub created_at: i64,
     pub expires_at: i64,

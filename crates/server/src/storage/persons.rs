@@ -5,6 +5,7 @@ use super::rows::persons::{COLUMNS, GET, SET_COLUMNS};
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 
 pub use super::rows::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonEvent, PersonRow, QuestionSetRow};
@@ -23,7 +24,7 @@ impl Store {
     }
 
     /// The person when the subscriber onboarded it.
-    pub async fn person(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<PersonRow>> {
+    pub async fn person(&self, subscriber_id: SubscriberId, id: PersonId) -> StorageResult<Option<PersonRow>> {
         self.fetch_one(Read::ByKey, &GET, args![id, subscriber_id]).await
     }
 
@@ -42,7 +43,7 @@ impl Store {
     }
 
     /// The set issued last.
-    pub async fn latest_question_set(&self, person_id: i64) -> StorageResult<Option<QuestionSetRow>> {
+    pub async fn latest_question_set(&self, person_id: PersonId) -> StorageResult<Option<QuestionSetRow>> {
         let sql = sql!("SELECT {SET_COLUMNS} FROM person_question_sets WHERE person_id = $1 ORDER BY id DESC LIMIT 1");
         self.fetch_one(Read::ByKey, sql, args![person_id]).await
     }
@@ -54,7 +55,7 @@ impl Store {
     pub async fn issue_question_set<R: Send + 'static>(
         &self,
         subscriber_id: SubscriberId,
-        person_id: i64,
+        person_id: PersonId,
         decide: Decide<R>,
     ) -> StorageResult<Option<(R, Option<i64>)>> {
         dispatch!(self,
@@ -68,7 +69,7 @@ impl Store {
     pub async fn answer_question_set(
         &self,
         subscriber_id: SubscriberId,
-        person_id: i64,
+        person_id: PersonId,
         plan: AnswerPlan,
     ) -> StorageResult<bool> {
         dispatch!(self,

@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
@@ -15,7 +16,7 @@ use crate::storage::rows::persons::{
 pub async fn issue<R: Send + 'static>(
     db: &Database,
     subscriber_id: SubscriberId,
-    person_id: i64,
+    person_id: PersonId,
     decide: Decide<R>,
 ) -> StorageResult<Option<(R, Option<i64>)>> {
     let (outcome, queued) = db
@@ -65,7 +66,7 @@ pub async fn issue<R: Send + 'static>(
 pub async fn answer(
     db: &Database,
     subscriber_id: SubscriberId,
-    person_id: i64,
+    person_id: PersonId,
     plan: AnswerPlan,
 ) -> StorageResult<bool> {
     let (answered, queued) = db

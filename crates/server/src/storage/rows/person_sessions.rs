@@ -3,13 +3,14 @@
 
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
+use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 
 #[derive(Debug, Clone)]
 pub struct PersonSessionRow {
     pub id: i64,
     pub subscriber_id: SubscriberId,
-    pub person_id: i64,
+    pub person_id: PersonId,
     pub created_at: i64,
     pub expires_at: i64,
     /// Where the browser goes back to when the person is done (checked when the page opened).

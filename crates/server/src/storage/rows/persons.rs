@@ -4,11 +4,12 @@ use super::labels::Labels;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
+use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 
 #[derive(Debug, Clone)]
 pub struct PersonRow {
-    pub id: i64,
+    pub id: PersonId,
     pub subscriber_id: SubscriberId,
     pub first_name: String,
     pub last_name: String,
@@ -39,7 +40,7 @@ pub struct NewPerson {
 #[derive(Debug, Clone)]
 pub struct QuestionSetRow {
     pub id: i64,
-    pub person_id: i64,
+    pub person_id: PersonId,
     pub issued_at: i64,
     pub expires_at: i64,
     /// When the set was answered, or closed unanswered because the next one was asked.

@@ -1,4 +1,5 @@
 use rusqlite::{Connection, params};
+use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
@@ -12,7 +13,7 @@ use crate::storage::rows::persons::{
 pub fn issue<R>(
     connection: &Connection,
     subscriber_id: SubscriberId,
-    person_id: i64,
+    person_id: PersonId,
     decide: Decide<R>,
 ) -> StorageResult<Option<(R, Option<i64>)>> {
     let Some(person) = first::<PersonRow>(connection, &GET, params![person_id, subscriber_id])? else {
@@ -45,7 +46,7 @@ pub fn issue<R>(
 pub fn answer(
     connection: &Connection,
     subscriber_id: SubscriberId,
-    person_id: i64,
+    person_id: PersonId,
     plan: &AnswerPlan,
 ) -> StorageResult<bool> {
     if execute(connection, &MARK_ANSWERED, params![plan.set_id, plan.now])? != 1 {
