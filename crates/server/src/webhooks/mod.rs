@@ -348,6 +348,12 @@ async fn remove(
         return Err(not_found(webhook_id));
     }
     tracing::info!(webhook_id = webhook_id.get(), "webhook endpoint deleted");
+    // A retry of the request that created it must make a new endpoint, not name this one.
+    if let Err(error) =
+        crate::http::idempotency::forget_replays_naming(&state, subscriber_id, "webhookId", webhook_id.get()).await
+    {
+        tracing::warn!(webhook_id = webhook_id.get(), error = %error, "webhook deleted; its kept replays not forgotten");
+    }
     Ok(Json(Success::new(WebhookDeleted {
         message: "Webhook endpoint deleted".to_owned(),
         webhook_id: webhook_id.get(),
