@@ -514,3 +514,26 @@ fn the_request_log_lists_the_callers_requests_and_masks_card_numbers() {
     let (status, body) = send(server.get("/subscriber/requests"));
     assert_error(status, &body, 401, "unauthorized");
 }
+
+/// A retry of a creation whose endpoint was deleted since makes a new endpoint: the kept answer
+/// named one that is gone (schemathesis's stateful phase found the old replay).
+#[test]
+fn a_retry_after_the_endpoint_was_deleted_makes_a_new_one() {
+    let server = TestServer::spawn_with(&[LOCAL_RECEIVERS]);
+    let subscriber = server.subscriber();
+    let body = json!({ "url": "http://127.0.0.1:9/hook", "events": ["*"] });
+    let create = || subscriber.auth(server.post("/webhooks", &body)).header("Idempotency-Key", "one-endpoint");
+    let (status, first) = send(create());
+    assert_eq!(status, 201, "{first}");
+    let (status, again) = send(create());
+    assert_eq!((status, &again["webhookId"]), (201, &first["webhookId"]), "a retry replays: {again}");
+    let id = first["webhookId"].as_i64().expect("id");
+    let (status, deleted) = crate::helpers::delete(&server, &subscriber, &format!("/webhooks/{id}"));
+    assert_eq!(status, 200, "{deleted}");
+    let (status, made) = send(create());
+    assert_eq!(status, 201, "{made}");
+    let new_id = made["webhookId"].as_i64().expect("id");
+    assert!(new_id > id, "a new endpoint, not the deleted one: {made}");
+    let (status, read) = send(subscriber.auth(server.get(&format!("/webhooks/{new_id}"))));
+    assert_eq!(status, 200, "{read}");
+}
