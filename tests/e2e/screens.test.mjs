@@ -226,6 +226,11 @@ async function tour() {
   await choose(session, "info-country", "FRA");
   await waitFor(session, "no SSN outside the US", async () => (await all("info-ssn")).length === 0);
   await look("identity-information-france");
+  await click(session, "hand-to-person");
+  await find(session, "identity-handed", 15_000);
+  await look("identity-handed");
+  await click(session, "hand-back");
+  await find(session, "nav-developers", 15_000);
 
   await click(session, "nav-developers");
   for (const tab of ["endpoints", "deliveries", "events", "requests", "inspector", "shell", "versions", "sandbox"]) {

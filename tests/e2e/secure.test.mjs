@@ -354,6 +354,41 @@ test("sent to the person, the identity page verifies them on their own device", 
   assert.equal((await all("send-to-person")).length, 0, "nothing to send a verified person");
 });
 
+test("handed to the person at this computer, the steps speak to them alone, and the console comes back", async () => {
+  const personId = await startIdentity("Mary", "Somerville");
+  await click(session, "hand-to-person");
+  await find(session, "identity-handed", 15_000);
+  // None of the console: no sections, search, other persons or sign-out; Ctrl+K opens nothing.
+  for (const testid of ["nav-identity", "palette-open", "person-list", "sign-out", "remove-person", "person-notes"])
+    assert.equal((await all(testid)).length, 0, `${testid} is hidden while the screen is handed over`);
+  await session.actions().keyDown(Key.CONTROL).sendKeys("k").keyUp(Key.CONTROL).perform();
+  assert.equal((await all("palette")).length, 0, "no palette for the person");
+  const handed = await (await find(session, "identity-handed")).getText();
+  assert.ok(!handed.includes("mary@example.com"), "the person's e-mail is not shown back");
+  assert.match(handed, /Your details/);
+  await type(session, "info-dob", "1980-12-26");
+  await fillInformation();
+  await shot("secure-10b-identity-handed");
+  await click(session, "info-submit");
+  await find(session, "questions", 15_000);
+  // Handing back mid-questions asks first; the person keeps answering.
+  await click(session, "hand-back");
+  await find(session, "hand-back-confirm");
+  await shot("secure-10c-identity-handed-stop");
+  await click(session, "hand-back-keep");
+  await answerQuestions(personId, { right: true });
+  await waitFor(session, "the person is verified", async () => (await attribute("identity-outcome", "data-outcome")) === "verified", 15_000);
+  assert.match(await text(session, "identity-outcome"), /You're verified/);
+  assert.equal((await all("signals")).length, 0, "the signals are the subscriber's, not shown to the person");
+  await shot("secure-10d-identity-handed-verified");
+
+  await click(session, "outcome-hand-back");
+  await find(session, "nav-identity", 15_000);
+  await find(session, "signals", 15_000);
+  assert.equal(await attribute("identity-wizard", "data-person-id"), String(personId));
+  assert.equal((await service("GET", `/persons/${personId}`)).status, "verified");
+});
+
 test("notes on an account from its drawer, and everything of one user shown and erased together", async () => {
   // Notes on the linked account.
   await click(session, "nav-cards");

@@ -49,6 +49,9 @@ export const app = $state({
   /** The command palette and the keyboard shortcuts sheet, open or not. */
   palette: false,
   shortcuts: false,
+  /** The identity screen handed to the person verifying themselves at this computer: while
+   *  set, the app shows only their steps (no sidebar, bar, palette, shortcuts or links). */
+  handedTo: null as { personId: number; firstName: string } | null,
 });
 
 /** Shows `route`; while signed in the app keeps it, to reopen it after the next sign-in. */
