@@ -146,7 +146,10 @@ test("a bank account linked in the browser turns linked by itself, with its tran
   await waitFor(session, "the waiting state closes on success", async () => (await all("bank-wait")).length === 0, 15_000);
   await toastSaying(session, /Northwind Bank linked/);
   await waitFor(session, "the list shows it linked", async () => (await text(session, "account-status")) === "linked");
+  // Named as the bank names it, told apart by the last four digits of its number.
+  assert.match(await text(session, "account-name"), /^[A-Z][a-z]+ Checking •••• \d{4}$/);
   await click(session, "account-open");
+  assert.equal(await text(session, "account-detail-name"), await text(session, "account-name"));
   assert.match(await text(session, "account-permissions"), /Balances[\s\S]*Cards[\s\S]*Transactions/);
   await find(session, "account-balance");
   await waitFor(session, "its transactions load", async () => (await all("account-transaction")).length > 0, 30_000);
@@ -188,14 +191,14 @@ test("an account whose consent runs out asks for renewal, and the person renews 
   await click(session, "nav-cards");
   await click(session, "nav-accounts");
   await waitFor(session, "a banner asks to renew access", async () => (await all("consent-banner")).length === 1, 15_000);
-  assert.match(await text(session, "consent-banner"), /Access to Northwind Bank ends[\s\S]*Renew access/);
+  assert.match(await text(session, "consent-banner"), /Access to [A-Z][a-z]+ Checking •••• \d{4} at Northwind Bank ends[\s\S]*Renew access/);
   await shot("secure-06b-consent-expiring");
 
   // Past the end: the status says so and the banner says access ended.
   await service("POST", "/sandbox/clock/advance", { seconds: 7 * 86_400 });
   await click(session, "nav-cards");
   await click(session, "nav-accounts");
-  await waitFor(session, "the account needs renewing", async () => /Access to Northwind Bank has ended/.test(await text(session, "consent-banner")), 15_000);
+  await waitFor(session, "the account needs renewing", async () => /Access to [A-Z][a-z]+ Checking •••• \d{4} at Northwind Bank has ended/.test(await text(session, "consent-banner")), 15_000);
   const row = await session.findElement(By.css(`[data-testid="account-row"][data-account-id="${linked.accountId}"]`));
   assert.match(await row.getText(), /renew access/);
   await shot("secure-06c-consent-ended");

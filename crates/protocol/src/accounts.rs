@@ -106,6 +106,16 @@ pub enum AccountPermission {
     Transactions,
 }
 
+/// What kind of account the bank holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "lowercase")]
+pub enum AccountType {
+    Checking,
+    Savings,
+}
+
 /// A bank link: open `url` in the person's browser and follow `GET /account/{accountId}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
@@ -155,6 +165,19 @@ pub struct Account {
     #[cfg_attr(feature = "ts", ts(type = "string | null"))]
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub refreshed_at: Option<DateTime<Utc>>,
+    /// The account's name at the bank ("Everyday Checking"), once linked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub name: Option<String>,
+    /// What kind of account it is, once linked.
+    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub account_type: Option<AccountType>,
+    /// The last four digits of the account's number, once linked: enough for the person to
+    /// tell their accounts apart, never the whole number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "ts", ts(optional))]
+    pub mask: Option<String>,
     /// Why linking failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]

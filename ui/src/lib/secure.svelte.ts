@@ -1,6 +1,7 @@
 // The pages the app waits for, kept across screens: leaving the Cards screen does not stop
 // waiting for the card being entered in the browser.
 import { api, toApiError, type Account, type ApiError, type Bank, type SecurePage } from "./api";
+import { accountName } from "./accounts";
 import {
   accountWaitStatus,
   cardWaitStatus,
@@ -119,7 +120,9 @@ export async function followAccount(accountId: number): Promise<void> {
           // Linked: a toast says so, the panel goes, the account shows in the list.
           const shared = account.permissions.map(permissionLabel).join(", ") || "nothing";
           toast(`${account.bank.name} linked`, {
-            detail: `Shared: ${shared}`,
+            detail: account.name
+              ? `${accountName(account)} · shared: ${shared}`
+              : `Shared: ${shared}`,
             action: { label: "Show", run: () => go({ name: "accounts", accountId }) },
           });
           waits.banks = waits.banks.filter((wait) => wait.page.id !== accountId);

@@ -17,8 +17,9 @@ use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
-    AccountTransactionQuery, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Environment, ErrorBody,
-    Metadata, RecurringStreams, RemoveAccountResponse, Success, TransactionEnrichment, UpdateMetadataRequest,
+    AccountTransactionQuery, AccountType, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Environment,
+    ErrorBody, Metadata, RecurringStreams, RemoveAccountResponse, Success, TransactionEnrichment,
+    UpdateMetadataRequest,
 };
 
 use utoipa_axum::routes;
@@ -204,6 +205,8 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
         }
     });
     let cards = readable(AccountPermission::Cards).then(|| bank::cards(seed, row.id));
+    // The bank names the account the person chose once they linked it.
+    let naming = granted.then(|| bank::naming(seed, row.id));
     Ok(Account {
         account_id: row.id.get(),
         bank: bank_entry(bank),
@@ -214,6 +217,9 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
         expires_at: paging::checked_time(row.expires_at)?,
         consent_expires_at: row.consent_expires_at.filter(|_| granted).map(paging::checked_time).transpose()?,
         refreshed_at: row.refreshed_at.map(paging::checked_time).transpose()?,
+        name: naming.as_ref().map(|naming| naming.name.to_owned()),
+        account_type: naming.as_ref().map(|_| AccountType::Checking),
+        mask: naming.map(|naming| naming.mask),
         failure_reason: row.failure_reason.clone().filter(|_| status == AccountStatus::Failed),
         balance,
         cards,

@@ -43,6 +43,22 @@ pub fn balance(seed: u64, account_id: AccountId) -> Balance {
     Balance { available_minor: current_minor - held, current_minor }
 }
 
+/// The names the sandbox banks give a current account (its history is a current account's:
+/// salary in, card purchases and bills out).
+const ACCOUNT_NAMES: &[&str] = &["Everyday Checking", "Premier Checking", "Joint Checking", "Essential Checking"];
+
+/// The account as its bank names it: a name and the last four digits of its number.
+pub struct Naming {
+    pub name: &'static str,
+    pub mask: String,
+}
+
+pub fn naming(seed: u64, account_id: AccountId) -> Naming {
+    let mut rng = seeded(seed, "bank-account-name", &[account_id.get()]);
+    let name = ACCOUNT_NAMES.choose(&mut rng).copied().unwrap_or(ACCOUNT_NAMES[0]);
+    Naming { name, mask: format!("{:04}", rng.random_range(0..10_000)) }
+}
+
 /// Last four digits of the cards the bank issued for the account.
 pub fn cards(seed: u64, account_id: AccountId) -> Vec<u16> {
     let mut rng = seeded(seed, "bank-cards", &[account_id.get()]);
@@ -132,5 +148,11 @@ mod tests {
         let balance = balance(3, AccountId(12));
         assert!(balance.available_minor <= balance.current_minor);
         assert_eq!(cards(3, AccountId(12)), cards(3, AccountId(12)));
+        let naming = naming(3, AccountId(12));
+        assert_eq!(
+            (naming.name, &naming.mask),
+            (super::naming(3, AccountId(12)).name, &super::naming(3, AccountId(12)).mask)
+        );
+        assert!(naming.mask.len() == 4 && naming.mask.bytes().all(|b| b.is_ascii_digit()), "{}", naming.mask);
     }
 }

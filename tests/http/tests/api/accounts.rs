@@ -109,7 +109,11 @@ fn a_person_signs_in_and_shares_only_what_they_tick() {
     for permission in ["balances", "cards", "transactions"] {
         assert!(consent.body.contains(&format!("name=\"{permission}\"")), "{permission} offered");
     }
-    assert_eq!(account(&server, &subscriber, account_id)["status"], "pending", "not linked before consent");
+    let pending = account(&server, &subscriber, account_id);
+    assert_eq!(pending["status"], "pending", "not linked before consent");
+    for field in ["name", "type", "mask"] {
+        assert!(pending.get(field).is_none(), "the bank names the account once linked, not before: {pending}");
+    }
 
     let done = browser.post_form(
         &consent_url,
@@ -122,6 +126,13 @@ fn a_person_signs_in_and_shares_only_what_they_tick() {
     assert_eq!(linked["status"], "linked");
     assert_eq!(linked["permissions"], json!(["balances", "transactions"]));
     assert!(linked["linkedAt"].as_str().is_some());
+    // Named as the bank names it, with only the last four digits of its number.
+    assert!(linked["name"].as_str().is_some_and(|name| name.ends_with("Checking")), "{linked}");
+    assert_eq!(linked["type"], "checking");
+    assert!(
+        linked["mask"].as_str().is_some_and(|mask| mask.len() == 4 && mask.bytes().all(|b| b.is_ascii_digit())),
+        "{linked}"
+    );
     assert!(linked["balance"]["available"].as_f64().is_some(), "{linked}");
     assert!(linked.get("cards").is_none(), "cards were not shared: {linked}");
     assert_eq!(account(&server, &subscriber, account_id), linked, "the bank's data is the same on every read");

@@ -2,6 +2,7 @@
 import type { AccountBalance } from "./AccountBalance";
 import type { AccountPermission } from "./AccountPermission";
 import type { AccountStatus } from "./AccountStatus";
+import type { AccountType } from "./AccountType";
 import type { Bank } from "./Bank";
 
 /**
@@ -47,6 +48,19 @@ consentExpiresAt: string | null,
  * /account/{accountId}/refresh`, RFC 3339, UTC); null before the first refresh.
  */
 refreshedAt: string | null, 
+/**
+ * The account's name at the bank ("Everyday Checking"), once linked.
+ */
+name?: string, 
+/**
+ * What kind of account it is, once linked.
+ */
+type?: AccountType, 
+/**
+ * The last four digits of the account's number, once linked: enough for the person to
+ * tell their accounts apart, never the whole number.
+ */
+mask?: string, 
 /**
  * Why linking failed, when it did.
  */
