@@ -14,7 +14,7 @@ use std::time::Duration;
 use subscriber_dashboard::Dashboard;
 use subscriber_dashboard::app::DashboardOptions;
 use subscriber_dashboard::sandbox::SandboxOptions;
-use subscriber_dashboard::secrets::{self, Secrets, StoreKind};
+use subscriber_dashboard::secrets::{Keyring, Secrets, StoreKind};
 use tauri::{Manager, RunEvent, Runtime};
 
 /// How often the session is checked for a token to renew.
@@ -39,10 +39,13 @@ pub fn builder<R: Runtime>() -> tauri::Builder<R> {
                 Some(dir) => PathBuf::from(dir),
                 None => app.path().app_data_dir()?,
             };
-            let keyring = secrets::use_os_store(StoreKind::from_env());
-            if let Some(problem) = &keyring.problem {
-                tracing::warn!(problem, "the OS keyring is not available: secrets will not be remembered");
-            }
+            let keyring = Keyring::register_in_background(StoreKind::from_env());
+            let said = keyring.clone();
+            tauri::async_runtime::spawn(async move {
+                if let Some(problem) = said.status().await.problem {
+                    tracing::warn!(problem, "the OS keyring is not available: secrets will not be remembered");
+                }
+            });
             let dashboard = Arc::new(Dashboard::new(DashboardOptions {
                 data_dir,
                 secrets: Secrets::default(),

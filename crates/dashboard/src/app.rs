@@ -15,7 +15,7 @@ use crate::error::{CommandError, codes};
 use crate::export::Exports;
 use crate::notices::NoticeWatch;
 use crate::sandbox::{self, SandboxOptions};
-use crate::secrets::{Account, KeyringStatus, Secrets};
+use crate::secrets::{Account, Keyring, Secrets};
 use crate::session::Session;
 use crate::settings::{self, Settings};
 use crate::views::{AppStatus, ConnectionInfo, ConnectionTarget, LoginInput, RotateResult, SessionInfo, SignupResult};
@@ -26,15 +26,15 @@ pub struct DashboardOptions {
     /// Where settings and the sandbox database live (the OS's app data folder).
     pub data_dir: PathBuf,
     pub secrets: Secrets,
-    /// The OS keyring as registered at start ([`crate::secrets::use_os_store`]).
-    pub keyring: KeyringStatus,
+    /// The OS keyring, registered at start ([`crate::secrets::Keyring`]).
+    pub keyring: Keyring,
     pub sandbox: SandboxOptions,
 }
 
 pub struct Dashboard {
     data_dir: PathBuf,
     secrets: Secrets,
-    keyring: KeyringStatus,
+    keyring: Keyring,
     sandbox_options: SandboxOptions,
     pub(crate) state: Mutex<State>,
     /// Started on first use, kept for the life of the app (switching environment does not stop it).
@@ -71,6 +71,7 @@ impl Dashboard {
     }
 
     pub async fn status(&self) -> AppStatus {
+        let keyring = self.keyring.status().await;
         let mut state = self.state.lock().await;
         if let Some(session) = state.session.as_mut() {
             session.note_token().await;
@@ -83,7 +84,7 @@ impl Dashboard {
             connection: state.connection.as_ref().map(Connection::info),
             saved_target: state.settings.target.clone(),
             session: state.session.as_ref().map(Session::info),
-            keyring: self.keyring.clone(),
+            keyring,
             remembered_email,
             last_screen: state.settings.last_screen.clone(),
         }
@@ -331,8 +332,9 @@ impl Dashboard {
 
     /// Keeps `secret` in the keyring and notes the e-mail; says whether that worked and why not.
     async fn remember(&self, connection: &Connection, email: &str, secret: &str) -> (bool, Option<String>) {
-        if !self.keyring.available {
-            return (false, self.keyring.problem.clone());
+        let keyring = self.keyring.status().await;
+        if !keyring.available {
+            return (false, keyring.problem);
         }
         let account = Account::new(&connection.target.key(), email);
         let secrets = self.secrets.clone();
@@ -350,7 +352,7 @@ impl Dashboard {
     }
 
     async fn forget(&self, connection: &Connection, email: &str) {
-        if self.keyring.available {
+        if self.keyring.status().await.available {
             let account = Account::new(&connection.target.key(), email);
             let secrets = self.secrets.clone();
             if let Err(error) = blocking(move || secrets.forget(&account)).await {
@@ -368,10 +370,11 @@ impl Dashboard {
     }
 
     async fn load_secret(&self, account: &Account) -> Result<Option<String>, CommandError> {
-        if !self.keyring.available {
+        let keyring = self.keyring.status().await;
+        if !keyring.available {
             return Err(CommandError::new(
                 codes::KEYRING_UNAVAILABLE,
-                self.keyring.problem.clone().unwrap_or_else(|| "the OS keyring is not available".to_owned()),
+                keyring.problem.unwrap_or_else(|| "the OS keyring is not available".to_owned()),
             ));
         }
         let secrets = self.secrets.clone();

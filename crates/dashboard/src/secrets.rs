@@ -57,6 +57,44 @@ pub fn use_os_store(kind: StoreKind) -> KeyringStatus {
     KeyringStatus { available: registered.is_ok(), store: kind, problem: registered.err() }
 }
 
+/// The OS keyring as the app sees it: registered already, or being registered on a thread of
+/// its own ([`Keyring::register_in_background`]). Connecting to the Secret Service is a D-Bus
+/// handshake (about 20 ms on a quiet machine) that the first window need not wait for: the
+/// page asks for the keyring's status only once it has loaded, by when it is long known.
+#[derive(Debug, Clone)]
+pub struct Keyring(tokio::sync::watch::Receiver<Option<KeyringStatus>>);
+
+impl Keyring {
+    /// Starts [`use_os_store`] on its own thread; a thread that cannot start registers here.
+    pub fn register_in_background(kind: StoreKind) -> Self {
+        let (ready, status) = tokio::sync::watch::channel(None);
+        let started = std::thread::Builder::new().name("keyring".to_owned()).spawn(move || {
+            ready.send_replace(Some(use_os_store(kind)));
+        });
+        match started {
+            Ok(_) => Self(status),
+            Err(_) => use_os_store(kind).into(),
+        }
+    }
+
+    /// The status once registration is done.
+    pub async fn status(&self) -> KeyringStatus {
+        let mut status = self.0.clone();
+        let said = status.wait_for(Option::is_some).await.ok().and_then(|said| said.clone());
+        said.unwrap_or_else(|| KeyringStatus {
+            available: false,
+            store: StoreKind::SecretService,
+            problem: Some("the OS keyring could not be registered".to_owned()),
+        })
+    }
+}
+
+impl From<KeyringStatus> for Keyring {
+    fn from(status: KeyringStatus) -> Self {
+        Self(tokio::sync::watch::channel(Some(status)).1)
+    }
+}
+
 #[cfg(target_os = "linux")]
 fn register(kind: StoreKind) -> Result<(), String> {
     match kind {

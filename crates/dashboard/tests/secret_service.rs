@@ -267,7 +267,7 @@ async fn the_sandbox_keeps_its_data_across_restarts() {
     let starting = Dashboard::new(DashboardOptions {
         data_dir: kept.path().to_path_buf(),
         secrets: secrets.clone(),
-        keyring: KEYRING.clone(),
+        keyring: KEYRING.clone().into(),
         sandbox: small_sandbox(),
     });
     let status = starting.status().await;

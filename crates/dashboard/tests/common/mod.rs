@@ -47,7 +47,7 @@ pub async fn app_in(
     let dashboard = Dashboard::new(DashboardOptions {
         data_dir: dir.path().to_path_buf(),
         secrets: secrets.clone(),
-        keyring: keyring.clone(),
+        keyring: keyring.clone().into(),
         sandbox,
     });
     dashboard.connect(ConnectionTarget::Sandbox).await.expect("the embedded sandbox starts and answers");
