@@ -1,5 +1,23 @@
 // Sample data shared by the vitest suites (not part of the app bundle: only tests import it).
 import type { CardTransaction } from "./bindings/CardTransaction";
+import type { Person } from "./bindings/Person";
+
+/** A person onboarded and not yet verified; `overrides` sets what a test is about. */
+export function samplePerson(overrides: Partial<Person> = {}): Person {
+  return {
+    personId: 7,
+    firstName: "Ada",
+    lastName: "Lovelace",
+    email: "ada@example.com",
+    status: "onboarded",
+    verified: false,
+    attemptsRemaining: 3,
+    createdAt: "2026-03-07T09:00:00Z",
+    clientUserId: null,
+    metadata: {},
+    ...overrides,
+  };
+}
 
 /** A settled 10 USD coffee on card 1 in Oakland; `overrides` sets what a test is about. */
 export function sampleTransaction(overrides: Partial<CardTransaction> = {}): CardTransaction {

@@ -1,20 +1,10 @@
 import { describe, expect, it } from "vitest";
 import type { Person } from "./bindings/Person";
+import { samplePerson } from "./fixtures.test-helpers";
 import * as identity from "./identity";
 import type { Step } from "./identity";
 
-const person: Person = {
-  personId: 7,
-  firstName: "Ada",
-  lastName: "Lovelace",
-  email: "ada@example.com",
-  status: "onboarded",
-  verified: false,
-  attemptsRemaining: 3,
-  createdAt: "2026-03-07T09:00:00Z",
-  clientUserId: null,
-  metadata: {},
-};
+const person: Person = samplePerson();
 
 const questions = [1, 2, 3, 4].map((questionId) => ({
   questionId,

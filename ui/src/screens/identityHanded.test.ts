@@ -2,6 +2,7 @@ import { clearMocks, mockIPC } from "@tauri-apps/api/mocks";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Person } from "../lib/bindings/Person";
+import { samplePerson } from "../lib/fixtures.test-helpers";
 import { app } from "../lib/state.svelte";
 import Identity from "./Identity.svelte";
 
@@ -12,19 +13,11 @@ afterEach(() => {
 });
 
 function person(overrides: Partial<Person>): Person {
-  return {
-    personId: 7,
-    firstName: "Ada",
-    lastName: "Lovelace",
-    email: "ada@example.com",
-    status: "onboarded",
-    verified: false,
-    attemptsRemaining: 3,
-    createdAt: "2026-11-01T10:00:00Z",
+  return samplePerson({
     clientUserId: "user-ada",
     metadata: { note: "met at the branch" },
     ...overrides,
-  };
+  });
 }
 
 const ada = person({});
