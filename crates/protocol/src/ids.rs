@@ -102,4 +102,6 @@ integer_id! {
     AccountId;
     /// A person whose identity a subscriber verifies.
     PersonId;
+    /// A card a subscriber enrolled.
+    CardId;
 }

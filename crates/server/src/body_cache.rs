@@ -5,13 +5,13 @@
 //! gets its 404 from the database as before.
 
 use std::collections::HashMap;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, SubscriberId};
 
 use bytes::Bytes;
 use parking_lot::RwLock;
 
 pub struct BodyCache {
-    bodies: RwLock<HashMap<i64, (SubscriberId, Bytes)>>,
+    bodies: RwLock<HashMap<CardId, (SubscriberId, Bytes)>>,
     capacity: usize,
 }
 
@@ -21,7 +21,7 @@ impl BodyCache {
     }
 
     /// The body of `id` when it belongs to `owner`.
-    pub fn get(&self, id: i64, owner: SubscriberId) -> Option<Bytes> {
+    pub fn get(&self, id: CardId, owner: SubscriberId) -> Option<Bytes> {
         let bodies = self.bodies.read();
         let (kept_owner, body) = bodies.get(&id)?;
         (*kept_owner == owner).then(|| body.clone())
@@ -33,7 +33,7 @@ impl BodyCache {
     }
 
     /// Forgets the body of `id` (it was removed).
-    pub fn forget(&self, id: i64) {
+    pub fn forget(&self, id: CardId) {
         self.bodies.write().remove(&id);
     }
 
@@ -44,7 +44,7 @@ impl BodyCache {
 
     /// Keeps `body` as `owner`'s body of `id`. At capacity the cache starts afresh: a simple
     /// bound on memory, and a miss costs only what a read cost before.
-    pub fn insert(&self, id: i64, owner: SubscriberId, body: Bytes) {
+    pub fn insert(&self, id: CardId, owner: SubscriberId, body: Bytes) {
         let mut bodies = self.bodies.write();
         if bodies.len() >= self.capacity {
             bodies.clear();
@@ -60,29 +60,29 @@ mod tests {
     #[test]
     fn a_body_is_served_to_its_owner_only() {
         let cache = BodyCache::new(2);
-        cache.insert(7, SubscriberId(1), Bytes::from_static(b"{}"));
-        assert_eq!(cache.get(7, SubscriberId(1)).as_deref(), Some(&b"{}"[..]));
-        assert_eq!(cache.get(7, SubscriberId(2)), None, "another subscriber's read misses");
-        assert_eq!(cache.get(8, SubscriberId(1)), None);
+        cache.insert(CardId(7), SubscriberId(1), Bytes::from_static(b"{}"));
+        assert_eq!(cache.get(CardId(7), SubscriberId(1)).as_deref(), Some(&b"{}"[..]));
+        assert_eq!(cache.get(CardId(7), SubscriberId(2)), None, "another subscriber's read misses");
+        assert_eq!(cache.get(CardId(8), SubscriberId(1)), None);
     }
 
     #[test]
     fn forgetting_an_owner_keeps_everyone_elses() {
         let cache = BodyCache::new(10);
-        cache.insert(7, SubscriberId(1), Bytes::from_static(b"{}"));
-        cache.insert(8, SubscriberId(2), Bytes::from_static(b"{}"));
+        cache.insert(CardId(7), SubscriberId(1), Bytes::from_static(b"{}"));
+        cache.insert(CardId(8), SubscriberId(2), Bytes::from_static(b"{}"));
         cache.forget_owner(SubscriberId(1));
-        assert_eq!(cache.get(7, SubscriberId(1)), None);
-        assert!(cache.get(8, SubscriberId(2)).is_some());
+        assert_eq!(cache.get(CardId(7), SubscriberId(1)), None);
+        assert!(cache.get(CardId(8), SubscriberId(2)).is_some());
     }
 
     #[test]
     fn it_stays_within_its_capacity() {
         let cache = BodyCache::new(2);
         for id in 0..5 {
-            cache.insert(id, SubscriberId(1), Bytes::from_static(b"{}"));
+            cache.insert(CardId(id), SubscriberId(1), Bytes::from_static(b"{}"));
             assert!(cache.bodies.read().len() <= 2);
         }
-        assert!(cache.get(4, SubscriberId(1)).is_some(), "the newest is kept");
+        assert!(cache.get(CardId(4), SubscriberId(1)).is_some(), "the newest is kept");
     }
 }

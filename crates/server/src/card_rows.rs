@@ -18,6 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use parking_lot::RwLock;
+use subscriber_protocol::CardId;
 
 use crate::enrichment::history::History;
 use crate::storage::transactions::Filter;
@@ -172,7 +173,7 @@ impl CardLedger {
 
 /// The cards' rows kept, within a budget of bytes.
 pub struct CardRows {
-    cards: RwLock<HashMap<i64, Arc<CardLedger>>>,
+    cards: RwLock<HashMap<CardId, Arc<CardLedger>>>,
     bytes: AtomicU64,
     budget: usize,
     clock: AtomicU64,
@@ -184,7 +185,7 @@ impl CardRows {
     }
 
     /// The card's rows, if they are still the answer (`event` is its newest event now).
-    pub fn get(&self, card_id: i64, event: i64) -> Option<Arc<CardLedger>> {
+    pub fn get(&self, card_id: CardId, event: i64) -> Option<Arc<CardLedger>> {
         let ledger = self.cards.read().get(&card_id).filter(|ledger| ledger.event == event).cloned()?;
         ledger.last_used.store(self.clock.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
         Some(ledger)
@@ -192,12 +193,12 @@ impl CardRows {
 
     /// The card's rows kept, even if newer events came since: what its history says of a
     /// transaction shown alone (an event, a stream) needs no fresh read.
-    pub fn any(&self, card_id: i64) -> Option<Arc<CardLedger>> {
+    pub fn any(&self, card_id: CardId) -> Option<Arc<CardLedger>> {
         self.cards.read().get(&card_id).cloned()
     }
 
     /// Forgets the card's rows (it was removed).
-    pub fn forget(&self, card_id: i64) {
+    pub fn forget(&self, card_id: CardId) {
         let mut cards = self.cards.write();
         if let Some(gone) = cards.remove(&card_id) {
             self.bytes.fetch_sub(gone.bytes() as u64, Ordering::Relaxed);
@@ -212,7 +213,7 @@ impl CardRows {
     }
 
     /// Keeps the card's rows; past the budget, the cards read least recently go first.
-    pub fn insert(&self, card_id: i64, ledger: CardLedger) -> Arc<CardLedger> {
+    pub fn insert(&self, card_id: CardId, ledger: CardLedger) -> Arc<CardLedger> {
         let ledger = Arc::new(ledger);
         let size = ledger.bytes();
         if size > self.budget {
@@ -226,7 +227,7 @@ impl CardRows {
         }
         bytes += size;
         if bytes > self.budget {
-            let mut by_use: Vec<(u64, i64)> = cards
+            let mut by_use: Vec<(u64, CardId)> = cards
                 .iter()
                 .filter(|(id, _)| **id != card_id)
                 .map(|(id, kept)| (kept.last_used.load(Ordering::Relaxed), *id))
@@ -321,10 +322,10 @@ mod tests {
         let size = ledger().bytes();
         let rows = CardRows::new(size * 2);
         for card in 0..5 {
-            rows.insert(card, ledger());
+            rows.insert(CardId(card), ledger());
             assert!(rows.bytes.load(Ordering::Relaxed) as usize <= size * 2);
         }
-        assert!(rows.get(4, 3).is_some(), "the newest is kept");
-        assert!(rows.get(4, 4).is_none(), "a newer event");
+        assert!(rows.get(CardId(4), 3).is_some(), "the newest is kept");
+        assert!(rows.get(CardId(4), 4).is_none(), "a newer event");
     }
 }

@@ -11,6 +11,7 @@ use crate::state::AppState;
 use crate::storage::StorageResult;
 use crate::storage::changes::{Change, Heard, Listener};
 use crate::storage::transactions::Owner;
+use subscriber_protocol::CardId;
 
 /// How long the listener waits before looking anyway: a notice lost with a connection is made
 /// up for within this time.
@@ -73,7 +74,7 @@ async fn apply(state: &AppState, changes: &[Change]) -> StorageResult<()> {
             }
             Change::Deliveries => state.db.wake_deliveries(),
             Change::ApiVersion(subscriber_id) => state.pins.forget(*subscriber_id),
-            Change::Removed(Owner::Card(card_id)) => crate::cards::forget_card(state, *card_id),
+            Change::Removed(Owner::Card(card_id)) => crate::cards::forget_card(state, CardId(*card_id)),
             Change::Removed(Owner::Merchant(_)) => {}
         }
     }

@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use chrono::Utc;
 use subscriber_protocol::rules::labels as rules;
-use subscriber_protocol::{EndUser, EndUserRemoved, ErrorBody, Success};
+use subscriber_protocol::{CardId, EndUser, EndUserRemoved, ErrorBody, Success};
 use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
@@ -98,7 +98,7 @@ async fn remove(
         return Err(no_such_user(&client_user_id));
     }
     for card_id in &erased.cards {
-        cards::forget_card(&state, *card_id);
+        cards::forget_card(&state, CardId(*card_id));
     }
     tracing::info!(
         cards = erased.cards.len(),

@@ -10,6 +10,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use std::sync::Arc;
+use subscriber_protocol::CardId;
 use subscriber_protocol::SubscriberId;
 
 use axum::response::{IntoResponse, Response};
@@ -146,7 +147,7 @@ pub async fn prepare_card(
         history,
         event_data: Box::new(move |card_id| {
             StoredEvent::new(&EventData::CardEnrolled(CardEnrolledData {
-                card_id,
+                card_id: card_id.get(),
                 last_four,
                 brand: brand.to_owned(),
                 client_user_id,
@@ -165,19 +166,19 @@ pub async fn enroll_card(
     brand: &'static str,
     labels: Labels,
     idempotent: Idempotent,
-) -> Result<i64, ApiError> {
+) -> Result<CardId, ApiError> {
     let prepared = prepare_card(state, subscriber_id, card, brand, labels).await?;
     let last_four = prepared.enrolled.last_four;
     let replay = idempotent.replay(|card_id| EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id });
     let inserted = state.db.enroll_card(prepared, replay).await?;
     match inserted {
         Inserted::Created(card_id) => {
-            tracing::info!(card_id, last_four, "card enrolled");
+            tracing::info!(card_id = card_id.get(), last_four, "card enrolled");
             Ok(card_id)
         }
         Inserted::Duplicate(card_id) => Err(ApiError::Conflict {
             message: format!("this card is already enrolled as card {card_id}"),
-            card_id: Some(card_id),
+            card_id: Some(card_id.get()),
             merchant_id: None,
         }),
     }
@@ -205,13 +206,13 @@ async fn enroll(
     let (card, brand) = check_card(state.environment(), PanChannel::Api, &CardInput::from(&request))?;
     let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
     let card_id = enroll_card(&state, auth.subscriber_id, card, brand, labels, idempotent.clone()).await?;
-    Ok(idempotent.created(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id }))
+    Ok(idempotent.created(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id: card_id.get() }))
 }
 
 pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {
     let card = row.enrolled;
     Ok(CardRecord {
-        card_id: row.id,
+        card_id: row.id.get(),
         last_four: card.last_four,
         first_name: card.first_name,
         last_name: card.last_name,
@@ -238,7 +239,7 @@ async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<
 }
 
 /// The caller's card, or 404: another subscriber's card does not exist for this caller.
-pub async fn owned_card(state: &AppState, subscriber_id: SubscriberId, card_id: i64) -> Result<CardRow, ApiError> {
+pub async fn owned_card(state: &AppState, subscriber_id: SubscriberId, card_id: CardId) -> Result<CardRow, ApiError> {
     state.db.card(subscriber_id, card_id).await?.ok_or_else(|| no_such_card(card_id))
 }
 
@@ -257,14 +258,14 @@ pub(crate) struct ReadableCard {
 pub(crate) async fn readable_card(
     state: &AppState,
     subscriber_id: SubscriberId,
-    card_id: i64,
+    card_id: CardId,
     shown: Shown,
 ) -> Result<ReadableCard, ApiError> {
     // A card changes only by its notes (`PATCH`, which forgets the body here). Through another
     // instance of a shared database a kept body may hold older notes, so a read that shows the
     // body reads the row there, beside the newest-event look-up (at once, not after it).
     let fresh = shown == Shown::Body && state.db.is_shared();
-    let newest = state.events.newest_event_of(&state.db, Owner::Card(card_id));
+    let newest = state.events.newest_event_of(&state.db, Owner::Card(card_id.get()));
     let (event, read) = if fresh {
         let (event, row) = tokio::join!(newest, owned_card(state, subscriber_id, card_id));
         (event?, Some(row))
@@ -295,16 +296,16 @@ pub(crate) enum Shown {
     Rows,
 }
 
-fn no_such_card(card_id: i64) -> ApiError {
+fn no_such_card(card_id: CardId) -> ApiError {
     ApiError::not_found(format!("no card {card_id} is enrolled by this subscriber"))
 }
 
 /// What this instance keeps of a removed card goes, and its open streams end (the card was
 /// removed here, or through another instance: `instances`).
-pub fn forget_card(state: &AppState, card_id: i64) {
+pub fn forget_card(state: &AppState, card_id: CardId) {
     state.card_bodies.forget(card_id);
     state.card_rows.forget(card_id);
-    state.events.removed(Owner::Card(card_id));
+    state.events.removed(Owner::Card(card_id.get()));
 }
 
 /// A card of the caller
@@ -316,7 +317,11 @@ pub fn forget_card(state: &AppState, card_id: i64) {
         (status = 200, description = "The card.", body = Success<CardRecord>),
         (status = 404, description = "No such card of the caller.", body = ErrorBody),
     ))]
-async fn details(State(state): State<AppState>, auth: Auth, IdPath(card_id): IdPath) -> Result<Response, ApiError> {
+async fn details(
+    State(state): State<AppState>,
+    auth: Auth,
+    IdPath(card_id): IdPath<CardId>,
+) -> Result<Response, ApiError> {
     Ok(ledger::json(readable_card(&state, auth.subscriber_id, card_id, Shown::Body).await?.body))
 }
 
@@ -335,14 +340,15 @@ async fn details(State(state): State<AppState>, auth: Auth, IdPath(card_id): IdP
 async fn update(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(card_id): IdPath,
+    IdPath(card_id): IdPath<CardId>,
     ApiJson(request): ApiJson<UpdateMetadataRequest>,
 ) -> Result<Json<Success<CardRecord>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let read = || owned_card(&state, subscriber_id, card_id);
     let metadata_of: fn(&CardRow) -> &Metadata = |row| &row.labels.metadata;
     let row =
-        labels::patch_metadata(&state, &LABELLED, subscriber_id, card_id, &request.metadata, read, metadata_of).await?;
+        labels::patch_metadata(&state, &LABELLED, subscriber_id, card_id.get(), &request.metadata, read, metadata_of)
+            .await?;
     state.card_bodies.forget(card_id);
     Ok(Json(Success::new(card_record(row)?)))
 }
@@ -366,14 +372,14 @@ pub const CARD_REMOVED: &str = "Card removed";
 async fn remove(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(card_id): IdPath,
+    IdPath(card_id): IdPath<CardId>,
 ) -> Result<Json<Success<RemoveCardResponse>>, ApiError> {
-    if !erasure::erase(&state, auth.subscriber_id, &removals::CARD, card_id).await? {
+    if !erasure::erase(&state, auth.subscriber_id, &removals::CARD, card_id.get()).await? {
         return Err(no_such_card(card_id));
     }
     forget_card(&state, card_id);
-    tracing::info!(card_id, "card removed");
-    Ok(Json(Success::new(RemoveCardResponse { message: CARD_REMOVED.to_owned(), card_id })))
+    tracing::info!(card_id = card_id.get(), "card removed");
+    Ok(Json(Success::new(RemoveCardResponse { message: CARD_REMOVED.to_owned(), card_id: card_id.get() })))
 }
 
 /// A stored card transaction with its enrichment, as every answer shows it.
@@ -402,7 +408,7 @@ pub fn card_transaction(row: TransactionRow, enrichment: TransactionEnrichment) 
 /// A stored card transaction shown alone (an event, a stream): enriched, with what its card's
 /// history says of it (the history kept, else read now).
 pub(crate) async fn shown_card_transaction(state: &AppState, row: TransactionRow) -> Result<CardTransaction, ApiError> {
-    if let Some(card_id) = row.card_id.filter(|card_id| *card_id > 0)
+    if let Some(card_id) = row.card_id.filter(|card_id| *card_id > 0).map(CardId)
         && state.card_rows.any(card_id).is_none()
     {
         card_rows(state, card_id).await?;
@@ -418,7 +424,9 @@ pub(crate) fn kept_card_transaction(
     row: TransactionRow,
 ) -> Result<CardTransaction, ApiError> {
     let mut enrichment = enricher.card_row(&row);
-    if let Some(ledger) = row.card_id.filter(|card_id| *card_id > 0).and_then(|card_id| state.card_rows.any(card_id)) {
+    if let Some(ledger) =
+        row.card_id.filter(|card_id| *card_id > 0).and_then(|card_id| state.card_rows.any(CardId(card_id)))
+    {
         enrichment = ledger.history.placed(Kind::Card, &history_item(&row, &enrichment)?);
     }
     card_transaction(row, enrichment)
@@ -450,7 +458,7 @@ fn history_item<'a>(row: &'a TransactionRow, enrichment: &'a TransactionEnrichme
 async fn transactions(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(card_id): IdPath,
+    IdPath(card_id): IdPath<CardId>,
     version: RequestVersion,
     ApiQuery(query): ApiQuery<CardTransactionQuery>,
 ) -> Result<Response, ApiError> {
@@ -483,7 +491,7 @@ async fn transactions(
 async fn recurring(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(card_id): IdPath,
+    IdPath(card_id): IdPath<CardId>,
 ) -> Result<Json<Success<RecurringStreams>>, ApiError> {
     let card = readable_card(&state, auth.subscriber_id, card_id, Shown::Rows).await?;
     let rows = card_rows_at(&state, card_id, card.event).await?;
@@ -492,14 +500,14 @@ async fn recurring(
 
 /// The card's rows in the 36-month window, each with its JSON: kept while no event of the card
 /// came since (`card_rows`), else read whole and kept.
-pub(crate) async fn card_rows(state: &AppState, card_id: i64) -> Result<Arc<CardLedger>, ApiError> {
+pub(crate) async fn card_rows(state: &AppState, card_id: CardId) -> Result<Arc<CardLedger>, ApiError> {
     // Read before the rows: a change committed meanwhile announces a newer event.
-    let event = state.events.newest_event_of(&state.db, Owner::Card(card_id)).await?;
+    let event = state.events.newest_event_of(&state.db, Owner::Card(card_id.get())).await?;
     card_rows_at(state, card_id, event).await
 }
 
 /// As [`card_rows`], with the card's newest event already read (before the rows).
-pub(crate) async fn card_rows_at(state: &AppState, card_id: i64, event: i64) -> Result<Arc<CardLedger>, ApiError> {
+pub(crate) async fn card_rows_at(state: &AppState, card_id: CardId, event: i64) -> Result<Arc<CardLedger>, ApiError> {
     if let Some(rows) = state.card_rows.get(card_id, event) {
         return Ok(rows);
     }
@@ -513,7 +521,12 @@ pub(crate) async fn card_rows_at(state: &AppState, card_id: i64, event: i64) -> 
 }
 
 /// A card's rows enriched, with its history's streams and refunds, and written as JSON.
-fn ledger_of(card_id: i64, event: i64, changed: Vec<ChangedRow>, enricher: &Enricher) -> Result<CardLedger, ApiError> {
+fn ledger_of(
+    card_id: CardId,
+    event: i64,
+    changed: Vec<ChangedRow>,
+    enricher: &Enricher,
+) -> Result<CardLedger, ApiError> {
     let enrichments: Vec<TransactionEnrichment> =
         changed.iter().map(|changed| enricher.card_row(&changed.row)).collect();
     let items = changed

@@ -9,7 +9,7 @@ use axum::extract::State;
 use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{
-    CardSession, CardSessionCompletedData, CardSessionCreated, CardSessionExpiredData, CardSessionStatus,
+    CardId, CardSession, CardSessionCompletedData, CardSessionCreated, CardSessionExpiredData, CardSessionStatus,
     CreateCardSessionRequest, ErrorBody, EventData, Success,
 };
 
@@ -117,7 +117,7 @@ pub async fn status(
     Ok(Json(Success::new(CardSession {
         session_id: row.id,
         status,
-        card_id: row.card_id,
+        card_id: row.card_id.map(CardId::get),
         expires_at: paging::checked_time(row.expires_at)?,
     })))
 }
@@ -144,7 +144,7 @@ pub async fn complete(state: &AppState, session_id: i64, card: NewCard) -> Resul
     let completed: SessionEvent = Box::new(move |card_id| {
         StoredEvent::new(&EventData::CardSessionCompleted(CardSessionCompletedData {
             session_id,
-            card_id: Some(card_id),
+            card_id: Some(card_id.get()),
         }))
     });
     Ok(state.db.enroll_card_from_session(session_id, card, now, completed).await?)

@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde::Deserialize;
-use subscriber_protocol::{ErrorBody, Success, TransactionSync};
+use subscriber_protocol::{CardId, ErrorBody, Success, TransactionSync};
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth, IdPath};
@@ -50,7 +50,7 @@ pub struct SyncQuery {
 pub async fn sync(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(card_id): IdPath,
+    IdPath(card_id): IdPath<CardId>,
     version: RequestVersion,
     ApiQuery(query): ApiQuery<SyncQuery>,
 ) -> Result<Response, ApiError> {

@@ -11,7 +11,7 @@ use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::Response;
 use chrono::{DateTime, Datelike, Utc};
 use maud::{Markup, html};
-use subscriber_protocol::{CardSessionStatus, Environment};
+use subscriber_protocol::{CardId, CardSessionStatus, Environment};
 
 use super::form::{Retyped, select_field, text_field};
 use super::page::{self, Branding};
@@ -186,11 +186,11 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     let outcome = session::complete(&state, session_id, prepared).await;
     match outcome {
         Ok(Some(Inserted::Created(card_id))) => {
-            tracing::info!(session_id, card_id, last_four, "card enrolled on the secure page");
+            tracing::info!(session_id, card_id = card_id.get(), last_four, "card enrolled on the secure page");
             enrolled_page(&open, &brand, last_four, card_id, false)
         }
         Ok(Some(Inserted::Duplicate(card_id))) => {
-            tracing::info!(session_id, card_id, last_four, "secure page: card was already enrolled");
+            tracing::info!(session_id, card_id = card_id.get(), last_four, "secure page: card was already enrolled");
             enrolled_page(&open, &brand, last_four, card_id, true)
         }
         Ok(None) => used_page(&open.branding, &open.row),
@@ -208,7 +208,7 @@ async fn rejected(state: &AppState, open: &Open, browser: &Browser, retyped: &Re
     }
 }
 
-fn enrolled_page(open: &Open, brand: &str, last_four: u16, card_id: i64, already: bool) -> Response {
+fn enrolled_page(open: &Open, brand: &str, last_four: u16, card_id: CardId, already: bool) -> Response {
     let title = if already { "This card was already enrolled" } else { "Card enrolled" };
     let branding = &open.branding;
     page::render_branded(

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, SubscriberId};
 use subscriber_protocol::{
     ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxRefundRequest,
     SandboxReset, SandboxReversal, SandboxSettleRequest, SandboxTransactionRequest, SandboxTransactionResponse,
@@ -138,7 +138,7 @@ async fn create_transaction(
     // another host, then the sale, one more.
     let card = async {
         match request.card_id {
-            Some(card_id) => Ok(Some(crate::cards::owned_card(&state, subscriber_id, card_id).await?)),
+            Some(card_id) => Ok(Some(crate::cards::owned_card(&state, subscriber_id, CardId(card_id)).await?)),
             // The caller's newest card.
             None => Ok::<_, ApiError>(state.db.cards(subscriber_id).await?.into_iter().next()),
         }
@@ -489,7 +489,7 @@ async fn read_transaction(state: &AppState, transaction_id: i64) -> Result<Optio
 /// Whether the purchase was made by one of the caller's cards or at the caller's merchant.
 async fn is_callers(state: &AppState, subscriber_id: SubscriberId, row: &TransactionRow) -> Result<bool, ApiError> {
     if let Some(card_id) = row.card_id
-        && state.db.card(subscriber_id, card_id).await?.is_some()
+        && state.db.card(subscriber_id, CardId(card_id)).await?.is_some()
     {
         return Ok(true);
     }

@@ -23,7 +23,7 @@ pub struct Buyer {
 
 impl Buyer {
     pub fn card(card: &CardRow) -> Self {
-        Self { card_id: Some(card.id), last_four: card.enrolled.last_four }
+        Self { card_id: Some(card.id.get()), last_four: card.enrolled.last_four }
     }
 
     pub fn synthetic(rng: &mut impl Rng) -> Self {

@@ -8,8 +8,8 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
-use subscriber_protocol::SubscriberId;
 use subscriber_protocol::rules::required_text;
+use subscriber_protocol::{CardId, SubscriberId};
 use subscriber_protocol::{
     ErrorBody, MAX_SANDBOX_SNAPSHOTS, SNAPSHOT_NAME_MAX, SandboxRestored, SandboxSnapshot, SandboxSnapshotDeleted,
     SandboxSnapshotList, SandboxSnapshotRequest, Success,
@@ -163,7 +163,7 @@ pub fn forget_restored(state: &AppState, subscriber_id: SubscriberId, owners: Op
         Some(owners) => {
             for owner in owners {
                 if let Owner::Card(card_id) = owner {
-                    state.card_rows.forget(*card_id);
+                    state.card_rows.forget(CardId(*card_id));
                 }
             }
         }

@@ -6,12 +6,13 @@ use super::rows::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::CardId;
 use subscriber_protocol::SubscriberId;
 
 pub use super::rows::cards::{CardRow, EnrolledCard, Inserted, NewCard};
 
 /// The event of a completed card-entry session, made from the card's id.
-pub type SessionEvent = Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>;
+pub type SessionEvent = Box<dyn FnOnce(CardId) -> super::events::StoredEvent + Send>;
 
 impl Store {
     /// Enrolls the card with its history and its event, and the request's replay, in one
@@ -41,7 +42,7 @@ impl Store {
     }
 
     /// The card when it belongs to the subscriber; another subscriber's card is `None`.
-    pub async fn card(&self, subscriber_id: SubscriberId, card_id: i64) -> StorageResult<Option<CardRow>> {
+    pub async fn card(&self, subscriber_id: SubscriberId, card_id: CardId) -> StorageResult<Option<CardRow>> {
         let sql = sql!("SELECT {COLUMNS} FROM cards WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![card_id, subscriber_id]).await
     }

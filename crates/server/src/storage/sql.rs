@@ -124,7 +124,7 @@ macro_rules! integer_ids {
         }
     )*};
 }
-integer_ids!(SubscriberId, WebhookId, AccountId, PersonId);
+integer_ids!(SubscriberId, WebhookId, AccountId, PersonId, CardId);
 
 impl From<u32> for Param<'_> {
     fn from(value: u32) -> Self {

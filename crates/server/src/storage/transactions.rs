@@ -6,6 +6,7 @@ use super::rows::transactions::COLUMNS;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::CardId;
 
 pub use super::rows::transactions::{ChangedRow, Filter, NewTransaction, Owner, Reversed, TransactionRow};
 
@@ -82,7 +83,12 @@ impl Store {
 
     /// The card's transactions removed after the position `after` in its change order, up to
     /// `upto` when given: `(transaction id, position)`, in order.
-    pub async fn removed_after(&self, card_id: i64, after: i64, upto: Option<i64>) -> StorageResult<Vec<(i64, i64)>> {
+    pub async fn removed_after(
+        &self,
+        card_id: CardId,
+        after: i64,
+        upto: Option<i64>,
+    ) -> StorageResult<Vec<(i64, i64)>> {
         let sql = sql!(
             "SELECT transaction_id, removed_seq FROM removed_transactions
              WHERE card_id = $1 AND removed_seq > $2 AND (CAST($3 AS BIGINT) IS NULL OR removed_seq <= $3)
@@ -127,7 +133,7 @@ impl Store {
     /// `(change_seq, id)`, in change order.
     pub async fn changed_after(
         &self,
-        card_id: i64,
+        card_id: CardId,
         after: (i64, i64),
         from: i64,
         limit: u32,

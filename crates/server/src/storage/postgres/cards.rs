@@ -10,6 +10,7 @@ use crate::storage::rows::card_sessions::COMPLETE;
 use crate::storage::rows::cards::{INSERT, Inserted, NewCard, WITH_FINGERPRINT, insert_args};
 use crate::storage::rows::idempotency::Replay;
 use crate::storage::{StorageError, StorageResult};
+use subscriber_protocol::CardId;
 
 /// Inside a write: locks the subscriber and inserts the card (one round trip), then its
 /// history, its event and the replay (one more). Returns how many deliveries were queued too.
@@ -18,7 +19,7 @@ async fn insert(client: &Client, card: NewCard, replay: Option<Replay>) -> Stora
     let args = insert_args(&card);
     let (locked, inserted) = futures::future::join(
         execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
-        first::<i64>(client, &INSERT, &bound(&args)),
+        first::<CardId>(client, &INSERT, &bound(&args)),
     )
     .await;
     locked?;
@@ -30,9 +31,9 @@ async fn insert(client: &Client, card: NewCard, replay: Option<Replay>) -> Stora
     let history = Arrays::of(card.history);
     let event = (card.event_data)(card_id);
     let (stored, recorded, replayed) = futures::future::join3(
-        history.insert(client, Some(card_id)),
+        history.insert(client, Some(card_id.get())),
         record_other(client, card.subscriber_id, event.event_type, &event.data, card.enrolled.enrolled_at),
-        super::idempotency::store_replay(client, replay, card_id, card.enrolled.enrolled_at),
+        super::idempotency::store_replay(client, replay, card_id.get(), card.enrolled.enrolled_at),
     )
     .await;
     stored?;

@@ -4,7 +4,7 @@ use super::labels::Labels;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, SubscriberId};
 
 /// A one-time page to open for a subscriber (a card-entry page, a bank link), found later by
 /// the hash of its link's token, never by the token.
@@ -28,7 +28,7 @@ pub struct CardSessionRow {
     pub expires_at: i64,
     pub failed_attempts: u32,
     pub completed_at: Option<i64>,
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     pub return_url: Option<String>,
     /// What the card enrolled on the page takes.
     pub labels: Labels,

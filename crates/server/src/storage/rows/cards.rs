@@ -6,7 +6,7 @@ use super::transactions::TransactionRow;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::{Param, args, sql};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, SubscriberId};
 
 /// What is kept of an enrolled card: stored as enrolled, read back as stored.
 #[derive(Debug, Clone)]
@@ -23,7 +23,7 @@ pub struct EnrolledCard {
 
 #[derive(Debug, Clone)]
 pub struct CardRow {
-    pub id: i64,
+    pub id: CardId,
     pub subscriber_id: SubscriberId,
     pub enrolled: EnrolledCard,
     pub labels: Labels,
@@ -42,18 +42,18 @@ pub struct NewCard {
     /// The sandbox's generated history (their `card_id` is set once the card has its id).
     pub history: Vec<TransactionRow>,
     /// The `card.enrolled` event's data (JSON), given the card's id.
-    pub event_data: Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>,
+    pub event_data: Box<dyn FnOnce(CardId) -> super::events::StoredEvent + Send>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Inserted {
-    Created(i64),
+    Created(CardId),
     /// The subscriber already enrolled this card, under this id.
-    Duplicate(i64),
+    Duplicate(CardId),
 }
 
 impl Inserted {
-    pub fn card_id(self) -> i64 {
+    pub fn card_id(self) -> CardId {
         match self {
             Self::Created(id) | Self::Duplicate(id) => id,
         }

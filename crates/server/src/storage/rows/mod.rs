@@ -118,7 +118,7 @@ macro_rules! integer_ids {
         }
     )*};
 }
-integer_ids!(SubscriberId, WebhookId, AccountId, PersonId);
+integer_ids!(SubscriberId, WebhookId, AccountId, PersonId, CardId);
 
 /// Unsigned numbers are kept as 64-bit integers: read back in range, or the data is not valid.
 macro_rules! in_range {

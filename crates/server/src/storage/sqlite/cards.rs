@@ -8,23 +8,24 @@ use crate::storage::rows::card_sessions::COMPLETE;
 use crate::storage::rows::cards::{INSERT, Inserted, NewCard, WITH_FINGERPRINT, insert_args};
 use crate::storage::rows::idempotency::Replay;
 use crate::storage::rows::transactions::TransactionRow;
+use subscriber_protocol::CardId;
 
 pub fn enroll(connection: &Connection, card: NewCard, replay: Option<Replay>) -> StorageResult<Inserted> {
     let enrolled_at = card.enrolled.enrolled_at;
     let inserted = insert(connection, card)?;
     if let Inserted::Created(card_id) = inserted {
-        super::idempotency::store_replay(connection, replay, card_id, enrolled_at)?;
+        super::idempotency::store_replay(connection, replay, card_id.get(), enrolled_at)?;
     }
     Ok(inserted)
 }
 
 fn insert(connection: &Connection, card: NewCard) -> StorageResult<Inserted> {
-    let Some(card_id) = first::<i64>(connection, &INSERT, params_from_iter(insert_args(&card)))? else {
+    let Some(card_id) = first::<CardId>(connection, &INSERT, params_from_iter(insert_args(&card)))? else {
         let existing = first(connection, &WITH_FINGERPRINT, params![card.subscriber_id, card.fingerprint])?;
         return existing.map(Inserted::Duplicate).ok_or_else(|| super::corrupt("a card neither inserted nor found"));
     };
     let rows: Vec<TransactionRow> =
-        card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
+        card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id.get()), ..row }).collect();
     super::transactions::insert_many(connection, &rows)?;
     let event = (card.event_data)(card_id);
     record_other(connection, card.subscriber_id, event.event_type, &event.data, card.enrolled.enrolled_at)?;
