@@ -13,11 +13,27 @@ use rand_chacha::ChaCha8Rng;
 use reqwest::blocking::RequestBuilder;
 use serde_json::{Value, json};
 
+use crate::accounts::link_with;
 use crate::discovery::query_string;
 use crate::helpers::{LOCAL_RECEIVERS, Subscriber, TEST_PANS, TestServer, assert_error, card_json, send};
 use crate::merchants::{create_location, enroll_merchant};
 use crate::sandbox::purchase;
 use subscriber_testkit::WebhookReceiver;
+
+/// A linked account carries the bank's name for it, its type and the last four digits of its
+/// number; a pending one none of them (the bank has not named it yet).
+fn assert_bank_names(account: &Value, linked: bool, context: &str) {
+    if !linked {
+        for field in ["name", "type", "mask"] {
+            assert!(account.get(field).is_none(), "{context}: a pending account has no {field}: {account}");
+        }
+        return;
+    }
+    assert!(account["name"].as_str().is_some_and(|name| !name.is_empty()), "{context}: {account}");
+    assert!(matches!(account["type"].as_str(), Some("checking" | "savings")), "{context}: {account}");
+    let mask = account["mask"].as_str().unwrap_or_default();
+    assert!(mask.len() == 4 && mask.bytes().all(|byte| byte.is_ascii_digit()), "{context}: {account}");
+}
 
 /// Every page of a list, following `next_cursor` from `path` (which has a query already).
 fn all_pages(server: &TestServer, subscriber: &Subscriber, path: &str, list: &str) -> Vec<Value> {
@@ -202,6 +218,9 @@ struct Tenant {
     /// personId -> status
     persons: BTreeMap<i64, &'static str>,
     accounts: BTreeSet<i64>,
+    /// Accounts the person linked on the bank's pages (accountId -> bank): the bank names them
+    /// (name, type, mask).
+    linked_accounts: BTreeMap<i64, String>,
     card_sessions: BTreeSet<String>,
     /// Locations removed: past sales keep naming them.
     retired_locations: BTreeSet<i64>,
@@ -366,13 +385,14 @@ impl Workload {
         assert_eq!(listed, model.persons.keys().copied().collect(), "{context}: GET /persons");
 
         let accounts = self.expect(self.get(tenant, "/account"), 200, None, "GET /account");
-        let listed: BTreeSet<i64> = accounts["accounts"]
-            .as_array()
-            .expect("accounts")
-            .iter()
-            .map(|account| account["accountId"].as_i64().expect("accountId"))
-            .collect();
+        let accounts = accounts["accounts"].as_array().expect("accounts");
+        let listed: BTreeSet<i64> =
+            accounts.iter().map(|account| account["accountId"].as_i64().expect("accountId")).collect();
         assert_eq!(listed, model.accounts, "{context}: GET /account");
+        for account in accounts {
+            let linked = model.linked_accounts.contains_key(&account["accountId"].as_i64().expect("accountId"));
+            assert_bank_names(account, linked, &context);
+        }
     }
 
     /// The place the holder of `pan` lives, learned once from a history of that card.
@@ -796,7 +816,21 @@ impl Workload {
         self.belongs(tenant, user, ("accountId", account_id));
         let shown = self.expect(self.get(tenant, &format!("/account/{account_id}")), 200, None, "GET /account/<id>");
         assert_eq!(shown["accountId"].as_i64(), Some(account_id), "{}", self.context());
+        assert_bank_names(&shown, false, &self.context());
         self.tenants[tenant].accounts.insert(account_id);
+        // One in two is linked at once by its person, on the bank's own pages; not a second one
+        // with the same bank login, which the service merges into the first (tested in accounts).
+        let model = &self.tenants[tenant];
+        let linked_at_bank = model.linked_accounts.iter().any(|(id, at)| *at == bank && model.accounts.contains(id));
+        if !linked_at_bank && self.rng.random_bool(0.5) {
+            let url = created["url"].as_str().expect("url");
+            let done = link_with(&self.server, url, &["balances", "transactions"]);
+            assert!(done.status == 200 && done.body.contains("Account linked"), "{}: {}", self.context(), done.body);
+            let shown = self.expect(self.get(tenant, &format!("/account/{account_id}")), 200, None, "a linked account");
+            assert_eq!(shown["status"], "linked", "{}", self.context());
+            assert_bank_names(&shown, true, &self.context());
+            self.tenants[tenant].linked_accounts.insert(account_id, bank);
+        }
     }
 
     fn card_session(&mut self, tenant: usize) {
@@ -1211,6 +1245,7 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
             merchant_sales: BTreeSet::new(),
             persons: BTreeMap::new(),
             accounts: BTreeSet::new(),
+            linked_accounts: BTreeMap::new(),
             card_sessions: BTreeSet::new(),
             retired_locations: BTreeSet::new(),
             users: BTreeMap::new(),
@@ -1237,6 +1272,8 @@ fn a_seeded_multi_tenant_workload_keeps_every_rule() {
         workload.run_step();
     }
     workload.step = steps;
+    let linked = workload.tenants.iter().map(|model| model.linked_accounts.len()).sum::<usize>();
+    assert!(steps < 100 || linked > 0, "seed {seed}: some account was linked on the bank's pages");
     for tenant in 0..workload.tenants.len() {
         workload.check_tenant(tenant);
         for card_id in workload.tenants[tenant].cards.keys().copied().collect::<Vec<_>>() {
