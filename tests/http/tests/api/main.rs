@@ -35,6 +35,7 @@ mod security_tenants;
 mod snapshots;
 mod subscriber;
 mod users;
+mod version_exits;
 mod versions;
 mod webhook_delivery;
 mod webhook_fairness;

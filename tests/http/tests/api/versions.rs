@@ -31,7 +31,7 @@ fn versioned(request: RequestBuilder) -> (u16, String, Value) {
 }
 
 /// A fresh subscriber signed up and logged in at `version` (the header on both requests).
-fn subscriber_at(server: &TestServer, version: &str) -> (Subscriber, Value) {
+pub(crate) fn subscriber_at(server: &TestServer, version: &str) -> (Subscriber, Value) {
     let email = format!("v-{}@example.com", uuid::Uuid::new_v4().simple());
     let (status, answered, signup) =
         versioned(server.post("/subscriber/signup", &json!({ "email": email })).header(HEADER, version));
