@@ -139,13 +139,25 @@ pub fn keep_window_place<R: Runtime>(window: &WebviewWindow<R>) {
 /// The web view holds one app, not a browsing session: WebKit's "document viewer" cache model
 /// keeps no back/forward pages and small memory caches (its default is a browser's), which
 /// trims the web process's settled memory (see BENCHMARKS.md).
+///
+/// Where the machine has no GPU (no DRM render node), WebKit's GPU painting would run on Mesa's
+/// software GL: its first paint makes a worker compile shaders with LLVM, and its buffers
+/// weigh on the web process. The app's screens are text, tables and SVG, which WebKit paints
+/// sooner on the CPU there, so it paints on the CPU (BENCHMARKS.md, "Desktop dashboard").
+/// Without compositing, WebKitWebDriver's screenshot waits for a paint an idle page never makes;
+/// the end-to-end kit keeps a pixel changing while it takes one (`tests/e2e/harness.mjs`).
 pub fn lean_web_view<R: Runtime>(window: &WebviewWindow<R>) {
     #[cfg(target_os = "linux")]
     {
-        use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
-        let tuned = window.with_webview(|webview| {
-            if let Some(context) = webview.inner().context() {
+        use webkit2gtk::{CacheModel, HardwareAccelerationPolicy, SettingsExt, WebContextExt, WebViewExt};
+        let software_gl = !has_render_node();
+        let tuned = window.with_webview(move |webview| {
+            let view = webview.inner();
+            if let Some(context) = view.context() {
                 context.set_cache_model(CacheModel::DocumentViewer);
+            }
+            if software_gl && let Some(settings) = WebViewExt::settings(&view) {
+                settings.set_hardware_acceleration_policy(HardwareAccelerationPolicy::Never);
             }
         });
         if let Err(error) = tuned {
@@ -154,6 +166,13 @@ pub fn lean_web_view<R: Runtime>(window: &WebviewWindow<R>) {
     }
     #[cfg(not(target_os = "linux"))]
     let _ = window;
+}
+
+/// Whether the machine has a GPU WebKit can paint with: a DRM render node (`/dev/dri/renderD*`).
+#[cfg(target_os = "linux")]
+fn has_render_node() -> bool {
+    std::fs::read_dir("/dev/dri")
+        .is_ok_and(|entries| entries.flatten().any(|entry| entry.file_name().to_string_lossy().starts_with("renderD")))
 }
 
 /// Shows `notice`, its body escaped for servers that read markup; a click on it opens its

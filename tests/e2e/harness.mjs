@@ -160,7 +160,34 @@ export async function screenshot(session, name) {
   mkdirSync(dir, { recursive: true });
   // Let animations and fonts settle so the picture shows what a person sees.
   await new Promise((resolve) => setTimeout(resolve, 350));
-  writeFileSync(join(dir, `${name}.png`), await session.takeScreenshot(), "base64");
+  writeFileSync(join(dir, `${name}.png`), await paintedScreenshot(session), "base64");
+}
+
+/** WebKitWebDriver's screenshot waits for the page's next paint. Where WebKit paints without
+ *  compositing (a machine with no GPU: see `lean_web_view` in src-tauri's desktop.rs), a page
+ *  with nothing to change never paints again, and the command never returns. So while the
+ *  picture is taken, a one-pixel mark in the top-left corner changes shade every frame, between
+ *  two that look the same (alpha 1/1000 and 2/1000 of black), and a paint always comes. */
+async function paintedScreenshot(session) {
+  await session.executeScript(`
+    const mark = document.createElement("div");
+    mark.id = "e2e-paint-mark";
+    mark.setAttribute("aria-hidden", "true");
+    mark.style.cssText = "position:fixed;left:0;top:0;width:1px;height:1px;pointer-events:none;z-index:2147483647";
+    document.body.append(mark);
+    let shade = 0;
+    const step = () => {
+      if (!mark.isConnected) return;
+      shade = 1 - shade;
+      mark.style.background = \`rgba(0, 0, 0, \${shade ? 0.001 : 0.002})\`;
+      requestAnimationFrame(step);
+    };
+    step();`);
+  try {
+    return await session.takeScreenshot();
+  } finally {
+    await session.executeScript(`document.getElementById("e2e-paint-mark")?.remove()`);
+  }
 }
 
 /** The element once it is on the page and visible. */
