@@ -161,7 +161,7 @@ pub fn lean_web_view<R: Runtime>(window: &WebviewWindow<R>) {
             }
         });
         if let Err(error) = tuned {
-            tracing::debug!(%error, "the web view's cache model was left as it is");
+            tracing::debug!(%error, "the web view's cache model and painting were left as they are");
         }
     }
     #[cfg(not(target_os = "linux"))]
