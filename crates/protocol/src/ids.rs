@@ -104,4 +104,22 @@ integer_id! {
     PersonId;
     /// A card a subscriber enrolled.
     CardId;
+    /// A merchant a subscriber enrolled.
+    MerchantId;
+    /// A location (a shop) of an enrolled merchant.
+    LocationId;
+    /// A transaction on a card or at a location.
+    TransactionId;
+    /// An event of a subscriber's log (`evt_…` on the wire is its public form).
+    EventId;
+    /// A sandbox snapshot a subscriber took.
+    SnapshotId;
+    /// A hosted card-entry session.
+    CardSessionId;
+    /// A hosted identity session handed to a person.
+    PersonSessionId;
+    /// A set of identity questions issued to a person.
+    QuestionSetId;
+    /// A merchant of the sandbox's generated directory.
+    DirectoryEntryId;
 }
