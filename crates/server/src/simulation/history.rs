@@ -53,6 +53,9 @@ const LOCAL_NEEDS: &[(Group, usize)] = &[
     (Group::DryCleaning, 1),
 ];
 
+/// Refunds every history holds at the least, whatever chance made.
+const MIN_REFUNDS: usize = 2;
+
 /// Billers: anywhere in the country will do.
 const BILLERS: &[Group] = &[
     Group::Rent,
@@ -110,6 +113,8 @@ struct History<'a> {
     utc_offset_hours: i64,
     trips: Vec<Trip>,
     rows: Vec<TransactionRow>,
+    /// Purchases a shop could take back (day, merchant, amount) that chance did not refund.
+    refundable: Vec<(NaiveDate, u32, i64)>,
     start: DateTime<Utc>,
     end: DateTime<Utc>,
 }
@@ -189,6 +194,7 @@ impl<'a> History<'a> {
             utc_offset_hours,
             trips: Vec::new(),
             rows: Vec::with_capacity(1600),
+            refundable: Vec::new(),
             start,
             end,
         };
@@ -322,6 +328,7 @@ impl<'a> History<'a> {
             self.travel_day(day);
             day += Duration::days(1);
         }
+        self.refund_at_least(MIN_REFUNDS);
         self.finish()
     }
 
@@ -461,22 +468,51 @@ impl<'a> History<'a> {
     ) {
         let Some(merchant) = self.regular(group) else { return };
         let amount = self.rng.random_range(amounts);
-        self.record(day, merchant, hours, amount);
-        if refund_odds > 0.0 && self.rng.random_bool(refund_odds) {
-            let later = day + Duration::days(self.rng.random_range(3..21));
-            let refunded = if self.rng.random_bool(0.7) { amount } else { amount / 2 };
-            self.record(later, merchant, 10..18, -refunded);
+        let recorded = self.record(day, merchant, hours, amount);
+        if refund_odds > 0.0 {
+            if self.rng.random_bool(refund_odds) {
+                self.refund(day, merchant, amount);
+            } else if recorded {
+                self.refundable.push((day, merchant, amount));
+            }
         }
     }
 
-    /// One transaction at a local time of `day` (hours of the home city's clock).
-    fn record(&mut self, day: NaiveDate, merchant: u32, hours: std::ops::Range<i64>, amount_usd_cents: i64) {
+    /// The shop takes back all of a purchase, or half, three days to three weeks later.
+    fn refund(&mut self, day: NaiveDate, merchant: u32, amount: i64) {
+        let later = day + Duration::days(self.rng.random_range(3..21));
+        let refunded = if self.rng.random_bool(0.7) { amount } else { amount / 2 };
+        self.record(later, merchant, 10..18, -refunded);
+    }
+
+    /// A developer trying refunds finds some on every card: where chance made fewer than
+    /// `wanted`, refundable purchases old enough for the refund to have settled are taken back
+    /// too. Chance's own histories are left as they were (no draw is made when none is needed).
+    fn refund_at_least(&mut self, wanted: usize) {
+        let made = self.rows.iter().filter(|row| row.amount_minor < 0).count();
+        // The latest refund lands 20 days after its purchase; three more keep it out of the
+        // pending days.
+        let settled_by = self.end.date_naive() - Duration::days(24);
+        let mut candidates: Vec<(NaiveDate, u32, i64)> =
+            self.refundable.iter().copied().filter(|(day, _, _)| *day < settled_by).collect();
+        for _ in made..wanted {
+            if candidates.is_empty() {
+                return;
+            }
+            let (day, merchant, amount) = candidates.swap_remove(self.rng.random_range(0..candidates.len()));
+            self.refund(day, merchant, amount);
+        }
+    }
+
+    /// One transaction at a local time of `day` (hours of the home city's clock); false when the
+    /// time falls outside the history.
+    fn record(&mut self, day: NaiveDate, merchant: u32, hours: std::ops::Range<i64>, amount_usd_cents: i64) -> bool {
         let entry = &self.entries[merchant as usize];
-        let Some(midnight) = day.and_hms_opt(0, 0, 0) else { return };
+        let Some(midnight) = day.and_hms_opt(0, 0, 0) else { return false };
         let local_seconds = self.rng.random_range(hours.start * 3600..hours.end * 3600);
         let created_at = midnight.and_utc().timestamp() + local_seconds - self.utc_offset_hours * 3600;
         if created_at < self.start.timestamp() || created_at >= self.input.enrolled_at {
-            return;
+            return false;
         }
         self.rows.push(TransactionRow {
             id: 0,
@@ -500,6 +536,7 @@ impl<'a> History<'a> {
             location_id: None,
             refund_of: None,
         });
+        true
     }
 
     /// Oldest first; the last two or three days pending, settling a day or two later.
@@ -721,6 +758,29 @@ mod tests {
             .collect();
         assert!(quick.len() > 100, "{} coffees and lunches", quick.len());
         assert!(quick.iter().all(|time| !matches!(time.weekday(), Weekday::Sat | Weekday::Sun)));
+    }
+
+    /// Chance alone left about one card in seventy with a single refund (a red `make test` now
+    /// and then); the history tops it up, and a history chance gave enough is left as it was.
+    #[test]
+    fn every_history_has_refunds_to_try() {
+        let directory = Directory::generate(20_261_122, 2000);
+        let mut at_floor = 0;
+        for card in 0_u32..7 {
+            let fingerprint = Sha256::digest(card.to_le_bytes());
+            for hour in 0..30 {
+                let enrolled_at = ENROLLED_AT + hour * 3600;
+                let rows = history(&directory, &fingerprint, "USA", enrolled_at);
+                let refunds: Vec<&TransactionRow> = rows.iter().filter(|row| row.amount_minor < 0).collect();
+                assert!(refunds.len() >= MIN_REFUNDS, "card {card} at {enrolled_at}: {} refunds", refunds.len());
+                let settled = refunds.iter().filter(|row| !row.pending).count();
+                assert!(settled >= 1, "card {card} at {enrolled_at}: a settled refund");
+                if refunds.len() == MIN_REFUNDS {
+                    at_floor += 1;
+                }
+            }
+        }
+        assert!(at_floor > 0, "some histories sit at the floor (the case this test is for)");
     }
 
     #[test]
