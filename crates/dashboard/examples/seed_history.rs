@@ -24,7 +24,7 @@ fn flag(name: &str) -> anyhow::Result<String> {
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> anyhow::Result<()> {
     let database = PathBuf::from(flag("--database")?);
-    let card_id: i64 = flag("--card-id")?.parse().context("--card-id is a number")?;
+    let card_id: subscriber_protocol::CardId = flag("--card-id")?.parse().context("--card-id is a number")?;
     let target: usize = flag("--rows")?.parse().context("--rows is a number")?;
     let db = Store::open(&database.clone().into()).await?;
     let existing = db.transactions_page(Owner::Card(card_id), Filter::default(), 100_000).await?;

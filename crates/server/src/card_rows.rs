@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use parking_lot::RwLock;
-use subscriber_protocol::CardId;
+use subscriber_protocol::{CardId, TransactionId};
 
 use crate::enrichment::history::History;
 use crate::storage::transactions::Filter;
@@ -27,7 +27,7 @@ use crate::storage::transactions::Filter;
 #[derive(Debug, Clone, Copy)]
 struct Entry {
     created_at: i64,
-    id: i64,
+    id: TransactionId,
     created_seq: i64,
     change_seq: i64,
     pending: bool,
@@ -38,7 +38,7 @@ struct Entry {
 /// A row as read, with its JSON (`CardTransaction` at the newest version).
 pub struct ReadRow {
     pub created_at: i64,
-    pub id: i64,
+    pub id: TransactionId,
     pub created_seq: i64,
     pub change_seq: i64,
     pub pending: bool,
@@ -117,7 +117,8 @@ impl CardLedger {
     pub fn page(&self, filter: &Filter, limit: u32) -> Cut {
         let limit = usize::try_from(limit).unwrap_or(usize::MAX);
         // Rows are newest first: skip to the first one before the cursor.
-        let first = filter.after.map_or(0, |after| self.rows.partition_point(|row| (row.created_at, row.id) >= after));
+        let first =
+            filter.after.map_or(0, |after| self.rows.partition_point(|row| (row.created_at, row.id.get()) >= after));
         let mut rows_json = Vec::new();
         let (mut taken, mut last, mut next) = (0, None, None);
         for entry in &self.rows[first..] {
@@ -135,7 +136,7 @@ impl CardLedger {
                 break;
             }
             self.append(&mut rows_json, entry);
-            last = Some((entry.created_at, entry.id));
+            last = Some((entry.created_at, entry.id.get()));
             taken += 1;
         }
         Cut { rows_json, next }
@@ -147,7 +148,7 @@ impl CardLedger {
         let count = usize::try_from(count).unwrap_or(usize::MAX);
         let first = self.by_change.partition_point(|&index| {
             let entry = &self.rows[index as usize];
-            (entry.change_seq, entry.id) <= position
+            (entry.change_seq, entry.id.get()) <= position
         });
         let (mut added, mut modified) = (Vec::new(), Vec::new());
         let mut taken = 0;
@@ -162,9 +163,9 @@ impl CardLedger {
                 has_more = true;
                 break;
             }
-            let created_past_cursor = (entry.created_seq, entry.id) > position;
+            let created_past_cursor = (entry.created_seq, entry.id.get()) > position;
             self.append(if created_past_cursor { &mut added } else { &mut modified }, entry);
-            next = (entry.change_seq, entry.id);
+            next = (entry.change_seq, entry.id.get());
             taken += 1;
         }
         SyncCut { added, modified, next, has_more }
@@ -267,7 +268,8 @@ mod tests {
     use super::*;
 
     fn row(created_at: i64, id: i64, change_seq: i64, pending: bool) -> ReadRow {
-        ReadRow { created_at, id, created_seq: 0, change_seq, pending, json: format!("{{\"id\":{id}}}").into_bytes() }
+        let json = format!("{{\"id\":{id}}}").into_bytes();
+        ReadRow { created_at, id: TransactionId(id), created_seq: 0, change_seq, pending, json }
     }
 
     fn ledger() -> CardLedger {

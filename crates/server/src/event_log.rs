@@ -34,7 +34,7 @@ pub async fn render(state: &AppState, event: LoggedEvent) -> Result<Event, ApiEr
         Some(mut transaction) => {
             // As it was at the event: pending when created, settled once updated.
             transaction.pending = event_type == EventKind::Created.event_type();
-            let transaction_id = transaction.id;
+            let transaction_id = transaction.id.get();
             let data = match (event.readers_card, event.card_id) {
                 (true, Some(card_id)) => TransactionEventData::Card(CardTransactionEventData {
                     transaction_id,

@@ -11,7 +11,7 @@ use crate::state::AppState;
 use crate::storage::StorageResult;
 use crate::storage::changes::{Change, Heard, Listener};
 use crate::storage::transactions::Owner;
-use subscriber_protocol::CardId;
+use subscriber_protocol::LocationId;
 
 /// How long the listener waits before looking anyway: a notice lost with a connection is made
 /// up for within this time.
@@ -74,7 +74,7 @@ async fn apply(state: &AppState, changes: &[Change]) -> StorageResult<()> {
             }
             Change::Deliveries => state.db.wake_deliveries(),
             Change::ApiVersion(subscriber_id) => state.pins.forget(*subscriber_id),
-            Change::Removed(Owner::Card(card_id)) => crate::cards::forget_card(state, CardId(*card_id)),
+            Change::Removed(Owner::Card(card_id)) => crate::cards::forget_card(state, *card_id),
             Change::Removed(Owner::Merchant(_)) => {}
         }
     }
@@ -82,7 +82,7 @@ async fn apply(state: &AppState, changes: &[Change]) -> StorageResult<()> {
 }
 
 /// Makes a location another instance enrolled findable here.
-async fn add_location(state: &AppState, location_id: i64) -> StorageResult<()> {
+async fn add_location(state: &AppState, location_id: LocationId) -> StorageResult<()> {
     let Some(directory) = state.directory.if_loaded() else { return Ok(()) };
     if directory.knows_location(location_id) {
         return Ok(());
@@ -111,8 +111,8 @@ async fn look_anyway(state: &AppState) -> StorageResult<()> {
 /// Enrolled locations that no longer exist are no longer found (one read of every location's id).
 async fn retire_deleted_locations(state: &AppState) -> StorageResult<()> {
     if let Some(directory) = state.directory.if_loaded() {
-        let existing: std::collections::HashSet<i64> = state.db.location_ids().await?.into_iter().collect();
-        let gone: Vec<i64> =
+        let existing: std::collections::HashSet<LocationId> = state.db.location_ids().await?.into_iter().collect();
+        let gone: Vec<LocationId> =
             directory.enrolled_location_ids().into_iter().filter(|id| !existing.contains(id)).collect();
         directory.retire_enrolled_locations(&gone);
     }

@@ -60,7 +60,7 @@ pub fn history_start(now: DateTime<Utc>) -> i64 {
 
 /// Splits a fetch of `limit + 1` rows into the page and the cursor of the next one.
 pub fn finish_page(rows: Vec<TransactionRow>, limit: u32) -> (Vec<TransactionRow>, Option<String>) {
-    split_page(rows, limit, |row| encode_cursor(row.created_at, row.id))
+    split_page(rows, limit, |row| encode_cursor(row.created_at, row.id.get()))
 }
 
 /// Splits a fetch of `limit + 1` rows into the page and, when there is more, the cursor of the

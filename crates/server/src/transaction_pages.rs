@@ -93,7 +93,7 @@ impl TransactionPages {
 mod tests {
     use super::*;
 
-    const CARD: Owner = Owner::Card(7);
+    const CARD: Owner = Owner::Card(subscriber_protocol::CardId(7));
 
     #[test]
     fn a_page_is_kept_until_an_event_of_its_owner() {
@@ -102,7 +102,11 @@ mod tests {
         assert_eq!(pages.get(CARD, "limit=100", 5, Some(900)).as_deref(), Some(&b"[1]"[..]));
         assert_eq!(pages.get(CARD, "limit=100", 6, Some(900)), None, "a newer event");
         assert_eq!(pages.get(CARD, "limit=50", 5, Some(900)), None, "another query");
-        assert_eq!(pages.get(Owner::Merchant(7), "limit=100", 5, Some(900)), None, "another owner");
+        assert_eq!(
+            pages.get(Owner::Merchant(subscriber_protocol::MerchantId(7)), "limit=100", 5, Some(900)),
+            None,
+            "another owner"
+        );
     }
 
     #[test]

@@ -10,8 +10,8 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use std::sync::Arc;
-use subscriber_protocol::CardId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, LocationId, MerchantId};
 
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
@@ -265,7 +265,7 @@ pub(crate) async fn readable_card(
     // instance of a shared database a kept body may hold older notes, so a read that shows the
     // body reads the row there, beside the newest-event look-up (at once, not after it).
     let fresh = shown == Shown::Body && state.db.is_shared();
-    let newest = state.events.newest_event_of(&state.db, Owner::Card(card_id.get()));
+    let newest = state.events.newest_event_of(&state.db, Owner::Card(card_id));
     let (event, read) = if fresh {
         let (event, row) = tokio::join!(newest, owned_card(state, subscriber_id, card_id));
         (event?, Some(row))
@@ -305,7 +305,7 @@ fn no_such_card(card_id: CardId) -> ApiError {
 pub fn forget_card(state: &AppState, card_id: CardId) {
     state.card_bodies.forget(card_id);
     state.card_rows.forget(card_id);
-    state.events.removed(Owner::Card(card_id.get()));
+    state.events.removed(Owner::Card(card_id));
 }
 
 /// A card of the caller
@@ -385,7 +385,7 @@ async fn remove(
 /// A stored card transaction with its enrichment, as every answer shows it.
 pub fn card_transaction(row: TransactionRow, enrichment: TransactionEnrichment) -> Result<CardTransaction, ApiError> {
     Ok(CardTransaction {
-        transaction_id: row.id,
+        transaction_id: row.id.get(),
         created_at: paging::checked_time(row.created_at)?,
         pending: row.pending,
         amount: paging::amount(row.amount_minor),
@@ -398,9 +398,9 @@ pub fn card_transaction(row: TransactionRow, enrichment: TransactionEnrichment) 
         zip: row.zip,
         category: mcc::label(&row.category),
         descriptor: row.descriptor,
-        card_id: row.card_id.unwrap_or_default(),
-        merchant_id: row.merchant_id,
-        location_id: row.location_id,
+        card_id: row.card_id.map_or(0, CardId::get),
+        merchant_id: row.merchant_id.map(MerchantId::get),
+        location_id: row.location_id.map(LocationId::get),
         enrichment,
     })
 }
@@ -408,7 +408,7 @@ pub fn card_transaction(row: TransactionRow, enrichment: TransactionEnrichment) 
 /// A stored card transaction shown alone (an event, a stream): enriched, with what its card's
 /// history says of it (the history kept, else read now).
 pub(crate) async fn shown_card_transaction(state: &AppState, row: TransactionRow) -> Result<CardTransaction, ApiError> {
-    if let Some(card_id) = row.card_id.filter(|card_id| *card_id > 0).map(CardId)
+    if let Some(card_id) = row.card_id.filter(|card_id| card_id.get() > 0)
         && state.card_rows.any(card_id).is_none()
     {
         card_rows(state, card_id).await?;
@@ -425,7 +425,7 @@ pub(crate) fn kept_card_transaction(
 ) -> Result<CardTransaction, ApiError> {
     let mut enrichment = enricher.card_row(&row);
     if let Some(ledger) =
-        row.card_id.filter(|card_id| *card_id > 0).and_then(|card_id| state.card_rows.any(CardId(card_id)))
+        row.card_id.filter(|card_id| card_id.get() > 0).and_then(|card_id| state.card_rows.any(card_id))
     {
         enrichment = ledger.history.placed(Kind::Card, &history_item(&row, &enrichment)?);
     }
@@ -435,7 +435,7 @@ pub(crate) fn kept_card_transaction(
 /// A card row as its history reads it.
 fn history_item<'a>(row: &'a TransactionRow, enrichment: &'a TransactionEnrichment) -> Result<Item<'a>, ApiError> {
     Ok(Item {
-        id: row.id,
+        id: row.id.get(),
         date: paging::checked_time(row.created_at)?.date_naive(),
         amount_minor: row.amount_minor,
         currency: &row.currency,
@@ -502,7 +502,7 @@ async fn recurring(
 /// came since (`card_rows`), else read whole and kept.
 pub(crate) async fn card_rows(state: &AppState, card_id: CardId) -> Result<Arc<CardLedger>, ApiError> {
     // Read before the rows: a change committed meanwhile announces a newer event.
-    let event = state.events.newest_event_of(&state.db, Owner::Card(card_id.get())).await?;
+    let event = state.events.newest_event_of(&state.db, Owner::Card(card_id)).await?;
     card_rows_at(state, card_id, event).await
 }
 

@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use parking_lot::RwLock;
 use rand::RngCore;
-use subscriber_protocol::{Confidence, CounterpartyType, MatchReason};
+use subscriber_protocol::{Confidence, CounterpartyType, LocationId, MatchReason};
 
 use crate::reference::places;
 pub use crate::storage::directory::{DirectoryMerchant, Entry, Interner};
@@ -108,7 +108,7 @@ impl DirectoryMerchant {
 
     /// The location's id: an enrolled location's own, else the directory's.
     pub fn location_id(&self) -> i64 {
-        self.location_id.unwrap_or(self.id)
+        self.location_id.map_or(self.id, LocationId::get)
     }
 }
 
@@ -452,7 +452,7 @@ impl Directory {
     }
 
     /// The enrolled locations the directory finds.
-    pub fn enrolled_location_ids(&self) -> Vec<i64> {
+    pub fn enrolled_location_ids(&self) -> Vec<LocationId> {
         let inner = self.inner.read();
         inner.entries[inner.generated..]
             .iter()
@@ -462,13 +462,13 @@ impl Directory {
     }
 
     /// Whether the enrolled location is in the directory (and not retired).
-    pub fn knows_location(&self, location_id: i64) -> bool {
+    pub fn knows_location(&self, location_id: LocationId) -> bool {
         let inner = self.inner.read();
         inner.entries[inner.generated..].iter().any(|entry| entry.location_id == Some(location_id) && !entry.retired)
     }
 
     /// Enrolled locations that no longer exist (a sandbox reset) are no longer found.
-    pub fn retire_enrolled_locations(&self, location_ids: &[i64]) {
+    pub fn retire_enrolled_locations(&self, location_ids: &[LocationId]) {
         let mut inner = self.inner.write();
         let generated = inner.generated;
         for entry in &mut inner.entries[generated..] {
@@ -631,8 +631,8 @@ mod tests {
             latitude: 37.7725,
             longitude: -122.4091,
             currency: String::new(),
-            merchant_id: Some(7),
-            location_id: Some(location_id),
+            merchant_id: Some(subscriber_protocol::MerchantId(7)),
+            location_id: Some(LocationId(location_id)),
         }
     }
 
@@ -643,7 +643,7 @@ mod tests {
         assert!(directory.search(&query, 10).iter().all(|found| found.merchant.location_id.is_none()));
         directory.add_enrolled_location(enrolled(5, "Zebra Quilt", "San Francisco"));
         let found = directory.search(&query, 10);
-        assert_eq!(found[0].merchant.location_id, Some(5), "{found:?}");
+        assert_eq!(found[0].merchant.location_id, Some(LocationId(5)), "{found:?}");
         assert_eq!(found[0].merchant.descriptor, "ZEBRA QUILT SAN FRANCI");
         assert_eq!(found[0].merchant.region.as_deref(), Some("CA"));
         assert_eq!(found[0].merchant.currency, "USD");

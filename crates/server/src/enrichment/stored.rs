@@ -10,7 +10,9 @@
 use std::sync::Arc;
 
 use quick_cache::sync::Cache;
-use subscriber_protocol::{Channel, Enrichment, PersonalFinanceCategory, PfcDetailed, TransactionEnrichment};
+use subscriber_protocol::{
+    Channel, Enrichment, PersonalFinanceCategory, PfcDetailed, TransactionEnrichment, TransactionId,
+};
 
 use super::{NetworkData, enrich};
 use crate::directory::Directory;
@@ -94,7 +96,7 @@ impl Enricher {
             personal_finance_category: found.personal_finance_category,
             recurring_stream_id: None,
             // A refund made as one names its purchase; the history matches the others.
-            refund_of: row.refund_of,
+            refund_of: row.refund_of.map(TransactionId::get),
         }
     }
 

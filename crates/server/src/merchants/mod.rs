@@ -4,13 +4,13 @@ use axum::Json;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
 use chrono::Utc;
-use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{
     CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, ErrorBody, Location,
     LocationRemoved, Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
     MerchantTransactionQuery, Success, UpdateLocationRequest,
 };
 use subscriber_protocol::{EventData, LocationCreatedData, LocationRemovedData, LocationUpdatedData};
+use subscriber_protocol::{LocationId, MerchantId, SubscriberId};
 use utoipa_axum::routes;
 
 use crate::directory::{self, DirectoryMerchant};
@@ -71,7 +71,7 @@ async fn enroll(
 ) -> Result<Response, ApiError> {
     let merchant = validation::merchant(draft)?;
     let new = NewMerchant {
-        id: 0,
+        id: MerchantId(0),
         subscriber_id: auth.subscriber_id,
         name: merchant.name,
         mcc: merchant.mcc,
@@ -80,7 +80,7 @@ async fn enroll(
         website: merchant.website,
         created_at: Utc::now().timestamp(),
     };
-    let inserted = state.db.enroll_merchant(new, idempotent.replay(enrolled)).await?;
+    let inserted = state.db.enroll_merchant(new, idempotent.replay(|id| enrolled(MerchantId(id)))).await?;
     let merchant_id = match inserted {
         Inserted::Created(merchant_id) => merchant_id,
         Inserted::Existing(merchant_id) => {
@@ -90,23 +90,23 @@ async fn enroll(
                      (add locations with POST /merchant/location)"
                 ),
                 card_id: None,
-                merchant_id: Some(merchant_id),
+                merchant_id: Some(merchant_id.get()),
             });
         }
     };
-    tracing::info!(merchant_id, "merchant enrolled");
+    tracing::info!(merchant_id = merchant_id.get(), "merchant enrolled");
     Ok(idempotent.created(enrolled(merchant_id)))
 }
 
-fn enrolled(merchant_id: i64) -> EnrollMerchantResponse {
-    EnrollMerchantResponse { message: MERCHANT_ENROLLED.to_owned(), merchant_id }
+fn enrolled(merchant_id: MerchantId) -> EnrollMerchantResponse {
+    EnrollMerchantResponse { message: MERCHANT_ENROLLED.to_owned(), merchant_id: merchant_id.get() }
 }
 
 /// The caller's merchant, or 404: another subscriber's merchant does not exist for this caller.
 pub async fn owned_merchant(
     state: &AppState,
     subscriber_id: SubscriberId,
-    merchant_id: i64,
+    merchant_id: MerchantId,
 ) -> Result<MerchantRow, ApiError> {
     state
         .db
@@ -134,7 +134,7 @@ async fn details(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
     let merchant_id = merchant.id;
     let locations = state.db.locations(merchant_id).await?;
     Ok(Json(Success::new(Merchant {
-        merchant_id: merchant.id,
+        merchant_id: merchant.id.get(),
         name: merchant.name,
         category: mcc::label(&merchant.mcc),
         category_code: merchant.mcc,
@@ -148,7 +148,7 @@ async fn details(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
 
 fn location_record(row: LocationRow) -> Result<Location, ApiError> {
     Ok(Location {
-        location_id: row.id,
+        location_id: row.id.get(),
         country_code: row.address.country_code,
         street: row.address.street,
         street_no: row.address.street_no,
@@ -241,7 +241,7 @@ async fn create_location(
     let (latitude, longitude, source) = (placed.latitude, placed.longitude, placed.source);
     let event_location = location.clone();
     let row = LocationRow {
-        id: 0,
+        id: LocationId(0),
         merchant_id,
         address: StoredAddress {
             country_code: location.country_code.clone(),
@@ -262,8 +262,8 @@ async fn create_location(
         row,
         event_data: Box::new(move |location_id| {
             StoredEvent::new(&EventData::MerchantLocationCreated(LocationCreatedData {
-                merchant_id,
-                location_id,
+                merchant_id: merchant_id.get(),
+                location_id: location_id.get(),
                 street: event_location.street,
                 street_no: event_location.street_no,
                 city: event_location.city,
@@ -273,13 +273,18 @@ async fn create_location(
             }))
         }),
     };
-    let replay = idempotent.replay(move |location_id| created(location_id, latitude, longitude, source));
+    let replay = idempotent.replay(move |location_id| created(LocationId(location_id), latitude, longitude, source));
     let location_id = state.db.add_location(new, replay).await?;
-    tracing::info!(merchant_id, location_id, coordinates = source.as_str(), "location created");
+    tracing::info!(
+        merchant_id = merchant_id.get(),
+        location_id = location_id.get(),
+        coordinates = source.as_str(),
+        "location created"
+    );
     // Loads the directory first when nobody has: a load running now may have read the
     // enrolled locations before this one was committed.
     state.directory.get().await.map_err(ApiError::internal)?.add_enrolled_location(DirectoryMerchant {
-        id: location_id,
+        id: location_id.get(),
         dba_name: merchant.name.clone(),
         descriptor,
         mcc: merchant.mcc.clone(),
@@ -301,14 +306,14 @@ async fn create_location(
 }
 
 fn created(
-    location_id: i64,
+    location_id: LocationId,
     latitude: Option<f64>,
     longitude: Option<f64>,
     source: CoordinatesSource,
 ) -> CreateLocationResponse {
     CreateLocationResponse {
         message: LOCATION_CREATED.to_owned(),
-        location_id,
+        location_id: location_id.get(),
         latitude,
         longitude,
         coordinates_source: wire_source(source),
@@ -328,12 +333,12 @@ pub fn phone_digits(phone: Option<&str>) -> u64 {
 async fn owned_location(
     state: &AppState,
     subscriber_id: SubscriberId,
-    location_id: i64,
+    location_id: LocationId,
 ) -> Result<LocationRow, ApiError> {
     state.db.subscribers_location(subscriber_id, location_id).await?.ok_or_else(|| location_not_found(location_id))
 }
 
-fn location_not_found(location_id: i64) -> ApiError {
+fn location_not_found(location_id: LocationId) -> ApiError {
     ApiError::not_found(format!("no location {location_id} of this subscriber's merchant"))
 }
 
@@ -349,7 +354,7 @@ fn location_not_found(location_id: i64) -> ApiError {
 async fn location(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(location_id): IdPath,
+    IdPath(location_id): IdPath<LocationId>,
 ) -> Result<Json<Success<Location>>, ApiError> {
     let row = owned_location(&state, auth.subscriber_id, location_id).await?;
     Ok(Json(Success::new(location_record(row)?)))
@@ -373,7 +378,7 @@ async fn location(
 async fn update_location(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(location_id): IdPath,
+    IdPath(location_id): IdPath<LocationId>,
     ApiJson(mut body): ApiJson<LocationBody>,
 ) -> Result<Json<Success<Location>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
@@ -422,7 +427,7 @@ async fn update_location(
     let row_source = row.coordinates_source;
     let location = location_record(row.clone())?;
     let event = StoredEvent::new(&EventData::MerchantLocationUpdated(LocationUpdatedData::new(
-        row.merchant_id,
+        row.merchant_id.get(),
         location.clone(),
     )));
     let change = LocationChange {
@@ -435,7 +440,7 @@ async fn update_location(
         // Removed between the read and the write.
         return Err(location_not_found(location_id));
     }
-    tracing::info!(location_id, coordinates = row_source.as_str(), "location changed");
+    tracing::info!(location_id = location_id.get(), coordinates = row_source.as_str(), "location changed");
     let directory = state.directory.get().await.map_err(ApiError::internal)?;
     refresh_in(&state, &directory, location_id).await?;
     Ok(Json(Success::new(location)))
@@ -455,37 +460,39 @@ async fn update_location(
 async fn remove_location(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(location_id): IdPath,
+    IdPath(location_id): IdPath<LocationId>,
 ) -> Result<Json<Success<LocationRemoved>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let current = owned_location(&state, subscriber_id, location_id).await?;
     let change = LocationChange {
         subscriber_id,
         kind: LocationChangeKind::Remove { location_id, merchant_id: current.merchant_id },
-        event: StoredEvent::new(&EventData::MerchantLocationRemoved(LocationRemovedData { location_id })),
+        event: StoredEvent::new(&EventData::MerchantLocationRemoved(LocationRemovedData {
+            location_id: location_id.get(),
+        })),
         at: Utc::now().timestamp(),
     };
     if !state.db.change_location(change).await? {
         // Another request removed it first: this one is the second removal.
         return Err(location_not_found(location_id));
     }
-    tracing::info!(location_id, "location removed");
+    tracing::info!(location_id = location_id.get(), "location removed");
     let directory = state.directory.get().await.map_err(ApiError::internal)?;
     refresh_in(&state, &directory, location_id).await?;
-    Ok(Json(Success::new(LocationRemoved { message: LOCATION_REMOVED.to_owned(), location_id })))
+    Ok(Json(Success::new(LocationRemoved { message: LOCATION_REMOVED.to_owned(), location_id: location_id.get() })))
 }
 
 /// Discovery finds the location as the database has it now: changed, or no longer (removed).
 /// For a change another instance made; nothing to do while this one has not loaded the
 /// directory (the load reads the locations as they are).
-pub async fn refresh_location(state: &AppState, location_id: i64) -> StorageResult<()> {
+pub async fn refresh_location(state: &AppState, location_id: LocationId) -> StorageResult<()> {
     match state.directory.if_loaded() {
         Some(directory) => refresh_in(state, &directory, location_id).await,
         None => Ok(()),
     }
 }
 
-async fn refresh_in(state: &AppState, directory: &directory::Directory, location_id: i64) -> StorageResult<()> {
+async fn refresh_in(state: &AppState, directory: &directory::Directory, location_id: LocationId) -> StorageResult<()> {
     match state.db.enrolled_location(location_id).await? {
         Some(location) => directory.add_enrolled_location(location),
         None => directory.retire_enrolled_locations(&[location_id]),
@@ -495,12 +502,12 @@ async fn refresh_in(state: &AppState, directory: &directory::Directory, location
 
 pub fn merchant_transaction(row: TransactionRow) -> Result<MerchantTransaction, ApiError> {
     Ok(MerchantTransaction {
-        transaction_id: row.id,
+        transaction_id: row.id.get(),
         amount: paging::amount(row.amount_minor),
         currency: row.currency,
         created_at: paging::checked_time(row.created_at)?,
         pending: row.pending,
-        location_id: row.location_id.unwrap_or_default(),
+        location_id: row.location_id.map_or(0, LocationId::get),
         street: row.street,
         street_no: row.street_no,
         city: row.city,
@@ -527,7 +534,7 @@ pub fn merchant_transaction(row: TransactionRow) -> Result<MerchantTransaction, 
 async fn transactions(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(merchant_id): IdPath,
+    IdPath(merchant_id): IdPath<MerchantId>,
     RawQuery(raw_query): RawQuery,
     version: RequestVersion,
     ApiQuery(query): ApiQuery<MerchantTransactionQuery>,
@@ -539,7 +546,8 @@ async fn transactions(
         query.to.as_deref(),
     )?;
     owned_merchant(&state, auth.subscriber_id, merchant_id).await?;
-    if let Some(location_id) = query.location_id {
+    let location_id = query.location_id.map(LocationId);
+    if let Some(location_id) = location_id {
         // A location of another merchant does not exist for this one: 404, as for any id.
         state
             .db
@@ -547,7 +555,7 @@ async fn transactions(
             .await?
             .ok_or_else(|| ApiError::not_found(format!("merchant {merchant_id} has no location {location_id}")))?;
     }
-    filter.location_id = query.location_id;
+    filter.location_id = location_id;
     let page = |transactions, next_cursor| MerchantTransactionPage { transactions, next_cursor };
     let key = ledger::PageKey {
         owner: Owner::Merchant(merchant_id),

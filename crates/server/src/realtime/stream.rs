@@ -10,8 +10,8 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-use subscriber_protocol::CardId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, MerchantId};
 
 use axum::extract::State;
 use axum::http::HeaderMap;
@@ -81,7 +81,7 @@ pub async fn card_stream(
 ) -> Result<Response, ApiError> {
     let resume_after = resume_point(&headers, &query)?;
     crate::cards::owned_card(&state, auth.subscriber_id, card_id).await?;
-    open(state, &auth, Owner::Card(card_id.get()), version.version, resume_after).await
+    open(state, &auth, Owner::Card(card_id), version.version, resume_after).await
 }
 
 /// Transactions at the caller's merchant as they happen (Server-Sent Events)
@@ -101,7 +101,7 @@ pub async fn merchant_stream(
     State(state): State<AppState>,
     auth: Auth,
     version: RequestVersion,
-    IdPath(merchant_id): IdPath,
+    IdPath(merchant_id): IdPath<MerchantId>,
     headers: HeaderMap,
     ApiQuery(query): ApiQuery<StreamQuery>,
 ) -> Result<Response, ApiError> {
@@ -337,11 +337,12 @@ mod tests {
     use super::*;
     use crate::Config;
     use crate::storage;
+    use subscriber_protocol::TransactionId;
 
     fn purchase(card_id: CardId) -> TransactionRow {
         TransactionRow {
-            id: 0,
-            card_id: Some(card_id.get()),
+            id: TransactionId(0),
+            card_id: Some(card_id),
             last_four: 4242,
             created_at: 1,
             pending: true,
@@ -412,7 +413,7 @@ mod tests {
 
     /// Records `count` purchases by each card, interleaved, each announced as a sale is; returns
     /// the ids of the first card's.
-    async fn buy_many(state: &AppState, (mine, other): (CardId, CardId), count: usize) -> Vec<i64> {
+    async fn buy_many(state: &AppState, (mine, other): (CardId, CardId), count: usize) -> Vec<TransactionId> {
         let mut bought = Vec::new();
         for card_id in (0..count).flat_map(|_| [mine, other]) {
             let (row, event) = state.db.record_sale(purchase(card_id), 1, None).await.expect("a purchase");
@@ -433,7 +434,7 @@ mod tests {
         taken
     }
 
-    fn transaction_ids(events: &[Arc<EventRow>]) -> Vec<i64> {
+    fn transaction_ids(events: &[Arc<EventRow>]) -> Vec<TransactionId> {
         events.iter().map(|event| event.transaction.id).collect()
     }
 
@@ -442,8 +443,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("temporary directory");
         let state = AppState::new(Config::sandbox(dir.path().join("db.sqlite3"))).await.expect("state");
         let (subscriber_id, cards) = two_cards(&state).await;
-        let mut feed =
-            Feed::subscribe(state.clone(), subscriber_id, Owner::Card(cards.0.get()), None).await.expect("stream");
+        let mut feed = Feed::subscribe(state.clone(), subscriber_id, Owner::Card(cards.0), None).await.expect("stream");
 
         // More than the hub holds, while the stream is not read: it lags.
         let expected = buy_many(&state, cards, crate::events::CAPACITY + 300).await;
@@ -466,7 +466,7 @@ mod tests {
         // Subscribed but not yet replayed: purchases committed now reach the stream both from
         // the database and from the hub.
         let mut feed =
-            Feed::subscribe(state.clone(), subscriber_id, Owner::Card(cards.0.get()), Some(0)).await.expect("stream");
+            Feed::subscribe(state.clone(), subscriber_id, Owner::Card(cards.0), Some(0)).await.expect("stream");
         let during = buy_many(&state, cards, 3).await;
         assert_eq!(transaction_ids(&take(&mut feed, 6).await), [before, during].concat());
         assert!(tokio::time::timeout(Duration::from_millis(200), feed.next_event()).await.is_err(), "no repeats");

@@ -12,7 +12,6 @@ use rand::SeedableRng;
 use rand::rngs::StdRng;
 use subscriber_protocol::AccountId;
 use subscriber_protocol::PersonId;
-use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{
     AccountEventData, AccountRemovedData, CardEnrolledData, CardRemovedData, CardSessionCompletedData,
     CardSessionExpiredData, CardTransactionEventData, CoordinatesSource, ErrorBody, Event, EventData, EventType,
@@ -20,6 +19,7 @@ use subscriber_protocol::{
     PersonStatus, SandboxEventRequest, Success, TransactionDeclinedData, TransactionEventData, TransactionRemovedData,
     WebhookTestData,
 };
+use subscriber_protocol::{CardId, MerchantId, SubscriberId, TransactionId};
 
 use super::purchase::{Buyer, Sale, Shop};
 use super::require_sandbox;
@@ -100,13 +100,15 @@ async fn payload(
         EventType::CardRemoved => EventData::CardRemoved(CardRemovedData { card_id: id }),
         EventType::TransactionCreated | EventType::TransactionUpdated => {
             let row = match object_id {
-                Some(transaction_id) => super::callers_purchase(state, subscriber_id, transaction_id).await?,
+                Some(transaction_id) => {
+                    super::callers_purchase(state, subscriber_id, TransactionId(transaction_id)).await?
+                }
                 None => made_up_purchase(shop, event_type == EventType::TransactionCreated),
             };
             let data = TransactionEventData::Card(CardTransactionEventData {
-                transaction_id: row.id,
-                card_id: row.card_id.unwrap_or(MADE_UP_ID),
-                merchant_id: row.merchant_id,
+                transaction_id: row.id.get(),
+                card_id: row.card_id.map_or(MADE_UP_ID, CardId::get),
+                merchant_id: row.merchant_id.map(MerchantId::get),
                 transaction: crate::cards::kept_card_transaction(state, &state.enricher().await?, row)?,
             });
             if event_type == EventType::TransactionCreated {
@@ -192,9 +194,9 @@ async fn payload(
 
 /// A purchase as the sandbox makes them, made up and never stored: pending when `created`.
 fn made_up_purchase(shop: Shop, created: bool) -> TransactionRow {
-    let buyer = Buyer { card_id: Some(MADE_UP_ID), last_four: 4242 };
+    let buyer = Buyer { card_id: Some(CardId(MADE_UP_ID)), last_four: 4242 };
     let row = Sale::now(buyer, shop, 1_250).row(Utc::now().timestamp(), if created { 60 } else { 0 });
-    TransactionRow { id: MADE_UP_ID, ..row }
+    TransactionRow { id: TransactionId(MADE_UP_ID), ..row }
 }
 
 fn account(

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use subscriber_protocol::{CardId, SubscriberId};
+use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId, TransactionId};
 use subscriber_protocol::{
     ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxRefundRequest,
     SandboxReset, SandboxReversal, SandboxSettleRequest, SandboxTransactionRequest, SandboxTransactionResponse,
@@ -145,7 +145,7 @@ async fn create_transaction(
     };
     let named_location = async {
         match request.location_id {
-            Some(location_id) => state.db.subscribers_location(subscriber_id, location_id).await,
+            Some(location_id) => state.db.subscribers_location(subscriber_id, LocationId(location_id)).await,
             None => Ok(None),
         }
     };
@@ -204,7 +204,12 @@ async fn create_transaction(
         move |row: &TransactionRow| response(&state, &enricher, row.clone())
     };
     let row = purchase::record(&state, sale, idempotent.clone(), respond).await?;
-    tracing::info!(transaction_id = row.id, card_id = ?row.card_id, location_id = ?row.location_id, "sandbox purchase");
+    tracing::info!(
+        transaction_id = row.id.get(),
+        card_id = row.card_id.map(CardId::get),
+        location_id = row.location_id.map(LocationId::get),
+        "sandbox purchase"
+    );
     Ok(idempotent.created(response(&state, &enricher, row)?))
 }
 
@@ -225,10 +230,10 @@ async fn decline(
     let id = state.db.next_transaction_id().await?;
     let row = TransactionRow { id, pending: false, settles_at: None, ..sale.row(now, 0) };
     let data = subscriber_protocol::TransactionDeclinedData {
-        transaction_id: id,
-        card_id: row.card_id,
-        merchant_id: row.merchant_id,
-        location_id: row.location_id,
+        transaction_id: id.get(),
+        card_id: row.card_id.map(CardId::get),
+        merchant_id: row.merchant_id.map(MerchantId::get),
+        location_id: row.location_id.map(LocationId::get),
         amount: crate::paging::amount(row.amount_minor),
         currency: row.currency.clone(),
         merchant_name: row.merchant_name.clone(),
@@ -237,7 +242,7 @@ async fn decline(
     };
     let event = crate::storage::events::StoredEvent::new(&subscriber_protocol::EventData::TransactionDeclined(data));
     state.db.record_event(subscriber_id, event, now, false).await?;
-    tracing::info!(transaction_id = id, card_id = ?row.card_id, "sandbox purchase declined");
+    tracing::info!(transaction_id = id.get(), card_id = row.card_id.map(CardId::get), "sandbox purchase declined");
     let answer = SandboxTransactionResponse {
         message: TRANSACTION_DECLINED.to_owned(),
         declined: Some(true),
@@ -290,7 +295,7 @@ async fn shop_at(
 async fn settle_transaction(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(transaction_id): IdPath,
+    IdPath(transaction_id): IdPath<TransactionId>,
     ApiJsonOrEmpty(request): ApiJsonOrEmpty<SandboxSettleRequest>,
 ) -> Result<Json<Success<SandboxTransactionResponse>>, ApiError> {
     require_sandbox(&state)?;
@@ -333,7 +338,7 @@ async fn settle_transaction(
     } else {
         row
     };
-    tracing::info!(transaction_id, "sandbox purchase settled");
+    tracing::info!(transaction_id = transaction_id.get(), "sandbox purchase settled");
     let enricher = state.enricher().await?;
     let settled = response(&state, &enricher, row)?;
     Ok(Json(Success::new(SandboxTransactionResponse { message: TRANSACTION_SETTLED.to_owned(), ..settled })))
@@ -362,7 +367,7 @@ async fn settle_transaction(
 async fn refund_transaction(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(transaction_id): IdPath,
+    IdPath(transaction_id): IdPath<TransactionId>,
     idempotent: Idempotent,
     ApiJsonOrEmpty(request): ApiJsonOrEmpty<SandboxRefundRequest>,
 ) -> Result<Response, ApiError> {
@@ -404,7 +409,7 @@ async fn refund_transaction(
         move |row: &TransactionRow| refund_response(&state, &enricher, row.clone())
     };
     let row = purchase::record(&state, sale, idempotent.clone(), respond).await?;
-    tracing::info!(transaction_id = row.id, refund_of = transaction_id, "sandbox refund");
+    tracing::info!(transaction_id = row.id.get(), refund_of = transaction_id.get(), "sandbox refund");
     Ok(idempotent.created(refund_response(&state, &enricher, row)?))
 }
 
@@ -426,7 +431,7 @@ async fn refund_transaction(
 async fn reverse_transaction(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(transaction_id): IdPath,
+    IdPath(transaction_id): IdPath<TransactionId>,
 ) -> Result<Json<Success<SandboxReversal>>, ApiError> {
     require_sandbox(&state)?;
     let settled = || {
@@ -446,8 +451,11 @@ async fn reverse_transaction(
         });
     };
     state.events.changed(&reversed.events);
-    tracing::info!(transaction_id, "sandbox authorization reversed");
-    Ok(Json(Success::new(SandboxReversal { message: TRANSACTION_REVERSED.to_owned(), transaction_id })))
+    tracing::info!(transaction_id = transaction_id.get(), "sandbox authorization reversed");
+    Ok(Json(Success::new(SandboxReversal {
+        message: TRANSACTION_REVERSED.to_owned(),
+        transaction_id: transaction_id.get(),
+    })))
 }
 
 /// An amount as the API writes it (`12.50`).
@@ -464,7 +472,7 @@ fn refund_response(
 }
 
 /// A transaction that is not the caller's, as one that does not exist.
-fn no_purchase(transaction_id: i64) -> ApiError {
+fn no_purchase(transaction_id: TransactionId) -> ApiError {
     ApiError::not_found(format!("no purchase {transaction_id} of your cards or merchant"))
 }
 
@@ -473,7 +481,7 @@ fn no_purchase(transaction_id: i64) -> ApiError {
 pub(crate) async fn callers_purchase(
     state: &AppState,
     subscriber_id: SubscriberId,
-    transaction_id: i64,
+    transaction_id: TransactionId,
 ) -> Result<TransactionRow, ApiError> {
     let row = read_transaction(state, transaction_id).await?.ok_or_else(|| no_purchase(transaction_id))?;
     if !is_callers(state, subscriber_id, &row).await? {
@@ -482,14 +490,14 @@ pub(crate) async fn callers_purchase(
     Ok(row)
 }
 
-async fn read_transaction(state: &AppState, transaction_id: i64) -> Result<Option<TransactionRow>, ApiError> {
+async fn read_transaction(state: &AppState, transaction_id: TransactionId) -> Result<Option<TransactionRow>, ApiError> {
     Ok(state.db.transaction(transaction_id).await?)
 }
 
 /// Whether the purchase was made by one of the caller's cards or at the caller's merchant.
 async fn is_callers(state: &AppState, subscriber_id: SubscriberId, row: &TransactionRow) -> Result<bool, ApiError> {
     if let Some(card_id) = row.card_id
-        && state.db.card(subscriber_id, CardId(card_id)).await?.is_some()
+        && state.db.card(subscriber_id, card_id).await?.is_some()
     {
         return Ok(true);
     }
@@ -506,8 +514,8 @@ fn response(
 ) -> Result<SandboxTransactionResponse, ApiError> {
     Ok(SandboxTransactionResponse {
         message: TRANSACTION_CREATED.to_owned(),
-        transaction_id: row.id,
-        card_id: row.card_id,
+        transaction_id: row.id.get(),
+        card_id: row.card_id.map(CardId::get),
         last_four: row.last_four,
         transaction: crate::cards::kept_card_transaction(state, enricher, row)?,
         declined: None,
@@ -556,7 +564,7 @@ async fn advance_clock(
 /// until pushed out, as nobody reaches them any more (each read checks ownership in the
 /// database first, and ids never come again). Nothing of another subscriber changed (the reset
 /// leaves their rows as they were), so nothing of theirs is forgotten.
-pub fn forget_reset(state: &AppState, subscriber_id: SubscriberId, location_ids: &[i64]) {
+pub fn forget_reset(state: &AppState, subscriber_id: SubscriberId, location_ids: &[LocationId]) {
     state.events.end_streams_of(subscriber_id);
     state.card_bodies.forget_owner(subscriber_id);
     if let Some(directory) = state.directory.if_loaded() {

@@ -3,6 +3,7 @@
 use chrono::Utc;
 use rand::Rng;
 use rand::seq::IndexedRandom;
+use subscriber_protocol::{CardId, LocationId, MerchantId, TransactionId};
 
 use crate::directory::{self, DirectoryMerchant};
 use crate::error::ApiError;
@@ -17,13 +18,13 @@ use crate::storage::transactions::TransactionRow;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Buyer {
     /// `None` for a card of the sandbox's synthetic population (nobody enrolled here).
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     pub last_four: u16,
 }
 
 impl Buyer {
     pub fn card(card: &CardRow) -> Self {
-        Self { card_id: Some(card.id.get()), last_four: card.enrolled.last_four }
+        Self { card_id: Some(card.id), last_four: card.enrolled.last_four }
     }
 
     pub fn synthetic(rng: &mut impl Rng) -> Self {
@@ -46,8 +47,8 @@ pub struct Shop {
     pub zip: String,
     pub currency: String,
     pub directory_id: Option<i64>,
-    pub merchant_id: Option<i64>,
-    pub location_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
+    pub location_id: Option<LocationId>,
 }
 
 impl Shop {
@@ -143,7 +144,7 @@ pub struct Sale {
     /// When it happened (Unix seconds); now when `None`.
     pub created_at: Option<i64>,
     /// The purchase a refund gives back.
-    pub refund_of: Option<i64>,
+    pub refund_of: Option<TransactionId>,
 }
 
 impl Sale {
@@ -158,7 +159,7 @@ impl Sale {
         let created_at = created_at.unwrap_or(now);
         let settles_at = created_at.saturating_add(settle_after);
         TransactionRow {
-            id: 0,
+            id: TransactionId(0),
             card_id: buyer.card_id,
             last_four: buyer.last_four,
             created_at,
@@ -239,7 +240,8 @@ where
     let row = sale.row(now, settle_after);
     let template = row.clone();
     // The response cannot fail for a row just made (its times are now).
-    let replay = idempotent.replay(move |id| respond(&TransactionRow { id, ..template.clone() }).ok());
+    let replay =
+        idempotent.replay(move |id| respond(&TransactionRow { id: TransactionId(id), ..template.clone() }).ok());
     let (row, event) = state.db.record_sale(row, now, replay).await?;
     state.events.publish(&event.into_iter().collect::<Vec<_>>());
     Ok(row)

@@ -9,11 +9,11 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
 use subscriber_protocol::rules::required_text;
-use subscriber_protocol::{CardId, SubscriberId};
 use subscriber_protocol::{
     ErrorBody, MAX_SANDBOX_SNAPSHOTS, SNAPSHOT_NAME_MAX, SandboxRestored, SandboxSnapshot, SandboxSnapshotDeleted,
     SandboxSnapshotList, SandboxSnapshotRequest, Success,
 };
+use subscriber_protocol::{LocationId, SubscriberId};
 
 use super::require_sandbox;
 use crate::error::{ApiError, Validation};
@@ -163,7 +163,7 @@ pub fn forget_restored(state: &AppState, subscriber_id: SubscriberId, owners: Op
         Some(owners) => {
             for owner in owners {
                 if let Owner::Card(card_id) = owner {
-                    state.card_rows.forget(CardId(*card_id));
+                    state.card_rows.forget(*card_id);
                 }
             }
         }
@@ -172,7 +172,7 @@ pub fn forget_restored(state: &AppState, subscriber_id: SubscriberId, owners: Op
 }
 
 /// Discovery finds the locations as they are after a restore: back, changed back, or gone.
-pub async fn find_locations(state: &AppState, location_ids: &[i64]) -> crate::storage::StorageResult<()> {
+pub async fn find_locations(state: &AppState, location_ids: &[LocationId]) -> crate::storage::StorageResult<()> {
     for &location_id in location_ids {
         crate::merchants::refresh_location(state, location_id).await?;
     }

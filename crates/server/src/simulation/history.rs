@@ -8,6 +8,7 @@ use chrono::{DateTime, Datelike, Duration, NaiveDate, Utc, Weekday};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
+use subscriber_protocol::TransactionId;
 
 use crate::directory::catalog::Group;
 use crate::directory::search::SearchIndex;
@@ -515,7 +516,7 @@ impl<'a> History<'a> {
             return false;
         }
         self.rows.push(TransactionRow {
-            id: 0,
+            id: TransactionId(0),
             card_id: None,
             last_four: self.input.last_four,
             created_at,
@@ -577,7 +578,7 @@ impl<'a> History<'a> {
 
 fn empty_row(last_four: u16) -> TransactionRow {
     TransactionRow {
-        id: 0,
+        id: TransactionId(0),
         card_id: None,
         last_four,
         created_at: 0,
@@ -693,8 +694,8 @@ mod tests {
                 latitude,
                 longitude,
                 currency: String::new(),
-                merchant_id: Some(number),
-                location_id: Some(number),
+                merchant_id: Some(subscriber_protocol::MerchantId(number)),
+                location_id: Some(subscriber_protocol::LocationId(number)),
             });
         }
         for case in 0_u32..6 {

@@ -59,7 +59,7 @@ impl Store {
     /// An enrolled card as (id, last four), picked by `pick` (any number: the cards are counted
     /// round, in id order): a buyer for the sandbox's simulated purchases. `None` when no card
     /// is enrolled.
-    pub async fn pick_card(&self, pick: u64) -> StorageResult<Option<(i64, u16)>> {
+    pub async fn pick_card(&self, pick: u64) -> StorageResult<Option<(CardId, u16)>> {
         let sql = sql!(
             "SELECT id, last_four FROM cards ORDER BY id LIMIT 1
              OFFSET (SELECT COALESCE($1 % NULLIF(COUNT(*), 0), 0) FROM cards)"

@@ -7,6 +7,7 @@ use super::rows::directory::ENROLLED_COLUMNS;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::LocationId;
 
 pub use super::rows::directory::{DirectoryMerchant, DirectoryState, Entry, Interner};
 
@@ -44,12 +45,12 @@ impl Store {
     }
 
     /// One enrolled location, as a directory merchant (`None` when it is gone).
-    pub async fn enrolled_location(&self, location_id: i64) -> StorageResult<Option<DirectoryMerchant>> {
+    pub async fn enrolled_location(&self, location_id: LocationId) -> StorageResult<Option<DirectoryMerchant>> {
         self.fetch_one(Read::Scan, enrolled(), args![location_id]).await
     }
 
     /// The id of every enrolled location.
-    pub async fn location_ids(&self) -> StorageResult<Vec<i64>> {
+    pub async fn location_ids(&self) -> StorageResult<Vec<LocationId>> {
         self.fetch_all(sql!("SELECT id FROM locations"), args![]).await
     }
 }

@@ -7,7 +7,7 @@ use super::rows::merchants::{LOCATION_COLUMNS, M_COLUMNS, MERCHANT_COLUMNS};
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{LocationId, MerchantId, SubscriberId};
 
 pub use super::rows::merchants::{
     CoordinatesSource, Inserted, LocationChange, LocationChangeKind, LocationRow, MerchantRow, NewLocation,
@@ -26,7 +26,7 @@ impl Store {
         );
         let args = args![subscriber_id, name, mcc, country_code, phone, website, created_at];
         if let Some(id) = self.try_insert_keeping_replay(sql, args, created_at, replay).await? {
-            return Ok(Inserted::Created(id));
+            return Ok(Inserted::Created(MerchantId(id)));
         }
         let sql = sql!("SELECT id FROM merchants WHERE subscriber_id = $1");
         let existing = self.fetch_one(Read::ByKey, sql, args![subscriber_id]).await?;
@@ -42,13 +42,17 @@ impl Store {
     }
 
     /// The merchant when it belongs to the subscriber; another subscriber's is `None`.
-    pub async fn merchant(&self, subscriber_id: SubscriberId, merchant_id: i64) -> StorageResult<Option<MerchantRow>> {
+    pub async fn merchant(
+        &self,
+        subscriber_id: SubscriberId,
+        merchant_id: MerchantId,
+    ) -> StorageResult<Option<MerchantRow>> {
         let sql = sql!("SELECT {MERCHANT_COLUMNS} FROM merchants WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![merchant_id, subscriber_id]).await
     }
 
     /// Adds the location with its event (and the request's replay); its id.
-    pub async fn add_location(&self, location: NewLocation, replay: Option<Replay>) -> StorageResult<i64> {
+    pub async fn add_location(&self, location: NewLocation, replay: Option<Replay>) -> StorageResult<LocationId> {
         let id = dispatch!(self,
             db => db.write(move |connection| sqlite::merchants::insert_location(connection, location, replay)).await,
             db => postgres::merchants::insert_location(db, location, replay).await,
@@ -76,13 +80,17 @@ impl Store {
     }
 
     /// The merchant's locations, oldest first.
-    pub async fn locations(&self, merchant_id: i64) -> StorageResult<Vec<LocationRow>> {
+    pub async fn locations(&self, merchant_id: MerchantId) -> StorageResult<Vec<LocationRow>> {
         let sql = sql!("SELECT {LOCATION_COLUMNS} FROM locations l WHERE l.merchant_id = $1 ORDER BY l.id");
         self.fetch_all(sql, args![merchant_id]).await
     }
 
     /// The location when it belongs to the merchant.
-    pub async fn location_of(&self, merchant_id: i64, location_id: i64) -> StorageResult<Option<LocationRow>> {
+    pub async fn location_of(
+        &self,
+        merchant_id: MerchantId,
+        location_id: LocationId,
+    ) -> StorageResult<Option<LocationRow>> {
         let sql = sql!("SELECT {LOCATION_COLUMNS} FROM locations l WHERE l.id = $1 AND l.merchant_id = $2");
         self.fetch_one(Read::ByKey, sql, args![location_id, merchant_id]).await
     }
@@ -92,7 +100,7 @@ impl Store {
     pub async fn subscribers_location(
         &self,
         subscriber_id: SubscriberId,
-        location_id: i64,
+        location_id: LocationId,
     ) -> StorageResult<Option<LocationRow>> {
         let sql = sql!(
             "SELECT {LOCATION_COLUMNS} FROM locations l JOIN merchants m ON m.id = l.merchant_id
@@ -103,7 +111,7 @@ impl Store {
 
     /// One of the merchant's locations, picked by `pick` (any number: the locations are counted
     /// round, in id order); `None` when it has none.
-    pub async fn pick_location(&self, merchant_id: i64, pick: u64) -> StorageResult<Option<LocationRow>> {
+    pub async fn pick_location(&self, merchant_id: MerchantId, pick: u64) -> StorageResult<Option<LocationRow>> {
         let sql = sql!(
             "SELECT {LOCATION_COLUMNS} FROM locations l WHERE l.merchant_id = $1 ORDER BY l.id LIMIT 1
              OFFSET (SELECT COALESCE($2 % NULLIF(COUNT(*), 0), 0) FROM locations WHERE merchant_id = $1)"

@@ -4,7 +4,7 @@
 
 use super::rows::snapshots::Restored;
 use super::rows::transactions::Owner;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{LocationId, SubscriberId};
 
 /// Owners named in one notice at most; a write touching more says "every owner".
 const OWNERS_PER_NOTICE: usize = 200;
@@ -16,20 +16,20 @@ pub enum Change {
     /// `None`: of too many to name.
     Transactions(Option<Vec<Owner>>),
     /// A merchant location was enrolled (discovery finds it).
-    Location(i64),
+    Location(LocationId),
     /// A merchant location changed or was removed: discovery finds it as it is now, or no
     /// longer (whichever the database says).
-    LocationChanged(i64),
+    LocationChanged(LocationId),
     /// The subscriber's credential generation moved on: older tokens are revoked.
     Credentials(SubscriberId),
     /// The subscriber's sandbox data was deleted: what was kept of it goes too, and its
     /// enrolled locations are no longer found (`None`: too many to name, or an earlier
     /// version's notice, which named none).
-    Reset { subscriber_id: SubscriberId, locations: Option<Vec<i64>> },
+    Reset { subscriber_id: SubscriberId, locations: Option<Vec<LocationId>> },
     /// The subscriber's sandbox was put back as a snapshot held it: what is kept of these
     /// cards and merchants goes (`None`: of too many to name: all of it), its streams end, and
     /// discovery finds these locations as they are now (`None`: looks at every one).
-    Restored { subscriber_id: SubscriberId, owners: Option<Vec<Owner>>, locations: Option<Vec<i64>> },
+    Restored { subscriber_id: SubscriberId, owners: Option<Vec<Owner>>, locations: Option<Vec<LocationId>> },
     /// Webhook deliveries were queued: delivery looks at once.
     Deliveries,
     /// The subscriber's pinned API version moved.
@@ -49,7 +49,7 @@ impl Change {
     }
 
     /// The reset of `subscriber_id`, which deleted `locations`.
-    pub fn reset(subscriber_id: SubscriberId, locations: &[i64]) -> Self {
+    pub fn reset(subscriber_id: SubscriberId, locations: &[LocationId]) -> Self {
         Self::Reset { subscriber_id, locations: (locations.len() <= OWNERS_PER_NOTICE).then(|| locations.to_vec()) }
     }
 
@@ -73,14 +73,15 @@ impl Change {
             Self::Credentials(subscriber_id) => format!("credentials:{subscriber_id}"),
             Self::Reset { subscriber_id, locations: None } => format!("reset:{subscriber_id}:*"),
             Self::Reset { subscriber_id, locations: Some(locations) } => {
-                let ids: Vec<String> = locations.iter().map(i64::to_string).collect();
+                let ids: Vec<String> = locations.iter().map(LocationId::to_string).collect();
                 format!("reset:{subscriber_id}:{}", ids.join(","))
             }
             Self::Restored { subscriber_id, owners, locations } => {
                 let owners = owners.as_ref().map_or_else(|| "*".to_owned(), |owners| owner_names(owners));
-                let locations = locations
-                    .as_ref()
-                    .map_or_else(|| "*".to_owned(), |ids| ids.iter().map(i64::to_string).collect::<Vec<_>>().join(","));
+                let locations = locations.as_ref().map_or_else(
+                    || "*".to_owned(),
+                    |ids| ids.iter().map(LocationId::to_string).collect::<Vec<_>>().join(","),
+                );
                 format!("restored:{subscriber_id}:{owners}:{locations}")
             }
             Self::Deliveries => "deliveries".to_owned(),
@@ -105,7 +106,7 @@ impl Change {
                 let locations = match fields.next()? {
                     "*" => None,
                     "" => Some(Vec::new()),
-                    ids => Some(ids.split(',').map(|id| id.parse().ok()).collect::<Option<Vec<i64>>>()?),
+                    ids => Some(ids.split(',').map(|id| id.parse().ok()).collect::<Option<Vec<LocationId>>>()?),
                 };
                 Some(Self::Restored { subscriber_id, owners, locations })
             }
@@ -117,7 +118,7 @@ impl Change {
                 let locations = match locations {
                     "*" => None,
                     "" => Some(Vec::new()),
-                    ids => Some(ids.split(',').map(|id| id.parse().ok()).collect::<Option<Vec<i64>>>()?),
+                    ids => Some(ids.split(',').map(|id| id.parse().ok()).collect::<Option<Vec<LocationId>>>()?),
                 };
                 id.parse().ok().map(|subscriber_id| Self::Reset { subscriber_id, locations })
             }
@@ -162,29 +163,30 @@ fn parse_owners(names: &str) -> Option<Vec<Owner>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use subscriber_protocol::{CardId, MerchantId};
 
     #[test]
     fn payloads_read_back() {
         for change in [
-            Change::transactions([Owner::Card(3), Owner::Merchant(9), Owner::Card(3)]),
+            Change::transactions([Owner::Card(CardId(3)), Owner::Merchant(MerchantId(9)), Owner::Card(CardId(3))]),
             Change::Transactions(None),
-            Change::Location(12),
-            Change::LocationChanged(12),
+            Change::Location(LocationId(12)),
+            Change::LocationChanged(LocationId(12)),
             Change::Credentials(SubscriberId(42)),
             Change::reset(SubscriberId(7), &[]),
-            Change::reset(SubscriberId(7), &[12, 13]),
-            Change::reset(SubscriberId(7), &(0..1000).collect::<Vec<_>>()),
+            Change::reset(SubscriberId(7), &[LocationId(12), LocationId(13)]),
+            Change::reset(SubscriberId(7), &(0..1000).map(LocationId).collect::<Vec<_>>()),
             Change::Deliveries,
             Change::Restored {
                 subscriber_id: SubscriberId(4),
-                owners: Some(vec![Owner::Card(1), Owner::Merchant(2)]),
-                locations: Some(vec![5]),
+                owners: Some(vec![Owner::Card(CardId(1)), Owner::Merchant(MerchantId(2))]),
+                locations: Some(vec![LocationId(5)]),
             },
             Change::Restored { subscriber_id: SubscriberId(4), owners: Some(Vec::new()), locations: Some(Vec::new()) },
             Change::Restored { subscriber_id: SubscriberId(4), owners: None, locations: None },
             Change::ApiVersion(SubscriberId(3)),
-            Change::Removed(Owner::Card(5)),
-            Change::Removed(Owner::Merchant(6)),
+            Change::Removed(Owner::Card(CardId(5))),
+            Change::Removed(Owner::Merchant(MerchantId(6))),
         ] {
             assert_eq!(Change::parse(&change.payload()), Some(change));
         }
@@ -196,8 +198,8 @@ mod tests {
             Some(Change::Reset { subscriber_id: SubscriberId(7), locations: None }),
             "named none"
         );
-        assert!(Change::reset(SubscriberId(7), &(0..1000).collect::<Vec<_>>()).payload().len() < 8000);
-        let many = Change::transactions((0..1000).map(Owner::Card));
+        assert!(Change::reset(SubscriberId(7), &(0..1000).map(LocationId).collect::<Vec<_>>()).payload().len() < 8000);
+        let many = Change::transactions((0..1000).map(|id| Owner::Card(CardId(id))));
         assert_eq!(many, Change::Transactions(None), "too many owners to name");
         assert!(many.payload().len() < 8000, "a notice fits PostgreSQL's payload limit");
     }

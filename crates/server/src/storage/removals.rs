@@ -5,7 +5,7 @@ use super::notices::Change;
 use super::rows::events::StoredEvent;
 use super::rows::transactions::Owner;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, SubscriberId};
 
 pub use super::rows::removals::{ACCOUNT, CARD, Erased, PERSON, Removal, RemovedEvent};
 
@@ -27,7 +27,7 @@ impl Store {
             db => postgres::removals::remove(db, removal, subscriber_id, id, event, now).await,
         )?;
         if removed && std::ptr::eq(removal, &CARD) {
-            self.announce(&Change::Removed(Owner::Card(id)));
+            self.announce(&Change::Removed(Owner::Card(CardId(id))));
         }
         Ok(removed)
     }
@@ -47,7 +47,7 @@ impl Store {
             db => postgres::removals::remove_user(db, subscriber_id, client_user_id, event_of, now).await,
         )?;
         for card_id in &erased.cards {
-            self.announce(&Change::Removed(Owner::Card(*card_id)));
+            self.announce(&Change::Removed(Owner::Card(CardId(*card_id))));
         }
         Ok(erased)
     }

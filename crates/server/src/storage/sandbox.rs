@@ -2,13 +2,13 @@
 
 use super::notices::Change;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{LocationId, SubscriberId};
 
 /// What a reset removed that lives outside the database too.
 #[derive(Debug, Default)]
 pub struct Removed {
     /// Enrolled locations, findable by discovery until now.
-    pub location_ids: Vec<i64>,
+    pub location_ids: Vec<LocationId>,
 }
 
 impl Store {

@@ -124,7 +124,22 @@ macro_rules! integer_ids {
         }
     )*};
 }
-integer_ids!(SubscriberId, WebhookId, AccountId, PersonId, CardId);
+integer_ids!(
+    SubscriberId,
+    WebhookId,
+    AccountId,
+    PersonId,
+    CardId,
+    MerchantId,
+    LocationId,
+    TransactionId,
+    EventId,
+    SnapshotId,
+    CardSessionId,
+    PersonSessionId,
+    QuestionSetId,
+    DirectoryEntryId
+);
 
 impl From<u32> for Param<'_> {
     fn from(value: u32) -> Self {

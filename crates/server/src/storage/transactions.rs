@@ -6,12 +6,12 @@ use super::rows::transactions::COLUMNS;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::CardId;
+use subscriber_protocol::{CardId, TransactionId};
 
 pub use super::rows::transactions::{ChangedRow, Filter, NewTransaction, Owner, Reversed, TransactionRow};
 
 impl Store {
-    pub async fn transaction(&self, id: i64) -> StorageResult<Option<TransactionRow>> {
+    pub async fn transaction(&self, id: TransactionId) -> StorageResult<Option<TransactionRow>> {
         self.fetch_one(Read::ByKey, sql!("SELECT {COLUMNS} FROM transactions WHERE id = $1"), args![id]).await
     }
 
@@ -48,7 +48,7 @@ impl Store {
     /// here sees the row).
     pub async fn settle_now(
         &self,
-        id: i64,
+        id: TransactionId,
         now: i64,
         amount_minor: Option<i64>,
     ) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
@@ -61,7 +61,7 @@ impl Store {
     /// Reverses the pending authorization `id` (the sandbox's control): the row leaves the
     /// lists, each subscriber who saw it gets `transaction.removed`, and its card's sync reports
     /// it in `removed`. `None` when it is not pending (settled meanwhile, or gone).
-    pub async fn reverse(&self, id: i64, now: i64) -> StorageResult<Option<Reversed>> {
+    pub async fn reverse(&self, id: TransactionId, now: i64) -> StorageResult<Option<Reversed>> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::transactions::reverse(connection, id, now)).await,
             db => postgres::transactions::reverse(db, id, now).await,
@@ -70,12 +70,12 @@ impl Store {
 
     /// A transaction id never given before nor after, for an attempt that is stored in no
     /// list (a declined purchase).
-    pub async fn next_transaction_id(&self) -> StorageResult<i64> {
+    pub async fn next_transaction_id(&self) -> StorageResult<TransactionId> {
         dispatch!(self,
             db => db.write(sqlite::transactions::next_id).await,
             db => {
                 let sql = sql!("SELECT nextval(pg_get_serial_sequence('transactions', 'id'))");
-                postgres::rows::first::<i64>(&*db.client().await?, sql, &[]).await?
+                postgres::rows::first::<TransactionId>(&*db.client().await?, sql, &[]).await?
                     .ok_or_else(|| super::StorageError::Corrupt("no next transaction id".into()))
             },
         )
@@ -88,7 +88,7 @@ impl Store {
         card_id: CardId,
         after: i64,
         upto: Option<i64>,
-    ) -> StorageResult<Vec<(i64, i64)>> {
+    ) -> StorageResult<Vec<(TransactionId, i64)>> {
         let sql = sql!(
             "SELECT transaction_id, removed_seq FROM removed_transactions
              WHERE card_id = $1 AND removed_seq > $2 AND (CAST($3 AS BIGINT) IS NULL OR removed_seq <= $3)
@@ -98,7 +98,7 @@ impl Store {
     }
 
     /// How much of the purchase `id` its refunds made as such have given back (minor units).
-    pub async fn refunded(&self, id: i64) -> StorageResult<i64> {
+    pub async fn refunded(&self, id: TransactionId) -> StorageResult<i64> {
         let sql = sql!("SELECT CAST(COALESCE(SUM(-amount_minor), 0) AS BIGINT) FROM transactions WHERE refund_of = $1");
         Ok(self.fetch_one::<i64, 1>(Read::ByKey, sql, args![id]).await?.unwrap_or_default())
     }

@@ -4,7 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, MerchantId, SubscriberId};
 
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
@@ -137,8 +137,8 @@ async fn newest_of_many(pool: &super::Pool, owners: impl Iterator<Item = Owner>)
     let (mut cards, mut merchants) = (Vec::new(), Vec::new());
     for owner in owners {
         match owner {
-            Owner::Card(id) => cards.push(id),
-            Owner::Merchant(id) => merchants.push(id),
+            Owner::Card(id) => cards.push(id.get()),
+            Owner::Merchant(id) => merchants.push(id.get()),
         }
     }
     for ids in [&mut cards, &mut merchants] {
@@ -163,7 +163,7 @@ async fn newest_of_many(pool: &super::Pool, owners: impl Iterator<Item = Owner>)
     rows.iter()
         .map(|row| {
             let id = row.try_get(1)?;
-            let owner = if row.try_get(0)? { Owner::Merchant(id) } else { Owner::Card(id) };
+            let owner = if row.try_get(0)? { Owner::Merchant(MerchantId(id)) } else { Owner::Card(CardId(id)) };
             Ok((owner, row.try_get(2)?))
         })
         .collect()

@@ -7,9 +7,9 @@ use crate::storage::rows::idempotency::{Replay, STORE, store_args};
 use crate::storage::sql::{Param, Sql};
 
 /// Stores a creating request's replay, inside the transaction that created row `id`.
-pub async fn store_replay(client: &Client, replay: Option<Replay>, id: i64, now: i64) -> StorageResult<()> {
+pub async fn store_replay(client: &Client, replay: Option<Replay>, id: impl Into<i64>, now: i64) -> StorageResult<()> {
     if let Some(replay) = replay {
-        let (scope, key, response) = replay.finish(id)?;
+        let (scope, key, response) = replay.finish(id.into())?;
         execute(client, &STORE, &bound(&store_args(&scope, &key, &response, now))).await?;
     }
     Ok(())

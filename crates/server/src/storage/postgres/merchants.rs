@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::LocationId;
 
 use super::events::record_other;
 use super::rows::{bound, bound_all, first};
@@ -12,7 +13,11 @@ use crate::storage::{StorageError, StorageResult};
 
 /// Two round trips and the commit: the row (with `BEGIN` and the subscriber's lock), then its
 /// event and the replay, which need its id.
-pub async fn insert_location(db: &Database, location: NewLocation, replay: Option<Replay>) -> StorageResult<i64> {
+pub async fn insert_location(
+    db: &Database,
+    location: NewLocation,
+    replay: Option<Replay>,
+) -> StorageResult<LocationId> {
     let (id, queued) = db
         .write(move |client| {
             async move {
@@ -20,7 +25,7 @@ pub async fn insert_location(db: &Database, location: NewLocation, replay: Optio
                 let args = location_args(&location.row);
                 let (locked, inserted) = futures::future::join(
                     execute(client, LOCK_SUBSCRIBERS, &[&subscribers]),
-                    first::<i64>(client, &INSERT_LOCATION, &bound(&args)),
+                    first::<LocationId>(client, &INSERT_LOCATION, &bound(&args)),
                 )
                 .await;
                 locked?;

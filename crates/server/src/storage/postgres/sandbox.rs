@@ -1,5 +1,5 @@
 use futures::FutureExt;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{LocationId, SubscriberId};
 use tokio_postgres::types::ToSql;
 
 use super::{Database, LOCK_SUBSCRIBERS, execute, prepare_all};
@@ -48,7 +48,7 @@ pub async fn reset(db: &Database, subscriber_id: SubscriberId) -> StorageResult<
             let (locked, locations, deleted) = futures::future::join3(locked, locations, deletes).await;
             locked?;
             deleted?;
-            let location_ids = locations?.iter().map(|row| row.try_get(0)).collect::<Result<Vec<i64>, _>>()?;
+            let location_ids = locations?.iter().map(|row| row.try_get(0)).collect::<Result<Vec<LocationId>, _>>()?;
             Ok(Removed { location_ids })
         }
         .boxed()

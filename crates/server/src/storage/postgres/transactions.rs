@@ -1,5 +1,5 @@
 use futures::FutureExt;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId, TransactionId};
 use tokio_postgres::Row;
 
 use super::events::transaction_recipients_and_deliveries;
@@ -19,7 +19,7 @@ use crate::storage::sql::sql;
 /// Columns of many rows, one array each: what `unnest` turns back into rows.
 #[derive(Default)]
 pub struct Arrays {
-    card_id: Vec<Option<i64>>,
+    card_id: Vec<Option<CardId>>,
     last_four: Vec<i64>,
     created_at: Vec<i64>,
     pending: Vec<i64>,
@@ -35,8 +35,8 @@ pub struct Arrays {
     country: Vec<String>,
     zip: Vec<String>,
     directory_id: Vec<Option<i64>>,
-    merchant_id: Vec<Option<i64>>,
-    location_id: Vec<Option<i64>>,
+    merchant_id: Vec<Option<MerchantId>>,
+    location_id: Vec<Option<LocationId>>,
 }
 
 impl Arrays {
@@ -113,8 +113,8 @@ impl Arrays {
 pub async fn page(db: &Database, owner: Owner, filter: &Filter, limit: u32) -> StorageResult<Vec<TransactionRow>> {
     let (after_at, after_id) = filter.after.unzip();
     let (sql, id) = match owner {
-        Owner::Card(id) => (sql!("{}", page_of("card_id")), id),
-        Owner::Merchant(id) => (sql!("{}", page_of("merchant_id")), id),
+        Owner::Card(id) => (sql!("{}", page_of("card_id")), id.get()),
+        Owner::Merchant(id) => (sql!("{}", page_of("merchant_id")), id.get()),
     };
     let client = db.client().await?;
     all(
@@ -265,7 +265,7 @@ pub async fn settle_due(db: &Database, now: i64) -> StorageResult<Vec<EventRow>>
 
 pub async fn settle_now(
     db: &Database,
-    id: i64,
+    id: TransactionId,
     now: i64,
     amount_minor: Option<i64>,
 ) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
@@ -335,7 +335,13 @@ pub async fn record_sale(
                 let (row, replay) = (row.clone(), replay.clone());
                 async move {
                     let recorded = insert_sale(client, sql.numbered(), &row, now).await?;
-                    super::idempotency::store_replay(client, Some(replay), recorded.try_get(0)?, now).await?;
+                    super::idempotency::store_replay(
+                        client,
+                        Some(replay),
+                        recorded.try_get::<_, TransactionId>(0)?,
+                        now,
+                    )
+                    .await?;
                     Ok(recorded)
                 }
                 .boxed()
@@ -388,7 +394,7 @@ async fn insert_sale(client: &Client, sql: &str, row: &NewTransaction, now: i64)
 /// Reverses the pending authorization `id` in one transaction: the subscribers who see it are
 /// locked first (as a settlement locks them), then the row goes, each of them gets
 /// `transaction.removed`, and the card keeps the id for sync.
-pub async fn reverse(db: &Database, id: i64, now: i64) -> StorageResult<Option<Reversed>> {
+pub async fn reverse(db: &Database, id: TransactionId, now: i64) -> StorageResult<Option<Reversed>> {
     let reversed = db
         .write_again(move |client| {
             async move {

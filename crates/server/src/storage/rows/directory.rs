@@ -8,6 +8,7 @@ use super::merchants::StoredAddress;
 use super::{Columns, FromRow};
 use crate::storage::sql::sql;
 use crate::storage::{StorageError, StorageResult};
+use subscriber_protocol::{LocationId, MerchantId};
 
 /// A merchant of the directory, as a statement and discovery show it.
 #[derive(Debug, Clone, PartialEq)]
@@ -33,8 +34,8 @@ pub struct DirectoryMerchant {
     /// ISO 4217 currency of the country.
     pub currency: String,
     /// Set for an enrolled merchant's location.
-    pub merchant_id: Option<i64>,
-    pub location_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
+    pub location_id: Option<LocationId>,
 }
 
 /// A merchant as the directory keeps it: strings that many merchants share (city, street,
@@ -55,8 +56,8 @@ pub struct Entry {
     pub latitude: f64,
     pub longitude: f64,
     pub currency: Arc<str>,
-    pub merchant_id: Option<i64>,
-    pub location_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
+    pub location_id: Option<LocationId>,
     /// An enrolled location replaced by a newer version of itself: no longer found.
     pub retired: bool,
 }
@@ -113,8 +114,8 @@ impl FromRow for DirectoryMerchant {
 /// An enrolled location as a directory merchant, from its columns as read.
 #[allow(clippy::too_many_arguments)]
 fn enrolled_merchant(
-    location_id: i64,
-    merchant_id: i64,
+    location_id: LocationId,
+    merchant_id: MerchantId,
     name: String,
     mcc: String,
     phone: Option<String>,
@@ -125,7 +126,7 @@ fn enrolled_merchant(
 ) -> DirectoryMerchant {
     let phone_digits: String = phone.unwrap_or_default().chars().filter(char::is_ascii_digit).collect();
     DirectoryMerchant {
-        id: location_id,
+        id: location_id.get(),
         dba_name: name,
         descriptor,
         mcc,

@@ -3,11 +3,11 @@
 use super::{Column, Columns, FromRow};
 use crate::storage::sql::{Param, Sql, args, sql};
 use crate::storage::{StorageError, StorageResult};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{LocationId, MerchantId, SubscriberId};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct MerchantRow {
-    pub id: i64,
+    pub id: MerchantId,
     pub subscriber_id: SubscriberId,
     pub name: String,
     pub mcc: String,
@@ -61,8 +61,8 @@ pub struct StoredAddress {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct LocationRow {
-    pub id: i64,
-    pub merchant_id: i64,
+    pub id: LocationId,
+    pub merchant_id: MerchantId,
     pub address: StoredAddress,
     pub latitude: Option<f64>,
     pub longitude: Option<f64>,
@@ -80,9 +80,9 @@ pub(in crate::storage) const LOCATION_COLUMNS: &str = "l.id, l.merchant_id, l.co
 pub type NewMerchant = MerchantRow;
 
 pub enum Inserted {
-    Created(i64),
+    Created(MerchantId),
     /// The subscriber is already a merchant, under this id.
-    Existing(i64),
+    Existing(MerchantId),
 }
 
 /// A location to add to the caller's merchant, with the data of its event.
@@ -91,7 +91,7 @@ pub struct NewLocation {
     /// The location as it is kept (its `id` is ignored).
     pub row: LocationRow,
     /// The `merchant.location.created` event's data (JSON), given the location's id.
-    pub event_data: Box<dyn FnOnce(i64) -> super::events::StoredEvent + Send>,
+    pub event_data: Box<dyn FnOnce(LocationId) -> super::events::StoredEvent + Send>,
 }
 
 impl FromRow for MerchantRow {
@@ -190,7 +190,7 @@ pub enum LocationChangeKind {
     /// (AUTOINCREMENT, identity columns), so nothing new ever takes this one. Marking the row
     /// removed instead would leave every reader of `locations` (discovery, the simulator, the
     /// sandbox, resets, snapshots) to filter it.
-    Remove { location_id: i64, merchant_id: i64 },
+    Remove { location_id: LocationId, merchant_id: MerchantId },
 }
 
 sql! {

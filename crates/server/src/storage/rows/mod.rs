@@ -118,7 +118,22 @@ macro_rules! integer_ids {
         }
     )*};
 }
-integer_ids!(SubscriberId, WebhookId, AccountId, PersonId, CardId);
+integer_ids!(
+    SubscriberId,
+    WebhookId,
+    AccountId,
+    PersonId,
+    CardId,
+    MerchantId,
+    LocationId,
+    TransactionId,
+    EventId,
+    SnapshotId,
+    CardSessionId,
+    PersonSessionId,
+    QuestionSetId,
+    DirectoryEntryId
+);
 
 /// Unsigned numbers are kept as 64-bit integers: read back in range, or the data is not valid.
 macro_rules! in_range {

@@ -12,7 +12,7 @@ use super::transactions::Owner;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId};
 
 /// One table's share of a snapshot.
 pub struct Part {
@@ -189,14 +189,16 @@ impl Restored {
     /// Gathers `(kind, id)` rows of [`OWNED_IDS`] read before and after.
     pub fn new(snapshot: SnapshotRow, owned: impl IntoIterator<Item = (String, i64)>) -> Self {
         let mut restored = Self { snapshot, card_ids: Vec::new(), merchant_ids: Vec::new(), location_ids: Vec::new() };
-        for (kind, id) in owned {
-            let ids = match kind.as_str() {
-                "card" => &mut restored.card_ids,
-                "merchant" => &mut restored.merchant_ids,
-                _ => &mut restored.location_ids,
-            };
+        fn add<T: PartialEq>(ids: &mut Vec<T>, id: T) {
             if !ids.contains(&id) {
                 ids.push(id);
+            }
+        }
+        for (kind, id) in owned {
+            match kind.as_str() {
+                "card" => add(&mut restored.card_ids, CardId(id)),
+                "merchant" => add(&mut restored.merchant_ids, MerchantId(id)),
+                _ => add(&mut restored.location_ids, LocationId(id)),
             }
         }
         restored
@@ -225,9 +227,9 @@ pub struct Restored {
     /// The snapshot put back.
     pub snapshot: SnapshotRow,
     /// The subscriber's cards before and after.
-    pub card_ids: Vec<i64>,
+    pub card_ids: Vec<CardId>,
     /// Its merchant before and after.
-    pub merchant_ids: Vec<i64>,
+    pub merchant_ids: Vec<MerchantId>,
     /// Its locations before and after.
-    pub location_ids: Vec<i64>,
+    pub location_ids: Vec<LocationId>,
 }

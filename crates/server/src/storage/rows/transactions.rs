@@ -1,7 +1,7 @@
 //! Transactions' rows: every payment, whichever side looks at it (the card's owner or the
 //! merchant).
 
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId, TransactionId};
 use subscriber_protocol::{EventData, TransactionRemovedData};
 
 use super::events::StoredEvent;
@@ -11,8 +11,8 @@ use crate::storage::sql::sql;
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct TransactionRow {
-    pub id: i64,
-    pub card_id: Option<i64>,
+    pub id: TransactionId,
+    pub card_id: Option<CardId>,
     pub last_four: u16,
     pub created_at: i64,
     pub pending: bool,
@@ -28,11 +28,11 @@ pub struct TransactionRow {
     pub country: String,
     pub zip: String,
     pub directory_id: Option<i64>,
-    pub merchant_id: Option<i64>,
-    pub location_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
+    pub location_id: Option<LocationId>,
     /// On a refund made as one (the sandbox's): the purchase it gives back. Others are
     /// matched to their purchase by the history (`enrichment::history`).
-    pub refund_of: Option<i64>,
+    pub refund_of: Option<TransactionId>,
 }
 
 /// A row to insert; `id` is ignored.
@@ -57,7 +57,7 @@ pub struct Filter {
     pub from: Option<i64>,
     pub to: Option<i64>,
     pub pending: Option<bool>,
-    pub location_id: Option<i64>,
+    pub location_id: Option<LocationId>,
     /// Position after which the page starts: the last (created_at, id) of the previous page.
     pub after: Option<(i64, i64)>,
 }
@@ -65,24 +65,24 @@ pub struct Filter {
 /// Whose transactions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Owner {
-    Card(i64),
-    Merchant(i64),
+    Card(CardId),
+    Merchant(MerchantId),
 }
 
 impl Owner {
     /// The column of `transactions` and `events` that holds the owner's id, and the id.
     pub(in crate::storage) fn column(self) -> (&'static str, i64) {
         match self {
-            Self::Card(id) => ("card_id", id),
-            Self::Merchant(id) => ("merchant_id", id),
+            Self::Card(id) => ("card_id", id.get()),
+            Self::Merchant(id) => ("merchant_id", id.get()),
         }
     }
 
     /// A total order (cards first), for sorting owners.
     pub fn sort_key(self) -> (u8, i64) {
         match self {
-            Self::Card(id) => (0, id),
-            Self::Merchant(id) => (1, id),
+            Self::Card(id) => (0, id.get()),
+            Self::Merchant(id) => (1, id.get()),
         }
     }
 
@@ -179,8 +179,8 @@ pub struct Reversed {
 /// One subscriber's `transaction.removed`: the sides of the row that subscriber owns.
 pub(in crate::storage) struct RemovalNotice {
     pub subscriber_id: SubscriberId,
-    pub card_id: Option<i64>,
-    pub merchant_id: Option<i64>,
+    pub card_id: Option<CardId>,
+    pub merchant_id: Option<MerchantId>,
     pub event: StoredEvent,
 }
 
@@ -209,7 +209,11 @@ pub(in crate::storage) fn removal_notices(
         .map(|subscriber_id| {
             let card_id = row.card_id.filter(|_| card_owner == Some(subscriber_id));
             let merchant_id = row.merchant_id.filter(|_| merchant_owner == Some(subscriber_id));
-            let data = TransactionRemovedData { transaction_id: row.id, card_id, merchant_id };
+            let data = TransactionRemovedData {
+                transaction_id: row.id.get(),
+                card_id: card_id.map(CardId::get),
+                merchant_id: merchant_id.map(MerchantId::get),
+            };
             RemovalNotice {
                 subscriber_id,
                 card_id,

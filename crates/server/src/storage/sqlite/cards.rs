@@ -25,7 +25,7 @@ fn insert(connection: &Connection, card: NewCard) -> StorageResult<Inserted> {
         return existing.map(Inserted::Duplicate).ok_or_else(|| super::corrupt("a card neither inserted nor found"));
     };
     let rows: Vec<TransactionRow> =
-        card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id.get()), ..row }).collect();
+        card.history.into_iter().map(|row| TransactionRow { card_id: Some(card_id), ..row }).collect();
     super::transactions::insert_many(connection, &rows)?;
     let event = (card.event_data)(card_id);
     record_other(connection, card.subscriber_id, event.event_type, &event.data, card.enrolled.enrolled_at)?;

@@ -1,6 +1,6 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, MerchantId, SubscriberId};
 
 use super::rows::{all, first};
 use crate::storage::StorageResult;
@@ -25,9 +25,9 @@ pub fn record_transaction_events(
             vec![
                 kind.event_type().as_str().to_owned().into(),
                 now.into(),
-                row.id.into(),
-                row.card_id.into(),
-                row.merchant_id.into(),
+                row.id.get().into(),
+                row.card_id.map(CardId::get).into(),
+                row.merchant_id.map(MerchantId::get).into(),
             ]
         })
         .collect();
@@ -113,9 +113,9 @@ pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<i64> {
                 "SELECT CASE WHEN EXISTS (SELECT 1 FROM cards WHERE id = $1)
                         THEN COALESCE((SELECT MAX(id) FROM events WHERE card_id = $1), 0) ELSE -1 END"
             ),
-            id,
+            id.get(),
         ),
-        Owner::Merchant(id) => (sql!("SELECT COALESCE(MAX(id), 0) FROM events WHERE merchant_id = $1"), id),
+        Owner::Merchant(id) => (sql!("SELECT COALESCE(MAX(id), 0) FROM events WHERE merchant_id = $1"), id.get()),
     };
     Ok(first(connection, sql, [owner_id])?.unwrap_or(0))
 }

@@ -6,9 +6,14 @@ use crate::storage::rows::idempotency::{Replay, STORE, store_args};
 use crate::storage::sql::{Param, Sql};
 
 /// Stores a creating request's replay, inside the transaction that created row `id`.
-pub fn store_replay(connection: &Connection, replay: Option<Replay>, id: i64, now: i64) -> StorageResult<()> {
+pub fn store_replay(
+    connection: &Connection,
+    replay: Option<Replay>,
+    id: impl Into<i64>,
+    now: i64,
+) -> StorageResult<()> {
     if let Some(replay) = replay {
-        let (scope, key, response) = replay.finish(id)?;
+        let (scope, key, response) = replay.finish(id.into())?;
         execute(connection, &STORE, params_from_iter(store_args(&scope, &key, &response, now)))?;
     }
     Ok(())

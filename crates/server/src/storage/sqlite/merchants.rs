@@ -1,4 +1,5 @@
 use rusqlite::{Connection, params_from_iter};
+use subscriber_protocol::LocationId;
 
 use super::events::record_other;
 use super::rows::{execute, first};
@@ -8,8 +9,12 @@ use crate::storage::rows::merchants::{
     INSERT_LOCATION, LocationChange, NewLocation, location_args, location_change_args,
 };
 
-pub fn insert_location(connection: &Connection, location: NewLocation, replay: Option<Replay>) -> StorageResult<i64> {
-    let id = first(connection, &INSERT_LOCATION, params_from_iter(location_args(&location.row)))?
+pub fn insert_location(
+    connection: &Connection,
+    location: NewLocation,
+    replay: Option<Replay>,
+) -> StorageResult<LocationId> {
+    let id: LocationId = first(connection, &INSERT_LOCATION, params_from_iter(location_args(&location.row)))?
         .ok_or_else(|| super::corrupt("a location insert returned no id"))?;
     super::idempotency::store_replay(connection, replay, id, location.row.created_at)?;
     let event = (location.event_data)(id);

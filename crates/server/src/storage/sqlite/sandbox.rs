@@ -1,5 +1,5 @@
 use rusqlite::Connection;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{LocationId, SubscriberId};
 
 use crate::storage::StorageResult;
 use crate::storage::rows::sandbox::{ADVANCE_CLOCK, LOCATIONS_OF, RESET};
@@ -17,7 +17,7 @@ pub fn reset(connection: &Connection, subscriber_id: SubscriberId) -> StorageRes
     let location_ids = connection
         .prepare_cached(LOCATIONS_OF.sqlite())?
         .query_map([subscriber_id], |row| row.get(0))?
-        .collect::<Result<Vec<i64>, _>>()?;
+        .collect::<Result<Vec<LocationId>, _>>()?;
     for statement in RESET {
         connection.prepare_cached(statement.sqlite())?.execute([subscriber_id])?;
     }

@@ -1,6 +1,6 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId, TransactionId};
 
 use super::events::record_transaction_events;
 use super::rows::{all, first};
@@ -20,7 +20,7 @@ const INSERTED_COLUMNS: usize = 19;
 
 fn values(row: &NewTransaction) -> Vec<Value> {
     vec![
-        row.card_id.into(),
+        row.card_id.map(CardId::get).into(),
         i64::from(row.last_four).into(),
         row.created_at.into(),
         i64::from(row.pending).into(),
@@ -36,16 +36,16 @@ fn values(row: &NewTransaction) -> Vec<Value> {
         row.country.clone().into(),
         row.zip.clone().into(),
         row.directory_id.into(),
-        row.merchant_id.into(),
-        row.location_id.into(),
-        row.refund_of.into(),
+        row.merchant_id.map(MerchantId::get).into(),
+        row.location_id.map(LocationId::get).into(),
+        row.refund_of.map(TransactionId::get).into(),
     ]
 }
 
 /// Inserts the rows in order and returns their ids.
-pub fn insert_many(connection: &Connection, rows: &[NewTransaction]) -> StorageResult<Vec<i64>> {
+pub fn insert_many(connection: &Connection, rows: &[NewTransaction]) -> StorageResult<Vec<TransactionId>> {
     let values: Vec<Vec<Value>> = rows.iter().map(values).collect();
-    super::insert_rows(connection, INSERT, INSERTED_COLUMNS, &values)
+    Ok(super::insert_rows(connection, INSERT, INSERTED_COLUMNS, &values)?.into_iter().map(TransactionId).collect())
 }
 
 pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) -> StorageResult<Vec<TransactionRow>> {
@@ -66,7 +66,7 @@ pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) 
     }
     if let Some(location_id) = filter.location_id {
         sql.push_str(" AND location_id = ?");
-        values.push(Value::Integer(location_id));
+        values.push(Value::Integer(location_id.get()));
     }
     if let Some((created_at, id)) = filter.after {
         sql.push_str(" AND (created_at, id) < (?, ?)");
@@ -86,7 +86,7 @@ pub fn settle_due(connection: &Connection, now: i64) -> StorageResult<Vec<EventR
 
 pub fn settle_now(
     connection: &Connection,
-    id: i64,
+    id: TransactionId,
     now: i64,
     amount_minor: Option<i64>,
 ) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
@@ -119,7 +119,7 @@ pub fn record_sale(
 
 /// Reverses the pending authorization `id` in the writer's transaction: the row goes, each
 /// subscriber who saw it gets `transaction.removed`, and the card keeps the id for sync.
-pub fn reverse(connection: &Connection, id: i64, now: i64) -> StorageResult<Option<Reversed>> {
+pub fn reverse(connection: &Connection, id: TransactionId, now: i64) -> StorageResult<Option<Reversed>> {
     let owners: Option<(Option<SubscriberId>, Option<SubscriberId>)> = first(connection, &SIDES, [id])?;
     let Some(row) = first::<TransactionRow>(connection, &REVERSE, [id])? else { return Ok(None) };
     let mut events = Vec::new();
@@ -146,9 +146,9 @@ pub fn reverse(connection: &Connection, id: i64, now: i64) -> StorageResult<Opti
 
 /// A transaction id never given before nor after: a row inserted and deleted at once takes one
 /// from the table's `AUTOINCREMENT` sequence, which never goes back.
-pub fn next_id(connection: &Connection) -> StorageResult<i64> {
+pub fn next_id(connection: &Connection) -> StorageResult<TransactionId> {
     connection.prepare_cached("INSERT INTO transactions (last_four, created_at, pending, amount_minor, currency, merchant_name, descriptor, category, street, street_no, city, country, zip) VALUES (0, 0, 0, 0, '', '', '', '', '', '', '', '', '')")?.execute([])?;
     let id = connection.last_insert_rowid();
     connection.prepare_cached("DELETE FROM transactions WHERE id = ?1")?.execute([id])?;
-    Ok(id)
+    Ok(TransactionId(id))
 }
