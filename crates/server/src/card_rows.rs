@@ -18,7 +18,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use bytes::Bytes;
 use parking_lot::RwLock;
-use subscriber_protocol::{CardId, TransactionId};
+use subscriber_protocol::{CardId, EventId, TransactionId};
 
 use crate::enrichment::history::History;
 use crate::storage::transactions::Filter;
@@ -48,7 +48,7 @@ pub struct ReadRow {
 /// A card's rows, newest first, with their JSON one after another.
 pub struct CardLedger {
     /// `EventHub::newest_event_of` the card when the rows were read.
-    event: i64,
+    event: EventId,
     rows: Vec<Entry>,
     /// Positions in `rows` in change order `(change_seq, id)`, for sync.
     by_change: Vec<u32>,
@@ -77,7 +77,7 @@ pub struct SyncCut {
 impl CardLedger {
     /// The rows of a card as read when `event` was its newest event, in any order, and what
     /// its history says of them.
-    pub fn new(event: i64, mut read: Vec<ReadRow>, history: History) -> Self {
+    pub fn new(event: EventId, mut read: Vec<ReadRow>, history: History) -> Self {
         read.sort_unstable_by_key(|row| std::cmp::Reverse((row.created_at, row.id)));
         let mut json = Vec::with_capacity(read.iter().map(|row| row.json.len()).sum());
         let rows: Vec<Entry> = read
@@ -186,7 +186,7 @@ impl CardRows {
     }
 
     /// The card's rows, if they are still the answer (`event` is its newest event now).
-    pub fn get(&self, card_id: CardId, event: i64) -> Option<Arc<CardLedger>> {
+    pub fn get(&self, card_id: CardId, event: EventId) -> Option<Arc<CardLedger>> {
         let ledger = self.cards.read().get(&card_id).filter(|ledger| ledger.event == event).cloned()?;
         ledger.last_used.store(self.clock.fetch_add(1, Ordering::Relaxed), Ordering::Relaxed);
         Some(ledger)
@@ -275,7 +275,7 @@ mod tests {
     fn ledger() -> CardLedger {
         // Ids 1..=6 at times 10..=60; id 6 is pending and was changed by event 9.
         CardLedger::new(
-            3,
+            EventId(3),
             (1..=6).map(|id| row(id * 10, id, if id == 6 { 9 } else { 0 }, id == 6)).collect(),
             History::default(),
         )
@@ -327,7 +327,7 @@ mod tests {
             rows.insert(CardId(card), ledger());
             assert!(rows.bytes.load(Ordering::Relaxed) as usize <= size * 2);
         }
-        assert!(rows.get(CardId(4), 3).is_some(), "the newest is kept");
-        assert!(rows.get(CardId(4), 4).is_none(), "a newer event");
+        assert!(rows.get(CardId(4), EventId(3)).is_some(), "the newest is kept");
+        assert!(rows.get(CardId(4), EventId(4)).is_none(), "a newer event");
     }
 }

@@ -8,37 +8,37 @@
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{EventId, SubscriberId};
 
 use parking_lot::{Mutex, RwLock};
 use tokio::sync::{broadcast, watch};
 
-use crate::storage::events::EventRow;
+use crate::storage::events::{EventRow, NO_EVENT};
 use crate::storage::transactions::Owner;
 use crate::storage::{StorageResult, Store};
 
 /// An event's id as the API shows it (`GET /events`, the streams' `id:`, webhook deliveries).
-pub fn public_id(id: i64) -> String {
+pub fn public_id(id: EventId) -> String {
     format!("evt_{id}")
 }
 
 /// An event id the API showed (`evt_` and digits).
-pub fn parse_public_id(text: &str) -> Option<i64> {
+pub fn parse_public_id(text: &str) -> Option<EventId> {
     parse_digits(text.strip_prefix("evt_")?)
 }
 
 /// A stream's `Last-Event-ID`: an event id, or the bare number streams sent before events had
 /// a prefix.
-pub fn parse_stream_id(text: &str) -> Option<i64> {
+pub fn parse_stream_id(text: &str) -> Option<EventId> {
     parse_digits(text.strip_prefix("evt_").unwrap_or(text))
 }
 
-fn parse_digits(digits: &str) -> Option<i64> {
+fn parse_digits(digits: &str) -> Option<EventId> {
     // At most 18 digits: every id fits, and no text overflows.
     if !(1..=18).contains(&digits.len()) || !digits.bytes().all(|byte| byte.is_ascii_digit()) {
         return None;
     }
-    digits.parse::<i64>().ok()
+    digits.parse::<EventId>().ok()
 }
 
 /// Wake-ups a slow stream may fall behind by; past them it simply reads the database.
@@ -75,7 +75,7 @@ pub struct EventHub {
     /// The id of the newest event of each card and merchant announced here since the start:
     /// on SQLite every change of a transaction comes with an event announced here, so a page
     /// read while that id was the newest is still the page (`transaction_pages`).
-    latest: RwLock<HashMap<Owner, i64>>,
+    latest: RwLock<HashMap<Owner, EventId>>,
 }
 
 impl Default for EventHub {
@@ -145,7 +145,7 @@ impl EventHub {
 
     /// Announces transaction events this instance committed.
     pub fn publish(&self, events: &[EventRow]) {
-        let changes: Vec<(Owner, i64)> =
+        let changes: Vec<(Owner, EventId)> =
             events.iter().flat_map(|event| Owner::of(&event.transaction).map(|owner| (owner, event.id))).collect();
         self.changed(&changes);
     }
@@ -153,7 +153,7 @@ impl EventHub {
     /// Announces events of owners' transactions this instance committed, each `(owner, event
     /// id)`: what is kept of those owners' transactions is stale from that id on (a reversal's
     /// `transaction.removed` as well as a transaction's own events).
-    pub fn changed(&self, changes: &[(Owner, i64)]) {
+    pub fn changed(&self, changes: &[(Owner, EventId)]) {
         if changes.is_empty() {
             return;
         }
@@ -161,7 +161,7 @@ impl EventHub {
         {
             let mut latest = self.latest.write();
             for (owner, id) in changes {
-                let newest = latest.entry(*owner).or_insert(0);
+                let newest = latest.entry(*owner).or_insert(NO_EVENT);
                 *newest = (*newest).max(*id);
                 if !woken.contains(owner) {
                     woken.push(*owner);
@@ -218,15 +218,15 @@ impl EventHub {
     /// The id of the newest event of `owner`'s transactions announced here since the start
     /// (0 for none). Read it before reading the transactions: a change committed after the
     /// read announces a newer id.
-    pub fn latest_event(&self, owner: Owner) -> i64 {
-        self.latest.read().get(&owner).copied().unwrap_or(0)
+    pub fn latest_event(&self, owner: Owner) -> EventId {
+        self.latest.read().get(&owner).copied().unwrap_or(NO_EVENT)
     }
 
     /// The id of the newest event of `owner`'s transactions: what a kept page of them is checked
     /// against (`transaction_pages`). On SQLite this instance announced every one; on a shared
     /// PostgreSQL database another instance may have committed one not heard of here yet, so
     /// the database answers (one look-up on an index).
-    pub async fn newest_event_of(&self, store: &Store, owner: Owner) -> StorageResult<i64> {
+    pub async fn newest_event_of(&self, store: &Store, owner: Owner) -> StorageResult<EventId> {
         if store.is_shared() { store.newest_transaction_event(owner).await } else { Ok(self.latest_event(owner)) }
     }
 

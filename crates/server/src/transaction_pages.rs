@@ -13,12 +13,13 @@ use std::collections::HashMap;
 
 use bytes::Bytes;
 use parking_lot::RwLock;
+use subscriber_protocol::EventId;
 
 use crate::storage::transactions::Owner;
 
 struct Page {
     /// `EventHub::newest_event_of` the owner when the page was read.
-    event: i64,
+    event: EventId,
     /// `created_at` of the oldest row read (the look-ahead row included); `None` when none was.
     oldest_read: Option<i64>,
     body: Bytes,
@@ -43,7 +44,7 @@ impl TransactionPages {
 
     /// The body kept for `owner`'s page of `query`, if it is still the answer: `event` is the
     /// owner's newest event now, `window_start` where the page's time window starts now.
-    pub fn get(&self, owner: Owner, query: &str, event: i64, window_start: Option<i64>) -> Option<Bytes> {
+    pub fn get(&self, owner: Owner, query: &str, event: EventId, window_start: Option<i64>) -> Option<Bytes> {
         let pages = self.pages.read();
         let page = pages.pages.get(&(owner, Box::from(query)))?;
         let in_window = match (page.oldest_read, window_start) {
@@ -54,7 +55,7 @@ impl TransactionPages {
     }
 
     /// Keeps a page read when `event` was the owner's newest event.
-    pub fn insert(&self, owner: Owner, query: &str, event: i64, oldest_read: Option<i64>, body: Bytes) {
+    pub fn insert(&self, owner: Owner, query: &str, event: EventId, oldest_read: Option<i64>, body: Bytes) {
         if body.len() > self.budget {
             return;
         }
@@ -98,12 +99,12 @@ mod tests {
     #[test]
     fn a_page_is_kept_until_an_event_of_its_owner() {
         let pages = TransactionPages::new(1024);
-        pages.insert(CARD, "limit=100", 5, Some(1_000), Bytes::from_static(b"[1]"));
-        assert_eq!(pages.get(CARD, "limit=100", 5, Some(900)).as_deref(), Some(&b"[1]"[..]));
-        assert_eq!(pages.get(CARD, "limit=100", 6, Some(900)), None, "a newer event");
-        assert_eq!(pages.get(CARD, "limit=50", 5, Some(900)), None, "another query");
+        pages.insert(CARD, "limit=100", EventId(5), Some(1_000), Bytes::from_static(b"[1]"));
+        assert_eq!(pages.get(CARD, "limit=100", EventId(5), Some(900)).as_deref(), Some(&b"[1]"[..]));
+        assert_eq!(pages.get(CARD, "limit=100", EventId(6), Some(900)), None, "a newer event");
+        assert_eq!(pages.get(CARD, "limit=50", EventId(5), Some(900)), None, "another query");
         assert_eq!(
-            pages.get(Owner::Merchant(subscriber_protocol::MerchantId(7)), "limit=100", 5, Some(900)),
+            pages.get(Owner::Merchant(subscriber_protocol::MerchantId(7)), "limit=100", EventId(5), Some(900)),
             None,
             "another owner"
         );
@@ -112,22 +113,22 @@ mod tests {
     #[test]
     fn a_page_is_dropped_once_the_window_passes_its_oldest_row() {
         let pages = TransactionPages::new(1024);
-        pages.insert(CARD, "", 0, Some(1_000), Bytes::from_static(b"[1]"));
-        assert!(pages.get(CARD, "", 0, Some(1_000)).is_some());
-        assert!(pages.get(CARD, "", 0, Some(1_001)).is_none());
-        pages.insert(CARD, "to=5", 0, None, Bytes::from_static(b"[]"));
-        assert!(pages.get(CARD, "to=5", 0, Some(99_999)).is_some(), "an empty page stays empty");
+        pages.insert(CARD, "", EventId(0), Some(1_000), Bytes::from_static(b"[1]"));
+        assert!(pages.get(CARD, "", EventId(0), Some(1_000)).is_some());
+        assert!(pages.get(CARD, "", EventId(0), Some(1_001)).is_none());
+        pages.insert(CARD, "to=5", EventId(0), None, Bytes::from_static(b"[]"));
+        assert!(pages.get(CARD, "to=5", EventId(0), Some(99_999)).is_some(), "an empty page stays empty");
     }
 
     #[test]
     fn it_stays_within_its_budget() {
         let pages = TransactionPages::new(8);
         for index in 0..10 {
-            pages.insert(CARD, &index.to_string(), 0, None, Bytes::from_static(b"abc"));
+            pages.insert(CARD, &index.to_string(), EventId(0), None, Bytes::from_static(b"abc"));
             assert!(pages.pages.read().bytes <= 8);
         }
-        assert!(pages.get(CARD, "9", 0, None).is_some(), "the newest is kept");
-        pages.insert(CARD, "big", 0, None, Bytes::from(vec![0; 9]));
-        assert!(pages.get(CARD, "big", 0, None).is_none(), "a body over the budget is not kept");
+        assert!(pages.get(CARD, "9", EventId(0), None).is_some(), "the newest is kept");
+        pages.insert(CARD, "big", EventId(0), None, Bytes::from(vec![0; 9]));
+        assert!(pages.get(CARD, "big", EventId(0), None).is_none(), "a body over the budget is not kept");
     }
 }

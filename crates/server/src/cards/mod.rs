@@ -10,6 +10,7 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use std::sync::Arc;
+use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{CardId, LocationId, MerchantId};
 
@@ -247,7 +248,7 @@ pub async fn owned_card(state: &AppState, subscriber_id: SubscriberId, card_id: 
 /// newest event (what its kept rows are checked against).
 pub(crate) struct ReadableCard {
     pub body: Bytes,
-    pub event: i64,
+    pub event: EventId,
 }
 
 /// The caller's card, or 404. A card changes only by its notes (`PATCH`, which forgets the
@@ -507,7 +508,11 @@ pub(crate) async fn card_rows(state: &AppState, card_id: CardId) -> Result<Arc<C
 }
 
 /// As [`card_rows`], with the card's newest event already read (before the rows).
-pub(crate) async fn card_rows_at(state: &AppState, card_id: CardId, event: i64) -> Result<Arc<CardLedger>, ApiError> {
+pub(crate) async fn card_rows_at(
+    state: &AppState,
+    card_id: CardId,
+    event: EventId,
+) -> Result<Arc<CardLedger>, ApiError> {
     if let Some(rows) = state.card_rows.get(card_id, event) {
         return Ok(rows);
     }
@@ -523,7 +528,7 @@ pub(crate) async fn card_rows_at(state: &AppState, card_id: CardId, event: i64) 
 /// A card's rows enriched, with its history's streams and refunds, and written as JSON.
 fn ledger_of(
     card_id: CardId,
-    event: i64,
+    event: EventId,
     changed: Vec<ChangedRow>,
     enricher: &Enricher,
 ) -> Result<CardLedger, ApiError> {

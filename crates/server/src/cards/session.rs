@@ -9,8 +9,8 @@ use axum::extract::State;
 use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{
-    CardId, CardSession, CardSessionCompletedData, CardSessionCreated, CardSessionExpiredData, CardSessionStatus,
-    CreateCardSessionRequest, ErrorBody, EventData, Success,
+    CardId, CardSession, CardSessionCompletedData, CardSessionCreated, CardSessionExpiredData, CardSessionId,
+    CardSessionStatus, CreateCardSessionRequest, ErrorBody, EventData, Success,
 };
 
 use crate::error::ApiError;
@@ -85,8 +85,13 @@ pub async fn create(
         labels,
     };
     let session_id = state.db.open_card_session(page, replay).await?;
-    tracing::info!(session_id, subscriber_id = subscriber_id.get(), "card-entry page opened");
-    let body = CardSessionCreated { session_id, url, expires_at: expires_at_time, status: CardSessionStatus::Pending };
+    tracing::info!(session_id = session_id.get(), subscriber_id = subscriber_id.get(), "card-entry page opened");
+    let body = CardSessionCreated {
+        session_id: session_id.get(),
+        url,
+        expires_at: expires_at_time,
+        status: CardSessionStatus::Pending,
+    };
     Ok(idempotent.created(body))
 }
 
@@ -102,7 +107,7 @@ pub async fn create(
 pub async fn status(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(session_id): IdPath,
+    IdPath(session_id): IdPath<CardSessionId>,
 ) -> Result<Json<Success<CardSession>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let row =
@@ -115,7 +120,7 @@ pub async fn status(
         note_expired(&state, &row).await?;
     }
     Ok(Json(Success::new(CardSession {
-        session_id: row.id,
+        session_id: row.id.get(),
         status,
         card_id: row.card_id.map(CardId::get),
         expires_at: paging::checked_time(row.expires_at)?,
@@ -139,11 +144,15 @@ pub async fn find_by_link(
 /// Enrolls the page's card and completes the session in one transaction; `None` when the
 /// session closed meanwhile (a second submission of the same page, however close, finds it
 /// closed).
-pub async fn complete(state: &AppState, session_id: i64, card: NewCard) -> Result<Option<Inserted>, ApiError> {
+pub async fn complete(
+    state: &AppState,
+    session_id: CardSessionId,
+    card: NewCard,
+) -> Result<Option<Inserted>, ApiError> {
     let now = Utc::now().timestamp();
     let completed: SessionEvent = Box::new(move |card_id| {
         StoredEvent::new(&EventData::CardSessionCompleted(CardSessionCompletedData {
-            session_id,
+            session_id: session_id.get(),
             card_id: Some(card_id.get()),
         }))
     });
@@ -153,17 +162,17 @@ pub async fn complete(state: &AppState, session_id: i64, card: NewCard) -> Resul
 /// Records `card_session.expired` for a session found past its expiry (there is no sweep of
 /// sessions: a read of it, its page opened, or the rejection that closed it finds it), once.
 pub async fn note_expired(state: &AppState, row: &CardSessionRow) -> Result<(), ApiError> {
-    let event = StoredEvent::new(&EventData::CardSessionExpired(CardSessionExpiredData { session_id: row.id }));
+    let event = StoredEvent::new(&EventData::CardSessionExpired(CardSessionExpiredData { session_id: row.id.get() }));
     let now = Utc::now().timestamp();
     if state.db.record_card_session_expiry(row.subscriber_id, row.id, now, event).await? {
-        tracing::info!(session_id = row.id, "card-entry page expired");
+        tracing::info!(session_id = row.id.get(), "card-entry page expired");
     }
     Ok(())
 }
 
 /// Counts a rejected submission; `true` when the session is still open for another try,
 /// `false` when this one closed it.
-pub async fn record_rejection(state: &AppState, session_id: i64) -> Result<bool, ApiError> {
+pub async fn record_rejection(state: &AppState, session_id: CardSessionId) -> Result<bool, ApiError> {
     let now = Utc::now().timestamp();
     let attempts = state.db.record_card_session_failure(session_id, MAX_FAILED_SUBMISSIONS, now).await?;
     Ok(attempts < MAX_FAILED_SUBMISSIONS)

@@ -135,7 +135,7 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     let presented = fields.get("csrf").map_or("", String::as_str);
     let browser = Browser::existing(&headers);
     let Some(nonce) =
-        browser.filter(|nonce| token::csrf_valid(&state.hosted_key, CSRF_PURPOSE, session.id, nonce, presented))
+        browser.filter(|nonce| token::csrf_valid(&state.hosted_key, CSRF_PURPOSE, session.id.get(), nonce, presented))
     else {
         return page::message(
             StatusCode::FORBIDDEN,
@@ -186,11 +186,21 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     let outcome = session::complete(&state, session_id, prepared).await;
     match outcome {
         Ok(Some(Inserted::Created(card_id))) => {
-            tracing::info!(session_id, card_id = card_id.get(), last_four, "card enrolled on the secure page");
+            tracing::info!(
+                session_id = session_id.get(),
+                card_id = card_id.get(),
+                last_four,
+                "card enrolled on the secure page"
+            );
             enrolled_page(&open, &brand, last_four, card_id, false)
         }
         Ok(Some(Inserted::Duplicate(card_id))) => {
-            tracing::info!(session_id, card_id = card_id.get(), last_four, "secure page: card was already enrolled");
+            tracing::info!(
+                session_id = session_id.get(),
+                card_id = card_id.get(),
+                last_four,
+                "secure page: card was already enrolled"
+            );
             enrolled_page(&open, &brand, last_four, card_id, true)
         }
         Ok(None) => used_page(&open.branding, &open.row),
@@ -234,7 +244,7 @@ fn form_page(state: &AppState, open: &Open, browser: &Browser, retyped: &Retyped
     let session = &open.row;
     let branding = &open.branding;
     let action = format!("{PAGE_PATH}?session={}", open.token);
-    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, session.id, &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, session.id.get(), &browser.nonce);
     let expires = DateTime::from_timestamp(session.expires_at, 0).map(|at| at.format("%H:%M UTC").to_string());
     let this_year = u32::try_from(Utc::now().year()).unwrap_or(2026);
     let sandbox = state.environment() == Environment::Sandbox;

@@ -171,7 +171,7 @@ async fn finish(state: &AppState, open: &Open, finished: Finished) -> Response {
     let asker = asker(open);
     match finished {
         Finished::Verified => {
-            tracing::info!(session_id = open.row.id, "identity page: person verified");
+            tracing::info!(session_id = open.row.id.get(), "identity page: person verified");
             page::render_branded(
                 StatusCode::OK,
                 "You're verified",
@@ -187,7 +187,7 @@ async fn finish(state: &AppState, open: &Open, finished: Finished) -> Response {
             )
         }
         Finished::Locked { until } => {
-            tracing::info!(session_id = open.row.id, "identity page: person locked");
+            tracing::info!(session_id = open.row.id.get(), "identity page: person locked");
             let when = DateTime::from_timestamp(until, 0)
                 .map_or_else(|| "later".to_owned(), |at| at.format("%-d %B %Y at %H:%M UTC").to_string());
             page::render_branded(
@@ -222,7 +222,7 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     let fields = token::form_fields(&body);
     let presented = fields.get("csrf").map_or("", String::as_str);
     let Some(nonce) = Browser::existing(&headers)
-        .filter(|nonce| token::csrf_valid(&state.hosted_key, CSRF_PURPOSE, open.row.id, nonce, presented))
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, CSRF_PURPOSE, open.row.id.get(), nonce, presented))
     else {
         return page::message(
             StatusCode::FORBIDDEN,
@@ -364,7 +364,7 @@ fn information_page(
     status: StatusCode,
 ) -> Response {
     let action = format!("{PAGE_PATH}?session={}", open.token);
-    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, open.row.id, &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, open.row.id.get(), &browser.nonce);
     let countries: Vec<(String, String)> =
         countries::all().into_iter().map(|(code, name)| (code.to_owned(), format!("{name} ({code})"))).collect();
     let body = html! {
@@ -411,7 +411,7 @@ fn questions_page(
     status: StatusCode,
 ) -> Response {
     let action = format!("{PAGE_PATH}?session={}", open.token);
-    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, open.row.id, &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, open.row.id.get(), &browser.nonce);
     let until = questions.expires_at.format("%H:%M UTC").to_string();
     let body = html! {
         (header(open))

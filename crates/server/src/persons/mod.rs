@@ -13,6 +13,7 @@ pub mod signals;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use subscriber_protocol::PersonId;
+use subscriber_protocol::QuestionSetId;
 use subscriber_protocol::SubscriberId;
 
 use axum::Json;
@@ -153,8 +154,8 @@ fn status_of(person: &PersonRow, latest: Option<&QuestionSetRow>, now: i64) -> P
     }
 }
 
-fn question_id(set_id: i64, position: usize) -> i64 {
-    set_id * 10 + i64::try_from(position).unwrap_or(0) + 1
+fn question_id(set_id: QuestionSetId, position: usize) -> i64 {
+    set_id.get() * 10 + i64::try_from(position).unwrap_or(0) + 1
 }
 
 fn choice_id(question_id: i64, position: usize) -> i64 {
@@ -350,7 +351,7 @@ pub(crate) async fn authenticate_person(
         Err(Refused::Locked { until }) => return Err(locked_error(person_id, until)?),
         Err(Refused::Source(cause)) => return Err(ApiError::internal(cause.context("identity source failed"))),
     };
-    tracing::info!(person_id = person_id.get(), set_id, "identity questions issued");
+    tracing::info!(person_id = person_id.get(), set_id = set_id.get(), "identity questions issued");
     let questions = questions_of(set_id, &issued);
     Ok(AuthenticatePersonResponse {
         person_id: person_id.get(),
@@ -360,7 +361,7 @@ pub(crate) async fn authenticate_person(
 }
 
 /// A set's questions as the person is asked them, with their ids and their choices' ids.
-fn questions_of(set_id: i64, issued: &[IssuedQuestion]) -> Vec<Question> {
+fn questions_of(set_id: QuestionSetId, issued: &[IssuedQuestion]) -> Vec<Question> {
     issued
         .iter()
         .enumerate()
@@ -404,7 +405,7 @@ pub(crate) async fn open_questions(
 
 /// How many answers are right; every question of the set must be answered once, with one
 /// of its own choices.
-fn score(set_id: i64, issued: &[IssuedQuestion], answers: &[Answer]) -> Result<usize, ApiError> {
+fn score(set_id: QuestionSetId, issued: &[IssuedQuestion], answers: &[Answer]) -> Result<usize, ApiError> {
     let mut validation = Validation::new();
     let by_id: HashMap<i64, &IssuedQuestion> =
         issued.iter().enumerate().map(|(position, question)| (question_id(set_id, position), question)).collect();
@@ -714,19 +715,25 @@ mod tests {
             })
             .collect();
         let right = |position: usize| {
-            let question_id = question_id(7, position);
+            let question_id = question_id(QuestionSetId(7), position);
             Answer { question_id, choice_id: choice_id(question_id, 1) }
         };
         let wrong = |position: usize| {
-            let question_id = question_id(7, position);
+            let question_id = question_id(QuestionSetId(7), position);
             Answer { question_id, choice_id: choice_id(question_id, 4) }
         };
-        assert_eq!(score(7, &issued, &[right(0), right(1), right(2), wrong(3)]).expect("valid"), 3);
-        assert_eq!(score(7, &issued, &[wrong(0), right(1), wrong(2), right(3)]).expect("valid"), 2);
-        assert!(score(7, &issued, &[right(0), right(1), right(2)]).is_err(), "one missing");
-        assert!(score(7, &issued, &[right(0), right(0), right(2), right(3)]).is_err(), "twice the same");
-        let foreign = Answer { question_id: question_id(7, 0), choice_id: choice_id(question_id(7, 1), 1) };
-        assert!(score(7, &issued, &[foreign, right(1), right(2), right(3)]).is_err(), "another question's choice");
-        assert!(score(8, &issued, &[right(0), right(1), right(2), right(3)]).is_err(), "another set");
+        assert_eq!(score(QuestionSetId(7), &issued, &[right(0), right(1), right(2), wrong(3)]).expect("valid"), 3);
+        assert_eq!(score(QuestionSetId(7), &issued, &[wrong(0), right(1), wrong(2), right(3)]).expect("valid"), 2);
+        assert!(score(QuestionSetId(7), &issued, &[right(0), right(1), right(2)]).is_err(), "one missing");
+        assert!(score(QuestionSetId(7), &issued, &[right(0), right(0), right(2), right(3)]).is_err(), "twice the same");
+        let foreign = Answer {
+            question_id: question_id(QuestionSetId(7), 0),
+            choice_id: choice_id(question_id(QuestionSetId(7), 1), 1),
+        };
+        assert!(
+            score(QuestionSetId(7), &issued, &[foreign, right(1), right(2), right(3)]).is_err(),
+            "another question's choice"
+        );
+        assert!(score(QuestionSetId(8), &issued, &[right(0), right(1), right(2), right(3)]).is_err(), "another set");
     }
 }

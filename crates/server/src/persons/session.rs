@@ -77,9 +77,9 @@ pub async fn create(
         return_url,
     };
     let session_id = state.db.open_person_session(page, replay).await?;
-    tracing::info!(session_id, person_id = person_id.get(), "identity page opened");
+    tracing::info!(session_id = session_id.get(), person_id = person_id.get(), "identity page opened");
     Ok(idempotent.created(PersonSessionResponse {
-        session_id,
+        session_id: session_id.get(),
         person_id: person_id.get(),
         url,
         expires_at: expires_at_time,

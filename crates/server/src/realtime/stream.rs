@@ -10,6 +10,7 @@ use std::convert::Infallible;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{CardId, MerchantId};
 
@@ -111,7 +112,7 @@ pub async fn merchant_stream(
 }
 
 /// The event id to resume after: the header, else the query parameter.
-fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>, ApiError> {
+fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<EventId>, ApiError> {
     // Both are checked when both are sent: a bad value is an error even where the other wins.
     let mut validation = Validation::new();
     let header = headers
@@ -122,7 +123,7 @@ fn resume_point(headers: &HeaderMap, query: &StreamQuery) -> Result<Option<i64>,
 }
 
 /// An event id as sent (an EventSource with no id sends no header rather than an empty one).
-fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<i64> {
+fn event_id(field: &str, text: &str, validation: &mut Validation) -> Option<EventId> {
     let text = text.trim();
     let id = crate::events::parse_stream_id(text);
     if id.is_none() {
@@ -139,7 +140,7 @@ async fn open(
     auth: &Auth,
     owner: Owner,
     version: ApiVersion,
-    resume_after: Option<i64>,
+    resume_after: Option<EventId>,
 ) -> Result<Response, ApiError> {
     let slot = state.events.claim_stream(&state.db, auth.subscriber_id).await.map_err(|full| match full {
         StreamsFull::Subscriber => ApiError::RateLimited { retry_after_seconds: STREAMS_FULL_RETRY_SECONDS },
@@ -193,7 +194,7 @@ struct Feed {
     live: broadcast::Receiver<Wake>,
     closed: watch::Receiver<bool>,
     /// The newest event id the client has, or had before it reconnected.
-    last_sent: i64,
+    last_sent: EventId,
     /// Read the database before waiting on the hub again.
     replay: bool,
     queue: VecDeque<Arc<EventRow>>,
@@ -204,7 +205,7 @@ impl Feed {
         state: AppState,
         subscriber_id: SubscriberId,
         owner: Owner,
-        resume_after: Option<i64>,
+        resume_after: Option<EventId>,
     ) -> Result<Self, ApiError> {
         let live = state.events.subscribe();
         // A fresh stream starts after the owner's newest event, read after subscribing: anything
@@ -327,7 +328,7 @@ async fn render(state: &AppState, owner: Owner, version: ApiVersion, event: &Eve
         Some(Event::default().event("transaction").id(crate::events::public_id(event.id)).data(data))
     });
     if rendered.is_none() {
-        tracing::warn!(event_id = event.id, "transaction event skipped: it cannot be rendered");
+        tracing::warn!(event_id = event.id.get(), "transaction event skipped: it cannot be rendered");
     }
     rendered
 }
@@ -465,8 +466,9 @@ mod tests {
         let before = buy_many(&state, cards, 3).await;
         // Subscribed but not yet replayed: purchases committed now reach the stream both from
         // the database and from the hub.
-        let mut feed =
-            Feed::subscribe(state.clone(), subscriber_id, Owner::Card(cards.0), Some(0)).await.expect("stream");
+        let mut feed = Feed::subscribe(state.clone(), subscriber_id, Owner::Card(cards.0), Some(EventId(0)))
+            .await
+            .expect("stream");
         let during = buy_many(&state, cards, 3).await;
         assert_eq!(transaction_ids(&take(&mut feed, 6).await), [before, during].concat());
         assert!(tokio::time::timeout(Duration::from_millis(200), feed.next_event()).await.is_err(), "no repeats");

@@ -66,7 +66,7 @@ pub async fn send_event(
     let data = payload(&state, auth.subscriber_id, event_type, request.object_id).await?;
     let now = Utc::now().timestamp();
     let id = state.db.record_event(auth.subscriber_id, StoredEvent::new(&data), now, true).await?;
-    tracing::info!(event_id = id, event_type = event_type.as_str(), "sandbox event sent");
+    tracing::info!(event_id = id.get(), event_type = event_type.as_str(), "sandbox event sent");
     let event = state
         .db
         .event(auth.subscriber_id, id)

@@ -8,6 +8,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
+use subscriber_protocol::SnapshotId;
 use subscriber_protocol::rules::required_text;
 use subscriber_protocol::{
     ErrorBody, MAX_SANDBOX_SNAPSHOTS, SNAPSHOT_NAME_MAX, SandboxRestored, SandboxSnapshot, SandboxSnapshotDeleted,
@@ -24,7 +25,7 @@ use crate::storage::transactions::Owner;
 
 fn render(row: &SnapshotRow) -> SandboxSnapshot {
     SandboxSnapshot {
-        snapshot_id: row.id,
+        snapshot_id: row.id.get(),
         name: row.name.clone(),
         created_at: DateTime::<Utc>::from_timestamp(row.created_at, 0).unwrap_or_default(),
         cards: u64::try_from(row.cards).unwrap_or_default(),
@@ -33,7 +34,7 @@ fn render(row: &SnapshotRow) -> SandboxSnapshot {
     }
 }
 
-fn not_found(snapshot_id: i64) -> ApiError {
+fn not_found(snapshot_id: SnapshotId) -> ApiError {
     ApiError::not_found(format!("no snapshot {snapshot_id} of this subscriber"))
 }
 
@@ -69,7 +70,7 @@ pub async fn take(
             ))
         })?;
     tracing::info!(
-        snapshot_id = row.id,
+        snapshot_id = row.id.get(),
         cards = row.cards,
         transactions = row.transactions,
         bytes = row.bytes,
@@ -109,7 +110,7 @@ pub async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Succ
 pub async fn restore(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(snapshot_id): IdPath,
+    IdPath(snapshot_id): IdPath<SnapshotId>,
 ) -> Result<Json<Success<SandboxRestored>>, ApiError> {
     require_sandbox(&state)?;
     let subscriber_id = auth.subscriber_id;
@@ -120,7 +121,7 @@ pub async fn restore(
     forget_restored(&state, subscriber_id, Some(&restored.owners()));
     find_locations(&state, &restored.location_ids).await?;
     state.db.wake_deliveries();
-    tracing::info!(snapshot_id, cards = restored.card_ids.len(), "sandbox snapshot restored");
+    tracing::info!(snapshot_id = snapshot_id.get(), cards = restored.card_ids.len(), "sandbox snapshot restored");
     Ok(Json(Success::new(SandboxRestored {
         message: "Sandbox restored".to_owned(),
         snapshot: render(&restored.snapshot),
@@ -140,14 +141,17 @@ pub async fn restore(
 pub async fn delete(
     State(state): State<AppState>,
     auth: Auth,
-    IdPath(snapshot_id): IdPath,
+    IdPath(snapshot_id): IdPath<SnapshotId>,
 ) -> Result<Json<Success<SandboxSnapshotDeleted>>, ApiError> {
     require_sandbox(&state)?;
     if !state.db.delete_snapshot(auth.subscriber_id, snapshot_id).await? {
         return Err(not_found(snapshot_id));
     }
-    tracing::info!(snapshot_id, "sandbox snapshot deleted");
-    Ok(Json(Success::new(SandboxSnapshotDeleted { message: "Snapshot deleted".to_owned(), snapshot_id })))
+    tracing::info!(snapshot_id = snapshot_id.get(), "sandbox snapshot deleted");
+    Ok(Json(Success::new(SandboxSnapshotDeleted {
+        message: "Snapshot deleted".to_owned(),
+        snapshot_id: snapshot_id.get(),
+    })))
 }
 
 /// What this instance keeps of a subscriber whose sandbox was put back (here, or through another

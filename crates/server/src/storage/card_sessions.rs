@@ -6,13 +6,13 @@ use super::rows::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardSessionId, SubscriberId};
 
 pub use super::rows::card_sessions::{CardSessionRow, NewTokenPage};
 
 impl Store {
     /// Opens a page for the subscriber (and keeps the request's replay); its id.
-    pub async fn open_card_session(&self, page: NewTokenPage, replay: Option<Replay>) -> StorageResult<i64> {
+    pub async fn open_card_session(&self, page: NewTokenPage, replay: Option<Replay>) -> StorageResult<CardSessionId> {
         let NewTokenPage { subscriber_id, token_hash, created_at, expires_at, return_url, labels } = page;
         let sql = sql!(
             "INSERT INTO card_sessions
@@ -21,11 +21,15 @@ impl Store {
         );
         let [client_user_id, metadata] = super::rows::labels::args(&labels);
         let args = args![subscriber_id, token_hash, created_at, expires_at, return_url, client_user_id, metadata];
-        self.insert_keeping_replay(sql, args, created_at, replay).await
+        self.insert_keeping_replay(sql, args, created_at, replay).await.map(CardSessionId)
     }
 
     /// The session when it belongs to the subscriber.
-    pub async fn card_session(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<CardSessionRow>> {
+    pub async fn card_session(
+        &self,
+        subscriber_id: SubscriberId,
+        id: CardSessionId,
+    ) -> StorageResult<Option<CardSessionRow>> {
         let sql = sql!("SELECT {COLUMNS} FROM card_sessions WHERE id = $1 AND subscriber_id = $2");
         self.fetch_one(Read::ByKey, sql, args![id, subscriber_id]).await
     }
@@ -41,7 +45,7 @@ impl Store {
     pub async fn record_card_session_expiry(
         &self,
         subscriber_id: SubscriberId,
-        id: i64,
+        id: CardSessionId,
         now: i64,
         event: StoredEvent,
     ) -> StorageResult<bool> {
@@ -53,7 +57,12 @@ impl Store {
 
     /// Counts a rejected submission; at `max_attempts` the session closes (expires now).
     /// Returns the attempts counted so far.
-    pub async fn record_card_session_failure(&self, id: i64, max_attempts: u32, now: i64) -> StorageResult<u32> {
+    pub async fn record_card_session_failure(
+        &self,
+        id: CardSessionId,
+        max_attempts: u32,
+        now: i64,
+    ) -> StorageResult<u32> {
         let sql = sql!(
             "UPDATE card_sessions SET failed_attempts = failed_attempts + 1,
                  expires_at = CASE WHEN failed_attempts + 1 >= $2 AND expires_at > $3 THEN $3 ELSE expires_at END

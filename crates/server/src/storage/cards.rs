@@ -7,6 +7,7 @@ use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::CardId;
+use subscriber_protocol::CardSessionId;
 use subscriber_protocol::SubscriberId;
 
 pub use super::rows::cards::{CardRow, EnrolledCard, Inserted, NewCard};
@@ -30,7 +31,7 @@ impl Store {
     /// (`completed`, made from the card's id, new or already enrolled) is recorded with them.
     pub async fn enroll_card_from_session(
         &self,
-        session_id: i64,
+        session_id: CardSessionId,
         card: NewCard,
         now: i64,
         completed: SessionEvent,

@@ -12,7 +12,7 @@ use super::rows::transactions::{Owner, T_COLUMNS};
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{EventId, SubscriberId};
 
 pub use super::rows::events::{
     EventKind, EventRow, LogFilter, LoggedEvent, StoredEvent, TRANSACTION_CREATED, TRANSACTION_UPDATED, WEBHOOK_TEST,
@@ -20,7 +20,10 @@ pub use super::rows::events::{
 
 /// What the newest event of a card that was removed reads as: kept rows and bodies of it are
 /// no longer the answer, and the card is not there.
-pub const REMOVED: i64 = -1;
+pub const REMOVED: EventId = EventId(-1);
+
+/// What the newest event of an owner without any reads as: every event's id is above it.
+pub const NO_EVENT: EventId = EventId(0);
 
 /// The owner's transaction events (by the owner's id column) that a subscriber received, after
 /// an id, oldest first: `$1` the owner, `$2` the id, `$3` how many, `$4` the subscriber.
@@ -41,7 +44,7 @@ impl Store {
         &self,
         subscriber_id: SubscriberId,
         owner: Owner,
-        after_id: i64,
+        after_id: EventId,
         limit: u32,
     ) -> StorageResult<Vec<EventRow>> {
         let sql = match owner {
@@ -54,7 +57,7 @@ impl Store {
 
     /// The id of the owner's newest transaction event, 0 when it has none, [`REMOVED`] for a
     /// card that is not there (any more).
-    pub async fn newest_transaction_event(&self, owner: Owner) -> StorageResult<i64> {
+    pub async fn newest_transaction_event(&self, owner: Owner) -> StorageResult<EventId> {
         dispatch!(self,
             db => db.read_by_key(move |connection| sqlite::events::newest_of(connection, owner)).await,
             db => postgres::events::newest_of(db, owner).await,
@@ -84,13 +87,13 @@ impl Store {
         event: StoredEvent,
         now: i64,
         sandbox: bool,
-    ) -> StorageResult<i64> {
+    ) -> StorageResult<EventId> {
         let mark = sql!("UPDATE events SET sandbox = $2 WHERE id = $1");
         let sandbox = i64::from(sandbox);
         let (id, queued) = dispatch!(self,
             db => db.write(move |connection| {
                 let id = sqlite::events::record_other(connection, subscriber_id, event.event_type, &event.data, now)?;
-                connection.prepare_cached(mark.sqlite())?.execute([id, sandbox])?;
+                connection.prepare_cached(mark.sqlite())?.execute(rusqlite::params![id, sandbox])?;
                 Ok((id, 1))
             }).await,
             db => db.write_again(move |client| {
@@ -110,7 +113,7 @@ impl Store {
     }
 
     /// One of the subscriber's events.
-    pub async fn event(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<LoggedEvent>> {
+    pub async fn event(&self, subscriber_id: SubscriberId, id: EventId) -> StorageResult<Option<LoggedEvent>> {
         let sql = sql!("{} WHERE r.subscriber_id = $1 AND r.event_id = $2", logged_columns());
         self.fetch_one(Read::ByKey, sql, args![subscriber_id, id]).await
     }

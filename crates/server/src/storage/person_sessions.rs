@@ -7,6 +7,7 @@ use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store};
 use subscriber_protocol::PersonId;
+use subscriber_protocol::PersonSessionId;
 use subscriber_protocol::SubscriberId;
 
 pub use super::rows::person_sessions::PersonSessionRow;
@@ -23,14 +24,18 @@ pub struct NewPersonSession {
 
 impl Store {
     /// Opens the page (and keeps the request's replay); its id.
-    pub async fn open_person_session(&self, page: NewPersonSession, replay: Option<Replay>) -> StorageResult<i64> {
+    pub async fn open_person_session(
+        &self,
+        page: NewPersonSession,
+        replay: Option<Replay>,
+    ) -> StorageResult<PersonSessionId> {
         let NewPersonSession { subscriber_id, person_id, token_hash, created_at, expires_at, return_url } = page;
         let sql = sql!(
             "INSERT INTO person_sessions (subscriber_id, person_id, token_hash, created_at, expires_at, return_url)
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id"
         );
         let args = args![subscriber_id, person_id, token_hash, created_at, expires_at, return_url];
-        self.insert_keeping_replay(sql, args, created_at, replay).await
+        self.insert_keeping_replay(sql, args, created_at, replay).await.map(PersonSessionId)
     }
 
     pub async fn person_session_by_token(&self, token_hash: Vec<u8>) -> StorageResult<Option<PersonSessionRow>> {
@@ -40,7 +45,7 @@ impl Store {
 
     /// Marks the page used at `now` (the person was verified or locked on it); `false` when it
     /// was already.
-    pub async fn complete_person_session(&self, id: i64, now: i64) -> StorageResult<bool> {
+    pub async fn complete_person_session(&self, id: PersonSessionId, now: i64) -> StorageResult<bool> {
         let sql = sql!("UPDATE person_sessions SET completed_at = $2 WHERE id = $1 AND completed_at IS NULL");
         Ok(self.execute(sql, args![id, now]).await? == 1)
     }

@@ -6,6 +6,7 @@ use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::PersonId;
+use subscriber_protocol::QuestionSetId;
 use subscriber_protocol::SubscriberId;
 
 pub use super::rows::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonEvent, PersonRow, QuestionSetRow};
@@ -57,7 +58,7 @@ impl Store {
         subscriber_id: SubscriberId,
         person_id: PersonId,
         decide: Decide<R>,
-    ) -> StorageResult<Option<(R, Option<i64>)>> {
+    ) -> StorageResult<Option<(R, Option<QuestionSetId>)>> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::persons::issue(connection, subscriber_id, person_id, decide)).await,
             db => postgres::persons::issue(db, subscriber_id, person_id, decide).await,

@@ -4,7 +4,7 @@
 use super::sql::args;
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{SnapshotId, SubscriberId};
 
 use super::notices::Change;
 use super::rows::snapshots::{DELETE, LIST, ONE};
@@ -17,7 +17,11 @@ impl Store {
     }
 
     /// The subscriber's snapshot `id`.
-    pub async fn sandbox_snapshot(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<Option<SnapshotRow>> {
+    pub async fn sandbox_snapshot(
+        &self,
+        subscriber_id: SubscriberId,
+        id: SnapshotId,
+    ) -> StorageResult<Option<SnapshotRow>> {
         self.fetch_one(Read::ByKey, &ONE, args![subscriber_id, id]).await
     }
 
@@ -44,7 +48,7 @@ impl Store {
     pub async fn restore_snapshot(
         &self,
         subscriber_id: SubscriberId,
-        id: i64,
+        id: SnapshotId,
         replays: String,
     ) -> StorageResult<Option<Restored>> {
         let restored = dispatch!(self,
@@ -58,7 +62,7 @@ impl Store {
     }
 
     /// Deletes the subscriber's snapshot `id`; `false` when there was none.
-    pub async fn delete_snapshot(&self, subscriber_id: SubscriberId, id: i64) -> StorageResult<bool> {
+    pub async fn delete_snapshot(&self, subscriber_id: SubscriberId, id: SnapshotId) -> StorageResult<bool> {
         Ok(self.execute(&DELETE, args![subscriber_id, id]).await? > 0)
     }
 }

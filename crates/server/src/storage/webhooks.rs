@@ -8,6 +8,7 @@ use super::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
 
@@ -60,7 +61,7 @@ pub struct WebhookChange {
 #[derive(Debug, Clone, PartialEq)]
 pub struct DueDelivery {
     pub webhook: WebhookRow,
-    pub event_id: i64,
+    pub event_id: EventId,
     pub attempts: u32,
     pub created_at: i64,
     /// The claim's number: renewing it and recording its attempt name it, so that a holder
@@ -110,7 +111,7 @@ pub struct HeldClaim {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
     pub webhook_id: WebhookId,
-    pub event_id: i64,
+    pub event_id: EventId,
     /// The claim it was made under ([`DueDelivery::claim`]).
     pub claim: i64,
     pub entry: AttemptEntry,
@@ -136,13 +137,13 @@ pub struct EndpointQueue {
 
 /// Deliveries not queued because the endpoint's queue was full: kept as failed and never
 /// attempted, so `recover` queues them again.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DroppedRun {
     /// In this run, and since the endpoint was made.
     pub count: i64,
     pub total: i64,
-    pub first_event_id: i64,
-    pub last_event_id: i64,
+    pub first_event_id: EventId,
+    pub last_event_id: EventId,
     /// When the first and the last of the run were dropped (milliseconds).
     pub since: i64,
     pub until: i64,
@@ -151,7 +152,7 @@ pub struct DroppedRun {
 /// A test send: queued, or refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TestSend {
-    Queued(i64),
+    Queued(EventId),
     /// The endpoint had its [`TEST_SENDS`] in the window; the next is allowed at this time
     /// (milliseconds).
     TooMany {
@@ -266,7 +267,7 @@ impl Store {
         &self,
         subscriber_id: SubscriberId,
         webhook_id: WebhookId,
-        event_id: i64,
+        event_id: EventId,
         now_ms: i64,
     ) -> StorageResult<Resend> {
         let queued = dispatch!(self,
@@ -400,7 +401,7 @@ mod tests {
     }
 
     /// A subscriber with one endpoint for every event, and one event queued for it.
-    async fn queued(store: &Store) -> (SubscriberId, WebhookId, i64) {
+    async fn queued(store: &Store) -> (SubscriberId, WebhookId, EventId) {
         let subscriber = NewSubscriber {
             email: "hooks@example.com".to_owned(),
             client_id: "client".to_owned(),
@@ -439,7 +440,7 @@ mod tests {
         store.claim_deliveries(ask, order).await.expect("claimed")
     }
 
-    fn failed(webhook_id: WebhookId, event_id: i64, attempt: u32, at: i64) -> Attempt {
+    fn failed(webhook_id: WebhookId, event_id: EventId, attempt: u32, at: i64) -> Attempt {
         Attempt {
             webhook_id,
             event_id,

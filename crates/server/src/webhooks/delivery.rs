@@ -33,6 +33,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
 
@@ -403,7 +404,7 @@ async fn attempt(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
         Ok(Some(event)) => match crate::event_log::render(state, event).await.map(|event| serde_json::to_vec(&event)) {
             // The card's history could not be read: tried again later, as an event not read.
             Err(error @ crate::error::ApiError::Unavailable { .. }) => {
-                tracing::warn!(error = %error, webhook_id = webhook.id.get(), event_id, "webhook event not rendered: tried again later");
+                tracing::warn!(error = %error, webhook_id = webhook.id.get(), event_id = event_id.get(), "webhook event not rendered: tried again later");
                 return None;
             }
             Ok(Ok(body)) => {
@@ -419,7 +420,7 @@ async fn attempt(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
         // Gone (older than the log keeps): nothing left to send.
         Ok(None) => Outcome::gone("the event no longer exists"),
         Err(error) => {
-            tracing::warn!(error = %error, webhook_id = webhook.id.get(), event_id, "webhook event not read: tried again later");
+            tracing::warn!(error = %error, webhook_id = webhook.id.get(), event_id = event_id.get(), "webhook event not read: tried again later");
             return None;
         }
     };
@@ -468,7 +469,7 @@ async fn record(state: &AppState, delivery: &DueDelivery, outcome: Outcome, star
     }
     tracing::info!(
         webhook_id = webhook.id.get(),
-        event_id,
+        event_id = event_id.get(),
         attempt = attempt_number,
         delivered = outcome.delivered,
         status = outcome.status,
@@ -529,7 +530,7 @@ async fn send(
     client: &reqwest::Client,
     webhook: &storage::webhooks::WebhookRow,
     body: &[u8],
-    event_id: i64,
+    event_id: EventId,
 ) -> Outcome {
     // The rule again, on the URL as it is now: an IP address is not looked up by the resolver.
     if let Ok(url) = reqwest::Url::parse(&webhook.url)

@@ -542,7 +542,7 @@ async fn resend(
         Resend::NoEvent => return Err(no_event()),
         Resend::QueueFull => return Err(queue_full(webhook_id)),
     }
-    tracing::info!(webhook_id = webhook_id.get(), event_id = event, "webhook delivery queued again");
+    tracing::info!(webhook_id = webhook_id.get(), event_id = event.get(), "webhook delivery queued again");
     Ok(Json(Success::new(WebhookQueued { message: "Delivery queued".to_owned(), event_id: public_id(event) })))
 }
 

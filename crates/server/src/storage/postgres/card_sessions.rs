@@ -1,5 +1,5 @@
 use futures::FutureExt;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardSessionId, SubscriberId};
 
 use super::events::record_other;
 use super::rows::first;
@@ -15,14 +15,14 @@ use crate::storage::rows::card_sessions::MARK_EXPIRED;
 pub async fn record_expiry(
     db: &Database,
     subscriber_id: SubscriberId,
-    id: i64,
+    id: CardSessionId,
     now: i64,
     event: StoredEvent,
 ) -> StorageResult<bool> {
     let (recorded, queued) = db
         .write(move |client: &Client| {
             async move {
-                let marked = first::<i64>(client, &MARK_EXPIRED, &[&id, &subscriber_id, &now]).await?;
+                let marked = first::<CardSessionId>(client, &MARK_EXPIRED, &[&id, &subscriber_id, &now]).await?;
                 if marked.is_none() {
                     return Ok((false, 0));
                 }

@@ -11,6 +11,7 @@ use crate::storage::rows::cards::{INSERT, Inserted, NewCard, WITH_FINGERPRINT, i
 use crate::storage::rows::idempotency::Replay;
 use crate::storage::{StorageError, StorageResult};
 use subscriber_protocol::CardId;
+use subscriber_protocol::CardSessionId;
 
 /// Inside a write: locks the subscriber and inserts the card (one round trip), then its
 /// history, its event and the replay (one more). Returns how many deliveries were queued too.
@@ -56,7 +57,7 @@ pub async fn enroll(db: &Database, card: NewCard, replay: Option<Replay>) -> Sto
 
 pub async fn enroll_from_session(
     db: &Database,
-    session_id: i64,
+    session_id: CardSessionId,
     card: NewCard,
     now: i64,
     completed: SessionEvent,

@@ -4,12 +4,13 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use subscriber_protocol::{CardId, MerchantId, SubscriberId};
+use subscriber_protocol::{CardId, EventId, MerchantId, SubscriberId};
 
 use tokio::sync::{Semaphore, mpsc, oneshot};
 
 use super::rows::all;
 use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one};
+use crate::storage::events::NO_EVENT;
 use crate::storage::rows::events::{LogFilter, LoggedEvent, logged_columns};
 use crate::storage::rows::transactions::Owner;
 use crate::storage::sql::sql;
@@ -62,7 +63,7 @@ pub async fn record_other(
     event_type: &str,
     data: &str,
     now: i64,
-) -> StorageResult<(i64, i64)> {
+) -> StorageResult<(EventId, i64)> {
     let queue_at = now.saturating_mul(1000);
     let sql = sql!(
         "WITH ev AS (
@@ -88,14 +89,14 @@ pub async fn record_other(
 }
 
 /// A look-up of an owner's newest event, with where its answer goes.
-pub(super) type NewestAsk = (Owner, oneshot::Sender<Result<i64, (Option<Outage>, String)>>);
+pub(super) type NewestAsk = (Owner, oneshot::Sender<Result<EventId, (Option<Outage>, String)>>);
 
 /// Batches of look-ups out at once: under load the asks gather while these are answered.
 const NEWEST_IN_FLIGHT: usize = 4;
 
 /// The id of the newest event of `owner`'s transactions (0 for none). Every read of a kept page
 /// asks, so the asks of concurrent reads are answered together (`answer_newest`).
-pub async fn newest_of(db: &Database, owner: Owner) -> StorageResult<i64> {
+pub async fn newest_of(db: &Database, owner: Owner) -> StorageResult<EventId> {
     let (answer, answered) = oneshot::channel();
     let stopped = || StorageError::Pool("the newest-event look-ups stopped".into());
     db.newest_asks.send((owner, answer)).map_err(|_| stopped())?;
@@ -123,7 +124,7 @@ pub(super) async fn answer_newest(pool: super::Pool, mut asks: mpsc::UnboundedRe
             for (owner, answer) in batch {
                 // A reader that stopped waiting no longer needs its answer.
                 let _ = answer.send(match &newest {
-                    Ok(newest) => Ok(newest.get(&owner).copied().unwrap_or(0)),
+                    Ok(newest) => Ok(newest.get(&owner).copied().unwrap_or(NO_EVENT)),
                     Err(error) => Err((error.outage(), error.to_string())),
                 });
             }
@@ -133,7 +134,10 @@ pub(super) async fn answer_newest(pool: super::Pool, mut asks: mpsc::UnboundedRe
     }
 }
 
-async fn newest_of_many(pool: &super::Pool, owners: impl Iterator<Item = Owner>) -> StorageResult<HashMap<Owner, i64>> {
+async fn newest_of_many(
+    pool: &super::Pool,
+    owners: impl Iterator<Item = Owner>,
+) -> StorageResult<HashMap<Owner, EventId>> {
     let (mut cards, mut merchants) = (Vec::new(), Vec::new());
     for owner in owners {
         match owner {

@@ -1,5 +1,6 @@
 use futures::FutureExt;
 use subscriber_protocol::PersonId;
+use subscriber_protocol::QuestionSetId;
 use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
@@ -18,7 +19,7 @@ pub async fn issue<R: Send + 'static>(
     subscriber_id: SubscriberId,
     person_id: PersonId,
     decide: Decide<R>,
-) -> StorageResult<Option<(R, Option<i64>)>> {
+) -> StorageResult<Option<(R, Option<QuestionSetId>)>> {
     let (outcome, queued) = db
         .write(move |client| {
             async move {
@@ -47,7 +48,8 @@ pub async fn issue<R: Send + 'static>(
                 }
                 let mut set_id = None;
                 if let Some((issued_at, expires_at, questions)) = &plan.issue {
-                    set_id = first::<i64>(client, &ISSUE, &[&person_id, issued_at, expires_at, questions]).await?;
+                    set_id =
+                        first::<QuestionSetId>(client, &ISSUE, &[&person_id, issued_at, expires_at, questions]).await?;
                     if let Some(country_code) = &plan.country_code {
                         execute(client, &SET_COUNTRY, &[&person_id, country_code]).await?;
                     }

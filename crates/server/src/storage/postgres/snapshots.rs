@@ -4,7 +4,7 @@
 //! pipelined in one round trip after the one that reads what sync must be told.
 
 use std::sync::LazyLock;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{SnapshotId, SubscriberId};
 
 use futures::FutureExt;
 use tokio_postgres::types::ToSql;
@@ -81,7 +81,8 @@ pub async fn take(
             if held?.unwrap_or_default() >= max {
                 return Ok(None);
             }
-            let parts: Vec<(i64, String, i64)> = all(client, TAKE.as_str(), &[&subscriber_id, &name, &now]).await?;
+            let parts: Vec<(SnapshotId, String, i64)> =
+                all(client, TAKE.as_str(), &[&subscriber_id, &name, &now]).await?;
             let Some(&(id, _, _)) = parts.first() else { return Ok(None) };
             let count = |table: &str| parts.iter().find(|part| part.1 == table).map_or(0, |part| part.2);
             let (cards, transactions) = (count("cards"), count("transactions"));
@@ -95,7 +96,7 @@ pub async fn take(
 pub async fn restore(
     db: &Database,
     subscriber_id: SubscriberId,
-    snapshot_id: i64,
+    snapshot_id: SnapshotId,
     replays: String,
 ) -> StorageResult<Option<Restored>> {
     db.write_again(move |client| {

@@ -1,5 +1,5 @@
 use futures::FutureExt;
-use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId, TransactionId};
+use subscriber_protocol::{CardId, EventId, LocationId, MerchantId, SubscriberId, TransactionId};
 use tokio_postgres::Row;
 
 use super::events::transaction_recipients_and_deliveries;
@@ -158,7 +158,7 @@ async fn settle(
     now: i64,
     settled_at: Option<i64>,
     amount_minor: Option<i64>,
-) -> StorageResult<Vec<(TransactionRow, Option<i64>)>> {
+) -> StorageResult<Vec<(TransactionRow, Option<EventId>)>> {
     let sql = sql!(
         "WITH settled AS (
              UPDATE transactions SET pending = 0,
@@ -245,7 +245,7 @@ async fn to_settle(client: &Client, condition: &str, params: super::Params<'_>) 
     Ok((ids, subscribers))
 }
 
-fn settled_events(settled: Vec<(TransactionRow, Option<i64>)>) -> Vec<EventRow> {
+fn settled_events(settled: Vec<(TransactionRow, Option<EventId>)>) -> Vec<EventRow> {
     settled
         .into_iter()
         .filter_map(|(transaction, event)| event.map(|id| EventRow { id, kind: EventKind::Settled, transaction }))
@@ -350,7 +350,7 @@ pub async fn record_sale(
         }
     };
     sale.id = recorded.try_get(0)?;
-    let event = recorded.try_get::<_, Option<i64>>(1)?.map(|id| EventRow {
+    let event = recorded.try_get::<_, Option<EventId>>(1)?.map(|id| EventRow {
         id,
         kind: EventKind::Created,
         transaction: sale.clone(),

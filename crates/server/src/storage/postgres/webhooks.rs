@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
 
@@ -62,7 +63,7 @@ async fn queue_again(
     client: &Client,
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
-    event_id: i64,
+    event_id: EventId,
     now_ms: i64,
 ) -> StorageResult<Resend> {
     let room = query_one(client, ROOM.numbered(), &[&webhook_id, &event_id]).await?;
@@ -112,7 +113,7 @@ pub async fn resend(
     db: &Database,
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
-    event_id: i64,
+    event_id: EventId,
     now_ms: i64,
 ) -> StorageResult<Resend> {
     let client = db.client().await?;

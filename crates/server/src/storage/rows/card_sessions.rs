@@ -4,7 +4,7 @@ use super::labels::Labels;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
-use subscriber_protocol::{CardId, SubscriberId};
+use subscriber_protocol::{CardId, CardSessionId, SubscriberId};
 
 /// A one-time page to open for a subscriber (a card-entry page, a bank link), found later by
 /// the hash of its link's token, never by the token.
@@ -22,7 +22,7 @@ pub struct NewTokenPage {
 
 #[derive(Debug, Clone)]
 pub struct CardSessionRow {
-    pub id: i64,
+    pub id: CardSessionId,
     pub subscriber_id: SubscriberId,
     pub created_at: i64,
     pub expires_at: i64,

@@ -1,7 +1,7 @@
 //! Events' rows: what the log keeps of every change a subscriber can observe (see the event
 //! operations, `storage::events`).
 
-use subscriber_protocol::{EventData, EventType};
+use subscriber_protocol::{EventData, EventId, EventType};
 
 use super::transactions::{T_COLUMNS, TransactionRow, WIDTH};
 use super::{Column, Columns, FromRow};
@@ -57,7 +57,7 @@ impl StoredEvent {
 /// A transaction event with the transaction as it is now.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventRow {
-    pub id: i64,
+    pub id: EventId,
     pub kind: EventKind,
     pub transaction: TransactionRow,
 }
@@ -65,7 +65,7 @@ pub struct EventRow {
 /// An event as the log lists it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggedEvent {
-    pub id: i64,
+    pub id: EventId,
     pub event_type: String,
     pub created_at: i64,
     /// A transaction event's transaction (as it is now) and sides.
@@ -87,7 +87,7 @@ pub struct LogFilter {
     /// Unix seconds, inclusive.
     pub since: Option<i64>,
     /// Start below this event id (the previous page's last).
-    pub before_id: Option<i64>,
+    pub before_id: Option<EventId>,
 }
 
 impl Column for EventKind {

@@ -4,11 +4,12 @@
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use subscriber_protocol::PersonId;
+use subscriber_protocol::PersonSessionId;
 use subscriber_protocol::SubscriberId;
 
 #[derive(Debug, Clone)]
 pub struct PersonSessionRow {
-    pub id: i64,
+    pub id: PersonSessionId,
     pub subscriber_id: SubscriberId,
     pub person_id: PersonId,
     pub created_at: i64,

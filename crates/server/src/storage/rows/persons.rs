@@ -5,6 +5,7 @@ use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
 use subscriber_protocol::PersonId;
+use subscriber_protocol::QuestionSetId;
 use subscriber_protocol::SubscriberId;
 
 #[derive(Debug, Clone)]
@@ -39,7 +40,7 @@ pub struct NewPerson {
 
 #[derive(Debug, Clone)]
 pub struct QuestionSetRow {
-    pub id: i64,
+    pub id: QuestionSetId,
     pub person_id: PersonId,
     pub issued_at: i64,
     pub expires_at: i64,
@@ -78,7 +79,7 @@ pub type Decide<R> = Box<dyn FnOnce(&PersonRow, &[QuestionSetRow]) -> StorageRes
 /// What an answer to the latest set changes.
 #[derive(Debug)]
 pub struct AnswerPlan {
-    pub set_id: i64,
+    pub set_id: QuestionSetId,
     pub now: i64,
     /// A lock that ran out is forgotten with the failures that caused it.
     pub clear_lock: bool,
@@ -125,7 +126,7 @@ impl FromRow for QuestionSetRow {
 impl FromRow for (PersonRow, Option<QuestionSetRow>) {
     fn from_row(row: &impl Columns) -> StorageResult<Self> {
         let set = row.skip(COLUMN_COUNT);
-        let latest = match set.column::<Option<i64>>(0)? {
+        let latest = match set.column::<Option<QuestionSetId>>(0)? {
             Some(_) => Some(QuestionSetRow::from_row(&set)?),
             None => None,
         };

@@ -12,7 +12,7 @@ use super::transactions::Owner;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
-use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId};
+use subscriber_protocol::{CardId, LocationId, MerchantId, SnapshotId, SubscriberId};
 
 /// One table's share of a snapshot.
 pub struct Part {
@@ -167,7 +167,7 @@ sql! {
 /// A snapshot as listed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotRow {
-    pub id: i64,
+    pub id: SnapshotId,
     pub subscriber_id: SubscriberId,
     pub name: String,
     /// Unix seconds.

@@ -1,8 +1,9 @@
 //! Transactions' rows: every payment, whichever side looks at it (the card's owner or the
 //! merchant).
 
-use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId, TransactionId};
-use subscriber_protocol::{EventData, TransactionRemovedData};
+use subscriber_protocol::{
+    CardId, EventData, EventId, LocationId, MerchantId, SubscriberId, TransactionId, TransactionRemovedData,
+};
 
 use super::events::StoredEvent;
 use super::{Columns, FromRow};
@@ -173,7 +174,7 @@ sql! {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Reversed {
     pub row: TransactionRow,
-    pub events: Vec<(Owner, i64)>,
+    pub events: Vec<(Owner, EventId)>,
 }
 
 /// One subscriber's `transaction.removed`: the sides of the row that subscriber owns.
@@ -186,7 +187,7 @@ pub(in crate::storage) struct RemovalNotice {
 
 impl RemovalNotice {
     /// The owners the notice names, each with the event's id.
-    pub fn owners(&self, event_id: i64) -> impl Iterator<Item = (Owner, i64)> {
+    pub fn owners(&self, event_id: EventId) -> impl Iterator<Item = (Owner, EventId)> {
         [self.card_id.map(Owner::Card), self.merchant_id.map(Owner::Merchant)]
             .into_iter()
             .flatten()

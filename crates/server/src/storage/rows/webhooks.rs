@@ -3,6 +3,7 @@
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
+use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
 
@@ -70,7 +71,7 @@ pub struct AttemptEntry {
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggedAttempt {
     pub id: i64,
-    pub event_id: i64,
+    pub event_id: EventId,
     pub event_type: String,
     pub entry: AttemptEntry,
 }

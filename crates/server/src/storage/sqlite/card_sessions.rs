@@ -1,5 +1,5 @@
 use rusqlite::{Connection, params};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{CardSessionId, SubscriberId};
 
 use super::events::record_other;
 use super::rows::first;
@@ -10,9 +10,9 @@ use crate::storage::sql::sql;
 
 /// Whether the session can still take a card at `now` (read inside the writing transaction,
 /// so two submissions cannot both pass).
-pub(super) fn is_open(connection: &Connection, id: i64, now: i64) -> StorageResult<bool> {
+pub(super) fn is_open(connection: &Connection, id: CardSessionId, now: i64) -> StorageResult<bool> {
     let sql = sql!("SELECT id FROM card_sessions WHERE id = $1 AND completed_at IS NULL AND expires_at > $2");
-    Ok(first::<i64>(connection, sql, params![id, now])?.is_some())
+    Ok(first::<CardSessionId>(connection, sql, params![id, now])?.is_some())
 }
 
 /// Marks the session's expiry as recorded and records its event, when it is expired and
@@ -20,11 +20,11 @@ pub(super) fn is_open(connection: &Connection, id: i64, now: i64) -> StorageResu
 pub fn record_expiry(
     connection: &Connection,
     subscriber_id: SubscriberId,
-    id: i64,
+    id: CardSessionId,
     now: i64,
     event: StoredEvent,
 ) -> StorageResult<bool> {
-    if first::<i64>(connection, &MARK_EXPIRED, params![id, subscriber_id, now])?.is_none() {
+    if first::<CardSessionId>(connection, &MARK_EXPIRED, params![id, subscriber_id, now])?.is_none() {
         return Ok(false);
     }
     record_other(connection, subscriber_id, event.event_type, &event.data, now)?;

@@ -9,6 +9,7 @@ use crate::storage::rows::cards::{INSERT, Inserted, NewCard, WITH_FINGERPRINT, i
 use crate::storage::rows::idempotency::Replay;
 use crate::storage::rows::transactions::TransactionRow;
 use subscriber_protocol::CardId;
+use subscriber_protocol::CardSessionId;
 
 pub fn enroll(connection: &Connection, card: NewCard, replay: Option<Replay>) -> StorageResult<Inserted> {
     let enrolled_at = card.enrolled.enrolled_at;
@@ -34,7 +35,7 @@ fn insert(connection: &Connection, card: NewCard) -> StorageResult<Inserted> {
 
 pub fn enroll_from_session(
     connection: &Connection,
-    session_id: i64,
+    session_id: CardSessionId,
     card: NewCard,
     now: i64,
     completed: SessionEvent,

@@ -1,9 +1,10 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
-use subscriber_protocol::{CardId, MerchantId, SubscriberId};
+use subscriber_protocol::{CardId, EventId, MerchantId, SubscriberId};
 
 use super::rows::{all, first};
 use crate::storage::StorageResult;
+use crate::storage::events::NO_EVENT;
 use crate::storage::rows::events::{EventKind, EventRow, LogFilter, LoggedEvent, WEBHOOK_TEST, logged_columns};
 use crate::storage::rows::transactions::{Owner, TransactionRow};
 use crate::storage::sql::sql;
@@ -37,6 +38,7 @@ pub fn record_transaction_events(
         5,
         &values,
     )?;
+    let ids: Vec<EventId> = ids.into_iter().map(EventId).collect();
     let (Some(&first), Some(&last)) = (ids.first(), ids.last()) else { return Ok(Vec::new()) };
     connection
         .prepare_cached(
@@ -65,11 +67,11 @@ pub fn record_other(
     event_type: &str,
     data: &str,
     now: i64,
-) -> StorageResult<i64> {
+) -> StorageResult<EventId> {
     connection
         .prepare_cached("INSERT INTO events (type, created_at, data) VALUES (?1, ?2, ?3)")?
         .execute(params![event_type, now, data])?;
-    let id = connection.last_insert_rowid();
+    let id = EventId(connection.last_insert_rowid());
     connection
         .prepare_cached("INSERT INTO event_recipients (subscriber_id, event_id) VALUES (?1, ?2)")?
         .execute(params![subscriber_id, id])?;
@@ -84,7 +86,7 @@ pub fn record_other(
 /// (failed, never attempted: `webhook_queues` records the gap).
 fn queue_deliveries(
     connection: &Connection,
-    (first, last): (i64, i64),
+    (first, last): (EventId, EventId),
     event_type: &str,
     now: i64,
 ) -> StorageResult<()> {
@@ -106,7 +108,7 @@ fn queue_deliveries(
 }
 
 /// One look at the owner's index (`events_by_card`, `_by_merchant`).
-pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<i64> {
+pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<EventId> {
     let (sql, owner_id) = match owner {
         Owner::Card(id) => (
             sql!(
@@ -117,7 +119,7 @@ pub fn newest_of(connection: &Connection, owner: Owner) -> StorageResult<i64> {
         ),
         Owner::Merchant(id) => (sql!("SELECT COALESCE(MAX(id), 0) FROM events WHERE merchant_id = $1"), id.get()),
     };
-    Ok(first(connection, sql, [owner_id])?.unwrap_or(0))
+    Ok(first(connection, sql, [owner_id])?.unwrap_or(NO_EVENT))
 }
 
 /// The filters given, and only those, in the text: each combination is its own statement
@@ -140,7 +142,7 @@ pub fn list(
     }
     if let Some(before_id) = filter.before_id {
         sql.push_str(" AND r.event_id < ?");
-        values.push(Value::Integer(before_id));
+        values.push(Value::Integer(before_id.get()));
     }
     sql.push_str(" ORDER BY r.event_id DESC LIMIT ?");
     values.push(Value::Integer(i64::from(limit)));

@@ -1,5 +1,6 @@
 use rusqlite::{Connection, params};
 use subscriber_protocol::PersonId;
+use subscriber_protocol::QuestionSetId;
 use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
@@ -15,7 +16,7 @@ pub fn issue<R>(
     subscriber_id: SubscriberId,
     person_id: PersonId,
     decide: Decide<R>,
-) -> StorageResult<Option<(R, Option<i64>)>> {
+) -> StorageResult<Option<(R, Option<QuestionSetId>)>> {
     let Some(person) = first::<PersonRow>(connection, &GET, params![person_id, subscriber_id])? else {
         return Ok(None);
     };
@@ -35,7 +36,7 @@ pub fn issue<R>(
     }
     let mut set_id = None;
     if let Some((issued_at, expires_at, questions)) = &plan.issue {
-        set_id = first::<i64>(connection, &ISSUE, params![person_id, issued_at, expires_at, questions])?;
+        set_id = first::<QuestionSetId>(connection, &ISSUE, params![person_id, issued_at, expires_at, questions])?;
         if let Some(country_code) = &plan.country_code {
             execute(connection, &SET_COUNTRY, params![person_id, country_code])?;
         }

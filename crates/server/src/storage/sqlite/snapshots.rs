@@ -6,7 +6,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{SnapshotId, SubscriberId};
 
 use crate::storage::rows::sandbox::RESET;
 use crate::storage::rows::snapshots::{
@@ -46,7 +46,7 @@ pub fn take(
             "INSERT INTO sandbox_snapshots (subscriber_id, name, created_at, event_seq) VALUES (?1, ?2, ?3, ?4)",
         )?
         .execute(rusqlite::params![subscriber_id, name, now, event_seq])?;
-    let id = connection.last_insert_rowid();
+    let id = SnapshotId(connection.last_insert_rowid());
     let (mut cards, mut transactions) = (0, 0);
     for part in &PARTS {
         let (rows, count) = dump(connection, part, subscriber_id)?;
@@ -133,7 +133,7 @@ fn value(json: Json) -> StorageResult<Value> {
 pub fn restore(
     connection: &Connection,
     subscriber_id: SubscriberId,
-    snapshot_id: i64,
+    snapshot_id: SnapshotId,
     replays: &str,
 ) -> StorageResult<Option<Restored>> {
     let Some(snapshot) = first::<SnapshotRow>(connection, &ONE, (subscriber_id, snapshot_id))? else {

@@ -1,4 +1,5 @@
 use rusqlite::{Connection, OptionalExtension, params};
+use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
 
@@ -68,7 +69,7 @@ pub fn resend(
     connection: &Connection,
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
-    event_id: i64,
+    event_id: EventId,
     now_ms: i64,
 ) -> StorageResult<Resend> {
     let (pending, pending_max, waiting): (i64, i64, bool) = connection
@@ -149,7 +150,7 @@ pub fn claim(connection: &Connection, ask: &ClaimAsk, order: ClaimOrder) -> Stor
         let found = match rows.next()? {
             Some(row) => Some((
                 WebhookRow::from_row(row)?,
-                row.column::<Option<i64>>(QUEUE_COLUMNS_AT)?,
+                row.column::<Option<EventId>>(QUEUE_COLUMNS_AT)?,
                 row.column::<Option<u32>>(QUEUE_COLUMNS_AT + 1)?,
                 row.column::<Option<i64>>(QUEUE_COLUMNS_AT + 2)?,
                 row.column::<Option<i64>>(QUEUE_COLUMNS_AT + 3)?,
@@ -399,7 +400,7 @@ mod tests {
     }
 
     /// An event every endpoint of the subscriber wants, queued at `now_ms`.
-    fn event(connection: &Connection, subscriber_id: SubscriberId, now_ms: i64) -> i64 {
+    fn event(connection: &Connection, subscriber_id: SubscriberId, now_ms: i64) -> EventId {
         record_other(connection, subscriber_id, "merchant.location.created", "{}", now_ms / 1000).expect("recorded")
     }
 
@@ -577,7 +578,7 @@ mod tests {
         assert_eq!(resumed.iter().map(|delivery| delivery.webhook.id).collect::<Vec<_>>(), [disabled], "resumed");
         record_attempt(&connection, &outcome(&resumed[0], true, 7 * MINUTE, None), 0).expect("recorded");
         let again = claim(&connection, &ask(retry_at), in_order()).expect("claimed");
-        let again: Vec<(WebhookId, i64)> =
+        let again: Vec<(WebhookId, EventId)> =
             again.iter().map(|delivery| (delivery.webhook.id, delivery.event_id)).collect();
         assert!(again.contains(&(backing_off, head)), "its head, at its retry: {again:?}");
         assert_eq!(depth(&connection).expect("read"), 101 + 49);
@@ -591,7 +592,7 @@ mod tests {
         limit_queues(&connection, 3).expect("limited");
         let subscriber_id = subscriber(&connection, "full@example.com");
         let webhook_id = endpoint(&connection, subscriber_id, "http://127.0.0.1:9/full");
-        let events: Vec<i64> = (0..6).map(|n| event(&connection, subscriber_id, n * 1000)).collect();
+        let events: Vec<EventId> = (0..6).map(|n| event(&connection, subscriber_id, n * 1000)).collect();
         let queue = endpoint_queue(&connection, webhook_id).expect("read");
         assert_eq!((queue.length, queue.limit), (3, 3));
         let dropped = queue.dropped.expect("a gap");
@@ -613,7 +614,7 @@ mod tests {
             record_attempt(&connection, &outcome(&claimed[0], true, at, None), 0).expect("recorded");
         }
         assert_eq!(recover(&connection, subscriber_id, webhook_id, 0, 12_000).expect("recovered"), 2);
-        let pending: Vec<i64> = connection
+        let pending: Vec<EventId> = connection
             .prepare("SELECT event_id FROM webhook_deliveries WHERE webhook_id = ?1 AND status = 'pending' ORDER BY event_id")
             .expect("a statement")
             .query_map([webhook_id], |row| row.get(0))
