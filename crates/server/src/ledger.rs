@@ -11,7 +11,9 @@ use axum::http::{HeaderValue, header};
 use axum::response::{IntoResponse, Response};
 use serde::Serialize;
 use subscriber_protocol::versions::ApiVersion;
+use utoipa::ToSchema;
 
+use crate::card_rows::fill_lists;
 use crate::error::ApiError;
 use crate::paging;
 use crate::state::AppState;
@@ -25,8 +27,6 @@ pub struct PageKey<'a> {
     /// The raw query string: the same query is the same page.
     pub query: Option<&'a str>,
     pub version: ApiVersion,
-    /// The answer's schema, by which the version's changes are applied.
-    pub schema: &'static str,
 }
 
 /// The body of a page: kept while `owner` has no newer event and `window_start` (where the
@@ -57,44 +57,33 @@ where
     Ok((Extension(Shaped), json(body)).into_response())
 }
 
-/// An answer of `schema` whose lists hold rows of `row_schema` written beforehand: `shell` (the
-/// answer at the newest version, those lists empty) as `version` writes it, the lists put in.
-/// When the rows look the same at `version` only the shell is rewritten, not the rows.
-pub fn filled(
+/// `shell`, an `Answer` whose lists are left empty, as `version` writes it, with `lists` (rows
+/// of `Row` written beforehand at that version) put in. When rows look the same at `version`
+/// only the shell is rewritten, not the rows.
+pub fn filled<Answer, Row>(
     state: &AppState,
     version: ApiVersion,
-    schema: &str,
-    row_schema: &str,
-    shell: &[u8],
+    shell: Answer,
     lists: &[&[u8]],
-) -> Bytes {
-    let rows_change =
-        state.versions.get().is_some_and(|published| published.versioning.changes_answer(version, row_schema));
-    if rows_change {
-        at_version(state, version, schema, Bytes::from(crate::card_rows::fill_lists(shell, lists)))
+) -> Result<Bytes, ApiError>
+where
+    Answer: Serialize + ToSchema,
+    Row: ToSchema,
+{
+    let shell = serde_json::to_vec(&subscriber_protocol::Success::new(shell)).map_err(ApiError::internal)?;
+    let Some(published) = state.versions.get() else {
+        return Ok(Bytes::from(fill_lists(&shell, lists)));
+    };
+    let body = if published.changes::<Row>(version) {
+        published.answer_at::<Answer>(version, fill_lists(&shell, lists)).into_owned()
     } else {
-        Bytes::from(crate::card_rows::fill_lists(
-            &at_version(state, version, schema, Bytes::copy_from_slice(shell)),
-            lists,
-        ))
-    }
-}
-
-/// `body` (an answer of `schema` at the newest version) as `version` writes it.
-pub fn at_version(state: &AppState, version: ApiVersion, schema: &str, body: Bytes) -> Bytes {
-    let Some(published) = state.versions.get() else { return body };
-    match published.versioning.response_to(version, schema, &body) {
-        Ok(Some(written)) => Bytes::from(written),
-        Ok(None) => body,
-        Err(error) => {
-            tracing::warn!(error = %error, schema, "a page could not be written at its version");
-            body
-        }
-    }
+        fill_lists(&published.answer_at::<Answer>(version, shell.as_slice()), lists)
+    };
+    Ok(Bytes::from(body))
 }
 
 /// The JSON page of `owner`'s transactions: `limit` rows after the filter's position, each
-/// rendered by `row`, assembled by `page`.
+/// rendered by `row`, assembled by `page` into a `P` and written as the key's version writes a `P`.
 pub async fn page<T, P>(
     state: &AppState,
     key: PageKey<'_>,
@@ -104,9 +93,9 @@ pub async fn page<T, P>(
     page: fn(Vec<T>, Option<String>) -> P,
 ) -> Result<Response, ApiError>
 where
-    P: Serialize,
+    P: Serialize + ToSchema,
 {
-    let (owner, version, schema) = (key.owner, key.version, key.schema);
+    let (owner, version) = (key.owner, key.version);
     let window_start = filter.from;
     kept_page(state, key, window_start, || async move {
         let rows = state.db.transactions_page(owner, filter, limit + 1).await?;
@@ -114,8 +103,12 @@ where
         let (rows, next_cursor) = paging::finish_page(rows, limit);
         let rendered = rows.into_iter().map(row).collect::<Result<Vec<_>, _>>()?;
         let envelope = subscriber_protocol::Success::new(page(rendered, next_cursor));
-        let body = Bytes::from(serde_json::to_vec(&envelope).map_err(ApiError::internal)?);
-        Ok((at_version(state, version, schema, body), oldest_read))
+        let body = serde_json::to_vec(&envelope).map_err(ApiError::internal)?;
+        let body = match state.versions.get() {
+            Some(published) => published.answer_at::<P>(version, body).into_owned(),
+            None => body,
+        };
+        Ok((Bytes::from(body), oldest_read))
     })
     .await
 }

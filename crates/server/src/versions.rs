@@ -1,15 +1,18 @@
 //! Dated API versions (contract: "Versions (third round)"; the changes themselves are
 //! `subscriber_protocol::versions`): what the service keeps of them — each version's published
-//! document and the changes ready to apply ([`Published`]), the subscribers' pins ([`Pins`]) —
-//! and the request's version as handlers read it ([`RequestVersion`], [`RenderedAt`]). The
-//! middleware that negotiates and applies them is `http::versions`.
+//! document and the changes ready to apply ([`Published`], which also writes at a version what
+//! leaves past the middleware), the subscribers' pins ([`Pins`]) — and the request's version
+//! as handlers read it ([`RequestVersion`], [`RenderedAt`]). The middleware that negotiates and
+//! applies them is `http::versions`.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use subscriber_protocol::SubscriberId;
 
 use axum::body::Bytes;
 use parking_lot::RwLock;
 use subscriber_protocol::versions::{ApiVersion, UnknownVersion, Versioning};
+use utoipa::ToSchema;
 
 use crate::error::ApiError;
 use crate::storage::{StorageResult, Store};
@@ -56,23 +59,31 @@ pub struct Published {
 }
 
 impl Published {
-    /// An event (`Event` JSON as the newest version writes it) as `version` writes it: what a
-    /// webhook endpoint of that version receives.
-    pub fn event_at(&self, version: ApiVersion, event: Vec<u8>) -> Vec<u8> {
-        self.answer_at(version, "Event", event)
-    }
-
-    /// `body`, an answer of `schema` as the newest version writes it, as `version` writes it:
-    /// for what leaves the service past the HTTP middleware (webhooks, streams).
-    pub fn answer_at(&self, version: ApiVersion, schema: &str, body: Vec<u8>) -> Vec<u8> {
-        match self.versioning.response_to(version, schema, &body) {
-            Ok(Some(written)) => written,
+    /// `body`, a `T` (an answer, an event, a list item) as the newest version writes it, as
+    /// `version` writes it: the one writing of what leaves the service past the HTTP middleware
+    /// (kept pages, sync, streams, webhooks). The changes apply by `T`'s schema, named by the
+    /// type itself as the OpenAPI document names it (`ToSchema::name`): no exit spells a schema
+    /// that could drift from the document. A body that cannot be read goes out as it was.
+    pub fn answer_at<'body, T: ToSchema>(
+        &self,
+        version: ApiVersion,
+        body: impl Into<Cow<'body, [u8]>>,
+    ) -> Cow<'body, [u8]> {
+        let body = body.into();
+        let schema = T::name();
+        match self.versioning.response_to(version, &schema, &body) {
+            Ok(Some(written)) => Cow::Owned(written),
             Ok(None) => body,
             Err(error) => {
-                tracing::warn!(error = %error, schema, "an answer could not be written at its version");
+                tracing::warn!(error = %error, schema = &*schema, "an answer could not be written at its version");
                 body
             }
         }
+    }
+
+    /// Whether a `T` looks different at `version` than at the newest.
+    pub fn changes<T: ToSchema>(&self, version: ApiVersion) -> bool {
+        self.versioning.changes_answer(version, &T::name())
     }
 }
 

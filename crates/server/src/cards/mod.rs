@@ -471,10 +471,9 @@ async fn transactions(
     let rows = card_rows_at(&state, card_id, card.event).await?;
     let cut = rows.page(&filter, limit);
     let next_cursor = cut.next.map(|(created_at, id)| paging::encode_cursor(created_at, id));
-    let shell = serde_json::to_vec(&Success::new(CardTransactionPage { transactions: Vec::new(), next_cursor }))
-        .map_err(ApiError::internal)?;
+    let shell = CardTransactionPage { transactions: Vec::new(), next_cursor };
     let body =
-        ledger::filled(&state, version.version, "CardTransactionPage", "CardTransaction", &shell, &[&cut.rows_json]);
+        ledger::filled::<CardTransactionPage, CardTransaction>(&state, version.version, shell, &[&cut.rows_json])?;
     Ok((axum::Extension(Shaped), ledger::json(body)).into_response())
 }
 

@@ -10,7 +10,7 @@ use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use serde::Deserialize;
-use subscriber_protocol::{CardId, ErrorBody, Success, TransactionSync};
+use subscriber_protocol::{CardId, CardTransaction, ErrorBody, Success, TransactionSync};
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth, IdPath};
@@ -87,21 +87,18 @@ pub async fn sync(
         // No row has a removal's position (each is an event of its own), so none is skipped.
         next = (newest, 0);
     }
-    let shell = serde_json::to_vec(&Success::new(TransactionSync {
+    let shell = TransactionSync {
         added: Vec::new(),
         modified: Vec::new(),
         removed: removed.into_iter().map(|(id, _)| id.get()).collect(),
         next_cursor: paging::encode_cursor(next.0, next.1),
         has_more: cut.has_more,
-    }))
-    .map_err(ApiError::internal)?;
-    let body = ledger::filled(
+    };
+    let body = ledger::filled::<TransactionSync, CardTransaction>(
         &state,
         version.version,
-        "TransactionSync",
-        "CardTransaction",
-        &shell,
+        shell,
         &[&cut.added, &cut.modified],
-    );
+    )?;
     Ok((axum::Extension(Shaped), ledger::json(body)).into_response())
 }

@@ -557,11 +557,7 @@ async fn transactions(
     }
     filter.location_id = location_id;
     let page = |transactions, next_cursor| MerchantTransactionPage { transactions, next_cursor };
-    let key = ledger::PageKey {
-        owner: Owner::Merchant(merchant_id),
-        query: raw_query.as_deref(),
-        version: version.version,
-        schema: "MerchantTransactionPage",
-    };
+    let key =
+        ledger::PageKey { owner: Owner::Merchant(merchant_id), query: raw_query.as_deref(), version: version.version };
     ledger::page(&state, key, filter, limit, merchant_transaction, page).await
 }

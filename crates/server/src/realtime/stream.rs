@@ -19,10 +19,11 @@ use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use futures::{Stream, StreamExt};
-use serde::Deserialize;
-use subscriber_protocol::ErrorBody;
+use serde::{Deserialize, Serialize};
 use subscriber_protocol::versions::ApiVersion;
+use subscriber_protocol::{CardTransaction, ErrorBody, MerchantTransaction};
 use tokio::sync::{broadcast, watch};
+use utoipa::ToSchema;
 
 use crate::events::{StreamsFull, Wake};
 
@@ -31,7 +32,7 @@ use crate::http::extract::{ApiQuery, Auth, IdPath};
 use crate::state::AppState;
 use crate::storage::events::{EventKind, EventRow};
 use crate::storage::transactions::{Owner, TransactionRow};
-use crate::versions::RequestVersion;
+use crate::versions::{Published, RequestVersion};
 
 /// How often an idle stream sends a comment, so proxies and clients keep the connection.
 pub const KEEP_ALIVE: Duration = Duration::from_secs(15);
@@ -308,22 +309,18 @@ async fn render(state: &AppState, owner: Owner, version: ApiVersion, event: &Eve
     transaction.pending = event.kind == EventKind::Created;
     // The item itself (not a JSON value) keeps the list's field order; then as the stream's
     // version writes it, as the list does.
-    let item = match owner {
-        Owner::Card(_) => crate::cards::shown_card_transaction(state, transaction)
-            .await
-            .ok()
-            .and_then(|item| serde_json::to_vec(&item).ok())
-            .map(|item| ("CardTransaction", item)),
-        Owner::Merchant(_) => crate::merchants::merchant_transaction(transaction)
-            .ok()
-            .and_then(|item| serde_json::to_vec(&item).ok())
-            .map(|item| ("MerchantTransaction", item)),
+    let published = state.versions.get();
+    let written = match owner {
+        Owner::Card(_) => {
+            let item = crate::cards::shown_card_transaction(state, transaction).await.ok();
+            item.and_then(|item| item_json_at::<CardTransaction>(published, version, &item))
+        }
+        Owner::Merchant(_) => {
+            let item = crate::merchants::merchant_transaction(transaction).ok();
+            item.and_then(|item| item_json_at::<MerchantTransaction>(published, version, &item))
+        }
     };
-    let rendered = item.and_then(|(schema, item)| {
-        let written = match state.versions.get() {
-            Some(published) => published.answer_at(version, schema, item),
-            None => item,
-        };
+    let rendered = written.and_then(|written| {
         let data = String::from_utf8(written).ok()?;
         Some(Event::default().event("transaction").id(crate::events::public_id(event.id)).data(data))
     });
@@ -331,6 +328,19 @@ async fn render(state: &AppState, owner: Owner, version: ApiVersion, event: &Eve
         tracing::warn!(event_id = event.id.get(), "transaction event skipped: it cannot be rendered");
     }
     rendered
+}
+
+/// A list item as JSON, as `version` writes it (as it is when the versions are not published).
+fn item_json_at<T: Serialize + ToSchema>(
+    published: Option<&Published>,
+    version: ApiVersion,
+    item: &T,
+) -> Option<Vec<u8>> {
+    let item = serde_json::to_vec(item).ok()?;
+    Some(match published {
+        Some(published) => published.answer_at::<T>(version, item).into_owned(),
+        None => item,
+    })
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
-use subscriber_protocol::WebhookId;
+use subscriber_protocol::{Event, WebhookId};
 
 use chrono::Utc;
 use parking_lot::Mutex;
@@ -410,7 +410,7 @@ async fn attempt(state: &AppState, client: &reqwest::Client, delivery: &DueDeliv
             Ok(Ok(body)) => {
                 // Written in the endpoint's version, as its requests would read it.
                 let body = match state.versions.get() {
-                    Some(published) => published.event_at(super::api_version(webhook), body),
+                    Some(published) => published.answer_at::<Event>(super::api_version(webhook), body).into_owned(),
                     None => body,
                 };
                 send(state, client, webhook, &body, event_id).await

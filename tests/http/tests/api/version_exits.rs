@@ -1,9 +1,10 @@
-//! Versions at every exit. An answer leaves the service by several ways, and each one writes it
-//! in its version on its own: the version middleware (`http::versions::reshape`, `RenderedAt`),
-//! the pages written once per version and kept (`ledger`, `Shaped`: card and merchant
-//! transactions, sync), an idempotent replay, the webhook deliveries (`Published::event_at`, at
-//! the endpoint's version), the transaction streams (`Published::answer_at`), the event log and
-//! the request history (the answer as it went out, one by id and in the NDJSON export).
+//! Versions at every exit. An answer leaves the service by several ways, and each one must write
+//! it in its version: the version middleware (`http::versions::reshape`, `RenderedAt`), the
+//! pages written once per version and kept (`ledger`, `Shaped`: card and merchant transactions,
+//! sync), an idempotent replay, the webhook deliveries (at the endpoint's version), the
+//! transaction streams, the event log and the request history (the answer as it went out, one by
+//! id and in the NDJSON export). The kept pages, the deliveries and the streams are written past
+//! the middleware, by `Published::answer_at`.
 //!
 //! Two subscribers on one server, one pinned at each version, read the same kinds of objects
 //! through every exit, at their pin and at the other version by `Subscriber-Version`, and every

@@ -538,3 +538,89 @@ fn docs_asset(file: &str) -> Response {
         Err(error) => ApiError::internal(anyhow::anyhow!("docs page: {error}")).into_response(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use serde_json::Value;
+    use subscriber_protocol::{
+        CardTransaction, CardTransactionPage, Event, MerchantTransaction, MerchantTransactionPage, Success,
+        TransactionSync,
+    };
+
+    use super::*;
+
+    /// The service's own newest document, and the versions published from it (in the state;
+    /// the directory holds its database).
+    async fn service_document() -> (tempfile::TempDir, AppState, Value) {
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let state = AppState::new(Config::sandbox(dir.path().join("db.sqlite3"))).await.expect("state");
+        let document = crate::api::document(state.clone());
+        publish(&state, document.clone()).expect("published");
+        (dir, state, document)
+    }
+
+    /// `body` (a `T` at the newest version) as the first version writes it, and what the
+    /// newest writes.
+    fn both_versions<T: ToSchema>(published: &Published, body: &[u8]) -> (Value, Cow<'static, [u8]>) {
+        let first = published.answer_at::<T>(ApiVersion::INITIAL, body);
+        let newest = published.answer_at::<T>(ApiVersion::LATEST, body.to_vec());
+        (serde_json::from_slice(&first).expect("JSON"), newest)
+    }
+
+    #[tokio::test]
+    async fn every_type_written_past_the_middleware_is_a_schema_of_the_document() {
+        let (_dir, _, document) = service_document().await;
+        let schemas = &document["components"]["schemas"];
+        // The changes apply by these names: one the document lacks would leave its answers
+        // unchanged at every version, silently.
+        for name in [
+            Event::name(),
+            CardTransaction::name(),
+            MerchantTransaction::name(),
+            CardTransactionPage::name(),
+            MerchantTransactionPage::name(),
+            TransactionSync::name(),
+        ] {
+            assert!(schemas[&*name].is_object(), "no schema {name} in the document");
+        }
+        // An event is written as its type's event is: the versioning chooses it by `type`.
+        assert_eq!(schemas[&*Event::name()]["discriminator"]["propertyName"], "type");
+    }
+
+    #[tokio::test]
+    async fn pages_written_by_their_type_at_the_first_version_have_its_names() {
+        let (_dir, state, _) = service_document().await;
+        let published = state.versions.get().expect("published");
+        let cursor = Some("c1".to_owned());
+
+        let page = CardTransactionPage { transactions: Vec::new(), next_cursor: cursor.clone() };
+        let body = serde_json::to_vec(&Success::new(page)).expect("JSON");
+        let (first, newest) = both_versions::<CardTransactionPage>(published, &body);
+        assert_eq!(first["next_cursor"], "c1", "{first}");
+        assert!(first.get("nextCursor").is_none(), "{first}");
+        assert_eq!(newest, body, "the newest version writes it as it was built");
+
+        let page = MerchantTransactionPage { transactions: Vec::new(), next_cursor: cursor };
+        let body = serde_json::to_vec(&Success::new(page)).expect("JSON");
+        let (first, newest) = both_versions::<MerchantTransactionPage>(published, &body);
+        assert_eq!(first["next_cursor"], "c1", "{first}");
+        assert_eq!(newest, body);
+
+        let sync = TransactionSync {
+            added: Vec::new(),
+            modified: Vec::new(),
+            removed: vec![7],
+            next_cursor: "9.0".to_owned(),
+            has_more: true,
+        };
+        let body = serde_json::to_vec(&Success::new(sync)).expect("JSON");
+        let (first, newest) = both_versions::<TransactionSync>(published, &body);
+        assert_eq!(first["next_cursor"], "9.0", "{first}");
+        assert_eq!(first["has_more"], true, "{first}");
+        assert!(first.get("hasMore").is_none(), "{first}");
+        assert_eq!(first["removed"], serde_json::json!([7]), "what no change touches is as it was: {first}");
+        assert_eq!(newest, body);
+    }
+}
