@@ -4,6 +4,7 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use chrono::Utc;
+use subscriber_protocol::MerchantId;
 use subscriber_protocol::{
     CardTransactionEventData, ErrorBody, Event, EventData, EventPage, EventQuery, EventType,
     MerchantTransactionEventData, Success, TransactionEventData,
@@ -38,13 +39,13 @@ pub async fn render(state: &AppState, event: LoggedEvent) -> Result<Event, ApiEr
             let data = match (event.readers_card, event.card_id) {
                 (true, Some(card_id)) => TransactionEventData::Card(CardTransactionEventData {
                     transaction_id,
-                    card_id,
-                    merchant_id: event.merchant_id,
+                    card_id: card_id.get(),
+                    merchant_id: event.merchant_id.map(MerchantId::get),
                     transaction: crate::cards::shown_card_transaction(state, transaction).await?,
                 }),
                 _ => TransactionEventData::Merchant(MerchantTransactionEventData {
                     transaction_id,
-                    merchant_id: event.merchant_id,
+                    merchant_id: event.merchant_id.map(MerchantId::get),
                     transaction: crate::merchants::merchant_transaction(transaction)?,
                 }),
             };

@@ -32,7 +32,7 @@ async fn insert(client: &Client, card: NewCard, replay: Option<Replay>) -> Stora
     let history = Arrays::of(card.history);
     let event = (card.event_data)(card_id);
     let (stored, recorded, replayed) = futures::future::join3(
-        history.insert(client, Some(card_id.get())),
+        history.insert(client, Some(card_id)),
         record_other(client, card.subscriber_id, event.event_type, &event.data, card.enrolled.enrolled_at),
         super::idempotency::store_replay(client, replay, card_id.get(), card.enrolled.enrolled_at),
     )

@@ -67,7 +67,7 @@ impl Arrays {
     }
 
     /// Inserts every row in one statement (any number of rows, one round trip).
-    pub async fn insert(&self, client: &Client, card_id: Option<i64>) -> StorageResult<u64> {
+    pub async fn insert(&self, client: &Client, card_id: Option<CardId>) -> StorageResult<u64> {
         execute(
             client,
             "INSERT INTO transactions (card_id, last_four, created_at, pending, settles_at, amount_minor, currency,
@@ -153,8 +153,8 @@ fn page_of(owner_column: &str) -> String {
 /// gets a `transaction.updated` event. Returns the settled rows with their events' ids.
 async fn settle(
     db: &Database,
-    ids: Vec<i64>,
-    subscribers: Vec<i64>,
+    ids: Vec<TransactionId>,
+    subscribers: Vec<SubscriberId>,
     now: i64,
     settled_at: Option<i64>,
     amount_minor: Option<i64>,
@@ -222,7 +222,11 @@ fn announce<'a>(db: &Database, rows: impl Iterator<Item = &'a TransactionRow>, q
 }
 
 /// The ids of rows to settle and the subscribers who see them.
-async fn to_settle(client: &Client, condition: &str, params: super::Params<'_>) -> StorageResult<(Vec<i64>, Vec<i64>)> {
+async fn to_settle(
+    client: &Client,
+    condition: &str,
+    params: super::Params<'_>,
+) -> StorageResult<(Vec<TransactionId>, Vec<SubscriberId>)> {
     let rows = query(
         client,
         &format!(
@@ -237,8 +241,8 @@ async fn to_settle(client: &Client, condition: &str, params: super::Params<'_>) 
     let mut subscribers = Vec::new();
     for row in &rows {
         ids.push(row.try_get(0)?);
-        subscribers.extend(row.try_get::<_, Option<i64>>(1)?);
-        subscribers.extend(row.try_get::<_, Option<i64>>(2)?);
+        subscribers.extend(row.try_get::<_, Option<SubscriberId>>(1)?);
+        subscribers.extend(row.try_get::<_, Option<SubscriberId>>(2)?);
     }
     subscribers.sort_unstable();
     subscribers.dedup();

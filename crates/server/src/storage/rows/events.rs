@@ -1,7 +1,7 @@
 //! Events' rows: what the log keeps of every change a subscriber can observe (see the event
 //! operations, `storage::events`).
 
-use subscriber_protocol::{EventData, EventId, EventType};
+use subscriber_protocol::{CardId, EventData, EventId, EventType, MerchantId};
 
 use super::transactions::{T_COLUMNS, TransactionRow, WIDTH};
 use super::{Column, Columns, FromRow};
@@ -70,8 +70,8 @@ pub struct LoggedEvent {
     pub created_at: i64,
     /// A transaction event's transaction (as it is now) and sides.
     pub transaction: Option<TransactionRow>,
-    pub card_id: Option<i64>,
-    pub merchant_id: Option<i64>,
+    pub card_id: Option<CardId>,
+    pub merchant_id: Option<MerchantId>,
     /// Whether the card of a transaction event is the reader's (else the merchant is).
     pub readers_card: bool,
     /// Any other event's data, as JSON text.
