@@ -244,7 +244,18 @@ test-clients: deps-rust deps-clients
 	$(SERVER_BUILD)
 	python3 tests/clients/run.py --server "$(CARGO_TARGET_DIR)/debug/subscriber-server" --python $(CLIENTS_VENV)/bin/python
 
-test: lint test-rust test-postgres test-faults test-browser test-ui test-dashboard test-e2e test-package test-schemathesis test-clients
+TEST_STAGES := lint test-rust test-postgres test-faults test-browser test-ui test-dashboard test-e2e test-package \
+	test-schemathesis test-clients
+# Every stage in turn, each one's time printed when it ends and all of them at the end, so a slow
+# run (a fresh machine's first, say) shows where its minutes went.
+test:
+	@start=$$(date +%s); times=""; \
+	for stage in $(TEST_STAGES); do \
+		begun=$$(date +%s); \
+		$(MAKE) --no-print-directory $$stage || { echo "=== $$stage failed after $$(( $$(date +%s) - begun )) s"; exit 1; }; \
+		took=$$(( $$(date +%s) - begun )); times="$$times $$stage=$${took}s"; echo "=== $$stage: $$took s"; \
+	done; \
+	echo "=== make test: $$(( $$(date +%s) - start )) s:$$times"
 
 # Packages. The service's .deb through cargo-deb (installed when missing), the dashboard's
 # through Tauri's bundler (@tauri-apps/cli in ui/package.json, pinned to the last version whose
