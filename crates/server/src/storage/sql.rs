@@ -114,33 +114,6 @@ impl From<i64> for Param<'_> {
     }
 }
 
-/// Typed ids are kept as the integers they wrap.
-macro_rules! integer_ids {
-    ($($id:ident),*) => {$(
-        impl From<subscriber_protocol::$id> for Param<'_> {
-            fn from(id: subscriber_protocol::$id) -> Self {
-                Self::Int(id.get())
-            }
-        }
-    )*};
-}
-integer_ids!(
-    SubscriberId,
-    WebhookId,
-    AccountId,
-    PersonId,
-    CardId,
-    MerchantId,
-    LocationId,
-    TransactionId,
-    EventId,
-    SnapshotId,
-    CardSessionId,
-    PersonSessionId,
-    QuestionSetId,
-    DirectoryEntryId
-);
-
 impl From<u32> for Param<'_> {
     fn from(value: u32) -> Self {
         Self::Int(i64::from(value))

@@ -13,7 +13,9 @@ use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
 
 use super::rows::webhooks::{ATTEMPTS, NEXT_DUE};
-pub use super::rows::webhooks::{AttemptEntry, COLUMNS, LoggedAttempt, QUEUE_COLUMNS_AT, WebhookRow};
+pub use super::rows::webhooks::{
+    AttemptEntry, COLUMNS, DroppedRun, EndpointQueue, LoggedAttempt, QUEUE_COLUMNS_AT, WebhookRow,
+};
 
 impl WebhookRow {
     /// The row an insert of `new` makes with id `id`.
@@ -117,36 +119,6 @@ pub struct Attempt {
     pub entry: AttemptEntry,
     /// Disables the endpoint, with this reason (the receiver said it is gone).
     pub disable: Option<String>,
-}
-
-/// An endpoint's queue, as its subscriber sees it.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct EndpointQueue {
-    /// Deliveries waiting for an attempt.
-    pub length: i64,
-    /// The most that may wait; events beyond are not queued (dropped).
-    pub limit: i64,
-    /// When the next attempt is due (milliseconds); `None` when nothing waits or the endpoint
-    /// is disabled.
-    pub next_attempt_at: Option<i64>,
-    /// The error of the last attempt, if it failed.
-    pub last_error: Option<String>,
-    /// The latest unbroken run of dropped deliveries, if any was ever dropped.
-    pub dropped: Option<DroppedRun>,
-}
-
-/// Deliveries not queued because the endpoint's queue was full: kept as failed and never
-/// attempted, so `recover` queues them again.
-#[derive(Debug, Clone, PartialEq)]
-pub struct DroppedRun {
-    /// In this run, and since the endpoint was made.
-    pub count: i64,
-    pub total: i64,
-    pub first_event_id: EventId,
-    pub last_event_id: EventId,
-    /// When the first and the last of the run were dropped (milliseconds).
-    pub since: i64,
-    pub until: i64,
 }
 
 /// A test send: queued, or refused.

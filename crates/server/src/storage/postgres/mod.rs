@@ -836,11 +836,6 @@ pub fn unsigned<T: TryFrom<i64>>(row: &Row, index: usize) -> StorageResult<T> {
     T::try_from(value).map_err(|_| StorageError::Corrupt(format!("column {index}: {value} is out of range")))
 }
 
-/// A 0/1 flag column as a bool.
-pub fn flag(row: &Row, index: usize) -> StorageResult<bool> {
-    Ok(row.try_get::<_, i64>(index)? != 0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -4,15 +4,16 @@ use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
 
 use super::events::record_other;
-use super::{Client, Database, LOCK_SUBSCRIBERS, execute, flag, query, query_one, query_opt, unsigned};
+use super::rows::first;
+use super::{Client, Database, LOCK_SUBSCRIBERS, execute, query, query_one, query_opt, unsigned};
 use crate::storage::StorageResult;
 use crate::storage::events::WEBHOOK_TEST;
 use crate::storage::idempotency::Replay;
 use crate::storage::rows::FromRow;
 use crate::storage::rows::webhooks::{MOVE_TEST_WINDOW, RESEND, ROOM, TEST_WINDOW};
 use crate::storage::webhooks::{
-    Attempt, COLUMNS, ClaimAsk, ClaimCandidate, ClaimOrder, DroppedRun, DueDelivery, EndpointQueue, HeldClaim,
-    NewWebhook, QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS, TestSend, WebhookRow,
+    Attempt, COLUMNS, ClaimAsk, ClaimCandidate, ClaimOrder, DueDelivery, EndpointQueue, HeldClaim, NewWebhook,
+    QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS, TestSend, WebhookRow,
 };
 
 /// Under the subscriber's lock, so two creations cannot both pass the cap.
@@ -248,7 +249,7 @@ pub async fn depth(db: &Database) -> StorageResult<i64> {
 
 pub async fn endpoint_queue(db: &Database, webhook_id: WebhookId) -> StorageResult<EndpointQueue> {
     let client = db.client().await?;
-    let Some(row) = query_opt(
+    let queue = first::<EndpointQueue>(
         &client,
         "SELECT q.pending, l.pending_max, w.enabled,
                 (SELECT d.next_attempt_at FROM webhook_deliveries d
@@ -259,30 +260,8 @@ pub async fn endpoint_queue(db: &Database, webhook_id: WebhookId) -> StorageResu
          WHERE q.webhook_id = $1",
         &[&webhook_id],
     )
-    .await?
-    else {
-        return Ok(EndpointQueue::default());
-    };
-    let enabled = flag(&row, 2)?;
-    let next_attempt_at: Option<i64> = row.try_get(3)?;
-    let dropped = match (row.try_get(7)?, row.try_get(8)?, row.try_get(9)?, row.try_get(10)?) {
-        (Some(first_event_id), Some(last_event_id), Some(since), Some(until)) => Some(DroppedRun {
-            count: row.try_get(6)?,
-            total: row.try_get(5)?,
-            first_event_id,
-            last_event_id,
-            since,
-            until,
-        }),
-        _ => None,
-    };
-    Ok(EndpointQueue {
-        length: row.try_get(0)?,
-        limit: row.try_get(1)?,
-        next_attempt_at: next_attempt_at.filter(|_| enabled),
-        last_error: row.try_get(4)?,
-        dropped,
-    })
+    .await?;
+    Ok(queue.unwrap_or_default())
 }
 
 pub async fn recover(

@@ -108,12 +108,19 @@ impl Column for i64 {
     }
 }
 
-/// Typed ids, read as the integers they wrap.
+/// Typed ids are kept as the integers they wrap: read back as such, and bound as such (the
+/// one list of the ids the tables keep).
 macro_rules! integer_ids {
     ($($id:ident),*) => {$(
         impl Column for subscriber_protocol::$id {
             fn read_nullable(row: &impl Columns, index: usize) -> StorageResult<Option<Self>> {
                 Ok(row.int(index)?.map(Self))
+            }
+        }
+
+        impl From<subscriber_protocol::$id> for crate::storage::sql::Param<'_> {
+            fn from(id: subscriber_protocol::$id) -> Self {
+                Self::Int(id.get())
             }
         }
     )*};

@@ -139,3 +139,63 @@ sql! {
     /// When the next endpoint falls due after `$1` (milliseconds), if any does.
     pub(in crate::storage) static NEXT_DUE = "SELECT MIN(due_at) FROM webhook_queues WHERE due_at > $1";
 }
+
+/// An endpoint's queue, as its subscriber sees it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EndpointQueue {
+    /// Deliveries waiting for an attempt.
+    pub length: i64,
+    /// The most that may wait; events beyond are not queued (dropped).
+    pub limit: i64,
+    /// When the next attempt is due (milliseconds); `None` when nothing waits or the endpoint
+    /// is disabled.
+    pub next_attempt_at: Option<i64>,
+    /// The error of the last attempt, if it failed.
+    pub last_error: Option<String>,
+    /// The latest unbroken run of dropped deliveries, if any was ever dropped.
+    pub dropped: Option<DroppedRun>,
+}
+
+/// Deliveries not queued because the endpoint's queue was full: kept as failed and never
+/// attempted, so `recover` queues them again.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DroppedRun {
+    /// In this run, and since the endpoint was made.
+    pub count: i64,
+    pub total: i64,
+    pub first_event_id: EventId,
+    pub last_event_id: EventId,
+    /// When the first and the last of the run were dropped (milliseconds).
+    pub since: i64,
+    pub until: i64,
+}
+
+/// An endpoint's queue as both backends' statements read it: `pending, pending_max, enabled,
+/// next attempt, last error, dropped, gap_count, gap_first_event_id, gap_last_event_id,
+/// gap_since, gap_until`.
+impl FromRow for EndpointQueue {
+    fn from_row(row: &impl Columns) -> StorageResult<Self> {
+        let enabled: bool = row.column(2)?;
+        let next_attempt_at: Option<i64> = row.column(3)?;
+        let gap: (Option<EventId>, Option<EventId>, Option<i64>, Option<i64>) =
+            (row.column(7)?, row.column(8)?, row.column(9)?, row.column(10)?);
+        let dropped = match gap {
+            (Some(first_event_id), Some(last_event_id), Some(since), Some(until)) => Some(DroppedRun {
+                count: row.column(6)?,
+                total: row.column(5)?,
+                first_event_id,
+                last_event_id,
+                since,
+                until,
+            }),
+            _ => None,
+        };
+        Ok(Self {
+            length: row.column(0)?,
+            limit: row.column(1)?,
+            next_attempt_at: next_attempt_at.filter(|_| enabled),
+            last_error: row.column(4)?,
+            dropped,
+        })
+    }
+}

@@ -10,8 +10,8 @@ use crate::storage::idempotency::Replay;
 use crate::storage::rows::webhooks::{MOVE_TEST_WINDOW, RESEND, ROOM, TEST_WINDOW};
 use crate::storage::rows::{Columns, FromRow};
 use crate::storage::webhooks::{
-    Attempt, COLUMNS, ClaimAsk, ClaimCandidate, ClaimOrder, DroppedRun, DueDelivery, EndpointQueue, HeldClaim,
-    NewWebhook, QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS, TestSend, WebhookRow,
+    Attempt, COLUMNS, ClaimAsk, ClaimCandidate, ClaimOrder, DueDelivery, EndpointQueue, HeldClaim, NewWebhook,
+    QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS, TestSend, WebhookRow,
 };
 use crate::storage::{StorageError, StorageResult};
 
@@ -212,39 +212,18 @@ pub fn depth(connection: &Connection) -> StorageResult<i64> {
 }
 
 pub fn endpoint_queue(connection: &Connection, webhook_id: WebhookId) -> StorageResult<EndpointQueue> {
-    let queue = connection
-        .prepare_cached(
-            "SELECT q.pending, l.pending_max, w.enabled,
-                    (SELECT d.next_attempt_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending
-                     WHERE d.webhook_id = q.webhook_id AND d.status = 'pending' ORDER BY d.event_id LIMIT 1),
-                    (SELECT a.error FROM webhook_attempts a WHERE a.webhook_id = q.webhook_id ORDER BY a.id DESC LIMIT 1),
-                    q.dropped, q.gap_count, q.gap_first_event_id, q.gap_last_event_id, q.gap_since, q.gap_until
-             FROM webhook_queues q JOIN webhooks w ON w.id = q.webhook_id CROSS JOIN webhook_queue_limits l
-             WHERE q.webhook_id = ?1",
-        )?
-        .query_row([webhook_id], |row| {
-            let enabled: bool = row.get(2)?;
-            let next_attempt_at: Option<i64> = row.get(3)?;
-            let dropped = match (row.get(7)?, row.get(8)?, row.get(9)?, row.get(10)?) {
-                (Some(first_event_id), Some(last_event_id), Some(since), Some(until)) => Some(DroppedRun {
-                    count: row.get(6)?,
-                    total: row.get(5)?,
-                    first_event_id,
-                    last_event_id,
-                    since,
-                    until,
-                }),
-                _ => None,
-            };
-            Ok(EndpointQueue {
-                length: row.get(0)?,
-                limit: row.get(1)?,
-                next_attempt_at: next_attempt_at.filter(|_| enabled),
-                last_error: row.get(4)?,
-                dropped,
-            })
-        })
-        .optional()?;
+    // The hint keeps SQLite on the pending-deliveries index for the next attempt.
+    let queue = first::<EndpointQueue>(
+        connection,
+        "SELECT q.pending, l.pending_max, w.enabled,
+                (SELECT d.next_attempt_at FROM webhook_deliveries d INDEXED BY webhook_deliveries_pending
+                 WHERE d.webhook_id = q.webhook_id AND d.status = 'pending' ORDER BY d.event_id LIMIT 1),
+                (SELECT a.error FROM webhook_attempts a WHERE a.webhook_id = q.webhook_id ORDER BY a.id DESC LIMIT 1),
+                q.dropped, q.gap_count, q.gap_first_event_id, q.gap_last_event_id, q.gap_since, q.gap_until
+         FROM webhook_queues q JOIN webhooks w ON w.id = q.webhook_id CROSS JOIN webhook_queue_limits l
+         WHERE q.webhook_id = ?1",
+        [webhook_id],
+    )?;
     Ok(queue.unwrap_or_default())
 }
 
