@@ -30,7 +30,7 @@ WITH_KEYRING := tests/support/with-keyring.sh
 # A throw-away PostgreSQL cluster for the command that follows (tests/support/with-postgres.sh).
 WITH_POSTGRES := tests/support/with-postgres.sh
 
-.PHONY: help run dev serve test test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads bench-snapshots bench-history deps-rust deps-desktop ui-build bindings bindings-check \
+.PHONY: help run dev serve test deps-test-debs test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads bench-snapshots bench-history deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
 	bench-discovery bench-enrich bench-scale bench-webhooks test-schemathesis deps-schemathesis package package-debug deps-package test-package \
 	test-clients deps-clients
@@ -128,15 +128,18 @@ lint: deps-rust ui-build
 # dependencies' features on its own and build the server a second time).
 RUST_TESTS := --workspace --exclude subscriber-dashboard --exclude subscriber-dashboard-app
 SERVER_BUILD := $(CARGO) test $(RUST_TESTS) --no-run
+# The tests wait on servers, timers and receivers more than they compute: more threads than
+# cores keep both cores busy (the HTTP suite: 204 s with 2 threads, 148 s with 6, on SQLite).
+TEST_THREADS := 6
 test-rust: deps-rust
-	$(CARGO) test $(RUST_TESTS)
+	$(CARGO) test $(RUST_TESTS) -- --test-threads=$(TEST_THREADS)
 
 # The black-box HTTP suite again, on PostgreSQL: a throw-away cluster (Debian's postgresql
 # package is installed when missing), a database per test server, and the tests of two
 # instances on one database. Then both databases' schemas, migrated, compared.
 test-postgres: deps-rust deps-pgbouncer
 	$(CARGO) test -p http-conformance --test api --no-run
-	$(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api
+	$(WITH_POSTGRES) $(CARGO) test -p http-conformance --test api -- --test-threads=$(TEST_THREADS)
 	$(WITH_POSTGRES) $(CARGO) test $(RUST_TESTS) --test schema_parity
 	# The two-instance tests again, every database reached through PgBouncer in session mode
 	# (the suite's own pgbouncer:: tests run it in every mode).
@@ -166,15 +169,21 @@ test-dashboard: deps-desktop
 	keyctl session - $(CARGO) test -p subscriber-dashboard --test kernel_keyring
 
 # The real app under Xvfb, driven through tauri-driver and WebKitWebDriver: every
-# tests/e2e/*.test.mjs, one file at a time (each starts its own app). Screenshots of every screen,
+# tests/e2e/*.test.mjs, each file starting its own app, in two lanes side by side, each lane with
+# its own display and D-Bus session (tests/e2e/lanes.sh); a lane spends most of its time waiting
+# on the web view, so two keep the two cores busier. The slowest files go first, so the
+# lanes end together. Screenshots of every screen,
 # light and dark, go to target/screenshots/. Links the app opens "in the browser" are only
 # recorded there (tests/e2e/open-url.sh): the tests play the person's browser themselves.
+E2E_LANES := 2
+E2E_SLOWEST := tests/e2e/screens.test.mjs tests/e2e/secure.test.mjs tests/e2e/polish.test.mjs
+E2E_FILES := $(E2E_SLOWEST) $(filter-out $(E2E_SLOWEST),$(sort $(wildcard tests/e2e/*.test.mjs)))
 test-e2e: dashboard-build
 	$(SERVER_BUILD)
 	# Only this run's screenshots: one a failed run left would read as today's.
 	rm -rf target/screenshots && mkdir -p target/screenshots
 	DASHBOARD_BIN="$(DASHBOARD_BIN)" SERVER_BIN="$(CARGO_TARGET_DIR)/debug/subscriber-server" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
-		$(WITH_KEYRING) xvfb-run -a -s "-screen 0 1440x900x24" tests/e2e/run.sh tests/e2e/*.test.mjs
+		tests/e2e/lanes.sh $(E2E_LANES) $(E2E_FILES)
 	# Offline: the app in a network namespace of its own with only loopback (no network, as the
 	# OS's network monitor sees it); the embedded sandbox still answers there.
 	DASHBOARD_BIN="$(DASHBOARD_BIN)" SCREENSHOT_DIR="$(CURDIR)/target/screenshots" \
@@ -248,9 +257,25 @@ TEST_STAGES := lint test-rust test-postgres test-faults test-browser test-ui tes
 	test-schemathesis test-clients
 # Every stage in turn, each one's time printed when it ends and all of them at the end, so a slow
 # run (a fresh machine's first, say) shows where its minutes went.
-test:
+# Before the stages: every Debian package they need, in one apt-get run (one index update
+# instead of one per stage), then the Python and npm tools of the later stages fetched in the
+# background while the first stages compile; test-browser waits for them.
+TEST_DEBS := $(DESKTOP_DEBS) postgresql pgbouncer chromium chromium-driver
+deps-test-debs:
+	@missing=""; for package in $(TEST_DEBS); do \
+		dpkg-query -W -f='$${Status}' $$package 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$package"; \
+	done; \
+	if [ -n "$$missing" ]; then echo "installing Debian packages:$$missing"; $(APT_INSTALL) $$missing; fi
+
+test: deps-test-debs
 	@start=$$(date +%s); times=""; \
+	tools_log=$$(mktemp); trap 'rm -f "$$tools_log"' EXIT; \
+	$(MAKE) --no-print-directory deps-browser deps-schemathesis deps-clients >"$$tools_log" 2>&1 & tools=$$!; \
 	for stage in $(TEST_STAGES); do \
+		if [ "$$stage" = test-browser ]; then \
+			wait $$tools || { cat "$$tools_log"; echo "=== the test tools (npm, PyPI) failed to install"; exit 1; }; \
+			cat "$$tools_log"; \
+		fi; \
 		begun=$$(date +%s); \
 		$(MAKE) --no-print-directory $$stage || { echo "=== $$stage failed after $$(( $$(date +%s) - begun )) s"; exit 1; }; \
 		took=$$(( $$(date +%s) - begun )); times="$$times $$stage=$${took}s"; echo "=== $$stage: $$took s"; \
