@@ -30,7 +30,7 @@ WITH_KEYRING := tests/support/with-keyring.sh
 # A throw-away PostgreSQL cluster for the command that follows (tests/support/with-postgres.sh).
 WITH_POSTGRES := tests/support/with-postgres.sh
 
-.PHONY: help run dev serve test deps-test-debs test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads bench-snapshots bench-history deps-rust deps-desktop ui-build bindings bindings-check \
+.PHONY: help run dev serve test deps-test-debs deps-cargo-tools test-rust test-postgres test-faults deps-pgbouncer lint bench bench-reads bench-snapshots bench-history deps-rust deps-desktop ui-build bindings bindings-check \
 	test-ui test-dashboard test-e2e dashboard-build bench-dashboard test-browser deps-browser deps-bench bench-http \
 	bench-discovery bench-enrich bench-scale bench-webhooks test-schemathesis deps-schemathesis package package-debug deps-package test-package \
 	test-clients deps-clients
@@ -67,7 +67,13 @@ deps-desktop: deps-rust
 			(cd $$dir && npm ci --no-audit --no-fund) || exit 1; touch $$dir/node_modules/.installed; \
 		fi; \
 	done
-	@command -v tauri-driver >/dev/null || $(CARGO) install tauri-driver --locked --version $(TAURI_DRIVER_VERSION)
+	@command -v tauri-driver >/dev/null || env -u CARGO_TARGET_DIR $(CARGO) install tauri-driver --locked --version $(TAURI_DRIVER_VERSION)
+
+# tauri-driver (the end-to-end tests) and cargo-deb (the packages), built from crates.io when
+# missing, each in a temporary folder of its own.
+deps-cargo-tools: deps-rust
+	@command -v tauri-driver >/dev/null || env -u CARGO_TARGET_DIR $(CARGO) install tauri-driver --locked --version $(TAURI_DRIVER_VERSION)
+	@command -v cargo-deb >/dev/null || env -u CARGO_TARGET_DIR $(CARGO) install cargo-deb --locked --version $(CARGO_DEB_VERSION)
 
 serve: deps-rust
 	mkdir -p "$(DATA_DIR)"
@@ -169,13 +175,13 @@ test-dashboard: deps-desktop
 	keyctl session - $(CARGO) test -p subscriber-dashboard --test kernel_keyring
 
 # The real app under Xvfb, driven through tauri-driver and WebKitWebDriver: every
-# tests/e2e/*.test.mjs, each file starting its own app, in two lanes side by side, each lane with
-# its own display and D-Bus session (tests/e2e/lanes.sh); a lane spends most of its time waiting
-# on the web view, so two keep the two cores busier. The slowest files go first, so the
-# lanes end together. Screenshots of every screen,
+# tests/e2e/*.test.mjs, each file starting its own app, in three lanes side by side, each lane
+# with its own display and D-Bus session (tests/e2e/lanes.sh): a lane spends most of its time
+# waiting on the web view (one lane 410 s, two 205 s, three 140 s on 2 cores). The slowest files
+# go first, so the lanes end together. Screenshots of every screen,
 # light and dark, go to target/screenshots/. Links the app opens "in the browser" are only
 # recorded there (tests/e2e/open-url.sh): the tests play the person's browser themselves.
-E2E_LANES := 2
+E2E_LANES := 3
 E2E_SLOWEST := tests/e2e/screens.test.mjs tests/e2e/secure.test.mjs tests/e2e/polish.test.mjs
 E2E_FILES := $(E2E_SLOWEST) $(filter-out $(E2E_SLOWEST),$(sort $(wildcard tests/e2e/*.test.mjs)))
 test-e2e: dashboard-build
@@ -257,9 +263,10 @@ TEST_STAGES := lint test-rust test-postgres test-faults test-browser test-ui tes
 	test-schemathesis test-clients
 # Every stage in turn, each one's time printed when it ends and all of them at the end, so a slow
 # run (a fresh machine's first, say) shows where its minutes went.
-# Before the stages: every Debian package they need, in one apt-get run (one index update
-# instead of one per stage), then the Python and npm tools of the later stages fetched in the
-# background while the first stages compile; test-browser waits for them.
+# Before the stages: tauri-driver and cargo-deb compile while every Debian package the stages
+# need installs, in one apt-get run (one index update instead of one per stage); then the
+# Python and npm tools of the later stages are fetched in the background while the first
+# stages compile, and test-browser waits for them.
 TEST_DEBS := $(DESKTOP_DEBS) postgresql pgbouncer chromium chromium-driver
 deps-test-debs:
 	@missing=""; for package in $(TEST_DEBS); do \
@@ -267,9 +274,13 @@ deps-test-debs:
 	done; \
 	if [ -n "$$missing" ]; then echo "installing Debian packages:$$missing"; $(APT_INSTALL) $$missing; fi
 
-test: deps-test-debs
+test:
 	@start=$$(date +%s); times=""; \
-	tools_log=$$(mktemp); trap 'rm -f "$$tools_log"' EXIT; \
+	tools_log=$$(mktemp); cargo_log=$$(mktemp); trap 'rm -f "$$tools_log" "$$cargo_log"' EXIT; \
+	$(MAKE) --no-print-directory deps-cargo-tools >"$$cargo_log" 2>&1 & cargo_tools=$$!; \
+	$(MAKE) --no-print-directory deps-test-debs; \
+	wait $$cargo_tools || { cat "$$cargo_log"; echo "=== tauri-driver or cargo-deb failed to install"; exit 1; }; \
+	cat "$$cargo_log"; \
 	$(MAKE) --no-print-directory deps-browser deps-schemathesis deps-clients >"$$tools_log" 2>&1 & tools=$$!; \
 	for stage in $(TEST_STAGES); do \
 		if [ "$$stage" = test-browser ]; then \

@@ -122,4 +122,6 @@ integer_id! {
     QuestionSetId;
     /// A merchant of the sandbox's generated directory.
     DirectoryEntryId;
+    /// An attempt to deliver an event to a webhook endpoint (its delivery log's cursor).
+    AttemptId;
 }

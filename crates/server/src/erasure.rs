@@ -13,21 +13,16 @@ use crate::error::ApiError;
 use crate::http::idempotency::forget_replays_naming;
 use crate::state::AppState;
 use crate::storage::events::StoredEvent;
-use crate::storage::removals::{self, Erased, Removal};
+use crate::storage::removals::{Erased, RemovedEvent, UserObject};
 
-/// Erases the subscriber's object `id` of `removal`'s kind and records its `*.removed` event;
-/// `false` when the subscriber has no such object (nothing changed: the caller answers 404).
-pub async fn erase(
-    state: &AppState,
-    subscriber_id: SubscriberId,
-    removal: &'static Removal,
-    id: i64,
-) -> Result<bool, ApiError> {
-    let event = StoredEvent::new(&removed_event(removal, id));
-    if !state.db.remove(removal, subscriber_id, id, event, Utc::now().timestamp()).await? {
+/// Erases the subscriber's `object` and records its `*.removed` event; `false` when the
+/// subscriber has no such object (nothing changed: the caller answers 404).
+pub async fn erase(state: &AppState, subscriber_id: SubscriberId, object: UserObject) -> Result<bool, ApiError> {
+    let event = StoredEvent::new(&removed_event(object));
+    if !state.db.remove(subscriber_id, object, event, Utc::now().timestamp()).await? {
         return Ok(false);
     }
-    forget_kept(state, subscriber_id, removal, id).await;
+    forget_kept(state, subscriber_id, object).await;
     checkpoint(state).await;
     Ok(true)
 }
@@ -40,37 +35,29 @@ pub async fn erase_user(
     subscriber_id: SubscriberId,
     client_user_id: &str,
 ) -> Result<Erased, ApiError> {
-    let event_of: removals::RemovedEvent = Box::new(|removal, id| StoredEvent::new(&removed_event(removal, id)));
+    let event_of: RemovedEvent = Box::new(|object| StoredEvent::new(&removed_event(object)));
     let erased =
         state.db.remove_user(subscriber_id, client_user_id.to_owned(), event_of, Utc::now().timestamp()).await?;
-    let kinds: [(&'static Removal, &[i64]); 3] = [
-        (&removals::CARD, &erased.cards),
-        (&removals::ACCOUNT, &erased.accounts),
-        (&removals::PERSON, &erased.persons),
-    ];
-    for (removal, ids) in kinds {
-        for id in ids {
-            forget_kept(state, subscriber_id, removal, *id).await;
-        }
+    for object in erased.objects() {
+        forget_kept(state, subscriber_id, object).await;
     }
     checkpoint(state).await;
     Ok(erased)
 }
 
 /// The one event a removal leaves: the id alone.
-pub fn removed_event(removal: &'static Removal, id: i64) -> EventData {
-    if std::ptr::eq(removal, &removals::CARD) {
-        EventData::CardRemoved(CardRemovedData { card_id: id })
-    } else if std::ptr::eq(removal, &removals::ACCOUNT) {
-        EventData::AccountRemoved(AccountRemovedData { account_id: id })
-    } else {
-        EventData::PersonRemoved(PersonRemovedData { person_id: id })
+pub fn removed_event(object: UserObject) -> EventData {
+    match object {
+        UserObject::Card(id) => EventData::CardRemoved(CardRemovedData { card_id: id.get() }),
+        UserObject::Account(id) => EventData::AccountRemoved(AccountRemovedData { account_id: id.get() }),
+        UserObject::Person(id) => EventData::PersonRemoved(PersonRemovedData { person_id: id.get() }),
     }
 }
 
 /// The stored replays of the requests that created the object. The object is gone whatever
 /// follows; a replay left by a failure here only names its id, and the daily purge takes it.
-async fn forget_kept(state: &AppState, subscriber_id: SubscriberId, removal: &'static Removal, id: i64) {
+async fn forget_kept(state: &AppState, subscriber_id: SubscriberId, object: UserObject) {
+    let (removal, id) = (object.removal(), object.id());
     // The request history's bodies that named it: what is waiting is written first, so none
     // lands after.
     let pattern = crate::request_history::object_pattern(&format!("{}:{id}", removal.named_by));

@@ -4,7 +4,7 @@
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use chrono::{DateTime, Utc};
-use subscriber_protocol::{ErrorBody, FieldError, codes};
+use subscriber_protocol::{CardId, ErrorBody, FieldError, MerchantId, codes};
 
 use crate::request_id::current_request_id;
 
@@ -36,7 +36,7 @@ pub enum ApiError {
     #[error("this method is not allowed on this path")]
     MethodNotAllowed,
     #[error("{message}")]
-    Conflict { message: String, card_id: Option<i64>, merchant_id: Option<i64> },
+    Conflict { message: String, card_id: Option<CardId>, merchant_id: Option<MerchantId> },
     /// A bank account whose consent ran out (409 `reauth_required`).
     #[error("{0}")]
     ReauthRequired(String),
@@ -159,8 +159,8 @@ impl ApiError {
                 body.details = vec![FieldError { field: field.clone(), message: message.clone() }];
             }
             Self::Conflict { card_id, merchant_id, .. } => {
-                body.card_id = *card_id;
-                body.merchant_id = *merchant_id;
+                body.card_id = card_id.map(CardId::get);
+                body.merchant_id = merchant_id.map(MerchantId::get);
             }
             Self::Locked { until, .. } => body.locked_until = Some(*until),
             _ => {}

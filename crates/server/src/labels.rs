@@ -8,7 +8,7 @@ use subscriber_protocol::rules::labels::{self as rules, Labels};
 
 use crate::error::{ApiError, Validation};
 use crate::state::AppState;
-use crate::storage::labels::Labelled;
+use crate::storage::removals::UserObject;
 
 /// What a creating request sent, checked.
 pub fn sent(client_user_id: Option<&str>, metadata: Option<&Metadata>) -> Result<Labels, ApiError> {
@@ -29,9 +29,8 @@ pub fn patched(current: &Metadata, patch: &Metadata) -> Result<Metadata, ApiErro
 /// statement, so two `PATCH`es at once each keep their keys; the object as it is then.
 pub async fn patch_metadata<R, F, Fut>(
     state: &AppState,
-    kind: &'static Labelled,
     subscriber_id: SubscriberId,
-    id: i64,
+    object: UserObject,
     patch: &Metadata,
     read: F,
     metadata_of: fn(&R) -> &Metadata,
@@ -40,12 +39,12 @@ where
     F: Fn() -> Fut,
     Fut: Future<Output = Result<R, ApiError>>,
 {
-    let object = read().await?;
-    patched(metadata_of(&object), patch)?;
-    if !state.db.merge_metadata(kind, subscriber_id, id, patch).await? {
+    let current = read().await?;
+    patched(metadata_of(&current), patch)?;
+    if !state.db.merge_metadata(subscriber_id, object, patch).await? {
         // Removed meanwhile (404), or another `PATCH` added pairs first: checked again as it is now.
-        let object = read().await?;
-        patched(metadata_of(&object), patch)?;
+        let current = read().await?;
+        patched(metadata_of(&current), patch)?;
         return Err(ApiError::conflict("the metadata changed while this change was applied: send it again"));
     }
     read().await

@@ -6,7 +6,7 @@ use axum::Json;
 use axum::extract::{Path, State};
 use chrono::Utc;
 use subscriber_protocol::rules::labels as rules;
-use subscriber_protocol::{CardId, EndUser, EndUserRemoved, ErrorBody, Success};
+use subscriber_protocol::{EndUser, EndUserRemoved, ErrorBody, Success};
 use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
@@ -94,11 +94,11 @@ async fn remove(
 ) -> Result<Json<Success<EndUserRemoved>>, ApiError> {
     checked(&client_user_id)?;
     let erased = erasure::erase_user(&state, auth.subscriber_id, &client_user_id).await?;
-    if erased.cards.is_empty() && erased.accounts.is_empty() && erased.persons.is_empty() {
+    if erased.is_empty() {
         return Err(no_such_user(&client_user_id));
     }
     for card_id in &erased.cards {
-        cards::forget_card(&state, CardId(*card_id));
+        cards::forget_card(&state, *card_id);
     }
     tracing::info!(
         cards = erased.cards.len(),
@@ -109,8 +109,8 @@ async fn remove(
     Ok(Json(Success::new(EndUserRemoved {
         message: USER_REMOVED.to_owned(),
         client_user_id,
-        card_ids: erased.cards,
-        account_ids: erased.accounts,
-        person_ids: erased.persons,
+        card_ids: erased.cards.iter().map(|id| id.get()).collect(),
+        account_ids: erased.accounts.iter().map(|id| id.get()).collect(),
+        person_ids: erased.persons.iter().map(|id| id.get()).collect(),
     })))
 }

@@ -16,12 +16,11 @@ use super::bank_link;
 use super::{LOGIN_PATH, account_view, owned_account, status_of};
 use crate::error::ApiError;
 use crate::http::extract::{ApiJsonOrEmpty, Auth, IdPath};
-use crate::link_token;
+use crate::link_token::OpeningPage;
 use crate::paging;
 use crate::return_url;
 use crate::state::AppState;
 use crate::storage::StorageError;
-use crate::storage::card_sessions::NewTokenPage;
 use crate::storage::events::StoredEvent;
 
 /// The expiring event goes this long before the consent runs out.
@@ -93,23 +92,17 @@ pub async fn reauth(
         )));
     }
     let return_url = return_url::for_page(&state, subscriber_id, request.return_url.as_deref()).await?;
-    let token = link_token::new_token();
-    let expires_at = now + i64::try_from(state.config.hosted_session_seconds).unwrap_or(900);
-    let page = NewTokenPage {
-        subscriber_id,
-        token_hash: link_token::hash(&token).to_vec(),
-        created_at: now,
-        expires_at,
-        return_url,
-        labels: row.labels.clone(),
-    };
+    let opening = OpeningPage::new(now, state.config.hosted_session_seconds);
+    let expires_at = opening.expires_at;
+    let url = opening.url(&state.public_url(), LOGIN_PATH, "link");
+    let page = opening.into_token_page(subscriber_id, return_url, row.labels.clone());
     if !state.db.reopen_bank_link(subscriber_id, row.id, page).await? {
         return Err(ApiError::conflict(format!("account {account_id} is no longer linked: start a new link")));
     }
     tracing::info!(account_id = row.id.get(), "bank link reopened in update mode");
     Ok(Json(Success::new(ReauthAccountResponse {
         account_id: row.id.get(),
-        url: format!("{}{LOGIN_PATH}?link={token}", state.public_url()),
+        url,
         expires_at: paging::checked_time(expires_at)?,
     })))
 }

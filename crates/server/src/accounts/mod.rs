@@ -31,15 +31,13 @@ use crate::http::extract::{ApiJson, ApiQuery, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::http::routes::Routes;
 use crate::labels;
-use crate::link_token;
+use crate::link_token::OpeningPage;
 use crate::paging;
 use crate::return_url;
 use crate::simulation::bank;
 use crate::state::AppState;
 use crate::storage::bank_accounts::{BankAccountRow, LinkStatus};
-use crate::storage::card_sessions::NewTokenPage;
-use crate::storage::labels::ACCOUNT as LABELLED;
-use crate::storage::removals;
+use crate::storage::removals::UserObject;
 
 fn no_such_account(account_id: AccountId) -> ApiError {
     ApiError::not_found(format!("no account {account_id} was enrolled by this subscriber"))
@@ -155,12 +153,9 @@ async fn enroll(
     })?;
     let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
     let return_url = return_url::for_page(&state, auth.subscriber_id, request.return_url.as_deref()).await?;
-    let link_token = link_token::new_token();
-    let token_hash = link_token::hash(&link_token);
-    let now = Utc::now().timestamp();
-    let expires_at = now + i64::try_from(state.config.hosted_session_seconds).unwrap_or(900);
-    let expires_at_time = paging::checked_time(expires_at)?;
-    let url = format!("{}{LOGIN_PATH}?link={link_token}", state.public_url());
+    let opening = OpeningPage::new(Utc::now().timestamp(), state.config.hosted_session_seconds);
+    let expires_at_time = paging::checked_time(opening.expires_at)?;
+    let url = opening.url(&state.public_url(), LOGIN_PATH, "link");
     let subscriber_id = auth.subscriber_id;
     let response_url = url.clone();
     let replay = idempotent.replay(move |account_id| EnrollAccountResponse {
@@ -169,14 +164,7 @@ async fn enroll(
         expires_at: expires_at_time,
         status: AccountStatus::Pending,
     });
-    let page = NewTokenPage {
-        subscriber_id,
-        token_hash: token_hash.to_vec(),
-        created_at: now,
-        expires_at,
-        return_url,
-        labels,
-    };
+    let page = opening.into_token_page(subscriber_id, return_url, labels);
     let account_id = state.db.open_bank_link(page, bank.id, replay).await?;
     tracing::info!(account_id = account_id.get(), bank = bank.id, "bank link opened");
     let body = EnrollAccountResponse {
@@ -298,16 +286,8 @@ async fn update(
     let subscriber_id = auth.subscriber_id;
     let read = || owned_account(&state, subscriber_id, account_id);
     let metadata_of: fn(&BankAccountRow) -> &Metadata = |row| &row.labels.metadata;
-    let row = labels::patch_metadata(
-        &state,
-        &LABELLED,
-        subscriber_id,
-        account_id.get(),
-        &request.metadata,
-        read,
-        metadata_of,
-    )
-    .await?;
+    let object = UserObject::Account(account_id);
+    let row = labels::patch_metadata(&state, subscriber_id, object, &request.metadata, read, metadata_of).await?;
     Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
 }
 
@@ -327,7 +307,7 @@ async fn remove(
     auth: Auth,
     IdPath(account_id): IdPath<AccountId>,
 ) -> Result<Json<Success<RemoveAccountResponse>>, ApiError> {
-    if !erasure::erase(&state, auth.subscriber_id, &removals::ACCOUNT, account_id.get()).await? {
+    if !erasure::erase(&state, auth.subscriber_id, UserObject::Account(account_id)).await? {
         return Err(no_such_account(account_id));
     }
     tracing::info!(account_id = account_id.get(), "bank account removed; its bank token revoked");

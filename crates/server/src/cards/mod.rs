@@ -42,8 +42,7 @@ use crate::state::AppState;
 use crate::storage::cards::{CardRow, EnrolledCard, Inserted, NewCard};
 use crate::storage::events::REMOVED;
 use crate::storage::events::StoredEvent;
-use crate::storage::labels::CARD as LABELLED;
-use crate::storage::removals;
+use crate::storage::removals::UserObject;
 use crate::storage::transactions::{ChangedRow, Owner, TransactionRow};
 use crate::versions::{RequestVersion, Shaped};
 use subscriber_protocol::rules::labels::Labels;
@@ -179,7 +178,7 @@ pub async fn enroll_card(
         }
         Inserted::Duplicate(card_id) => Err(ApiError::Conflict {
             message: format!("this card is already enrolled as card {card_id}"),
-            card_id: Some(card_id.get()),
+            card_id: Some(card_id),
             merchant_id: None,
         }),
     }
@@ -348,7 +347,7 @@ async fn update(
     let read = || owned_card(&state, subscriber_id, card_id);
     let metadata_of: fn(&CardRow) -> &Metadata = |row| &row.labels.metadata;
     let row =
-        labels::patch_metadata(&state, &LABELLED, subscriber_id, card_id.get(), &request.metadata, read, metadata_of)
+        labels::patch_metadata(&state, subscriber_id, UserObject::Card(card_id), &request.metadata, read, metadata_of)
             .await?;
     state.card_bodies.forget(card_id);
     Ok(Json(Success::new(card_record(row)?)))
@@ -375,7 +374,7 @@ async fn remove(
     auth: Auth,
     IdPath(card_id): IdPath<CardId>,
 ) -> Result<Json<Success<RemoveCardResponse>>, ApiError> {
-    if !erasure::erase(&state, auth.subscriber_id, &removals::CARD, card_id.get()).await? {
+    if !erasure::erase(&state, auth.subscriber_id, UserObject::Card(card_id)).await? {
         return Err(no_such_card(card_id));
     }
     forget_card(&state, card_id);

@@ -17,11 +17,11 @@ use crate::error::ApiError;
 use crate::http::extract::{ApiJsonOrEmpty, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
 use crate::labels;
-use crate::link_token;
+use crate::link_token::{self, OpeningPage};
 use crate::paging;
 use crate::return_url;
 use crate::state::AppState;
-use crate::storage::card_sessions::{CardSessionRow, NewTokenPage};
+use crate::storage::card_sessions::CardSessionRow;
 use crate::storage::cards::{Inserted, NewCard, SessionEvent};
 use crate::storage::events::StoredEvent;
 
@@ -61,13 +61,9 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
     let return_url = return_url::for_page(&state, auth.subscriber_id, request.return_url.as_deref()).await?;
-    let page_token = link_token::new_token();
-    let token_hash = link_token::hash(&page_token);
-    let now = Utc::now().timestamp();
-    let validity = i64::try_from(state.config.hosted_session_seconds).unwrap_or(900);
-    let expires_at = now + validity;
-    let expires_at_time = paging::checked_time(expires_at)?;
-    let url = format!("{}{PAGE_PATH}?session={page_token}", state.public_url());
+    let opening = OpeningPage::new(Utc::now().timestamp(), state.config.hosted_session_seconds);
+    let expires_at_time = paging::checked_time(opening.expires_at)?;
+    let url = opening.url(&state.public_url(), PAGE_PATH, "session");
     let subscriber_id = auth.subscriber_id;
     let response_url = url.clone();
     let replay = idempotent.replay(move |session_id| CardSessionCreated {
@@ -76,14 +72,7 @@ pub async fn create(
         expires_at: expires_at_time,
         status: CardSessionStatus::Pending,
     });
-    let page = NewTokenPage {
-        subscriber_id,
-        token_hash: token_hash.to_vec(),
-        created_at: now,
-        expires_at,
-        return_url,
-        labels,
-    };
+    let page = opening.into_token_page(subscriber_id, return_url, labels);
     let session_id = state.db.open_card_session(page, replay).await?;
     tracing::info!(session_id = session_id.get(), subscriber_id = subscriber_id.get(), "card-entry page opened");
     let body = CardSessionCreated {

@@ -60,22 +60,22 @@ impl IdempotencyLayer {
 /// A key claimed across instances, released when dropped.
 struct SharedClaim {
     claims: Arc<Claims>,
-    id: i64,
+    lock: i64,
 }
 
 impl SharedClaim {
     /// `None` when another instance is serving the key.
-    async fn take(claims: &Arc<Claims>, id: i64) -> StorageResult<Option<Self>> {
-        let taken = claims.try_claim(id).await?;
-        Ok(taken.then(|| Self { claims: Arc::clone(claims), id }))
+    async fn take(claims: &Arc<Claims>, lock: i64) -> StorageResult<Option<Self>> {
+        let taken = claims.try_claim(lock).await?;
+        Ok(taken.then(|| Self { claims: Arc::clone(claims), lock }))
     }
 }
 
 impl Drop for SharedClaim {
     fn drop(&mut self) {
-        let (claims, id) = (Arc::clone(&self.claims), self.id);
+        let (claims, lock) = (Arc::clone(&self.claims), self.lock);
         if let Ok(runtime) = tokio::runtime::Handle::try_current() {
-            runtime.spawn(async move { claims.release(id).await });
+            runtime.spawn(async move { claims.release(lock).await });
         }
     }
 }
@@ -185,7 +185,7 @@ fn in_progress() -> Response {
 }
 
 /// The claim's lock number: the key, keyed (as everything kept about it), in 64 bits.
-fn claim_id(keys: &Keys, scope: &str, key: &str) -> i64 {
+fn claim_lock(keys: &Keys, scope: &str, key: &str) -> i64 {
     let hash = keys.idempotency_hash(&[b"claim\n", scope.as_bytes(), b"\n", key.as_bytes()]);
     let mut first = [0u8; 8];
     first.copy_from_slice(hash.get(..8).unwrap_or(&[0; 8]));
@@ -297,8 +297,8 @@ async fn serve(
     let _guard = InFlightGuard { set: &in_flight, entry };
     let _shared = match &claims {
         Some(claims) => {
-            let id = claim_id(&state.keys, &scope, &key);
-            let taken = SharedClaim::take(claims, id).await.map_err(|error| ApiError::from(error).into_response())?;
+            let lock = claim_lock(&state.keys, &scope, &key);
+            let taken = SharedClaim::take(claims, lock).await.map_err(|error| ApiError::from(error).into_response())?;
             Some(taken.ok_or_else(in_progress)?)
         }
         None => None,

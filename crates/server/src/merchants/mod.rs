@@ -90,7 +90,7 @@ async fn enroll(
                      (add locations with POST /merchant/location)"
                 ),
                 card_id: None,
-                merchant_id: Some(merchant_id.get()),
+                merchant_id: Some(merchant_id),
             });
         }
     };

@@ -42,9 +42,8 @@ use crate::simulation::identity::IssuedQuestion;
 use crate::state::AppState;
 use crate::storage::StorageError;
 use crate::storage::events::StoredEvent;
-use crate::storage::labels::PERSON as LABELLED;
 use crate::storage::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonRow, QuestionSetRow};
-use crate::storage::removals;
+use crate::storage::removals::UserObject;
 
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(routes!(onboard))
@@ -605,9 +604,15 @@ async fn update(
     let subscriber_id = auth.subscriber_id;
     let read = || owned_person(&state, subscriber_id, person_id);
     let metadata_of: fn(&PersonRow) -> &Metadata = |row| &row.labels.metadata;
-    let person =
-        labels::patch_metadata(&state, &LABELLED, subscriber_id, person_id.get(), &request.metadata, read, metadata_of)
-            .await?;
+    let person = labels::patch_metadata(
+        &state,
+        subscriber_id,
+        UserObject::Person(person_id),
+        &request.metadata,
+        read,
+        metadata_of,
+    )
+    .await?;
     let latest = state.db.latest_question_set(person_id).await?;
     let now = Utc::now().timestamp();
     Ok(Json(Success::new(person_view(state.config.sandbox_seed, person, latest.as_ref(), now)?)))
@@ -629,7 +634,7 @@ async fn remove(
     auth: Auth,
     IdPath(person_id): IdPath<PersonId>,
 ) -> Result<Json<Success<RemovePersonResponse>>, ApiError> {
-    if !erasure::erase(&state, auth.subscriber_id, &removals::PERSON, person_id.get()).await? {
+    if !erasure::erase(&state, auth.subscriber_id, UserObject::Person(person_id)).await? {
         return Err(no_such_person(person_id));
     }
     tracing::info!(person_id = person_id.get(), "person removed");

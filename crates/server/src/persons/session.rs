@@ -13,7 +13,7 @@ use super::{identity_source, owned_person};
 use crate::error::ApiError;
 use crate::http::extract::{ApiJsonOrEmpty, Auth, IdPath};
 use crate::http::idempotency::Idempotent;
-use crate::link_token;
+use crate::link_token::OpeningPage;
 use crate::paging;
 use crate::return_url;
 use crate::state::AppState;
@@ -56,11 +56,9 @@ pub async fn create(
         return Err(ApiError::conflict(format!("person {person_id} is already verified")));
     }
     let return_url = return_url::for_page(&state, subscriber_id, request.return_url.as_deref()).await?;
-    let page_token = link_token::new_token();
-    let now = Utc::now().timestamp();
-    let expires_at = now + i64::try_from(state.config.hosted_session_seconds).unwrap_or(900);
-    let expires_at_time = paging::checked_time(expires_at)?;
-    let url = format!("{}{PAGE_PATH}?session={page_token}", state.public_url());
+    let opening = OpeningPage::new(Utc::now().timestamp(), state.config.hosted_session_seconds);
+    let expires_at_time = paging::checked_time(opening.expires_at)?;
+    let url = opening.url(&state.public_url(), PAGE_PATH, "session");
     let response_url = url.clone();
     let replay = idempotent.replay(move |session_id| PersonSessionResponse {
         session_id,
@@ -71,9 +69,9 @@ pub async fn create(
     let page = NewPersonSession {
         subscriber_id,
         person_id,
-        token_hash: link_token::hash(&page_token).to_vec(),
-        created_at: now,
-        expires_at,
+        token_hash: opening.token_hash,
+        created_at: opening.created_at,
+        expires_at: opening.expires_at,
         return_url,
     };
     let session_id = state.db.open_person_session(page, replay).await?;

@@ -28,16 +28,16 @@ impl Claims {
 
     /// Without PostgreSQL there are never claims to share.
     #[cfg(not(feature = "postgres"))]
-    pub async fn try_claim(&self, _id: i64) -> StorageResult<bool> {
+    pub async fn try_claim(&self, _lock: i64) -> StorageResult<bool> {
         Ok(true)
     }
 
     #[cfg(not(feature = "postgres"))]
-    pub async fn release(&self, _id: i64) {}
+    pub async fn release(&self, _lock: i64) {}
 
-    /// Claims `id`; `false` when another instance holds it.
+    /// Takes the advisory lock numbered `lock`; `false` when another instance holds it.
     #[cfg(feature = "postgres")]
-    pub async fn try_claim(&self, id: i64) -> StorageResult<bool> {
+    pub async fn try_claim(&self, lock: i64) -> StorageResult<bool> {
         let Database::Postgres(db) = &*self.store.backend else { return Ok(true) };
         let limit = db.timeouts().statement;
         // Claims wait for each other here, within the statement limit: a hung session holds
@@ -49,7 +49,7 @@ impl Claims {
             *session = Some(db.connect_own().await?);
         }
         let Some(client) = session.as_ref() else { return Ok(false) };
-        match tokio::time::timeout(limit, client.query_one("SELECT pg_try_advisory_lock($1)", &[&id])).await {
+        match tokio::time::timeout(limit, client.query_one("SELECT pg_try_advisory_lock($1)", &[&lock])).await {
             Ok(Ok(row)) => Ok(row.try_get(0)?),
             Ok(Err(error)) => {
                 *session = None;
@@ -63,15 +63,15 @@ impl Claims {
         }
     }
 
-    /// Ends the claim on `id` (a connection lost since has ended it already).
+    /// Ends the claim on `lock` (a connection lost since has ended it already).
     #[cfg(feature = "postgres")]
-    pub async fn release(&self, id: i64) {
+    pub async fn release(&self, lock: i64) {
         let Database::Postgres(db) = &*self.store.backend else { return };
         let limit = db.timeouts().statement;
         let Ok(mut session) = tokio::time::timeout(limit, self.session.lock()).await else { return };
         if let Some(client) = session.as_ref()
             && !matches!(
-                tokio::time::timeout(limit, client.query_one("SELECT pg_advisory_unlock($1)", &[&id])).await,
+                tokio::time::timeout(limit, client.query_one("SELECT pg_advisory_unlock($1)", &[&lock])).await,
                 Ok(Ok(_))
             )
         {

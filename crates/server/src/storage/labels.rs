@@ -5,6 +5,7 @@ use super::rows::bank_accounts::{BankAccountRow, COLUMNS as ACCOUNT_COLUMNS};
 use super::rows::cards::{COLUMNS as CARD_COLUMNS, CardRow};
 use super::rows::labels::Metadata;
 use super::rows::persons::{COLUMNS as PERSON_COLUMNS, PersonRow};
+use super::rows::removals::UserObject;
 use super::sql::{Sql, args, sql};
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::SubscriberId;
@@ -42,9 +43,18 @@ macro_rules! labelled {
     };
 }
 
-labelled! { pub static CARD = "cards"; }
-labelled! { pub static ACCOUNT = "bank_accounts"; }
-labelled! { pub static PERSON = "persons"; }
+labelled! { static CARD = "cards"; }
+labelled! { static ACCOUNT = "bank_accounts"; }
+labelled! { static PERSON = "persons"; }
+
+/// How an object of this kind takes a `PATCH`'s pairs.
+fn labelled(object: UserObject) -> &'static Labelled {
+    match object {
+        UserObject::Card(_) => &CARD,
+        UserObject::Account(_) => &ACCOUNT,
+        UserObject::Person(_) => &PERSON,
+    }
+}
 
 /// One user's objects, newest first.
 #[derive(Debug, Default)]
@@ -60,11 +70,11 @@ impl Store {
     #[cfg_attr(not(feature = "postgres"), allow(unused_variables))]
     pub async fn merge_metadata(
         &self,
-        kind: &'static Labelled,
         subscriber_id: SubscriberId,
-        id: i64,
+        object: UserObject,
         patch: &Metadata,
     ) -> StorageResult<bool> {
+        let kind = labelled(object);
         let pairs: serde_json::Map<String, serde_json::Value> = patch
             .iter()
             .map(|(key, value)| {
@@ -72,7 +82,7 @@ impl Store {
                 (key.clone(), value)
             })
             .collect();
-        let args = args![subscriber_id, id, serde_json::Value::Object(pairs).to_string()];
+        let args = args![subscriber_id, object.id(), serde_json::Value::Object(pairs).to_string()];
         let changed = dispatch!(self,
             db => db.write(move |connection| sqlite::rows::execute(connection, kind.sqlite, rusqlite::params_from_iter(&args))).await,
             db => postgres::rows::execute(&*db.client().await?, kind.postgres, &postgres::rows::bound(&args)).await,

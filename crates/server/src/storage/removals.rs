@@ -5,29 +5,27 @@ use super::notices::Change;
 use super::rows::events::StoredEvent;
 use super::rows::transactions::Owner;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::{CardId, SubscriberId};
+use subscriber_protocol::SubscriberId;
 
-pub use super::rows::removals::{ACCOUNT, CARD, Erased, PERSON, Removal, RemovedEvent};
+pub use super::rows::removals::{Erased, RemovedEvent, UserObject};
 
 impl Store {
-    /// Erases the subscriber's object `id` of `removal`'s kind and records `event`, in one
-    /// write; `false` (nothing changed) when there is no such object of the subscriber's. A
-    /// removed card is announced to the other instances: what they keep of it goes and its
-    /// streams end.
+    /// Erases the subscriber's `object` and records `event`, in one write; `false` (nothing
+    /// changed) when there is no such object of the subscriber's. A removed card is announced
+    /// to the other instances: what they keep of it goes and its streams end.
     pub async fn remove(
         &self,
-        removal: &'static Removal,
         subscriber_id: SubscriberId,
-        id: i64,
+        object: UserObject,
         event: StoredEvent,
         now: i64,
     ) -> StorageResult<bool> {
         let removed = dispatch!(self,
-            db => db.write(move |connection| sqlite::removals::remove(connection, removal, subscriber_id, id, event, now)).await,
-            db => postgres::removals::remove(db, removal, subscriber_id, id, event, now).await,
+            db => db.write(move |connection| sqlite::removals::remove(connection, subscriber_id, object, event, now)).await,
+            db => postgres::removals::remove(db, subscriber_id, object, event, now).await,
         )?;
-        if removed && std::ptr::eq(removal, &CARD) {
-            self.announce(&Change::Removed(Owner::Card(CardId(id))));
+        if let (true, UserObject::Card(card_id)) = (removed, object) {
+            self.announce(&Change::Removed(Owner::Card(card_id)));
         }
         Ok(removed)
     }
@@ -47,7 +45,7 @@ impl Store {
             db => postgres::removals::remove_user(db, subscriber_id, client_user_id, event_of, now).await,
         )?;
         for card_id in &erased.cards {
-            self.announce(&Change::Removed(Owner::Card(CardId(*card_id))));
+            self.announce(&Change::Removed(Owner::Card(*card_id)));
         }
         Ok(erased)
     }

@@ -8,9 +8,9 @@ use super::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
+use subscriber_protocol::{AttemptId, EventId};
 
 use super::rows::webhooks::{ATTEMPTS, NEXT_DUE};
 pub use super::rows::webhooks::{
@@ -266,10 +266,10 @@ impl Store {
     pub async fn delivery_attempts(
         &self,
         webhook_id: WebhookId,
-        before: Option<i64>,
+        before: Option<AttemptId>,
         limit: u32,
     ) -> StorageResult<Vec<LoggedAttempt>> {
-        self.fetch_all(&ATTEMPTS, args![webhook_id, before.unwrap_or(i64::MAX), limit]).await
+        self.fetch_all(&ATTEMPTS, args![webhook_id, before.unwrap_or(AttemptId(i64::MAX)), limit]).await
     }
 
     /// Claims up to `ask.slots` deliveries due at `ask.now_ms` until `ask.claim_until`: of

@@ -21,11 +21,11 @@ use chrono::Utc;
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
-use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
 use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::webhook_signature::SECRET_PREFIX;
+use subscriber_protocol::{AttemptId, SubscriberId};
 use subscriber_protocol::{
     CreateWebhookRequest, DeliveryStatus, DroppedDeliveries, Environment, ErrorBody, RecoverWebhookRequest, Success,
     UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueue,
@@ -473,7 +473,7 @@ async fn deliveries(
     let mut validation = Validation::new();
     let limit = paging::page_limit(query.limit, &mut validation);
     let before = query.cursor.as_deref().filter(|cursor| !cursor.is_empty()).and_then(|cursor| {
-        let id = cursor.parse::<i64>().ok().filter(|id| *id > 0);
+        let id = cursor.parse::<AttemptId>().ok().filter(|id| id.get() > 0);
         if id.is_none() {
             validation.reject("cursor", "is not a cursor this service issued: pass next_cursor from the previous page");
         }

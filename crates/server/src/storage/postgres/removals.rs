@@ -9,7 +9,7 @@ use super::{Client, Database, LOCK_SUBSCRIBERS, execute, prepare_all, query, que
 use crate::storage::StorageResult;
 use crate::storage::notices::Change;
 use crate::storage::rows::events::StoredEvent;
-use crate::storage::rows::removals::{Erased, OF_A_USER, Removal, RemovedEvent};
+use crate::storage::rows::removals::{Erased, OF_A_USER, RemovedEvent, UserObject};
 
 /// The events of the subscriber whose JSON data names the object (`$3` the key).
 const NAMED_EVENTS: &str = "DELETE FROM events
@@ -22,12 +22,12 @@ const NAMED_EVENTS: &str = "DELETE FROM events
 /// `false` (nothing changed) when it is not the subscriber's.
 pub async fn remove(
     db: &Database,
-    removal: &'static Removal,
     subscriber_id: SubscriberId,
-    id: i64,
+    object: UserObject,
     event: StoredEvent,
     now: i64,
 ) -> StorageResult<bool> {
+    let (removal, id) = (object.removal(), object.id());
     let queued = db
         .write_again(move |client| {
             let event = event.clone();
@@ -43,7 +43,7 @@ pub async fn remove(
                 if owned?.is_none() {
                     return Ok(None);
                 }
-                erase(client, removal, subscriber_id, id, &event, now).await.map(Some)
+                erase(client, subscriber_id, object, &event, now).await.map(Some)
             }
             .boxed()
         })
@@ -78,9 +78,9 @@ pub async fn remove_user(
                 for removal in OF_A_USER {
                     let rows = query(client, removal.of_user.numbered(), &[&subscriber_id, &client_user_id]).await?;
                     for row in rows {
-                        let id: i64 = row.try_get(0)?;
-                        queued += erase(client, removal, subscriber_id, id, &event_of(removal, id), now).await?;
-                        erased.of(removal).push(id);
+                        let object = (removal.object)(row.try_get(0)?);
+                        queued += erase(client, subscriber_id, object, &event_of(object), now).await?;
+                        erased.push(object);
                     }
                 }
                 Ok((erased, queued))
@@ -98,12 +98,12 @@ pub async fn remove_user(
 /// records its event (one more); the deliveries queued for it.
 async fn erase(
     client: &Client,
-    removal: &'static Removal,
     subscriber_id: SubscriberId,
-    id: i64,
+    object: UserObject,
     event: &StoredEvent,
     now: i64,
 ) -> StorageResult<i64> {
+    let (removal, id) = (object.removal(), object.id());
     let params: [&(dyn ToSql + Sync); 2] = [&subscriber_id, &id];
     let mut sqls = vec![NAMED_EVENTS];
     sqls.extend(removal.erase.iter().map(|sql| sql.numbered()));

@@ -139,7 +139,8 @@ integer_ids!(
     CardSessionId,
     PersonSessionId,
     QuestionSetId,
-    DirectoryEntryId
+    DirectoryEntryId,
+    AttemptId
 );
 
 /// Unsigned numbers are kept as 64-bit integers: read back in range, or the data is not valid.

@@ -10,6 +10,37 @@
 //! writes that one statement (`named_by` is the data's key).
 
 use crate::storage::sql::{Sql, sql};
+use subscriber_protocol::{AccountId, CardId, PersonId};
+
+/// One of the objects a subscriber makes for its users (`clientUserId`), which it labels and
+/// removes: its kind and its id together, so a kind's statements only ever run with an id of
+/// that kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UserObject {
+    Card(CardId),
+    Account(AccountId),
+    Person(PersonId),
+}
+
+impl UserObject {
+    /// What erasing it takes.
+    pub fn removal(self) -> &'static Removal {
+        match self {
+            Self::Card(_) => &CARD,
+            Self::Account(_) => &ACCOUNT,
+            Self::Person(_) => &PERSON,
+        }
+    }
+
+    /// Its id as its removal's statements take it (`$2`) and events' data names it.
+    pub fn id(self) -> i64 {
+        match self {
+            Self::Card(id) => id.get(),
+            Self::Account(id) => id.get(),
+            Self::Person(id) => id.get(),
+        }
+    }
+}
 
 /// One kind of removal.
 pub struct Removal {
@@ -24,6 +55,8 @@ pub struct Removal {
     /// The ids of the subscriber's (`$1`) objects of this kind that its user `$2`
     /// (`clientUserId`) has, oldest first.
     pub of_user: &'static Sql,
+    /// The object of this kind with an id [`Removal::of_user`] read.
+    pub object: fn(i64) -> UserObject,
 }
 
 sql! { static CARDS_OF_USER = "SELECT id FROM cards WHERE subscriber_id = $1 AND client_user_id = $2 ORDER BY id"; }
@@ -79,6 +112,7 @@ pub static CARD: Removal = Removal {
     ],
     named_by: "cardId",
     of_user: &CARDS_OF_USER,
+    object: |id| UserObject::Card(CardId(id)),
 };
 
 sql! { static ACCOUNT_OWNED = "SELECT id FROM bank_accounts WHERE id = $2 AND subscriber_id = $1"; }
@@ -94,6 +128,7 @@ pub static ACCOUNT: Removal = Removal {
     erase: &[&ACCOUNT_ROW],
     named_by: "accountId",
     of_user: &ACCOUNTS_OF_USER,
+    object: |id| UserObject::Account(AccountId(id)),
 };
 sql! {
     static ACCOUNTS_OF_USER =
@@ -116,6 +151,7 @@ pub static PERSON: Removal = Removal {
     erase: &[&PERSON_QUESTIONS, &PERSON_SESSIONS, &PERSON_ROW],
     named_by: "personId",
     of_user: &PERSONS_OF_USER,
+    object: |id| UserObject::Person(PersonId(id)),
 };
 sql! { static PERSONS_OF_USER = "SELECT id FROM persons WHERE subscriber_id = $1 AND client_user_id = $2 ORDER BY id"; }
 
@@ -126,26 +162,35 @@ pub static OF_A_USER: [&Removal; 3] = [&CARD, &ACCOUNT, &PERSON];
 /// What [`OF_A_USER`] erased, by kind, in its order.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct Erased {
-    pub cards: Vec<i64>,
-    pub accounts: Vec<i64>,
-    pub persons: Vec<i64>,
+    pub cards: Vec<CardId>,
+    pub accounts: Vec<AccountId>,
+    pub persons: Vec<PersonId>,
 }
 
 impl Erased {
-    /// The list of `removal`'s kind.
-    pub fn of(&mut self, removal: &Removal) -> &mut Vec<i64> {
-        if std::ptr::eq(removal, &CARD) {
-            &mut self.cards
-        } else if std::ptr::eq(removal, &ACCOUNT) {
-            &mut self.accounts
-        } else {
-            &mut self.persons
+    /// Adds an erased object to the list of its kind.
+    pub fn push(&mut self, object: UserObject) {
+        match object {
+            UserObject::Card(id) => self.cards.push(id),
+            UserObject::Account(id) => self.accounts.push(id),
+            UserObject::Person(id) => self.persons.push(id),
         }
+    }
+
+    /// Every object erased, cards first.
+    pub fn objects(&self) -> impl Iterator<Item = UserObject> + '_ {
+        let cards = self.cards.iter().copied().map(UserObject::Card);
+        let accounts = self.accounts.iter().copied().map(UserObject::Account);
+        cards.chain(accounts).chain(self.persons.iter().copied().map(UserObject::Person))
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.cards.is_empty() && self.accounts.is_empty() && self.persons.is_empty()
     }
 }
 
-/// The `*.removed` event of an object of a kind.
-pub type RemovedEvent = Box<dyn Fn(&'static Removal, i64) -> super::events::StoredEvent + Send + Sync>;
+/// The `*.removed` event of an erased object.
+pub type RemovedEvent = Box<dyn Fn(UserObject) -> super::events::StoredEvent + Send + Sync>;
 
 #[cfg(test)]
 mod tests {
@@ -160,6 +205,16 @@ mod tests {
                 let text = sql.numbered();
                 assert!(text.contains("$1") && text.contains("$2"), "{}: {text}", removal.noun);
             }
+        }
+    }
+
+    /// An object read back of a user's is of the kind whose statement read it.
+    #[test]
+    fn each_kind_makes_its_own_objects() {
+        for removal in OF_A_USER {
+            let object = (removal.object)(7);
+            assert!(std::ptr::eq(object.removal(), removal), "{}", removal.noun);
+            assert_eq!(object.id(), 7);
         }
     }
 }

@@ -3,9 +3,9 @@
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
-use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
+use subscriber_protocol::{AttemptId, EventId};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebhookRow {
@@ -70,7 +70,7 @@ pub struct AttemptEntry {
 /// A logged attempt, with the event's type.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggedAttempt {
-    pub id: i64,
+    pub id: AttemptId,
     pub event_id: EventId,
     pub event_type: String,
     pub entry: AttemptEntry,

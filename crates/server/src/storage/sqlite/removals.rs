@@ -4,7 +4,7 @@ use subscriber_protocol::SubscriberId;
 use super::events::record_other;
 use crate::storage::StorageResult;
 use crate::storage::rows::events::StoredEvent;
-use crate::storage::rows::removals::{Erased, OF_A_USER, Removal, RemovedEvent};
+use crate::storage::rows::removals::{Erased, OF_A_USER, RemovedEvent, UserObject};
 
 /// The events of the subscriber whose JSON data names the object (`$3` the key, with no
 /// quoting to do: the keys are the catalogue's own camel-case names).
@@ -17,12 +17,12 @@ const NAMED_EVENTS: &str = "DELETE FROM events
 /// changed) when it is not the subscriber's.
 pub fn remove(
     connection: &Connection,
-    removal: &Removal,
     subscriber_id: SubscriberId,
-    id: i64,
+    object: UserObject,
     event: StoredEvent,
     now: i64,
 ) -> StorageResult<bool> {
+    let (removal, id) = (object.removal(), object.id());
     let owned = connection.prepare_cached(removal.owned.sqlite())?.exists(params![subscriber_id, id])?;
     if !owned {
         return Ok(false);
@@ -50,9 +50,9 @@ pub fn remove_user(
             .prepare_cached(removal.of_user.sqlite())?
             .query_map(params![subscriber_id, client_user_id], |row| row.get::<_, i64>(0))?
             .collect::<Result<Vec<_>, _>>()?;
-        for id in ids {
-            if remove(connection, removal, subscriber_id, id, event_of(removal, id), now)? {
-                erased.of(removal).push(id);
+        for object in ids.into_iter().map(removal.object) {
+            if remove(connection, subscriber_id, object, event_of(object), now)? {
+                erased.push(object);
             }
         }
     }
