@@ -61,6 +61,18 @@ class Server:
         status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
         return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
 
+    def rss_parts_kib(self):
+        """The server's memory (RSS) as its own (anonymous) and mapped files' pages (SQLite maps
+        its database file: those pages are the kernel's cache, shared and given back at need)."""
+        status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
+        return tuple(int(re.search(rf"{name}:\s+(\d+)", status).group(1)) for name in ("RssAnon", "RssFile"))
+
+    def cpu_seconds(self):
+        """CPU time the server used so far, user and system (a cost per request that does not
+        depend on how the machine's cores were shared with the load generator)."""
+        fields = pathlib.Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self):
         self.process.terminate()
         try:

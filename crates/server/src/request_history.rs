@@ -29,6 +29,8 @@ use crate::storage::{StorageResult, Store};
 /// unrecorded (and the log says so).
 const WAITING_AT_MOST: usize = 65_536;
 const WAITING_BYTES_AT_MOST: usize = 64 * 1024 * 1024;
+/// Requests masked and written together, at most.
+const WRITE_CHUNK: usize = 2_048;
 /// The writer writes at most this often: one batch in one transaction, not one per request
 /// (a busy service's requests would otherwise each cost a commit and two thread hand-offs).
 const WRITE_EVERY: Duration = Duration::from_millis(100);
@@ -148,11 +150,21 @@ impl RequestHistory {
     /// Writes what waits (masked), then brings within bounds the subscribers due for it.
     pub async fn flush(&self, db: &Store) -> StorageResult<()> {
         let _writing = self.writing.lock().await;
-        let batch = std::mem::take(&mut *self.waiting.lock()).requests;
-        if batch.is_empty() {
-            return Ok(());
+        let mut waiting = std::mem::take(&mut *self.waiting.lock()).requests.into_iter();
+        loop {
+            // A chunk at a time: what a busy service's writer holds at once (the requests, their
+            // masked copies and the statement's arguments) stays small, whatever waited.
+            let chunk: Vec<Answered> = waiting.by_ref().take(WRITE_CHUNK).collect();
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            self.write_chunk(db, chunk).await?;
         }
-        let records: Vec<RequestRecord> = tokio::task::spawn_blocking(move || batch.into_iter().map(masked).collect())
+    }
+
+    /// Masks and writes `chunk`, then brings within bounds the subscribers due for it.
+    async fn write_chunk(&self, db: &Store, chunk: Vec<Answered>) -> StorageResult<()> {
+        let records: Vec<RequestRecord> = tokio::task::spawn_blocking(move || chunk.into_iter().map(masked).collect())
             .await
             .map_err(crate::storage::StorageError::from)?;
         let mut due = Vec::new();

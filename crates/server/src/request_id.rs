@@ -16,14 +16,16 @@ pub fn current_request_id() -> Option<String> {
     REQUEST_ID.try_with(Clone::clone).ok()
 }
 
-/// The caller's `X-Request-Id` when it is a sensible id, else a fresh one.
+/// The caller's `X-Request-Id` when it is a sensible id, else a fresh one: time-ordered (UUID
+/// version 7), so the request history's index by id grows at its end instead of being written
+/// all over at every batch.
 pub fn of_request(headers: &HeaderMap) -> String {
     headers
         .get(&REQUEST_ID_HEADER)
         .and_then(|value| value.to_str().ok())
         .filter(|id| is_acceptable(id))
         .map(str::to_owned)
-        .unwrap_or_else(|| format!("req_{}", uuid::Uuid::new_v4().simple()))
+        .unwrap_or_else(|| format!("req_{}", uuid::Uuid::now_v7().simple()))
 }
 
 /// Runs `work` with `request_id` as the current request's id.
