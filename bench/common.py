@@ -57,15 +57,18 @@ class Server:
         if not self.base_url:
             raise RuntimeError("server did not start:\n" + "".join(self.log[-30:]))
 
-    def rss_kib(self):
+    def status_kib(self, *names):
+        """The server's `/proc/<pid>/status` figures `names`, in KiB."""
         status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(re.search(r"VmRSS:\s+(\d+)", status).group(1))
+        return tuple(int(re.search(rf"{name}:\s+(\d+)", status).group(1)) for name in names)
+
+    def rss_kib(self):
+        return self.status_kib("VmRSS")[0]
 
     def rss_parts_kib(self):
         """The server's memory (RSS) as its own (anonymous) and mapped files' pages (SQLite maps
         its database file: those pages are the kernel's cache, shared and given back at need)."""
-        status = pathlib.Path(f"/proc/{self.process.pid}/status").read_text()
-        return tuple(int(re.search(rf"{name}:\s+(\d+)", status).group(1)) for name in ("RssAnon", "RssFile"))
+        return self.status_kib("RssAnon", "RssFile")
 
     def cpu_seconds(self):
         """CPU time the server used so far, user and system (a cost per request that does not

@@ -2,6 +2,8 @@
 //! whatever separates its digits, control characters cannot forge a log line, and the text is
 //! bounded. A leaf: the request log, the access log and the error messages all use it.
 
+use std::borrow::Cow;
+
 /// The most of a client's path that is kept (the request log, the access log).
 pub const PATH_MAX_BYTES: usize = 1024;
 
@@ -21,12 +23,17 @@ pub fn client_path(path: &str) -> String {
 /// anything that is not a letter: spaces of any kind, tabs, newlines, commas, colons,
 /// semicolons, dots, dashes, slashes, plus signs, raw or percent-encoded (once or more).
 /// Digits of any script count (a full-width `４` is a digit too).
-pub fn mask_card_numbers(text: &str) -> String {
-    // Most text has no run of 12 digits at all (ids, amounts, dates): said at once, on bytes.
+pub fn mask_card_numbers(text: &str) -> Cow<'_, str> {
+    // Most text has no run of 12 digits at all (ids, amounts, dates): said at once, on bytes,
+    // and given back as it is, no copy.
     if text.is_ascii() && !text.contains('%') {
-        return if has_long_ascii_run(text.as_bytes()) { mask_ascii_card_numbers(text) } else { text.to_owned() };
+        return if has_long_ascii_run(text.as_bytes()) {
+            Cow::Owned(mask_ascii_card_numbers(text))
+        } else {
+            Cow::Borrowed(text)
+        };
     }
-    mask_decoded_card_numbers(&percent_decoded(text))
+    Cow::Owned(mask_decoded_card_numbers(&percent_decoded(text)))
 }
 
 /// [`mask_card_numbers`] on text already percent-decoded, by characters (any script).
@@ -235,7 +242,7 @@ pub fn body(bytes: &[u8], max: usize) -> MaskedBody {
     }
     let kept = &bytes[..bytes.len().min(max)];
     let text = match std::str::from_utf8(kept) {
-        Ok(text) => std::borrow::Cow::Borrowed(text),
+        Ok(text) => Cow::Borrowed(text),
         // Cut inside a character: the whole characters before it.
         Err(error) if error.error_len().is_none() => String::from_utf8_lossy(&kept[..error.valid_up_to()]),
         Err(_) => String::from_utf8_lossy(kept),
@@ -270,7 +277,7 @@ fn mask_json(value: &mut serde_json::Value) {
                 *text = mask_link(text);
             }
             if text.chars().filter(|character| character.is_numeric()).count() >= MASKED_RUN {
-                *text = mask_card_numbers(text);
+                *text = mask_card_numbers(text).into_owned();
             }
         }
         Value::Number(number) => {
@@ -322,10 +329,6 @@ pub fn mask_link(link: &str) -> String {
 
 /// Text masked: card numbers, and the value after each secret field's name.
 pub fn mask_text(text: &str) -> String {
-    // Most text kept is ASCII with no card number in it (a read's answer): one look, no copy.
-    if text.is_ascii() && !text.contains('%') && !has_long_ascii_run(text.as_bytes()) {
-        return mask_values_ascii(text);
-    }
     let masked = mask_card_numbers(text);
     if masked.is_ascii() { mask_values_ascii(&masked) } else { mask_values(&masked) }
 }

@@ -427,6 +427,43 @@ mod tests {
         assert!(RequestHistory::new(Duration::from_secs(1)).is_on());
     }
 
+    /// More than a chunk waiting: every request is written, in order, once, and nothing waits.
+    #[tokio::test]
+    async fn what_waits_beyond_a_chunk_is_written_whole() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let store = Store::open(&dir.path().join("history.sqlite3").into()).await.expect("a database");
+        let history = RequestHistory::new(Duration::from_secs(60));
+        let waiting = WRITE_CHUNK * 2 + 5;
+        for index in 0..waiting {
+            history.record(Answered {
+                subscriber_id: SubscriberId(1),
+                request_id: format!("req_{index}"),
+                method: "GET".to_owned(),
+                route: None,
+                path: "/subscriber".to_owned(),
+                query: None,
+                status: 200,
+                code: None,
+                latency_ms: 1.0,
+                at_ms: 1_000,
+                request_body: None,
+                response_body: Some(Bytes::from_static(b"{}")),
+            });
+        }
+        history.flush(&store).await.expect("written");
+        assert!(history.waiting.lock().requests.is_empty());
+        let mut written = Vec::new();
+        let mut filter = crate::storage::request_history::RequestFilter::default();
+        loop {
+            let page = store.requests(SubscriberId(1), filter.clone(), 1_000).await.expect("read");
+            let Some(last) = page.last() else { break };
+            filter.before_seq = Some(last.seq);
+            written.extend(page.into_iter().map(|request| request.record.request_id));
+        }
+        let expected: Vec<String> = (0..waiting).rev().map(|index| format!("req_{index}")).collect();
+        assert_eq!(written, expected, "every request once, newest first");
+    }
+
     #[test]
     fn the_ids_of_a_request_are_found_in_its_path_query_and_bodies() {
         let mut ids = Ids::default();
