@@ -110,6 +110,14 @@ export function latestOnly<I, O>(
   };
 }
 
+/** A form's submit handler that stays on the page and does `action` instead (a search, a retry). */
+export function submitWith(action: () => void): (event: SubmitEvent) => void {
+  return (event) => {
+    event.preventDefault();
+    action();
+  };
+}
+
 /** A number typed in a field, `undefined` when the field is empty, `NaN` when it is not a number. */
 export function optionalNumber(text: string | number | null | undefined): number | undefined {
   if (text === null || text === undefined) return undefined;
