@@ -14,6 +14,16 @@ import LabelChips from "./LabelChips.svelte";
 import { sampleTransaction } from "../fixtures.test-helpers";
 
 describe("ErrorNote", () => {
+  /** The error of a service that does not answer. */
+  const unreachable = () =>
+    new ApiError({
+      code: "unreachable",
+      message: "the service cannot be reached",
+      requestId: null,
+      status: null,
+      details: [],
+    });
+
   it("says the message on one line, with the code, status and request id behind Details", async () => {
     const error = new ApiError({
       code: "invalid_credentials",
@@ -34,28 +44,14 @@ describe("ErrorNote", () => {
 
   it("makes an unreachable service its own state with a retry", async () => {
     const onRetry = vi.fn();
-    const error = new ApiError({
-      code: "unreachable",
-      message: "the service cannot be reached",
-      requestId: null,
-      status: null,
-      details: [],
-    });
-    render(ErrorNote, { error, onRetry });
+    render(ErrorNote, { error: unreachable(), onRetry });
     expect(screen.getByTestId("unreachable")).toHaveTextContent("The service cannot be reached");
     await fireEvent.click(screen.getByRole("button", { name: "Retry" }));
     expect(onRetry).toHaveBeenCalledOnce();
   });
 
   it("says an unreachable service on one line in a form, the why behind Details", async () => {
-    const error = new ApiError({
-      code: "unreachable",
-      message: "the service cannot be reached",
-      requestId: null,
-      status: null,
-      details: [],
-    });
-    render(ErrorNote, { error, compact: true });
+    render(ErrorNote, { error: unreachable(), compact: true });
     expect(screen.getByTestId("unreachable")).toHaveTextContent("The service cannot be reached");
     expect(screen.queryByTestId("unreachable-details")).toBeNull();
     await fireEvent.click(screen.getByRole("button", { name: "Details" }));
