@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { By, Key, click, find, launch, screenshot, signUpOnSandbox, text, type, waitFor, toastSaying } from "./harness.mjs";
+import { By, Key, callService, click, find, launch, screenshot, signUpOnSandbox, text, type, waitFor, toastSaying } from "./harness.mjs";
 
 const run = promisify(execFile);
 const email = `e2e-desktop-${Date.now()}@example.com`;
@@ -81,19 +81,9 @@ function notifications() {
     });
 }
 
-async function service(method, path, body, token) {
-  const response = await fetch(`${serviceUrl}${path}`, {
-    method,
-    headers: {
-      "Content-Type": "application/json",
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      ...app.sandboxHeaders,
-    },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  const answer = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${answer}`);
-  return JSON.parse(answer);
+/** The service's API beside the app, as the account of `token` when given. */
+function service(method, path, body, token) {
+  return callService({ app, serviceUrl, token }, method, path, body);
 }
 
 before(async () => {

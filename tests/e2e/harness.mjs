@@ -1,6 +1,7 @@
 // Starts the real dashboard under tauri-driver (which runs WebKitWebDriver) and hands back a
 // selenium-webdriver session. Stops tauri-driver with SIGTERM: SIGKILL would leave
 // WebKitWebDriver holding its port.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -270,6 +271,25 @@ export async function waitFor(session, what, condition, timeoutMs = 15_000) {
       return false;
     }
   }, timeoutMs, what);
+}
+
+/** The service's API as a program of the person's calls it beside the app (with the launch's
+ *  secret, `app.sandboxHeaders`): `method` `path` at `serviceUrl`, `body` sent as JSON, as the
+ *  account of `token` when there is one. The answer's JSON; an error status fails the test with
+ *  what the service said. */
+export async function callService({ app, serviceUrl, token }, method, path, body) {
+  const response = await fetch(`${serviceUrl}${path}`, {
+    method,
+    headers: {
+      "Content-Type": "application/json",
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+      ...app.sandboxHeaders,
+    },
+    body: body == null ? undefined : JSON.stringify(body),
+  });
+  const answer = await response.text();
+  assert.ok(response.ok, `${method} ${path}: ${response.status} ${answer}`);
+  return JSON.parse(answer);
 }
 
 /** Connects to the embedded sandbox and signs up with `email`: ends on the sign-up's done page,

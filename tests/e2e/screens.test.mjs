@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import { assertAccessible } from "./a11y.mjs";
-import { By, choose, click, erase, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
+import { By, callService, choose, click, erase, find, launch, screenshot, text, type, waitFor } from "./harness.mjs";
 import { PersonBrowser } from "./person.mjs";
 
 const email = `e2e-screens-${Date.now()}@example.com`;
@@ -46,19 +46,8 @@ async function settled(what) {
 }
 
 /** The service's API as an integration calls it (beside the app: with the launch's secret). */
-async function service(method, path, body) {
-  const response = await fetch(`${serviceUrl}${path}`, {
-    method,
-    headers: {
-      "Content-Type": "application/json",
-      ...app.sandboxHeaders,
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const answer = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${answer}`);
-  return JSON.parse(answer);
+function service(method, path, body) {
+  return callService({ app, serviceUrl, token }, method, path, body);
 }
 
 async function shot(name) {

@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { Key } from "selenium-webdriver";
-import { By, choose, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox, toastSaying } from "./harness.mjs";
+import { By, callService, choose, click, find, launch, screenshot, text, type, waitFor, signUpOnSandbox, toastSaying } from "./harness.mjs";
 import { PersonBrowser } from "./person.mjs";
 
 const email = `secure-${Date.now()}@example.com`;
@@ -32,19 +32,8 @@ after(async () => {
 });
 
 /** The service's API as a program (the test's own sign-in), for the sandbox's answers. */
-async function service(method, path, body) {
-  const response = await fetch(`${serviceUrl}${path}`, {
-    method,
-    headers: {
-      "Content-Type": "application/json",
-      ...(token ? { Authorization: `Bearer ${token}` } : {}),
-      ...app.sandboxHeaders,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  assert.ok(response.ok, `${method} ${path}: ${response.status} ${text}`);
-  return JSON.parse(text);
+function service(method, path, body) {
+  return callService({ app, serviceUrl, token }, method, path, body);
 }
 
 async function attribute(testid, name) {
