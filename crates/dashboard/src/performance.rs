@@ -224,29 +224,23 @@ pub trait MoneyRow {
     fn currency(&self) -> &str;
 }
 
-impl MoneyRow for MerchantTransaction {
-    fn day(&self) -> NaiveDate {
-        self.created_at.date_naive()
-    }
-    fn amount(&self) -> f64 {
-        self.amount
-    }
-    fn currency(&self) -> &str {
-        &self.currency
-    }
+/// The transactions that are rows of money: each has its time, amount and currency.
+macro_rules! money_rows {
+    ($($row:ty),*) => {$(
+        impl MoneyRow for $row {
+            fn day(&self) -> NaiveDate {
+                self.created_at.date_naive()
+            }
+            fn amount(&self) -> f64 {
+                self.amount
+            }
+            fn currency(&self) -> &str {
+                &self.currency
+            }
+        }
+    )*};
 }
-
-impl MoneyRow for CardTransaction {
-    fn day(&self) -> NaiveDate {
-        self.created_at.date_naive()
-    }
-    fn amount(&self) -> f64 {
-        self.amount
-    }
-    fn currency(&self) -> &str {
-        &self.currency
-    }
-}
+money_rows!(MerchantTransaction, CardTransaction);
 
 /// Amounts are major units with two decimals: sums are kept in cents, so a thousand sales of
 /// 0.10 sum to 100.00 exactly.

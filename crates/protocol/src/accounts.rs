@@ -22,8 +22,9 @@ pub struct BankList {
 }
 
 /// A bank account to link: the person signs in at the bank on a page the service hosts.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollAccountRequest {
@@ -32,18 +33,13 @@ pub struct EnrollAccountRequest {
     /// Where the person's browser is sent when they are done (`?accountId=…&status=…` added):
     /// it must begin with one of the subscriber's registered return URLs (`PATCH /subscriber`),
     /// or, in the sandbox, be `http(s)` on `localhost` or `127.0.0.1`.
-    #[serde(rename = "returnUrl", default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(rename = "returnUrl")]
     pub return_url: Option<String>,
     /// The subscriber's own id for the user the account belongs to (at most 128 characters):
     /// `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub client_user_id: Option<String>,
     /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
     /// most 500), returned on reads and in events, used for nothing else.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub metadata: Option<crate::Metadata>,
 }
 
@@ -68,15 +64,15 @@ pub enum AccountStatus {
 }
 
 /// Renewing a linked account's consent, or relinking it: the bank's pages in update mode.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ReauthAccountRequest {
     /// Where the person's browser is sent when they are done (`?accountId=…&status=…` added),
     /// under the same rules as `POST /account`'s.
-    #[serde(rename = "returnUrl", default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(rename = "returnUrl")]
     pub return_url: Option<String>,
 }
 

@@ -59,8 +59,9 @@ impl<'de> Deserialize<'de> for Pan {
 
 /// A payment card to enroll. The number is checked and never stored: only its last four
 /// digits and a keyed fingerprint (to recognise the same card enrolled twice).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollCardRequest {
@@ -79,13 +80,9 @@ pub struct EnrollCardRequest {
     pub country_code: String,
     /// The subscriber's own id for the user the card belongs to (at most 128 characters):
     /// `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub client_user_id: Option<String>,
     /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
     /// most 500), returned on reads and in events, used for nothing else.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub metadata: Option<crate::Metadata>,
 }
 
@@ -159,8 +156,9 @@ pub struct CardList {
 }
 
 /// A purchase or refund made with one of the caller's cards.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardTransaction {
@@ -193,12 +191,8 @@ pub struct CardTransaction {
     /// The card it was made with (0 for a card of the sandbox's own shoppers).
     pub card_id: i64,
     /// The merchant enrolled here that sold it, when the sale was at one of its locations.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub merchant_id: Option<i64>,
     /// The location of that merchant.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub location_id: Option<i64>,
     /// Counterparty, intermediaries, channel, category, recurring stream and refunded purchase.
     #[serde(flatten)]
@@ -242,26 +236,21 @@ pub struct CardTransactionQuery {
 }
 
 /// A card-entry page to open; the body may be left out.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateCardSessionRequest {
     /// Where the person's browser is sent when they are done (`?sessionId=…&status=…` added):
     /// it must begin with one of the subscriber's registered return URLs (`PATCH /subscriber`),
     /// or, in the sandbox, be `http(s)` on `localhost` or `127.0.0.1`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub return_url: Option<String>,
     /// The subscriber's own id for the user the card entered belongs to (at most 128 characters):
     /// `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub client_user_id: Option<String>,
     /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
     /// most 500), returned on reads and in events, used for nothing else.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub metadata: Option<crate::Metadata>,
 }
 

@@ -473,16 +473,15 @@ pub struct PersonEventData {
 }
 
 /// The data of `card_session.completed`.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CardSessionCompletedData {
     /// The card-entry session.
     pub session_id: i64,
     /// The card the person enrolled on the page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub card_id: Option<i64>,
 }
 

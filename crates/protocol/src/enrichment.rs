@@ -296,8 +296,9 @@ pub struct TransactionEnrichment {
 }
 
 /// A transaction to enrich, as a card network or a bank statement gives it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrichInput {
@@ -308,37 +309,23 @@ pub struct EnrichInput {
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 200, pattern = "[A-Za-z0-9]"))]
     pub descriptor: String,
     /// Major units; negative for a refund or money in.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub amount: Option<f64>,
     /// ISO 4217.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z]{3}$"))]
     pub currency: Option<String>,
     /// The day of the transaction, `YYYY-MM-DD`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(format = Date))]
     pub date: Option<String>,
     /// The merchant category code the network sent, four digits.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(pattern = "^[0-9]{4}$"))]
     pub mcc: Option<String>,
     /// The merchant's city the network sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(max_length = 100))]
     pub city: Option<String>,
     /// The merchant's postal code the network sent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(max_length = 20))]
     pub zip: Option<String>,
     /// The merchant's country, ISO 3166-1 alpha-3.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(pattern = "^[A-Za-z]{3}$"))]
     pub country_code: Option<String>,
 }

@@ -13,8 +13,9 @@ pub const ALL_EVENTS: &str = "*";
 /// One change a subscriber can observe. Its `id` is also the `id:` of the transaction streams
 /// and the `Subscriber-Event-Id` header of a webhook delivery. On the wire
 /// `{id, type, createdAt, data}`: `type` and `data` come from [`EventData`], the catalogue.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[serde(rename_all = "camelCase")]
 pub struct Event {
     /// `evt_` and digits; ids grow in the order events happen.
@@ -26,8 +27,6 @@ pub struct Event {
     pub payload: EventData,
     /// `true` on an event the sandbox sent on request (`POST /sandbox/events`): nothing
     /// changed. Absent on every other event.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub sandbox: Option<bool>,
 }
 
@@ -39,27 +38,21 @@ impl Event {
 }
 
 /// Filters and paging of the event log: every filter optional.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema, utoipa::IntoParams), into_params(parameter_in = Query))]
 pub struct EventQuery {
     /// Only events of this type (`transaction.created`, …).
-    #[serde(default, rename = "type", skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
+    #[serde(rename = "type")]
     pub event_type: Option<String>,
     /// Only events from this time on: a date (`2026-01-31`) or an RFC 3339 time. The log keeps
     /// 30 days.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub since: Option<String>,
     /// The most events on a page.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", param(minimum = 1, maximum = 5000))]
     pub limit: Option<u32>,
     /// Where the page starts: the `nextCursor` of the page before.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub cursor: Option<String>,
 }
 
@@ -78,8 +71,9 @@ pub struct EventPage {
 
 /// A new webhook endpoint. It receives its events written in the version of the request that
 /// adds it (`PATCH` moves it).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateWebhookRequest {
@@ -88,37 +82,26 @@ pub struct CreateWebhookRequest {
     /// The event types to send, or `["*"]` for all of them.
     pub events: Vec<String>,
     /// A note for the subscriber's own use.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub description: Option<String>,
 }
 
 /// A change of a webhook endpoint: what is sent changes, the rest stays.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateWebhookRequest {
     /// A new address for the events.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub url: Option<String>,
     /// The event types to send from now on, or `["*"]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub events: Option<Vec<String>>,
     /// `false` stops deliveries; `true` starts them again (and clears a failure the service
     /// disabled the endpoint for).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub enabled: Option<bool>,
     /// A new note; empty clears it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub description: Option<String>,
     /// The version the endpoint's events are written in from now on.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<crate::versions::ApiVersion>))]
     pub api_version: Option<String>,
 }
@@ -134,8 +117,9 @@ pub enum WebhookStatus {
 }
 
 /// A webhook endpoint of the caller.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct Webhook {
@@ -146,31 +130,21 @@ pub struct Webhook {
     /// The event types sent, or `["*"]` for all.
     pub events: Vec<String>,
     /// The subscriber's note.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub description: Option<String>,
     /// Whether it receives events.
     pub status: WebhookStatus,
     /// Why the service disabled it (after 3 days of failed deliveries); absent when the
     /// subscriber did, or when it is enabled.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub disabled_reason: Option<String>,
     /// When the endpoint was added (RFC 3339, UTC).
     pub created_at: DateTime<Utc>,
     /// The signing secret (`whsec_…`), shown once: in the answer that creates it or rotates it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub secret: Option<String>,
     /// After a rotation: until when the previous secret signs too.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub previous_secret_expires_at: Option<DateTime<Utc>>,
     /// The version the endpoint's events are written in.
     pub api_version: crate::versions::ApiVersion,
     /// Its delivery queue: shown by `GET /webhooks/{webhook_id}` only.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub queue: Option<crate::WebhookQueue>,
 }
 

@@ -29,8 +29,9 @@ impl<'de> Deserialize<'de> for CategoryCode {
 }
 
 /// The caller's business, to enroll as a merchant (one per subscriber).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct EnrollMerchantRequest {
@@ -41,12 +42,8 @@ pub struct EnrollMerchantRequest {
     /// Where the merchant is registered.
     pub country_code: String,
     /// A telephone number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub phone_number: Option<String>,
     /// The merchant's website.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub website: Option<String>,
 }
 
@@ -92,8 +89,9 @@ pub struct Merchant {
 
 /// A place where the merchant sells. Coordinates are optional and come in pairs: without them
 /// the service derives them from the city when it knows it.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LocationInput {
@@ -108,18 +106,15 @@ pub struct LocationInput {
     /// The postal code (text, or a number).
     pub zip: String,
     /// Degrees north (negative: south), with `longitude`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub latitude: Option<f64>,
     /// Degrees east (negative: west), with `latitude`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub longitude: Option<f64>,
 }
 
 /// A new location of the caller's merchant.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreateLocationRequest {
@@ -127,8 +122,6 @@ pub struct CreateLocationRequest {
     pub location: LocationInput,
     /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
     /// most 500), returned on reads and in events, used for nothing else.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub metadata: Option<crate::Metadata>,
 }
 
@@ -142,45 +135,33 @@ impl CreateLocationRequest {
 /// What changes in a location: any of its fields, each checked as `POST /merchant/location`
 /// checks it; a field left out (or null) stays as it is. Without coordinates the service
 /// derives them again from the (new) address.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct LocationChanges {
     /// The location's country.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub country_code: Option<String>,
     /// The street, without the house number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub street: Option<String>,
     /// The house number (text such as `12b`, or a number).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub street_no: Option<String>,
     /// The city.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub city: Option<String>,
     /// The postal code (text, or a number).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub zip: Option<String>,
     /// Degrees north (negative: south), with `longitude`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub latitude: Option<f64>,
     /// Degrees east (negative: west), with `latitude`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub longitude: Option<f64>,
 }
 
 /// A change to one of the caller's merchant's locations (the shape of `POST /merchant/location`,
 /// with every field optional).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateLocationRequest {
@@ -188,8 +169,6 @@ pub struct UpdateLocationRequest {
     #[serde(default)]
     pub location: LocationChanges,
     /// Pairs to set (keys merge; a key sent with "" is removed).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub metadata: Option<crate::Metadata>,
 }
 

@@ -2,8 +2,9 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
 /// A person whose identity the caller will verify.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct OnboardPersonRequest {
@@ -15,13 +16,9 @@ pub struct OnboardPersonRequest {
     pub email: String,
     /// The subscriber's own id for the user the person is belongs to (at most 128 characters):
     /// `GET /users/{clientUserId}` finds it, `DELETE /users/{clientUserId}` erases it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub client_user_id: Option<String>,
     /// The subscriber's own notes: up to 20 string pairs (key at most 40 characters, value at
     /// most 500), returned on reads and in events, used for nothing else.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub metadata: Option<crate::Metadata>,
 }
 
@@ -73,8 +70,9 @@ pub struct PersonAddress {
 }
 
 /// What the person tells about themselves, for the questions to ask.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AuthenticatePersonRequest {
@@ -86,12 +84,8 @@ pub struct AuthenticatePersonRequest {
     #[serde(deserialize_with = "crate::object::only")]
     pub address: PersonAddress,
     /// A telephone number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub phone_number: Option<String>,
     /// The last four digits of a US Social Security number.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub ssn_last4: Option<String>,
 }
 
@@ -161,8 +155,9 @@ pub struct VerifyPersonRequest {
 }
 
 /// The outcome of the answers: three or four right verify the person.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct VerifyPersonResponse {
@@ -175,12 +170,8 @@ pub struct VerifyPersonResponse {
     /// Verifications the person may still fail before the lock.
     pub attempts_remaining: u32,
     /// What the verified identity unlocks; absent unless verified.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub signals: Option<Signals>,
     /// When a locked person may try again (RFC 3339, UTC).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub locked_until: Option<DateTime<Utc>>,
 }
 
@@ -318,8 +309,9 @@ pub struct RemovePersonResponse {
 }
 
 /// A one-time page where the person verifies their identity themselves, on their own device.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct CreatePersonSessionRequest {
@@ -327,8 +319,6 @@ pub struct CreatePersonSessionRequest {
     /// `status` `verified` or `locked`): it must begin with one of the subscriber's registered
     /// return URLs (`PATCH /subscriber`), or, in the sandbox, be `http(s)` on `localhost` or
     /// `127.0.0.1`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub return_url: Option<String>,
 }
 

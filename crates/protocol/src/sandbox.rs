@@ -4,68 +4,56 @@ use serde::{Deserialize, Serialize};
 use crate::CardTransaction;
 
 /// A point-of-sale purchase to make now (sandbox only). Every field is optional: the service picks one of the caller's cards, a location and an amount.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxTransactionRequest {
     /// The card that pays: one of the caller's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub card_id: Option<i64>,
     /// Where: one of the caller's locations, or a directory merchant's.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub location_id: Option<i64>,
     /// The amount.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub amount: Option<f64>,
     /// The merchant's name, for a purchase at no known location.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub merchant_name: Option<String>,
     /// When it happened (RFC 3339), from 36 months ago to now; now when absent. A purchase
     /// older than the settlement delay is settled already.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub created_at: Option<String>,
     /// The card's issuer declines it: `transaction.declined` is sent, and it never enters the
     /// lists.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub declined: Option<bool>,
 }
 
 /// How a pending sandbox purchase settles. May be empty.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxSettleRequest {
     /// The amount it settles at, of the purchase's sign (a tip on a restaurant bill, a fuel
     /// pre-authorization settled at the pump's figure); its own amount when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub amount: Option<f64>,
 }
 
 /// A refund of a settled sandbox purchase. May be empty.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxRefundRequest {
     /// How much is given back (positive, major units): at most what is left of the purchase
     /// after its earlier refunds; all of that when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub amount: Option<f64>,
 }
 
 /// An event to send now (sandbox only).
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SandboxEventRequest {
@@ -74,8 +62,6 @@ pub struct SandboxEventRequest {
     pub event_type: String,
     /// The object it is about: one of the caller's transactions for a transaction event; for
     /// any other type, the id its payload names. A made-up one when absent.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub object_id: Option<i64>,
 }
 

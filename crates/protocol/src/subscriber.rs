@@ -135,31 +135,24 @@ pub struct SubscriberProfile {
 }
 
 /// A change of the caller's account: any of its fields, one at least.
+#[serde_with::skip_serializing_none]
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct UpdateSubscriberRequest {
     /// The version to pin (`2026-12-01`): requests without a `Subscriber-Version` header get it
     /// from now on. Webhook endpoints keep their own version.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     #[cfg_attr(feature = "openapi", schema(value_type = Option<ApiVersion>))]
     pub api_version: Option<String>,
     /// The name the hosted pages show the person: 1 to 80 characters (trimmed), no control
     /// characters.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub display_name: Option<String>,
     /// The hosted pages' accent colour, `#rrggbb`; a colour too light or too dark to read
     /// against the page is replaced there by the default.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub brand_color: Option<String>,
     /// The return URLs (replacing those registered): at most 10, each an absolute `https`
     /// URL without a fragment or user info. A hosted page's `returnUrl` must begin with one.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "ts", ts(optional))]
     pub return_urls: Option<Vec<String>>,
 }
 

@@ -22,6 +22,7 @@ use bytes::Bytes;
 use parking_lot::Mutex;
 use subscriber_protocol::{REQUEST_HISTORY_BODY_BYTES, REQUEST_HISTORY_MAX_BYTES, REQUEST_HISTORY_MAX_REQUESTS};
 
+pub use crate::storage::request_history::RequestLine;
 use crate::storage::request_history::RequestRecord;
 use crate::storage::{StorageResult, Store};
 
@@ -59,16 +60,7 @@ pub struct ErrorCode(pub String);
 
 /// An answered request as the layer saw it, not masked yet.
 pub struct Answered {
-    pub subscriber_id: SubscriberId,
-    pub request_id: String,
-    pub method: String,
-    pub route: Option<String>,
-    pub path: String,
-    pub query: Option<String>,
-    pub status: u16,
-    pub code: Option<String>,
-    pub latency_ms: f64,
-    pub at_ms: i64,
+    pub line: RequestLine,
     /// At most a body's worth and a byte more (so a cut shows), or `None`.
     pub request_body: Option<Bytes>,
     pub response_body: Option<Bytes>,
@@ -171,11 +163,11 @@ impl RequestHistory {
         {
             let mut since = self.since_bounded.lock();
             for record in &records {
-                let (count, bytes) = since.entry(record.subscriber_id).or_default();
+                let (count, bytes) = since.entry(record.line.subscriber_id).or_default();
                 *count += 1;
                 *bytes += usize::try_from(record.bytes).unwrap_or(0);
                 if *count >= BOUND_EVERY || *bytes >= BOUND_BYTES_EVERY {
-                    due.push((record.subscriber_id, *bytes >= BOUND_BYTES_EVERY));
+                    due.push((record.line.subscriber_id, *bytes >= BOUND_BYTES_EVERY));
                     (*count, *bytes) = (0, 0);
                 }
             }
@@ -216,45 +208,38 @@ pub fn is_successful_read(method: &str, status: u16) -> bool {
 /// The request with every text masked, and the ids it named.
 fn masked(answered: Answered) -> RequestRecord {
     use crate::redact::MaskedBody;
+    let Answered { mut line, request_body: sent, response_body: answer } = answered;
     let body = |bytes: &Option<Bytes>| {
         bytes
             .as_ref()
             .filter(|bytes| !bytes.is_empty())
             .map(|bytes| crate::redact::body(bytes, REQUEST_HISTORY_BODY_BYTES))
     };
-    let request_body = if answered.route.as_deref().is_some_and(|route| PERSONAL_DATA_SENT.contains(&route)) {
-        answered.request_body.as_ref().map(|_| MaskedBody {
-            text: PERSONAL_DATA_NOT_KEPT.to_owned(),
-            truncated: false,
-            json: None,
-        })
+    let request_body = if line.route.as_deref().is_some_and(|route| PERSONAL_DATA_SENT.contains(&route)) {
+        sent.as_ref().map(|_| MaskedBody { text: PERSONAL_DATA_NOT_KEPT.to_owned(), truncated: false, json: None })
     } else {
-        body(&answered.request_body)
+        body(&sent)
     };
     // A successful read's answer is the object as it is (the API gives it again): its first
     // 2 KiB are kept, not 16, which keeps the history's cost on the busiest routes small.
-    let response_body = if is_successful_read(&answered.method, answered.status) {
-        answered
-            .response_body
-            .as_ref()
-            .filter(|bytes| !bytes.is_empty())
-            .map(|bytes| crate::redact::body(bytes, READ_ANSWER_BYTES))
+    let response_body = if is_successful_read(&line.method, line.status) {
+        answer.as_ref().filter(|bytes| !bytes.is_empty()).map(|bytes| crate::redact::body(bytes, READ_ANSWER_BYTES))
     } else {
-        body(&answered.response_body)
+        body(&answer)
     };
     let truncated = [&request_body, &response_body].iter().any(|body| body.as_ref().is_some_and(|body| body.truncated));
-    let path = crate::redact::client_path(&answered.path);
-    let query = answered.query.filter(|query| !query.is_empty()).map(|query| {
+    line.path = crate::redact::client_path(&line.path);
+    line.query = line.query.take().filter(|query| !query.is_empty()).map(|query| {
         crate::redact::truncate(
             &crate::redact::escape_controls(&crate::redact::mask_text(&query)),
             crate::redact::PATH_MAX_BYTES,
         )
     });
     let mut ids = Ids::default();
-    if let Some(route) = &answered.route {
-        ids.add_path(route, &path);
+    if let Some(route) = &line.route {
+        ids.add_path(route, &line.path);
     }
-    if let Some(query) = &query {
+    if let Some(query) = &line.query {
         ids.add_query(query);
     }
     // The ids of the bodies that were JSON, from the value already parsed to mask them.
@@ -264,24 +249,14 @@ fn masked(answered: Answered) -> RequestRecord {
     let request_body = request_body.map(|body| body.text);
     let response_body = response_body.map(|body| body.text);
     let object_ids = ids.written();
-    let bytes =
-        [&answered.request_id, &answered.method, &path, &object_ids].iter().map(|text| text.len()).sum::<usize>()
-            + [&answered.route, &query, &answered.code, &request_body, &response_body]
-                .iter()
-                .map(|text| text.as_ref().map_or(0, String::len))
-                .sum::<usize>()
-            + 64;
+    let bytes = [&line.request_id, &line.method, &line.path, &object_ids].iter().map(|text| text.len()).sum::<usize>()
+        + [&line.route, &line.query, &line.code, &request_body, &response_body]
+            .iter()
+            .map(|text| text.as_ref().map_or(0, String::len))
+            .sum::<usize>()
+        + 64;
     RequestRecord {
-        subscriber_id: answered.subscriber_id,
-        request_id: answered.request_id,
-        method: answered.method,
-        route: answered.route,
-        path,
-        query,
-        status: i64::from(answered.status),
-        code: answered.code,
-        latency_ms: answered.latency_ms,
-        at_ms: answered.at_ms,
+        line,
         request_body,
         response_body,
         truncated,
@@ -404,25 +379,32 @@ pub fn object_pattern(object_id: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Subscriber 1's `GET /subscriber`, answered `{}`.
+    fn read(request_id: String) -> Answered {
+        Answered {
+            line: RequestLine {
+                subscriber_id: SubscriberId(1),
+                request_id,
+                method: "GET".to_owned(),
+                route: None,
+                path: "/subscriber".to_owned(),
+                query: None,
+                status: 200,
+                code: None,
+                latency_ms: 1.0,
+                at_ms: 1_000,
+            },
+            request_body: None,
+            response_body: Some(Bytes::from_static(b"{}")),
+        }
+    }
+
     /// `--request-log-days 0`: nothing is kept, nothing waits.
     #[test]
     fn a_history_kept_for_no_time_records_nothing() {
         let history = RequestHistory::new(Duration::ZERO);
         assert!(!history.is_on());
-        history.record(Answered {
-            subscriber_id: SubscriberId(1),
-            request_id: "req_1".to_owned(),
-            method: "GET".to_owned(),
-            route: None,
-            path: "/subscriber".to_owned(),
-            query: None,
-            status: 200,
-            code: None,
-            latency_ms: 1.0,
-            at_ms: 0,
-            request_body: None,
-            response_body: Some(Bytes::from_static(b"{}")),
-        });
+        history.record(read("req_1".to_owned()));
         assert!(history.waiting.lock().requests.is_empty());
         assert!(RequestHistory::new(Duration::from_secs(1)).is_on());
     }
@@ -435,20 +417,7 @@ mod tests {
         let history = RequestHistory::new(Duration::from_secs(60));
         let waiting = WRITE_CHUNK * 2 + 5;
         for index in 0..waiting {
-            history.record(Answered {
-                subscriber_id: SubscriberId(1),
-                request_id: format!("req_{index}"),
-                method: "GET".to_owned(),
-                route: None,
-                path: "/subscriber".to_owned(),
-                query: None,
-                status: 200,
-                code: None,
-                latency_ms: 1.0,
-                at_ms: 1_000,
-                request_body: None,
-                response_body: Some(Bytes::from_static(b"{}")),
-            });
+            history.record(read(format!("req_{index}")));
         }
         history.flush(&store).await.expect("written");
         assert!(history.waiting.lock().requests.is_empty());
@@ -458,7 +427,7 @@ mod tests {
             let page = store.requests(SubscriberId(1), filter.clone(), 1_000).await.expect("read");
             let Some(last) = page.last() else { break };
             filter.before_seq = Some(last.seq);
-            written.extend(page.into_iter().map(|request| request.record.request_id));
+            written.extend(page.into_iter().map(|request| request.record.line.request_id));
         }
         let expected: Vec<String> = (0..waiting).rev().map(|index| format!("req_{index}")).collect();
         assert_eq!(written, expected, "every request once, newest first");

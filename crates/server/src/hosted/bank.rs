@@ -39,13 +39,8 @@ struct Link {
 
 /// The pending link a URL names, or the page that says why there is none.
 async fn open_link(state: &AppState, uri: &Uri) -> Result<Link, Response> {
-    let unknown = || {
-        page::message(
-            StatusCode::NOT_FOUND,
-            "This link is not valid",
-            "This bank sign-in link is unknown. Go back to the application that sent you here and start again.",
-        )
-    };
+    let unknown =
+        || page::unknown_link("bank sign-in", "Go back to the application that sent you here and start again.");
     // The published test logins must not link anything outside the sandbox, even through a
     // link made while the same database served the sandbox.
     if accounts::linkable_banks(state).is_none() {

@@ -28,22 +28,12 @@ use crate::storage::{card_sessions::CardSessionRow, cards::Inserted};
 const CSRF_PURPOSE: &str = "card-entry";
 const FIELDS: [&str; 6] = ["pan", "firstName", "lastName", "expMonth", "expYear", "countryCode"];
 
-/// An open session, as its page shows it.
-struct Open {
-    token: String,
-    row: CardSessionRow,
-    branding: Branding,
-}
+/// An open session, as it is shown.
+type Open = page::OpenSession<CardSessionRow>;
 
 /// The session a link names, or the page to answer with when it names none that is open.
 async fn open_session(state: &AppState, uri: &Uri) -> Result<Open, Response> {
-    let unknown = || {
-        page::message(
-            StatusCode::NOT_FOUND,
-            "This link is not valid",
-            "This card-entry link is unknown. Ask the application that sent you here for a new link.",
-        )
-    };
+    let unknown = || page::unknown_link("card-entry", "Ask the application that sent you here for a new link.");
     let link_token = token::query_param(uri, "session").ok_or_else(unknown)?;
     let (row, status) = session::find_by_link(state, &link_token)
         .await

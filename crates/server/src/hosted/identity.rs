@@ -30,21 +30,11 @@ const CSRF_PURPOSE: &str = "identity";
 const SHOWN_AGAIN: [&str; 7] = ["dateOfBirth", "street", "streetNo", "city", "zip", "countryCode", "phoneNumber"];
 
 /// An open page, as it is shown.
-struct Open {
-    token: String,
-    row: PersonSessionRow,
-    branding: Branding,
-}
+type Open = page::OpenSession<PersonSessionRow>;
 
 /// The page a link names, or the page that says why it is not open.
 async fn open_session(state: &AppState, uri: &Uri) -> Result<Open, Response> {
-    let unknown = || {
-        page::message(
-            StatusCode::NOT_FOUND,
-            "This link is not valid",
-            "This identity link is unknown. Ask the application that sent you here for a new link.",
-        )
-    };
+    let unknown = || page::unknown_link("identity", "Ask the application that sent you here for a new link.");
     if state.identity_source.is_none() {
         return Err(page::message(
             StatusCode::NOT_FOUND,

@@ -123,6 +123,20 @@ pub fn return_link(branding: &Branding, return_url: &str, outcome: &[(&str, &str
     }
 }
 
+/// A session a hosted page's link names, while it is open: the link's token (the form posts
+/// it back), the session's row and whom the page is branded for.
+pub struct OpenSession<Row> {
+    pub token: String,
+    pub row: Row,
+    pub branding: Branding,
+}
+
+/// The answer to a link that names no session: what kind of link it was, and `next`, what the
+/// person can do.
+pub fn unknown_link(kind: &str, next: &str) -> Response {
+    message(StatusCode::NOT_FOUND, "This link is not valid", &format!("This {kind} link is unknown. {next}"))
+}
+
 /// A page that only says what happened (unknown, used or expired links; failures).
 pub fn message(status: StatusCode, title: &str, text: &str) -> Response {
     let class = if status.is_success() { "outcome-ok" } else { "outcome-failed" };

@@ -18,7 +18,7 @@ use subscriber_protocol::REQUEST_HISTORY_BODY_BYTES;
 use super::context::MatchedRoute;
 use super::extract::{BODY_LIMIT, TokenCheck};
 use crate::error::ApiError;
-use crate::request_history::{Answered, AuthenticatedAs, ErrorCode};
+use crate::request_history::{Answered, AuthenticatedAs, ErrorCode, RequestLine};
 use crate::state::AppState;
 
 /// An answer longer than this is not read for the history (a JSON answer is at most a few MiB).
@@ -59,7 +59,7 @@ pub async fn record(State(state): State<AppState>, mut request: Request, next: N
     };
     let (response, response_body) = answer_body(response, kept).await;
     let request_body = sent.0.lock().take();
-    state.request_history.record(Answered {
+    let line = RequestLine {
         subscriber_id,
         request_id: crate::request_id::current_request_id().unwrap_or_default(),
         method,
@@ -70,9 +70,8 @@ pub async fn record(State(state): State<AppState>, mut request: Request, next: N
         code,
         latency_ms,
         at_ms: at.timestamp_millis(),
-        request_body,
-        response_body,
-    });
+    };
+    state.request_history.record(Answered { line, request_body, response_body });
     response
 }
 

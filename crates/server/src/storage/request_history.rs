@@ -7,7 +7,7 @@ use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::SubscriberId;
 
 use super::rows::request_history::{COLUMNS, page};
-pub use super::rows::request_history::{RequestFilter, RequestRecord, StoredRequest};
+pub use super::rows::request_history::{RequestFilter, RequestLine, RequestRecord, StoredRequest};
 
 /// Rows deleted by one statement of a prune: a purge never holds the writer long.
 const PRUNE_BATCH: i64 = 2_000;
@@ -152,16 +152,18 @@ mod tests {
 
     fn record(subscriber_id: SubscriberId, index: i64, bytes: i64) -> RequestRecord {
         RequestRecord {
-            subscriber_id,
-            request_id: format!("req_{subscriber_id}_{index}"),
-            method: "GET".to_owned(),
-            route: Some("/card".to_owned()),
-            path: "/card".to_owned(),
-            query: None,
-            status: 200,
-            code: None,
-            latency_ms: 1.0,
-            at_ms: 1_000 + index,
+            line: RequestLine {
+                subscriber_id,
+                request_id: format!("req_{subscriber_id}_{index}"),
+                method: "GET".to_owned(),
+                route: Some("/card".to_owned()),
+                path: "/card".to_owned(),
+                query: None,
+                status: 200,
+                code: None,
+                latency_ms: 1.0,
+                at_ms: 1_000 + index,
+            },
             request_body: None,
             response_body: Some("{}".to_owned()),
             truncated: false,
@@ -183,7 +185,7 @@ mod tests {
         assert_eq!(store.bound_requests(busy, 20, None).await.expect("bounded"), 30);
         let kept = all(busy).await;
         assert_eq!(kept.len(), 20);
-        assert_eq!(kept[0].record.request_id, format!("req_{busy}_49"), "the newest stay");
+        assert_eq!(kept[0].record.line.request_id, format!("req_{busy}_49"), "the newest stay");
         assert_eq!(store.bound_requests(busy, 20, Some(1_000)).await.expect("bounded"), 10, "1,000 bytes: ten of 100");
         assert_eq!(all(busy).await.len(), 10);
         assert_eq!(all(quiet).await.len(), 1, "another subscriber's requests are never taken");

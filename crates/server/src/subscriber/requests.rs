@@ -59,7 +59,8 @@ pub async fn list(
         return Ok(export(state, auth.subscriber_id, filter));
     }
     let rows = state.db.requests(auth.subscriber_id, filter, limit.saturating_add(1)).await?;
-    let (rows, next_cursor) = paging::split_page(rows, limit, |row| paging::encode_cursor(row.record.at_ms, row.seq));
+    let (rows, next_cursor) =
+        paging::split_page(rows, limit, |row| paging::encode_cursor(row.record.line.at_ms, row.seq));
     let requests = rows.iter().map(listed).collect::<Result<Vec<_>, _>>()?;
     Ok(Json(Success::new(RequestLogPage { requests, next_cursor })).into_response())
 }
@@ -182,7 +183,7 @@ pub async fn one(
     let row = state.db.request(auth.subscriber_id, request_id).await?.ok_or_else(not_found)?;
     let oldest =
         Utc::now().timestamp_millis() - i64::try_from(state.request_history.kept_for().as_millis()).unwrap_or(i64::MAX);
-    if row.record.at_ms < oldest {
+    if row.record.line.at_ms < oldest {
         return Err(not_found());
     }
     Ok(Json(Success::new(detailed(row)?)))
@@ -190,17 +191,17 @@ pub async fn one(
 
 /// A stored request as the API shows it in a list.
 fn listed(stored: &StoredRequest) -> Result<LoggedRequest, ApiError> {
-    let record = &stored.record;
-    let at = chrono::DateTime::from_timestamp_millis(record.at_ms)
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {} is out of range", record.at_ms)))?;
+    let line = &stored.record.line;
+    let at = chrono::DateTime::from_timestamp_millis(line.at_ms)
+        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {} is out of range", line.at_ms)))?;
     Ok(LoggedRequest {
-        method: record.method.clone(),
-        path: record.path.clone(),
-        route: record.route.clone(),
-        status: u16::try_from(record.status).unwrap_or(0),
-        code: record.code.clone(),
-        request_id: record.request_id.clone(),
-        latency_ms: record.latency_ms,
+        method: line.method.clone(),
+        path: line.path.clone(),
+        route: line.route.clone(),
+        status: line.status,
+        code: line.code.clone(),
+        request_id: line.request_id.clone(),
+        latency_ms: line.latency_ms,
         at,
     })
 }
@@ -211,7 +212,7 @@ fn detailed(stored: StoredRequest) -> Result<LoggedRequestDetail, ApiError> {
     let record = stored.record;
     Ok(LoggedRequestDetail {
         request,
-        query: record.query,
+        query: record.line.query,
         request_body: record.request_body,
         response_body: record.response_body,
         truncated: record.truncated,

@@ -19,6 +19,23 @@ fn open_page(server: &TestServer, subscriber: &Subscriber, person_id: i64) -> Va
     session
 }
 
+/// A fresh server, a subscriber, a person it onboarded and the page it opened for them.
+struct Opened {
+    server: TestServer,
+    subscriber: Subscriber,
+    person_id: i64,
+    url: String,
+}
+
+fn a_page_opened() -> Opened {
+    let server = TestServer::spawn();
+    let subscriber = server.subscriber();
+    let person_id = onboard(&server, &subscriber);
+    let session = open_page(&server, &subscriber, person_id);
+    let url = session["url"].as_str().expect("url").to_owned();
+    Opened { server, subscriber, person_id, url }
+}
+
 /// The person's information, with a street no other test uses.
 fn information(street: &str) -> Vec<(&str, &str)> {
     vec![
@@ -108,11 +125,7 @@ fn a_person_verifies_on_their_own_page_and_the_subscriber_sees_only_the_outcome(
 
 #[test]
 fn wrong_answers_on_the_page_cost_attempts_then_lock_with_a_next_step() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
-    let person_id = onboard(&server, &subscriber);
-    let session = open_page(&server, &subscriber, person_id);
-    let url = session["url"].as_str().expect("url").to_owned();
+    let Opened { server, subscriber, person_id, url } = a_page_opened();
     let mut browser = BlockingBrowser::new();
     for left in [2, 1] {
         let form = browser.get(&url);
@@ -140,11 +153,7 @@ fn wrong_answers_on_the_page_cost_attempts_then_lock_with_a_next_step() {
 
 #[test]
 fn the_page_refuses_bad_forms_strangers_and_other_return_urls() {
-    let server = TestServer::spawn();
-    let subscriber = server.subscriber();
-    let person_id = onboard(&server, &subscriber);
-    let session = open_page(&server, &subscriber, person_id);
-    let url = session["url"].as_str().expect("url").to_owned();
+    let Opened { server, subscriber, person_id, url } = a_page_opened();
     let mut browser = BlockingBrowser::new();
     let form = browser.get(&url);
 

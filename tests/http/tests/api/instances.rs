@@ -12,6 +12,7 @@ use serde_json::{Value, json};
 use crate::discovery::discover;
 use crate::helpers::{TEST_PANS, TestServer, assert_error, card_json, fresh_database, postgres_admin, send};
 use crate::realtime::{EventStream, buy, shop};
+use crate::sandbox::eventually;
 
 /// Two instances on one fresh database, or `None` when the suite runs on SQLite.
 pub(crate) fn two_instances() -> Option<(TestServer, TestServer)> {
@@ -124,38 +125,23 @@ fn a_location_enrolled_through_one_instance_is_found_through_the_other() {
     let shop = shop(&first);
     let (_, merchant) = send(shop.subscriber.auth(first.get("/merchant")));
     let descriptor = merchant["locations"][0]["descriptor"].as_str().expect("a descriptor").to_owned();
-    let found = (0..100).any(|_| {
+    let finds_it = || {
         let (_, body) =
             discover(&second, &searcher, "/merchant/discover", &[("merchid", &descriptor), ("matchType", "exact")]);
-        let hit = body["result"]["merchants"]
+        body["result"]["merchants"]
             .as_array()
             .into_iter()
             .flatten()
-            .any(|item| item["locationId"].as_i64() == Some(shop.location_id));
-        if !hit {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        hit
-    });
+            .any(|item| item["locationId"].as_i64() == Some(shop.location_id))
+    };
+    let found = eventually(Duration::from_secs(20), finds_it);
     assert!(found, "the other instance finds the new location ({descriptor})");
 
     // Removed through the first: the second no longer finds it.
     let request = first.http.delete(first.url(&format!("/merchant/location/{}", shop.location_id)));
     let (status, body) = send(shop.subscriber.auth(request));
     assert_eq!(status, 200, "{body}");
-    let gone = (0..100).any(|_| {
-        let (_, body) =
-            discover(&second, &searcher, "/merchant/discover", &[("merchid", &descriptor), ("matchType", "exact")]);
-        let hit = body["result"]["merchants"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .any(|item| item["locationId"].as_i64() == Some(shop.location_id));
-        if hit {
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        !hit
-    });
+    let gone = eventually(Duration::from_secs(20), || !finds_it());
     assert!(gone, "the other instance no longer finds the removed location ({descriptor})");
 }
 

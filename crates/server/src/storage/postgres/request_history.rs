@@ -27,16 +27,17 @@ pub async fn insert(db: &Database, records: Vec<RequestRecord>) -> StorageResult
         Vec::with_capacity(size),
     );
     for record in records {
-        subscribers.push(record.subscriber_id);
-        request_ids.push(record.request_id);
-        methods.push(record.method);
-        routes.push(record.route);
-        paths.push(record.path);
-        queries.push(record.query);
-        statuses.push(record.status);
-        codes.push(record.code);
-        latencies.push(record.latency_ms);
-        ats.push(record.at_ms);
+        let line = record.line;
+        subscribers.push(line.subscriber_id);
+        request_ids.push(line.request_id);
+        methods.push(line.method);
+        routes.push(line.route);
+        paths.push(line.path);
+        queries.push(line.query);
+        statuses.push(i64::from(line.status));
+        codes.push(line.code);
+        latencies.push(line.latency_ms);
+        ats.push(line.at_ms);
         request_bodies.push(record.request_body);
         response_bodies.push(record.response_body);
         truncated.push(i64::from(record.truncated));

@@ -148,12 +148,19 @@ impl FromRow for (LocationRow, MerchantRow) {
 sql! {
     /// Adds a location ([`location_args`]); returns its id.
     pub(in crate::storage) static INSERT_LOCATION = "INSERT INTO locations (merchant_id, country_code, street,
-            street_no, city, zip, latitude, longitude, coordinates_source, descriptor, created_at, metadata)
+            street_no, city, zip, latitude, longitude, coordinates_source, descriptor, metadata, created_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING id";
 }
 
 /// [`INSERT_LOCATION`]'s arguments.
 pub(in crate::storage) fn location_args(location: &LocationRow) -> [Param<'_>; 12] {
+    location_columns(location, Param::from(location.created_at))
+}
+
+/// A location's columns as both [`INSERT_LOCATION`] and [`UPDATE_LOCATION`] take them: its
+/// merchant, address, coordinates, descriptor and notes, then `last` (when it was added, for
+/// an insert; its id, for an update).
+fn location_columns<'row>(location: &'row LocationRow, last: Param<'row>) -> [Param<'row>; 12] {
     let address = &location.address;
     args![
         location.merchant_id,
@@ -166,8 +173,8 @@ pub(in crate::storage) fn location_args(location: &LocationRow) -> [Param<'_>; 1
         location.longitude,
         location.coordinates_source.as_str(),
         &location.descriptor,
-        location.created_at,
         super::labels::metadata_text(&location.metadata),
+        last,
     ]
 }
 
@@ -195,10 +202,10 @@ pub enum LocationChangeKind {
 
 sql! {
     /// A location's new address ([`location_change_args`]).
-    pub(in crate::storage) static UPDATE_LOCATION = "UPDATE locations SET country_code = $3, street = $4,
-            street_no = $5, city = $6, zip = $7, latitude = $8, longitude = $9, coordinates_source = $10,
-            descriptor = $11, metadata = $12
-        WHERE id = $1 AND merchant_id = $2";
+    pub(in crate::storage) static UPDATE_LOCATION = "UPDATE locations SET country_code = $2, street = $3,
+            street_no = $4, city = $5, zip = $6, latitude = $7, longitude = $8, coordinates_source = $9,
+            descriptor = $10, metadata = $11
+        WHERE merchant_id = $1 AND id = $12";
 }
 
 sql! {
@@ -209,22 +216,7 @@ sql! {
 pub(in crate::storage) fn location_change_args(kind: &LocationChangeKind) -> (&'static Sql, Vec<Param<'_>>) {
     match kind {
         LocationChangeKind::Update(location) => {
-            let address = &location.address;
-            let args = args![
-                location.id,
-                location.merchant_id,
-                &address.country_code,
-                &address.street,
-                &address.street_no,
-                &address.city,
-                &address.zip,
-                location.latitude,
-                location.longitude,
-                location.coordinates_source.as_str(),
-                &location.descriptor,
-                super::labels::metadata_text(&location.metadata),
-            ];
-            (&UPDATE_LOCATION, args.into())
+            (&UPDATE_LOCATION, location_columns(location, Param::from(location.id)).into())
         }
         LocationChangeKind::Remove { location_id, merchant_id } => {
             (&DELETE_LOCATION, args![*location_id, *merchant_id].into())

@@ -6,9 +6,10 @@ use crate::storage::StorageResult;
 use crate::storage::sql::{Sql, sql};
 use subscriber_protocol::SubscriberId;
 
-/// A request as it is stored: every text already masked (`crate::request_history` masks).
+/// What every request is, as it arrived and was answered (not masked yet while it waits,
+/// masked once stored).
 #[derive(Debug, Clone, PartialEq)]
-pub struct RequestRecord {
+pub struct RequestLine {
     pub subscriber_id: SubscriberId,
     pub request_id: String,
     pub method: String,
@@ -16,12 +17,18 @@ pub struct RequestRecord {
     pub route: Option<String>,
     pub path: String,
     pub query: Option<String>,
-    pub status: i64,
+    pub status: u16,
     /// The error's `code`, when it failed.
     pub code: Option<String>,
     pub latency_ms: f64,
     /// When it arrived, in Unix milliseconds.
     pub at_ms: i64,
+}
+
+/// A request as it is stored: every text already masked (`crate::request_history` masks).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestRecord {
+    pub line: RequestLine,
     pub request_body: Option<String>,
     pub response_body: Option<String>,
     pub truncated: bool,
@@ -48,16 +55,18 @@ impl FromRow for StoredRequest {
         Ok(Self {
             seq: row.column(0)?,
             record: RequestRecord {
-                subscriber_id: row.column(1)?,
-                request_id: row.column(2)?,
-                method: row.column(3)?,
-                route: row.column(4)?,
-                path: row.column(5)?,
-                query: row.column(6)?,
-                status: row.column(7)?,
-                code: row.column(8)?,
-                latency_ms: row.column(9)?,
-                at_ms: row.column(10)?,
+                line: RequestLine {
+                    subscriber_id: row.column(1)?,
+                    request_id: row.column(2)?,
+                    method: row.column(3)?,
+                    route: row.column(4)?,
+                    path: row.column(5)?,
+                    query: row.column(6)?,
+                    status: row.column(7)?,
+                    code: row.column(8)?,
+                    latency_ms: row.column(9)?,
+                    at_ms: row.column(10)?,
+                },
                 request_body: row.column(11)?,
                 response_body: row.column(12)?,
                 truncated: row.column(13)?,

@@ -7,17 +7,18 @@ use crate::storage::sql::args;
 /// The batch, in the writer's transaction.
 pub fn insert(connection: &Connection, records: &[RequestRecord]) -> StorageResult<()> {
     for record in records {
+        let line = &record.line;
         let arguments = args![
-            record.subscriber_id,
-            &record.request_id,
-            &record.method,
-            record.route.as_ref(),
-            &record.path,
-            record.query.as_ref(),
-            record.status,
-            record.code.as_ref(),
-            record.latency_ms,
-            record.at_ms,
+            line.subscriber_id,
+            &line.request_id,
+            &line.method,
+            line.route.as_ref(),
+            &line.path,
+            line.query.as_ref(),
+            line.status,
+            line.code.as_ref(),
+            line.latency_ms,
+            line.at_ms,
             record.request_body.as_ref(),
             record.response_body.as_ref(),
             record.truncated,
