@@ -1,10 +1,10 @@
 use chrono::{DateTime, Utc};
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
 /// A bank the service can link accounts at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct Bank {
     /// The bank's id, for `POST /account`.
     pub id: String,
@@ -13,9 +13,8 @@ pub struct Bank {
 }
 
 /// The banks accounts can be linked at.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct BankList {
     /// Every bank, by name.
     pub banks: Vec<Bank>,
@@ -23,10 +22,9 @@ pub struct BankList {
 
 /// A bank account to link: the person signs in at the bank on a page the service hosts.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct EnrollAccountRequest {
     /// The bank's `id` or `name` (any case).
     pub bank: String,
@@ -65,10 +63,9 @@ pub enum AccountStatus {
 
 /// Renewing a linked account's consent, or relinking it: the bank's pages in update mode.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default, Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct ReauthAccountRequest {
     /// Where the person's browser is sent when they are done (`?accountId=…&status=…` added),
     /// under the same rules as `POST /account`'s.
@@ -78,10 +75,8 @@ pub struct ReauthAccountRequest {
 
 /// The bank's pages in update mode for an account: open `url` in the person's browser. The
 /// account keeps its id; its consent moves on when the person consents again.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct ReauthAccountResponse {
     /// The account (the same id as before).
     pub account_id: i64,
@@ -113,10 +108,8 @@ pub enum AccountType {
 }
 
 /// A bank link: open `url` in the person's browser and follow `GET /account/{accountId}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct EnrollAccountResponse {
     /// The account's id.
     pub account_id: i64,
@@ -129,10 +122,8 @@ pub struct EnrollAccountResponse {
 }
 
 /// A bank account the caller linked, or is linking.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(with_labels!)]
+#[apply(wire!)]
 pub struct Account {
     /// The account's id.
     pub account_id: i64,
@@ -186,19 +177,10 @@ pub struct Account {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub cards: Option<Vec<u16>>,
-    /// The subscriber's own id for the user it belongs to; null when none was given.
-    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub client_user_id: Option<String>,
-    /// The subscriber's own notes (`{}` when none).
-    #[serde(default)]
-    pub metadata: crate::Metadata,
 }
 
 /// An account's balance at the bank.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct AccountBalance {
     /// What can be spent now, major units.
     pub available: f64,
@@ -209,9 +191,7 @@ pub struct AccountBalance {
 }
 
 /// The caller's bank accounts, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct AccountList {
     /// Every account of the caller.
     pub accounts: Vec<Account>,
@@ -221,10 +201,7 @@ pub struct AccountList {
 pub type AccountTransactionQuery = crate::CardTransactionQuery;
 
 /// A transaction on a linked bank account.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct AccountTransaction {
     /// The transaction's id.
     pub transaction_id: i64,
@@ -244,10 +221,7 @@ pub struct AccountTransaction {
 }
 
 /// A page of an account's transactions, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct AccountTransactionPage {
     /// This page's transactions.
     pub transactions: Vec<AccountTransaction>,
@@ -257,10 +231,8 @@ pub struct AccountTransactionPage {
 }
 
 /// The answer to `DELETE /account/{accountId}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct RemoveAccountResponse {
     /// `Account removed`.
     pub message: String,

@@ -1,4 +1,5 @@
 use chrono::{DateTime, Utc};
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A card number as sent: the spec allows a string or a number, under `pan` or `PAN`.
@@ -60,10 +61,9 @@ impl<'de> Deserialize<'de> for Pan {
 /// A payment card to enroll. The number is checked and never stored: only its last four
 /// digits and a keyed fingerprint (to recognise the same card enrolled twice).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct EnrollCardRequest {
     /// The card number (also accepted as `PAN`).
     #[serde(alias = "PAN")]
@@ -87,10 +87,8 @@ pub struct EnrollCardRequest {
 }
 
 /// The enrolled card.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct EnrollCardResponse {
     /// `Card linked`.
     pub message: String,
@@ -99,10 +97,8 @@ pub struct EnrollCardResponse {
 }
 
 /// The answer to `DELETE /card/{cardId}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct RemoveCardResponse {
     /// `Card removed`.
     pub message: String,
@@ -111,10 +107,9 @@ pub struct RemoveCardResponse {
 }
 
 /// An enrolled card. The number itself is never returned: only its last four digits.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(with_labels!)]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct CardRecord {
     /// The card's id.
     pub card_id: i64,
@@ -137,19 +132,11 @@ pub struct CardRecord {
     pub brand: String,
     /// The country that issued the card (ISO 3166-1 alpha-3).
     pub country_code: String,
-    /// The subscriber's own id for the user it belongs to; null when none was given.
-    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub client_user_id: Option<String>,
-    /// The subscriber's own notes (`{}` when none).
-    #[serde(default)]
-    pub metadata: crate::Metadata,
 }
 
 /// The caller's cards, newest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct CardList {
     /// Every card of the caller.
     pub cards: Vec<CardRecord>,
@@ -157,10 +144,8 @@ pub struct CardList {
 
 /// A purchase or refund made with one of the caller's cards.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct CardTransaction {
     /// The transaction's id.
     pub transaction_id: i64,
@@ -200,10 +185,7 @@ pub struct CardTransaction {
 }
 
 /// A page of a card's transactions, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct CardTransactionPage {
     /// This page's transactions.
     pub transactions: Vec<CardTransaction>,
@@ -237,10 +219,9 @@ pub struct CardTransactionQuery {
 
 /// A card-entry page to open; the body may be left out.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default, Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct CreateCardSessionRequest {
     /// Where the person's browser is sent when they are done (`?sessionId=…&status=…` added):
     /// it must begin with one of the subscriber's registered return URLs (`PATCH /subscriber`),
@@ -255,10 +236,8 @@ pub struct CreateCardSessionRequest {
 }
 
 /// A one-time page of the service where a person types the card: open `url` in their browser.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct CardSessionCreated {
     /// The session's id, for `GET /card/session/{sessionId}`.
     pub session_id: i64,
@@ -282,10 +261,8 @@ pub enum CardSessionStatus {
 }
 
 /// Where a card-entry page stands.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct CardSession {
     /// The session's id.
     pub session_id: i64,

@@ -3,9 +3,10 @@
 //! types ([`EVENT_TYPES`]), the TypeScript union and the OpenAPI schemas all come from here.
 
 use chrono::{DateTime, Utc};
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
-use crate::{CardTransaction, CoordinatesSource, Location, MerchantTransaction, PersonStatus};
+use crate::{CardTransaction, LocationUpdatedData, MerchantTransaction, PersonStatus};
 
 /// Declares the catalogue: `Variant = "type.name" (Payload)`, each with its documentation.
 macro_rules! event_catalogue {
@@ -158,10 +159,8 @@ impl From<EventType> for String {
 }
 
 /// The data of `card.enrolled`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(with_labels!)]
+#[apply(wire!)]
 pub struct CardEnrolledData {
     /// The new card.
     pub card_id: i64,
@@ -169,20 +168,10 @@ pub struct CardEnrolledData {
     pub last_four: u16,
     /// The card's brand (`visa`, `mastercard`, …).
     pub brand: String,
-    /// The subscriber's own id for the user it belongs to; null when none was given.
-    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub client_user_id: Option<String>,
-    /// The subscriber's own notes (`{}` when none).
-    #[serde(default)]
-    pub metadata: crate::Metadata,
 }
 
 /// The data of `card.removed`: the id alone (everything else of the card is erased).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct CardRemovedData {
     /// The removed card (ids are never given again).
     pub card_id: i64,
@@ -216,10 +205,7 @@ impl TransactionEventData {
 }
 
 /// A transaction event of the recipient's card.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct CardTransactionEventData {
     /// The transaction.
     pub transaction_id: i64,
@@ -233,10 +219,7 @@ pub struct CardTransactionEventData {
 }
 
 /// A transaction event of the recipient's merchant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct MerchantTransactionEventData {
     /// The transaction.
     pub transaction_id: i64,
@@ -248,10 +231,7 @@ pub struct MerchantTransactionEventData {
 }
 
 /// The data of `merchant.location.created`: the location.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct LocationCreatedData {
     /// The merchant the location belongs to.
     pub merchant_id: i64,
@@ -272,86 +252,8 @@ pub struct LocationCreatedData {
     pub metadata: crate::Metadata,
 }
 
-/// The data of `merchant.location.updated`: the location as it is now, as `GET
-/// /merchant/location/{locationId}` shows it, with its merchant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct LocationUpdatedData {
-    /// The merchant the location belongs to.
-    pub merchant_id: i64,
-    /// The location.
-    pub location_id: i64,
-    /// The location's country (ISO 3166-1 alpha-3).
-    pub country_code: String,
-    /// The street.
-    pub street: String,
-    /// The house number.
-    pub street_no: String,
-    /// The city.
-    pub city: String,
-    /// The postal code.
-    pub zip: String,
-    /// Degrees north; null when unknown.
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub latitude: Option<f64>,
-    /// Degrees east; null when unknown.
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub longitude: Option<f64>,
-    /// Where the coordinates came from.
-    pub coordinates_source: CoordinatesSource,
-    /// What a card statement prints for purchases here from now on.
-    pub descriptor: String,
-    /// When the location was added (RFC 3339, UTC).
-    pub created_at: DateTime<Utc>,
-    /// The subscriber's own notes (`{}` when none).
-    #[serde(default)]
-    pub metadata: crate::Metadata,
-}
-
-impl LocationUpdatedData {
-    /// The event's data: `location` as the API shows it, with its merchant. (Its fields are
-    /// written out rather than flattened: the OpenAPI document then types them as properties,
-    /// as every other event's data.)
-    pub fn new(merchant_id: i64, location: Location) -> Self {
-        let Location {
-            location_id,
-            country_code,
-            street,
-            street_no,
-            city,
-            zip,
-            latitude,
-            longitude,
-            coordinates_source,
-            descriptor,
-            created_at,
-            metadata,
-        } = location;
-        Self {
-            merchant_id,
-            location_id,
-            country_code,
-            street,
-            street_no,
-            city,
-            zip,
-            latitude,
-            longitude,
-            coordinates_source,
-            descriptor,
-            created_at,
-            metadata,
-        }
-    }
-}
-
 /// The data of `merchant.location.removed`: the id alone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct LocationRemovedData {
     /// The removed location.
     pub location_id: i64,
@@ -359,10 +261,8 @@ pub struct LocationRemovedData {
 
 /// The data of `account.linked`, `account.failed`, `account.consent_expiring` and
 /// `account.refreshed`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(with_labels!)]
+#[apply(wire!)]
 pub struct AccountEventData {
     /// The bank account.
     pub account_id: i64,
@@ -375,30 +275,17 @@ pub struct AccountEventData {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub consent_expires_at: Option<DateTime<Utc>>,
-    /// The subscriber's own id for the user it belongs to; null when none was given.
-    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub client_user_id: Option<String>,
-    /// The subscriber's own notes (`{}` when none).
-    #[serde(default)]
-    pub metadata: crate::Metadata,
 }
 
 /// The data of `account.removed`: the id alone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct AccountRemovedData {
     /// The removed bank account.
     pub account_id: i64,
 }
 
 /// The data of `transaction.removed`: the id, and the recipient's card or merchant it was on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct TransactionRemovedData {
     /// The transaction that is gone (ids are never given again).
     pub transaction_id: i64,
@@ -411,10 +298,7 @@ pub struct TransactionRemovedData {
 }
 
 /// The data of `transaction.declined`: the attempt, as the recipient's card or merchant saw it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct TransactionDeclinedData {
     /// The attempt's id (never in a list; ids are never given again).
     pub transaction_id: i64,
@@ -440,20 +324,15 @@ pub struct TransactionDeclinedData {
 }
 
 /// The data of `person.removed`: the id alone.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct PersonRemovedData {
     /// The removed person.
     pub person_id: i64,
 }
 
 /// The data of `person.verified` and `person.locked`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(with_labels!)]
+#[apply(wire!)]
 pub struct PersonEventData {
     /// The person.
     pub person_id: i64,
@@ -463,21 +342,12 @@ pub struct PersonEventData {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub locked_until: Option<DateTime<Utc>>,
-    /// The subscriber's own id for the user it belongs to; null when none was given.
-    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub client_user_id: Option<String>,
-    /// The subscriber's own notes (`{}` when none).
-    #[serde(default)]
-    pub metadata: crate::Metadata,
 }
 
 /// The data of `card_session.completed`.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct CardSessionCompletedData {
     /// The card-entry session.
     pub session_id: i64,
@@ -486,20 +356,14 @@ pub struct CardSessionCompletedData {
 }
 
 /// The data of `card_session.expired`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct CardSessionExpiredData {
     /// The card-entry session.
     pub session_id: i64,
 }
 
 /// The data of `webhook.test`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct WebhookTestData {
     /// The endpoint tested.
     pub webhook_id: i64,

@@ -1,12 +1,10 @@
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
 use crate::{Confidence, MatchReason};
 
 /// A merchant found: from the service's directory, or a location enrolled here.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct DiscoveredMerchant {
     /// The merchant as a card statement prints it.
     pub descriptor: String,
@@ -48,9 +46,7 @@ pub struct DiscoveredMerchant {
 }
 
 /// What a search found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct DiscoverResult {
     /// The merchants found, best match first; empty when none.
     pub merchants: Vec<DiscoveredMerchant>,
@@ -59,9 +55,7 @@ pub struct DiscoverResult {
 }
 
 /// Merchants matching a descriptor, an address or a position.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct DiscoverResponse {
     /// The search's outcome.
     pub result: DiscoverResult,

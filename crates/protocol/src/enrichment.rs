@@ -5,6 +5,7 @@
 pub mod taxonomy;
 
 use chrono::NaiveDate;
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
 pub use taxonomy::{PfcDetailed, PfcPrimary};
@@ -130,10 +131,7 @@ impl MatchReason {
 }
 
 /// The party a transaction was with.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct Counterparty {
     /// The brand, the same in every city, for every card and subscriber: `brd_` and 16 hex digits.
     #[cfg_attr(feature = "openapi", schema(pattern = "^brd_[0-9a-f]{16}$", example = "brd_3c1f0e9a6b2d4c57"))]
@@ -174,9 +172,8 @@ pub enum IntermediaryType {
 }
 
 /// A go-between the descriptor names, kept apart from the counterparty.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct Intermediary {
     /// Its name: `Square`, `PayPal`, `Amazon`, `Klarna`…
     pub name: String,
@@ -201,9 +198,8 @@ pub enum Channel {
 }
 
 /// A category of [`taxonomy`]: the primary one and the detailed one inside it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Copy, Eq, Hash)]
 pub struct PersonalFinanceCategory {
     pub primary: PfcPrimary,
     pub detailed: PfcDetailed,
@@ -216,10 +212,7 @@ impl PersonalFinanceCategory {
 }
 
 /// Where a matched merchant is.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct EnrichedLocation {
     /// As `GET /merchant/discover` gives it: above 100,000,000 for the directory, an enrolled
     /// location's own id otherwise.
@@ -239,10 +232,7 @@ pub struct EnrichedLocation {
 }
 
 /// What the matcher found for one transaction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct Enrichment {
     /// Who the payment was with; null when nothing matched.
     #[cfg_attr(feature = "openapi", schema(required = true))]
@@ -262,10 +252,8 @@ pub struct Enrichment {
 /// What the service adds to each card and bank-account transaction it lists, syncs, streams and
 /// sends in events: who it was with, through whom, where, in which category, whether it recurs
 /// and, for a refund, which purchase it gives back.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default)]
 pub struct TransactionEnrichment {
     /// Who the payment was with, as the matcher found it from what the network sent; null when
     /// nothing matched.
@@ -297,10 +285,9 @@ pub struct TransactionEnrichment {
 
 /// A transaction to enrich, as a card network or a bank statement gives it.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct EnrichInput {
     /// Your id for it, given back beside the result (1 to 64 characters).
     #[cfg_attr(feature = "openapi", schema(min_length = 1, max_length = 64))]
@@ -331,9 +318,8 @@ pub struct EnrichInput {
 }
 
 /// Up to 100 transactions to enrich at once.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Default)]
 pub struct EnrichRequest {
     /// 1 to 100 transactions.
     #[cfg_attr(feature = "openapi", schema(min_items = 1, max_items = 100))]
@@ -341,9 +327,7 @@ pub struct EnrichRequest {
 }
 
 /// One transaction enriched: your id and what was found.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct EnrichedTransaction {
     /// The id you sent.
     pub id: String,
@@ -352,18 +336,15 @@ pub struct EnrichedTransaction {
 }
 
 /// The transactions enriched, in the order sent.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct EnrichResponse {
     /// One per transaction sent, in the order sent.
     pub enriched: Vec<EnrichedTransaction>,
 }
 
 /// A primary category and what it holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct PrimaryCategoryInfo {
     pub primary: PfcPrimary,
     /// What the category holds, in a sentence.
@@ -371,9 +352,8 @@ pub struct PrimaryCategoryInfo {
 }
 
 /// A detailed category, inside its primary one.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct DetailedCategoryInfo {
     pub primary: PfcPrimary,
     pub detailed: PfcDetailed,
@@ -382,9 +362,8 @@ pub struct DetailedCategoryInfo {
 }
 
 /// The taxonomy of personal finance categories.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct CategoriesResponse {
     /// The primary categories, in the taxonomy's order.
     pub primary: Vec<PrimaryCategoryInfo>,
@@ -452,10 +431,8 @@ pub enum StreamStatus {
 }
 
 /// Who a recurring stream is with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct StreamCounterparty {
     /// Null when the transactions matched no brand (the stream is then by description).
     #[cfg_attr(feature = "openapi", schema(required = true))]
@@ -465,10 +442,7 @@ pub struct StreamCounterparty {
 }
 
 /// Payments to or from one counterparty at a steady rhythm.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct RecurringStream {
     /// Stable while the stream lasts: `rst_` and 16 hex digits.
     pub stream_id: String,
@@ -501,9 +475,7 @@ pub struct RecurringStream {
 }
 
 /// A card's or bank account's recurring streams.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct RecurringStreams {
     /// The streams, the latest paid first.
     pub streams: Vec<RecurringStream>,

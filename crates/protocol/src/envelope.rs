@@ -1,3 +1,4 @@
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
 /// A success body: the contract puts `"error": null` beside every success payload.
@@ -18,10 +19,7 @@ impl<T> Success<T> {
 
 /// Every failure: `error` (a message for people), `code` (stable, for programs) and
 /// `requestId` (to quote when asking for help).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct ErrorBody {
     /// What went wrong, in words.
     pub error: String,
@@ -50,9 +48,8 @@ pub struct ErrorBody {
 }
 
 /// One rejected field of a request.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct FieldError {
     /// The field, as a path into the request (`location.zip`, `answers[0].choiceId`) or a query parameter's name.
     pub field: String,

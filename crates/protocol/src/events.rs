@@ -3,6 +3,7 @@
 //! incremental sync").
 
 use chrono::{DateTime, Utc};
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
 use crate::{CardTransaction, EventData, EventType};
@@ -57,10 +58,7 @@ pub struct EventQuery {
 }
 
 /// A page of the event log, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct EventPage {
     /// This page's events.
     pub events: Vec<Event>,
@@ -72,10 +70,9 @@ pub struct EventPage {
 /// A new webhook endpoint. It receives its events written in the version of the request that
 /// adds it (`PATCH` moves it).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct CreateWebhookRequest {
     /// Where events are sent, as signed POSTs.
     pub url: String,
@@ -87,10 +84,9 @@ pub struct CreateWebhookRequest {
 
 /// A change of a webhook endpoint: what is sent changes, the rest stays.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct UpdateWebhookRequest {
     /// A new address for the events.
     pub url: Option<String>,
@@ -118,10 +114,8 @@ pub enum WebhookStatus {
 
 /// A webhook endpoint of the caller.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct Webhook {
     /// The endpoint's id.
     pub webhook_id: i64,
@@ -149,19 +143,14 @@ pub struct Webhook {
 }
 
 /// The caller's webhook endpoints, oldest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct WebhookList {
     /// Every endpoint (secrets are not shown).
     pub webhooks: Vec<Webhook>,
 }
 
 /// An event queued for delivery to one endpoint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct WebhookQueued {
     /// `Test event queued` or `Delivery queued`.
     pub message: String,
@@ -170,10 +159,7 @@ pub struct WebhookQueued {
 }
 
 /// A deleted webhook endpoint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct WebhookDeleted {
     /// `Webhook endpoint deleted`.
     pub message: String,
@@ -192,10 +178,7 @@ pub enum DeliveryStatus {
 }
 
 /// One attempt to deliver an event to an endpoint.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct WebhookDelivery {
     /// The event sent (`evt_…`).
     pub event_id: String,
@@ -222,10 +205,7 @@ pub struct WebhookDelivery {
 }
 
 /// A page of an endpoint's delivery attempts, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct WebhookDeliveryPage {
     /// This page's attempts.
     pub deliveries: Vec<WebhookDelivery>,
@@ -236,10 +216,7 @@ pub struct WebhookDeliveryPage {
 
 /// A card's transactions that changed since a cursor (Plaid-style): from no cursor the whole
 /// history in pages, then only what changed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct TransactionSync {
     /// Transactions that are new since the cursor.
     pub added: Vec<CardTransaction>,
@@ -254,9 +231,8 @@ pub struct TransactionSync {
 }
 
 /// Seconds to move the caller's sandbox clock ahead.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Default)]
 pub struct ClockAdvanceRequest {
     /// 1 to 31,536,000 (a year).
     pub seconds: i64,
@@ -266,10 +242,7 @@ pub struct ClockAdvanceRequest {
 pub const MAX_CLOCK_ADVANCE_SECONDS: i64 = 31_536_000;
 
 /// The sandbox clock, moved.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct ClockAdvanced {
     /// What was done, in words.
     pub message: String,
@@ -280,20 +253,14 @@ pub struct ClockAdvanced {
 }
 
 /// The caller's sandbox data, deleted.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct SandboxReset {
     /// What was deleted, in words.
     pub message: String,
 }
 
 /// One of the caller's recent API requests.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct LoggedRequest {
     /// The HTTP method.
     pub method: String,
@@ -318,10 +285,7 @@ pub struct LoggedRequest {
 }
 
 /// A page of the caller's request history, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct RequestLogPage {
     /// Newest first.
     pub requests: Vec<LoggedRequest>,
@@ -333,10 +297,7 @@ pub struct RequestLogPage {
 
 /// One request of the caller's history with what it sent and got back, masked: card numbers,
 /// secrets, tokens and passwords never reach the history.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct LoggedRequestDetail {
     #[serde(flatten)]
     pub request: LoggedRequest,

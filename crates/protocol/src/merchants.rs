@@ -1,4 +1,5 @@
 use chrono::{DateTime, Utc};
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// A merchant category code sent as `"5812"` or `5812`.
@@ -30,10 +31,9 @@ impl<'de> Deserialize<'de> for CategoryCode {
 
 /// The caller's business, to enroll as a merchant (one per subscriber).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct EnrollMerchantRequest {
     /// The trading name customers know.
     pub name: String,
@@ -48,10 +48,8 @@ pub struct EnrollMerchantRequest {
 }
 
 /// The enrolled merchant.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct EnrollMerchantResponse {
     /// `Merchant enrolled`.
     pub message: String,
@@ -60,10 +58,7 @@ pub struct EnrollMerchantResponse {
 }
 
 /// The caller's merchant with its locations.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct Merchant {
     /// The merchant's id.
     pub merchant_id: i64,
@@ -90,10 +85,8 @@ pub struct Merchant {
 /// A place where the merchant sells. Coordinates are optional and come in pairs: without them
 /// the service derives them from the city when it knows it.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct LocationInput {
     /// The location's country.
     pub country_code: String,
@@ -113,10 +106,8 @@ pub struct LocationInput {
 
 /// A new location of the caller's merchant.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct CreateLocationRequest {
     /// The location's address and, optionally, its coordinates.
     pub location: LocationInput,
@@ -136,10 +127,9 @@ impl CreateLocationRequest {
 /// checks it; a field left out (or null) stays as it is. Without coordinates the service
 /// derives them again from the (new) address.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct LocationChanges {
     /// The location's country.
     pub country_code: Option<String>,
@@ -160,10 +150,8 @@ pub struct LocationChanges {
 /// A change to one of the caller's merchant's locations (the shape of `POST /merchant/location`,
 /// with every field optional).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct UpdateLocationRequest {
     /// The fields that change (at least one of them or `metadata`).
     #[serde(default)]
@@ -173,10 +161,7 @@ pub struct UpdateLocationRequest {
 }
 
 /// A removed location.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct LocationRemoved {
     /// `Location removed`.
     pub message: String,
@@ -199,10 +184,7 @@ pub enum CoordinatesSource {
 }
 
 /// The new location.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct CreateLocationResponse {
     /// `Location created`.
     pub message: String,
@@ -218,46 +200,67 @@ pub struct CreateLocationResponse {
     pub coordinates_source: CoordinatesSource,
 }
 
-/// A location of the caller's merchant.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
-pub struct Location {
+/// [`Location`] and the data of `merchant.location.updated` ([`LocationUpdatedData`], the same
+/// fields after its merchant) from one list of the fields, so the event cannot drift from what
+/// `GET /merchant/location/{locationId}` shows.
+macro_rules! location_and_its_event {
+    ($($(#[$field_attribute:meta])* $field:ident: $type:ty,)*) => {
+        /// A location of the caller's merchant.
+        #[apply(wire!)]
+        pub struct Location {
+            $($(#[$field_attribute])* pub $field: $type,)*
+        }
+
+        /// The data of `merchant.location.updated`: the location as it is now, as `GET
+        /// /merchant/location/{locationId}` shows it, with its merchant.
+        #[apply(wire!)]
+        pub struct LocationUpdatedData {
+            /// The merchant the location belongs to.
+            pub merchant_id: i64,
+            $($(#[$field_attribute])* pub $field: $type,)*
+        }
+
+        impl LocationUpdatedData {
+            /// The event's data: `location` as the API shows it, with its merchant.
+            pub fn new(merchant_id: i64, location: Location) -> Self {
+                Self { merchant_id, $($field: location.$field,)* }
+            }
+        }
+    };
+}
+
+location_and_its_event! {
     /// The location's id.
-    pub location_id: i64,
+    location_id: i64,
     /// The location's country (ISO 3166-1 alpha-3).
-    pub country_code: String,
+    country_code: String,
     /// The street.
-    pub street: String,
+    street: String,
     /// The house number.
-    pub street_no: String,
+    street_no: String,
     /// The city.
-    pub city: String,
+    city: String,
     /// The postal code.
-    pub zip: String,
+    zip: String,
     /// Degrees north; null when unknown.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub latitude: Option<f64>,
+    latitude: Option<f64>,
     /// Degrees east; null when unknown.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub longitude: Option<f64>,
+    longitude: Option<f64>,
     /// Where the coordinates came from.
-    pub coordinates_source: CoordinatesSource,
+    coordinates_source: CoordinatesSource,
     /// What a card statement prints for purchases here.
-    pub descriptor: String,
+    descriptor: String,
     /// When the location was added (RFC 3339, UTC).
-    pub created_at: DateTime<Utc>,
+    created_at: DateTime<Utc>,
     /// The subscriber's own notes (`{}` when none).
     #[serde(default)]
-    pub metadata: crate::Metadata,
+    metadata: crate::Metadata,
 }
 
 /// A sale at one of the caller's locations.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct MerchantTransaction {
     /// The transaction's id.
     pub transaction_id: i64,
@@ -286,10 +289,7 @@ pub struct MerchantTransaction {
 }
 
 /// A page of the merchant's sales, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct MerchantTransactionPage {
     /// This page's sales.
     pub transactions: Vec<MerchantTransaction>,
@@ -322,9 +322,8 @@ pub struct MerchantTransactionQuery {
 }
 
 /// A merchant category code of the service's table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct MerchantCategory {
     /// The 4-digit code (ISO 18245), e.g. `5812`.
     pub code: String,
@@ -333,9 +332,8 @@ pub struct MerchantCategory {
 }
 
 /// Merchant category codes, by code.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct MerchantCategoryList {
     /// The codes that match, by code.
     pub categories: Vec<MerchantCategory>,

@@ -1,12 +1,12 @@
 use chrono::{DateTime, Utc};
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
 /// A person whose identity the caller will verify.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct OnboardPersonRequest {
     /// The person's first name.
     pub first_name: String,
@@ -40,10 +40,8 @@ pub enum PersonStatus {
 }
 
 /// The onboarded person.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct OnboardPersonResponse {
     /// The person's id.
     pub person_id: i64,
@@ -52,10 +50,8 @@ pub struct OnboardPersonResponse {
 }
 
 /// Where the person lives.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct PersonAddress {
     /// The street.
     pub street: String,
@@ -71,10 +67,9 @@ pub struct PersonAddress {
 
 /// What the person tells about themselves, for the questions to ask.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct AuthenticatePersonRequest {
     /// The person, as onboarded.
     pub person_id: i64,
@@ -90,10 +85,8 @@ pub struct AuthenticatePersonRequest {
 }
 
 /// One of a question's choices.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct QuestionChoice {
     /// The choice's id, for the answer.
     pub choice_id: i64,
@@ -102,10 +95,8 @@ pub struct QuestionChoice {
 }
 
 /// A question about the person's history, to answer by choosing one choice.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct Question {
     /// The question's id, for the answer.
     pub question_id: i64,
@@ -116,10 +107,8 @@ pub struct Question {
 }
 
 /// Four questions for the person, valid for 10 minutes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct AuthenticatePersonResponse {
     /// The person.
     pub person_id: i64,
@@ -130,10 +119,8 @@ pub struct AuthenticatePersonResponse {
 }
 
 /// The choice made for one question.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Copy, Eq)]
 pub struct Answer {
     /// The question answered.
     pub question_id: i64,
@@ -142,10 +129,8 @@ pub struct Answer {
 }
 
 /// The person's answers to the questions last issued.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct VerifyPersonRequest {
     /// The person.
     pub person_id: i64,
@@ -156,10 +141,8 @@ pub struct VerifyPersonRequest {
 
 /// The outcome of the answers: three or four right verify the person.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct VerifyPersonResponse {
     /// The person.
     pub person_id: i64,
@@ -176,10 +159,7 @@ pub struct VerifyPersonResponse {
 }
 
 /// What a verified identity unlocks.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct Signals {
     /// The person's estimated income.
     pub income: IncomeSignal,
@@ -190,10 +170,7 @@ pub struct Signals {
 }
 
 /// An estimate of the person's yearly income.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct IncomeSignal {
     /// Income per year, major units.
     pub annual_amount: f64,
@@ -204,10 +181,7 @@ pub struct IncomeSignal {
 }
 
 /// One kind of spending.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct SpendingCategory {
     /// The kind of spending, e.g. `Groceries`.
     pub category: String,
@@ -218,10 +192,7 @@ pub struct SpendingCategory {
 }
 
 /// How fast spending changes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct SpendingDelta {
     /// Relative change of spending over the period, e.g. 0.12 for 12% faster.
     pub value: f64,
@@ -232,10 +203,8 @@ pub struct SpendingDelta {
 }
 
 /// A person the caller onboarded, and where their verification stands.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(with_labels!)]
+#[apply(wire!)]
 pub struct Person {
     /// The person's id.
     pub person_id: i64,
@@ -269,38 +238,26 @@ pub struct Person {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
     pub signals: Option<Signals>,
-    /// The subscriber's own id for the user it belongs to; null when none was given.
-    #[cfg_attr(feature = "ts", ts(type = "string | null"))]
-    #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub client_user_id: Option<String>,
-    /// The subscriber's own notes (`{}` when none).
-    #[serde(default)]
-    pub metadata: crate::Metadata,
 }
 
 /// The caller's persons, newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
 pub struct PersonList {
     /// Every person of the caller.
     pub persons: Vec<Person>,
 }
 
 /// The right answers to a person's questions (sandbox only), in the shape verify takes.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SandboxAnswers {
     /// One right answer per question issued.
     pub answers: Vec<Answer>,
 }
 
 /// The answer to `DELETE /persons/{personId}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct RemovePersonResponse {
     /// `Person removed`.
     pub message: String,
@@ -310,10 +267,9 @@ pub struct RemovePersonResponse {
 
 /// A one-time page where the person verifies their identity themselves, on their own device.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default, Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct CreatePersonSessionRequest {
     /// Where the person's browser is sent when they are done (`?sessionId=…&status=…` added,
     /// `status` `verified` or `locked`): it must begin with one of the subscriber's registered
@@ -324,10 +280,8 @@ pub struct CreatePersonSessionRequest {
 
 /// The person's identity page: open `url` in their browser, then follow `GET
 /// /persons/{personId}` (or `person.verified` / `person.locked`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct PersonSessionResponse {
     /// The page's id (`sessionId` on the way back).
     pub session_id: i64,

@@ -1,14 +1,14 @@
 use chrono::{DateTime, Utc};
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
 use crate::CardTransaction;
 
 /// A point-of-sale purchase to make now (sandbox only). Every field is optional: the service picks one of the caller's cards, a location and an amount.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct SandboxTransactionRequest {
     /// The card that pays: one of the caller's.
     pub card_id: Option<i64>,
@@ -28,10 +28,9 @@ pub struct SandboxTransactionRequest {
 
 /// How a pending sandbox purchase settles. May be empty.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct SandboxSettleRequest {
     /// The amount it settles at, of the purchase's sign (a tip on a restaurant bill, a fuel
     /// pre-authorization settled at the pump's figure); its own amount when absent.
@@ -40,10 +39,9 @@ pub struct SandboxSettleRequest {
 
 /// A refund of a settled sandbox purchase. May be empty.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct SandboxRefundRequest {
     /// How much is given back (positive, major units): at most what is left of the purchase
     /// after its earlier refunds; all of that when absent.
@@ -52,10 +50,8 @@ pub struct SandboxRefundRequest {
 
 /// An event to send now (sandbox only).
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct SandboxEventRequest {
     /// A catalogue type (`transaction.created`, `account.consent_expiring`, …).
     #[serde(rename = "type")]
@@ -66,10 +62,7 @@ pub struct SandboxEventRequest {
 }
 
 /// A pending authorization reversed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct SandboxReversal {
     /// What was done, in words.
     pub message: String,
@@ -78,10 +71,7 @@ pub struct SandboxReversal {
 }
 
 /// The purchase made.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct SandboxTransactionResponse {
     /// What was done, in words.
     pub message: String,
@@ -101,10 +91,8 @@ pub struct SandboxTransactionResponse {
 }
 
 /// A card number the sandbox accepts.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SandboxCard {
     /// The test card number.
     pub pan: String,
@@ -131,9 +119,8 @@ pub enum CardFunding {
 }
 
 /// The sandbox's test cards.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SandboxCardList {
     /// Every test card.
     pub cards: Vec<SandboxCard>,
@@ -146,10 +133,8 @@ pub const MAX_SANDBOX_SNAPSHOTS: usize = 20;
 pub const SNAPSHOT_NAME_MAX: usize = 80;
 
 /// A snapshot of the caller's sandbox to take now (sandbox only).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SandboxSnapshotRequest {
     /// What it is for, in the caller's words (1 to 80 characters), e.g. "10 cards, before refunds".
     pub name: String,
@@ -158,10 +143,8 @@ pub struct SandboxSnapshotRequest {
 /// The caller's sandbox as it was at one moment: cards and their transactions, the merchant and
 /// its locations, bank accounts, persons, webhook endpoints with their deliveries, events, and
 /// the pending deadlines its clock had.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SandboxSnapshot {
     /// The snapshot's id.
     pub snapshot_id: i64,
@@ -178,20 +161,16 @@ pub struct SandboxSnapshot {
 }
 
 /// The caller's snapshots, newest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SandboxSnapshotList {
     /// Every snapshot of the caller (at most 20).
     pub snapshots: Vec<SandboxSnapshot>,
 }
 
 /// The caller's sandbox, put back as a snapshot held it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SandboxRestored {
     /// What was done, in words.
     pub message: String,
@@ -200,10 +179,8 @@ pub struct SandboxRestored {
 }
 
 /// A snapshot deleted.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SandboxSnapshotDeleted {
     /// What was done, in words.
     pub message: String,

@@ -1,13 +1,13 @@
 use chrono::{DateTime, NaiveDate, Utc};
+use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
 use crate::versions::ApiVersion;
 
 /// A new subscriber account. The `Subscriber-Version` header of this request pins the account
 /// to that version; without it the account starts on `2026-11-21`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SignupRequest {
     /// The account's e-mail address, used to log in; one account per address.
     pub email: String,
@@ -104,10 +104,8 @@ impl std::str::FromStr for Environment {
 }
 
 /// The caller's account.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct SubscriberProfile {
     /// The account's public identifier (`cli_…`).
     pub client_id: String,
@@ -136,10 +134,9 @@ pub struct SubscriberProfile {
 
 /// A change of the caller's account: any of its fields, one at least.
 #[serde_with::skip_serializing_none]
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export, optional_fields))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Default, Eq)]
+#[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct UpdateSubscriberRequest {
     /// The version to pin (`2026-12-01`): requests without a `Subscriber-Version` header get it
     /// from now on. Webhook endpoints keep their own version.
@@ -192,9 +189,8 @@ pub struct RotateSecretResponse {
 }
 
 /// Billable requests, counted in the `established` environment only.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct UsageResponse {
     /// The environment of this service.
     pub environment: Environment,
@@ -207,9 +203,8 @@ pub struct UsageResponse {
 }
 
 /// The billable requests of one endpoint on one day.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct UsageRow {
     /// The day (UTC), `YYYY-MM-DD`.
     #[cfg_attr(feature = "ts", ts(type = "string"))]

@@ -1,14 +1,13 @@
 //! The subscriber's end users (contract: "Lifecycle", fourth round): what was created with a
 //! `clientUserId`, found and erased together.
 
-use serde::{Deserialize, Serialize};
+use macro_rules_attribute::apply;
 
 use crate::{Account, CardRecord, Metadata, Person};
 
 /// `PATCH /card/{cardId}`, `/account/{accountId}`, `/persons/{personId}`: the pairs to set.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct UpdateMetadataRequest {
     /// Keys merge with those already set; a key sent with "" is removed. At most 20 pairs in
     /// all (key at most 40 characters, value at most 500).
@@ -16,10 +15,7 @@ pub struct UpdateMetadataRequest {
 }
 
 /// Everything of one of the subscriber's users (`GET /users/{clientUserId}`), newest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct EndUser {
     /// The subscriber's own id for the user.
     pub client_user_id: String,
@@ -32,10 +28,8 @@ pub struct EndUser {
 }
 
 /// The answer to `DELETE /users/{clientUserId}`: what was erased, in one write.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
+#[derive(Eq)]
 pub struct EndUserRemoved {
     /// `User removed`.
     pub message: String,

@@ -2,13 +2,10 @@
 //! failed deliveries again (`POST /webhooks/{webhook_id}/recover`).
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use macro_rules_attribute::apply;
 
 /// The endpoint's queue: shown by `GET /webhooks/{webhook_id}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct WebhookQueue {
     /// Deliveries waiting for an attempt.
     pub queue_length: u64,
@@ -33,10 +30,7 @@ pub struct WebhookQueue {
 }
 
 /// A run of events dropped for an endpoint whose queue was full.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct DroppedDeliveries {
     /// Events in this run.
     pub count: u64,
@@ -53,10 +47,7 @@ pub struct DroppedDeliveries {
 }
 
 /// Queue again every delivery to the endpoint that failed for good, from `since` on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct RecoverWebhookRequest {
     /// RFC 3339: deliveries queued at or after this time.
     #[cfg_attr(feature = "openapi", schema(format = DateTime, example = "2026-11-24T00:00:00Z"))]
@@ -64,10 +55,7 @@ pub struct RecoverWebhookRequest {
 }
 
 /// The failed deliveries queued again.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(rename_all = "camelCase")]
+#[apply(wire!)]
 pub struct WebhookRecovered {
     /// `Failed deliveries queued again`.
     pub message: String,

@@ -11,7 +11,7 @@ export type LocationUpdatedData = {
  */
 merchantId: number, 
 /**
- * The location.
+ * The location's id.
  */
 locationId: number, 
 /**
@@ -47,7 +47,7 @@ longitude: number | null,
  */
 coordinatesSource: CoordinatesSource, 
 /**
- * What a card statement prints for purchases here from now on.
+ * What a card statement prints for purchases here.
  */
 descriptor: string, 
 /**
