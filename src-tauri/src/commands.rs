@@ -132,7 +132,7 @@ impl<R: Runtime> Desktop<R> {
     }
 
     /// A card's subscriptions and bills, the latest paid first.
-    async fn card_recurring(&self, card_id: i64) -> Outcome<Vec<RecurringStream>> {
+    async fn card_recurring(&self, card_id: CardId) -> Outcome<Vec<RecurringStream>> {
         self.dashboard.card_recurring(card_id).await
     }
 
@@ -153,7 +153,7 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.enroll_card(card).await
     }
 
-    async fn remove_card(&self, card_id: i64) -> Outcome<RemoveCardResponse> {
+    async fn remove_card(&self, card_id: CardId) -> Outcome<RemoveCardResponse> {
         self.dashboard.remove_card(card_id).await
     }
 
@@ -166,7 +166,7 @@ impl<R: Runtime> Desktop<R> {
     /// Follows a card-entry page until it completes or expires; stopped with `stop_watch`.
     async fn watch_card_session(
         &self,
-        session_id: i64,
+        session_id: CardSessionId,
         on_update: Channel<Result<CardSession, CommandError>>,
     ) -> Outcome<u32> {
         let dashboard = Arc::clone(&self.dashboard);
@@ -181,7 +181,7 @@ impl<R: Runtime> Desktop<R> {
         }))
     }
 
-    async fn simulate_transaction(&self, card_id: i64) -> Outcome<CardTransaction> {
+    async fn simulate_transaction(&self, card_id: CardId) -> Outcome<CardTransaction> {
         self.dashboard.simulate_transaction(card_id).await
     }
 
@@ -189,15 +189,15 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.simulate_purchase(request).await
     }
 
-    async fn settle_transaction(&self, transaction_id: i64, amount: Option<f64>) -> Outcome<CardTransaction> {
+    async fn settle_transaction(&self, transaction_id: TransactionId, amount: Option<f64>) -> Outcome<CardTransaction> {
         self.dashboard.settle_transaction(transaction_id, amount).await
     }
 
-    async fn refund_transaction(&self, transaction_id: i64, amount: Option<f64>) -> Outcome<CardTransaction> {
+    async fn refund_transaction(&self, transaction_id: TransactionId, amount: Option<f64>) -> Outcome<CardTransaction> {
         self.dashboard.refund_transaction(transaction_id, amount).await
     }
 
-    async fn reverse_transaction(&self, transaction_id: i64) -> Outcome<SandboxReversal> {
+    async fn reverse_transaction(&self, transaction_id: TransactionId) -> Outcome<SandboxReversal> {
         self.dashboard.reverse_transaction(transaction_id).await
     }
 
@@ -217,19 +217,19 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.take_sandbox_snapshot(name).await
     }
 
-    async fn restore_sandbox_snapshot(&self, snapshot_id: i64) -> Outcome<SandboxRestored> {
+    async fn restore_sandbox_snapshot(&self, snapshot_id: SnapshotId) -> Outcome<SandboxRestored> {
         self.dashboard.restore_sandbox_snapshot(snapshot_id).await
     }
 
-    async fn delete_sandbox_snapshot(&self, snapshot_id: i64) -> Outcome<SandboxSnapshotDeleted> {
+    async fn delete_sandbox_snapshot(&self, snapshot_id: SnapshotId) -> Outcome<SandboxSnapshotDeleted> {
         self.dashboard.delete_sandbox_snapshot(snapshot_id).await
     }
 
-    async fn load_transactions(&self, card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> Outcome<u32> {
+    async fn load_transactions(&self, card_id: CardId, on_batch: Channel<Batch<CardTransaction>>) -> Outcome<u32> {
         self.dashboard.load_transactions(card_id, |batch| on_batch.send(batch).is_ok()).await
     }
 
-    async fn watch_transactions(&self, card_id: i64, on_event: Channel<LiveEvent<CardTransaction>>) -> Outcome<u32> {
+    async fn watch_transactions(&self, card_id: CardId, on_event: Channel<LiveEvent<CardTransaction>>) -> Outcome<u32> {
         let dashboard = Arc::clone(&self.dashboard);
         Ok(self.watches().spawn(async move {
             subscriber_dashboard::live::watch(&dashboard, card_id, |event| on_event.send(event).is_ok()).await;
@@ -243,7 +243,11 @@ impl<R: Runtime> Desktop<R> {
         Ok(())
     }
 
-    async fn export_transactions_csv(&self, card_id: i64, transaction_ids: Vec<i64>) -> Outcome<Option<ExportResult>> {
+    async fn export_transactions_csv(
+        &self,
+        card_id: CardId,
+        transaction_ids: Vec<TransactionId>,
+    ) -> Outcome<Option<ExportResult>> {
         match save_path(&self.app, &format!("card-{card_id}-transactions.csv")).await? {
             Some(path) => self.dashboard.export_csv(card_id, &transaction_ids, &path).map(Some),
             None => Ok(None),
@@ -286,11 +290,11 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.add_location(location).await
     }
 
-    async fn update_location(&self, location_id: i64, change: UpdateLocationRequest) -> Outcome<Location> {
+    async fn update_location(&self, location_id: LocationId, change: UpdateLocationRequest) -> Outcome<Location> {
         self.dashboard.update_location(location_id, change).await
     }
 
-    async fn remove_location(&self, location_id: i64) -> Outcome<LocationRemoved> {
+    async fn remove_location(&self, location_id: LocationId) -> Outcome<LocationRemoved> {
         self.dashboard.remove_location(location_id).await
     }
 
@@ -307,7 +311,7 @@ impl<R: Runtime> Desktop<R> {
         }))
     }
 
-    async fn export_merchant_csv(&self, transaction_ids: Vec<i64>) -> Outcome<Option<ExportResult>> {
+    async fn export_merchant_csv(&self, transaction_ids: Vec<TransactionId>) -> Outcome<Option<ExportResult>> {
         match save_path(&self.app, "merchant-transactions.csv").await? {
             Some(path) => self.dashboard.export_merchant_csv(&transaction_ids, &path).map(Some),
             None => Ok(None),
@@ -330,7 +334,7 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.accounts().await
     }
 
-    async fn remove_account(&self, account_id: i64) -> Outcome<RemoveAccountResponse> {
+    async fn remove_account(&self, account_id: AccountId) -> Outcome<RemoveAccountResponse> {
         self.dashboard.remove_account(account_id).await
     }
 
@@ -342,18 +346,22 @@ impl<R: Runtime> Desktop<R> {
 
     /// Opens the bank's pages in update mode in the browser, for the person to renew a linked
     /// account's consent (the same account).
-    async fn renew_account(&self, account_id: i64) -> Outcome<SecurePage> {
+    async fn renew_account(&self, account_id: AccountId) -> Outcome<SecurePage> {
         let page = self.dashboard.renew_account(account_id).await?;
         Ok(open_page(&self.app, page))
     }
 
     /// Fetches what is new at the bank for a linked account.
-    async fn refresh_account(&self, account_id: i64) -> Outcome<Account> {
+    async fn refresh_account(&self, account_id: AccountId) -> Outcome<Account> {
         self.dashboard.refresh_account(account_id).await
     }
 
     /// Follows an account until it is no longer pending; stopped with `stop_watch`.
-    async fn watch_account(&self, account_id: i64, on_update: Channel<Result<Account, CommandError>>) -> Outcome<u32> {
+    async fn watch_account(
+        &self,
+        account_id: AccountId,
+        on_update: Channel<Result<Account, CommandError>>,
+    ) -> Outcome<u32> {
         let dashboard = Arc::clone(&self.dashboard);
         Ok(self.watches().spawn(async move {
             let outcome = dashboard.wait_for_account(account_id, |account| on_update.send(Ok(account.clone())).is_ok());
@@ -365,7 +373,7 @@ impl<R: Runtime> Desktop<R> {
         }))
     }
 
-    async fn account_transactions(&self, account_id: i64) -> Outcome<Vec<AccountTransaction>> {
+    async fn account_transactions(&self, account_id: AccountId) -> Outcome<Vec<AccountTransaction>> {
         self.dashboard.account_transactions(account_id).await
     }
 
@@ -379,16 +387,16 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.persons().await
     }
 
-    async fn person(&self, person_id: i64) -> Outcome<Person> {
+    async fn person(&self, person_id: PersonId) -> Outcome<Person> {
         self.dashboard.person(person_id).await
     }
 
-    async fn remove_person(&self, person_id: i64) -> Outcome<RemovePersonResponse> {
+    async fn remove_person(&self, person_id: PersonId) -> Outcome<RemovePersonResponse> {
         self.dashboard.remove_person(person_id).await
     }
 
     /// A one-time identity page for the person (not opened: the app offers to copy or open it).
-    async fn person_page(&self, person_id: i64) -> Outcome<SecurePage> {
+    async fn person_page(&self, person_id: PersonId) -> Outcome<SecurePage> {
         self.dashboard.person_page(person_id).await
     }
 
@@ -432,35 +440,35 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.create_webhook(request).await
     }
 
-    async fn update_webhook(&self, webhook_id: i64, change: UpdateWebhookRequest) -> Outcome<Webhook> {
+    async fn update_webhook(&self, webhook_id: WebhookId, change: UpdateWebhookRequest) -> Outcome<Webhook> {
         self.dashboard.update_webhook(webhook_id, change).await
     }
 
-    async fn delete_webhook(&self, webhook_id: i64) -> Outcome<WebhookDeleted> {
+    async fn delete_webhook(&self, webhook_id: WebhookId) -> Outcome<WebhookDeleted> {
         self.dashboard.delete_webhook(webhook_id).await
     }
 
-    async fn rotate_webhook_secret(&self, webhook_id: i64) -> Outcome<Webhook> {
+    async fn rotate_webhook_secret(&self, webhook_id: WebhookId) -> Outcome<Webhook> {
         self.dashboard.rotate_webhook_secret(webhook_id).await
     }
 
-    async fn test_webhook(&self, webhook_id: i64) -> Outcome<WebhookQueued> {
+    async fn test_webhook(&self, webhook_id: WebhookId) -> Outcome<WebhookQueued> {
         self.dashboard.test_webhook(webhook_id).await
     }
 
-    async fn webhook_deliveries(&self, webhook_id: i64) -> Outcome<Vec<WebhookDelivery>> {
+    async fn webhook_deliveries(&self, webhook_id: WebhookId) -> Outcome<Vec<WebhookDelivery>> {
         self.dashboard.webhook_deliveries(webhook_id).await
     }
 
-    async fn resend_webhook_delivery(&self, webhook_id: i64, event_id: String) -> Outcome<WebhookQueued> {
+    async fn resend_webhook_delivery(&self, webhook_id: WebhookId, event_id: String) -> Outcome<WebhookQueued> {
         self.dashboard.resend_webhook_delivery(webhook_id, event_id).await
     }
 
-    async fn webhook(&self, webhook_id: i64) -> Outcome<Webhook> {
+    async fn webhook(&self, webhook_id: WebhookId) -> Outcome<Webhook> {
         self.dashboard.webhook(webhook_id).await
     }
 
-    async fn recover_webhook_deliveries(&self, webhook_id: i64, since: String) -> Outcome<WebhookRecovered> {
+    async fn recover_webhook_deliveries(&self, webhook_id: WebhookId, since: String) -> Outcome<WebhookRecovered> {
         self.dashboard.recover_webhook_deliveries(webhook_id, since).await
     }
 

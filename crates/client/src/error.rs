@@ -1,6 +1,7 @@
 //! The one error type of the client.
 
 use std::time::Duration;
+use subscriber_protocol::{CardId, MerchantId};
 
 use chrono::{DateTime, Utc};
 use reqwest::StatusCode;
@@ -54,9 +55,9 @@ pub struct ApiError {
     /// One entry per rejected field on a 400.
     pub details: Vec<FieldError>,
     /// The existing card on a duplicate card enrollment (409).
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     /// The existing merchant on a second merchant enrollment (409).
-    pub merchant_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
     /// When a locked person may try again (403).
     pub locked_until: Option<DateTime<Utc>>,
     /// From `Retry-After` on 429 and 503.

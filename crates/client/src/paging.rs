@@ -11,7 +11,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use subscriber_protocol::{
     AccountTransaction, AccountTransactionPage, CardTransaction, CardTransactionPage, CardTransactionQuery, Event,
-    EventPage, EventQuery, LoggedRequest, LoggedRequestDetail, MAX_PAGE_LIMIT, MerchantTransaction,
+    EventPage, EventQuery, LocationId, LoggedRequest, LoggedRequestDetail, MAX_PAGE_LIMIT, MerchantTransaction,
     MerchantTransactionPage, MerchantTransactionQuery, PageQuery, RequestLogPage, RequestQuery, WebhookDelivery,
     WebhookDeliveryPage,
 };
@@ -243,7 +243,7 @@ impl<P: Page> Paged<CardTransactionQuery, P> {
 
 impl<P: Page> Paged<MerchantTransactionQuery, P> {
     /// Only transactions at this location of the merchant.
-    pub fn location_id(mut self, location_id: i64) -> Self {
+    pub fn location_id(mut self, location_id: LocationId) -> Self {
         self.query.location_id = Some(location_id);
         self
     }

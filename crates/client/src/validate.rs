@@ -32,7 +32,9 @@ pub fn enrich_request(request: &subscriber_protocol::EnrichRequest) -> Result<()
     first(rules::enrichment::enrich_request(request)).map(drop)
 }
 
-pub fn positive_id(field: &str, id: i64) -> Result<()> {
+/// A typed id the service could have given: ids are positive.
+pub fn positive_id(field: &str, id: impl Into<i64>) -> Result<()> {
+    let id = id.into();
     if id <= 0 {
         return Err(Error::invalid(field, format!("must be a positive id, not {id}")));
     }

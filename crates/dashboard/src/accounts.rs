@@ -2,7 +2,8 @@
 //! waits for the outcome), the accounts and, when granted, their transactions.
 
 use subscriber_protocol::{
-    Account, AccountPermission, AccountStatus, AccountTransaction, Bank, EnrollAccountRequest, RemoveAccountResponse,
+    Account, AccountId, AccountPermission, AccountStatus, AccountTransaction, Bank, EnrollAccountRequest,
+    RemoveAccountResponse,
 };
 
 use crate::app::Dashboard;
@@ -24,7 +25,7 @@ impl Dashboard {
         let created = self.client().await?.enroll_account(&EnrollAccountRequest::at(bank)).await?;
         self.check_own_url(&created.url).await?;
         Ok(SecurePage {
-            id: created.account_id,
+            id: created.account_id.get(),
             url: created.url,
             expires_at: created.expires_at,
             opened: false,
@@ -36,11 +37,11 @@ impl Dashboard {
     /// Opens a linked account's renewal (`POST /account/{id}/reauth`): the bank's pages in
     /// update mode, for the person to consent again; the caller opens its `url`. The account
     /// keeps its id, so the app follows it as before.
-    pub async fn renew_account(&self, account_id: i64) -> Result<SecurePage, CommandError> {
+    pub async fn renew_account(&self, account_id: AccountId) -> Result<SecurePage, CommandError> {
         let renewal = self.client().await?.reauth_account(account_id, None).await?;
         self.check_own_url(&renewal.url).await?;
         Ok(SecurePage {
-            id: renewal.account_id,
+            id: renewal.account_id.get(),
             url: renewal.url,
             expires_at: renewal.expires_at,
             opened: false,
@@ -50,7 +51,7 @@ impl Dashboard {
     }
 
     /// Fetches what is new at the bank for a linked account; the account as it is then.
-    pub async fn refresh_account(&self, account_id: i64) -> Result<Account, CommandError> {
+    pub async fn refresh_account(&self, account_id: AccountId) -> Result<Account, CommandError> {
         Ok(self.client().await?.refresh_account(account_id).await?)
     }
 
@@ -62,7 +63,7 @@ impl Dashboard {
     }
 
     /// Removes a bank account: the bank's access is revoked and the account erased.
-    pub async fn remove_account(&self, account_id: i64) -> Result<RemoveAccountResponse, CommandError> {
+    pub async fn remove_account(&self, account_id: AccountId) -> Result<RemoveAccountResponse, CommandError> {
         Ok(self.client().await?.remove_account(account_id).await?)
     }
 
@@ -70,7 +71,7 @@ impl Dashboard {
     /// or expired), handing every answer to `on_update` (which returns `false` to stop).
     pub async fn wait_for_account(
         &self,
-        account_id: i64,
+        account_id: AccountId,
         mut on_update: impl FnMut(&Account) -> bool,
     ) -> Result<Account, CommandError> {
         let client = self.client().await?;
@@ -88,7 +89,7 @@ impl Dashboard {
 
     /// A linked account's transactions (the 90 days before linking), when `transactions` was
     /// granted; otherwise the service's refusal says why.
-    pub async fn account_transactions(&self, account_id: i64) -> Result<Vec<AccountTransaction>, CommandError> {
+    pub async fn account_transactions(&self, account_id: AccountId) -> Result<Vec<AccountTransaction>, CommandError> {
         let client = self.client().await?;
         let account = client.account(account_id).await?;
         if account.status == AccountStatus::Linked && !account.permissions.contains(&AccountPermission::Transactions) {

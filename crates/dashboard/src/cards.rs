@@ -7,9 +7,10 @@ use std::time::Duration;
 use futures::StreamExt;
 use subscriber_client::{Page, Paged, Paging};
 use subscriber_protocol::{
-    CardRecord, CardSession, CardSessionStatus, CardTransaction, ClockAdvanced, EnrollCardRequest, EnrollCardResponse,
-    Environment, RecurringStream, RemoveCardResponse, SandboxCard, SandboxReset, SandboxRestored, SandboxReversal,
-    SandboxSnapshot, SandboxSnapshotDeleted, SandboxTransactionRequest, SandboxTransactionResponse,
+    CardId, CardRecord, CardSession, CardSessionId, CardSessionStatus, CardTransaction, ClockAdvanced,
+    EnrollCardRequest, EnrollCardResponse, Environment, RecurringStream, RemoveCardResponse, SandboxCard, SandboxReset,
+    SandboxRestored, SandboxReversal, SandboxSnapshot, SandboxSnapshotDeleted, SandboxTransactionRequest,
+    SandboxTransactionResponse, SnapshotId, TransactionId,
 };
 
 use crate::app::Dashboard;
@@ -30,7 +31,7 @@ impl Dashboard {
     }
 
     /// A card's subscriptions and bills, with what is due next.
-    pub async fn card_recurring(&self, card_id: i64) -> Result<Vec<RecurringStream>, CommandError> {
+    pub async fn card_recurring(&self, card_id: CardId) -> Result<Vec<RecurringStream>, CommandError> {
         Ok(self.client().await?.card_recurring(card_id).await?)
     }
 
@@ -52,7 +53,7 @@ impl Dashboard {
     }
 
     /// Removes a card: the service erases it and its transactions.
-    pub async fn remove_card(&self, card_id: i64) -> Result<RemoveCardResponse, CommandError> {
+    pub async fn remove_card(&self, card_id: CardId) -> Result<RemoveCardResponse, CommandError> {
         Ok(self.client().await?.remove_card(card_id).await?)
     }
 
@@ -61,7 +62,7 @@ impl Dashboard {
         let created = self.client().await?.create_card_session(&Default::default()).await?;
         self.check_own_url(&created.url).await?;
         Ok(SecurePage {
-            id: created.session_id,
+            id: created.session_id.get(),
             url: created.url,
             expires_at: created.expires_at,
             opened: false,
@@ -74,7 +75,7 @@ impl Dashboard {
     /// expired, handing every answer to `on_update` (which returns `false` to stop waiting).
     pub async fn wait_for_card_session(
         &self,
-        session_id: i64,
+        session_id: CardSessionId,
         mut on_update: impl FnMut(&CardSession) -> bool,
     ) -> Result<CardSession, CommandError> {
         let client = self.client().await?;
@@ -94,7 +95,7 @@ impl Dashboard {
     /// history shows progress; returns how many were read.
     pub async fn load_transactions(
         &self,
-        card_id: i64,
+        card_id: CardId,
         on_batch: impl FnMut(Batch<CardTransaction>) -> bool,
     ) -> Result<u32, CommandError> {
         let client = self.client().await?;
@@ -110,14 +111,19 @@ impl Dashboard {
     }
 
     /// Writes the listed transactions (as the table shows them, in its order) to `path`.
-    pub fn export_csv(&self, card_id: i64, transaction_ids: &[i64], path: &Path) -> Result<ExportResult, CommandError> {
+    pub fn export_csv(
+        &self,
+        card_id: CardId,
+        transaction_ids: &[TransactionId],
+        path: &Path,
+    ) -> Result<ExportResult, CommandError> {
         let rows =
             self.exports.lock().cards.get(&card_id).map(|table| table.select(transaction_ids)).unwrap_or_default();
         export::write_csv(path, &rows)
     }
 
     /// A sandbox point-of-sale purchase on the card, now.
-    pub async fn simulate_transaction(&self, card_id: i64) -> Result<CardTransaction, CommandError> {
+    pub async fn simulate_transaction(&self, card_id: CardId) -> Result<CardTransaction, CommandError> {
         let request = SandboxTransactionRequest { card_id: Some(card_id), ..Default::default() };
         Ok(self.simulate_purchase(request).await?.transaction)
     }
@@ -133,7 +139,7 @@ impl Dashboard {
     /// Settles a pending sandbox purchase now, at `amount` when given (a tip).
     pub async fn settle_transaction(
         &self,
-        transaction_id: i64,
+        transaction_id: TransactionId,
         amount: Option<f64>,
     ) -> Result<CardTransaction, CommandError> {
         let client = self.client().await?;
@@ -147,7 +153,7 @@ impl Dashboard {
     /// Refunds `amount` of a settled sandbox purchase, all that is left of it when `None`.
     pub async fn refund_transaction(
         &self,
-        transaction_id: i64,
+        transaction_id: TransactionId,
         amount: Option<f64>,
     ) -> Result<CardTransaction, CommandError> {
         Ok(self.client().await?.refund_sandbox_transaction(transaction_id, amount).await?.transaction)
@@ -180,14 +186,17 @@ impl Dashboard {
     /// Puts the account's sandbox back as the snapshot held it: what was made since is gone, so
     /// what the app keeps of the transactions it had loaded (for export) goes too, as after a
     /// reset.
-    pub async fn restore_sandbox_snapshot(&self, snapshot_id: i64) -> Result<SandboxRestored, CommandError> {
+    pub async fn restore_sandbox_snapshot(&self, snapshot_id: SnapshotId) -> Result<SandboxRestored, CommandError> {
         let restored = self.client().await?.restore_sandbox_snapshot(snapshot_id).await?;
         self.forget_sandbox_rows();
         Ok(restored)
     }
 
     /// Deletes one snapshot; the sandbox itself stays as it is.
-    pub async fn delete_sandbox_snapshot(&self, snapshot_id: i64) -> Result<SandboxSnapshotDeleted, CommandError> {
+    pub async fn delete_sandbox_snapshot(
+        &self,
+        snapshot_id: SnapshotId,
+    ) -> Result<SandboxSnapshotDeleted, CommandError> {
         Ok(self.client().await?.delete_sandbox_snapshot(snapshot_id).await?)
     }
 
@@ -199,7 +208,7 @@ impl Dashboard {
     }
 
     /// Reverses a pending sandbox purchase: it leaves the lists (the live list drops it).
-    pub async fn reverse_transaction(&self, transaction_id: i64) -> Result<SandboxReversal, CommandError> {
+    pub async fn reverse_transaction(&self, transaction_id: TransactionId) -> Result<SandboxReversal, CommandError> {
         Ok(self.client().await?.reverse_sandbox_transaction(transaction_id).await?)
     }
 }

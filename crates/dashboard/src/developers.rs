@@ -4,7 +4,7 @@
 use subscriber_protocol::rules::{Violations, webhooks as rules};
 use subscriber_protocol::{
     CreateWebhookRequest, Event, LoggedRequest, UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery,
-    WebhookQueued, WebhookRecovered,
+    WebhookId, WebhookQueued, WebhookRecovered,
 };
 
 use crate::app::Dashboard;
@@ -36,45 +36,49 @@ impl Dashboard {
         Ok(self.client().await?.create_webhook(&request).await?)
     }
 
-    pub async fn update_webhook(&self, webhook_id: i64, change: UpdateWebhookRequest) -> Result<Webhook, CommandError> {
+    pub async fn update_webhook(
+        &self,
+        webhook_id: WebhookId,
+        change: UpdateWebhookRequest,
+    ) -> Result<Webhook, CommandError> {
         Ok(self.client().await?.update_webhook(webhook_id, &change).await?)
     }
 
-    pub async fn delete_webhook(&self, webhook_id: i64) -> Result<WebhookDeleted, CommandError> {
+    pub async fn delete_webhook(&self, webhook_id: WebhookId) -> Result<WebhookDeleted, CommandError> {
         Ok(self.client().await?.delete_webhook(webhook_id).await?)
     }
 
     /// A new secret, shown once; the previous one signs beside it for 24 hours.
-    pub async fn rotate_webhook_secret(&self, webhook_id: i64) -> Result<Webhook, CommandError> {
+    pub async fn rotate_webhook_secret(&self, webhook_id: WebhookId) -> Result<Webhook, CommandError> {
         Ok(self.client().await?.rotate_webhook_secret(webhook_id).await?)
     }
 
-    pub async fn test_webhook(&self, webhook_id: i64) -> Result<WebhookQueued, CommandError> {
+    pub async fn test_webhook(&self, webhook_id: WebhookId) -> Result<WebhookQueued, CommandError> {
         Ok(self.client().await?.test_webhook(webhook_id).await?)
     }
 
     /// The endpoint's newest delivery attempts, newest first.
-    pub async fn webhook_deliveries(&self, webhook_id: i64) -> Result<Vec<WebhookDelivery>, CommandError> {
+    pub async fn webhook_deliveries(&self, webhook_id: WebhookId) -> Result<Vec<WebhookDelivery>, CommandError> {
         Ok(self.client().await?.webhook_deliveries(webhook_id).limit(SHOWN).await?.deliveries)
     }
 
     pub async fn resend_webhook_delivery(
         &self,
-        webhook_id: i64,
+        webhook_id: WebhookId,
         event_id: String,
     ) -> Result<WebhookQueued, CommandError> {
         Ok(self.client().await?.resend_webhook_delivery(webhook_id, &event_id).await?)
     }
 
     /// One endpoint with its delivery queue (length, next attempt, last error).
-    pub async fn webhook(&self, webhook_id: i64) -> Result<Webhook, CommandError> {
+    pub async fn webhook(&self, webhook_id: WebhookId) -> Result<Webhook, CommandError> {
         Ok(self.client().await?.webhook(webhook_id).await?)
     }
 
     /// Queues again every delivery to the endpoint that failed for good since `since` (RFC 3339).
     pub async fn recover_webhook_deliveries(
         &self,
-        webhook_id: i64,
+        webhook_id: WebhookId,
         since: String,
     ) -> Result<WebhookRecovered, CommandError> {
         let since = chrono::DateTime::parse_from_rfc3339(&since)

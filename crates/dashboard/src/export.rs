@@ -6,24 +6,24 @@ use std::collections::HashMap;
 use std::io::Write;
 use std::path::Path;
 
-use subscriber_protocol::{CardTransaction, MerchantTransaction};
+use subscriber_protocol::{CardId, CardTransaction, MerchantTransaction, TransactionId};
 
 use crate::error::{CommandError, codes};
 use crate::views::ExportResult;
 
 /// A transaction with an id, as the tables list them.
 pub trait Listed: Clone {
-    fn id(&self) -> i64;
+    fn id(&self) -> TransactionId;
 }
 
 impl Listed for CardTransaction {
-    fn id(&self) -> i64 {
+    fn id(&self) -> TransactionId {
         self.transaction_id
     }
 }
 
 impl Listed for MerchantTransaction {
-    fn id(&self) -> i64 {
+    fn id(&self) -> TransactionId {
         self.transaction_id
     }
 }
@@ -55,8 +55,8 @@ impl<T: Listed> Table<T> {
     }
 
     /// The rows of `ids`, in that order; ids the table does not hold are skipped.
-    pub fn select(&self, ids: &[i64]) -> Vec<T> {
-        let by_id: HashMap<i64, &T> = self.rows.iter().map(|row| (row.id(), row)).collect();
+    pub fn select(&self, ids: &[TransactionId]) -> Vec<T> {
+        let by_id: HashMap<TransactionId, &T> = self.rows.iter().map(|row| (row.id(), row)).collect();
         ids.iter().filter_map(|id| by_id.get(id).map(|row| (*row).clone())).collect()
     }
 
@@ -72,7 +72,7 @@ impl<T: Listed> Table<T> {
 /// Every table of the session.
 #[derive(Debug, Default)]
 pub struct Exports {
-    pub cards: HashMap<i64, Table<CardTransaction>>,
+    pub cards: HashMap<CardId, Table<CardTransaction>>,
     pub merchant: Table<MerchantTransaction>,
 }
 

@@ -2,7 +2,9 @@
 //! notes edited from each object's drawer, a user's cards, accounts and persons together, and a
 //! user erased in one call.
 
-use subscriber_protocol::{EndUser, EndUserRemoved, LocationChanges, Metadata, UpdateLocationRequest};
+use subscriber_protocol::{
+    AccountId, CardId, EndUser, EndUserRemoved, LocationChanges, LocationId, Metadata, PersonId, UpdateLocationRequest,
+};
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
@@ -20,12 +22,12 @@ impl Dashboard {
     ) -> Result<Metadata, CommandError> {
         let client = self.client().await?;
         Ok(match object {
-            Labelled::Card => client.update_card(id, &metadata).await?.metadata,
-            Labelled::Account => client.update_account(id, &metadata).await?.metadata,
-            Labelled::Person => client.update_person(id, &metadata).await?.metadata,
+            Labelled::Card => client.update_card(CardId(id), &metadata).await?.metadata,
+            Labelled::Account => client.update_account(AccountId(id), &metadata).await?.metadata,
+            Labelled::Person => client.update_person(PersonId(id), &metadata).await?.metadata,
             Labelled::Location => {
                 let change = UpdateLocationRequest { location: LocationChanges::default(), metadata: Some(metadata) };
-                client.update_location(id, &change).await?.metadata
+                client.update_location(LocationId(id), &change).await?.metadata
             }
         })
     }

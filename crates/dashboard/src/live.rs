@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use futures::StreamExt;
 use subscriber_client::{Client, TransactionStream};
-use subscriber_protocol::{CardTransaction, MerchantTransaction};
+use subscriber_protocol::{CardId, CardTransaction, MerchantId, MerchantTransaction};
 
 use crate::app::Dashboard;
 use crate::error::{CommandError, codes};
@@ -17,7 +17,7 @@ const REOPEN_AFTER: Duration = Duration::from_secs(10);
 
 /// Watches `card_id` until `sink` returns `false` (the window went away), the session ends,
 /// or the task running it is dropped.
-pub async fn watch(dashboard: &Dashboard, card_id: i64, sink: impl FnMut(LiveEvent<CardTransaction>) -> bool) {
+pub async fn watch(dashboard: &Dashboard, card_id: CardId, sink: impl FnMut(LiveEvent<CardTransaction>) -> bool) {
     follow(
         dashboard,
         |client| client.card_transaction_stream(card_id),
@@ -30,7 +30,7 @@ pub async fn watch(dashboard: &Dashboard, card_id: i64, sink: impl FnMut(LiveEve
 /// Watches the merchant's transactions across its locations, like [`watch`].
 pub async fn watch_merchant(
     dashboard: &Dashboard,
-    merchant_id: i64,
+    merchant_id: MerchantId,
     sink: impl FnMut(LiveEvent<MerchantTransaction>) -> bool,
 ) {
     follow(

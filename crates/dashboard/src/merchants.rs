@@ -6,8 +6,8 @@ use std::path::Path;
 use chrono::Utc;
 use subscriber_protocol::rules::{self, Violations};
 use subscriber_protocol::{
-    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, Location, LocationInput, LocationRemoved,
-    Merchant, MerchantCategory, MerchantTransaction, UpdateLocationRequest,
+    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, Location, LocationId, LocationInput,
+    LocationRemoved, Merchant, MerchantCategory, MerchantId, MerchantTransaction, TransactionId, UpdateLocationRequest,
 };
 use subscriber_server::directory::descriptor;
 
@@ -31,7 +31,7 @@ impl Dashboard {
         }
     }
 
-    async fn merchant_id(&self) -> Result<i64, CommandError> {
+    async fn merchant_id(&self) -> Result<MerchantId, CommandError> {
         self.merchant().await?.map(|merchant| merchant.merchant_id).ok_or_else(|| {
             CommandError::new(codes::NO_MERCHANT, "enroll as a merchant first: the merchant screen has the form")
         })
@@ -97,14 +97,14 @@ impl Dashboard {
     /// them again from the new address); the location as it is then.
     pub async fn update_location(
         &self,
-        location_id: i64,
+        location_id: LocationId,
         change: UpdateLocationRequest,
     ) -> Result<Location, CommandError> {
         Ok(self.client().await?.update_location(location_id, &change).await?)
     }
 
     /// Removes a location: discovery no longer finds it; its past sales keep their address.
-    pub async fn remove_location(&self, location_id: i64) -> Result<LocationRemoved, CommandError> {
+    pub async fn remove_location(&self, location_id: LocationId) -> Result<LocationRemoved, CommandError> {
         Ok(self.client().await?.remove_location(location_id).await?)
     }
 
@@ -127,7 +127,11 @@ impl Dashboard {
     }
 
     /// Writes the listed merchant transactions (as the table shows them) to `path`.
-    pub fn export_merchant_csv(&self, transaction_ids: &[i64], path: &Path) -> Result<ExportResult, CommandError> {
+    pub fn export_merchant_csv(
+        &self,
+        transaction_ids: &[TransactionId],
+        path: &Path,
+    ) -> Result<ExportResult, CommandError> {
         let rows = self.exports.lock().merchant.select(transaction_ids);
         export::write_csv(path, &rows)
     }
@@ -151,12 +155,12 @@ impl Dashboard {
         };
         let first_sale = rows.iter().map(|row| row.created_at.date_naive()).min();
         let period = performance::sales_period(query, today, first_sale);
-        let locations: Vec<i64> = merchant.locations.iter().map(|location| location.location_id).collect();
+        let locations: Vec<LocationId> = merchant.locations.iter().map(|location| location.location_id).collect();
         Ok(performance::merchant_sales(&rows, period, &locations))
     }
 
     /// The merchant's id, for its real-time stream.
-    pub async fn merchant_stream_id(&self) -> Result<i64, CommandError> {
+    pub async fn merchant_stream_id(&self) -> Result<MerchantId, CommandError> {
         self.merchant_id().await
     }
 }

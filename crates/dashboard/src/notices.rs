@@ -7,7 +7,9 @@
 use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
-use subscriber_protocol::{DeliveryStatus, Event, EventData, EventType, TransactionEventData, WebhookStatus};
+use subscriber_protocol::{
+    CardId, DeliveryStatus, Event, EventData, EventType, TransactionEventData, WebhookId, WebhookStatus,
+};
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
@@ -75,7 +77,7 @@ pub(crate) struct NoticeWatch {
     session: String,
     /// The newest event seen; `None` before the first look.
     last_event: Option<u64>,
-    endpoints: HashMap<i64, EndpointSeen>,
+    endpoints: HashMap<WebhookId, EndpointSeen>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -94,7 +96,7 @@ fn money(amount: f64, currency: &str) -> String {
 
 /// The notice an event makes, if the settings want it: a new purchase (the caller's card) or
 /// sale (the caller's merchant), a person verified or locked. `last_fours` names cards.
-fn notice_of(event: &Event, settings: &NotificationSettings, last_fours: &HashMap<i64, u16>) -> Option<Notice> {
+fn notice_of(event: &Event, settings: &NotificationSettings, last_fours: &HashMap<CardId, u16>) -> Option<Notice> {
     match &event.payload {
         EventData::TransactionCreated(TransactionEventData::Merchant(sale)) if settings.sales => {
             let transaction = &sale.transaction;
@@ -188,7 +190,7 @@ impl Dashboard {
         watch.last_event = newest.max(watch.last_event).or(Some(0));
         if !fresh.is_empty() {
             let needs_cards = fresh.iter().any(|event| event.event_type() == EventType::TransactionCreated);
-            let last_fours: HashMap<i64, u16> = if needs_cards {
+            let last_fours: HashMap<CardId, u16> = if needs_cards {
                 self.cards().await?.into_iter().map(|card| (card.card_id, card.last_four)).collect()
             } else {
                 HashMap::new()
@@ -245,6 +247,7 @@ impl Dashboard {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use subscriber_protocol::{LocationId, MerchantId, PersonId, TransactionId};
 
     fn event(payload: EventData) -> Event {
         let created_at = chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default();
@@ -253,7 +256,7 @@ mod tests {
 
     fn purchase(amount: f64, merchant_name: &str) -> EventData {
         let transaction = subscriber_protocol::CardTransaction {
-            transaction_id: 4,
+            transaction_id: TransactionId(4),
             created_at: chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default(),
             pending: true,
             amount,
@@ -266,14 +269,14 @@ mod tests {
             zip: String::new(),
             category: String::new(),
             descriptor: String::new(),
-            card_id: 2,
+            card_id: CardId(2),
             merchant_id: None,
             location_id: None,
             enrichment: Default::default(),
         };
         EventData::TransactionCreated(TransactionEventData::Card(subscriber_protocol::CardTransactionEventData {
-            transaction_id: 4,
-            card_id: 2,
+            transaction_id: TransactionId(4),
+            card_id: CardId(2),
             merchant_id: None,
             transaction,
         }))
@@ -281,12 +284,12 @@ mod tests {
 
     fn sale() -> EventData {
         let transaction = subscriber_protocol::MerchantTransaction {
-            transaction_id: 5,
+            transaction_id: TransactionId(5),
             amount: 12.5,
             currency: "USD".to_owned(),
             created_at: chrono::DateTime::from_timestamp(1_795_400_000, 0).unwrap_or_default(),
             pending: true,
-            location_id: 3,
+            location_id: LocationId(3),
             street: "Valencia St".to_owned(),
             street_no: "1022".to_owned(),
             city: "San Francisco".to_owned(),
@@ -295,14 +298,18 @@ mod tests {
             last_four: 5556,
         };
         EventData::TransactionCreated(TransactionEventData::Merchant(
-            subscriber_protocol::MerchantTransactionEventData { transaction_id: 5, merchant_id: Some(1), transaction },
+            subscriber_protocol::MerchantTransactionEventData {
+                transaction_id: TransactionId(5),
+                merchant_id: Some(MerchantId(1)),
+                transaction,
+            },
         ))
     }
 
     #[test]
     fn a_purchase_names_the_card_and_opens_it() {
         let purchase = event(purchase(4.2, "Blue Heron"));
-        let notice = notice_of(&purchase, &NotificationSettings::default(), &HashMap::from([(2, 4242)]));
+        let notice = notice_of(&purchase, &NotificationSettings::default(), &HashMap::from([(CardId(2), 4242)]));
         assert_eq!(
             notice,
             Some(Notice {
@@ -344,7 +351,7 @@ mod tests {
     #[test]
     fn identity_outcomes_and_nothing_else() {
         let verified = event(EventData::PersonVerified(subscriber_protocol::PersonEventData {
-            person_id: 7,
+            person_id: PersonId(7),
             status: subscriber_protocol::PersonStatus::Verified,
             locked_until: None,
             client_user_id: None,
@@ -357,7 +364,7 @@ mod tests {
         let off = NotificationSettings { identity: false, ..NotificationSettings::default() };
         assert_eq!(notice_of(&verified, &off, &HashMap::new()), None);
         let test = event(EventData::WebhookTest(subscriber_protocol::WebhookTestData {
-            webhook_id: 1,
+            webhook_id: WebhookId(1),
             message: "test".to_owned(),
         }));
         assert_eq!(notice_of(&test, &NotificationSettings::default(), &HashMap::new()), None);

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use chrono::{Datelike, Months, NaiveDate, Utc};
 use futures::future::try_join_all;
-use subscriber_protocol::{Environment, UsageResponse, WebhookStatus};
+use subscriber_protocol::{Environment, LocationId, UsageResponse, WebhookStatus};
 
 use crate::app::Dashboard;
 use crate::attention::{self, Attention};
@@ -74,7 +74,7 @@ impl Dashboard {
 
         let money = performance::money_flow(&card_rows, &sales, period);
         let merchant = merchant.map(|merchant| {
-            let locations: Vec<i64> = merchant.locations.iter().map(|location| location.location_id).collect();
+            let locations: Vec<LocationId> = merchant.locations.iter().map(|location| location.location_id).collect();
             MerchantGlance {
                 merchant_id: merchant.merchant_id,
                 name: merchant.name,

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 
 use chrono::{Datelike, Duration, Months, NaiveDate};
 use serde::{Deserialize, Serialize};
-use subscriber_protocol::{CardTransaction, MerchantTransaction};
+use subscriber_protocol::{CardTransaction, LocationId, MerchantTransaction};
 
 /// Whole UTC days, both ends included (as the transaction filters count them), and the days it
 /// is compared with.
@@ -159,7 +159,7 @@ pub struct SalesFigures {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct LocationSales {
-    pub location_id: i64,
+    pub location_id: LocationId,
     pub figures: SalesFigures,
 }
 
@@ -344,13 +344,13 @@ fn change(current: i64, previous: i64) -> Option<f64> {
 
 /// The merchant's sales over `period` against the period before, in total and for each of
 /// `locations` (in their order; a location sold at but not given comes after them).
-pub fn merchant_sales(rows: &[MerchantTransaction], period: Period, locations: &[i64]) -> MerchantSales {
+pub fn merchant_sales(rows: &[MerchantTransaction], period: Period, locations: &[LocationId]) -> MerchantSales {
     let bucket = period.bucket();
     let starts = period.bucket_starts(bucket);
     let (currency, other_currencies) = main_currency(rows, &period, "USD");
     let mut total = Tally::default();
-    let mut by_location: HashMap<i64, Tally> = HashMap::new();
-    let mut order: Vec<i64> = locations.to_vec();
+    let mut by_location: HashMap<LocationId, Tally> = HashMap::new();
+    let mut order: Vec<LocationId> = locations.to_vec();
     for row in rows.iter().filter(|row| row.currency == currency) {
         let day = row.day();
         let amount = cents(row.amount);
@@ -440,6 +440,7 @@ mod tests {
     use chrono::{DateTime, Utc};
 
     use super::*;
+    use subscriber_protocol::{CardId, TransactionId};
 
     fn day(text: &str) -> NaiveDate {
         NaiveDate::parse_from_str(text, "%Y-%m-%d").expect("a day")
@@ -449,9 +450,9 @@ mod tests {
         DateTime::parse_from_rfc3339(&format!("{text}T12:00:00Z")).expect("a time").with_timezone(&Utc)
     }
 
-    fn sale(id: i64, location_id: i64, when: &str, amount: f64) -> MerchantTransaction {
+    fn sale(id: i64, location_id: LocationId, when: &str, amount: f64) -> MerchantTransaction {
         MerchantTransaction {
-            transaction_id: id,
+            transaction_id: TransactionId(id),
             amount,
             currency: "USD".to_owned(),
             created_at: at(when),
@@ -468,7 +469,7 @@ mod tests {
 
     fn purchase(id: i64, when: &str, amount: f64, currency: &str) -> CardTransaction {
         CardTransaction {
-            transaction_id: id,
+            transaction_id: TransactionId(id),
             created_at: at(when),
             pending: false,
             amount,
@@ -481,7 +482,7 @@ mod tests {
             zip: "94110".to_owned(),
             category: "5812 Eating Places, Restaurants".to_owned(),
             descriptor: "BLUE HERON COFFEE SAN".to_owned(),
-            card_id: 1,
+            card_id: CardId(1),
             merchant_id: None,
             location_id: None,
             enrichment: Default::default(),
@@ -511,21 +512,25 @@ mod tests {
     #[test]
     fn sales_per_location_count_average_refunds_and_change() {
         let rows = vec![
-            sale(1, 10, "2026-03-16", 12.50),
-            sale(2, 10, "2026-03-15", 7.50),
-            sale(3, 10, "2026-03-15", -2.00),
-            sale(4, 20, "2026-03-12", 100.00),
+            sale(1, LocationId(10), "2026-03-16", 12.50),
+            sale(2, LocationId(10), "2026-03-15", 7.50),
+            sale(3, LocationId(10), "2026-03-15", -2.00),
+            sale(4, LocationId(20), "2026-03-12", 100.00),
             // The week before.
-            sale(5, 10, "2026-03-05", 10.00),
+            sale(5, LocationId(10), "2026-03-05", 10.00),
             // Before both: not counted.
-            sale(6, 10, "2026-02-01", 999.00),
+            sale(6, LocationId(10), "2026-02-01", 999.00),
         ];
         let period = Period::against_previous(day("2026-03-10"), day("2026-03-16"));
-        let sales = merchant_sales(&rows, period, &[10, 20, 30]);
+        let sales = merchant_sales(&rows, period, &[LocationId(10), LocationId(20), LocationId(30)]);
         assert_eq!(sales.currency, "USD");
         assert_eq!(sales.bucket, Bucket::Day);
-        let ids: Vec<i64> = sales.locations.iter().map(|location| location.location_id).collect();
-        assert_eq!(ids, [10, 20, 30], "every location, in the order given, the idle one too");
+        let ids: Vec<LocationId> = sales.locations.iter().map(|location| location.location_id).collect();
+        assert_eq!(
+            ids,
+            [LocationId(10), LocationId(20), LocationId(30)],
+            "every location, in the order given, the idle one too"
+        );
         let first = &sales.locations[0].figures;
         assert_eq!((first.sales, first.count, first.average_ticket), (20.0, 2, 10.0));
         assert_eq!((first.refunds, first.refund_count, first.net), (2.0, 1, 18.0));
@@ -542,16 +547,18 @@ mod tests {
 
     #[test]
     fn a_location_sold_at_but_not_listed_still_counts() {
-        let rows = vec![sale(1, 99, "2026-03-16", 5.0)];
-        let sales = merchant_sales(&rows, Period::against_previous(day("2026-03-16"), day("2026-03-16")), &[10]);
-        let ids: Vec<i64> = sales.locations.iter().map(|location| location.location_id).collect();
-        assert_eq!(ids, [10, 99]);
+        let rows = vec![sale(1, LocationId(99), "2026-03-16", 5.0)];
+        let sales =
+            merchant_sales(&rows, Period::against_previous(day("2026-03-16"), day("2026-03-16")), &[LocationId(10)]);
+        let ids: Vec<LocationId> = sales.locations.iter().map(|location| location.location_id).collect();
+        assert_eq!(ids, [LocationId(10), LocationId(99)]);
     }
 
     #[test]
     fn sums_are_exact_to_the_cent() {
-        let rows: Vec<_> = (0..1000).map(|id| sale(id, 1, "2026-03-16", 0.10)).collect();
-        let sales = merchant_sales(&rows, Period::against_previous(day("2026-03-16"), day("2026-03-16")), &[1]);
+        let rows: Vec<_> = (0..1000).map(|id| sale(id, LocationId(1), "2026-03-16", 0.10)).collect();
+        let sales =
+            merchant_sales(&rows, Period::against_previous(day("2026-03-16"), day("2026-03-16")), &[LocationId(1)]);
         assert_eq!(sales.total.sales, 100.0);
     }
 
@@ -561,8 +568,8 @@ mod tests {
         assert_eq!(quarter.bucket(), Bucket::Day);
         let year = Period::against_previous(day("2025-04-01"), day("2026-03-31"));
         assert_eq!(year.bucket(), Bucket::Week);
-        let rows = vec![sale(1, 1, "2025-04-09", 3.0)];
-        let sales = merchant_sales(&rows, year, &[1]);
+        let rows = vec![sale(1, LocationId(1), "2025-04-09", 3.0)];
+        let sales = merchant_sales(&rows, year, &[LocationId(1)]);
         assert_eq!(sales.total.trend.len(), 53);
         assert_eq!(sales.total.trend[1].start, day("2025-04-08"));
         assert_eq!(sales.total.trend[1].sales, 3.0);
@@ -581,10 +588,11 @@ mod tests {
 
     #[test]
     fn the_figures_use_the_currency_most_sales_are_in() {
-        let mut euro = sale(9, 10, "2026-03-16", 50.0);
+        let mut euro = sale(9, LocationId(10), "2026-03-16", 50.0);
         euro.currency = "EUR".to_owned();
-        let rows = vec![sale(1, 10, "2026-03-16", 5.0), sale(2, 10, "2026-03-16", 5.0), euro];
-        let sales = merchant_sales(&rows, Period::against_previous(day("2026-03-16"), day("2026-03-16")), &[10]);
+        let rows = vec![sale(1, LocationId(10), "2026-03-16", 5.0), sale(2, LocationId(10), "2026-03-16", 5.0), euro];
+        let sales =
+            merchant_sales(&rows, Period::against_previous(day("2026-03-16"), day("2026-03-16")), &[LocationId(10)]);
         assert_eq!(sales.total.sales, 10.0);
         assert_eq!(sales.other_currencies, [CurrencyCount { currency: "EUR".to_owned(), count: 1 }]);
     }
@@ -600,8 +608,11 @@ mod tests {
             purchase(4, "2026-02-20", 500.0, "USD"),
             purchase(5, "2026-03-04", 9.0, "GBP"),
         ];
-        let sales =
-            vec![sale(1, 1, "2026-03-10", 100.0), sale(2, 1, "2026-03-11", -10.0), sale(3, 1, "2026-02-11", 20.0)];
+        let sales = vec![
+            sale(1, LocationId(1), "2026-03-10", 100.0),
+            sale(2, LocationId(1), "2026-03-11", -10.0),
+            sale(3, LocationId(1), "2026-02-11", 20.0),
+        ];
         let flow = money_flow(&cards, &sales, period);
         assert_eq!(flow.currency, "USD");
         assert_eq!(flow.money_out, Compared { current: 40.0, previous: 30.0 });

@@ -4,8 +4,8 @@
 use chrono::Utc;
 use subscriber_protocol::rules;
 use subscriber_protocol::{
-    AuthenticatePersonRequest, AuthenticatePersonResponse, OnboardPersonRequest, Person, RemovePersonResponse,
-    VerifyPersonRequest, VerifyPersonResponse,
+    AuthenticatePersonRequest, AuthenticatePersonResponse, OnboardPersonRequest, Person, PersonId,
+    RemovePersonResponse, VerifyPersonRequest, VerifyPersonResponse,
 };
 
 use crate::app::Dashboard;
@@ -19,22 +19,22 @@ impl Dashboard {
         Ok(self.client().await?.persons().await?)
     }
 
-    pub async fn person(&self, person_id: i64) -> Result<Person, CommandError> {
+    pub async fn person(&self, person_id: PersonId) -> Result<Person, CommandError> {
         Ok(self.client().await?.person(person_id).await?)
     }
 
     /// Removes a person: their answers and signals are erased.
-    pub async fn remove_person(&self, person_id: i64) -> Result<RemovePersonResponse, CommandError> {
+    pub async fn remove_person(&self, person_id: PersonId) -> Result<RemovePersonResponse, CommandError> {
         Ok(self.client().await?.remove_person(person_id).await?)
     }
 
     /// A one-time identity page for the person to verify themselves on their own device
     /// (`POST /persons/{id}/session`): the caller shows, copies or opens its `url`.
-    pub async fn person_page(&self, person_id: i64) -> Result<SecurePage, CommandError> {
+    pub async fn person_page(&self, person_id: PersonId) -> Result<SecurePage, CommandError> {
         let session = self.client().await?.create_person_session(person_id, None).await?;
         self.check_own_url(&session.url).await?;
         Ok(SecurePage {
-            id: session.session_id,
+            id: session.session_id.get(),
             qr_code: crate::views::qr_modules(&session.url),
             url: session.url,
             expires_at: session.expires_at,

@@ -3,7 +3,7 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use subscriber_protocol::{
-    CardTransaction, DiscoverResult, Environment, FieldError, LoggedRequest, MerchantTransaction,
+    CardTransaction, DiscoverResult, Environment, FieldError, LoggedRequest, MerchantId, MerchantTransaction,
 };
 
 use crate::attention::Attention;
@@ -300,7 +300,7 @@ pub struct Overview {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct MerchantGlance {
-    pub merchant_id: i64,
+    pub merchant_id: MerchantId,
     pub name: String,
     pub locations: u32,
     pub sales: MerchantSales,

@@ -7,7 +7,7 @@ use reqwest::Method;
 use serde::Serialize;
 use serde_json::Value;
 use subscriber_protocol::versions::ApiVersion;
-use subscriber_protocol::{Event, RequestQuery, WebhookDelivery};
+use subscriber_protocol::{AccountId, CardId, Event, LocationId, PersonId, RequestQuery, WebhookDelivery, WebhookId};
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
@@ -116,7 +116,7 @@ pub struct Inspected {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct InspectedDelivery {
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
     pub url: String,
     pub delivery: WebhookDelivery,
 }
@@ -399,17 +399,25 @@ impl Dashboard {
             for (kind, key, number) in parse_object(&asked) {
                 let id = format!("{key}:{number}");
                 let object: Option<Value> = match kind {
-                    "card" => client.card(number).await.ok().and_then(|card| serde_json::to_value(card).ok()),
-                    "account" => {
-                        client.account(number).await.ok().and_then(|account| serde_json::to_value(account).ok())
+                    "card" => client.card(CardId(number)).await.ok().and_then(|card| serde_json::to_value(card).ok()),
+                    "account" => client
+                        .account(AccountId(number))
+                        .await
+                        .ok()
+                        .and_then(|account| serde_json::to_value(account).ok()),
+                    "person" => {
+                        client.person(PersonId(number)).await.ok().and_then(|person| serde_json::to_value(person).ok())
                     }
-                    "person" => client.person(number).await.ok().and_then(|person| serde_json::to_value(person).ok()),
-                    "location" => {
-                        client.get_location(number).await.ok().and_then(|location| serde_json::to_value(location).ok())
-                    }
-                    "webhook" => {
-                        client.webhook(number).await.ok().and_then(|webhook| serde_json::to_value(webhook).ok())
-                    }
+                    "location" => client
+                        .get_location(LocationId(number))
+                        .await
+                        .ok()
+                        .and_then(|location| serde_json::to_value(location).ok()),
+                    "webhook" => client
+                        .webhook(WebhookId(number))
+                        .await
+                        .ok()
+                        .and_then(|webhook| serde_json::to_value(webhook).ok()),
                     // A transaction as its newest event shows it.
                     _ => events.iter().find_map(|event| {
                         let value = serde_json::to_value(event).ok()?;

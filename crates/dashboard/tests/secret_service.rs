@@ -5,6 +5,7 @@ mod common;
 
 use std::sync::LazyLock;
 use std::time::Duration;
+use subscriber_protocol::TransactionId;
 
 use common::{app, app_in, small_sandbox, test_secrets};
 use subscriber_dashboard::Dashboard;
@@ -180,14 +181,14 @@ async fn a_test_card_is_enrolled_listed_and_its_history_exported() {
     assert_eq!(batches[0].0.len(), 500, "a small first page, so the table shows at once");
     assert!(batches[1..].iter().all(|(rows, _, _)| rows.len() <= 5000));
     assert!(batches[..batches.len() - 1].iter().all(|(_, _, done)| !done), "only the last batch is the end");
-    let newest: Vec<i64> = batches[0].0.iter().take(3).map(|row| row.transaction_id).collect();
-    let mut made: Vec<i64> = purchases.iter().map(|purchase| purchase.transaction_id).collect();
+    let newest: Vec<TransactionId> = batches[0].0.iter().take(3).map(|row| row.transaction_id).collect();
+    let mut made: Vec<TransactionId> = purchases.iter().map(|purchase| purchase.transaction_id).collect();
     made.reverse();
     assert_eq!(newest, made, "newest first");
 
     let path = test.dir.path().join("export.csv");
     // The rows as the table shows them, in its order; an id the app does not know is skipped.
-    let ids = [made[2], 999_999_999, made[0]];
+    let ids = [made[2], TransactionId(999_999_999), made[0]];
     let exported = test.dashboard.export_csv(enrolled.card_id, &ids, &path).expect("written");
     assert_eq!(exported.rows, 2);
     let csv = std::fs::read_to_string(&path).expect("readable");

@@ -16,9 +16,10 @@ use subscriber_dashboard::performance::SalesQuery;
 use subscriber_dashboard::secrets::{KeyringStatus, StoreKind};
 use subscriber_dashboard::views::{ConnectionTarget, LiveEvent, LookupQuery};
 use subscriber_protocol::{
-    AccountPermission, AccountStatus, Answer, AuthenticatePersonRequest, CardSessionStatus, CategoryCode,
-    CoordinatesSource, EnrollMerchantRequest, Environment, LocationInput, OnboardPersonRequest, PersonAddress,
-    PersonStatus, SandboxTransactionRequest, VerifyPersonRequest,
+    AccountId, AccountPermission, AccountStatus, Answer, AuthenticatePersonRequest, CardId, CardSessionId,
+    CardSessionStatus, CategoryCode, CoordinatesSource, EnrollMerchantRequest, Environment, LocationInput, MerchantId,
+    OnboardPersonRequest, PersonAddress, PersonId, PersonStatus, SandboxTransactionRequest, SnapshotId,
+    VerifyPersonRequest,
 };
 use subscriber_testkit::Browser;
 use subscriber_testkit::{test_card, unique_email};
@@ -96,7 +97,7 @@ async fn a_merchant_with_two_locations_sees_a_purchase_with_the_card_last_four_a
     };
     assert!(dashboard.check_merchant(&form).is_empty());
     let merchant = dashboard.enroll_merchant(form).await.expect("enrolled");
-    assert!(merchant.merchant_id > 0);
+    assert!(merchant.merchant_id > MerchantId(0));
     assert_eq!(merchant.category, "5812 Eating Places, Restaurants");
 
     let half = LocationInput { latitude: Some(37.77), ..location("1", "Market St", "San Francisco", "94103") };
@@ -249,7 +250,7 @@ async fn a_card_typed_on_the_secure_page_is_enrolled_and_listed() {
     );
 
     let mut seen = Vec::new();
-    let waiting = test.dashboard.wait_for_card_session(page.id, |session| {
+    let waiting = test.dashboard.wait_for_card_session(CardSessionId(page.id), |session| {
         seen.push(session.status);
         true
     });
@@ -379,7 +380,7 @@ async fn a_bank_account_links_at_the_sandbox_bank_and_a_locked_bank_user_fails_i
     assert!(banks.iter().any(|bank| bank.id == "northwind"), "{banks:?}");
 
     let page = test.dashboard.link_account("northwind").await.expect("a bank page");
-    let waiting = test.dashboard.wait_for_account(page.id, |_| true);
+    let waiting = test.dashboard.wait_for_account(AccountId(page.id), |_| true);
     let person = async {
         let mut browser = Browser::default();
         let login = browser.get(&page.url).await;
@@ -396,7 +397,7 @@ async fn a_bank_account_links_at_the_sandbox_bank_and_a_locked_bank_user_fails_i
     assert!(!transactions.is_empty());
 
     let page = test.dashboard.link_account("Harbor Credit Union").await.expect("a bank page");
-    let waiting = test.dashboard.wait_for_account(page.id, |_| true);
+    let waiting = test.dashboard.wait_for_account(AccountId(page.id), |_| true);
     let person = async {
         let mut browser = Browser::default();
         let login = browser.get(&page.url).await;
@@ -419,7 +420,7 @@ async fn a_bank_account_links_at_the_sandbox_bank_and_a_locked_bank_user_fails_i
     test.dashboard.shut_down().await;
 }
 
-fn information(person_id: i64) -> AuthenticatePersonRequest {
+fn information(person_id: PersonId) -> AuthenticatePersonRequest {
     AuthenticatePersonRequest {
         person_id,
         date_of_birth: "1984-06-02".into(),
@@ -548,7 +549,7 @@ async fn a_snapshot_puts_the_sandbox_back_and_forgets_the_rows_loaded_since() {
 
     let restored = dashboard.restore_sandbox_snapshot(snapshot.snapshot_id).await.expect("restored");
     assert_eq!(restored.snapshot.snapshot_id, snapshot.snapshot_id);
-    let cards: Vec<i64> = dashboard.cards().await.expect("listed").iter().map(|card| card.card_id).collect();
+    let cards: Vec<CardId> = dashboard.cards().await.expect("listed").iter().map(|card| card.card_id).collect();
     assert_eq!(cards, [kept.card_id], "the card enrolled since ({}) is gone", added.card_id);
     let path = test.dir.path().join("after.csv");
     let exported = dashboard.export_csv(kept.card_id, &[since.transaction_id], &path).expect("written");
@@ -557,7 +558,7 @@ async fn a_snapshot_puts_the_sandbox_back_and_forgets_the_rows_loaded_since() {
     assert_eq!(reloaded, history, "the purchase made since is gone");
 
     let newer = dashboard.take_sandbox_snapshot("After the restore".into()).await.expect("taken");
-    let listed: Vec<i64> =
+    let listed: Vec<SnapshotId> =
         dashboard.sandbox_snapshots().await.expect("listed").iter().map(|taken| taken.snapshot_id).collect();
     assert_eq!(listed, [newer.snapshot_id, snapshot.snapshot_id], "newest first, the restored one kept");
     let deleted = dashboard.delete_sandbox_snapshot(snapshot.snapshot_id).await.expect("deleted");

@@ -1,3 +1,4 @@
+use crate::{AccountId, TransactionId};
 use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
@@ -79,7 +80,7 @@ pub struct ReauthAccountRequest {
 #[derive(Eq)]
 pub struct ReauthAccountResponse {
     /// The account (the same id as before).
-    pub account_id: i64,
+    pub account_id: AccountId,
     /// The bank's sign-in page, in update mode; open it in the person's browser.
     pub url: String,
     /// When the link stops working (RFC 3339, UTC).
@@ -112,7 +113,7 @@ pub enum AccountType {
 #[derive(Eq)]
 pub struct EnrollAccountResponse {
     /// The account's id.
-    pub account_id: i64,
+    pub account_id: AccountId,
     /// The bank's login page; open it in the person's browser.
     pub url: String,
     /// When the link stops working (RFC 3339, UTC).
@@ -126,7 +127,7 @@ pub struct EnrollAccountResponse {
 #[apply(wire!)]
 pub struct Account {
     /// The account's id.
-    pub account_id: i64,
+    pub account_id: AccountId,
     /// The bank holding the account.
     pub bank: Bank,
     /// Where linking stands.
@@ -204,7 +205,7 @@ pub type AccountTransactionQuery = crate::CardTransactionQuery;
 #[apply(wire!)]
 pub struct AccountTransaction {
     /// The transaction's id.
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     /// When it was booked (RFC 3339, UTC).
     pub created_at: DateTime<Utc>,
     /// Not booked yet.
@@ -237,5 +238,5 @@ pub struct RemoveAccountResponse {
     /// `Account removed`.
     pub message: String,
     /// The removed bank account's id (never given to another).
-    pub account_id: i64,
+    pub account_id: AccountId,
 }

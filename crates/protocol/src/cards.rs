@@ -1,3 +1,4 @@
+use crate::{CardId, CardSessionId, LocationId, MerchantId, TransactionId};
 use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -93,7 +94,7 @@ pub struct EnrollCardResponse {
     /// `Card linked`.
     pub message: String,
     /// The new card's id.
-    pub card_id: i64,
+    pub card_id: CardId,
 }
 
 /// The answer to `DELETE /card/{cardId}`.
@@ -103,7 +104,7 @@ pub struct RemoveCardResponse {
     /// `Card removed`.
     pub message: String,
     /// The removed card's id (never given to another card).
-    pub card_id: i64,
+    pub card_id: CardId,
 }
 
 /// An enrolled card. The number itself is never returned: only its last four digits.
@@ -112,7 +113,7 @@ pub struct RemoveCardResponse {
 #[derive(Eq)]
 pub struct CardRecord {
     /// The card's id.
-    pub card_id: i64,
+    pub card_id: CardId,
     /// The last four digits, as a number: 42 means the card ends in 0042.
     pub last_four: u16,
     /// The cardholder's first name.
@@ -148,7 +149,7 @@ pub struct CardList {
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct CardTransaction {
     /// The transaction's id.
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     /// When it was made (RFC 3339, UTC).
     pub created_at: DateTime<Utc>,
     /// Not settled yet; the amount may still change.
@@ -174,11 +175,11 @@ pub struct CardTransaction {
     /// The merchant as the statement prints it; `GET /merchant/discover` resolves it.
     pub descriptor: String,
     /// The card it was made with (0 for a card of the sandbox's own shoppers).
-    pub card_id: i64,
+    pub card_id: CardId,
     /// The merchant enrolled here that sold it, when the sale was at one of its locations.
-    pub merchant_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
     /// The location of that merchant.
-    pub location_id: Option<i64>,
+    pub location_id: Option<LocationId>,
     /// Counterparty, intermediaries, channel, category, recurring stream and refunded purchase.
     #[serde(flatten)]
     pub enrichment: crate::TransactionEnrichment,
@@ -240,7 +241,7 @@ pub struct CreateCardSessionRequest {
 #[derive(Eq)]
 pub struct CardSessionCreated {
     /// The session's id, for `GET /card/session/{sessionId}`.
-    pub session_id: i64,
+    pub session_id: CardSessionId,
     /// The page to open in the person's browser; it works once.
     pub url: String,
     /// When the page stops working (RFC 3339, UTC).
@@ -265,12 +266,12 @@ pub enum CardSessionStatus {
 #[derive(Eq)]
 pub struct CardSession {
     /// The session's id.
-    pub session_id: i64,
+    pub session_id: CardSessionId,
     /// Where the page stands.
     pub status: CardSessionStatus,
     /// The enrolled card, once `completed`; null before.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     /// When the page stops working (RFC 3339, UTC).
     pub expires_at: DateTime<Utc>,
 }

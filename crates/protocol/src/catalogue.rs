@@ -6,7 +6,10 @@ use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
-use crate::{CardTransaction, LocationUpdatedData, MerchantTransaction, PersonStatus};
+use crate::{
+    AccountId, CardId, CardSessionId, CardTransaction, LocationId, LocationUpdatedData, MerchantId,
+    MerchantTransaction, PersonId, PersonStatus, TransactionId, WebhookId,
+};
 
 /// Declares the catalogue: `Variant = "type.name" (Payload)`, each with its documentation.
 macro_rules! event_catalogue {
@@ -163,7 +166,7 @@ impl From<EventType> for String {
 #[apply(wire!)]
 pub struct CardEnrolledData {
     /// The new card.
-    pub card_id: i64,
+    pub card_id: CardId,
     /// The card number's last four digits.
     pub last_four: u16,
     /// The card's brand (`visa`, `mastercard`, …).
@@ -174,7 +177,7 @@ pub struct CardEnrolledData {
 #[apply(wire!)]
 pub struct CardRemovedData {
     /// The removed card (ids are never given again).
-    pub card_id: i64,
+    pub card_id: CardId,
 }
 
 /// The data of `transaction.created` and `transaction.updated`: the transaction as it was at
@@ -196,7 +199,7 @@ pub enum TransactionEventData {
 
 impl TransactionEventData {
     /// The transaction's id.
-    pub fn transaction_id(&self) -> i64 {
+    pub fn transaction_id(&self) -> TransactionId {
         match self {
             Self::Card(card) => card.transaction_id,
             Self::Merchant(merchant) => merchant.transaction_id,
@@ -208,12 +211,12 @@ impl TransactionEventData {
 #[apply(wire!)]
 pub struct CardTransactionEventData {
     /// The transaction.
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     /// The recipient's card.
-    pub card_id: i64,
+    pub card_id: CardId,
     /// The merchant, when it is enrolled; null otherwise.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub merchant_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
     /// The transaction as the card's list shows it.
     pub transaction: CardTransaction,
 }
@@ -222,10 +225,10 @@ pub struct CardTransactionEventData {
 #[apply(wire!)]
 pub struct MerchantTransactionEventData {
     /// The transaction.
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     /// The recipient's merchant.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub merchant_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
     /// The transaction as the merchant's list shows it.
     pub transaction: MerchantTransaction,
 }
@@ -234,9 +237,9 @@ pub struct MerchantTransactionEventData {
 #[apply(wire!)]
 pub struct LocationCreatedData {
     /// The merchant the location belongs to.
-    pub merchant_id: i64,
+    pub merchant_id: MerchantId,
     /// The new location.
-    pub location_id: i64,
+    pub location_id: LocationId,
     /// The street, without the number.
     pub street: String,
     /// The street number.
@@ -256,7 +259,7 @@ pub struct LocationCreatedData {
 #[apply(wire!)]
 pub struct LocationRemovedData {
     /// The removed location.
-    pub location_id: i64,
+    pub location_id: LocationId,
 }
 
 /// The data of `account.linked`, `account.failed`, `account.consent_expiring` and
@@ -265,7 +268,7 @@ pub struct LocationRemovedData {
 #[apply(wire!)]
 pub struct AccountEventData {
     /// The bank account.
-    pub account_id: i64,
+    pub account_id: AccountId,
     /// Why the link failed (`account.failed` only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
@@ -281,36 +284,36 @@ pub struct AccountEventData {
 #[apply(wire!)]
 pub struct AccountRemovedData {
     /// The removed bank account.
-    pub account_id: i64,
+    pub account_id: AccountId,
 }
 
 /// The data of `transaction.removed`: the id, and the recipient's card or merchant it was on.
 #[apply(wire!)]
 pub struct TransactionRemovedData {
     /// The transaction that is gone (ids are never given again).
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     /// The recipient's card it was on; null when the card is not the recipient's.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     /// The recipient's merchant it was at; null when the merchant is not the recipient's.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub merchant_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
 }
 
 /// The data of `transaction.declined`: the attempt, as the recipient's card or merchant saw it.
 #[apply(wire!)]
 pub struct TransactionDeclinedData {
     /// The attempt's id (never in a list; ids are never given again).
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     /// The card that tried to pay; null for a card nobody here enrolled.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     /// The recipient's merchant it was at; null when none of the recipient's.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub merchant_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
     /// The merchant's location; null when none of the recipient's.
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub location_id: Option<i64>,
+    pub location_id: Option<LocationId>,
     /// What was asked, in major units.
     pub amount: f64,
     /// ISO 4217.
@@ -327,7 +330,7 @@ pub struct TransactionDeclinedData {
 #[apply(wire!)]
 pub struct PersonRemovedData {
     /// The removed person.
-    pub person_id: i64,
+    pub person_id: PersonId,
 }
 
 /// The data of `person.verified` and `person.locked`.
@@ -335,7 +338,7 @@ pub struct PersonRemovedData {
 #[apply(wire!)]
 pub struct PersonEventData {
     /// The person.
-    pub person_id: i64,
+    pub person_id: PersonId,
     /// `verified` or `locked`.
     pub status: PersonStatus,
     /// Until when the person is locked (`person.locked` only; RFC 3339, UTC).
@@ -350,23 +353,23 @@ pub struct PersonEventData {
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct CardSessionCompletedData {
     /// The card-entry session.
-    pub session_id: i64,
+    pub session_id: CardSessionId,
     /// The card the person enrolled on the page.
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
 }
 
 /// The data of `card_session.expired`.
 #[apply(wire!)]
 pub struct CardSessionExpiredData {
     /// The card-entry session.
-    pub session_id: i64,
+    pub session_id: CardSessionId,
 }
 
 /// The data of `webhook.test`.
 #[apply(wire!)]
 pub struct WebhookTestData {
     /// The endpoint tested.
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
     /// `A test event from Subscriber Data`.
     pub message: String,
 }
@@ -413,7 +416,7 @@ mod tests {
     fn an_event_is_its_type_and_data() {
         let event = EventData::AccountFailed(AccountEventData {
             consent_expires_at: None,
-            account_id: 7,
+            account_id: AccountId(7),
             reason: Some("locked".into()),
             client_user_id: None,
             metadata: crate::Metadata::new(),

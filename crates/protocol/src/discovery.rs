@@ -1,7 +1,7 @@
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
-use crate::{Confidence, MatchReason};
+use crate::{Confidence, LocationId, MatchReason};
 
 /// A merchant found: from the service's directory, or a location enrolled here.
 #[apply(wire!)]
@@ -25,7 +25,7 @@ pub struct DiscoveredMerchant {
     /// The trading name ("doing business as").
     pub dba_name: String,
     /// The location's id: above 100,000,000 for the directory, an enrolled location's own id otherwise.
-    pub location_id: i64,
+    pub location_id: LocationId,
     /// The telephone number as digits (0 when unknown).
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub phone_number: u64,

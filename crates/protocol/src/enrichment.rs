@@ -4,6 +4,7 @@
 
 pub mod taxonomy;
 
+use crate::LocationId;
 use chrono::NaiveDate;
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
@@ -216,7 +217,7 @@ impl PersonalFinanceCategory {
 pub struct EnrichedLocation {
     /// As `GET /merchant/discover` gives it: above 100,000,000 for the directory, an enrolled
     /// location's own id otherwise.
-    pub location_id: i64,
+    pub location_id: LocationId,
     /// One line, as the country writes it.
     pub address: String,
     /// The city or town.

@@ -1,3 +1,4 @@
+use crate::{CardId, MerchantId};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
@@ -36,11 +37,11 @@ pub struct ErrorBody {
     /// The existing card on a duplicate enrollment (409).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     /// The existing merchant on a second merchant enrollment (409).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional))]
-    pub merchant_id: Option<i64>,
+    pub merchant_id: Option<MerchantId>,
     /// When a locked person can try again (403).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(feature = "ts", ts(optional, type = "string"))]

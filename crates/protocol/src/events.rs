@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
 
-use crate::{CardTransaction, EventData, EventType};
+use crate::{CardTransaction, EventData, EventType, TransactionId, WebhookId};
 
 /// An endpoint's `events` that stands for every type.
 pub const ALL_EVENTS: &str = "*";
@@ -118,7 +118,7 @@ pub enum WebhookStatus {
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct Webhook {
     /// The endpoint's id.
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
     /// Where events are sent.
     pub url: String,
     /// The event types sent, or `["*"]` for all.
@@ -164,7 +164,7 @@ pub struct WebhookDeleted {
     /// `Webhook endpoint deleted`.
     pub message: String,
     /// The endpoint that was deleted.
-    pub webhook_id: i64,
+    pub webhook_id: WebhookId,
 }
 
 /// How a delivery attempt ended: `delivered` (a 2xx answer in time) or `failed`.
@@ -223,7 +223,7 @@ pub struct TransactionSync {
     /// Transactions that changed since the cursor (settled, or a new amount).
     pub modified: Vec<CardTransaction>,
     /// Ids of transactions that are gone.
-    pub removed: Vec<i64>,
+    pub removed: Vec<TransactionId>,
     /// Pass it to the next call; valid for at least a year.
     pub next_cursor: String,
     /// More changes wait: call again at once with `nextCursor`.

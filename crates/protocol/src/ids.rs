@@ -11,6 +11,8 @@ macro_rules! integer_id {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
         #[serde(transparent)]
+        // TypeScript and OpenAPI (`build.rs`) see the number it wraps.
+        #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "number"))]
         pub struct $name(pub i64);
 
         impl $name {

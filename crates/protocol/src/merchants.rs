@@ -1,3 +1,4 @@
+use crate::{LocationId, MerchantId, TransactionId};
 use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Deserializer, Serialize};
@@ -54,14 +55,14 @@ pub struct EnrollMerchantResponse {
     /// `Merchant enrolled`.
     pub message: String,
     /// The merchant's id.
-    pub merchant_id: i64,
+    pub merchant_id: MerchantId,
 }
 
 /// The caller's merchant with its locations.
 #[apply(wire!)]
 pub struct Merchant {
     /// The merchant's id.
-    pub merchant_id: i64,
+    pub merchant_id: MerchantId,
     /// The trading name.
     pub name: String,
     /// The category code and its description, e.g. `5812 Eating Places, Restaurants`.
@@ -166,7 +167,7 @@ pub struct LocationRemoved {
     /// `Location removed`.
     pub message: String,
     /// The removed location's id.
-    pub location_id: i64,
+    pub location_id: LocationId,
 }
 
 /// Where a location's coordinates came from.
@@ -189,7 +190,7 @@ pub struct CreateLocationResponse {
     /// `Location created`.
     pub message: String,
     /// The location's id.
-    pub location_id: i64,
+    pub location_id: LocationId,
     /// Degrees north, sent or derived; null when unknown.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub latitude: Option<f64>,
@@ -216,13 +217,13 @@ macro_rules! location_and_its_event {
         #[apply(wire!)]
         pub struct LocationUpdatedData {
             /// The merchant the location belongs to.
-            pub merchant_id: i64,
+            pub merchant_id: MerchantId,
             $($(#[$field_attribute])* pub $field: $type,)*
         }
 
         impl LocationUpdatedData {
             /// The event's data: `location` as the API shows it, with its merchant.
-            pub fn new(merchant_id: i64, location: Location) -> Self {
+            pub fn new(merchant_id: MerchantId, location: Location) -> Self {
                 Self { merchant_id, $($field: location.$field,)* }
             }
         }
@@ -231,7 +232,7 @@ macro_rules! location_and_its_event {
 
 location_and_its_event! {
     /// The location's id.
-    location_id: i64,
+    location_id: LocationId,
     /// The location's country (ISO 3166-1 alpha-3).
     country_code: String,
     /// The street.
@@ -263,7 +264,7 @@ location_and_its_event! {
 #[apply(wire!)]
 pub struct MerchantTransaction {
     /// The transaction's id.
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     /// Major units, two decimals; negative for refunds.
     pub amount: f64,
     /// ISO 4217 currency of `amount`.
@@ -273,7 +274,7 @@ pub struct MerchantTransaction {
     /// Not settled yet; the amount may still change.
     pub pending: bool,
     /// The location of the sale.
-    pub location_id: i64,
+    pub location_id: LocationId,
     /// The location's street.
     pub street: String,
     /// The location's house number.
@@ -312,7 +313,7 @@ pub struct MerchantTransactionQuery {
     pub cursor: Option<String>,
     /// Only sales at this location.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub location_id: Option<i64>,
+    pub location_id: Option<LocationId>,
     /// Only sales from this day or time on.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub from: Option<String>,

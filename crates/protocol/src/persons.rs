@@ -1,3 +1,4 @@
+use crate::{PersonId, PersonSessionId};
 use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
@@ -44,7 +45,7 @@ pub enum PersonStatus {
 #[derive(Eq)]
 pub struct OnboardPersonResponse {
     /// The person's id.
-    pub person_id: i64,
+    pub person_id: PersonId,
     /// `onboarded` at first.
     pub status: PersonStatus,
 }
@@ -72,7 +73,7 @@ pub struct PersonAddress {
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct AuthenticatePersonRequest {
     /// The person, as onboarded.
-    pub person_id: i64,
+    pub person_id: PersonId,
     /// `YYYY-MM-DD`
     pub date_of_birth: String,
     /// Where the person lives.
@@ -111,7 +112,7 @@ pub struct Question {
 #[derive(Eq)]
 pub struct AuthenticatePersonResponse {
     /// The person.
-    pub person_id: i64,
+    pub person_id: PersonId,
     /// When the questions stop taking answers (RFC 3339, UTC).
     pub expires_at: DateTime<Utc>,
     /// The questions, in the order to ask them.
@@ -133,7 +134,7 @@ pub struct Answer {
 #[derive(Eq)]
 pub struct VerifyPersonRequest {
     /// The person.
-    pub person_id: i64,
+    pub person_id: PersonId,
     /// One answer per question.
     #[serde(deserialize_with = "crate::object::each")]
     pub answers: Vec<Answer>,
@@ -145,7 +146,7 @@ pub struct VerifyPersonRequest {
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct VerifyPersonResponse {
     /// The person.
-    pub person_id: i64,
+    pub person_id: PersonId,
     /// Whether the person is verified now.
     pub verified: bool,
     /// Where the verification stands now.
@@ -207,7 +208,7 @@ pub struct SpendingDelta {
 #[apply(wire!)]
 pub struct Person {
     /// The person's id.
-    pub person_id: i64,
+    pub person_id: PersonId,
     /// The person's first name.
     pub first_name: String,
     /// The person's last name.
@@ -262,7 +263,7 @@ pub struct RemovePersonResponse {
     /// `Person removed`.
     pub message: String,
     /// The removed person's id (never given to another).
-    pub person_id: i64,
+    pub person_id: PersonId,
 }
 
 /// A one-time page where the person verifies their identity themselves, on their own device.
@@ -284,9 +285,9 @@ pub struct CreatePersonSessionRequest {
 #[derive(Eq)]
 pub struct PersonSessionResponse {
     /// The page's id (`sessionId` on the way back).
-    pub session_id: i64,
+    pub session_id: PersonSessionId,
     /// The person.
-    pub person_id: i64,
+    pub person_id: PersonId,
     /// The page; open it in the person's browser. It works once, until `expiresAt`.
     pub url: String,
     /// When the page stops working (RFC 3339, UTC).

@@ -1,3 +1,4 @@
+use crate::{CardId, LocationId, SnapshotId, TransactionId};
 use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
@@ -11,9 +12,9 @@ use crate::CardTransaction;
 #[cfg_attr(feature = "ts", ts(optional_fields))]
 pub struct SandboxTransactionRequest {
     /// The card that pays: one of the caller's.
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     /// Where: one of the caller's locations, or a directory merchant's.
-    pub location_id: Option<i64>,
+    pub location_id: Option<LocationId>,
     /// The amount.
     pub amount: Option<f64>,
     /// The merchant's name, for a purchase at no known location.
@@ -67,7 +68,7 @@ pub struct SandboxReversal {
     /// What was done, in words.
     pub message: String,
     /// The transaction that is gone: sync reports it in `removed`.
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
 }
 
 /// The purchase made.
@@ -76,10 +77,10 @@ pub struct SandboxTransactionResponse {
     /// What was done, in words.
     pub message: String,
     /// The transaction's id.
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     /// The card that paid; `null` for a card of the sandbox's synthetic population (a
     /// purchase at one of the caller's locations by nobody enrolled here).
-    pub card_id: Option<i64>,
+    pub card_id: Option<CardId>,
     /// Last four digits of the card that paid, as the merchant's list shows them.
     pub last_four: u16,
     /// The purchase as the card's list shows it (its `cardId` is 0 for a synthetic card).
@@ -147,7 +148,7 @@ pub struct SandboxSnapshotRequest {
 #[derive(Eq)]
 pub struct SandboxSnapshot {
     /// The snapshot's id.
-    pub snapshot_id: i64,
+    pub snapshot_id: SnapshotId,
     /// Its name.
     pub name: String,
     /// When it was taken (RFC 3339, UTC).
@@ -185,5 +186,5 @@ pub struct SandboxSnapshotDeleted {
     /// What was done, in words.
     pub message: String,
     /// The snapshot that was deleted.
-    pub snapshot_id: i64,
+    pub snapshot_id: SnapshotId,
 }

@@ -3,7 +3,7 @@
 
 use macro_rules_attribute::apply;
 
-use crate::{Account, CardRecord, Metadata, Person};
+use crate::{Account, AccountId, CardId, CardRecord, Metadata, Person, PersonId};
 
 /// `PATCH /card/{cardId}`, `/account/{accountId}`, `/persons/{personId}`: the pairs to set.
 #[apply(wire!)]
@@ -36,9 +36,9 @@ pub struct EndUserRemoved {
     /// The subscriber's own id for the user.
     pub client_user_id: String,
     /// The removed cards (each with its `card.removed` event).
-    pub card_ids: Vec<i64>,
+    pub card_ids: Vec<CardId>,
     /// The removed bank accounts (`account.removed`).
-    pub account_ids: Vec<i64>,
+    pub account_ids: Vec<AccountId>,
     /// The removed persons (`person.removed`).
-    pub person_ids: Vec<i64>,
+    pub person_ids: Vec<PersonId>,
 }

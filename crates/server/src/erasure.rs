@@ -48,9 +48,9 @@ pub async fn erase_user(
 /// The one event a removal leaves: the id alone.
 pub fn removed_event(object: UserObject) -> EventData {
     match object {
-        UserObject::Card(id) => EventData::CardRemoved(CardRemovedData { card_id: id.get() }),
-        UserObject::Account(id) => EventData::AccountRemoved(AccountRemovedData { account_id: id.get() }),
-        UserObject::Person(id) => EventData::PersonRemoved(PersonRemovedData { person_id: id.get() }),
+        UserObject::Card(id) => EventData::CardRemoved(CardRemovedData { card_id: id }),
+        UserObject::Account(id) => EventData::AccountRemoved(AccountRemovedData { account_id: id }),
+        UserObject::Person(id) => EventData::PersonRemoved(PersonRemovedData { person_id: id }),
     }
 }
 

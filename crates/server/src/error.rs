@@ -159,8 +159,8 @@ impl ApiError {
                 body.details = vec![FieldError { field: field.clone(), message: message.clone() }];
             }
             Self::Conflict { card_id, merchant_id, .. } => {
-                body.card_id = card_id.map(CardId::get);
-                body.merchant_id = merchant_id.map(MerchantId::get);
+                body.card_id = *card_id;
+                body.merchant_id = *merchant_id;
             }
             Self::Locked { until, .. } => body.locked_until = Some(*until),
             _ => {}

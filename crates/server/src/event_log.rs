@@ -4,7 +4,6 @@
 use axum::Json;
 use axum::extract::{Path, State};
 use chrono::Utc;
-use subscriber_protocol::MerchantId;
 use subscriber_protocol::{
     CardTransactionEventData, ErrorBody, Event, EventData, EventPage, EventQuery, EventType,
     MerchantTransactionEventData, Success, TransactionEventData,
@@ -35,17 +34,17 @@ pub async fn render(state: &AppState, event: LoggedEvent) -> Result<Event, ApiEr
         Some(mut transaction) => {
             // As it was at the event: pending when created, settled once updated.
             transaction.pending = event_type == EventKind::Created.event_type();
-            let transaction_id = transaction.id.get();
+            let transaction_id = transaction.id;
             let data = match (event.readers_card, event.card_id) {
                 (true, Some(card_id)) => TransactionEventData::Card(CardTransactionEventData {
                     transaction_id,
-                    card_id: card_id.get(),
-                    merchant_id: event.merchant_id.map(MerchantId::get),
+                    card_id,
+                    merchant_id: event.merchant_id,
                     transaction: crate::cards::shown_card_transaction(state, transaction).await?,
                 }),
                 _ => TransactionEventData::Merchant(MerchantTransactionEventData {
                     transaction_id,
-                    merchant_id: event.merchant_id.map(MerchantId::get),
+                    merchant_id: event.merchant_id,
                     transaction: crate::merchants::merchant_transaction(transaction)?,
                 }),
             };

@@ -109,8 +109,8 @@ async fn remove(
     Ok(Json(Success::new(EndUserRemoved {
         message: USER_REMOVED.to_owned(),
         client_user_id,
-        card_ids: erased.cards.iter().map(|id| id.get()).collect(),
-        account_ids: erased.accounts.iter().map(|id| id.get()).collect(),
-        person_ids: erased.persons.iter().map(|id| id.get()).collect(),
+        card_ids: erased.cards,
+        account_ids: erased.accounts,
+        person_ids: erased.persons,
     })))
 }

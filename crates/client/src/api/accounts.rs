@@ -1,9 +1,9 @@
 //! Bank accounts: the banks, enrollment (a hosted bank login), records and transactions.
 
 use subscriber_protocol::{
-    Account, AccountList, AccountTransactionPage, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse,
-    Metadata, PageQuery, ReauthAccountRequest, ReauthAccountResponse, RecurringStream, RecurringStreams,
-    RemoveAccountResponse, UpdateMetadataRequest,
+    Account, AccountId, AccountList, AccountTransactionPage, Bank, BankList, EnrollAccountRequest,
+    EnrollAccountResponse, Metadata, PageQuery, ReauthAccountRequest, ReauthAccountResponse, RecurringStream,
+    RecurringStreams, RemoveAccountResponse, UpdateMetadataRequest,
 };
 
 use crate::client::Client;
@@ -37,14 +37,14 @@ impl Client {
     }
 
     /// `GET /account/{account_id}`.
-    pub async fn account(&self, account_id: i64) -> Result<Account> {
+    pub async fn account(&self, account_id: AccountId) -> Result<Account> {
         validate::positive_id("accountId", account_id)?;
         self.inner.call(Call::new(&routes::ACCOUNT, format!("/account/{account_id}"))).await
     }
 
     /// `PATCH /account/{account_id}`: sets notes on the account (keys merge; a key with "" is
     /// removed).
-    pub async fn update_account(&self, account_id: i64, metadata: &Metadata) -> Result<Account> {
+    pub async fn update_account(&self, account_id: AccountId, metadata: &Metadata) -> Result<Account> {
         validate::positive_id("accountId", account_id)?;
         validate::metadata_patch(metadata)?;
         let body = UpdateMetadataRequest { metadata: metadata.clone() };
@@ -52,14 +52,18 @@ impl Client {
     }
 
     /// `DELETE /account/{account_id}`: the bank's access is revoked and the account erased.
-    pub async fn remove_account(&self, account_id: i64) -> Result<RemoveAccountResponse> {
+    pub async fn remove_account(&self, account_id: AccountId) -> Result<RemoveAccountResponse> {
         validate::positive_id("accountId", account_id)?;
         self.inner.call(Call::new(&routes::REMOVE_ACCOUNT, format!("/account/{account_id}"))).await
     }
 
     /// `POST /account/{account_id}/reauth`: the bank's pages in update mode, to renew the
     /// person's consent (the account keeps its id). `return_url` as `POST /account` takes it.
-    pub async fn reauth_account(&self, account_id: i64, return_url: Option<&str>) -> Result<ReauthAccountResponse> {
+    pub async fn reauth_account(
+        &self,
+        account_id: AccountId,
+        return_url: Option<&str>,
+    ) -> Result<ReauthAccountResponse> {
         validate::positive_id("accountId", account_id)?;
         let body = ReauthAccountRequest { return_url: return_url.map(str::to_owned) };
         self.inner.call(Call::new(&routes::REAUTH_ACCOUNT, format!("/account/{account_id}/reauth")).json(&body)?).await
@@ -67,14 +71,14 @@ impl Client {
 
     /// `POST /account/{account_id}/refresh`: fetches what is new at the bank; the account as
     /// it is then.
-    pub async fn refresh_account(&self, account_id: i64) -> Result<Account> {
+    pub async fn refresh_account(&self, account_id: AccountId) -> Result<Account> {
         validate::positive_id("accountId", account_id)?;
         self.inner.call(Call::new(&routes::REFRESH_ACCOUNT, format!("/account/{account_id}/refresh"))).await
     }
 
     /// `GET /account/{account_id}/recurring`: pay, rent and bills found in the account's
     /// transactions (with the `transactions` permission).
-    pub async fn account_recurring(&self, account_id: i64) -> Result<Vec<RecurringStream>> {
+    pub async fn account_recurring(&self, account_id: AccountId) -> Result<Vec<RecurringStream>> {
         validate::positive_id("accountId", account_id)?;
         let streams: RecurringStreams =
             self.inner.call(Call::new(&routes::ACCOUNT_RECURRING, format!("/account/{account_id}/recurring"))).await?;
@@ -82,7 +86,7 @@ impl Client {
     }
 
     /// `GET /account/{account_id}/transactions` (with the `transactions` permission).
-    pub fn account_transactions(&self, account_id: i64) -> Paged<PageQuery, AccountTransactionPage> {
+    pub fn account_transactions(&self, account_id: AccountId) -> Paged<PageQuery, AccountTransactionPage> {
         Paged::new(
             self.clone(),
             &routes::ACCOUNT_TRANSACTIONS,

@@ -1,9 +1,9 @@
 //! Cards: enrollment (API and secure page), records, transactions, the real-time stream.
 
 use subscriber_protocol::{
-    CardList, CardRecord, CardSession, CardSessionCreated, CardTransaction, CardTransactionPage, CardTransactionQuery,
-    CreateCardSessionRequest, EnrollCardRequest, EnrollCardResponse, Metadata, RecurringStream, RecurringStreams,
-    RemoveCardResponse, UpdateMetadataRequest,
+    CardId, CardList, CardRecord, CardSession, CardSessionCreated, CardSessionId, CardTransaction, CardTransactionPage,
+    CardTransactionQuery, CreateCardSessionRequest, EnrollCardRequest, EnrollCardResponse, Metadata, RecurringStream,
+    RecurringStreams, RemoveCardResponse, UpdateMetadataRequest,
 };
 
 use crate::client::Client;
@@ -38,7 +38,7 @@ impl Client {
     }
 
     /// `GET /card/session/{session_id}`: `pending`, `completed` (with the `card_id`) or `expired`.
-    pub async fn card_session(&self, session_id: i64) -> Result<CardSession> {
+    pub async fn card_session(&self, session_id: CardSessionId) -> Result<CardSession> {
         validate::positive_id("sessionId", session_id)?;
         self.inner.call(Call::new(&routes::CARD_SESSION, format!("/card/session/{session_id}"))).await
     }
@@ -50,13 +50,13 @@ impl Client {
     }
 
     /// `GET /card/{card_id}`.
-    pub async fn card(&self, card_id: i64) -> Result<CardRecord> {
+    pub async fn card(&self, card_id: CardId) -> Result<CardRecord> {
         validate::positive_id("cardId", card_id)?;
         self.inner.call(Call::new(&routes::CARD, format!("/card/{card_id}"))).await
     }
 
     /// `PATCH /card/{card_id}`: sets notes on the card (keys merge; a key with "" is removed).
-    pub async fn update_card(&self, card_id: i64, metadata: &Metadata) -> Result<CardRecord> {
+    pub async fn update_card(&self, card_id: CardId, metadata: &Metadata) -> Result<CardRecord> {
         validate::positive_id("cardId", card_id)?;
         validate::metadata_patch(metadata)?;
         let body = UpdateMetadataRequest { metadata: metadata.clone() };
@@ -65,14 +65,14 @@ impl Client {
 
     /// `DELETE /card/{card_id}`: the card's data is erased; the same number enrolls again
     /// with a new id.
-    pub async fn remove_card(&self, card_id: i64) -> Result<RemoveCardResponse> {
+    pub async fn remove_card(&self, card_id: CardId) -> Result<RemoveCardResponse> {
         validate::positive_id("cardId", card_id)?;
         self.inner.call(Call::new(&routes::REMOVE_CARD, format!("/card/{card_id}"))).await
     }
 
     /// `GET /card/{card_id}/recurring`: the card's subscriptions, bills and memberships, the
     /// latest paid first.
-    pub async fn card_recurring(&self, card_id: i64) -> Result<Vec<RecurringStream>> {
+    pub async fn card_recurring(&self, card_id: CardId) -> Result<Vec<RecurringStream>> {
         validate::positive_id("cardId", card_id)?;
         let streams: RecurringStreams =
             self.inner.call(Call::new(&routes::CARD_RECURRING, format!("/card/{card_id}/recurring"))).await?;
@@ -81,7 +81,7 @@ impl Client {
 
     /// `GET /card/{card_id}/transactions`, newest first: `.await` one page, or `.stream()`
     /// every transaction. Filters: `.from(date)`, `.to(date)`, `.pending(bool)`, `.limit(n)`.
-    pub fn card_transactions(&self, card_id: i64) -> Paged<CardTransactionQuery, CardTransactionPage> {
+    pub fn card_transactions(&self, card_id: CardId) -> Paged<CardTransactionQuery, CardTransactionPage> {
         Paged::new(
             self.clone(),
             &routes::CARD_TRANSACTIONS,
@@ -92,7 +92,7 @@ impl Client {
 
     /// `GET /card/{card_id}/transactions/stream`: the card's point-of-sale transactions as they
     /// happen (a settling transaction comes again with `pending: false`). Reconnects by itself.
-    pub fn card_transaction_stream(&self, card_id: i64) -> TransactionStream<CardTransaction> {
+    pub fn card_transaction_stream(&self, card_id: CardId) -> TransactionStream<CardTransaction> {
         self.card_transaction_stream_after(card_id, None)
     }
 
@@ -100,7 +100,7 @@ impl Client {
     /// with this id (`Last-Event-ID`).
     pub fn card_transaction_stream_after(
         &self,
-        card_id: i64,
+        card_id: CardId,
         last_event_id: Option<String>,
     ) -> TransactionStream<CardTransaction> {
         TransactionStream::open(

@@ -2,9 +2,9 @@
 
 use subscriber_protocol::rules::{Violations, webhooks as rules};
 use subscriber_protocol::{
-    CreateWebhookRequest, Event, EventPage, EventQuery, LoggedRequest, LoggedRequestDetail, PageQuery,
+    CardId, CreateWebhookRequest, Event, EventPage, EventQuery, LoggedRequest, LoggedRequestDetail, PageQuery,
     RecoverWebhookRequest, RequestLogPage, RequestQuery, TransactionSync, UpdateWebhookRequest, Webhook,
-    WebhookDeleted, WebhookDeliveryPage, WebhookList, WebhookQueued, WebhookRecovered,
+    WebhookDeleted, WebhookDeliveryPage, WebhookId, WebhookList, WebhookQueued, WebhookRecovered,
 };
 
 use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
@@ -60,7 +60,7 @@ impl Client {
     /// in pages, from none). Call again with `next_cursor` while `has_more`; keep the last one.
     pub async fn sync_card_transactions(
         &self,
-        card_id: i64,
+        card_id: CardId,
         cursor: Option<&str>,
         count: Option<u32>,
     ) -> Result<TransactionSync> {
@@ -102,13 +102,13 @@ impl Client {
     }
 
     /// `GET /webhooks/{webhook_id}`.
-    pub async fn webhook(&self, webhook_id: i64) -> Result<Webhook> {
+    pub async fn webhook(&self, webhook_id: WebhookId) -> Result<Webhook> {
         validate::positive_id("webhookId", webhook_id)?;
         self.inner.call(Call::new(&routes::WEBHOOK, format!("/webhooks/{webhook_id}"))).await
     }
 
     /// `PATCH /webhooks/{webhook_id}`: changes what is set (URL, events, description, enabled).
-    pub async fn update_webhook(&self, webhook_id: i64, change: &UpdateWebhookRequest) -> Result<Webhook> {
+    pub async fn update_webhook(&self, webhook_id: WebhookId, change: &UpdateWebhookRequest) -> Result<Webhook> {
         validate::positive_id("webhookId", webhook_id)?;
         let mut violations = Violations::new();
         if let Some(url) = &change.url {
@@ -125,27 +125,27 @@ impl Client {
     }
 
     /// `DELETE /webhooks/{webhook_id}`: what was queued for it is not sent.
-    pub async fn delete_webhook(&self, webhook_id: i64) -> Result<WebhookDeleted> {
+    pub async fn delete_webhook(&self, webhook_id: WebhookId) -> Result<WebhookDeleted> {
         validate::positive_id("webhookId", webhook_id)?;
         self.inner.call(Call::new(&routes::DELETE_WEBHOOK, format!("/webhooks/{webhook_id}"))).await
     }
 
     /// `POST /webhooks/{webhook_id}/secret/rotate`: a new secret (shown once); the previous one
     /// keeps signing beside it for 24 hours.
-    pub async fn rotate_webhook_secret(&self, webhook_id: i64) -> Result<Webhook> {
+    pub async fn rotate_webhook_secret(&self, webhook_id: WebhookId) -> Result<Webhook> {
         validate::positive_id("webhookId", webhook_id)?;
         let path = format!("/webhooks/{webhook_id}/secret/rotate");
         self.inner.call(Call::new(&routes::ROTATE_WEBHOOK_SECRET, path)).await
     }
 
     /// `POST /webhooks/{webhook_id}/test`: queues a `webhook.test` event for this endpoint.
-    pub async fn test_webhook(&self, webhook_id: i64) -> Result<WebhookQueued> {
+    pub async fn test_webhook(&self, webhook_id: WebhookId) -> Result<WebhookQueued> {
         validate::positive_id("webhookId", webhook_id)?;
         self.inner.call(Call::new(&routes::TEST_WEBHOOK, format!("/webhooks/{webhook_id}/test"))).await
     }
 
     /// `GET /webhooks/{webhook_id}/deliveries`: every attempt, newest first.
-    pub fn webhook_deliveries(&self, webhook_id: i64) -> Paged<PageQuery, WebhookDeliveryPage> {
+    pub fn webhook_deliveries(&self, webhook_id: WebhookId) -> Paged<PageQuery, WebhookDeliveryPage> {
         Paged::new(
             self.clone(),
             &routes::WEBHOOK_DELIVERIES,
@@ -155,7 +155,7 @@ impl Client {
     }
 
     /// `POST /webhooks/{webhook_id}/deliveries/{event_id}/resend`: sends the event again.
-    pub async fn resend_webhook_delivery(&self, webhook_id: i64, event_id: &str) -> Result<WebhookQueued> {
+    pub async fn resend_webhook_delivery(&self, webhook_id: WebhookId, event_id: &str) -> Result<WebhookQueued> {
         validate::positive_id("webhookId", webhook_id)?;
         event_path_id(event_id)?;
         let path = format!("/webhooks/{webhook_id}/deliveries/{event_id}/resend");
@@ -166,7 +166,7 @@ impl Client {
     /// failed for good since `since`.
     pub async fn recover_webhook_deliveries(
         &self,
-        webhook_id: i64,
+        webhook_id: WebhookId,
         since: chrono::DateTime<chrono::Utc>,
     ) -> Result<WebhookRecovered> {
         validate::positive_id("webhookId", webhook_id)?;

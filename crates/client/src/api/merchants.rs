@@ -1,9 +1,9 @@
 //! The caller's merchant: enrollment, record, categories, locations, transactions, stream.
 
 use subscriber_protocol::{
-    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, Location,
-    LocationRemoved, Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
-    MerchantTransactionQuery, UpdateLocationRequest,
+    CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, Location, LocationId,
+    LocationRemoved, Merchant, MerchantCategory, MerchantCategoryList, MerchantId, MerchantTransaction,
+    MerchantTransactionPage, MerchantTransactionQuery, UpdateLocationRequest,
 };
 
 use crate::client::Client;
@@ -43,7 +43,7 @@ impl Client {
     }
 
     /// `GET /merchant/location/{location_id}`: one of the caller's merchant's locations.
-    pub async fn get_location(&self, location_id: i64) -> Result<Location> {
+    pub async fn get_location(&self, location_id: LocationId) -> Result<Location> {
         self.inner.call(Call::new(&routes::LOCATION, format!("/merchant/location/{location_id}"))).await
     }
 
@@ -51,7 +51,7 @@ impl Client {
     /// the rules of a new location); without coordinates the service derives them again. Its
     /// `metadata` pairs merge with those set (a key with "" is removed); sent alone, the address
     /// stays as it is.
-    pub async fn update_location(&self, location_id: i64, request: &UpdateLocationRequest) -> Result<Location> {
+    pub async fn update_location(&self, location_id: LocationId, request: &UpdateLocationRequest) -> Result<Location> {
         if let Some(metadata) = &request.metadata {
             validate::metadata_patch(metadata)?;
         }
@@ -61,13 +61,16 @@ impl Client {
 
     /// `DELETE /merchant/location/{location_id}`: removes the location (its past sales keep their
     /// address; discovery no longer finds it).
-    pub async fn remove_location(&self, location_id: i64) -> Result<LocationRemoved> {
+    pub async fn remove_location(&self, location_id: LocationId) -> Result<LocationRemoved> {
         self.inner.call(Call::new(&routes::REMOVE_LOCATION, format!("/merchant/location/{location_id}"))).await
     }
 
     /// `GET /merchant/{merchant_id}/transactions`, newest first, across all locations; filter
     /// with `.location_id(id)`, `.from(date)`, `.to(date)`.
-    pub fn merchant_transactions(&self, merchant_id: i64) -> Paged<MerchantTransactionQuery, MerchantTransactionPage> {
+    pub fn merchant_transactions(
+        &self,
+        merchant_id: MerchantId,
+    ) -> Paged<MerchantTransactionQuery, MerchantTransactionPage> {
         Paged::new(
             self.clone(),
             &routes::MERCHANT_TRANSACTIONS,
@@ -78,7 +81,7 @@ impl Client {
 
     /// `GET /merchant/{merchant_id}/transactions/stream`: purchases at the merchant as they
     /// happen. Reconnects by itself.
-    pub fn merchant_transaction_stream(&self, merchant_id: i64) -> TransactionStream<MerchantTransaction> {
+    pub fn merchant_transaction_stream(&self, merchant_id: MerchantId) -> TransactionStream<MerchantTransaction> {
         self.merchant_transaction_stream_after(merchant_id, None)
     }
 
@@ -86,7 +89,7 @@ impl Client {
     /// the event with this id.
     pub fn merchant_transaction_stream_after(
         &self,
-        merchant_id: i64,
+        merchant_id: MerchantId,
         last_event_id: Option<String>,
     ) -> TransactionStream<MerchantTransaction> {
         TransactionStream::open(

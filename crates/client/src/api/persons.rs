@@ -2,8 +2,8 @@
 
 use subscriber_protocol::{
     AuthenticatePersonRequest, AuthenticatePersonResponse, CreatePersonSessionRequest, EndUser, EndUserRemoved,
-    Metadata, OnboardPersonRequest, OnboardPersonResponse, Person, PersonSessionResponse, RemovePersonResponse,
-    UpdateMetadataRequest, VerifyPersonRequest, VerifyPersonResponse,
+    Metadata, OnboardPersonRequest, OnboardPersonResponse, Person, PersonId, PersonSessionResponse,
+    RemovePersonResponse, UpdateMetadataRequest, VerifyPersonRequest, VerifyPersonResponse,
 };
 
 use crate::client::Client;
@@ -48,7 +48,7 @@ impl Client {
     }
 
     /// `GET /persons/{person_id}`: status, and the signals once verified.
-    pub async fn person(&self, person_id: i64) -> Result<Person> {
+    pub async fn person(&self, person_id: PersonId) -> Result<Person> {
         validate::positive_id("personId", person_id)?;
         self.inner.call(Call::new(&routes::PERSON, format!("/persons/{person_id}"))).await
     }
@@ -58,7 +58,7 @@ impl Client {
     /// takes it.
     pub async fn create_person_session(
         &self,
-        person_id: i64,
+        person_id: PersonId,
         return_url: Option<&str>,
     ) -> Result<PersonSessionResponse> {
         validate::positive_id("personId", person_id)?;
@@ -69,14 +69,14 @@ impl Client {
     }
 
     /// `DELETE /persons/{person_id}`: the person, their answers and signals are erased.
-    pub async fn remove_person(&self, person_id: i64) -> Result<RemovePersonResponse> {
+    pub async fn remove_person(&self, person_id: PersonId) -> Result<RemovePersonResponse> {
         validate::positive_id("personId", person_id)?;
         self.inner.call(Call::new(&routes::REMOVE_PERSON, format!("/persons/{person_id}"))).await
     }
 
     /// `PATCH /persons/{person_id}`: sets notes on the person (keys merge; a key with "" is
     /// removed).
-    pub async fn update_person(&self, person_id: i64, metadata: &Metadata) -> Result<Person> {
+    pub async fn update_person(&self, person_id: PersonId, metadata: &Metadata) -> Result<Person> {
         validate::positive_id("personId", person_id)?;
         validate::metadata_patch(metadata)?;
         let body = UpdateMetadataRequest { metadata: metadata.clone() };

@@ -1,9 +1,9 @@
 //! Sandbox helpers: test cards, point-of-sale transactions on demand, the right answers.
 
 use subscriber_protocol::{
-    Answer, ClockAdvanceRequest, ClockAdvanced, MAX_CLOCK_ADVANCE_SECONDS, SandboxAnswers, SandboxCard,
+    Answer, ClockAdvanceRequest, ClockAdvanced, MAX_CLOCK_ADVANCE_SECONDS, PersonId, SandboxAnswers, SandboxCard,
     SandboxCardList, SandboxEventRequest, SandboxRefundRequest, SandboxReset, SandboxReversal, SandboxSettleRequest,
-    SandboxTransactionRequest, SandboxTransactionResponse,
+    SandboxTransactionRequest, SandboxTransactionResponse, SnapshotId, TransactionId,
 };
 use subscriber_protocol::{Event, EventType};
 use subscriber_protocol::{
@@ -47,7 +47,10 @@ impl Client {
     /// `POST /sandbox/transactions/{transaction_id}/settle`: settles a pending purchase of the
     /// caller's cards or merchant now (lists and streams see the settlement). One settled
     /// already is answered the same way.
-    pub async fn settle_sandbox_transaction(&self, transaction_id: i64) -> Result<SandboxTransactionResponse> {
+    pub async fn settle_sandbox_transaction(
+        &self,
+        transaction_id: TransactionId,
+    ) -> Result<SandboxTransactionResponse> {
         validate::positive_id("transactionId", transaction_id)?;
         self.inner
             .call(Call::new(
@@ -62,7 +65,7 @@ impl Client {
     /// `modified`. One settled already at that amount is answered the same way.
     pub async fn settle_sandbox_transaction_at(
         &self,
-        transaction_id: i64,
+        transaction_id: TransactionId,
         amount: f64,
     ) -> Result<SandboxTransactionResponse> {
         validate::positive_id("transactionId", transaction_id)?;
@@ -80,7 +83,7 @@ impl Client {
     /// transaction whose `enrichment.refundOf` is the purchase.
     pub async fn refund_sandbox_transaction(
         &self,
-        transaction_id: i64,
+        transaction_id: TransactionId,
         amount: Option<f64>,
     ) -> Result<SandboxTransactionResponse> {
         validate::positive_id("transactionId", transaction_id)?;
@@ -97,7 +100,7 @@ impl Client {
 
     /// `POST /sandbox/transactions/{transaction_id}/reverse`: reverses a pending authorization:
     /// it leaves the lists, sync reports it in `removed`, each side gets `transaction.removed`.
-    pub async fn reverse_sandbox_transaction(&self, transaction_id: i64) -> Result<SandboxReversal> {
+    pub async fn reverse_sandbox_transaction(&self, transaction_id: TransactionId) -> Result<SandboxReversal> {
         validate::positive_id("transactionId", transaction_id)?;
         let path = format!("/sandbox/transactions/{transaction_id}/reverse");
         self.inner.call(Call::new(&routes::REVERSE_SANDBOX_TRANSACTION, path)).await
@@ -116,7 +119,7 @@ impl Client {
 
     /// `GET /sandbox/persons/{person_id}/answers`: the right answers to the questions last
     /// issued, in the shape [`verify_person`](Self::verify_person) takes.
-    pub async fn sandbox_answers(&self, person_id: i64) -> Result<Vec<Answer>> {
+    pub async fn sandbox_answers(&self, person_id: PersonId) -> Result<Vec<Answer>> {
         validate::positive_id("personId", person_id)?;
         let answers: SandboxAnswers = self
             .inner
@@ -160,7 +163,7 @@ impl Client {
 
     /// `POST /sandbox/snapshots/{snapshot_id}/restore`: the caller's sandbox put back as the
     /// snapshot held it (what was made since is gone; its open streams end).
-    pub async fn restore_sandbox_snapshot(&self, snapshot_id: i64) -> Result<SandboxRestored> {
+    pub async fn restore_sandbox_snapshot(&self, snapshot_id: SnapshotId) -> Result<SandboxRestored> {
         validate::positive_id("snapshotId", snapshot_id)?;
         let path = format!("/sandbox/snapshots/{snapshot_id}/restore");
         let call = Call::new(&routes::RESTORE_SANDBOX_SNAPSHOT, path).json(&serde_json::json!({}))?;
@@ -168,7 +171,7 @@ impl Client {
     }
 
     /// `DELETE /sandbox/snapshots/{snapshot_id}`: forgets one snapshot.
-    pub async fn delete_sandbox_snapshot(&self, snapshot_id: i64) -> Result<SandboxSnapshotDeleted> {
+    pub async fn delete_sandbox_snapshot(&self, snapshot_id: SnapshotId) -> Result<SandboxSnapshotDeleted> {
         validate::positive_id("snapshotId", snapshot_id)?;
         let path = format!("/sandbox/snapshots/{snapshot_id}");
         self.inner.call(Call::new(&routes::DELETE_SANDBOX_SNAPSHOT, path)).await

@@ -7,6 +7,7 @@
 
 use std::collections::BTreeSet;
 use std::time::Duration;
+use subscriber_protocol::{AccountId, CardId, CardSessionId, LocationId, MerchantId, PersonId, TransactionId};
 
 use chrono::Datelike;
 use futures::StreamExt;
@@ -178,7 +179,7 @@ async fn subscriber_steps(tour: &mut Tour, account: &subscriber_client::protocol
     tour.client.login().await.expect("the client logs in with the rotated secret");
 }
 
-async fn card_steps(tour: &mut Tour) -> i64 {
+async fn card_steps(tour: &mut Tour) -> CardId {
     let test_cards = tour.client.sandbox_cards().await.expect("GET /sandbox/cards");
     for pan in ["4242424242424242", "4000056655665556", "5555555555554444", "2223003122003222", "6011111111111117"] {
         let card = test_cards.iter().find(|card| card.pan == pan).unwrap_or_else(|| panic!("{pan} is a test card"));
@@ -194,7 +195,7 @@ async fn card_steps(tour: &mut Tour) -> i64 {
     let request = test_card("4242424242424242");
     let enrolled = tour.client.enroll_card(&request).await.expect("POST /card");
     assert_eq!(enrolled.message, "Card linked");
-    assert!(enrolled.card_id > 0);
+    assert!(enrolled.card_id > CardId(0));
     let card_id = enrolled.card_id;
 
     let again = tour.client.enroll_card(&request).await.expect_err("the same card twice");
@@ -214,7 +215,7 @@ async fn card_steps(tour: &mut Tour) -> i64 {
         .await
         .expect("POST /card/link");
     assert_eq!(linked["message"], "Card linked");
-    let linked_id = linked["cardId"].as_i64().expect("cardId is an integer");
+    let linked_id = CardId(linked["cardId"].as_i64().expect("cardId is an integer"));
     assert_ne!(linked_id, card_id);
 
     let card = tour.client.card(card_id).await.expect("GET /card/{card_id}");
@@ -266,7 +267,7 @@ async fn card_steps(tour: &mut Tour) -> i64 {
         ..CreateCardSessionRequest::default()
     };
     let session = tour.client.create_card_session(&session_request).await.expect("POST /card/session");
-    assert!(session.session_id > 0);
+    assert!(session.session_id > CardSessionId(0));
     assert_eq!(session.status, CardSessionStatus::Pending);
     let minutes = (session.expires_at - chrono::Utc::now()).num_minutes();
     assert!((13..=15).contains(&minutes), "a session lasts 15 minutes, not {minutes}");
@@ -308,13 +309,13 @@ async fn card_steps(tour: &mut Tour) -> i64 {
 
 /// The enrolled merchant, its locations (one without, one with coordinates).
 struct EnrolledMerchant {
-    merchant_id: i64,
-    derived_location: i64,
-    located: (i64, f64, f64),
+    merchant_id: MerchantId,
+    derived_location: LocationId,
+    located: (LocationId, f64, f64),
     descriptor: String,
 }
 
-async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
+async fn merchant_steps(tour: &mut Tour, card_id: CardId) -> EnrolledMerchant {
     let categories = tour.client.merchant_categories().await.expect("GET /merchant/categories");
     let restaurants = categories.iter().find(|category| category.code == "5812").expect("5812 is listed");
     assert!(restaurants.description.contains("Eating"), "{}", restaurants.description);
@@ -328,7 +329,7 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
     };
     let enrolled = tour.client.enroll_merchant(&request).await.expect("POST /merchant");
     assert_eq!(enrolled.message, "Merchant enrolled");
-    assert!(enrolled.merchant_id > 0);
+    assert!(enrolled.merchant_id > MerchantId(0));
     let merchant_id = enrolled.merchant_id;
 
     let again = tour.client.enroll_merchant(&request).await.expect_err("one merchant per subscriber");
@@ -351,7 +352,7 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
     assert_eq!(aliased["message"], "Merchant enrolled");
     // The client names the newest version: the spec's misspelt copy, `mechantId`, is gone.
     assert!(aliased.get("mechantId").is_none(), "{aliased}");
-    let other_merchant_id = aliased["merchantId"].as_i64().expect("an integer id");
+    let other_merchant_id = MerchantId(aliased["merchantId"].as_i64().expect("an integer id"));
     assert_ne!(other_merchant_id, merchant_id);
 
     let merchant = tour.client.merchant().await.expect("GET /merchant");
@@ -380,7 +381,7 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
         .await
         .expect("POST /merchant/location");
     assert_eq!(derived.message, "Location created");
-    assert!(derived.location_id > 0);
+    assert!(derived.location_id > LocationId(0));
     match derived.coordinates_source {
         CoordinatesSource::Derived => {
             let (latitude, longitude) = (derived.latitude.expect("derived"), derived.longitude.expect("derived"));
@@ -433,7 +434,7 @@ async fn merchant_steps(tour: &mut Tour, card_id: i64) -> EnrolledMerchant {
         })
         .await
         .expect("POST /sandbox/transactions");
-    assert!(sale.transaction_id > 0 && !sale.message.is_empty());
+    assert!(sale.transaction_id > TransactionId(0) && !sale.message.is_empty());
     let transaction = &sale.transaction;
     assert_eq!(transaction.transaction_id, sale.transaction_id);
     assert_eq!((transaction.card_id, transaction.amount, transaction.pending), (card_id, 12.34, true));
@@ -599,7 +600,7 @@ async fn discovery_steps(tour: &mut Tour, merchant: &EnrolledMerchant) {
     assert!(logo.svg.starts_with("<svg") && logo.etag.is_some(), "{logo:?}");
 }
 
-async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: &EnrolledMerchant) {
+async fn stream_steps(tour: &mut Tour, card_id: CardId, merchant: &EnrolledMerchant) {
     let stream = tour.client.card_transaction_stream(card_id);
     let card_sale = SandboxTransactionRequest { card_id: Some(card_id), amount: Some(3.5), ..Default::default() };
     let (sale, received) = sale_seen_by(tour, stream, card_sale).await;
@@ -619,13 +620,13 @@ async fn stream_steps(tour: &mut Tour, card_id: i64, merchant: &EnrolledMerchant
     assert_eq!(received.location_id, merchant.located.0);
 }
 
-async fn event_steps(tour: &mut Tour, card_id: i64) {
+async fn event_steps(tour: &mut Tour, card_id: CardId) {
     let sync = async |cursor: Option<&str>| {
         let changes = tour.client.sync_card_transactions(card_id, cursor, Some(500)).await;
         changes.expect("GET /card/{card_id}/transactions/sync")
     };
     let ids = |transactions: &[subscriber_client::protocol::CardTransaction]| {
-        let mut ids: Vec<i64> = transactions.iter().map(|transaction| transaction.transaction_id).collect();
+        let mut ids: Vec<TransactionId> = transactions.iter().map(|transaction| transaction.transaction_id).collect();
         ids.sort_unstable();
         ids
     };
@@ -715,7 +716,7 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     for (refund, amount) in [(&part, -0.25), (&rest, -1.0)] {
         assert_eq!(refund.message, "Refund created");
         assert_eq!((refund.transaction.amount, refund.transaction.card_id), (amount, card_id));
-        assert_eq!(refund.transaction.enrichment.refund_of, Some(earlier.transaction_id), "{refund:?}");
+        assert_eq!(refund.transaction.enrichment.refund_of, Some(earlier.transaction_id.get()), "{refund:?}");
     }
     let in_full = tour.client.refund_sandbox_transaction(earlier.transaction_id, None).await.expect_err("in full");
     assert_eq!(in_full.status().map(|status| status.as_u16()), Some(409), "{in_full:?}");
@@ -735,7 +736,7 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     assert_eq!(ids(&changes.added), made, "{changes:?}");
     let listed = tour.client.card_transactions(card_id).collect_all().await.expect("the card's list");
     let refunds: Vec<_> =
-        listed.iter().filter(|row| row.enrichment.refund_of == Some(earlier.transaction_id)).collect();
+        listed.iter().filter(|row| row.enrichment.refund_of == Some(earlier.transaction_id.get())).collect();
     assert_eq!(refunds.len(), 2, "the list names the refunded purchase too");
 
     // A reversed authorization leaves the list; sync reports it in `removed`.
@@ -759,7 +760,7 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     }
     let sent = tour
         .client
-        .send_sandbox_event(EventType::TransactionUpdated, Some(later.transaction_id))
+        .send_sandbox_event(EventType::TransactionUpdated, Some(later.transaction_id.get()))
         .await
         .expect("about a transaction");
     let EventData::TransactionUpdated(TransactionEventData::Card(data)) = &sent.payload else {
@@ -769,7 +770,7 @@ async fn event_steps(tour: &mut Tour, card_id: i64) {
     assert_eq!(&tour.client.event(&sent.id).await.expect("in the log"), &sent);
 }
 
-async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {
+async fn sandbox_control_steps(tour: &mut Tour, card_id: CardId) {
     let sale = SandboxTransactionRequest { card_id: Some(card_id), amount: Some(6.0), ..Default::default() };
     let sale = tour.client.create_sandbox_transaction(&sale).await.expect("a sale");
     assert!(sale.transaction.pending);
@@ -810,7 +811,7 @@ async fn sandbox_control_steps(tour: &mut Tour, card_id: i64) {
     tour.client.reset_sandbox().await.expect("reset again");
 }
 
-async fn webhook_steps(tour: &mut Tour, card_id: i64) {
+async fn webhook_steps(tour: &mut Tour, card_id: CardId) {
     use subscriber_client::protocol::{CreateWebhookRequest, UpdateWebhookRequest};
     use subscriber_client::webhooks;
     use subscriber_testkit::{Delivery, WebhookReceiver};
@@ -870,7 +871,7 @@ async fn webhook_steps(tour: &mut Tour, card_id: i64) {
     let delivery = receiver.next_async(wait).await.expect("the sale arrives");
     let body = verified(&delivery, &[&secret]);
     assert_eq!(body["type"], "transaction.created");
-    assert_eq!(body["data"]["transactionId"], sale.transaction_id);
+    assert_eq!(body["data"]["transactionId"], sale.transaction_id.get());
     assert_eq!(body["data"]["transaction"]["amount"], 4.75);
 
     let resent = tour
@@ -960,7 +961,7 @@ async fn account_steps(tour: &mut Tour) {
     let bank = &banks[0];
     let enrolled =
         tour.client.enroll_account(&EnrollAccountRequest::at(&bank.name.to_uppercase())).await.expect("POST /account");
-    assert!(enrolled.account_id > 0);
+    assert!(enrolled.account_id > AccountId(0));
     assert_eq!(enrolled.status, AccountStatus::Pending);
     assert!(enrolled.expires_at > chrono::Utc::now());
     let unknown =
@@ -1008,7 +1009,9 @@ async fn account_steps(tour: &mut Tour) {
     assert!(page.transactions.len() <= 5);
     for transaction in &page.transactions {
         assert!(
-            transaction.transaction_id > 0 && transaction.currency.len() == 3 && !transaction.description.is_empty()
+            transaction.transaction_id > TransactionId(0)
+                && transaction.currency.len() == 3
+                && !transaction.description.is_empty()
         );
         assert!((transaction.amount * 100.0 - (transaction.amount * 100.0).round()).abs() < 1e-6);
     }
@@ -1148,7 +1151,7 @@ async fn person_steps(tour: &mut Tour) {
         })
         .await
         .expect("POST /persons");
-    assert!(onboarded.person_id > 0);
+    assert!(onboarded.person_id > PersonId(0));
     assert_eq!(onboarded.status, PersonStatus::Onboarded);
     let person_id = onboarded.person_id;
 

@@ -6,6 +6,7 @@ use subscriber_client::protocol::{
     VerifyPersonRequest,
 };
 use subscriber_client::{Client, Error};
+use subscriber_protocol::{CardId, PersonId};
 
 use subscriber_testkit::{TestService, test_card};
 
@@ -29,7 +30,7 @@ async fn the_service_error_body_arrives_whole() {
     assert!(shown.contains("POST /card") && shown.contains("400") && shown.contains("invalid_request"), "{shown}");
     assert!(!shown.contains("4111111111111111"), "a PAN is never echoed: {shown}");
 
-    let missing = client.card(987_654).await.expect_err("no such card");
+    let missing = client.card(CardId(987_654)).await.expect_err("no such card");
     assert_eq!(missing.status(), Some(StatusCode::NOT_FOUND));
     assert_eq!(missing.code(), Some("not_found"));
     assert!(missing.request_id().is_some());
@@ -74,9 +75,9 @@ async fn inputs_that_cannot_succeed_are_refused_before_sending() {
     card = test_card("4242424242424242");
     card.last_name = " ".to_owned();
     assert_eq!(refused(client.enroll_card(&card).await.map(drop)), "lastName");
-    assert_eq!(refused(client.card(0).await.map(drop)), "cardId");
-    assert_eq!(refused(client.card_transactions(1).limit(0).await.map(drop)), "limit");
-    assert_eq!(refused(client.card_transactions(1).limit(5001).await.map(drop)), "limit");
+    assert_eq!(refused(client.card(CardId(0)).await.map(drop)), "cardId");
+    assert_eq!(refused(client.card_transactions(CardId(1)).limit(0).await.map(drop)), "limit");
+    assert_eq!(refused(client.card_transactions(CardId(1)).limit(5001).await.map(drop)), "limit");
     let merchant = EnrollMerchantRequest {
         name: "Shop".to_owned(),
         category: CategoryCode("58".to_owned()),
@@ -108,7 +109,7 @@ async fn inputs_that_cannot_succeed_are_refused_before_sending() {
         metadata: None,
     };
     assert_eq!(refused(client.onboard_person(&person).await.map(drop)), "email");
-    let verify = VerifyPersonRequest { person_id: 1, answers: Vec::new() };
+    let verify = VerifyPersonRequest { person_id: PersonId(1), answers: Vec::new() };
     assert_eq!(refused(client.verify_person(&verify).await.map(drop)), "answers");
     assert_eq!(refused(client.signup("not an address").await.map(drop)), "email");
 

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use subscriber_protocol::{CardId, PersonId};
 
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
@@ -101,7 +102,7 @@ async fn a_server_error_is_returned_at_once_with_its_request_id() {
         error_json("internal", "internal error").to_string(),
     )])
     .await;
-    let error = client(&base_url).card(1).await.expect_err("500");
+    let error = client(&base_url).card(CardId(1)).await.expect_err("500");
     let api = error.api().expect("the service's error");
     assert_eq!((api.status.as_u16(), api.code.as_str(), api.message.as_str()), (500, "internal", "internal error"));
     assert_eq!(api.request_id.as_deref(), Some("req_stub"));
@@ -113,7 +114,7 @@ async fn a_body_of_the_wrong_shape_names_the_json_path() {
     let mut wrong = card_json();
     wrong["lastFour"] = json!("4242");
     let (base_url, _) = card_stub(vec![(StatusCode::OK, vec![("x-request-id", "req_shape")], wrong.to_string())]).await;
-    match client(&base_url).card(1).await {
+    match client(&base_url).card(CardId(1)).await {
         Err(Error::Decode { path, endpoint, request_id, .. }) => {
             assert_eq!(path, "lastFour");
             assert_eq!(endpoint, "GET /card/{card_id}");
@@ -123,7 +124,7 @@ async fn a_body_of_the_wrong_shape_names_the_json_path() {
     }
 
     let (base_url, _) = card_stub(vec![(StatusCode::OK, vec![], "{\"cardId\": 1, \"lastFour\":".to_owned())]).await;
-    let error = client(&base_url).card(1).await.expect_err("truncated JSON");
+    let error = client(&base_url).card(CardId(1)).await.expect_err("truncated JSON");
     assert!(matches!(error, Error::Decode { .. }), "{error:?}");
     assert!(error.to_string().contains("GET /card/{card_id}"), "{error}");
 }
@@ -131,7 +132,7 @@ async fn a_body_of_the_wrong_shape_names_the_json_path() {
 #[tokio::test]
 async fn an_error_without_the_json_body_still_says_what_came() {
     let (base_url, _) = card_stub(vec![(StatusCode::NOT_FOUND, vec![], "<html>Not Found</html>".to_owned())]).await;
-    let error = client(&base_url).card(1).await.expect_err("404");
+    let error = client(&base_url).card(CardId(1)).await.expect_err("404");
     let api = error.api().expect("an error status");
     assert_eq!((api.status.as_u16(), api.code.as_str()), (404, "unexpected_response"));
     assert!(api.message.contains("<html>Not Found</html>"), "{}", api.message);
@@ -143,7 +144,7 @@ async fn passing_failures_are_retried_a_bounded_number_of_times() {
     let (base_url, seen) = card_stub(vec![(StatusCode::SERVICE_UNAVAILABLE, vec![], unavailable.clone())]).await;
     let client = client(&base_url);
     let started = Instant::now();
-    let error = client.card(1).await.expect_err("always 503");
+    let error = client.card(CardId(1)).await.expect_err("always 503");
     assert_eq!(error.status(), Some(StatusCode::SERVICE_UNAVAILABLE));
     assert_eq!(seen.count(), 4, "max_attempts");
     assert_eq!(client.metrics().retries, 3);
@@ -155,8 +156,8 @@ async fn passing_failures_are_retried_a_bounded_number_of_times() {
         (StatusCode::OK, vec![], card_json().to_string()),
     ])
     .await;
-    let card = crate::faults::client(&base_url).card(1).await.expect("the third attempt succeeds");
-    assert_eq!((card.card_id, card.last_four), (1, 4242));
+    let card = crate::faults::client(&base_url).card(CardId(1)).await.expect("the third attempt succeeds");
+    assert_eq!((card.card_id, card.last_four), (CardId(1), 4242));
     assert_eq!(seen.count(), 3);
 
     // The time budget bounds the retries too.
@@ -168,7 +169,7 @@ async fn passing_failures_are_retried_a_bounded_number_of_times() {
         .build()
         .expect("builds");
     let started = Instant::now();
-    patient.card(1).await.expect_err("always 503");
+    patient.card(CardId(1)).await.expect_err("always 503");
     assert!(started.elapsed() < Duration::from_millis(600), "{:?}", started.elapsed());
     assert!(seen.count() < 100);
 }
@@ -183,7 +184,7 @@ async fn rate_limits_are_retried_after_retry_after() {
     .await;
     let client = client(&base_url);
     let started = Instant::now();
-    client.card(1).await.expect("the retry succeeds");
+    client.card(CardId(1)).await.expect("the retry succeeds");
     assert!(started.elapsed() >= Duration::from_secs(1), "waited as Retry-After said: {:?}", started.elapsed());
     assert_eq!((seen.count(), client.metrics().retries), (2, 1));
 
@@ -191,7 +192,7 @@ async fn rate_limits_are_retried_after_retry_after() {
     let (base_url, seen) =
         card_stub(vec![(StatusCode::TOO_MANY_REQUESTS, vec![("retry-after", "120")], limited)]).await;
     let started = Instant::now();
-    let error = crate::faults::client(&base_url).card(1).await.expect_err("429");
+    let error = crate::faults::client(&base_url).card(CardId(1)).await.expect_err("429");
     assert!(started.elapsed() < Duration::from_secs(1));
     let api = error.api().expect("the service's error");
     assert_eq!((api.status.as_u16(), api.code.as_str()), (429, "rate_limited"));
@@ -222,7 +223,7 @@ async fn slow_answers_time_out() {
         .build()
         .expect("builds");
     let started = Instant::now();
-    match client.card(1).await {
+    match client.card(CardId(1)).await {
         Err(Error::Transport { timed_out, endpoint, .. }) => {
             assert!(timed_out);
             assert_eq!(endpoint, "GET /card/{card_id}");
@@ -269,7 +270,7 @@ async fn creating_posts_repeat_with_their_idempotency_key_and_unsafe_posts_never
 
     for _ in 0..2 {
         let enrolled = client.enroll_card(&test_card("4242424242424242")).await.expect("the third attempt succeeds");
-        assert_eq!(enrolled.card_id, 7);
+        assert_eq!(enrolled.card_id, CardId(7));
     }
     let keys: Vec<String> =
         (0..6).map(|index| seen.header(index, "idempotency-key").expect("a key on every attempt")).collect();
@@ -287,7 +288,7 @@ async fn creating_posts_repeat_with_their_idempotency_key_and_unsafe_posts_never
     assert_eq!(rotations.count(), 1, "a rotation is never repeated");
     assert_eq!(rotations.header(0, "idempotency-key"), None);
     let verify = VerifyPersonRequest {
-        person_id: 1,
+        person_id: PersonId(1),
         answers: vec![subscriber_client::protocol::Answer { question_id: 1, choice_id: 2 }],
     };
     let before = client.metrics().requests;
@@ -329,8 +330,8 @@ async fn dropping_stub(drops: usize, body: String) -> (String, Arc<Mutex<usize>>
 #[tokio::test]
 async fn dropped_connections_are_retried_for_reads_only() {
     let (base_url, connections) = dropping_stub(2, card_json().to_string()).await;
-    let card = client(&base_url).card(1).await.expect("the third connection answers");
-    assert_eq!(card.card_id, 1);
+    let card = client(&base_url).card(CardId(1)).await.expect("the third connection answers");
+    assert_eq!(card.card_id, CardId(1));
     assert_eq!(*connections.lock(), 3);
 
     let (base_url, connections) = dropping_stub(1, json!({"error": null}).to_string()).await;
@@ -366,7 +367,8 @@ async fn paging_stops_on_a_repeated_cursor() {
         }),
     );
     let base_url = stub(router).await;
-    let pages: Vec<_> = client(&base_url).card_transactions(1).limit(2).pages().try_collect().await.expect("pages");
+    let pages: Vec<_> =
+        client(&base_url).card_transactions(CardId(1)).limit(2).pages().try_collect().await.expect("pages");
     assert_eq!(pages.len(), 2, "the first page and the one its cursor points to; then the repeat stops it");
     assert_eq!(seen.count(), 2);
 }
@@ -436,7 +438,7 @@ async fn requests_name_the_client_and_reuse_their_connection() {
         .build()
         .expect("builds");
     for _ in 0..5 {
-        client.card(1).await.expect("a card");
+        client.card(CardId(1)).await.expect("a card");
     }
     let peers = peers.lock().clone();
     assert_eq!(peers.len(), 5);

@@ -4,6 +4,7 @@
 use futures::TryStreamExt;
 use subscriber_client::protocol::SandboxTransactionRequest;
 use subscriber_client::routes;
+use subscriber_protocol::TransactionId;
 
 use subscriber_testkit::{TestService, test_card};
 
@@ -25,13 +26,14 @@ async fn pages_follow_the_cursor_to_the_end() {
 
     let everything = client.card_transactions(card_id).limit(5000).await.expect("one big page");
     assert_eq!(everything.next_cursor, None, "everything fits");
-    let ids: Vec<i64> = everything.transactions.iter().map(|transaction| transaction.transaction_id).collect();
+    let ids: Vec<TransactionId> =
+        everything.transactions.iter().map(|transaction| transaction.transaction_id).collect();
 
     let pages: Vec<_> = client.card_transactions(card_id).limit(3).pages().try_collect().await.expect("pages");
     assert_eq!(pages.len(), ids.len().div_ceil(3).max(1), "{} items in pages of 3", ids.len());
     assert!(pages.iter().all(|page| page.transactions.len() <= 3));
     assert_eq!(pages.last().and_then(|page| page.next_cursor.clone()), None);
-    let streamed: Vec<i64> = client
+    let streamed: Vec<TransactionId> = client
         .card_transactions(card_id)
         .limit(3)
         .stream()
@@ -43,7 +45,7 @@ async fn pages_follow_the_cursor_to_the_end() {
 
     // Starting from a cursor gives the rest.
     if let Some(cursor) = pages.first().and_then(|page| page.next_cursor.clone()) {
-        let rest: Vec<i64> = client
+        let rest: Vec<TransactionId> = client
             .card_transactions(card_id)
             .limit(3)
             .cursor(cursor)

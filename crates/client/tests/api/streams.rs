@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 use std::convert::Infallible;
 use std::time::Duration;
+use subscriber_protocol::CardId;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -75,7 +76,7 @@ async fn take(stream: &mut subscriber_client::TransactionStream<CardTransaction>
             .expect("an event in time")
             .expect("the stream goes on")
             .expect("a transaction");
-        ids.push(item.transaction_id);
+        ids.push(item.transaction_id.get());
     }
     ids
 }
@@ -98,7 +99,7 @@ async fn a_dropped_stream_resumes_after_the_last_event_delivered() {
     ])
     .await;
     let client = stream_client(&base_url);
-    let mut stream = client.card_transaction_stream(1);
+    let mut stream = client.card_transaction_stream(CardId(1));
     assert_eq!(take(&mut stream, 4).await, [1, 2, 3, 4]);
     assert_eq!(seen.count(), 2);
     assert_eq!(seen.header(0, "last-event-id"), None);
@@ -112,7 +113,7 @@ async fn a_dropped_stream_resumes_after_the_last_event_delivered() {
 async fn a_silent_stream_reconnects_after_the_idle_timeout() {
     let (base_url, seen) = sse_stub(vec![(vec![event(10)], true), (vec![event(11)], true)]).await;
     let client = stream_client(&base_url);
-    let mut stream = client.card_transaction_stream_after(1, Some("9".to_owned()));
+    let mut stream = client.card_transaction_stream_after(CardId(1), Some("9".to_owned()));
     assert_eq!(take(&mut stream, 2).await, [10, 11]);
     assert_eq!(seen.header(0, "last-event-id").as_deref(), Some("9"), "resumes where the caller says");
     assert_eq!(seen.header(1, "last-event-id").as_deref(), Some("10"));
@@ -122,7 +123,7 @@ async fn a_silent_stream_reconnects_after_the_idle_timeout() {
 async fn the_stream_says_when_it_is_connected() {
     let (base_url, _) = sse_stub(vec![(vec![event(1)], false), (vec![event(2)], true)]).await;
     let client = stream_client(&base_url);
-    let mut stream = client.card_transaction_stream(1);
+    let mut stream = client.card_transaction_stream(CardId(1));
     let mut connected = stream.connected();
     assert!(!*connected.borrow_and_update(), "nothing is open before the first poll");
     assert_eq!(take(&mut stream, 1).await, [1]);
@@ -144,7 +145,7 @@ async fn a_stream_the_service_refuses_ends_with_the_error() {
         }),
     );
     let base_url = stub(router).await;
-    let mut stream = stream_client(&base_url).card_transaction_stream(1);
+    let mut stream = stream_client(&base_url).card_transaction_stream(CardId(1));
     let error = stream.next().await.expect("one item").expect_err("refused");
     assert_eq!((error.status().map(|status| status.as_u16()), error.code()), (Some(404), Some("not_found")));
     assert!(!*stream.connected().borrow(), "a refused stream is not connected");
@@ -163,7 +164,7 @@ async fn a_stream_gives_up_after_too_many_failed_reconnections() {
         .stream_reconnect_attempts(3)
         .build()
         .expect("builds");
-    let mut stream = client.card_transaction_stream(1);
+    let mut stream = client.card_transaction_stream(CardId(1));
     let item = tokio::time::timeout(Duration::from_secs(5), stream.next()).await.expect("gives up in time");
     assert!(matches!(item, Some(Err(subscriber_client::Error::Transport { .. }))), "{item:?}");
     assert!(stream.next().await.is_none());

@@ -13,14 +13,15 @@ mod typescript;
 pub mod types {
     pub use subscriber_protocol::versions::ApiVersion;
     pub use subscriber_protocol::{
-        Account, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardRecord,
-        CardSession, CardTransaction, ClockAdvanced, CreateLocationResponse, CreateWebhookRequest, EndUser,
-        EndUserRemoved, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest, Event, Location, LocationInput,
-        LocationRemoved, Merchant, MerchantCategory, MerchantTransaction, Metadata, OnboardPersonRequest, Person,
-        RecurringStream, RemoveAccountResponse, RemoveCardResponse, RemovePersonResponse, RequestQuery, SandboxCard,
-        SandboxReset, SandboxRestored, SandboxReversal, SandboxSnapshot, SandboxSnapshotDeleted,
-        SandboxTransactionRequest, SandboxTransactionResponse, UpdateLocationRequest, UpdateWebhookRequest,
-        VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery, WebhookQueued,
+        Account, AccountId, AccountTransaction, AuthenticatePersonRequest, AuthenticatePersonResponse, Bank, CardId,
+        CardRecord, CardSession, CardSessionId, CardTransaction, ClockAdvanced, CreateLocationResponse,
+        CreateWebhookRequest, EndUser, EndUserRemoved, EnrollCardRequest, EnrollCardResponse, EnrollMerchantRequest,
+        Event, Location, LocationId, LocationInput, LocationRemoved, Merchant, MerchantCategory, MerchantId,
+        MerchantTransaction, Metadata, OnboardPersonRequest, Person, PersonId, RecurringStream, RemoveAccountResponse,
+        RemoveCardResponse, RemovePersonResponse, RequestQuery, SandboxCard, SandboxReset, SandboxRestored,
+        SandboxReversal, SandboxSnapshot, SandboxSnapshotDeleted, SandboxTransactionRequest,
+        SandboxTransactionResponse, SnapshotId, TransactionId, UpdateLocationRequest, UpdateWebhookRequest,
+        VerifyPersonRequest, VerifyPersonResponse, Webhook, WebhookDeleted, WebhookDelivery, WebhookId, WebhookQueued,
         WebhookRecovered,
     };
 

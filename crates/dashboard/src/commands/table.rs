@@ -34,28 +34,28 @@ macro_rules! for_each_command {
             list_cards() -> Vec<CardRecord>;
             test_cards() -> Vec<SandboxCard>;
             /// A card's subscriptions and bills, the latest paid first.
-            card_recurring(card_id: i64) -> Vec<RecurringStream>;
+            card_recurring(card_id: CardId) -> Vec<RecurringStream>;
             /// A CSV's rows enriched and saved where the person chooses; `null` when the save
             /// was cancelled.
             enrich_csv(csv_text: String, file_name: String) -> Option<EnrichedFile>;
             enroll_card(card: EnrollCardRequest) -> EnrollCardResponse;
             /// Removes a card: the service erases it with its transactions.
-            remove_card(card_id: i64) -> RemoveCardResponse;
+            remove_card(card_id: CardId) -> RemoveCardResponse;
             /// Starts a secure card-entry page and opens it in the browser.
             start_card_session() -> SecurePage;
             /// Follows a card-entry page until it completes or expires; answers the watch's id
             /// (`stop_watch`).
-            watch_card_session(session_id: i64, on_update: Channel<Result<CardSession, CommandError>>) -> u32;
-            simulate_transaction(card_id: i64) -> CardTransaction;
+            watch_card_session(session_id: CardSessionId, on_update: Channel<Result<CardSession, CommandError>>) -> u32;
+            simulate_transaction(card_id: CardId) -> CardTransaction;
             /// A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards.
             simulate_purchase(request: SandboxTransactionRequest) -> SandboxTransactionResponse;
             /// Settles a pending sandbox purchase now, at `amount` when given (a tip).
-            settle_transaction(transaction_id: i64, amount: Option<f64>) -> CardTransaction;
+            settle_transaction(transaction_id: TransactionId, amount: Option<f64>) -> CardTransaction;
             /// Refunds `amount` of a settled sandbox purchase (all that is left when `null`);
             /// answers the refund.
-            refund_transaction(transaction_id: i64, amount: Option<f64>) -> CardTransaction;
+            refund_transaction(transaction_id: TransactionId, amount: Option<f64>) -> CardTransaction;
             /// Reverses a pending sandbox purchase: it leaves the lists.
-            reverse_transaction(transaction_id: i64) -> SandboxReversal;
+            reverse_transaction(transaction_id: TransactionId) -> SandboxReversal;
             /// Moves the account's sandbox clock ahead: pending purchases settle, pages and
             /// consents expire as if that time had passed.
             advance_sandbox_clock(seconds: i64) -> ClockAdvanced;
@@ -66,17 +66,17 @@ macro_rules! for_each_command {
             /// A snapshot of the account's sandbox as it is now, named in the person's words.
             take_sandbox_snapshot(name: String) -> SandboxSnapshot;
             /// Puts the account's sandbox back as a snapshot held it: what was made since is gone.
-            restore_sandbox_snapshot(snapshot_id: i64) -> SandboxRestored;
+            restore_sandbox_snapshot(snapshot_id: SnapshotId) -> SandboxRestored;
             /// Deletes a snapshot (the sandbox stays as it is).
-            delete_sandbox_snapshot(snapshot_id: i64) -> SandboxSnapshotDeleted;
+            delete_sandbox_snapshot(snapshot_id: SnapshotId) -> SandboxSnapshotDeleted;
             /// Every transaction of a card, page by page on `on_batch`; answers the row count.
-            load_transactions(card_id: i64, on_batch: Channel<Batch<CardTransaction>>) -> u32;
+            load_transactions(card_id: CardId, on_batch: Channel<Batch<CardTransaction>>) -> u32;
             /// Live transactions of a card; answers the watch's id (`stop_watch`).
-            watch_transactions(card_id: i64, on_event: Channel<LiveEvent<CardTransaction>>) -> u32;
+            watch_transactions(card_id: CardId, on_event: Channel<LiveEvent<CardTransaction>>) -> u32;
             /// Stops a watch (a live stream, a page followed).
             stop_watch(watch_id: u32) -> ();
             /// Asks where to save, then writes those rows; `null` when the person cancels.
-            export_transactions_csv(card_id: i64, transaction_ids: Vec<i64>) -> Option<ExportResult>;
+            export_transactions_csv(card_id: CardId, transaction_ids: Vec<TransactionId>) -> Option<ExportResult>;
 
             // ---- The merchant, its locations and sales, lookup ----
             /// The subscriber's merchant, or `null` before enrolling.
@@ -98,15 +98,15 @@ macro_rules! for_each_command {
             merchant_sales(query: SalesQuery) -> MerchantSales;
             add_location(location: LocationInput) -> CreateLocationResponse;
             /// Corrects a location's address; without coordinates they are found again.
-            update_location(location_id: i64, change: UpdateLocationRequest) -> Location;
+            update_location(location_id: LocationId, change: UpdateLocationRequest) -> Location;
             /// Removes a location: its past sales keep their address.
-            remove_location(location_id: i64) -> LocationRemoved;
+            remove_location(location_id: LocationId) -> LocationRemoved;
             /// Every transaction across the merchant's locations, page by page on `on_batch`.
             load_merchant_transactions(on_batch: Channel<Batch<MerchantTransaction>>) -> u32;
             /// Live transactions at the merchant's locations; answers the watch's id.
             watch_merchant_transactions(on_event: Channel<LiveEvent<MerchantTransaction>>) -> u32;
             /// Asks where to save, then writes those rows; `null` when the person cancels.
-            export_merchant_csv(transaction_ids: Vec<i64>) -> Option<ExportResult>;
+            export_merchant_csv(transaction_ids: Vec<TransactionId>) -> Option<ExportResult>;
             /// Merchants by statement descriptor, address or position; kept among the session's
             /// lookups.
             lookup(query: LookupQuery) -> Lookup;
@@ -117,29 +117,29 @@ macro_rules! for_each_command {
             banks() -> Vec<Bank>;
             accounts() -> Vec<Account>;
             /// Removes a bank account: its bank access is revoked and its data erased.
-            remove_account(account_id: i64) -> RemoveAccountResponse;
+            remove_account(account_id: AccountId) -> RemoveAccountResponse;
             /// Starts linking an account at `bank` and opens the bank's sign-in page in the browser.
             link_account(bank: String) -> SecurePage;
             /// Opens the bank's pages in update mode in the browser, for the person to renew a
             /// linked account's consent (the same account).
-            renew_account(account_id: i64) -> SecurePage;
+            renew_account(account_id: AccountId) -> SecurePage;
             /// Fetches what is new at the bank for a linked account.
-            refresh_account(account_id: i64) -> Account;
+            refresh_account(account_id: AccountId) -> Account;
             /// Follows an account until it is no longer pending; answers the watch's id.
-            watch_account(account_id: i64, on_update: Channel<Result<Account, CommandError>>) -> u32;
-            account_transactions(account_id: i64) -> Vec<AccountTransaction>;
+            watch_account(account_id: AccountId, on_update: Channel<Result<Account, CommandError>>) -> u32;
+            account_transactions(account_id: AccountId) -> Vec<AccountTransaction>;
             /// Opens a page of the connected service in the system browser (other addresses are
             /// refused).
             open_secure_page(url: String) -> ();
 
             // ---- Identity ----
             persons() -> Vec<Person>;
-            person(person_id: i64) -> Person;
+            person(person_id: PersonId) -> Person;
             /// Removes a person: their answers and signals are erased.
-            remove_person(person_id: i64) -> RemovePersonResponse;
+            remove_person(person_id: PersonId) -> RemovePersonResponse;
             /// A one-time identity page for the person to verify themselves on their own
             /// device (shown, copied or opened by the person at the app).
-            person_page(person_id: i64) -> SecurePage;
+            person_page(person_id: PersonId) -> SecurePage;
 
             // ---- Notes and users ----
             /// Sets notes on a card, account, person or location (keys merge; "" removes one).
@@ -161,18 +161,18 @@ macro_rules! for_each_command {
             check_webhook(request: CreateWebhookRequest) -> FieldErrors;
             /// The answer holds the endpoint's secret, shown once.
             create_webhook(request: CreateWebhookRequest) -> Webhook;
-            update_webhook(webhook_id: i64, change: UpdateWebhookRequest) -> Webhook;
-            delete_webhook(webhook_id: i64) -> WebhookDeleted;
+            update_webhook(webhook_id: WebhookId, change: UpdateWebhookRequest) -> Webhook;
+            delete_webhook(webhook_id: WebhookId) -> WebhookDeleted;
             /// A new secret, shown once; the previous one keeps signing for 24 hours.
-            rotate_webhook_secret(webhook_id: i64) -> Webhook;
-            test_webhook(webhook_id: i64) -> WebhookQueued;
-            webhook_deliveries(webhook_id: i64) -> Vec<WebhookDelivery>;
-            resend_webhook_delivery(webhook_id: i64, event_id: String) -> WebhookQueued;
+            rotate_webhook_secret(webhook_id: WebhookId) -> Webhook;
+            test_webhook(webhook_id: WebhookId) -> WebhookQueued;
+            webhook_deliveries(webhook_id: WebhookId) -> Vec<WebhookDelivery>;
+            resend_webhook_delivery(webhook_id: WebhookId, event_id: String) -> WebhookQueued;
             /// One endpoint with its delivery queue: length, next attempt, last error.
-            webhook(webhook_id: i64) -> Webhook;
+            webhook(webhook_id: WebhookId) -> Webhook;
             /// Queues again every delivery to the endpoint that failed for good since `since`
             /// (RFC 3339).
-            recover_webhook_deliveries(webhook_id: i64, since: String) -> WebhookRecovered;
+            recover_webhook_deliveries(webhook_id: WebhookId, since: String) -> WebhookRecovered;
             events(event_type: Option<String>) -> Vec<Event>;
             /// Sends an event of a catalogue type now (sandbox only), marked as the sandbox's.
             send_sandbox_event(event_type: String) -> Event;

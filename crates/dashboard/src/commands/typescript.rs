@@ -174,7 +174,7 @@ mod tests {
         assert!(file.contains("    status: () =>\n      invoke<AppStatus>(\"status\"),\n"), "{file}");
         assert!(
             file.contains(
-                "    loadTransactions: (cardId: number, onBatch: Channel<Batch<CardTransaction>>) =>\n      \
+                "    loadTransactions: (cardId: CardId, onBatch: Channel<Batch<CardTransaction>>) =>\n      \
                  invoke<number>(\"load_transactions\", { cardId, onBatch }),\n"
             ),
             "{file}"

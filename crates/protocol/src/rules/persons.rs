@@ -102,7 +102,7 @@ mod tests {
 
     fn request(date_of_birth: &str) -> AuthenticatePersonRequest {
         AuthenticatePersonRequest {
-            person_id: 1,
+            person_id: crate::PersonId(1),
             date_of_birth: date_of_birth.to_owned(),
             address: PersonAddress {
                 street: "Main St".to_owned(),

@@ -113,7 +113,7 @@ pub const CONSENT_SECONDS: i64 = 90 * 86_400;
 /// The data of an account's event.
 pub fn outcome(link: &BankAccountRow, reason: Option<&str>) -> AccountEventData {
     AccountEventData {
-        account_id: link.id.get(),
+        account_id: link.id,
         reason: reason.map(str::to_owned),
         consent_expires_at: None,
         client_user_id: link.labels.client_user_id.clone(),

@@ -101,7 +101,7 @@ pub async fn reauth(
     }
     tracing::info!(account_id = row.id.get(), "bank link reopened in update mode");
     Ok(Json(Success::new(ReauthAccountResponse {
-        account_id: row.id.get(),
+        account_id: row.id,
         url,
         expires_at: paging::checked_time(expires_at)?,
     })))

@@ -18,7 +18,7 @@ use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
     AccountTransactionQuery, AccountType, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Environment,
-    ErrorBody, Metadata, RecurringStreams, RemoveAccountResponse, Success, TransactionEnrichment,
+    ErrorBody, Metadata, RecurringStreams, RemoveAccountResponse, Success, TransactionEnrichment, TransactionId,
     UpdateMetadataRequest,
 };
 
@@ -159,7 +159,7 @@ async fn enroll(
     let subscriber_id = auth.subscriber_id;
     let response_url = url.clone();
     let replay = idempotent.replay(move |account_id| EnrollAccountResponse {
-        account_id,
+        account_id: AccountId(account_id),
         url: response_url.clone(),
         expires_at: expires_at_time,
         status: AccountStatus::Pending,
@@ -167,12 +167,7 @@ async fn enroll(
     let page = opening.into_token_page(subscriber_id, return_url, labels);
     let account_id = state.db.open_bank_link(page, bank.id, replay).await?;
     tracing::info!(account_id = account_id.get(), bank = bank.id, "bank link opened");
-    let body = EnrollAccountResponse {
-        account_id: account_id.get(),
-        url,
-        expires_at: expires_at_time,
-        status: AccountStatus::Pending,
-    };
+    let body = EnrollAccountResponse { account_id, url, expires_at: expires_at_time, status: AccountStatus::Pending };
     Ok(idempotent.created(body))
 }
 
@@ -196,7 +191,7 @@ pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account
     // The bank names the account the person chose once they linked it.
     let naming = granted.then(|| bank::naming(seed, row.id));
     Ok(Account {
-        account_id: row.id.get(),
+        account_id: row.id,
         bank: bank_entry(bank),
         status,
         permissions,
@@ -311,10 +306,7 @@ async fn remove(
         return Err(no_such_account(account_id));
     }
     tracing::info!(account_id = account_id.get(), "bank account removed; its bank token revoked");
-    Ok(Json(Success::new(RemoveAccountResponse {
-        message: "Account removed".to_owned(),
-        account_id: account_id.get(),
-    })))
+    Ok(Json(Success::new(RemoveAccountResponse { message: "Account removed".to_owned(), account_id })))
 }
 
 /// A bank account's transactions, newest first
@@ -359,11 +351,11 @@ async fn transactions(
         }
         if page.len() == limit {
             next_cursor =
-                page.last().map(|last| paging::encode_cursor(last.created_at.timestamp(), last.transaction_id));
+                page.last().map(|last| paging::encode_cursor(last.created_at.timestamp(), last.transaction_id.get()));
             break;
         }
         page.push(AccountTransaction {
-            transaction_id: item.id,
+            transaction_id: TransactionId(item.id),
             created_at: paging::checked_time(item.created_at)?,
             pending: item.pending,
             amount: paging::amount(item.amount_minor),

@@ -10,9 +10,9 @@ use axum::Json;
 use axum::body::Bytes;
 use axum::extract::State;
 use std::sync::Arc;
+use subscriber_protocol::CardId;
 use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
-use subscriber_protocol::{CardId, LocationId, MerchantId};
 
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
@@ -147,7 +147,7 @@ pub async fn prepare_card(
         history,
         event_data: Box::new(move |card_id| {
             StoredEvent::new(&EventData::CardEnrolled(CardEnrolledData {
-                card_id: card_id.get(),
+                card_id,
                 last_four,
                 brand: brand.to_owned(),
                 client_user_id,
@@ -169,7 +169,8 @@ pub async fn enroll_card(
 ) -> Result<CardId, ApiError> {
     let prepared = prepare_card(state, subscriber_id, card, brand, labels).await?;
     let last_four = prepared.enrolled.last_four;
-    let replay = idempotent.replay(|card_id| EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id });
+    let replay =
+        idempotent.replay(|card_id| EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id: CardId(card_id) });
     let inserted = state.db.enroll_card(prepared, replay).await?;
     match inserted {
         Inserted::Created(card_id) => {
@@ -206,13 +207,13 @@ async fn enroll(
     let (card, brand) = check_card(state.environment(), PanChannel::Api, &CardInput::from(&request))?;
     let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
     let card_id = enroll_card(&state, auth.subscriber_id, card, brand, labels, idempotent.clone()).await?;
-    Ok(idempotent.created(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id: card_id.get() }))
+    Ok(idempotent.created(EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id }))
 }
 
 pub fn card_record(row: CardRow) -> Result<CardRecord, ApiError> {
     let card = row.enrolled;
     Ok(CardRecord {
-        card_id: row.id.get(),
+        card_id: row.id,
         last_four: card.last_four,
         first_name: card.first_name,
         last_name: card.last_name,
@@ -379,13 +380,13 @@ async fn remove(
     }
     forget_card(&state, card_id);
     tracing::info!(card_id = card_id.get(), "card removed");
-    Ok(Json(Success::new(RemoveCardResponse { message: CARD_REMOVED.to_owned(), card_id: card_id.get() })))
+    Ok(Json(Success::new(RemoveCardResponse { message: CARD_REMOVED.to_owned(), card_id })))
 }
 
 /// A stored card transaction with its enrichment, as every answer shows it.
 pub fn card_transaction(row: TransactionRow, enrichment: TransactionEnrichment) -> Result<CardTransaction, ApiError> {
     Ok(CardTransaction {
-        transaction_id: row.id.get(),
+        transaction_id: row.id,
         created_at: paging::checked_time(row.created_at)?,
         pending: row.pending,
         amount: paging::amount(row.amount_minor),
@@ -398,9 +399,9 @@ pub fn card_transaction(row: TransactionRow, enrichment: TransactionEnrichment) 
         zip: row.zip,
         category: mcc::label(&row.category),
         descriptor: row.descriptor,
-        card_id: row.card_id.map_or(0, CardId::get),
-        merchant_id: row.merchant_id.map(MerchantId::get),
-        location_id: row.location_id.map(LocationId::get),
+        card_id: row.card_id.unwrap_or(CardId(0)),
+        merchant_id: row.merchant_id,
+        location_id: row.location_id,
         enrichment,
     })
 }

@@ -9,7 +9,7 @@ use axum::extract::State;
 use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::{
-    CardId, CardSession, CardSessionCompletedData, CardSessionCreated, CardSessionExpiredData, CardSessionId,
+    CardSession, CardSessionCompletedData, CardSessionCreated, CardSessionExpiredData, CardSessionId,
     CardSessionStatus, CreateCardSessionRequest, ErrorBody, EventData, Success,
 };
 
@@ -67,7 +67,7 @@ pub async fn create(
     let subscriber_id = auth.subscriber_id;
     let response_url = url.clone();
     let replay = idempotent.replay(move |session_id| CardSessionCreated {
-        session_id,
+        session_id: CardSessionId(session_id),
         url: response_url.clone(),
         expires_at: expires_at_time,
         status: CardSessionStatus::Pending,
@@ -75,12 +75,7 @@ pub async fn create(
     let page = opening.into_token_page(subscriber_id, return_url, labels);
     let session_id = state.db.open_card_session(page, replay).await?;
     tracing::info!(session_id = session_id.get(), subscriber_id = subscriber_id.get(), "card-entry page opened");
-    let body = CardSessionCreated {
-        session_id: session_id.get(),
-        url,
-        expires_at: expires_at_time,
-        status: CardSessionStatus::Pending,
-    };
+    let body = CardSessionCreated { session_id, url, expires_at: expires_at_time, status: CardSessionStatus::Pending };
     Ok(idempotent.created(body))
 }
 
@@ -109,9 +104,9 @@ pub async fn status(
         note_expired(&state, &row).await?;
     }
     Ok(Json(Success::new(CardSession {
-        session_id: row.id.get(),
+        session_id: row.id,
         status,
-        card_id: row.card_id.map(CardId::get),
+        card_id: row.card_id,
         expires_at: paging::checked_time(row.expires_at)?,
     })))
 }
@@ -141,8 +136,8 @@ pub async fn complete(
     let now = Utc::now().timestamp();
     let completed: SessionEvent = Box::new(move |card_id| {
         StoredEvent::new(&EventData::CardSessionCompleted(CardSessionCompletedData {
-            session_id: session_id.get(),
-            card_id: Some(card_id.get()),
+            session_id,
+            card_id: Some(card_id),
         }))
     });
     Ok(state.db.enroll_card_from_session(session_id, card, now, completed).await?)
@@ -151,7 +146,7 @@ pub async fn complete(
 /// Records `card_session.expired` for a session found past its expiry (there is no sweep of
 /// sessions: a read of it, its page opened, or the rejection that closed it finds it), once.
 pub async fn note_expired(state: &AppState, row: &CardSessionRow) -> Result<(), ApiError> {
-    let event = StoredEvent::new(&EventData::CardSessionExpired(CardSessionExpiredData { session_id: row.id.get() }));
+    let event = StoredEvent::new(&EventData::CardSessionExpired(CardSessionExpiredData { session_id: row.id }));
     let now = Utc::now().timestamp();
     if state.db.record_card_session_expiry(row.subscriber_id, row.id, now, event).await? {
         tracing::info!(session_id = row.id.get(), "card-entry page expired");

@@ -90,7 +90,7 @@ pub async fn sync(
     let shell = TransactionSync {
         added: Vec::new(),
         modified: Vec::new(),
-        removed: removed.into_iter().map(|(id, _)| id.get()).collect(),
+        removed: removed.into_iter().map(|(id, _)| id).collect(),
         next_cursor: paging::encode_cursor(next.0, next.1),
         has_more: cut.has_more,
     };

@@ -615,9 +615,9 @@ pub fn descriptor_for_location(merchant_name: &str, city: &str) -> String {
 mod tests {
     use super::*;
 
-    fn enrolled(location_id: i64, name: &str, city: &str) -> DirectoryMerchant {
+    fn enrolled(location_id: LocationId, name: &str, city: &str) -> DirectoryMerchant {
         DirectoryMerchant {
-            id: location_id,
+            id: location_id.get(),
             dba_name: name.to_owned(),
             descriptor: String::new(),
             mcc: "5812".to_owned(),
@@ -632,7 +632,7 @@ mod tests {
             longitude: -122.4091,
             currency: String::new(),
             merchant_id: Some(subscriber_protocol::MerchantId(7)),
-            location_id: Some(LocationId(location_id)),
+            location_id: Some(location_id),
         }
     }
 
@@ -641,7 +641,7 @@ mod tests {
         let directory = Directory::generate(1, 300);
         let query = Query::Descriptor { text: "ZEBRA QUILT SAN FRANCISCO".to_owned(), exact: false };
         assert!(directory.search(&query, 10).iter().all(|found| found.merchant.location_id.is_none()));
-        directory.add_enrolled_location(enrolled(5, "Zebra Quilt", "San Francisco"));
+        directory.add_enrolled_location(enrolled(LocationId(5), "Zebra Quilt", "San Francisco"));
         let found = directory.search(&query, 10);
         assert_eq!(found[0].merchant.location_id, Some(LocationId(5)), "{found:?}");
         assert_eq!(found[0].merchant.descriptor, "ZEBRA QUILT SAN FRANCI");
@@ -656,8 +656,8 @@ mod tests {
     #[test]
     fn a_location_added_again_replaces_the_old_one() {
         let directory = Directory::generate(1, 100);
-        directory.add_enrolled_location(enrolled(9, "Old Bakery", "Oakland"));
-        directory.add_enrolled_location(enrolled(9, "New Bakery", "Oakland"));
+        directory.add_enrolled_location(enrolled(LocationId(9), "Old Bakery", "Oakland"));
+        directory.add_enrolled_location(enrolled(LocationId(9), "New Bakery", "Oakland"));
         let old = Query::Descriptor { text: "OLD BAKERY OAKLAND".to_owned(), exact: true };
         assert!(directory.search(&old, 10).is_empty());
         let new = Query::Descriptor { text: "NEW BAKERY OAKLAND".to_owned(), exact: true };
@@ -672,7 +672,7 @@ mod tests {
         let merchant = directory.random_merchant(&mut rng).expect("a merchant");
         assert!(merchant.id > generate::ID_BASE);
         assert_eq!(directory.generated_merchant(merchant.id), Some(merchant));
-        directory.add_enrolled_location(enrolled(5, "Only Shop", "Oakland"));
+        directory.add_enrolled_location(enrolled(LocationId(5), "Only Shop", "Oakland"));
         for _ in 0..200 {
             let merchant = directory.random_merchant(&mut rng).expect("a merchant");
             assert_eq!(merchant.location_id, None, "never another subscriber's shop");

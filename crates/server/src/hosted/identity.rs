@@ -229,7 +229,7 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
             let country = field("countryCode").to_uppercase();
             let optional = |text: String| (!text.is_empty()).then_some(text);
             let request = AuthenticatePersonRequest {
-                person_id: open.row.person_id.get(),
+                person_id: open.row.person_id,
                 date_of_birth: field("dateOfBirth"),
                 address: PersonAddress {
                     street: field("street"),
@@ -291,7 +291,7 @@ async fn submit_answers(
             Some(Answer { question_id, choice_id })
         })
         .collect();
-    let request = VerifyPersonRequest { person_id: open.row.person_id.get(), answers };
+    let request = VerifyPersonRequest { person_id: open.row.person_id, answers };
     match persons::verify_person(state, open.row.subscriber_id, request).await {
         Ok(outcome) => match (outcome.status, outcome.locked_until) {
             (PersonStatus::Verified, _) => finish(state, open, Finished::Verified).await,

@@ -99,7 +99,7 @@ async fn enroll(
 }
 
 fn enrolled(merchant_id: MerchantId) -> EnrollMerchantResponse {
-    EnrollMerchantResponse { message: MERCHANT_ENROLLED.to_owned(), merchant_id: merchant_id.get() }
+    EnrollMerchantResponse { message: MERCHANT_ENROLLED.to_owned(), merchant_id }
 }
 
 /// The caller's merchant, or 404: another subscriber's merchant does not exist for this caller.
@@ -134,7 +134,7 @@ async fn details(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
     let merchant_id = merchant.id;
     let locations = state.db.locations(merchant_id).await?;
     Ok(Json(Success::new(Merchant {
-        merchant_id: merchant.id.get(),
+        merchant_id: merchant.id,
         name: merchant.name,
         category: mcc::label(&merchant.mcc),
         category_code: merchant.mcc,
@@ -148,7 +148,7 @@ async fn details(State(state): State<AppState>, auth: Auth) -> Result<Json<Succe
 
 fn location_record(row: LocationRow) -> Result<Location, ApiError> {
     Ok(Location {
-        location_id: row.id.get(),
+        location_id: row.id,
         country_code: row.address.country_code,
         street: row.address.street,
         street_no: row.address.street_no,
@@ -262,8 +262,8 @@ async fn create_location(
         row,
         event_data: Box::new(move |location_id| {
             StoredEvent::new(&EventData::MerchantLocationCreated(LocationCreatedData {
-                merchant_id: merchant_id.get(),
-                location_id: location_id.get(),
+                merchant_id,
+                location_id,
                 street: event_location.street,
                 street_no: event_location.street_no,
                 city: event_location.city,
@@ -313,7 +313,7 @@ fn created(
 ) -> CreateLocationResponse {
     CreateLocationResponse {
         message: LOCATION_CREATED.to_owned(),
-        location_id: location_id.get(),
+        location_id,
         latitude,
         longitude,
         coordinates_source: wire_source(source),
@@ -427,7 +427,7 @@ async fn update_location(
     let row_source = row.coordinates_source;
     let location = location_record(row.clone())?;
     let event = StoredEvent::new(&EventData::MerchantLocationUpdated(LocationUpdatedData::new(
-        row.merchant_id.get(),
+        row.merchant_id,
         location.clone(),
     )));
     let change = LocationChange {
@@ -467,9 +467,7 @@ async fn remove_location(
     let change = LocationChange {
         subscriber_id,
         kind: LocationChangeKind::Remove { location_id, merchant_id: current.merchant_id },
-        event: StoredEvent::new(&EventData::MerchantLocationRemoved(LocationRemovedData {
-            location_id: location_id.get(),
-        })),
+        event: StoredEvent::new(&EventData::MerchantLocationRemoved(LocationRemovedData { location_id })),
         at: Utc::now().timestamp(),
     };
     if !state.db.change_location(change).await? {
@@ -479,7 +477,7 @@ async fn remove_location(
     tracing::info!(location_id = location_id.get(), "location removed");
     let directory = state.directory.get().await.map_err(ApiError::internal)?;
     refresh_in(&state, &directory, location_id).await?;
-    Ok(Json(Success::new(LocationRemoved { message: LOCATION_REMOVED.to_owned(), location_id: location_id.get() })))
+    Ok(Json(Success::new(LocationRemoved { message: LOCATION_REMOVED.to_owned(), location_id })))
 }
 
 /// Discovery finds the location as the database has it now: changed, or no longer (removed).
@@ -502,12 +500,12 @@ async fn refresh_in(state: &AppState, directory: &directory::Directory, location
 
 pub fn merchant_transaction(row: TransactionRow) -> Result<MerchantTransaction, ApiError> {
     Ok(MerchantTransaction {
-        transaction_id: row.id.get(),
+        transaction_id: row.id,
         amount: paging::amount(row.amount_minor),
         currency: row.currency,
         created_at: paging::checked_time(row.created_at)?,
         pending: row.pending,
-        location_id: row.location_id.map_or(0, LocationId::get),
+        location_id: row.location_id.unwrap_or(LocationId(0)),
         street: row.street,
         street_no: row.street_no,
         city: row.city,
@@ -546,7 +544,7 @@ async fn transactions(
         query.to.as_deref(),
     )?;
     owned_merchant(&state, auth.subscriber_id, merchant_id).await?;
-    let location_id = query.location_id.map(LocationId);
+    let location_id = query.location_id;
     if let Some(location_id) = location_id {
         // A location of another merchant does not exist for this one: 404, as for any id.
         state

@@ -87,9 +87,10 @@ async fn onboard(
         created_at: Utc::now().timestamp(),
         labels,
     };
-    let replay = idempotent.replay(|person_id| OnboardPersonResponse { person_id, status: PersonStatus::Onboarded });
-    let person_id = state.db.onboard_person(new, replay).await?;
-    tracing::info!(person_id, "person onboarded");
+    let replay = idempotent
+        .replay(|person_id| OnboardPersonResponse { person_id: PersonId(person_id), status: PersonStatus::Onboarded });
+    let person_id = PersonId(state.db.onboard_person(new, replay).await?);
+    tracing::info!(person_id = person_id.get(), "person onboarded");
     let body = OnboardPersonResponse { person_id, status: PersonStatus::Onboarded };
     Ok(idempotent.created(body))
 }
@@ -272,7 +273,7 @@ fn person_event(
     locked_until: Option<chrono::DateTime<Utc>>,
 ) -> PersonEventData {
     PersonEventData {
-        person_id: person.id.get(),
+        person_id: person.id,
         status,
         locked_until,
         client_user_id: person.labels.client_user_id.clone(),
@@ -315,7 +316,7 @@ pub(crate) async fn authenticate_person(
     let source = identity_source(state)?;
     let today = Utc::now().date_naive();
     let information = rules::persons::information(&request, today)?;
-    let person = owned_person(state, subscriber_id, PersonId(request.person_id)).await?;
+    let person = owned_person(state, subscriber_id, request.person_id).await?;
     let now = Utc::now().timestamp();
     let validity = i64::try_from(state.config.person_questions_seconds).unwrap_or(600);
     let times = IssueTimes {
@@ -352,11 +353,7 @@ pub(crate) async fn authenticate_person(
     };
     tracing::info!(person_id = person_id.get(), set_id = set_id.get(), "identity questions issued");
     let questions = questions_of(set_id, &issued);
-    Ok(AuthenticatePersonResponse {
-        person_id: person_id.get(),
-        expires_at: paging::checked_time(expires_at)?,
-        questions,
-    })
+    Ok(AuthenticatePersonResponse { person_id, expires_at: paging::checked_time(expires_at)?, questions })
 }
 
 /// A set's questions as the person is asked them, with their ids and their choices' ids.
@@ -396,7 +393,7 @@ pub(crate) async fn open_questions(
     }
     let issued = stored_questions(&set)?;
     Ok(Some(AuthenticatePersonResponse {
-        person_id: person_id.get(),
+        person_id,
         expires_at: paging::checked_time(set.expires_at)?,
         questions: questions_of(set.id, &issued),
     }))
@@ -474,7 +471,7 @@ pub(crate) async fn verify_person(
     // Sets issued by a source this environment does not have (a database that served the
     // sandbox) are not answerable here either.
     identity_source(state)?;
-    let person = owned_person(state, subscriber_id, PersonId(request.person_id)).await?;
+    let person = owned_person(state, subscriber_id, request.person_id).await?;
     let now = Utc::now().timestamp();
     locked(&person, now)?;
     if person.verified_at.is_some() {
@@ -528,7 +525,7 @@ pub(crate) async fn verify_person(
         (PersonStatus::Failed, None)
     };
     Ok(VerifyPersonResponse {
-        person_id: person_id.get(),
+        person_id,
         verified: passed,
         status,
         attempts_remaining,
@@ -546,7 +543,7 @@ pub(crate) fn person_view(
     let status = status_of(&person, latest, now);
     let time = |seconds: Option<i64>| seconds.map(paging::checked_time).transpose();
     Ok(Person {
-        person_id: person.id.get(),
+        person_id: person.id,
         status,
         verified: person.verified_at.is_some(),
         attempts_remaining: attempts_remaining(&person, now),
@@ -638,7 +635,7 @@ async fn remove(
         return Err(no_such_person(person_id));
     }
     tracing::info!(person_id = person_id.get(), "person removed");
-    Ok(Json(Success::new(RemovePersonResponse { message: "Person removed".to_owned(), person_id: person_id.get() })))
+    Ok(Json(Success::new(RemovePersonResponse { message: "Person removed".to_owned(), person_id })))
 }
 
 /// The caller's persons, newest first

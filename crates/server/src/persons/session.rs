@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::PersonId;
-use subscriber_protocol::{CreatePersonSessionRequest, ErrorBody, PersonSessionResponse, Success};
+use subscriber_protocol::{CreatePersonSessionRequest, ErrorBody, PersonSessionId, PersonSessionResponse, Success};
 
 use super::{identity_source, owned_person};
 use crate::error::ApiError;
@@ -61,8 +61,8 @@ pub async fn create(
     let url = opening.url(&state.public_url(), PAGE_PATH, "session");
     let response_url = url.clone();
     let replay = idempotent.replay(move |session_id| PersonSessionResponse {
-        session_id,
-        person_id: person_id.get(),
+        session_id: PersonSessionId(session_id),
+        person_id,
         url: response_url.clone(),
         expires_at: expires_at_time,
     });
@@ -76,10 +76,5 @@ pub async fn create(
     };
     let session_id = state.db.open_person_session(page, replay).await?;
     tracing::info!(session_id = session_id.get(), person_id = person_id.get(), "identity page opened");
-    Ok(idempotent.created(PersonSessionResponse {
-        session_id: session_id.get(),
-        person_id: person_id.get(),
-        url,
-        expires_at: expires_at_time,
-    }))
+    Ok(idempotent.created(PersonSessionResponse { session_id, person_id, url, expires_at: expires_at_time }))
 }

@@ -405,7 +405,7 @@ mod tests {
                 history: Vec::new(),
                 event_data: Box::new(|card_id| {
                     let data = subscriber_protocol::CardEnrolledData {
-                        card_id: card_id.get(),
+                        card_id,
                         last_four: 4242,
                         brand: "visa".into(),
                         client_user_id: None,

@@ -14,10 +14,10 @@ use subscriber_protocol::AccountId;
 use subscriber_protocol::PersonId;
 use subscriber_protocol::{
     AccountEventData, AccountRemovedData, CardEnrolledData, CardRemovedData, CardSessionCompletedData,
-    CardSessionExpiredData, CardTransactionEventData, CoordinatesSource, ErrorBody, Event, EventData, EventType,
-    LocationCreatedData, LocationRemovedData, LocationUpdatedData, Metadata, PersonEventData, PersonRemovedData,
-    PersonStatus, SandboxEventRequest, Success, TransactionDeclinedData, TransactionEventData, TransactionRemovedData,
-    WebhookTestData,
+    CardSessionExpiredData, CardSessionId, CardTransactionEventData, CoordinatesSource, ErrorBody, Event, EventData,
+    EventType, LocationCreatedData, LocationId, LocationRemovedData, LocationUpdatedData, Metadata, PersonEventData,
+    PersonRemovedData, PersonStatus, SandboxEventRequest, Success, TransactionDeclinedData, TransactionEventData,
+    TransactionRemovedData, WebhookId, WebhookTestData,
 };
 use subscriber_protocol::{CardId, MerchantId, SubscriberId, TransactionId};
 
@@ -91,13 +91,13 @@ async fn payload(
     let no_metadata = Metadata::default;
     Ok(match event_type {
         EventType::CardEnrolled => EventData::CardEnrolled(CardEnrolledData {
-            card_id: id,
+            card_id: CardId(id),
             last_four: 4242,
             brand: "visa".to_owned(),
             client_user_id: None,
             metadata: no_metadata(),
         }),
-        EventType::CardRemoved => EventData::CardRemoved(CardRemovedData { card_id: id }),
+        EventType::CardRemoved => EventData::CardRemoved(CardRemovedData { card_id: CardId(id) }),
         EventType::TransactionCreated | EventType::TransactionUpdated => {
             let row = match object_id {
                 Some(transaction_id) => {
@@ -106,9 +106,9 @@ async fn payload(
                 None => made_up_purchase(shop, event_type == EventType::TransactionCreated),
             };
             let data = TransactionEventData::Card(CardTransactionEventData {
-                transaction_id: row.id.get(),
-                card_id: row.card_id.map_or(MADE_UP_ID, CardId::get),
-                merchant_id: row.merchant_id.map(MerchantId::get),
+                transaction_id: row.id,
+                card_id: row.card_id.unwrap_or(CardId(MADE_UP_ID)),
+                merchant_id: row.merchant_id,
                 transaction: crate::cards::kept_card_transaction(state, &state.enricher().await?, row)?,
             });
             if event_type == EventType::TransactionCreated {
@@ -118,13 +118,13 @@ async fn payload(
             }
         }
         EventType::TransactionRemoved => EventData::TransactionRemoved(TransactionRemovedData {
-            transaction_id: id,
-            card_id: Some(MADE_UP_ID),
+            transaction_id: TransactionId(id),
+            card_id: Some(CardId(MADE_UP_ID)),
             merchant_id: None,
         }),
         EventType::TransactionDeclined => EventData::TransactionDeclined(TransactionDeclinedData {
-            transaction_id: id,
-            card_id: Some(MADE_UP_ID),
+            transaction_id: TransactionId(id),
+            card_id: Some(CardId(MADE_UP_ID)),
             merchant_id: None,
             location_id: None,
             amount: 12.5,
@@ -134,8 +134,8 @@ async fn payload(
             created_at: now,
         }),
         EventType::MerchantLocationCreated => EventData::MerchantLocationCreated(LocationCreatedData {
-            merchant_id: MADE_UP_ID,
-            location_id: id,
+            merchant_id: MerchantId(MADE_UP_ID),
+            location_id: LocationId(id),
             street: shop.street,
             street_no: shop.street_no,
             city: shop.city,
@@ -144,8 +144,8 @@ async fn payload(
             metadata: no_metadata(),
         }),
         EventType::MerchantLocationUpdated => EventData::MerchantLocationUpdated(LocationUpdatedData {
-            merchant_id: MADE_UP_ID,
-            location_id: id,
+            merchant_id: MerchantId(MADE_UP_ID),
+            location_id: LocationId(id),
             country_code: shop.country,
             street: shop.street,
             street_no: shop.street_no,
@@ -159,7 +159,7 @@ async fn payload(
             metadata: no_metadata(),
         }),
         EventType::MerchantLocationRemoved => {
-            EventData::MerchantLocationRemoved(LocationRemovedData { location_id: id })
+            EventData::MerchantLocationRemoved(LocationRemovedData { location_id: LocationId(id) })
         }
         EventType::AccountLinked | EventType::AccountRefreshed => {
             let data = account(AccountId(id), None, Some(now + Duration::days(90)));
@@ -175,18 +175,21 @@ async fn payload(
         EventType::AccountConsentExpiring => {
             EventData::AccountConsentExpiring(account(AccountId(id), None, Some(now + Duration::days(7))))
         }
-        EventType::AccountRemoved => EventData::AccountRemoved(AccountRemovedData { account_id: id }),
+        EventType::AccountRemoved => EventData::AccountRemoved(AccountRemovedData { account_id: AccountId(id) }),
         EventType::PersonVerified => EventData::PersonVerified(person(PersonId(id), PersonStatus::Verified, None)),
         EventType::PersonLocked => {
             EventData::PersonLocked(person(PersonId(id), PersonStatus::Locked, Some(now + Duration::hours(24))))
         }
-        EventType::PersonRemoved => EventData::PersonRemoved(PersonRemovedData { person_id: id }),
-        EventType::CardSessionCompleted => {
-            EventData::CardSessionCompleted(CardSessionCompletedData { session_id: id, card_id: Some(MADE_UP_ID) })
+        EventType::PersonRemoved => EventData::PersonRemoved(PersonRemovedData { person_id: PersonId(id) }),
+        EventType::CardSessionCompleted => EventData::CardSessionCompleted(CardSessionCompletedData {
+            session_id: CardSessionId(id),
+            card_id: Some(CardId(MADE_UP_ID)),
+        }),
+        EventType::CardSessionExpired => {
+            EventData::CardSessionExpired(CardSessionExpiredData { session_id: CardSessionId(id) })
         }
-        EventType::CardSessionExpired => EventData::CardSessionExpired(CardSessionExpiredData { session_id: id }),
         EventType::WebhookTest => EventData::WebhookTest(WebhookTestData {
-            webhook_id: id,
+            webhook_id: WebhookId(id),
             message: "A test event sent from the sandbox".to_owned(),
         }),
     })
@@ -204,21 +207,9 @@ fn account(
     reason: Option<String>,
     consent_expires_at: Option<chrono::DateTime<Utc>>,
 ) -> AccountEventData {
-    AccountEventData {
-        account_id: account_id.get(),
-        reason,
-        consent_expires_at,
-        client_user_id: None,
-        metadata: Metadata::default(),
-    }
+    AccountEventData { account_id, reason, consent_expires_at, client_user_id: None, metadata: Metadata::default() }
 }
 
 fn person(person_id: PersonId, status: PersonStatus, locked_until: Option<chrono::DateTime<Utc>>) -> PersonEventData {
-    PersonEventData {
-        person_id: person_id.get(),
-        status,
-        locked_until,
-        client_user_id: None,
-        metadata: Metadata::default(),
-    }
+    PersonEventData { person_id, status, locked_until, client_user_id: None, metadata: Metadata::default() }
 }

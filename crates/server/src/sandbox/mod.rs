@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId, TransactionId};
+use subscriber_protocol::{CardId, LocationId, SubscriberId, TransactionId};
 use subscriber_protocol::{
     ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxRefundRequest,
     SandboxReset, SandboxReversal, SandboxSettleRequest, SandboxTransactionRequest, SandboxTransactionResponse,
@@ -138,14 +138,14 @@ async fn create_transaction(
     // another host, then the sale, one more.
     let card = async {
         match request.card_id {
-            Some(card_id) => Ok(Some(crate::cards::owned_card(&state, subscriber_id, CardId(card_id)).await?)),
+            Some(card_id) => Ok(Some(crate::cards::owned_card(&state, subscriber_id, card_id).await?)),
             // The caller's newest card.
             None => Ok::<_, ApiError>(state.db.cards(subscriber_id).await?.into_iter().next()),
         }
     };
     let named_location = async {
         match request.location_id {
-            Some(location_id) => state.db.subscribers_location(subscriber_id, LocationId(location_id)).await,
+            Some(location_id) => state.db.subscribers_location(subscriber_id, location_id).await,
             None => Ok(None),
         }
     };
@@ -230,10 +230,10 @@ async fn decline(
     let id = state.db.next_transaction_id().await?;
     let row = TransactionRow { id, pending: false, settles_at: None, ..sale.row(now, 0) };
     let data = subscriber_protocol::TransactionDeclinedData {
-        transaction_id: id.get(),
-        card_id: row.card_id.map(CardId::get),
-        merchant_id: row.merchant_id.map(MerchantId::get),
-        location_id: row.location_id.map(LocationId::get),
+        transaction_id: id,
+        card_id: row.card_id,
+        merchant_id: row.merchant_id,
+        location_id: row.location_id,
         amount: crate::paging::amount(row.amount_minor),
         currency: row.currency.clone(),
         merchant_name: row.merchant_name.clone(),
@@ -259,7 +259,7 @@ async fn shop_at(
     state: &AppState,
     own_merchant: Option<&MerchantRow>,
     own_location: Option<LocationRow>,
-    location_id: i64,
+    location_id: LocationId,
 ) -> Result<Shop, ApiError> {
     if let (Some(merchant), Some(location)) = (own_merchant, own_location) {
         return Ok(Shop::at_location(&location, merchant));
@@ -269,7 +269,7 @@ async fn shop_at(
         .get()
         .await
         .map_err(ApiError::internal)?
-        .generated_merchant(location_id)
+        .generated_merchant(location_id.get())
         .map(Shop::from_directory)
         .ok_or_else(|| ApiError::not_found(format!("no location {location_id} of yours or of the directory")))
 }
@@ -452,10 +452,7 @@ async fn reverse_transaction(
     };
     state.events.changed(&reversed.events);
     tracing::info!(transaction_id = transaction_id.get(), "sandbox authorization reversed");
-    Ok(Json(Success::new(SandboxReversal {
-        message: TRANSACTION_REVERSED.to_owned(),
-        transaction_id: transaction_id.get(),
-    })))
+    Ok(Json(Success::new(SandboxReversal { message: TRANSACTION_REVERSED.to_owned(), transaction_id })))
 }
 
 /// An amount as the API writes it (`12.50`).
@@ -514,8 +511,8 @@ fn response(
 ) -> Result<SandboxTransactionResponse, ApiError> {
     Ok(SandboxTransactionResponse {
         message: TRANSACTION_CREATED.to_owned(),
-        transaction_id: row.id.get(),
-        card_id: row.card_id.map(CardId::get),
+        transaction_id: row.id,
+        card_id: row.card_id,
         last_four: row.last_four,
         transaction: crate::cards::kept_card_transaction(state, enricher, row)?,
         declined: None,

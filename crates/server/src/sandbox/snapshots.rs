@@ -25,7 +25,7 @@ use crate::storage::transactions::Owner;
 
 fn render(row: &SnapshotRow) -> SandboxSnapshot {
     SandboxSnapshot {
-        snapshot_id: row.id.get(),
+        snapshot_id: row.id,
         name: row.name.clone(),
         created_at: DateTime::<Utc>::from_timestamp(row.created_at, 0).unwrap_or_default(),
         cards: u64::try_from(row.cards).unwrap_or_default(),
@@ -148,10 +148,7 @@ pub async fn delete(
         return Err(not_found(snapshot_id));
     }
     tracing::info!(snapshot_id = snapshot_id.get(), "sandbox snapshot deleted");
-    Ok(Json(Success::new(SandboxSnapshotDeleted {
-        message: "Snapshot deleted".to_owned(),
-        snapshot_id: snapshot_id.get(),
-    })))
+    Ok(Json(Success::new(SandboxSnapshotDeleted { message: "Snapshot deleted".to_owned(), snapshot_id })))
 }
 
 /// What this instance keeps of a subscriber whose sandbox was put back (here, or through another

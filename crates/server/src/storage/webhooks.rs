@@ -369,7 +369,7 @@ mod tests {
     const HOUR_MS: i64 = 3_600_000;
 
     fn test_data(webhook_id: WebhookId) -> subscriber_protocol::WebhookTestData {
-        subscriber_protocol::WebhookTestData { webhook_id: webhook_id.get(), message: "test".to_owned() }
+        subscriber_protocol::WebhookTestData { webhook_id, message: "test".to_owned() }
     }
 
     /// A subscriber with one endpoint for every event, and one event queued for it.

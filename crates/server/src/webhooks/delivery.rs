@@ -619,12 +619,8 @@ mod tests {
         assert_eq!(retry_after("soon", now), None);
     }
 
-    fn candidate(webhook_id: i64, subscriber_id: i64, host: &str) -> ClaimCandidate {
-        ClaimCandidate {
-            webhook_id: WebhookId(webhook_id),
-            subscriber_id: SubscriberId(subscriber_id),
-            host: host.to_owned(),
-        }
+    fn candidate(webhook_id: WebhookId, subscriber_id: SubscriberId, host: &str) -> ClaimCandidate {
+        ClaimCandidate { webhook_id, subscriber_id, host: host.to_owned() }
     }
 
     /// The endpoints in the order `fairness` gives them slots.
@@ -637,9 +633,10 @@ mod tests {
     #[test]
     fn slots_go_round_the_subscribers_within_the_caps() {
         // Subscriber 1 has 30 endpoints due first, 2 and 3 one each, due later.
-        let mut candidates: Vec<ClaimCandidate> = (0..30).map(|n| candidate(100 + n, 1, "hostile:1")).collect();
-        candidates.push(candidate(200, 2, "quiet:1"));
-        candidates.push(candidate(300, 3, "quiet:2"));
+        let mut candidates: Vec<ClaimCandidate> =
+            (0..30).map(|n| candidate(WebhookId(100 + n), SubscriberId(1), "hostile:1")).collect();
+        candidates.push(candidate(WebhookId(200), SubscriberId(2), "quiet:1"));
+        candidates.push(candidate(WebhookId(300), SubscriberId(3), "quiet:2"));
         let order = slots(Fairness::default(), &candidates);
         assert_eq!(&order[..3], [100, 200, 300], "one each first");
         assert_eq!(order.iter().filter(|id| **id >= 100 && **id < 200).count(), PER_SUBSCRIBER);
@@ -655,8 +652,8 @@ mod tests {
 
         // One receiver shared by many subscribers: at most PER_HOST to it.
         let shared: Vec<ClaimCandidate> = (0..40)
-            .map(|n| candidate(400 + n, 10 + n / 4, "shared:443"))
-            .chain([candidate(999, 99, "own:443")])
+            .map(|n| candidate(WebhookId(400 + n), SubscriberId(10 + n / 4), "shared:443"))
+            .chain([candidate(WebhookId(999), SubscriberId(99), "own:443")])
             .collect();
         let order = slots(Fairness::default(), &shared);
         assert_eq!(order.iter().filter(|id| **id < 999).count(), PER_HOST);
@@ -669,8 +666,12 @@ mod tests {
     fn the_reserved_slots_go_to_subscribers_with_nothing_in_flight() {
         let subscribers: HashMap<SubscriberId, usize> = (0..6).map(|id| (SubscriberId(id), PER_SUBSCRIBER)).collect();
         let fairness = Fairness { busy: 48, subscribers, hosts: HashMap::new() };
-        let candidates =
-            [candidate(1, 0, "a:1"), candidate(2, 50, "b:1"), candidate(3, 50, "b:1"), candidate(4, 51, "c:1")];
+        let candidates = [
+            candidate(WebhookId(1), SubscriberId(0), "a:1"),
+            candidate(WebhookId(2), SubscriberId(50), "b:1"),
+            candidate(WebhookId(3), SubscriberId(50), "b:1"),
+            candidate(WebhookId(4), SubscriberId(51), "c:1"),
+        ];
         let mut skipped = fairness.skipped().0;
         skipped.sort_unstable();
         assert_eq!(skipped, (0..6).map(SubscriberId).collect::<Vec<_>>());

@@ -106,7 +106,7 @@ fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError>
     let events: Vec<String> = serde_json::from_str(&row.events).map_err(ApiError::internal)?;
     let now = Utc::now().timestamp();
     Ok(Webhook {
-        webhook_id: row.id.get(),
+        webhook_id: row.id,
         url: row.url.clone(),
         events,
         description: row.description.clone().filter(|description| !description.is_empty()),
@@ -354,10 +354,7 @@ async fn remove(
     {
         tracing::warn!(webhook_id = webhook_id.get(), error = %error, "webhook deleted; its kept replays not forgotten");
     }
-    Ok(Json(Success::new(WebhookDeleted {
-        message: "Webhook endpoint deleted".to_owned(),
-        webhook_id: webhook_id.get(),
-    })))
+    Ok(Json(Success::new(WebhookDeleted { message: "Webhook endpoint deleted".to_owned(), webhook_id })))
 }
 
 /// Rotates an endpoint's signing secret
@@ -407,8 +404,7 @@ async fn send_test(
     refuse_disabled(&row)?;
     let subscriber_id = auth.subscriber_id;
     let now = Utc::now();
-    let data =
-        WebhookTestData { webhook_id: webhook_id.get(), message: "A test event from Subscriber Data".to_owned() };
+    let data = WebhookTestData { webhook_id, message: "A test event from Subscriber Data".to_owned() };
     let now_ms = now.timestamp_millis();
     let event_id = match state.db.send_test_event(subscriber_id, webhook_id, data, now_ms).await? {
         TestSend::Queued(event_id) => event_id,

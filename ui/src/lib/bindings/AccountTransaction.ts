@@ -3,6 +3,7 @@ import type { Channel } from "./Channel";
 import type { Counterparty } from "./Counterparty";
 import type { Intermediary } from "./Intermediary";
 import type { PersonalFinanceCategory } from "./PersonalFinanceCategory";
+import type { TransactionId } from "./TransactionId";
 
 /**
  * A transaction on a linked bank account.
@@ -11,7 +12,7 @@ export type AccountTransaction = {
 /**
  * The transaction's id.
  */
-transactionId: number, 
+transactionId: TransactionId, 
 /**
  * When it was booked (RFC 3339, UTC).
  */

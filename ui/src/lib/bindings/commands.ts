@@ -3,6 +3,7 @@
 
 import type { Channel } from "@tauri-apps/api/core";
 import type { Account } from "./Account";
+import type { AccountId } from "./AccountId";
 import type { AccountTransaction } from "./AccountTransaction";
 import type { ApiVersion } from "./ApiVersion";
 import type { ApiVersions } from "./ApiVersions";
@@ -11,8 +12,10 @@ import type { AuthenticatePersonRequest } from "./AuthenticatePersonRequest";
 import type { AuthenticatePersonResponse } from "./AuthenticatePersonResponse";
 import type { Bank } from "./Bank";
 import type { Batch } from "./Batch";
+import type { CardId } from "./CardId";
 import type { CardRecord } from "./CardRecord";
 import type { CardSession } from "./CardSession";
+import type { CardSessionId } from "./CardSessionId";
 import type { CardTransaction } from "./CardTransaction";
 import type { ClockAdvanced } from "./ClockAdvanced";
 import type { CommandError } from "./CommandError";
@@ -34,6 +37,7 @@ import type { Inspection } from "./Inspection";
 import type { Labelled } from "./Labelled";
 import type { LiveEvent } from "./LiveEvent";
 import type { Location } from "./Location";
+import type { LocationId } from "./LocationId";
 import type { LocationInput } from "./LocationInput";
 import type { LocationRemoved } from "./LocationRemoved";
 import type { LoginInput } from "./LoginInput";
@@ -48,6 +52,7 @@ import type { OnboardPersonRequest } from "./OnboardPersonRequest";
 import type { Overview } from "./Overview";
 import type { PaletteIndex } from "./PaletteIndex";
 import type { Person } from "./Person";
+import type { PersonId } from "./PersonId";
 import type { RecurringStream } from "./RecurringStream";
 import type { RemoveAccountResponse } from "./RemoveAccountResponse";
 import type { RemoveCardResponse } from "./RemoveCardResponse";
@@ -71,7 +76,9 @@ import type { ShellAnswer } from "./ShellAnswer";
 import type { ShellOperation } from "./ShellOperation";
 import type { ShellRequest } from "./ShellRequest";
 import type { SignupResult } from "./SignupResult";
+import type { SnapshotId } from "./SnapshotId";
 import type { StatementDescriptor } from "./StatementDescriptor";
+import type { TransactionId } from "./TransactionId";
 import type { UpdateLocationRequest } from "./UpdateLocationRequest";
 import type { UpdateWebhookRequest } from "./UpdateWebhookRequest";
 import type { VerifyPersonRequest } from "./VerifyPersonRequest";
@@ -79,6 +86,7 @@ import type { VerifyPersonResponse } from "./VerifyPersonResponse";
 import type { Webhook } from "./Webhook";
 import type { WebhookDeleted } from "./WebhookDeleted";
 import type { WebhookDelivery } from "./WebhookDelivery";
+import type { WebhookId } from "./WebhookId";
 import type { WebhookQueued } from "./WebhookQueued";
 import type { WebhookRecovered } from "./WebhookRecovered";
 
@@ -220,7 +228,7 @@ export function commands(invoke: Invoke) {
     testCards: () =>
       invoke<Array<SandboxCard>>("test_cards"),
     /** A card's subscriptions and bills, the latest paid first. */
-    cardRecurring: (cardId: number) =>
+    cardRecurring: (cardId: CardId) =>
       invoke<Array<RecurringStream>>("card_recurring", { cardId }),
     /**
      * A CSV's rows enriched and saved where the person chooses; `null` when the save
@@ -231,7 +239,7 @@ export function commands(invoke: Invoke) {
     enrollCard: (card: EnrollCardRequest) =>
       invoke<EnrollCardResponse>("enroll_card", { card }),
     /** Removes a card: the service erases it with its transactions. */
-    removeCard: (cardId: number) =>
+    removeCard: (cardId: CardId) =>
       invoke<RemoveCardResponse>("remove_card", { cardId }),
     /** Starts a secure card-entry page and opens it in the browser. */
     startCardSession: () =>
@@ -240,24 +248,24 @@ export function commands(invoke: Invoke) {
      * Follows a card-entry page until it completes or expires; answers the watch's id
      * (`stop_watch`).
      */
-    watchCardSession: (sessionId: number, onUpdate: Channel<{ Ok : CardSession } | { Err : CommandError }>) =>
+    watchCardSession: (sessionId: CardSessionId, onUpdate: Channel<{ Ok : CardSession } | { Err : CommandError }>) =>
       invoke<number>("watch_card_session", { sessionId, onUpdate }),
-    simulateTransaction: (cardId: number) =>
+    simulateTransaction: (cardId: CardId) =>
       invoke<CardTransaction>("simulate_transaction", { cardId }),
     /** A sandbox purchase now, e.g. at one of the merchant's locations by one of the cards. */
     simulatePurchase: (request: SandboxTransactionRequest) =>
       invoke<SandboxTransactionResponse>("simulate_purchase", { request }),
     /** Settles a pending sandbox purchase now, at `amount` when given (a tip). */
-    settleTransaction: (transactionId: number, amount: number | null) =>
+    settleTransaction: (transactionId: TransactionId, amount: number | null) =>
       invoke<CardTransaction>("settle_transaction", { transactionId, amount }),
     /**
      * Refunds `amount` of a settled sandbox purchase (all that is left when `null`);
      * answers the refund.
      */
-    refundTransaction: (transactionId: number, amount: number | null) =>
+    refundTransaction: (transactionId: TransactionId, amount: number | null) =>
       invoke<CardTransaction>("refund_transaction", { transactionId, amount }),
     /** Reverses a pending sandbox purchase: it leaves the lists. */
-    reverseTransaction: (transactionId: number) =>
+    reverseTransaction: (transactionId: TransactionId) =>
       invoke<SandboxReversal>("reverse_transaction", { transactionId }),
     /**
      * Moves the account's sandbox clock ahead: pending purchases settle, pages and
@@ -275,22 +283,22 @@ export function commands(invoke: Invoke) {
     takeSandboxSnapshot: (name: string) =>
       invoke<SandboxSnapshot>("take_sandbox_snapshot", { name }),
     /** Puts the account's sandbox back as a snapshot held it: what was made since is gone. */
-    restoreSandboxSnapshot: (snapshotId: number) =>
+    restoreSandboxSnapshot: (snapshotId: SnapshotId) =>
       invoke<SandboxRestored>("restore_sandbox_snapshot", { snapshotId }),
     /** Deletes a snapshot (the sandbox stays as it is). */
-    deleteSandboxSnapshot: (snapshotId: number) =>
+    deleteSandboxSnapshot: (snapshotId: SnapshotId) =>
       invoke<SandboxSnapshotDeleted>("delete_sandbox_snapshot", { snapshotId }),
     /** Every transaction of a card, page by page on `on_batch`; answers the row count. */
-    loadTransactions: (cardId: number, onBatch: Channel<Batch<CardTransaction>>) =>
+    loadTransactions: (cardId: CardId, onBatch: Channel<Batch<CardTransaction>>) =>
       invoke<number>("load_transactions", { cardId, onBatch }),
     /** Live transactions of a card; answers the watch's id (`stop_watch`). */
-    watchTransactions: (cardId: number, onEvent: Channel<LiveEvent<CardTransaction>>) =>
+    watchTransactions: (cardId: CardId, onEvent: Channel<LiveEvent<CardTransaction>>) =>
       invoke<number>("watch_transactions", { cardId, onEvent }),
     /** Stops a watch (a live stream, a page followed). */
     stopWatch: (watchId: number) =>
       invoke<void>("stop_watch", { watchId }),
     /** Asks where to save, then writes those rows; `null` when the person cancels. */
-    exportTransactionsCsv: (cardId: number, transactionIds: Array<number>) =>
+    exportTransactionsCsv: (cardId: CardId, transactionIds: Array<TransactionId>) =>
       invoke<ExportResult | null>("export_transactions_csv", { cardId, transactionIds }),
     /** The subscriber's merchant, or `null` before enrolling. */
     merchant: () =>
@@ -324,10 +332,10 @@ export function commands(invoke: Invoke) {
     addLocation: (location: LocationInput) =>
       invoke<CreateLocationResponse>("add_location", { location }),
     /** Corrects a location's address; without coordinates they are found again. */
-    updateLocation: (locationId: number, change: UpdateLocationRequest) =>
+    updateLocation: (locationId: LocationId, change: UpdateLocationRequest) =>
       invoke<Location>("update_location", { locationId, change }),
     /** Removes a location: its past sales keep their address. */
-    removeLocation: (locationId: number) =>
+    removeLocation: (locationId: LocationId) =>
       invoke<LocationRemoved>("remove_location", { locationId }),
     /** Every transaction across the merchant's locations, page by page on `on_batch`. */
     loadMerchantTransactions: (onBatch: Channel<Batch<MerchantTransaction>>) =>
@@ -336,7 +344,7 @@ export function commands(invoke: Invoke) {
     watchMerchantTransactions: (onEvent: Channel<LiveEvent<MerchantTransaction>>) =>
       invoke<number>("watch_merchant_transactions", { onEvent }),
     /** Asks where to save, then writes those rows; `null` when the person cancels. */
-    exportMerchantCsv: (transactionIds: Array<number>) =>
+    exportMerchantCsv: (transactionIds: Array<TransactionId>) =>
       invoke<ExportResult | null>("export_merchant_csv", { transactionIds }),
     /**
      * Merchants by statement descriptor, address or position; kept among the session's
@@ -352,7 +360,7 @@ export function commands(invoke: Invoke) {
     accounts: () =>
       invoke<Array<Account>>("accounts"),
     /** Removes a bank account: its bank access is revoked and its data erased. */
-    removeAccount: (accountId: number) =>
+    removeAccount: (accountId: AccountId) =>
       invoke<RemoveAccountResponse>("remove_account", { accountId }),
     /** Starts linking an account at `bank` and opens the bank's sign-in page in the browser. */
     linkAccount: (bank: string) =>
@@ -361,15 +369,15 @@ export function commands(invoke: Invoke) {
      * Opens the bank's pages in update mode in the browser, for the person to renew a
      * linked account's consent (the same account).
      */
-    renewAccount: (accountId: number) =>
+    renewAccount: (accountId: AccountId) =>
       invoke<SecurePage>("renew_account", { accountId }),
     /** Fetches what is new at the bank for a linked account. */
-    refreshAccount: (accountId: number) =>
+    refreshAccount: (accountId: AccountId) =>
       invoke<Account>("refresh_account", { accountId }),
     /** Follows an account until it is no longer pending; answers the watch's id. */
-    watchAccount: (accountId: number, onUpdate: Channel<{ Ok : Account } | { Err : CommandError }>) =>
+    watchAccount: (accountId: AccountId, onUpdate: Channel<{ Ok : Account } | { Err : CommandError }>) =>
       invoke<number>("watch_account", { accountId, onUpdate }),
-    accountTransactions: (accountId: number) =>
+    accountTransactions: (accountId: AccountId) =>
       invoke<Array<AccountTransaction>>("account_transactions", { accountId }),
     /**
      * Opens a page of the connected service in the system browser (other addresses are
@@ -379,16 +387,16 @@ export function commands(invoke: Invoke) {
       invoke<void>("open_secure_page", { url }),
     persons: () =>
       invoke<Array<Person>>("persons"),
-    person: (personId: number) =>
+    person: (personId: PersonId) =>
       invoke<Person>("person", { personId }),
     /** Removes a person: their answers and signals are erased. */
-    removePerson: (personId: number) =>
+    removePerson: (personId: PersonId) =>
       invoke<RemovePersonResponse>("remove_person", { personId }),
     /**
      * A one-time identity page for the person to verify themselves on their own
      * device (shown, copied or opened by the person at the app).
      */
-    personPage: (personId: number) =>
+    personPage: (personId: PersonId) =>
       invoke<SecurePage>("person_page", { personId }),
     /** Sets notes on a card, account, person or location (keys merge; "" removes one). */
     updateMetadata: (object: Labelled, id: number, metadata: { [key in string]: string }) =>
@@ -419,27 +427,27 @@ export function commands(invoke: Invoke) {
     /** The answer holds the endpoint's secret, shown once. */
     createWebhook: (request: CreateWebhookRequest) =>
       invoke<Webhook>("create_webhook", { request }),
-    updateWebhook: (webhookId: number, change: UpdateWebhookRequest) =>
+    updateWebhook: (webhookId: WebhookId, change: UpdateWebhookRequest) =>
       invoke<Webhook>("update_webhook", { webhookId, change }),
-    deleteWebhook: (webhookId: number) =>
+    deleteWebhook: (webhookId: WebhookId) =>
       invoke<WebhookDeleted>("delete_webhook", { webhookId }),
     /** A new secret, shown once; the previous one keeps signing for 24 hours. */
-    rotateWebhookSecret: (webhookId: number) =>
+    rotateWebhookSecret: (webhookId: WebhookId) =>
       invoke<Webhook>("rotate_webhook_secret", { webhookId }),
-    testWebhook: (webhookId: number) =>
+    testWebhook: (webhookId: WebhookId) =>
       invoke<WebhookQueued>("test_webhook", { webhookId }),
-    webhookDeliveries: (webhookId: number) =>
+    webhookDeliveries: (webhookId: WebhookId) =>
       invoke<Array<WebhookDelivery>>("webhook_deliveries", { webhookId }),
-    resendWebhookDelivery: (webhookId: number, eventId: string) =>
+    resendWebhookDelivery: (webhookId: WebhookId, eventId: string) =>
       invoke<WebhookQueued>("resend_webhook_delivery", { webhookId, eventId }),
     /** One endpoint with its delivery queue: length, next attempt, last error. */
-    webhook: (webhookId: number) =>
+    webhook: (webhookId: WebhookId) =>
       invoke<Webhook>("webhook", { webhookId }),
     /**
      * Queues again every delivery to the endpoint that failed for good since `since`
      * (RFC 3339).
      */
-    recoverWebhookDeliveries: (webhookId: number, since: string) =>
+    recoverWebhookDeliveries: (webhookId: WebhookId, since: string) =>
       invoke<WebhookRecovered>("recover_webhook_deliveries", { webhookId, since }),
     events: (eventType: string | null) =>
       invoke<Array<Event>>("events", { eventType }),

@@ -611,7 +611,7 @@ mod tests {
         let sync = TransactionSync {
             added: Vec::new(),
             modified: Vec::new(),
-            removed: vec![7],
+            removed: vec![subscriber_protocol::TransactionId(7)],
             next_cursor: "9.0".to_owned(),
             has_more: true,
         };

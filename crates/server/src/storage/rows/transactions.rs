@@ -210,11 +210,7 @@ pub(in crate::storage) fn removal_notices(
         .map(|subscriber_id| {
             let card_id = row.card_id.filter(|_| card_owner == Some(subscriber_id));
             let merchant_id = row.merchant_id.filter(|_| merchant_owner == Some(subscriber_id));
-            let data = TransactionRemovedData {
-                transaction_id: row.id.get(),
-                card_id: card_id.map(CardId::get),
-                merchant_id: merchant_id.map(MerchantId::get),
-            };
+            let data = TransactionRemovedData { transaction_id: row.id, card_id, merchant_id };
             RemovalNotice {
                 subscriber_id,
                 card_id,
