@@ -3,13 +3,14 @@
 //!
 //! ```
 //! use subscriber_client::events::{self, EventData};
+//! use subscriber_client::protocol::CardId;
 //!
 //! let body = br#"{"id":"evt_7","type":"card.enrolled","createdAt":"2026-01-01T00:00:00Z",
 //!     "data":{"cardId":3,"lastFour":4242,"brand":"visa"}}"#;
 //! // After `webhooks::verify` accepted the raw body:
 //! let event = events::parse_delivery(body).expect("an event of the catalogue");
 //! match event.payload {
-//!     EventData::CardEnrolled(card) => assert_eq!((card.card_id, card.last_four), (3, 4242)),
+//!     EventData::CardEnrolled(card) => assert_eq!((card.card_id, card.last_four), (CardId(3), 4242)),
 //!     other => panic!("not a card: {other:?}"),
 //! }
 //! ```
