@@ -334,11 +334,14 @@ fn text_or_integer<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<
         }
         /// JSON has one number type: `12.0` is the integer 12 (as JSON Schema counts it). A
         /// large one may come back from the float parser a few units of its last place off, so
-        /// "whole" allows that much.
+        /// "whole" allows that much. An integer below `i64::MIN` reaches here as a float that
+        /// rounds to `i64::MIN` or less: it is out of the schema's range, so refused.
         fn visit_f64<E: serde::de::Error>(self, number: f64) -> Result<Self::Value, E> {
             let whole = number.round();
             let off = (number - whole).abs();
-            if number.is_finite() && whole.abs() < 1e19 && off <= whole.abs() * f64::EPSILON * 4.0 {
+            #[allow(clippy::cast_precision_loss)] // `i64::MIN` is a power of two: exact in f64.
+            let in_range = whole > i64::MIN as f64 && whole < 1e19;
+            if number.is_finite() && in_range && off <= whole.abs() * f64::EPSILON * 4.0 {
                 Ok(Some(format!("{whole:.0}")))
             } else {
                 Err(E::invalid_type(serde::de::Unexpected::Float(number), &self))
@@ -360,6 +363,17 @@ mod tests {
 
     fn draft(json: &str) -> MerchantDraft {
         serde_json::from_str(json).expect("draft parses")
+    }
+
+    /// An integer below `i64::MIN` is out of the schema's range: refused, not rounded to it.
+    #[test]
+    fn a_number_below_the_smallest_integer_is_refused() {
+        let parsed = |number: &str| serde_json::from_str::<MerchantDraft>(&format!(r#"{{"phoneNumber": {number}}}"#));
+        assert!(parsed("-9223372036854775809").is_err());
+        assert!(parsed("-1e19").is_err());
+        let smallest = parsed("-9223372036854775808").expect("i64::MIN is in range");
+        assert_eq!(smallest.phone_number.as_deref(), Some("-9223372036854775808"));
+        assert_eq!(parsed("12.0").expect("a whole float").phone_number.as_deref(), Some("12"));
     }
 
     #[test]
