@@ -89,7 +89,7 @@ async fn onboard(
     };
     let replay = idempotent
         .replay(|person_id| OnboardPersonResponse { person_id: PersonId(person_id), status: PersonStatus::Onboarded });
-    let person_id = PersonId(state.db.onboard_person(new, replay).await?);
+    let person_id = state.db.onboard_person(new, replay).await?;
     tracing::info!(person_id = person_id.get(), "person onboarded");
     let body = OnboardPersonResponse { person_id, status: PersonStatus::Onboarded };
     Ok(idempotent.created(body))

@@ -13,7 +13,7 @@ pub use super::rows::persons::{AnswerPlan, Decide, IssuePlan, NewPerson, PersonE
 
 impl Store {
     /// Onboards a person (and keeps the request's replay); its id.
-    pub async fn onboard_person(&self, person: NewPerson, replay: Option<Replay>) -> StorageResult<i64> {
+    pub async fn onboard_person(&self, person: NewPerson, replay: Option<Replay>) -> StorageResult<PersonId> {
         let NewPerson { subscriber_id, first_name, last_name, email, created_at, labels } = person;
         let sql = sql!(
             "INSERT INTO persons (subscriber_id, first_name, last_name, email, created_at, client_user_id, metadata)
@@ -21,7 +21,7 @@ impl Store {
         );
         let [client_user_id, metadata] = super::rows::labels::args(&labels);
         let args = args![subscriber_id, first_name, last_name, email, created_at, client_user_id, metadata];
-        self.insert_keeping_replay(sql, args, created_at, replay).await
+        self.insert_keeping_replay(sql, args, created_at, replay).await.map(PersonId)
     }
 
     /// The person when the subscriber onboarded it.
