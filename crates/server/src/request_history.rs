@@ -14,6 +14,7 @@
 //! log says so); the age prune deletes a batch at a time, never holding the writer long.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 use subscriber_protocol::SubscriberId;
@@ -84,6 +85,36 @@ pub struct RequestHistory {
     unrecorded: AtomicU64,
     said_full_at: Mutex<Option<Instant>>,
     kept_for: Duration,
+    masked_answers: Arc<MaskedAnswers>,
+}
+
+/// A successful read's answer as masked, for the next request of the same subscriber and URL
+/// answered with the same bytes: a polling client gets the same answer again and again, and
+/// masking it again was most of what the history cost a read (BENCHMARKS.md).
+struct MaskedAnswer {
+    /// What was answered (its kept beginning), compared whole before the rest is reused.
+    answered: Bytes,
+    text: String,
+    truncated: bool,
+    /// The ids its JSON holds, each `kind:value`.
+    ids: Vec<String>,
+    digest: Vec<u8>,
+}
+
+/// The masked answers, by subscriber and URL, at most [`MASKED_ANSWERS_BYTES`] of them.
+type MaskedAnswers = quick_cache::sync::Cache<(SubscriberId, String), Arc<MaskedAnswer>, AnswerBytes>;
+
+/// What the masked answers may hold at most.
+const MASKED_ANSWERS_BYTES: u64 = 16 * 1024 * 1024;
+
+#[derive(Clone)]
+struct AnswerBytes;
+
+impl quick_cache::Weighter<(SubscriberId, String), Arc<MaskedAnswer>> for AnswerBytes {
+    fn weight(&self, key: &(SubscriberId, String), answer: &Arc<MaskedAnswer>) -> u64 {
+        let ids: usize = answer.ids.iter().map(String::len).sum();
+        u64::try_from(key.1.len() + answer.answered.len() + answer.text.len() + ids + 128).unwrap_or(u64::MAX)
+    }
 }
 
 impl RequestHistory {
@@ -96,6 +127,7 @@ impl RequestHistory {
             unrecorded: AtomicU64::new(0),
             said_full_at: Mutex::new(None),
             kept_for,
+            masked_answers: Arc::new(MaskedAnswers::with_weighter(4_096, MASKED_ANSWERS_BYTES, AnswerBytes)),
         }
     }
 
@@ -156,9 +188,11 @@ impl RequestHistory {
 
     /// Masks and writes `chunk`, then brings within bounds the subscribers due for it.
     async fn write_chunk(&self, db: &Store, chunk: Vec<Answered>) -> StorageResult<()> {
-        let records: Vec<RequestRecord> = tokio::task::spawn_blocking(move || chunk.into_iter().map(masked).collect())
-            .await
-            .map_err(crate::storage::StorageError::from)?;
+        let answers = Arc::clone(&self.masked_answers);
+        let records: Vec<RequestRecord> =
+            tokio::task::spawn_blocking(move || chunk.into_iter().map(|answered| masked(answered, &answers)).collect())
+                .await
+                .map_err(crate::storage::StorageError::from)?;
         let mut due = Vec::new();
         {
             let mut since = self.since_bounded.lock();
@@ -205,8 +239,9 @@ pub fn is_successful_read(method: &str, status: u16) -> bool {
     method == "GET" && (200..300).contains(&status)
 }
 
-/// The request with every text masked, and the ids it named.
-fn masked(answered: Answered) -> RequestRecord {
+/// The request with every text masked, and the ids it named; a successful read's answer masked
+/// once for as long as it stays the same ([`MaskedAnswer`]).
+fn masked(answered: Answered, answers: &MaskedAnswers) -> RequestRecord {
     use crate::redact::MaskedBody;
     let Answered { mut line, request_body: sent, response_body: answer } = answered;
     let body = |bytes: &Option<Bytes>| {
@@ -222,12 +257,14 @@ fn masked(answered: Answered) -> RequestRecord {
     };
     // A successful read's answer is the object as it is (the API gives it again): its first
     // 2 KiB are kept, not 16, which keeps the history's cost on the busiest routes small.
-    let response_body = if is_successful_read(&line.method, line.status) {
-        answer.as_ref().filter(|bytes| !bytes.is_empty()).map(|bytes| crate::redact::body(bytes, READ_ANSWER_BYTES))
-    } else {
-        body(&answer)
-    };
-    let truncated = [&request_body, &response_body].iter().any(|body| body.as_ref().is_some_and(|body| body.truncated));
+    let successful_read = is_successful_read(&line.method, line.status);
+    let read_answer = answer
+        .as_ref()
+        .filter(|bytes| successful_read && !bytes.is_empty())
+        .map(|bytes| read_answer(answers, (line.subscriber_id, read_url(&line)), bytes.clone()));
+    let response_body = if successful_read { None } else { body(&answer) };
+    let truncated = [&request_body, &response_body].iter().any(|body| body.as_ref().is_some_and(|body| body.truncated))
+        || read_answer.as_ref().is_some_and(|answer| answer.truncated);
     line.path = crate::redact::client_path(&line.path);
     line.query = line.query.take().filter(|query| !query.is_empty()).map(|query| {
         crate::redact::truncate(
@@ -246,8 +283,14 @@ fn masked(answered: Answered) -> RequestRecord {
     for json in [&request_body, &response_body].into_iter().flatten().filter_map(|body| body.json.as_ref()) {
         ids.add_value(json);
     }
+    if let Some(answer) = &read_answer {
+        answer.ids.iter().for_each(|id| ids.add_written(id));
+    }
     let request_body = request_body.map(|body| body.text);
-    let response_body = response_body.map(|body| body.text);
+    let (response_body, response_answer) = match (response_body, read_answer) {
+        (_, Some(answer)) => (Some(answer.text.clone()), Some(answer.digest.clone())),
+        (body, None) => (body.map(|body| body.text), None),
+    };
     let object_ids = ids.written();
     let bytes = [&line.request_id, &line.method, &line.path, &object_ids].iter().map(|text| text.len()).sum::<usize>()
         + [&line.route, &line.query, &line.code, &request_body, &response_body]
@@ -259,10 +302,41 @@ fn masked(answered: Answered) -> RequestRecord {
         line,
         request_body,
         response_body,
+        response_answer,
         truncated,
         object_ids,
         bytes: i64::try_from(bytes).unwrap_or(i64::MAX),
     }
+}
+
+/// The URL a read asked for (its path and query, as they came), which its memo goes by.
+fn read_url(line: &RequestLine) -> String {
+    match &line.query {
+        Some(query) => format!("{}?{query}", line.path),
+        None => line.path.clone(),
+    }
+}
+
+/// A successful read's answer masked: as last time, when the same subscriber's same URL was
+/// answered with the same bytes; masked (its first [`READ_ANSWER_BYTES`]) otherwise.
+fn read_answer(answers: &MaskedAnswers, key: (SubscriberId, String), answered: Bytes) -> Arc<MaskedAnswer> {
+    if let Some(answer) = answers.get(&key).filter(|answer| answer.answered == answered) {
+        return answer;
+    }
+    let masked = crate::redact::body(&answered, READ_ANSWER_BYTES);
+    let mut ids = Ids::default();
+    if let Some(json) = &masked.json {
+        ids.add_value(json);
+    }
+    let answer = Arc::new(MaskedAnswer {
+        answered,
+        digest: crate::storage::request_history::answer_digest(&masked.text),
+        text: masked.text,
+        truncated: masked.truncated,
+        ids: ids.0,
+    });
+    answers.insert(key, Arc::clone(&answer));
+    answer
 }
 
 /// The ids a request named (its path's parameters, its query) or got back (its bodies' `…Id`
@@ -277,9 +351,13 @@ impl Ids {
         {
             return;
         }
-        let id = format!("{kind}:{value}");
-        if !self.0.contains(&id) {
-            self.0.push(id);
+        self.add_written(&format!("{kind}:{value}"));
+    }
+
+    /// `kind:value`, found before.
+    fn add_written(&mut self, id: &str) {
+        if self.0.len() < IDS_AT_MOST && !self.0.iter().any(|known| known == id) {
+            self.0.push(id.to_owned());
         }
     }
 
@@ -431,6 +509,35 @@ mod tests {
         }
         let expected: Vec<String> = (0..waiting).rev().map(|index| format!("req_{index}")).collect();
         assert_eq!(written, expected, "every request once, newest first");
+    }
+
+    /// A read answered with the same bytes again is masked once: the second record is the
+    /// first's, secret masked and ids found; other bytes at the same URL are masked anew.
+    #[test]
+    fn a_read_answered_alike_is_masked_once() {
+        let history = RequestHistory::new(Duration::from_secs(60));
+        let answered = |answer: &'static str| {
+            let mut read = read("req_1".to_owned());
+            read.line.route = Some("/webhooks/{webhook_id}".to_owned());
+            read.line.path = "/webhooks/12".to_owned();
+            read.response_body = Some(Bytes::from_static(answer.as_bytes()));
+            read
+        };
+        let first = masked(answered(r#"{"id":12,"secret":"whsec_first"}"#), &history.masked_answers);
+        assert_eq!(history.masked_answers.len(), 1);
+        let again = masked(answered(r#"{"id":12,"secret":"whsec_first"}"#), &history.masked_answers);
+        assert_eq!(again, first);
+        let body = first.response_body.as_deref().expect("kept");
+        assert!(!body.contains("whsec_first"), "{body}");
+        assert_eq!(first.object_ids, " webhookId:12 id:12 ");
+        assert!(first.response_answer.is_some());
+
+        let changed = masked(answered(r#"{"id":12,"secret":"whsec_second"}"#), &history.masked_answers);
+        assert!(!changed.response_body.as_deref().expect("kept").contains("whsec_second"));
+        assert_eq!(changed.response_answer, first.response_answer, "the same masked text, the same answer");
+        let other = masked(answered(r#"{"id":12,"secret":null}"#), &history.masked_answers);
+        assert_ne!(other.response_answer, first.response_answer);
+        assert_eq!(history.masked_answers.len(), 1, "one URL, its latest answer");
     }
 
     #[test]

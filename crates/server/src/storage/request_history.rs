@@ -6,21 +6,27 @@ use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::SubscriberId;
 
-use super::rows::request_history::{COLUMNS, page};
-pub use super::rows::request_history::{RequestFilter, RequestLine, RequestRecord, StoredRequest};
+use super::rows::request_history::{COLUMNS, HISTORY, kept_answers, page};
+pub use super::rows::request_history::{RequestFilter, RequestLine, RequestRecord, StoredRequest, answer_digest};
 
 /// Rows deleted by one statement of a prune: a purge never holds the writer long.
 const PRUNE_BATCH: i64 = 2_000;
 
+/// How much older than the oldest request kept an answer's newest use is before the answer
+/// goes. Instances write their batches a moment apart, so rows are in time order only within
+/// moments; an hour is far beyond that, and costs only an hour of answers no row names.
+const ANSWER_SLACK_MS: i64 = 3_600_000;
+
 impl Store {
-    /// Stores the batch (already masked).
-    pub async fn record_requests(&self, records: Vec<RequestRecord>) -> StorageResult<()> {
+    /// Stores the batch (already masked), each answer kept once stored once.
+    pub async fn record_requests(&self, mut records: Vec<RequestRecord>) -> StorageResult<()> {
         if records.is_empty() {
             return Ok(());
         }
+        let answers = kept_answers(&mut records);
         dispatch!(self,
-            db => db.write(move |connection| sqlite::request_history::insert(connection, &records)).await,
-            db => postgres::request_history::insert(db, records).await,
+            db => db.write(move |connection| sqlite::request_history::insert(connection, &records, &answers)).await,
+            db => postgres::request_history::insert(db, records, answers).await,
         )
     }
 
@@ -58,8 +64,8 @@ impl Store {
         request_id: String,
     ) -> StorageResult<Option<StoredRequest>> {
         let sql = sql!(
-            "SELECT {COLUMNS} FROM request_history WHERE subscriber_id = $1 AND request_id = $2
-             ORDER BY seq DESC LIMIT 1"
+            "SELECT {COLUMNS} FROM {HISTORY} WHERE h.subscriber_id = $1 AND h.request_id = $2
+             ORDER BY h.seq DESC LIMIT 1"
         );
         self.fetch_one(Read::ByKey, sql, args![subscriber_id, request_id]).await
     }
@@ -84,9 +90,18 @@ impl Store {
             let deleted = self.execute_maintenance(sql, args![first_kept, PRUNE_BATCH]).await?;
             pruned += deleted;
             if deleted < PRUNE_BATCH as u64 {
-                return Ok(pruned);
+                break;
             }
         }
+        // The answers no request young enough names (by their newest use).
+        let answers = sql!(
+            "DELETE FROM request_answers WHERE (subscriber_id, digest) IN
+               (SELECT subscriber_id, digest FROM request_answers WHERE last_at_ms < $1 ORDER BY last_at_ms LIMIT $2)"
+        );
+        while self.execute_maintenance(answers, args![before_ms - ANSWER_SLACK_MS, PRUNE_BATCH]).await?
+            >= PRUNE_BATCH as u64
+        {}
+        Ok(pruned)
     }
 
     /// Keeps at most `requests` of the subscriber's newest requests and, when `bytes` is given,
@@ -127,7 +142,14 @@ impl Store {
         };
         let Some(cut) = count_cut.max(bytes_cut) else { return Ok(0) };
         let delete = sql!("DELETE FROM request_history WHERE subscriber_id = $1 AND seq <= $2");
-        self.execute_maintenance(delete, args![subscriber_id, cut]).await
+        let gone = self.execute_maintenance(delete, args![subscriber_id, cut]).await?;
+        // Its answers no kept request names: last used before its oldest kept request.
+        let answers = sql!(
+            "DELETE FROM request_answers WHERE subscriber_id = $1 AND last_at_ms <
+               (SELECT at_ms FROM request_history WHERE subscriber_id = $1 ORDER BY seq LIMIT 1) - $2"
+        );
+        self.execute_maintenance(answers, args![subscriber_id, ANSWER_SLACK_MS]).await?;
+        Ok(gone)
     }
 
     /// Erases the bodies of the subscriber's requests that named or got back `object` (` kind:id `
@@ -137,10 +159,19 @@ impl Store {
         subscriber_id: SubscriberId,
         object_pattern: String,
     ) -> StorageResult<u64> {
+        // An answer kept once goes whole, for every request naming it: the same text holds the
+        // same object.
+        let answers = sql!(
+            "DELETE FROM request_answers WHERE subscriber_id = $1 AND digest IN
+               (SELECT response_answer FROM request_history
+                WHERE subscriber_id = $1 AND object_ids LIKE $2 ESCAPE '\\' AND response_answer IS NOT NULL)"
+        );
+        self.execute_maintenance(answers, args![subscriber_id, object_pattern.clone()]).await?;
         let sql = sql!(
-            "UPDATE request_history SET request_body = NULL, response_body = NULL, query = NULL
+            "UPDATE request_history SET request_body = NULL, response_body = NULL, query = NULL, response_answer = NULL
              WHERE subscriber_id = $1 AND object_ids LIKE $2 ESCAPE '\\'
-               AND (request_body IS NOT NULL OR response_body IS NOT NULL OR query IS NOT NULL)"
+               AND (request_body IS NOT NULL OR response_body IS NOT NULL OR query IS NOT NULL
+                    OR response_answer IS NOT NULL)"
         );
         self.execute_maintenance(sql, args![subscriber_id, object_pattern]).await
     }
@@ -166,6 +197,7 @@ mod tests {
             },
             request_body: None,
             response_body: Some("{}".to_owned()),
+            response_answer: None,
             truncated: false,
             object_ids: " cardId:1 ".to_owned(),
             bytes,
@@ -197,11 +229,69 @@ mod tests {
         assert!(all(quiet).await.is_empty());
     }
 
+    /// Subscriber's read `index`, answered `answer` (kept once), at `at_ms`.
+    fn read(subscriber_id: SubscriberId, index: i64, at_ms: i64, answer: &str) -> RequestRecord {
+        let mut read = record(subscriber_id, index, 100);
+        read.line.at_ms = at_ms;
+        read.response_body = Some(answer.to_owned());
+        read.response_answer = Some(answer_digest(answer));
+        read
+    }
+
+    async fn answers_kept(store: &Store, subscriber_id: SubscriberId) -> i64 {
+        let count = sql!("SELECT COUNT(*) FROM request_answers WHERE subscriber_id = $1");
+        store.fetch_one(Read::Scan, count, args![subscriber_id]).await.expect("counted").unwrap_or(0)
+    }
+
+    /// An answer given again and again is stored once, read back with every request naming it,
+    /// and goes once no kept request can name it: after the bound, with an erased object, by age.
+    async fn answers_kept_once(store: Store, (busy, quiet): (SubscriberId, SubscriberId)) {
+        let (old, new) = ("{\"id\":1,\"status\":\"old\"}", "{\"id\":1,\"status\":\"new\"}");
+        let hour_later = 1_000 + 2 * ANSWER_SLACK_MS;
+        store
+            .record_requests((0..5).map(|index| read(busy, index, 1_000 + index, old)).collect())
+            .await
+            .expect("written");
+        store.record_requests(vec![read(quiet, 0, 1_000, old)]).await.expect("written");
+        for batch in 0..2 {
+            let reads = (0..10).map(|index| read(busy, 5 + batch * 10 + index, hour_later + index, new)).collect();
+            store.record_requests(reads).await.expect("written");
+        }
+        assert_eq!(answers_kept(&store, busy).await, 2, "25 reads, 2 answers");
+        assert_eq!(answers_kept(&store, quiet).await, 1, "each subscriber's own");
+        let all = |subscriber| {
+            let store = store.clone();
+            async move { store.requests(subscriber, RequestFilter::default(), 1_000).await.expect("read") }
+        };
+        let kept = all(busy).await;
+        assert_eq!(kept.len(), 25);
+        assert_eq!(kept[0].record.response_body.as_deref(), Some(new));
+        assert_eq!(kept[24].record.response_body.as_deref(), Some(old));
+        let one = store.request(busy, kept[3].record.line.request_id.clone()).await.expect("read").expect("there");
+        assert_eq!(one.record.response_body.as_deref(), Some(new));
+
+        // The old answer's requests leave with the bound; the answer with them.
+        assert_eq!(store.bound_requests(busy, 20, None).await.expect("bounded"), 5);
+        assert_eq!(answers_kept(&store, busy).await, 1, "the old answer went with the last request naming it");
+        assert_eq!(answers_kept(&store, quiet).await, 1, "another subscriber's same answer stays");
+        assert!(all(busy).await.iter().all(|request| request.record.response_body.as_deref() == Some(new)));
+
+        // Erasing the object the answer holds erases the answer, for every request naming it.
+        assert_eq!(store.erase_request_bodies(busy, "% cardId:1 %".to_owned()).await.expect("erased"), 20);
+        assert_eq!(answers_kept(&store, busy).await, 0);
+        assert!(all(busy).await.iter().all(|request| request.record.response_body.is_none()));
+
+        // By age: the answers no young request names go.
+        store.prune_requests(hour_later + ANSWER_SLACK_MS).await.expect("pruned");
+        assert_eq!(answers_kept(&store, quiet).await, 0);
+    }
+
     #[tokio::test]
     async fn each_subscriber_is_bounded_by_its_own_requests_and_old_ones_are_pruned() {
         let dir = tempfile::tempdir().expect("a folder");
         let store = Store::open(&dir.path().join("history.sqlite3").into()).await.expect("a database");
-        bounded_and_pruned(store, (SubscriberId(1), SubscriberId(2))).await;
+        bounded_and_pruned(store.clone(), (SubscriberId(1), SubscriberId(2))).await;
+        answers_kept_once(store, (SubscriberId(3), SubscriberId(4))).await;
     }
 
     /// The same on PostgreSQL (`tests/support/with-postgres.sh cargo test -p subscriber-server
@@ -222,6 +312,7 @@ mod tests {
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         let location = crate::storage::Location::Postgres(format!("{server}/{name}"));
         let store = Store::open(&location).await.expect("a database");
-        bounded_and_pruned(store, (SubscriberId(1), SubscriberId(2))).await;
+        bounded_and_pruned(store.clone(), (SubscriberId(1), SubscriberId(2))).await;
+        answers_kept_once(store, (SubscriberId(3), SubscriberId(4))).await;
     }
 }

@@ -81,6 +81,7 @@ const MIGRATIONS: &[&str] = &[
     include_str!("../../../migrations/postgres/0011_sandbox_scenarios.sql"),
     include_str!("../../../migrations/postgres/0012_request_history.sql"),
     include_str!("../../../migrations/postgres/0013_sandbox_snapshots.sql"),
+    include_str!("../../../migrations/postgres/0014_request_answers.sql"),
 ];
 
 /// Held while migrating, so instances started together migrate once ("SDW" + 2).

@@ -63,6 +63,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0019_sandbox_scenarios.sql")),
         M::up(include_str!("../../../migrations/0020_request_history.sql")),
         M::up(include_str!("../../../migrations/0021_sandbox_snapshots.sql")),
+        M::up(include_str!("../../../migrations/0022_request_answers.sql")),
     ])
 }
 

@@ -1,11 +1,15 @@
 use rusqlite::Connection;
 
 use crate::storage::StorageResult;
-use crate::storage::rows::request_history::{INSERT, RequestRecord};
+use crate::storage::rows::request_history::{INSERT, KEEP_ANSWER, KeptAnswer, RequestRecord};
 use crate::storage::sql::args;
 
-/// The batch, in the writer's transaction.
-pub fn insert(connection: &Connection, records: &[RequestRecord]) -> StorageResult<()> {
+/// The batch and the answers it keeps once, in the writer's transaction.
+pub fn insert(connection: &Connection, records: &[RequestRecord], answers: &[KeptAnswer]) -> StorageResult<()> {
+    for answer in answers {
+        let arguments = args![answer.subscriber_id, &answer.digest, &answer.body, answer.last_at_ms];
+        super::rows::execute(connection, &KEEP_ANSWER, rusqlite::params_from_iter(&arguments))?;
+    }
     for record in records {
         let line = &record.line;
         let arguments = args![
@@ -23,7 +27,8 @@ pub fn insert(connection: &Connection, records: &[RequestRecord]) -> StorageResu
             record.response_body.as_ref(),
             record.truncated,
             &record.object_ids,
-            record.bytes
+            record.bytes,
+            record.response_answer.as_ref()
         ];
         super::rows::execute(connection, &INSERT, rusqlite::params_from_iter(&arguments))?;
     }
