@@ -1,6 +1,6 @@
 //! The OpenAPI document describes a typed id (`CardId`, …) as the integer it wraps, as the
 //! wire has it: utoipa reads these aliases from `OUT_DIR` while it derives the schemas. The ids
-//! are read from `src/ids.rs` (the `integer_id!` list, a line `    Name;` each), so a new one
+//! are read from `src/ids.rs` (the `integer_newtype!` list, a line `    Name;` each), so a new one
 //! needs no second list.
 
 use std::fs;

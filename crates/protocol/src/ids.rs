@@ -2,14 +2,10 @@
 //! subscriber's is asked (`resend(subscriber, webhook, event, ..)` with two swapped does not
 //! compile). On the wire and in the tables each is the integer it wraps.
 
-use std::fmt;
-
-use serde::{Deserialize, Serialize};
-
-macro_rules! integer_id {
+macro_rules! integer_newtype {
     ($($(#[$doc:meta])* $name:ident;)*) => {$(
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
         #[serde(transparent)]
         // TypeScript and OpenAPI (`build.rs`) see the number it wraps.
         #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "number"))]
@@ -22,8 +18,8 @@ macro_rules! integer_id {
             }
         }
 
-        impl fmt::Display for $name {
-            fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        impl std::fmt::Display for $name {
+            fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 self.0.fmt(formatter)
             }
         }
@@ -95,7 +91,7 @@ macro_rules! integer_id {
     )*};
 }
 
-integer_id! {
+integer_newtype! {
     /// A subscriber (an account of the service): what every other id is scoped by.
     SubscriberId;
     /// A webhook endpoint of a subscriber.

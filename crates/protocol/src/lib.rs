@@ -14,7 +14,9 @@ mod discovery;
 pub mod enrichment;
 mod envelope;
 mod events;
+#[macro_use]
 pub mod ids;
+pub mod instants;
 pub mod markup;
 mod merchants;
 pub mod object;
@@ -38,6 +40,7 @@ pub use enrichment::*;
 pub use envelope::*;
 pub use events::*;
 pub use ids::*;
+pub use instants::UnixMillis;
 pub use merchants::*;
 pub use persons::*;
 pub use sandbox::*;

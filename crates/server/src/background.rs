@@ -77,8 +77,7 @@ pub fn spawn(state: &AppState) -> Background {
             let mut tick = tokio::time::interval(Duration::from_secs(300));
             loop {
                 tick.tick().await;
-                let kept_for = prune_state.request_history.kept_for();
-                let before = Utc::now().timestamp_millis() - i64::try_from(kept_for.as_millis()).unwrap_or(i64::MAX);
+                let before = prune_state.request_history.oldest_kept();
                 match prune_state.db.prune_requests(before).await {
                     Ok(pruned) if pruned > 0 => {
                         tracing::info!(pruned, "requests older than the history keeps forgotten")

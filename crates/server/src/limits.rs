@@ -13,7 +13,7 @@ use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 use std::time::Duration;
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{SubscriberId, UnixMillis};
 
 use governor::clock::{Clock, DefaultClock};
 use governor::middleware::StateInformationMiddleware;
@@ -71,13 +71,9 @@ impl FailedLogins {
     }
 }
 
-/// Milliseconds since the epoch: failures are compared across processes, so not `Instant`.
-fn now_ms() -> i64 {
-    chrono::Utc::now().timestamp_millis()
-}
-
-fn window_ms() -> i64 {
-    i64::try_from(LOGIN_WINDOW.as_millis()).unwrap_or(i64::MAX)
+/// Failures are compared across processes, so in Unix time, not `Instant`.
+fn now() -> UnixMillis {
+    UnixMillis::now()
 }
 
 pub struct Limits {
@@ -237,22 +233,24 @@ impl Limits {
             .into_iter()
             .filter(|(scope, _, _)| scopes.contains(scope))
             .collect();
-        let now = now_ms();
-        let since = now - window_ms();
+        let now = now();
+        let since = now.minus(LOGIN_WINDOW);
         // Only the newest `limit` failures of a subject decide: the wait runs from the oldest of them.
         let oldest_deciding = self.failed_logins.db.login_failures_deciding(subjects, since).await?;
         match oldest_deciding {
             None => Ok(()),
             Some(at) => {
-                let wait_ms = u64::try_from(at + window_ms() - now).unwrap_or(0);
-                Err(ApiError::RateLimited { retry_after_seconds: wait_ms.div_ceil(1000).max(1) })
+                let wait = at.plus(LOGIN_WINDOW).since(now);
+                Err(ApiError::RateLimited {
+                    retry_after_seconds: u64::try_from(wait.as_millis()).unwrap_or(u64::MAX).div_ceil(1000).max(1),
+                })
             }
         }
     }
 
     pub async fn record_failed_login(&self, email: &str, address: IpAddr) {
         let subjects = self.failed_logins.subjects(email, address).map(|(scope, subject, _)| (scope, subject));
-        let at = now_ms();
+        let at = now();
         let recorded = self.failed_logins.db.record_login_failures(subjects.to_vec(), at).await;
         if let Err(error) = recorded {
             tracing::warn!(error = %error, "a failed login was not recorded");
@@ -270,7 +268,7 @@ impl Limits {
 
 /// Forgets failed logins older than the window (the background task's work).
 pub async fn purge_failed_logins(db: &Store) -> crate::storage::StorageResult<u64> {
-    let before = now_ms() - window_ms();
+    let before = now().minus(LOGIN_WINDOW);
     db.purge_login_failures(before).await
 }
 

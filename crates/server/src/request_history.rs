@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{SubscriberId, UnixMillis};
 
 use bytes::Bytes;
 use parking_lot::Mutex;
@@ -134,6 +134,11 @@ impl RequestHistory {
     /// How long a request is kept.
     pub fn kept_for(&self) -> Duration {
         self.kept_for
+    }
+
+    /// The oldest a request kept may be, now.
+    pub fn oldest_kept(&self) -> UnixMillis {
+        UnixMillis::now().minus(self.kept_for)
     }
 
     /// Whether requests are kept at all (`--request-log-days 0` keeps none).
@@ -470,7 +475,7 @@ mod tests {
                 status: 200,
                 code: None,
                 latency_ms: 1.0,
-                at_ms: 1_000,
+                at_ms: UnixMillis(1_000),
             },
             request_body: None,
             response_body: Some(Bytes::from_static(b"{}")),

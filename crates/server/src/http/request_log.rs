@@ -69,7 +69,7 @@ pub async fn record(State(state): State<AppState>, mut request: Request, next: N
         status: response.status().as_u16(),
         code,
         latency_ms,
-        at_ms: at.timestamp_millis(),
+        at_ms: at.into(),
     };
     state.request_history.record(Answered { line, request_body, response_body });
     response

@@ -1,5 +1,7 @@
 //! Leases on work one instance at a time does (see migration 0009).
 
+use subscriber_protocol::UnixMillis;
+
 use super::sql::{args, sql};
 use super::{StorageResult, Store};
 
@@ -10,8 +12,8 @@ impl Store {
         &self,
         name: &'static str,
         holder: String,
-        now_ms: i64,
-        until_ms: i64,
+        now_ms: UnixMillis,
+        until_ms: UnixMillis,
     ) -> StorageResult<bool> {
         let sql = sql!(
             "INSERT INTO leases (name, holder, expires_at_ms) VALUES ($1, $2, $4)

@@ -2,6 +2,7 @@
 
 use super::sql::{args, sql};
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::UnixMillis;
 
 /// What a failure is counted against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,7 +29,7 @@ impl Scope {
 pub type Limited = (Scope, Vec<u8>, usize);
 
 impl Store {
-    pub async fn record_login_failures(&self, subjects: Vec<(Scope, Vec<u8>)>, at_ms: i64) -> StorageResult<()> {
+    pub async fn record_login_failures(&self, subjects: Vec<(Scope, Vec<u8>)>, at_ms: UnixMillis) -> StorageResult<()> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::login_failures::record(connection, &subjects, at_ms)).await,
             db => postgres::login_failures::record(db, subjects, at_ms).await,
@@ -37,7 +38,11 @@ impl Store {
 
     /// For each subject with at least its limit of failures since `since_ms`, when the
     /// `limit`-th newest happened; the latest of those, or `None` when no subject is at its limit.
-    pub async fn login_failures_deciding(&self, subjects: Vec<Limited>, since_ms: i64) -> StorageResult<Option<i64>> {
+    pub async fn login_failures_deciding(
+        &self,
+        subjects: Vec<Limited>,
+        since_ms: UnixMillis,
+    ) -> StorageResult<Option<UnixMillis>> {
         dispatch!(self,
             db => db.read_by_key(move |connection| sqlite::login_failures::deciding(connection, &subjects, since_ms)).await,
             db => postgres::login_failures::deciding(db, &subjects, since_ms).await,
@@ -50,7 +55,7 @@ impl Store {
     }
 
     /// Forgets failures older than `before_ms`.
-    pub async fn purge_login_failures(&self, before_ms: i64) -> StorageResult<u64> {
+    pub async fn purge_login_failures(&self, before_ms: UnixMillis) -> StorageResult<u64> {
         self.execute_maintenance(sql!("DELETE FROM login_failures WHERE failed_at_ms < $1"), args![before_ms]).await
     }
 }

@@ -1,10 +1,13 @@
 //! Each subscriber's API requests, kept in the database (contract: "Request history"): written
 //! in batches by `crate::request_history`, read by page, pruned by age and per subscriber.
 
+use std::time::Duration;
+
+use subscriber_protocol::{SubscriberId, UnixMillis};
+
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
-use subscriber_protocol::SubscriberId;
 
 use super::rows::request_history::{COLUMNS, HISTORY, kept_answers, page};
 pub use super::rows::request_history::{RequestFilter, RequestLine, RequestRecord, StoredRequest, answer_digest};
@@ -15,7 +18,7 @@ const PRUNE_BATCH: i64 = 2_000;
 /// How much older than the oldest request kept an answer's newest use is before the answer
 /// goes. Instances write their batches a moment apart, so rows are in time order only within
 /// moments; an hour is far beyond that, and costs only an hour of answers no row names.
-const ANSWER_SLACK_MS: i64 = 3_600_000;
+const ANSWER_SLACK: Duration = Duration::from_secs(3_600);
 
 impl Store {
     /// Stores the batch (already masked), each answer kept once stored once.
@@ -73,7 +76,7 @@ impl Store {
     /// Forgets requests older than `before_ms`, a batch at a time; how many went. Rows come in
     /// time order (`seq`), so what goes is every row below the first one young enough: found
     /// by reading the old rows once, deleted by key.
-    pub async fn prune_requests(&self, before_ms: i64) -> StorageResult<u64> {
+    pub async fn prune_requests(&self, before_ms: UnixMillis) -> StorageResult<u64> {
         let young = sql!("SELECT seq FROM request_history WHERE at_ms >= $1 ORDER BY seq LIMIT 1");
         let newest = sql!("SELECT MAX(seq) + 1 FROM request_history");
         let first_kept: Option<i64> = match self.fetch_one(Read::Scan, young, args![before_ms]).await? {
@@ -98,7 +101,7 @@ impl Store {
             "DELETE FROM request_answers WHERE (subscriber_id, digest) IN
                (SELECT subscriber_id, digest FROM request_answers WHERE last_at_ms < $1 ORDER BY last_at_ms LIMIT $2)"
         );
-        while self.execute_maintenance(answers, args![before_ms - ANSWER_SLACK_MS, PRUNE_BATCH]).await?
+        while self.execute_maintenance(answers, args![before_ms.minus(ANSWER_SLACK), PRUNE_BATCH]).await?
             >= PRUNE_BATCH as u64
         {}
         Ok(pruned)
@@ -148,7 +151,11 @@ impl Store {
             "DELETE FROM request_answers WHERE subscriber_id = $1 AND last_at_ms <
                (SELECT at_ms FROM request_history WHERE subscriber_id = $1 ORDER BY seq LIMIT 1) - $2"
         );
-        self.execute_maintenance(answers, args![subscriber_id, ANSWER_SLACK_MS]).await?;
+        self.execute_maintenance(
+            answers,
+            args![subscriber_id, i64::try_from(ANSWER_SLACK.as_millis()).unwrap_or(i64::MAX)],
+        )
+        .await?;
         Ok(gone)
     }
 
@@ -193,7 +200,7 @@ mod tests {
                 status: 200,
                 code: None,
                 latency_ms: 1.0,
-                at_ms: 1_000 + index,
+                at_ms: UnixMillis(1_000 + index),
             },
             request_body: None,
             response_body: Some("{}".to_owned()),
@@ -223,16 +230,16 @@ mod tests {
         assert_eq!(all(quiet).await.len(), 1, "another subscriber's requests are never taken");
         // Rows come in time order: busy's 40..49 (at 1,040..1,049), then quiet's 0 (at 1,000)
         // written after them, which a prune by place keeps until the rows before it go.
-        assert_eq!(store.prune_requests(1_045).await.expect("pruned"), 5, "busy's 40..44");
+        assert_eq!(store.prune_requests(UnixMillis(1_045)).await.expect("pruned"), 5, "busy's 40..44");
         assert_eq!(all(busy).await.len(), 5);
-        assert_eq!(store.prune_requests(2_000).await.expect("pruned"), 6, "everything left");
+        assert_eq!(store.prune_requests(UnixMillis(2_000)).await.expect("pruned"), 6, "everything left");
         assert!(all(quiet).await.is_empty());
     }
 
     /// Subscriber's read `index`, answered `answer` (kept once), at `at_ms`.
     fn read(subscriber_id: SubscriberId, index: i64, at_ms: i64, answer: &str) -> RequestRecord {
         let mut read = record(subscriber_id, index, 100);
-        read.line.at_ms = at_ms;
+        read.line.at_ms = UnixMillis(at_ms);
         read.response_body = Some(answer.to_owned());
         read.response_answer = Some(answer_digest(answer));
         read
@@ -247,7 +254,8 @@ mod tests {
     /// and goes once no kept request can name it: after the bound, with an erased object, by age.
     async fn answers_kept_once(store: Store, (busy, quiet): (SubscriberId, SubscriberId)) {
         let (old, new) = ("{\"id\":1,\"status\":\"old\"}", "{\"id\":1,\"status\":\"new\"}");
-        let hour_later = 1_000 + 2 * ANSWER_SLACK_MS;
+        let slack = i64::try_from(ANSWER_SLACK.as_millis()).expect("an hour");
+        let hour_later = 1_000 + 2 * slack;
         store
             .record_requests((0..5).map(|index| read(busy, index, 1_000 + index, old)).collect())
             .await
@@ -282,7 +290,7 @@ mod tests {
         assert!(all(busy).await.iter().all(|request| request.record.response_body.is_none()));
 
         // By age: the answers no young request names go.
-        store.prune_requests(hour_later + ANSWER_SLACK_MS).await.expect("pruned");
+        store.prune_requests(UnixMillis(hour_later + slack)).await.expect("pruned");
         assert_eq!(answers_kept(&store, quiet).await, 0);
     }
 

@@ -10,7 +10,7 @@ use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
-use subscriber_protocol::{AttemptId, EventId};
+use subscriber_protocol::{AttemptId, EventId, UnixMillis};
 
 use super::rows::webhooks::{ATTEMPTS, NEXT_DUE};
 pub use super::rows::webhooks::{
@@ -65,7 +65,8 @@ pub struct DueDelivery {
     pub webhook: WebhookRow,
     pub event_id: EventId,
     pub attempts: u32,
-    pub created_at: i64,
+    /// When its event was queued.
+    pub created_at: UnixMillis,
     /// The claim's number: renewing it and recording its attempt name it, so that a holder
     /// whose claim ran out (another instance took the endpoint over) moves nothing.
     pub claim: i64,
@@ -85,8 +86,8 @@ pub struct ClaimCandidate {
 /// What a claimer asks for.
 #[derive(Debug, Clone, Default)]
 pub struct ClaimAsk {
-    pub now_ms: i64,
-    pub claim_until: i64,
+    pub now_ms: UnixMillis,
+    pub claim_until: UnixMillis,
     /// The most deliveries to claim.
     pub slots: u32,
     /// Subscribers and hosts that may have nothing more claimed now.
@@ -128,7 +129,7 @@ pub enum TestSend {
     /// The endpoint had its [`TEST_SENDS`] in the window; the next is allowed at this time
     /// (milliseconds).
     TooMany {
-        retry_at: i64,
+        retry_at: UnixMillis,
     },
     /// The endpoint's queue is full.
     QueueFull,
@@ -143,10 +144,34 @@ pub enum Resend {
     QueueFull,
 }
 
-/// Test sends one endpoint may make per [`TEST_WINDOW_MS`] (a subscriber's 20 endpoints at
+/// Test sends one endpoint may make per [`TEST_SEND_WINDOW`] (a subscriber's 20 endpoints at
 /// most 20 times as many).
 pub const TEST_SENDS: i64 = 10;
-pub const TEST_WINDOW_MS: i64 = 60_000;
+pub const TEST_SEND_WINDOW: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// An endpoint's test sends: the window they are counted in (from `since`, `sent` of them),
+/// and its queue (`pending` of at most `pending_max`).
+pub(in crate::storage) struct TestWindow {
+    pub pending: i64,
+    pub pending_max: i64,
+    pub since: UnixMillis,
+    pub sent: i64,
+}
+
+impl TestWindow {
+    /// A test send at `now`: refused (too many in the window, or a full queue), or the window
+    /// it moves the endpoint to (its start, the sends in it). Both databases decide here.
+    pub(in crate::storage) fn send(&self, now: UnixMillis) -> Result<(UnixMillis, i64), TestSend> {
+        let open = self.sent > 0 && self.since > now.minus(TEST_SEND_WINDOW);
+        if open && self.sent >= TEST_SENDS {
+            return Err(TestSend::TooMany { retry_at: self.since.plus(TEST_SEND_WINDOW) });
+        }
+        if self.pending >= self.pending_max {
+            return Err(TestSend::QueueFull);
+        }
+        Ok(if open { (self.since, self.sent + 1) } else { (now, 1) })
+    }
+}
 
 impl Store {
     /// Adds an endpoint (and keeps the request's replay) unless the subscriber has `max`
@@ -221,7 +246,7 @@ impl Store {
         subscriber_id: SubscriberId,
         webhook_id: WebhookId,
         data: subscriber_protocol::WebhookTestData,
-        now_ms: i64,
+        now_ms: UnixMillis,
     ) -> StorageResult<TestSend> {
         let data = super::events::StoredEvent::new(&subscriber_protocol::EventData::WebhookTest(data)).data;
         let sent = dispatch!(self,
@@ -240,7 +265,7 @@ impl Store {
         subscriber_id: SubscriberId,
         webhook_id: WebhookId,
         event_id: EventId,
-        now_ms: i64,
+        now_ms: UnixMillis,
     ) -> StorageResult<Resend> {
         let queued = dispatch!(self,
             db => db.write(move |connection| sqlite::webhooks::resend(connection, subscriber_id, webhook_id, event_id, now_ms)).await,
@@ -288,7 +313,11 @@ impl Store {
 
     /// Moves the end of the claims this instance holds to `until`; the ones it no longer holds
     /// (they ran out and another instance took the endpoint, or the attempt was recorded).
-    pub async fn renew_delivery_claims(&self, held: Vec<HeldClaim>, until: i64) -> StorageResult<Vec<HeldClaim>> {
+    pub async fn renew_delivery_claims(
+        &self,
+        held: Vec<HeldClaim>,
+        until: UnixMillis,
+    ) -> StorageResult<Vec<HeldClaim>> {
         if held.is_empty() {
             return Ok(Vec::new());
         }
@@ -310,8 +339,8 @@ impl Store {
 
     /// When an endpoint falls due next after `now_ms` (a retry, or a claim that runs out):
     /// the first entry of an index.
-    pub async fn next_delivery_due(&self, now_ms: i64) -> StorageResult<Option<i64>> {
-        Ok(self.fetch_one::<Option<i64>, 1>(Read::Scan, &NEXT_DUE, args![now_ms]).await?.flatten())
+    pub async fn next_delivery_due(&self, now_ms: UnixMillis) -> StorageResult<Option<UnixMillis>> {
+        Ok(self.fetch_one::<Option<UnixMillis>, 1>(Read::Scan, &NEXT_DUE, args![now_ms]).await?.flatten())
     }
 
     /// Deliveries waiting for an attempt, over every endpoint (one row each).
@@ -337,8 +366,8 @@ impl Store {
         &self,
         subscriber_id: SubscriberId,
         webhook_id: WebhookId,
-        since_ms: i64,
-        now_ms: i64,
+        since_ms: UnixMillis,
+        now_ms: UnixMillis,
     ) -> StorageResult<u64> {
         let queued = dispatch!(self,
             db => db.write(move |connection| sqlite::webhooks::recover(connection, subscriber_id, webhook_id, since_ms, now_ms)).await,
@@ -353,7 +382,7 @@ impl Store {
     /// Logs an attempt and, if its claim still stands, moves the queue on: delivered, failed
     /// for good, or due again, and the endpoint free. A run of failures that began before
     /// `disable_before` disables the endpoint; whether it did.
-    pub async fn record_attempt(&self, attempt: Attempt, disable_before: i64) -> StorageResult<bool> {
+    pub async fn record_attempt(&self, attempt: Attempt, disable_before: UnixMillis) -> StorageResult<bool> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::webhooks::record_attempt(connection, &attempt, disable_before)).await,
             db => postgres::webhooks::record_attempt(db, attempt, disable_before).await,
@@ -392,7 +421,10 @@ mod tests {
             api_version: "2026-11-21".to_owned(),
         };
         let webhook = store.create_webhook(new, 20, None).await.expect("stored").expect("under the cap");
-        let sent = store.send_test_event(subscriber_id, webhook.id, test_data(webhook.id), 0).await.expect("queued");
+        let sent = store
+            .send_test_event(subscriber_id, webhook.id, test_data(webhook.id), UnixMillis(0))
+            .await
+            .expect("queued");
         let TestSend::Queued(event_id) = sent else { panic!("queued: {sent:?}") };
         (subscriber_id, webhook.id, event_id)
     }
@@ -400,8 +432,8 @@ mod tests {
     /// Claims whatever is due at `now`, in the candidates' order; the claims.
     async fn claim(store: &Store, now: i64) -> Vec<DueDelivery> {
         let ask = ClaimAsk {
-            now_ms: now,
-            claim_until: now + 5_000,
+            now_ms: UnixMillis(now),
+            claim_until: UnixMillis(now + 5_000),
             slots: 64,
             per_subscriber: 8,
             candidates: 64,
@@ -423,8 +455,8 @@ mod tests {
                 response_status: Some(500),
                 duration_ms: 1,
                 error: Some("the receiver answered 500".to_owned()),
-                at,
-                next_attempt_at: Some(at + HOUR_MS),
+                at: UnixMillis(at),
+                next_attempt_at: Some(UnixMillis(at + HOUR_MS)),
             },
             disable: None,
         }
@@ -444,7 +476,7 @@ mod tests {
                 let claimed = claim(&store, now).await;
                 assert_eq!(claimed.len(), 1, "the delivery is due at {now}");
                 attempt.claim = claimed[0].claim;
-                store.record_attempt(attempt, now - three_days).await.expect("logged")
+                store.record_attempt(attempt, UnixMillis(now - three_days)).await.expect("logged")
             }
         };
         assert!(!record(failed(webhook_id, event_id, 1, 0), 0).await);
@@ -458,7 +490,7 @@ mod tests {
             ..delivered.entry
         };
         assert!(!record(delivered, 72 * HOUR_MS).await);
-        let again = store.resend(subscriber_id, webhook_id, event_id, 100 * HOUR_MS).await.expect("queued");
+        let again = store.resend(subscriber_id, webhook_id, event_id, UnixMillis(100 * HOUR_MS)).await.expect("queued");
         assert_eq!(again, Resend::Queued);
         assert!(
             !record(failed(webhook_id, event_id, 4, 100 * HOUR_MS), 100 * HOUR_MS).await,

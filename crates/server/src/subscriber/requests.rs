@@ -6,9 +6,8 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
-use chrono::Utc;
-use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{ErrorBody, LoggedRequest, LoggedRequestDetail, RequestLogPage, RequestQuery, Success};
+use subscriber_protocol::{SubscriberId, UnixMillis};
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth};
@@ -60,7 +59,7 @@ pub async fn list(
     }
     let rows = state.db.requests(auth.subscriber_id, filter, limit.saturating_add(1)).await?;
     let (rows, next_cursor) =
-        paging::split_page(rows, limit, |row| paging::encode_cursor(row.record.line.at_ms, row.seq));
+        paging::split_page(rows, limit, |row| paging::encode_cursor(row.record.line.at_ms.get(), row.seq));
     let requests = rows.iter().map(listed).collect::<Result<Vec<_>, _>>()?;
     Ok(Json(Success::new(RequestLogPage { requests, next_cursor })).into_response())
 }
@@ -103,11 +102,10 @@ fn filter(state: &AppState, query: &RequestQuery, validation: &mut Validation) -
     let time = |field: &str, value: &Option<String>, bound: Bound, validation: &mut Validation| {
         value.as_deref().and_then(|text| paging::parse_time_bound(field, text, bound, validation)).map(|seconds| {
             let ms = seconds.saturating_mul(1000);
-            if matches!(bound, Bound::End) { ms + 999 } else { ms }
+            UnixMillis(if matches!(bound, Bound::End) { ms + 999 } else { ms })
         })
     };
-    let oldest =
-        Utc::now().timestamp_millis() - i64::try_from(state.request_history.kept_for().as_millis()).unwrap_or(i64::MAX);
+    let oldest = state.request_history.oldest_kept();
     let from_ms = time("from", &query.from, Bound::Start, validation).map_or(oldest, |from| from.max(oldest));
     let to_ms = time("to", &query.to, Bound::End, validation);
     // Cursors read as every list's (`<time>.<id>`): the request's time and its place.
@@ -181,9 +179,7 @@ pub async fn one(
     }
     state.request_history.flush(&state.db).await?;
     let row = state.db.request(auth.subscriber_id, request_id).await?.ok_or_else(not_found)?;
-    let oldest =
-        Utc::now().timestamp_millis() - i64::try_from(state.request_history.kept_for().as_millis()).unwrap_or(i64::MAX);
-    if row.record.line.at_ms < oldest {
+    if row.record.line.at_ms < state.request_history.oldest_kept() {
         return Err(not_found());
     }
     Ok(Json(Success::new(detailed(row)?)))
@@ -192,7 +188,7 @@ pub async fn one(
 /// A stored request as the API shows it in a list.
 fn listed(stored: &StoredRequest) -> Result<LoggedRequest, ApiError> {
     let line = &stored.record.line;
-    let at = chrono::DateTime::from_timestamp_millis(line.at_ms)
+    let at = chrono::DateTime::from_timestamp_millis(line.at_ms.get())
         .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {} is out of range", line.at_ms)))?;
     Ok(LoggedRequest {
         method: line.method.clone(),

@@ -35,7 +35,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
-use subscriber_protocol::{Event, WebhookId};
+use subscriber_protocol::{Event, UnixMillis, WebhookId};
 
 use chrono::Utc;
 use parking_lot::Mutex;
@@ -51,13 +51,14 @@ use crate::storage::webhooks::{Attempt, AttemptEntry, ClaimAsk, ClaimCandidate, 
 
 /// How long a receiver has to connect and answer whole.
 pub const TIMEOUT: Duration = Duration::from_secs(15);
-/// Seconds before each retry; the last repeats.
-const BACKOFF_SECONDS: [i64; 6] = [10, 60, 300, 1800, 7200, 21_600];
+/// Seconds (`--webhook-retry-unit-ms`, a second unless a test says otherwise) before each
+/// retry; the last repeats.
+const BACKOFF_UNITS: [u32; 6] = [10, 60, 300, 1800, 7200, 21_600];
 /// Each retry's delay is moved by up to this share, either way, so that failures do not
 /// retry in step.
 const JITTER: f64 = 0.2;
 /// How long a delivery is retried, and how long an endpoint may fail before it is disabled.
-const GIVE_UP_SECONDS: i64 = 3 * 24 * 3600;
+const GIVE_UP_UNITS: u32 = 3 * 24 * 3600;
 /// The longest a `Retry-After` may hold an endpoint back.
 const RETRY_AFTER_MAX: Duration = Duration::from_secs(3600);
 /// Attempts in flight at once, each to a different endpoint.
@@ -113,7 +114,7 @@ pub async fn run(state: AppState) {
     let mut depth_read = Instant::now().checked_sub(DEPTH_EVERY).unwrap_or_else(Instant::now);
     loop {
         let free = CONCURRENT_ATTEMPTS.saturating_sub(flights.lock().busy());
-        let claimed = match start_due(&state, &client, &flights, Utc::now().timestamp_millis()).await {
+        let claimed = match start_due(&state, &client, &flights, UnixMillis::now()).await {
             Ok(claimed) => claimed,
             Err(error) => {
                 tracing::warn!(error = %error, "webhook deliveries not claimed");
@@ -139,12 +140,9 @@ pub async fn run(state: AppState) {
             // Endpoints due now that were not claimed wait for a slot of their subscriber or
             // host (an attempt that ends wakes the worker) or are another instance's: the
             // next to fall due is what to wake for.
-            let now_ms = Utc::now().timestamp_millis();
-            match state.db.next_delivery_due(now_ms).await {
-                Ok(next) => next.map_or(MAX_SLEEP, |due| {
-                    let until = u64::try_from(due.saturating_sub(now_ms)).unwrap_or(0);
-                    Duration::from_millis(until).clamp(MIN_SLEEP, MAX_SLEEP)
-                }),
+            let now = UnixMillis::now();
+            match state.db.next_delivery_due(now).await {
+                Ok(next) => next.map_or(MAX_SLEEP, |due| due.since(now).clamp(MIN_SLEEP, MAX_SLEEP)),
                 Err(error) => {
                     tracing::warn!(error = %error, "webhook queue not read");
                     MAX_SLEEP
@@ -319,7 +317,7 @@ async fn renew(state: AppState, flights: Arc<Mutex<InFlight>>) {
         if held.is_empty() {
             continue;
         }
-        let until = Utc::now().timestamp_millis().saturating_add(millis(CLAIM));
+        let until = UnixMillis::now().plus(CLAIM);
         match state.db.renew_delivery_claims(held, until).await {
             Ok(lost) => {
                 let flights = flights.lock();
@@ -351,7 +349,7 @@ async fn start_due(
     state: &AppState,
     client: &reqwest::Client,
     flights: &Arc<Mutex<InFlight>>,
-    now_ms: i64,
+    now_ms: UnixMillis,
 ) -> Result<usize, storage::StorageError> {
     let fairness = flights.lock().fairness();
     let free = CONCURRENT_ATTEMPTS.saturating_sub(fairness.busy);
@@ -361,7 +359,7 @@ async fn start_due(
     let (skip_subscribers, skip_hosts) = fairness.skipped();
     let ask = ClaimAsk {
         now_ms,
-        claim_until: now_ms.saturating_add(millis(CLAIM)),
+        claim_until: now_ms.plus(CLAIM),
         slots: u32::try_from(free).unwrap_or(u32::MAX),
         skip_subscribers,
         skip_hosts,
@@ -432,19 +430,20 @@ async fn record(state: &AppState, delivery: &DueDelivery, outcome: Outcome, star
     let webhook = &delivery.webhook;
     let event_id = delivery.event_id;
     let attempt_number = delivery.attempts.saturating_add(1);
-    let at = Utc::now().timestamp_millis();
+    let at = UnixMillis::now();
     let counted = if outcome.delivered { "delivered" } else { "failed" };
     metrics::counter!("subscriber_webhook_deliveries_total", "outcome" => counted).increment(1);
-    let unit_ms = i64::try_from(state.config.webhook_retry_unit_ms).unwrap_or(1000);
-    let give_up_at = delivery.created_at.saturating_add(GIVE_UP_SECONDS.saturating_mul(unit_ms));
+    let unit = Duration::from_millis(state.config.webhook_retry_unit_ms);
+    let give_up = unit.saturating_mul(GIVE_UP_UNITS);
+    let give_up_at = delivery.created_at.plus(give_up);
     let next_attempt_at = if outcome.delivered || outcome.final_failure {
         None
     } else {
         let delay = match outcome.retry_after {
-            Some(asked) => millis(asked.min(RETRY_AFTER_MAX)),
-            None => jittered(backoff_ms(attempt_number, unit_ms)),
+            Some(asked) => asked.min(RETRY_AFTER_MAX),
+            None => jittered(backoff(attempt_number, unit)),
         };
-        Some(at.saturating_add(delay)).filter(|next| *next <= give_up_at)
+        Some(at.plus(delay)).filter(|next| *next <= give_up_at)
     };
     let attempt = Attempt {
         webhook_id: webhook.id,
@@ -461,7 +460,7 @@ async fn record(state: &AppState, delivery: &DueDelivery, outcome: Outcome, star
         },
         disable: outcome.disable,
     };
-    let disable_before = at.saturating_sub(GIVE_UP_SECONDS.saturating_mul(unit_ms));
+    let disable_before = at.minus(give_up);
     match state.db.record_attempt(attempt, disable_before).await {
         Ok(true) => tracing::warn!(webhook_id = webhook.id.get(), "webhook endpoint disabled"),
         Ok(false) => {}
@@ -477,18 +476,16 @@ async fn record(state: &AppState, delivery: &DueDelivery, outcome: Outcome, star
     );
 }
 
-/// The delay before retry `attempt_number + 1`, on the schedule, in milliseconds.
-fn backoff_ms(attempt_number: u32, unit_ms: i64) -> i64 {
-    let index = usize::try_from(attempt_number.saturating_sub(1)).unwrap_or(usize::MAX).min(BACKOFF_SECONDS.len() - 1);
-    BACKOFF_SECONDS[index].saturating_mul(unit_ms)
+/// The delay before retry `attempt_number + 1`, on the schedule.
+fn backoff(attempt_number: u32, unit: Duration) -> Duration {
+    let index = usize::try_from(attempt_number.saturating_sub(1)).unwrap_or(usize::MAX).min(BACKOFF_UNITS.len() - 1);
+    unit.saturating_mul(BACKOFF_UNITS[index])
 }
 
-/// `delay_ms` moved by a random share of up to ±[`JITTER`].
-fn jittered(delay_ms: i64) -> i64 {
+/// `delay` moved by a random share of up to ±[`JITTER`] (as it was, should that not fit).
+fn jittered(delay: Duration) -> Duration {
     let factor = rand::rng().random_range((1.0 - JITTER)..=(1.0 + JITTER));
-    #[allow(clippy::cast_precision_loss, clippy::cast_possible_truncation)]
-    let moved = (delay_ms as f64 * factor).round() as i64;
-    moved.max(0)
+    Duration::try_from_secs_f64(delay.as_secs_f64() * factor).unwrap_or(delay)
 }
 
 /// A `Retry-After` value: seconds, or an HTTP date (then the time until it).
@@ -681,9 +678,11 @@ mod tests {
     #[test]
     fn retries_are_jittered_within_a_fifth() {
         for attempt in 1..10 {
-            let delay = jittered(backoff_ms(attempt, 1000));
-            let planned = backoff_ms(attempt, 1000);
-            assert!(delay >= planned * 8 / 10 && delay <= planned * 12 / 10, "{delay} near {planned}");
+            let planned = backoff(attempt, Duration::from_secs(1));
+            let delay = jittered(planned);
+            let (planned, delay) = (planned.as_secs_f64(), delay.as_secs_f64());
+            assert!(delay >= planned * 0.8 - 1e-6 && delay <= planned * 1.2 + 1e-6, "{delay} near {planned}");
         }
+        assert_eq!(backoff(9, Duration::from_millis(10)), Duration::from_millis(216_000), "the last repeats");
     }
 }

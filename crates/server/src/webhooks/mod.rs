@@ -21,7 +21,6 @@ use chrono::Utc;
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
-use subscriber_protocol::WebhookId;
 use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::webhook_signature::SECRET_PREFIX;
@@ -31,6 +30,7 @@ use subscriber_protocol::{
     UpdateWebhookRequest, Webhook, WebhookDeleted, WebhookDelivery, WebhookDeliveryPage, WebhookList, WebhookQueue,
     WebhookQueued, WebhookRecovered, WebhookStatus,
 };
+use subscriber_protocol::{UnixMillis, WebhookId};
 use utoipa_axum::routes;
 
 use crate::error::{ApiError, Validation};
@@ -403,13 +403,12 @@ async fn send_test(
     let row = owned(&state, auth.subscriber_id, webhook_id).await?;
     refuse_disabled(&row)?;
     let subscriber_id = auth.subscriber_id;
-    let now = Utc::now();
     let data = WebhookTestData { webhook_id, message: "A test event from Subscriber Data".to_owned() };
-    let now_ms = now.timestamp_millis();
-    let event_id = match state.db.send_test_event(subscriber_id, webhook_id, data, now_ms).await? {
+    let now = UnixMillis::now();
+    let event_id = match state.db.send_test_event(subscriber_id, webhook_id, data, now).await? {
         TestSend::Queued(event_id) => event_id,
         TestSend::TooMany { retry_at } => {
-            let wait_ms = u64::try_from(retry_at.saturating_sub(now_ms)).unwrap_or(0);
+            let wait_ms = u64::try_from(retry_at.since(now).as_millis()).unwrap_or(u64::MAX);
             tracing::info!(webhook_id = webhook_id.get(), "webhook test send refused: {TEST_SENDS} this minute");
             return Err(ApiError::RateLimited { retry_after_seconds: wait_ms.div_ceil(1000).max(1) });
         }
@@ -498,8 +497,8 @@ async fn deliveries(
     Ok(Json(Success::new(WebhookDeliveryPage { deliveries, next_cursor })))
 }
 
-fn millis_time(millis: i64) -> Result<chrono::DateTime<Utc>, ApiError> {
-    chrono::DateTime::from_timestamp_millis(millis)
+fn millis_time(millis: UnixMillis) -> Result<chrono::DateTime<Utc>, ApiError> {
+    chrono::DateTime::from_timestamp_millis(millis.get())
         .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {millis} ms is out of range")))
 }
 
@@ -532,8 +531,7 @@ async fn resend(
     let event = parse_public_id(&event_id).ok_or_else(no_event)?;
     refuse_disabled(&row)?;
     let subscriber_id = auth.subscriber_id;
-    let now = Utc::now().timestamp_millis();
-    match state.db.resend(subscriber_id, webhook_id, event, now).await? {
+    match state.db.resend(subscriber_id, webhook_id, event, UnixMillis::now()).await? {
         Resend::Queued => {}
         Resend::NoEvent => return Err(no_event()),
         Resend::QueueFull => return Err(queue_full(webhook_id)),
@@ -568,11 +566,10 @@ async fn recover(
         validation.reject("since", "is not an RFC 3339 time, such as 2026-11-24T00:00:00Z");
     }
     validation.finish(())?;
-    let since = since.map_or(0, |since| since.timestamp_millis());
+    let since = since.map_or(UnixMillis(0), |since| UnixMillis::from(since.to_utc()));
     let row = owned(&state, auth.subscriber_id, webhook_id).await?;
     refuse_disabled(&row)?;
-    let now = Utc::now().timestamp_millis();
-    let queued = state.db.recover_deliveries(auth.subscriber_id, webhook_id, since, now).await?;
+    let queued = state.db.recover_deliveries(auth.subscriber_id, webhook_id, since, UnixMillis::now()).await?;
     tracing::info!(webhook_id = webhook_id.get(), queued, "failed webhook deliveries queued again");
     Ok(Json(Success::new(WebhookRecovered { message: "Failed deliveries queued again".to_owned(), queued })))
 }

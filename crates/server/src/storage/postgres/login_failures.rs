@@ -1,8 +1,9 @@
 use super::{Database, execute, query_one};
 use crate::storage::StorageResult;
 use crate::storage::login_failures::{Limited, Scope};
+use subscriber_protocol::UnixMillis;
 
-pub async fn record(db: &Database, subjects: Vec<(Scope, Vec<u8>)>, at_ms: i64) -> StorageResult<()> {
+pub async fn record(db: &Database, subjects: Vec<(Scope, Vec<u8>)>, at_ms: UnixMillis) -> StorageResult<()> {
     let (scopes, subjects): (Vec<&str>, Vec<Vec<u8>>) =
         subjects.into_iter().map(|(scope, subject)| (scope.as_str(), subject)).unzip();
     let client = db.client().await?;
@@ -17,7 +18,7 @@ pub async fn record(db: &Database, subjects: Vec<(Scope, Vec<u8>)>, at_ms: i64) 
 }
 
 /// Every subject in one statement: one round trip whatever their number.
-pub async fn deciding(db: &Database, subjects: &[Limited], since_ms: i64) -> StorageResult<Option<i64>> {
+pub async fn deciding(db: &Database, subjects: &[Limited], since_ms: UnixMillis) -> StorageResult<Option<UnixMillis>> {
     let scopes: Vec<&str> = subjects.iter().map(|(scope, _, _)| scope.as_str()).collect();
     let keys: Vec<&[u8]> = subjects.iter().map(|(_, subject, _)| subject.as_slice()).collect();
     let offsets: Vec<i64> =

@@ -1,6 +1,7 @@
 use futures::FutureExt;
 use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixMillis;
 use subscriber_protocol::WebhookId;
 
 use super::events::record_other;
@@ -13,7 +14,7 @@ use crate::storage::rows::FromRow;
 use crate::storage::rows::webhooks::{MOVE_TEST_WINDOW, RESEND, ROOM, TEST_WINDOW};
 use crate::storage::webhooks::{
     Attempt, COLUMNS, ClaimAsk, ClaimCandidate, ClaimOrder, DueDelivery, EndpointQueue, HeldClaim, NewWebhook,
-    QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS, TestSend, WebhookRow,
+    QUEUE_COLUMNS_AT, Resend, TestSend, TestWindow, WebhookRow,
 };
 
 /// Under the subscriber's lock, so two creations cannot both pass the cap.
@@ -65,7 +66,7 @@ async fn queue_again(
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
     event_id: EventId,
-    now_ms: i64,
+    now_ms: UnixMillis,
 ) -> StorageResult<Resend> {
     let room = query_one(client, ROOM.numbered(), &[&webhook_id, &event_id]).await?;
     let (pending, pending_max, waiting): (i64, i64, bool) = (room.try_get(0)?, room.try_get(1)?, room.try_get(2)?);
@@ -83,25 +84,26 @@ pub async fn send_test(
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
     data: String,
-    now_ms: i64,
+    now_ms: UnixMillis,
 ) -> StorageResult<TestSend> {
     db.write(move |client| {
         async move {
             let subscribers = vec![subscriber_id];
             execute(client, LOCK_SUBSCRIBERS, &[&subscribers]).await?;
             let row = query_one(client, TEST_WINDOW.numbered(), &[&webhook_id]).await?;
-            let (pending, pending_max, tests_since, tests_sent): (i64, i64, i64, i64) =
-                (row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?);
-            let window_open = tests_sent > 0 && tests_since > now_ms - TEST_WINDOW_MS;
-            if window_open && tests_sent >= TEST_SENDS {
-                return Ok(TestSend::TooMany { retry_at: tests_since + TEST_WINDOW_MS });
-            }
-            if pending >= pending_max {
-                return Ok(TestSend::QueueFull);
-            }
-            let (since, sent) = if window_open { (tests_since, tests_sent + 1) } else { (now_ms, 1) };
+            let window = TestWindow {
+                pending: row.try_get(0)?,
+                pending_max: row.try_get(1)?,
+                since: row.try_get(2)?,
+                sent: row.try_get(3)?,
+            };
+            let (since, sent) = match window.send(now_ms) {
+                Ok(moved) => moved,
+                Err(refused) => return Ok(refused),
+            };
             execute(client, MOVE_TEST_WINDOW.numbered(), &[&webhook_id, &since, &sent]).await?;
-            let (event_id, _) = record_other(client, subscriber_id, WEBHOOK_TEST, &data, now_ms / 1000).await?;
+            let (event_id, _) =
+                record_other(client, subscriber_id, WEBHOOK_TEST, &data, now_ms.whole_seconds()).await?;
             execute(client, RESEND.numbered(), &[&webhook_id, &subscriber_id, &event_id, &now_ms]).await?;
             Ok(TestSend::Queued(event_id))
         }
@@ -115,7 +117,7 @@ pub async fn resend(
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
     event_id: EventId,
-    now_ms: i64,
+    now_ms: UnixMillis,
 ) -> StorageResult<Resend> {
     let client = db.client().await?;
     queue_again(&client, subscriber_id, webhook_id, event_id, now_ms).await
@@ -223,7 +225,7 @@ pub async fn claim(db: &Database, ask: ClaimAsk, order: ClaimOrder) -> StorageRe
 }
 
 /// One statement for every claim this instance holds.
-pub async fn renew(db: &Database, held: Vec<HeldClaim>, until: i64) -> StorageResult<Vec<HeldClaim>> {
+pub async fn renew(db: &Database, held: Vec<HeldClaim>, until: UnixMillis) -> StorageResult<Vec<HeldClaim>> {
     let ids: Vec<WebhookId> = held.iter().map(|claim| claim.webhook_id).collect();
     let claims: Vec<i64> = held.iter().map(|claim| claim.claim).collect();
     let client = db.client().await?;
@@ -268,8 +270,8 @@ pub async fn recover(
     db: &Database,
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
-    since_ms: i64,
-    now_ms: i64,
+    since_ms: UnixMillis,
+    now_ms: UnixMillis,
 ) -> StorageResult<u64> {
     let client = db.client().await?;
     execute(
@@ -290,7 +292,7 @@ pub async fn recover(
 /// of both takes them in), the attempt logged; if the claim still stands, the delivery, the
 /// failure clock and the queue moved on, its next head read by a statement of its own (which
 /// sees what the statement before changed).
-pub async fn record_attempt(db: &Database, attempt: Attempt, disable_before: i64) -> StorageResult<bool> {
+pub async fn record_attempt(db: &Database, attempt: Attempt, disable_before: UnixMillis) -> StorageResult<bool> {
     let status = match (attempt.entry.delivered, attempt.entry.next_attempt_at) {
         (true, _) => "delivered",
         (false, Some(_)) => "pending",

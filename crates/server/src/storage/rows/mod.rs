@@ -108,9 +108,9 @@ impl Column for i64 {
     }
 }
 
-/// Typed ids are kept as the integers they wrap: read back as such, and bound as such (the
-/// one list of the ids the tables keep).
-macro_rules! integer_ids {
+/// Typed ids and instants are kept as the integers they wrap: read back as such, and bound as
+/// such (the one list of the ones the tables keep).
+macro_rules! integer_newtypes {
     ($($id:ident),*) => {$(
         impl Column for subscriber_protocol::$id {
             fn read_nullable(row: &impl Columns, index: usize) -> StorageResult<Option<Self>> {
@@ -125,7 +125,7 @@ macro_rules! integer_ids {
         }
     )*};
 }
-integer_ids!(
+integer_newtypes!(
     SubscriberId,
     WebhookId,
     AccountId,
@@ -140,7 +140,8 @@ integer_ids!(
     PersonSessionId,
     QuestionSetId,
     DirectoryEntryId,
-    AttemptId
+    AttemptId,
+    UnixMillis
 );
 
 /// Unsigned numbers are kept as 64-bit integers: read back in range, or the data is not valid.

@@ -4,7 +4,7 @@
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::{Sql, sql};
-use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{SubscriberId, UnixMillis};
 
 /// What every request is, as it arrived and was answered (not masked yet while it waits,
 /// masked once stored).
@@ -22,7 +22,7 @@ pub struct RequestLine {
     pub code: Option<String>,
     pub latency_ms: f64,
     /// When it arrived, in Unix milliseconds.
-    pub at_ms: i64,
+    pub at_ms: UnixMillis,
 }
 
 /// A request as it is stored: every text already masked (`crate::request_history` masks).
@@ -105,8 +105,8 @@ pub struct RequestFilter {
     /// A `LIKE` pattern over `object_ids` (already escaped with `\`).
     pub object_pattern: Option<String>,
     pub request_id: Option<String>,
-    pub from_ms: Option<i64>,
-    pub to_ms: Option<i64>,
+    pub from_ms: Option<UnixMillis>,
+    pub to_ms: Option<UnixMillis>,
     /// Only rows older than this place (the cursor).
     pub before_seq: Option<i64>,
 }
@@ -135,7 +135,7 @@ pub struct KeptAnswer {
     pub subscriber_id: SubscriberId,
     pub digest: Vec<u8>,
     pub body: String,
-    pub last_at_ms: i64,
+    pub last_at_ms: UnixMillis,
 }
 
 /// The batch's answers kept once, one per subscriber and digest (a statement may not touch a

@@ -5,7 +5,7 @@ use crate::storage::StorageResult;
 use crate::storage::sql::sql;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::WebhookId;
-use subscriber_protocol::{AttemptId, EventId};
+use subscriber_protocol::{AttemptId, EventId, UnixMillis};
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct WebhookRow {
@@ -62,9 +62,9 @@ pub struct AttemptEntry {
     pub response_status: Option<u16>,
     pub duration_ms: i64,
     pub error: Option<String>,
-    pub at: i64,
+    pub at: UnixMillis,
     /// When to try again; `None` when this attempt ends the delivery.
-    pub next_attempt_at: Option<i64>,
+    pub next_attempt_at: Option<UnixMillis>,
 }
 
 /// A logged attempt, with the event's type.
@@ -149,7 +149,7 @@ pub struct EndpointQueue {
     pub limit: i64,
     /// When the next attempt is due (milliseconds); `None` when nothing waits or the endpoint
     /// is disabled.
-    pub next_attempt_at: Option<i64>,
+    pub next_attempt_at: Option<UnixMillis>,
     /// The error of the last attempt, if it failed.
     pub last_error: Option<String>,
     /// The latest unbroken run of dropped deliveries, if any was ever dropped.
@@ -165,9 +165,9 @@ pub struct DroppedRun {
     pub total: i64,
     pub first_event_id: EventId,
     pub last_event_id: EventId,
-    /// When the first and the last of the run were dropped (milliseconds).
-    pub since: i64,
-    pub until: i64,
+    /// When the first and the last of the run were dropped.
+    pub since: UnixMillis,
+    pub until: UnixMillis,
 }
 
 /// An endpoint's queue as both backends' statements read it: `pending, pending_max, enabled,
@@ -176,8 +176,8 @@ pub struct DroppedRun {
 impl FromRow for EndpointQueue {
     fn from_row(row: &impl Columns) -> StorageResult<Self> {
         let enabled: bool = row.column(2)?;
-        let next_attempt_at: Option<i64> = row.column(3)?;
-        let gap: (Option<EventId>, Option<EventId>, Option<i64>, Option<i64>) =
+        let next_attempt_at: Option<UnixMillis> = row.column(3)?;
+        let gap: (Option<EventId>, Option<EventId>, Option<UnixMillis>, Option<UnixMillis>) =
             (row.column(7)?, row.column(8)?, row.column(9)?, row.column(10)?);
         let dropped = match gap {
             (Some(first_event_id), Some(last_event_id), Some(since), Some(until)) => Some(DroppedRun {

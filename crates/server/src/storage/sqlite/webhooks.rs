@@ -1,7 +1,5 @@
 use rusqlite::{Connection, OptionalExtension, params};
-use subscriber_protocol::EventId;
-use subscriber_protocol::SubscriberId;
-use subscriber_protocol::WebhookId;
+use subscriber_protocol::{EventId, SubscriberId, UnixMillis, WebhookId};
 
 use super::events::record_other;
 use super::rows::first;
@@ -11,7 +9,7 @@ use crate::storage::rows::webhooks::{MOVE_TEST_WINDOW, RESEND, ROOM, TEST_WINDOW
 use crate::storage::rows::{Columns, FromRow};
 use crate::storage::webhooks::{
     Attempt, COLUMNS, ClaimAsk, ClaimCandidate, ClaimOrder, DueDelivery, EndpointQueue, HeldClaim, NewWebhook,
-    QUEUE_COLUMNS_AT, Resend, TEST_SENDS, TEST_WINDOW_MS, TestSend, WebhookRow,
+    QUEUE_COLUMNS_AT, Resend, TestSend, TestWindow, WebhookRow,
 };
 use crate::storage::{StorageError, StorageResult};
 
@@ -43,24 +41,17 @@ pub fn send_test(
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
     data: &str,
-    now_ms: i64,
+    now_ms: UnixMillis,
 ) -> StorageResult<TestSend> {
-    let (pending, pending_max, tests_since, tests_sent): (i64, i64, i64, i64) = connection
-        .prepare_cached(TEST_WINDOW.sqlite())?
-        .query_row([webhook_id], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)))?;
-    let window_open = tests_sent > 0 && tests_since > now_ms - TEST_WINDOW_MS;
-    if window_open && tests_sent >= TEST_SENDS {
-        return Ok(TestSend::TooMany { retry_at: tests_since + TEST_WINDOW_MS });
-    }
-    if pending >= pending_max {
-        return Ok(TestSend::QueueFull);
-    }
-    connection.prepare_cached(MOVE_TEST_WINDOW.sqlite())?.execute(params![
-        webhook_id,
-        if window_open { tests_since } else { now_ms },
-        if window_open { tests_sent + 1 } else { 1 }
-    ])?;
-    let event_id = record_other(connection, subscriber_id, WEBHOOK_TEST, data, now_ms / 1000)?;
+    let window = connection.prepare_cached(TEST_WINDOW.sqlite())?.query_row([webhook_id], |row| {
+        Ok(TestWindow { pending: row.get(0)?, pending_max: row.get(1)?, since: row.get(2)?, sent: row.get(3)? })
+    })?;
+    let (since, sent) = match window.send(now_ms) {
+        Ok(moved) => moved,
+        Err(refused) => return Ok(refused),
+    };
+    connection.prepare_cached(MOVE_TEST_WINDOW.sqlite())?.execute(params![webhook_id, since, sent])?;
+    let event_id = record_other(connection, subscriber_id, WEBHOOK_TEST, data, now_ms.whole_seconds())?;
     resend(connection, subscriber_id, webhook_id, event_id, now_ms)?;
     Ok(TestSend::Queued(event_id))
 }
@@ -70,7 +61,7 @@ pub fn resend(
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
     event_id: EventId,
-    now_ms: i64,
+    now_ms: UnixMillis,
 ) -> StorageResult<Resend> {
     let (pending, pending_max, waiting): (i64, i64, bool) = connection
         .prepare_cached(ROOM.sqlite())?
@@ -152,8 +143,8 @@ pub fn claim(connection: &Connection, ask: &ClaimAsk, order: ClaimOrder) -> Stor
                 WebhookRow::from_row(row)?,
                 row.column::<Option<EventId>>(QUEUE_COLUMNS_AT)?,
                 row.column::<Option<u32>>(QUEUE_COLUMNS_AT + 1)?,
-                row.column::<Option<i64>>(QUEUE_COLUMNS_AT + 2)?,
-                row.column::<Option<i64>>(QUEUE_COLUMNS_AT + 3)?,
+                row.column::<Option<UnixMillis>>(QUEUE_COLUMNS_AT + 2)?,
+                row.column::<Option<UnixMillis>>(QUEUE_COLUMNS_AT + 3)?,
             )),
             None => None,
         };
@@ -181,7 +172,7 @@ fn prefixed_columns() -> String {
     COLUMNS.split(',').map(|column| format!("w.{}", column.trim())).collect::<Vec<_>>().join(", ")
 }
 
-pub fn renew(connection: &Connection, held: &[HeldClaim], until: i64) -> StorageResult<Vec<HeldClaim>> {
+pub fn renew(connection: &Connection, held: &[HeldClaim], until: UnixMillis) -> StorageResult<Vec<HeldClaim>> {
     let mut renew = connection.prepare_cached(
         "UPDATE webhook_queues SET claimed_until = ?3, due_at = CASE WHEN due_at IS NULL THEN NULL ELSE ?3 END
          WHERE webhook_id = ?1 AND claim = ?2 AND claimed_until IS NOT NULL",
@@ -231,8 +222,8 @@ pub fn recover(
     connection: &Connection,
     subscriber_id: SubscriberId,
     webhook_id: WebhookId,
-    since_ms: i64,
-    now_ms: i64,
+    since_ms: UnixMillis,
+    now_ms: UnixMillis,
 ) -> StorageResult<u64> {
     let queued = connection
         .prepare_cached(
@@ -250,7 +241,7 @@ pub fn recover(
 
 /// The attempt is logged (unless its endpoint was deleted meanwhile); the queue moves only
 /// under the claim it was made with (a holder whose claim ran out leaves it to the instance that took it over).
-pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before: i64) -> StorageResult<bool> {
+pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before: UnixMillis) -> StorageResult<bool> {
     connection
         .prepare_cached(
             "INSERT INTO webhook_attempts
@@ -312,7 +303,7 @@ pub fn record_attempt(connection: &Connection, attempt: &Attempt, disable_before
 
 /// The endpoint's failure clock after an attempt: stopped by a delivery, started by a failure;
 /// a `410` or 3 days of failures disable it. Whether it was disabled now.
-fn failure_clock(connection: &Connection, attempt: &Attempt, disable_before: i64) -> StorageResult<bool> {
+fn failure_clock(connection: &Connection, attempt: &Attempt, disable_before: UnixMillis) -> StorageResult<bool> {
     if attempt.entry.delivered {
         connection
             .prepare_cached("UPDATE webhooks SET failing_since = NULL WHERE id = ?1")?
@@ -345,7 +336,7 @@ mod tests {
     use super::*;
     use crate::storage::rows::webhooks::{ATTEMPTS, AttemptEntry, LoggedAttempt, NEXT_DUE};
     use crate::storage::sqlite::rows::all;
-    use crate::storage::webhooks::ClaimOrder;
+    use crate::storage::webhooks::{ClaimOrder, TEST_SEND_WINDOW, TEST_SENDS};
 
     const MINUTE: i64 = 60_000;
 
@@ -385,8 +376,8 @@ mod tests {
 
     fn ask(now_ms: i64) -> ClaimAsk {
         ClaimAsk {
-            now_ms,
-            claim_until: now_ms + 5_000,
+            now_ms: UnixMillis(now_ms),
+            claim_until: UnixMillis(now_ms + 5_000),
             slots: 64,
             per_subscriber: 8,
             candidates: 64,
@@ -409,8 +400,8 @@ mod tests {
                 response_status: Some(if delivered { 200 } else { 500 }),
                 duration_ms: 1,
                 error: None,
-                at,
-                next_attempt_at,
+                at: UnixMillis(at),
+                next_attempt_at: next_attempt_at.map(UnixMillis),
             },
             disable: None,
         }
@@ -544,7 +535,8 @@ mod tests {
         assert_eq!(claimed.len(), 1, "{claimed:?}");
         assert_eq!((claimed[0].webhook.id, claimed[0].host.as_str()), (backing_off, "127.0.0.1:9"));
         let retry_at = 10 * MINUTE;
-        record_attempt(&connection, &outcome(&claimed[0], false, 2000, Some(retry_at)), 0).expect("recorded");
+        record_attempt(&connection, &outcome(&claimed[0], false, 2000, Some(retry_at)), UnixMillis(0))
+            .expect("recorded");
         assert_eq!(queue_row(&connection, backing_off), (100, Some(retry_at), None));
         assert!(claim(&connection, &ask(5 * MINUTE), in_order()).expect("claimed").is_empty());
         assert_eq!(next_due(&connection, 5 * MINUTE), Some(retry_at));
@@ -555,7 +547,7 @@ mod tests {
         set_enabled(&connection, disabled, true);
         let resumed = claim(&connection, &ask(7 * MINUTE), in_order()).expect("claimed");
         assert_eq!(resumed.iter().map(|delivery| delivery.webhook.id).collect::<Vec<_>>(), [disabled], "resumed");
-        record_attempt(&connection, &outcome(&resumed[0], true, 7 * MINUTE, None), 0).expect("recorded");
+        record_attempt(&connection, &outcome(&resumed[0], true, 7 * MINUTE, None), UnixMillis(0)).expect("recorded");
         let again = claim(&connection, &ask(retry_at), in_order()).expect("claimed");
         let again: Vec<(WebhookId, EventId)> =
             again.iter().map(|delivery| (delivery.webhook.id, delivery.event_id)).collect();
@@ -577,22 +569,25 @@ mod tests {
         let dropped = queue.dropped.expect("a gap");
         assert_eq!((dropped.count, dropped.total), (3, 3));
         assert_eq!((dropped.first_event_id, dropped.last_event_id), (events[3], events[5]));
-        assert_eq!((dropped.since, dropped.until), (3000, 5000));
+        assert_eq!((dropped.since, dropped.until), (UnixMillis(3000), UnixMillis(5000)));
         assert_eq!(
-            send_test(&connection, subscriber_id, webhook_id, "{}", 6000).expect("refused"),
+            send_test(&connection, subscriber_id, webhook_id, "{}", UnixMillis(6000)).expect("refused"),
             TestSend::QueueFull
         );
         assert_eq!(
-            resend(&connection, subscriber_id, webhook_id, events[4], 6000).expect("refused"),
+            resend(&connection, subscriber_id, webhook_id, events[4], UnixMillis(6000)).expect("refused"),
             Resend::QueueFull
         );
 
         // Two delivered: room for two of the three dropped, in event order.
         for at in [10_000, 11_000] {
             let claimed = claim(&connection, &ask(at), in_order()).expect("claimed");
-            record_attempt(&connection, &outcome(&claimed[0], true, at, None), 0).expect("recorded");
+            record_attempt(&connection, &outcome(&claimed[0], true, at, None), UnixMillis(0)).expect("recorded");
         }
-        assert_eq!(recover(&connection, subscriber_id, webhook_id, 0, 12_000).expect("recovered"), 2);
+        assert_eq!(
+            recover(&connection, subscriber_id, webhook_id, UnixMillis(0), UnixMillis(12_000)).expect("recovered"),
+            2
+        );
         let pending: Vec<EventId> = connection
             .prepare("SELECT event_id FROM webhook_deliveries WHERE webhook_id = ?1 AND status = 'pending' ORDER BY event_id")
             .expect("a statement")
@@ -619,14 +614,14 @@ mod tests {
         let first = claim(&connection, &ask(1000), in_order()).expect("claimed").remove(0);
         assert!(claim(&connection, &ask(2000), in_order()).expect("claimed").is_empty(), "held");
         let held = [HeldClaim { webhook_id, claim: first.claim }];
-        assert!(renew(&connection, &held, 9000).expect("renewed").is_empty());
+        assert!(renew(&connection, &held, UnixMillis(9000)).expect("renewed").is_empty());
         assert!(claim(&connection, &ask(8000), in_order()).expect("claimed").is_empty(), "renewed until 9 s");
         let second = claim(&connection, &ask(9001), in_order()).expect("claimed").remove(0);
         assert_eq!(second.event_id, first_event, "the same event, first");
-        assert_eq!(renew(&connection, &held, 20_000).expect("refused"), held, "lost");
-        assert!(!record_attempt(&connection, &outcome(&first, true, 9500, None), 0).expect("logged"));
+        assert_eq!(renew(&connection, &held, UnixMillis(20_000)).expect("refused"), held, "lost");
+        assert!(!record_attempt(&connection, &outcome(&first, true, 9500, None), UnixMillis(0)).expect("logged"));
         assert_eq!(queue_row(&connection, webhook_id), (2, Some(14_001), Some(14_001)), "untouched");
-        record_attempt(&connection, &outcome(&second, true, 9600, None), 0).expect("recorded");
+        record_attempt(&connection, &outcome(&second, true, 9600, None), UnixMillis(0)).expect("recorded");
         assert_eq!(queue_row(&connection, webhook_id).0, 1);
         assert_eq!(attempts(&connection, webhook_id), 2, "both logged");
     }
@@ -638,14 +633,18 @@ mod tests {
         let subscriber_id = subscriber(&connection, "tests@example.com");
         let webhook_id = endpoint(&connection, subscriber_id, "http://127.0.0.1:9/t");
         for n in 0..TEST_SENDS {
-            let sent = send_test(&connection, subscriber_id, webhook_id, "{}", 1000 + n).expect("sent");
+            let sent = send_test(&connection, subscriber_id, webhook_id, "{}", UnixMillis(1000 + n)).expect("sent");
             assert!(matches!(sent, TestSend::Queued(_)), "{sent:?}");
         }
-        let refused = send_test(&connection, subscriber_id, webhook_id, "{}", 2000).expect("refused");
-        assert_eq!(refused, TestSend::TooMany { retry_at: 1000 + TEST_WINDOW_MS });
+        let refused = send_test(&connection, subscriber_id, webhook_id, "{}", UnixMillis(2000)).expect("refused");
+        let window_ends = UnixMillis(1000).plus(TEST_SEND_WINDOW);
+        assert_eq!(refused, TestSend::TooMany { retry_at: window_ends });
         let other = endpoint(&connection, subscriber_id, "http://127.0.0.1:9/u");
-        assert!(matches!(send_test(&connection, subscriber_id, other, "{}", 2000).expect("sent"), TestSend::Queued(_)));
-        let later = send_test(&connection, subscriber_id, webhook_id, "{}", 1000 + TEST_WINDOW_MS).expect("sent");
+        assert!(matches!(
+            send_test(&connection, subscriber_id, other, "{}", UnixMillis(2000)).expect("sent"),
+            TestSend::Queued(_)
+        ));
+        let later = send_test(&connection, subscriber_id, webhook_id, "{}", window_ends).expect("sent");
         assert!(matches!(later, TestSend::Queued(_)), "{later:?}");
     }
 
