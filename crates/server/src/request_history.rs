@@ -262,6 +262,13 @@ fn masked(answered: Answered, answers: &MaskedAnswers) -> RequestRecord {
     };
     // A successful read's answer is the object as it is (the API gives it again): its first
     // 2 KiB are kept, not 16, which keeps the history's cost on the busiest routes small.
+    line.path = crate::redact::client_path(&line.path);
+    line.query = line.query.take().filter(|query| !query.is_empty()).map(|query| {
+        crate::redact::truncate(
+            &crate::redact::escape_controls(&crate::redact::mask_text(&query)),
+            crate::redact::PATH_MAX_BYTES,
+        )
+    });
     let successful_read = is_successful_read(&line.method, line.status);
     let read_answer = answer
         .as_ref()
@@ -270,13 +277,6 @@ fn masked(answered: Answered, answers: &MaskedAnswers) -> RequestRecord {
     let response_body = if successful_read { None } else { body(&answer) };
     let truncated = [&request_body, &response_body].iter().any(|body| body.as_ref().is_some_and(|body| body.truncated))
         || read_answer.as_ref().is_some_and(|answer| answer.truncated);
-    line.path = crate::redact::client_path(&line.path);
-    line.query = line.query.take().filter(|query| !query.is_empty()).map(|query| {
-        crate::redact::truncate(
-            &crate::redact::escape_controls(&crate::redact::mask_text(&query)),
-            crate::redact::PATH_MAX_BYTES,
-        )
-    });
     let mut ids = Ids::default();
     if let Some(route) = &line.route {
         ids.add_path(route, &line.path);
@@ -314,7 +314,7 @@ fn masked(answered: Answered, answers: &MaskedAnswers) -> RequestRecord {
     }
 }
 
-/// The URL a read asked for (its path and query, as they came), which its memo goes by.
+/// The URL a read asked for (its path and query, masked), which its memo goes by.
 fn read_url(line: &RequestLine) -> String {
     match &line.query {
         Some(query) => format!("{}?{query}", line.path),
