@@ -71,11 +71,6 @@ impl FailedLogins {
     }
 }
 
-/// Failures are compared across processes, so in Unix time, not `Instant`.
-fn now() -> UnixMillis {
-    UnixMillis::now()
-}
-
 pub struct Limits {
     requests: Option<(RequestLimiter, u32)>,
     /// Signup and login per client address: each costs a secret hash.
@@ -233,7 +228,8 @@ impl Limits {
             .into_iter()
             .filter(|(scope, _, _)| scopes.contains(scope))
             .collect();
-        let now = now();
+        // Failures are compared across processes, so in Unix time, not `Instant`.
+        let now = UnixMillis::now();
         let since = now.minus(LOGIN_WINDOW);
         // Only the newest `limit` failures of a subject decide: the wait runs from the oldest of them.
         let oldest_deciding = self.failed_logins.db.login_failures_deciding(subjects, since).await?;
@@ -250,7 +246,7 @@ impl Limits {
 
     pub async fn record_failed_login(&self, email: &str, address: IpAddr) {
         let subjects = self.failed_logins.subjects(email, address).map(|(scope, subject, _)| (scope, subject));
-        let at = now();
+        let at = UnixMillis::now();
         let recorded = self.failed_logins.db.record_login_failures(subjects.to_vec(), at).await;
         if let Err(error) = recorded {
             tracing::warn!(error = %error, "a failed login was not recorded");
@@ -268,7 +264,7 @@ impl Limits {
 
 /// Forgets failed logins older than the window (the background task's work).
 pub async fn purge_failed_logins(db: &Store) -> crate::storage::StorageResult<u64> {
-    let before = now().minus(LOGIN_WINDOW);
+    let before = UnixMillis::now().minus(LOGIN_WINDOW);
     db.purge_login_failures(before).await
 }
 

@@ -530,14 +530,20 @@ mod tests {
         };
         let first = masked(answered(r#"{"id":12,"secret":"whsec_first"}"#), &history.masked_answers);
         assert_eq!(history.masked_answers.len(), 1);
+        let key = (SubscriberId(1), "/webhooks/12".to_owned());
+        let kept = history.masked_answers.get(&key).expect("kept for the URL");
         let again = masked(answered(r#"{"id":12,"secret":"whsec_first"}"#), &history.masked_answers);
         assert_eq!(again, first);
+        let reused = history.masked_answers.get(&key).expect("kept for the URL");
+        assert!(Arc::ptr_eq(&kept, &reused), "the same bytes again: the answer masked before, not masked anew");
         let body = first.response_body.as_deref().expect("kept");
         assert!(!body.contains("whsec_first"), "{body}");
         assert_eq!(first.object_ids, " webhookId:12 id:12 ");
         assert!(first.response_answer.is_some());
 
         let changed = masked(answered(r#"{"id":12,"secret":"whsec_second"}"#), &history.masked_answers);
+        let remasked = history.masked_answers.get(&key).expect("kept for the URL");
+        assert!(!Arc::ptr_eq(&kept, &remasked), "other bytes at the URL are masked anew");
         assert!(!changed.response_body.as_deref().expect("kept").contains("whsec_second"));
         assert_eq!(changed.response_answer, first.response_answer, "the same masked text, the same answer");
         let other = masked(answered(r#"{"id":12,"secret":null}"#), &history.masked_answers);
