@@ -467,6 +467,36 @@ impl Workload {
         assert_eq!(body["cardId"].as_i64(), Some(card_id), "{}", self.context());
         assert_eq!(body["lastFour"].as_i64(), Some(last_four), "{}: {body}", self.context());
         assert!(!body.to_string().contains(pan), "{}: the PAN is never echoed", self.context());
+        self.polled_card_in_history(tenant, card_id);
+    }
+
+    /// Polled, as apps do: the same answer again, which the request history keeps once for
+    /// both requests; each shows it (the card's, no card number), and another tenant finds
+    /// neither request by its id.
+    fn polled_card_in_history(&mut self, tenant: usize, card_id: i64) {
+        self.expect(self.get(tenant, &format!("/card/{card_id}")), 200, None, "GET /card/<id> again");
+        let (_, listed) = self.get(tenant, &format!("/subscriber/requests?route=/card/{card_id}&limit=2"));
+        let requests = listed["requests"].as_array().unwrap_or_else(|| panic!("{}: {listed}", self.context()));
+        assert_eq!(requests.len(), 2, "{}: both reads kept: {listed}", self.context());
+        let pan = self.tenants[tenant].cards[&card_id].pan;
+        let other = self.other_than(tenant);
+        let mut answers = Vec::new();
+        for request in requests {
+            let request_id = request["requestId"].as_str().expect("requestId");
+            let detail = self.expect(
+                self.get(tenant, &format!("/subscriber/requests/{request_id}")),
+                200,
+                None,
+                "one kept request",
+            );
+            let answer = detail["responseBody"].as_str().unwrap_or_else(|| panic!("{}: {detail}", self.context()));
+            assert!(answer.contains(&format!("\"cardId\":{card_id}")), "{}: {answer}", self.context());
+            assert!(!answer.contains(pan), "{}: no card number kept", self.context());
+            answers.push(answer.to_owned());
+            let elsewhere = self.get(other, &format!("/subscriber/requests/{request_id}"));
+            self.expect(elsewhere, 404, Some("not_found"), "another tenant's request by its id");
+        }
+        assert_eq!(answers[0], answers[1], "{}: the same answer for both reads", self.context());
     }
 
     /// Small pages, followed to the end, hold exactly the whole list; the card's sandbox sales
