@@ -122,9 +122,12 @@ fn integral_numbers_as_integers(value: &mut serde_json::Value) {
         serde_json::Value::Number(number) => {
             if let Some(float) = number.as_f64().filter(|float| number.is_f64() && float.fract() == 0.0) {
                 // Casts are exact here: the value is integral and inside the target's range.
+                // `i64::MIN` itself stays a float: an integer written in range arrives as one,
+                // so a float there is one below the range rounded up to it
+                // (`-9223372036854775809`), which the field's own rule refuses.
                 if (0.0..18_446_744_073_709_551_616.0).contains(&float) {
                     *number = serde_json::Number::from(float as u64);
-                } else if (-9_223_372_036_854_775_808.0..0.0).contains(&float) {
+                } else if float > -9_223_372_036_854_775_808.0 && float < 0.0 {
                     *number = serde_json::Number::from(float as i64);
                 }
             }
@@ -341,6 +344,17 @@ mod tests {
             other => panic!("unexpected {other:?}"),
         }
         assert!(parse_json::<Body>(br#"{"year": 2030, "amount": 1} x"#).is_err());
+        // An integer below i64::MIN (a float rounded to it) is not taken as i64::MIN, and the
+        // smallest i64 itself still is (Schemathesis sent `streetNo: -9223372036854775809`).
+        #[derive(serde::Deserialize, Debug)]
+        struct Signed {
+            number: i64,
+        }
+        assert!(parse_json::<Signed>(br#"{"number": -9223372036854775809}"#).is_err());
+        let smallest = parse_json::<Signed>(br#"{"number": -9223372036854775808}"#).expect("in range");
+        assert_eq!(smallest.number, i64::MIN);
+        let location = br#"{"location": {"street": "S", "streetNo": -9223372036854775809}, "metadata": {}}"#;
+        assert!(parse_json::<subscriber_protocol::rules::merchants::LocationBody>(location).is_err());
         // A large integer written with a fraction is read exactly (serde_json's fast float parser
         // could land one ULP beside it, a fraction the service then refused).
         #[derive(serde::Deserialize, Debug)]
