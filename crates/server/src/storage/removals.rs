@@ -7,7 +7,7 @@ use super::rows::transactions::Owner;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::SubscriberId;
 
-pub use super::rows::removals::{Erased, RemovedEvent, UserObject};
+pub use super::rows::removals::{Erased, ObjectRemoval, RemovedEvent, UserObject};
 
 impl Store {
     /// Erases the subscriber's `object` and records `event`, in one write; `false` (nothing
@@ -20,9 +20,10 @@ impl Store {
         event: StoredEvent,
         now: i64,
     ) -> StorageResult<bool> {
+        let removal = ObjectRemoval { subscriber_id, object, event, now };
         let removed = dispatch!(self,
-            db => db.write(move |connection| sqlite::removals::remove(connection, subscriber_id, object, event, now)).await,
-            db => postgres::removals::remove(db, subscriber_id, object, event, now).await,
+            db => db.write(move |connection| sqlite::removals::remove(connection, removal)).await,
+            db => postgres::removals::remove(db, removal).await,
         )?;
         if let (true, UserObject::Card(card_id)) = (removed, object) {
             self.announce(&Change::Removed(Owner::Card(card_id)));

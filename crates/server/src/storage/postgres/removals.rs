@@ -9,7 +9,7 @@ use super::{Client, Database, LOCK_SUBSCRIBERS, execute, prepare_all, query, que
 use crate::storage::StorageResult;
 use crate::storage::notices::Change;
 use crate::storage::rows::events::StoredEvent;
-use crate::storage::rows::removals::{Erased, OF_A_USER, RemovedEvent, UserObject};
+use crate::storage::rows::removals::{Erased, OF_A_USER, ObjectRemoval, RemovedEvent, UserObject};
 
 /// The events of the subscriber whose JSON data names the object (`$3` the key).
 const NAMED_EVENTS: &str = "DELETE FROM events
@@ -20,13 +20,8 @@ const NAMED_EVENTS: &str = "DELETE FROM events
 /// Under the subscriber's lock: finds the object the subscriber's (one round trip with the
 /// lock), erases it (one more, the statements in order) and records `event` (one more).
 /// `false` (nothing changed) when it is not the subscriber's.
-pub async fn remove(
-    db: &Database,
-    subscriber_id: SubscriberId,
-    object: UserObject,
-    event: StoredEvent,
-    now: i64,
-) -> StorageResult<bool> {
+pub async fn remove(db: &Database, removal: ObjectRemoval) -> StorageResult<bool> {
+    let ObjectRemoval { subscriber_id, object, event, now } = removal;
     let (removal, id) = (object.removal(), object.id());
     let queued = db
         .write_again(move |client| {

@@ -9,8 +9,9 @@
 //! and brand) go too; how an event's data is searched differs by database, so each backend
 //! writes that one statement (`named_by` is the data's key).
 
+use super::events::StoredEvent;
 use crate::storage::sql::{Sql, sql};
-use subscriber_protocol::{AccountId, CardId, PersonId};
+use subscriber_protocol::{AccountId, CardId, PersonId, SubscriberId};
 
 /// One of the objects a subscriber makes for its users (`clientUserId`), which it labels and
 /// removes: its kind and its id together, so a kind's statements only ever run with an id of
@@ -40,6 +41,16 @@ impl UserObject {
             Self::Person(id) => id.get(),
         }
     }
+}
+
+/// What [`crate::storage::Store::remove`] is asked: the subscriber's object to erase, and the
+/// `*.removed` event to record with it, at `now`.
+#[derive(Debug, Clone)]
+pub struct ObjectRemoval {
+    pub subscriber_id: SubscriberId,
+    pub object: UserObject,
+    pub event: StoredEvent,
+    pub now: i64,
 }
 
 /// One kind of removal.

@@ -3,8 +3,7 @@ use subscriber_protocol::SubscriberId;
 
 use super::events::record_other;
 use crate::storage::StorageResult;
-use crate::storage::rows::events::StoredEvent;
-use crate::storage::rows::removals::{Erased, OF_A_USER, RemovedEvent, UserObject};
+use crate::storage::rows::removals::{Erased, OF_A_USER, ObjectRemoval, RemovedEvent};
 
 /// The events of the subscriber whose JSON data names the object (`$3` the key, with no
 /// quoting to do: the keys are the catalogue's own camel-case names).
@@ -15,13 +14,8 @@ const NAMED_EVENTS: &str = "DELETE FROM events
 
 /// Erases the object in the writer's transaction and records `event`; `false` (nothing
 /// changed) when it is not the subscriber's.
-pub fn remove(
-    connection: &Connection,
-    subscriber_id: SubscriberId,
-    object: UserObject,
-    event: StoredEvent,
-    now: i64,
-) -> StorageResult<bool> {
+pub fn remove(connection: &Connection, removal: ObjectRemoval) -> StorageResult<bool> {
+    let ObjectRemoval { subscriber_id, object, event, now } = removal;
     let (removal, id) = (object.removal(), object.id());
     let owned = connection.prepare_cached(removal.owned.sqlite())?.exists(params![subscriber_id, id])?;
     if !owned {
@@ -51,7 +45,7 @@ pub fn remove_user(
             .query_map(params![subscriber_id, client_user_id], |row| row.get::<_, i64>(0))?
             .collect::<Result<Vec<_>, _>>()?;
         for object in ids.into_iter().map(removal.object) {
-            if remove(connection, subscriber_id, object, event_of(object), now)? {
+            if remove(connection, ObjectRemoval { subscriber_id, object, event: event_of(object), now })? {
                 erased.push(object);
             }
         }
