@@ -400,8 +400,8 @@ impl<R: Runtime> Desktop<R> {
         self.dashboard.person_page(person_id).await
     }
 
-    async fn update_metadata(&self, object: Labelled, id: i64, metadata: Metadata) -> Outcome<Metadata> {
-        self.dashboard.update_metadata(object, id, metadata).await
+    async fn update_metadata(&self, object: Labelled, metadata: Metadata) -> Outcome<Metadata> {
+        self.dashboard.update_metadata(object, metadata).await
     }
 
     async fn user(&self, client_user_id: String) -> Outcome<EndUser> {

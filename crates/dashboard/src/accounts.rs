@@ -2,7 +2,7 @@
 //! waits for the outcome), the accounts and, when granted, their transactions.
 
 use subscriber_protocol::{
-    Account, AccountId, AccountPermission, AccountStatus, AccountTransaction, Bank, EnrollAccountRequest,
+    Account, AccountId, AccountPermission, AccountStatus, AccountTransaction, Bank, EnrollAccountRequest, ObjectId,
     RemoveAccountResponse,
 };
 
@@ -25,7 +25,7 @@ impl Dashboard {
         let created = self.client().await?.enroll_account(&EnrollAccountRequest::at(bank)).await?;
         self.check_own_url(&created.url).await?;
         Ok(SecurePage {
-            id: created.account_id.get(),
+            id: ObjectId(created.account_id.get()),
             url: created.url,
             expires_at: created.expires_at,
             opened: false,
@@ -41,7 +41,7 @@ impl Dashboard {
         let renewal = self.client().await?.reauth_account(account_id, None).await?;
         self.check_own_url(&renewal.url).await?;
         Ok(SecurePage {
-            id: renewal.account_id.get(),
+            id: ObjectId(renewal.account_id.get()),
             url: renewal.url,
             expires_at: renewal.expires_at,
             opened: false,

@@ -8,8 +8,8 @@ use futures::StreamExt;
 use subscriber_client::{Page, Paged, Paging};
 use subscriber_protocol::{
     CardId, CardRecord, CardSession, CardSessionId, CardSessionStatus, CardTransaction, ClockAdvanced,
-    EnrollCardRequest, EnrollCardResponse, Environment, RecurringStream, RemoveCardResponse, SandboxCard, SandboxReset,
-    SandboxRestored, SandboxReversal, SandboxSnapshot, SandboxSnapshotDeleted, SandboxTransactionRequest,
+    EnrollCardRequest, EnrollCardResponse, Environment, ObjectId, RecurringStream, RemoveCardResponse, SandboxCard,
+    SandboxReset, SandboxRestored, SandboxReversal, SandboxSnapshot, SandboxSnapshotDeleted, SandboxTransactionRequest,
     SandboxTransactionResponse, SnapshotId, TransactionId,
 };
 
@@ -62,7 +62,7 @@ impl Dashboard {
         let created = self.client().await?.create_card_session(&Default::default()).await?;
         self.check_own_url(&created.url).await?;
         Ok(SecurePage {
-            id: created.session_id.get(),
+            id: ObjectId(created.session_id.get()),
             url: created.url,
             expires_at: created.expires_at,
             opened: false,

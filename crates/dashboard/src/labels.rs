@@ -2,9 +2,7 @@
 //! notes edited from each object's drawer, a user's cards, accounts and persons together, and a
 //! user erased in one call.
 
-use subscriber_protocol::{
-    AccountId, CardId, EndUser, EndUserRemoved, LocationChanges, LocationId, Metadata, PersonId, UpdateLocationRequest,
-};
+use subscriber_protocol::{EndUser, EndUserRemoved, LocationChanges, Metadata, UpdateLocationRequest};
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
@@ -14,20 +12,15 @@ impl Dashboard {
     /// Sets notes on one of the subscriber's objects (keys merge with those set; a key sent
     /// with "" is removed), checked by the service's rules before sending; the object's notes
     /// as they are then.
-    pub async fn update_metadata(
-        &self,
-        object: Labelled,
-        id: i64,
-        metadata: Metadata,
-    ) -> Result<Metadata, CommandError> {
+    pub async fn update_metadata(&self, object: Labelled, metadata: Metadata) -> Result<Metadata, CommandError> {
         let client = self.client().await?;
         Ok(match object {
-            Labelled::Card => client.update_card(CardId(id), &metadata).await?.metadata,
-            Labelled::Account => client.update_account(AccountId(id), &metadata).await?.metadata,
-            Labelled::Person => client.update_person(PersonId(id), &metadata).await?.metadata,
-            Labelled::Location => {
+            Labelled::Card(id) => client.update_card(id, &metadata).await?.metadata,
+            Labelled::Account(id) => client.update_account(id, &metadata).await?.metadata,
+            Labelled::Person(id) => client.update_person(id, &metadata).await?.metadata,
+            Labelled::Location(id) => {
                 let change = UpdateLocationRequest { location: LocationChanges::default(), metadata: Some(metadata) };
-                client.update_location(LocationId(id), &change).await?.metadata
+                client.update_location(id, &change).await?.metadata
             }
         })
     }

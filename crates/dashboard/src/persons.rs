@@ -4,7 +4,7 @@
 use chrono::Utc;
 use subscriber_protocol::rules;
 use subscriber_protocol::{
-    AuthenticatePersonRequest, AuthenticatePersonResponse, OnboardPersonRequest, Person, PersonId,
+    AuthenticatePersonRequest, AuthenticatePersonResponse, ObjectId, OnboardPersonRequest, Person, PersonId,
     RemovePersonResponse, VerifyPersonRequest, VerifyPersonResponse,
 };
 
@@ -34,7 +34,7 @@ impl Dashboard {
         let session = self.client().await?.create_person_session(person_id, None).await?;
         self.check_own_url(&session.url).await?;
         Ok(SecurePage {
-            id: session.session_id.get(),
+            id: ObjectId(session.session_id.get()),
             qr_code: crate::views::qr_modules(&session.url),
             url: session.url,
             expires_at: session.expires_at,

@@ -3,7 +3,8 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use subscriber_protocol::{
-    CardTransaction, DiscoverResult, Environment, FieldError, LoggedRequest, MerchantId, MerchantTransaction,
+    AccountId, CardId, CardTransaction, DiscoverResult, Environment, FieldError, LocationId, LoggedRequest, MerchantId,
+    MerchantTransaction, ObjectId, PersonId,
 };
 
 use crate::attention::Attention;
@@ -179,8 +180,8 @@ pub struct EnrichedFile {
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
 #[serde(rename_all = "camelCase")]
 pub struct SecurePage {
-    /// `sessionId` of a card session, `accountId` of a bank account.
-    pub id: i64,
+    /// `sessionId` of a card session, `accountId` of a bank account, `sessionId` of a person's.
+    pub id: ObjectId,
     pub url: String,
     #[cfg_attr(feature = "ts", ts(type = "string"))]
     pub expires_at: DateTime<Utc>,
@@ -401,15 +402,16 @@ pub struct RequestDetailView {
     pub object_ids: Vec<String>,
 }
 
-/// An object the subscriber keeps its own notes on (`metadata`).
+/// An object the subscriber keeps its own notes on (`metadata`), by its kind and its id:
+/// `{"object": "card", "id": 12}`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(export))]
-#[serde(rename_all = "camelCase")]
+#[serde(tag = "object", content = "id", rename_all = "camelCase")]
 pub enum Labelled {
-    Card,
-    Account,
-    Person,
-    Location,
+    Card(CardId),
+    Account(AccountId),
+    Person(PersonId),
+    Location(LocationId),
 }
 
 #[cfg(test)]

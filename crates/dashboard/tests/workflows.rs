@@ -250,7 +250,7 @@ async fn a_card_typed_on_the_secure_page_is_enrolled_and_listed() {
     );
 
     let mut seen = Vec::new();
-    let waiting = test.dashboard.wait_for_card_session(CardSessionId(page.id), |session| {
+    let waiting = test.dashboard.wait_for_card_session(CardSessionId(page.id.get()), |session| {
         seen.push(session.status);
         true
     });
@@ -380,7 +380,7 @@ async fn a_bank_account_links_at_the_sandbox_bank_and_a_locked_bank_user_fails_i
     assert!(banks.iter().any(|bank| bank.id == "northwind"), "{banks:?}");
 
     let page = test.dashboard.link_account("northwind").await.expect("a bank page");
-    let waiting = test.dashboard.wait_for_account(AccountId(page.id), |_| true);
+    let waiting = test.dashboard.wait_for_account(AccountId(page.id.get()), |_| true);
     let person = async {
         let mut browser = Browser::default();
         let login = browser.get(&page.url).await;
@@ -397,7 +397,7 @@ async fn a_bank_account_links_at_the_sandbox_bank_and_a_locked_bank_user_fails_i
     assert!(!transactions.is_empty());
 
     let page = test.dashboard.link_account("Harbor Credit Union").await.expect("a bank page");
-    let waiting = test.dashboard.wait_for_account(AccountId(page.id), |_| true);
+    let waiting = test.dashboard.wait_for_account(AccountId(page.id.get()), |_| true);
     let person = async {
         let mut browser = Browser::default();
         let login = browser.get(&page.url).await;

@@ -4,7 +4,7 @@
 
 pub mod taxonomy;
 
-use crate::LocationId;
+use crate::{LocationId, TransactionId};
 use chrono::NaiveDate;
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
@@ -281,7 +281,7 @@ pub struct TransactionEnrichment {
     /// On a refund: the `transactionId` of the purchase it gives back, when it is found.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(required = true))]
-    pub refund_of: Option<i64>,
+    pub refund_of: Option<TransactionId>,
 }
 
 /// A transaction to enrich, as a card network or a bank statement gives it.
@@ -472,7 +472,7 @@ pub struct RecurringStream {
     pub predicted_next_date: NaiveDate,
     pub status: StreamStatus,
     /// The transactions of the stream, oldest first.
-    pub transaction_ids: Vec<i64>,
+    pub transaction_ids: Vec<TransactionId>,
 }
 
 /// A card's or bank account's recurring streams.

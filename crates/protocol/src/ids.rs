@@ -118,8 +118,16 @@ integer_newtype! {
     PersonSessionId;
     /// A set of identity questions issued to a person.
     QuestionSetId;
-    /// A merchant of the sandbox's generated directory.
+    /// A merchant of the sandbox's directory: a generated one (above the directory's id base),
+    /// or an enrolled location as the directory keeps it (the location's own id).
     DirectoryEntryId;
     /// An attempt to deliver an event to a webhook endpoint (its delivery log's cursor).
     AttemptId;
+    /// A question of a set issued to a person (its set's id and its place in the set).
+    QuestionId;
+    /// A choice of a question (its question's id and its place among the choices).
+    ChoiceId;
+    /// An object whose kind is said beside it: the sandbox event's `objectId` (a card, a
+    /// transaction, … as the event's type says), a secure page's card session or account.
+    ObjectId;
 }

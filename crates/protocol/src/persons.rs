@@ -1,4 +1,4 @@
-use crate::{PersonId, PersonSessionId};
+use crate::{ChoiceId, PersonId, PersonSessionId, QuestionId};
 use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
@@ -90,7 +90,7 @@ pub struct AuthenticatePersonRequest {
 #[derive(Eq)]
 pub struct QuestionChoice {
     /// The choice's id, for the answer.
-    pub choice_id: i64,
+    pub choice_id: ChoiceId,
     /// The choice as the person reads it.
     pub text: String,
 }
@@ -100,7 +100,7 @@ pub struct QuestionChoice {
 #[derive(Eq)]
 pub struct Question {
     /// The question's id, for the answer.
-    pub question_id: i64,
+    pub question_id: QuestionId,
     /// The question as the person reads it.
     pub text: String,
     /// Five choices; the last is always "None of the above".
@@ -124,9 +124,9 @@ pub struct AuthenticatePersonResponse {
 #[derive(Copy, Eq)]
 pub struct Answer {
     /// The question answered.
-    pub question_id: i64,
+    pub question_id: QuestionId,
     /// The choice made.
-    pub choice_id: i64,
+    pub choice_id: ChoiceId,
 }
 
 /// The person's answers to the questions last issued.

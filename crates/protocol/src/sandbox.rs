@@ -1,4 +1,4 @@
-use crate::{CardId, LocationId, SnapshotId, TransactionId};
+use crate::{CardId, LocationId, ObjectId, SnapshotId, TransactionId};
 use chrono::{DateTime, Utc};
 use macro_rules_attribute::apply;
 use serde::{Deserialize, Serialize};
@@ -59,7 +59,7 @@ pub struct SandboxEventRequest {
     pub event_type: String,
     /// The object it is about: one of the caller's transactions for a transaction event; for
     /// any other type, the id its payload names. A made-up one when absent.
-    pub object_id: Option<i64>,
+    pub object_id: Option<ObjectId>,
 }
 
 /// A pending authorization reversed.

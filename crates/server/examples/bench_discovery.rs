@@ -50,7 +50,9 @@ fn main() -> anyhow::Result<()> {
 
     let mut rng = ChaCha8Rng::seed_from_u64(7);
     let sample = |rng: &mut ChaCha8Rng| {
-        directory.get(ID_BASE + rng.random_range(1..=i64::from(size))).expect("directory merchant")
+        directory
+            .get(subscriber_protocol::DirectoryEntryId(ID_BASE + rng.random_range(1..=i64::from(size))))
+            .expect("directory merchant")
     };
     let mut descriptor_times = Vec::with_capacity(LOOKUPS);
     let mut descriptor_hits = 0;

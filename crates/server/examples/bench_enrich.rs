@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use rand::seq::IndexedRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use subscriber_protocol::Confidence;
+use subscriber_protocol::{Confidence, DirectoryEntryId};
 use subscriber_server::directory::brands::{brand_id, brand_key};
 use subscriber_server::directory::descriptor::{split_prefix, statement_text};
 use subscriber_server::directory::matcher::NetworkData;
@@ -34,7 +34,7 @@ const SEED: u64 = 20_261_122;
 struct Case {
     descriptor: String,
     truth_brand: String,
-    truth_location: i64,
+    truth_location: DirectoryEntryId,
     /// The descriptor still carries the store number or the city.
     locatable: bool,
     /// The platform a prefix added names (`Square`).
@@ -140,7 +140,7 @@ fn unknown_merchants(directory: &Directory, size: u32, count: usize) -> Vec<Dire
     let mut id = 100_000_013;
     while found.len() < count && id < 100_000_000 + i64::from(size.min(20_000)) {
         id += 1;
-        let Some(merchant) = other.get(id) else { continue };
+        let Some(merchant) = other.get(DirectoryEntryId(id)) else { continue };
         let key = brand_id(&brand_key(&merchant.dba_name));
         if directory.brand(&key).is_none() {
             found.push(merchant);
@@ -154,7 +154,7 @@ fn unknown_merchants(directory: &Directory, size: u32, count: usize) -> Vec<Dire
 fn sample_merchants(directory: &Directory, size: u32, count: usize) -> Vec<DirectoryMerchant> {
     let mut rng = ChaCha8Rng::seed_from_u64(3);
     let mut merchants = Vec::with_capacity(count);
-    let mut by_id: HashMap<i64, DirectoryMerchant> = HashMap::new();
+    let mut by_id: HashMap<DirectoryEntryId, DirectoryMerchant> = HashMap::new();
     let mut card = 0u32;
     while merchants.len() < count / 2 && card < 200 {
         let input = HistoryInput {
@@ -175,7 +175,7 @@ fn sample_merchants(directory: &Directory, size: u32, count: usize) -> Vec<Direc
     }
     while merchants.len() < count {
         let id = 100_000_000 + rng.random_range(1..=i64::from(size));
-        if let Some(merchant) = directory.get(id) {
+        if let Some(merchant) = directory.get(DirectoryEntryId(id)) {
             merchants.push(merchant);
         }
     }

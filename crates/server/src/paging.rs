@@ -9,8 +9,9 @@ use crate::storage::transactions::{Filter, TransactionRow};
 /// A position in a newest-first list: the last row of the page before, `<time>.<id>`.
 /// Clients treat it as opaque; its form is simple enough for the OpenAPI document to state
 /// exactly which strings are cursors (`^[0-9]{1,18}\.[0-9]{1,18}$`).
-pub fn encode_cursor(created_at: i64, id: i64) -> String {
-    format!("{}.{}", created_at.max(0), id.max(0))
+/// `id` is the row's typed id, of whichever list it is.
+pub fn encode_cursor(created_at: i64, id: impl Into<i64>) -> String {
+    format!("{}.{}", created_at.max(0), id.into().max(0))
 }
 
 pub fn decode_cursor(cursor: &str, validation: &mut Validation) -> Option<(i64, i64)> {
@@ -60,7 +61,7 @@ pub fn history_start(now: DateTime<Utc>) -> i64 {
 
 /// Splits a fetch of `limit + 1` rows into the page and the cursor of the next one.
 pub fn finish_page(rows: Vec<TransactionRow>, limit: u32) -> (Vec<TransactionRow>, Option<String>) {
-    split_page(rows, limit, |row| encode_cursor(row.created_at, row.id.get()))
+    split_page(rows, limit, |row| encode_cursor(row.created_at, row.id))
 }
 
 /// Splits a fetch of `limit + 1` rows into the page and, when there is more, the cursor of the

@@ -8,6 +8,7 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use subscriber_protocol::DirectoryEntryId;
 use subscriber_server::directory::descriptor::{cut, split_prefix};
 use subscriber_server::directory::generate::ID_BASE;
 use subscriber_server::directory::{Directory, DirectoryMerchant, Query};
@@ -103,7 +104,7 @@ fn mangled_descriptors_find_their_merchant() {
     let mut top_three = 0;
     let mut misses = Vec::new();
     for _ in 0..QUERIES {
-        let id = ID_BASE + rng.random_range(1..=i64::from(DIRECTORY_SIZE));
+        let id = DirectoryEntryId(ID_BASE + rng.random_range(1..=i64::from(DIRECTORY_SIZE)));
         let merchant = directory.get(id).expect("a directory merchant");
         let mut text = merchant.descriptor.clone();
         let count = rng.random_range(1..=2);

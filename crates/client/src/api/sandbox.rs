@@ -5,7 +5,7 @@ use subscriber_protocol::{
     SandboxCardList, SandboxEventRequest, SandboxRefundRequest, SandboxReset, SandboxReversal, SandboxSettleRequest,
     SandboxTransactionRequest, SandboxTransactionResponse, SnapshotId, TransactionId,
 };
-use subscriber_protocol::{Event, EventType};
+use subscriber_protocol::{Event, EventType, ObjectId};
 use subscriber_protocol::{
     SNAPSHOT_NAME_MAX, SandboxRestored, SandboxSnapshot, SandboxSnapshotDeleted, SandboxSnapshotList,
     SandboxSnapshotRequest,
@@ -109,9 +109,9 @@ impl Client {
     /// `POST /sandbox/events`: sends an event of `event_type` now, through the log and the
     /// webhooks, marked `sandbox: true`; about `object_id` when given (for a transaction
     /// event, one of the caller's transactions).
-    pub async fn send_sandbox_event(&self, event_type: EventType, object_id: Option<i64>) -> Result<Event> {
+    pub async fn send_sandbox_event(&self, event_type: EventType, object_id: Option<ObjectId>) -> Result<Event> {
         if let Some(object_id) = object_id {
-            validate::positive_id("objectId", object_id)?;
+            validate::positive_id("objectId", object_id.get())?;
         }
         let request = SandboxEventRequest { event_type: event_type.as_str().to_owned(), object_id };
         self.inner.call(Call::new(&routes::SEND_SANDBOX_EVENT, "/sandbox/events").json(&request)?).await

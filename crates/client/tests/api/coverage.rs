@@ -7,7 +7,9 @@
 
 use std::collections::BTreeSet;
 use std::time::Duration;
-use subscriber_protocol::{AccountId, CardId, CardSessionId, LocationId, MerchantId, PersonId, TransactionId};
+use subscriber_protocol::{
+    AccountId, CardId, CardSessionId, LocationId, MerchantId, ObjectId, PersonId, TransactionId,
+};
 
 use chrono::Datelike;
 use futures::StreamExt;
@@ -716,7 +718,7 @@ async fn event_steps(tour: &mut Tour, card_id: CardId) {
     for (refund, amount) in [(&part, -0.25), (&rest, -1.0)] {
         assert_eq!(refund.message, "Refund created");
         assert_eq!((refund.transaction.amount, refund.transaction.card_id), (amount, card_id));
-        assert_eq!(refund.transaction.enrichment.refund_of, Some(earlier.transaction_id.get()), "{refund:?}");
+        assert_eq!(refund.transaction.enrichment.refund_of, Some(earlier.transaction_id), "{refund:?}");
     }
     let in_full = tour.client.refund_sandbox_transaction(earlier.transaction_id, None).await.expect_err("in full");
     assert_eq!(in_full.status().map(|status| status.as_u16()), Some(409), "{in_full:?}");
@@ -736,7 +738,7 @@ async fn event_steps(tour: &mut Tour, card_id: CardId) {
     assert_eq!(ids(&changes.added), made, "{changes:?}");
     let listed = tour.client.card_transactions(card_id).collect_all().await.expect("the card's list");
     let refunds: Vec<_> =
-        listed.iter().filter(|row| row.enrichment.refund_of == Some(earlier.transaction_id.get())).collect();
+        listed.iter().filter(|row| row.enrichment.refund_of == Some(earlier.transaction_id)).collect();
     assert_eq!(refunds.len(), 2, "the list names the refunded purchase too");
 
     // A reversed authorization leaves the list; sync reports it in `removed`.
@@ -760,7 +762,7 @@ async fn event_steps(tour: &mut Tour, card_id: CardId) {
     }
     let sent = tour
         .client
-        .send_sandbox_event(EventType::TransactionUpdated, Some(later.transaction_id.get()))
+        .send_sandbox_event(EventType::TransactionUpdated, Some(ObjectId(later.transaction_id.get())))
         .await
         .expect("about a transaction");
     let EventData::TransactionUpdated(TransactionEventData::Card(data)) = &sent.payload else {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use subscriber_protocol::{CardId, PersonId};
+use subscriber_protocol::{CardId, ChoiceId, PersonId, QuestionId};
 
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode};
@@ -289,7 +289,7 @@ async fn creating_posts_repeat_with_their_idempotency_key_and_unsafe_posts_never
     assert_eq!(rotations.header(0, "idempotency-key"), None);
     let verify = VerifyPersonRequest {
         person_id: PersonId(1),
-        answers: vec![subscriber_client::protocol::Answer { question_id: 1, choice_id: 2 }],
+        answers: vec![subscriber_client::protocol::Answer { question_id: QuestionId(1), choice_id: ChoiceId(2) }],
     };
     let before = client.metrics().requests;
     client.verify_person(&verify).await.expect_err("502");

@@ -143,7 +143,7 @@ macro_rules! for_each_command {
 
             // ---- Notes and users ----
             /// Sets notes on a card, account, person or location (keys merge; "" removes one).
-            update_metadata(object: Labelled, id: i64, metadata: Metadata) -> Metadata;
+            update_metadata(object: Labelled, metadata: Metadata) -> Metadata;
             /// The cards, bank accounts and persons created with a `clientUserId`.
             user(client_user_id: String) -> EndUser;
             /// Erases everything of a user at once.

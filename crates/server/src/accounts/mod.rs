@@ -18,7 +18,7 @@ use chrono::Utc;
 use subscriber_protocol::{
     Account, AccountBalance, AccountList, AccountPermission, AccountStatus, AccountTransaction, AccountTransactionPage,
     AccountTransactionQuery, AccountType, Bank, BankList, EnrollAccountRequest, EnrollAccountResponse, Environment,
-    ErrorBody, Metadata, RecurringStreams, RemoveAccountResponse, Success, TransactionEnrichment, TransactionId,
+    ErrorBody, Metadata, RecurringStreams, RemoveAccountResponse, Success, TransactionEnrichment,
     UpdateMetadataRequest,
 };
 
@@ -159,7 +159,7 @@ async fn enroll(
     let subscriber_id = auth.subscriber_id;
     let response_url = url.clone();
     let replay = idempotent.replay(move |account_id| EnrollAccountResponse {
-        account_id: AccountId(account_id),
+        account_id,
         url: response_url.clone(),
         expires_at: expires_at_time,
         status: AccountStatus::Pending,
@@ -345,17 +345,17 @@ async fn transactions(
         let in_range = filter.from.is_none_or(|from| item.created_at >= from)
             && filter.to.is_none_or(|to| item.created_at <= to)
             && query.pending.is_none_or(|pending| item.pending == pending)
-            && filter.after.is_none_or(|after| (item.created_at, item.id) < after);
+            && filter.after.is_none_or(|after| (item.created_at, item.id.get()) < after);
         if !in_range {
             continue;
         }
         if page.len() == limit {
             next_cursor =
-                page.last().map(|last| paging::encode_cursor(last.created_at.timestamp(), last.transaction_id.get()));
+                page.last().map(|last| paging::encode_cursor(last.created_at.timestamp(), last.transaction_id));
             break;
         }
         page.push(AccountTransaction {
-            transaction_id: TransactionId(item.id),
+            transaction_id: item.id,
             created_at: paging::checked_time(item.created_at)?,
             pending: item.pending,
             amount: paging::amount(item.amount_minor),

@@ -169,8 +169,7 @@ pub async fn enroll_card(
 ) -> Result<CardId, ApiError> {
     let prepared = prepare_card(state, subscriber_id, card, brand, labels).await?;
     let last_four = prepared.enrolled.last_four;
-    let replay =
-        idempotent.replay(|card_id| EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id: CardId(card_id) });
+    let replay = idempotent.replay(|card_id| EnrollCardResponse { message: CARD_LINKED.to_owned(), card_id });
     let inserted = state.db.enroll_card(prepared, replay).await?;
     match inserted {
         Inserted::Created(card_id) => {
@@ -436,7 +435,7 @@ pub(crate) fn kept_card_transaction(
 /// A card row as its history reads it.
 fn history_item<'a>(row: &'a TransactionRow, enrichment: &'a TransactionEnrichment) -> Result<Item<'a>, ApiError> {
     Ok(Item {
-        id: row.id.get(),
+        id: row.id,
         date: paging::checked_time(row.created_at)?.date_naive(),
         amount_minor: row.amount_minor,
         currency: &row.currency,

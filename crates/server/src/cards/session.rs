@@ -67,7 +67,7 @@ pub async fn create(
     let subscriber_id = auth.subscriber_id;
     let response_url = url.clone();
     let replay = idempotent.replay(move |session_id| CardSessionCreated {
-        session_id: CardSessionId(session_id),
+        session_id,
         url: response_url.clone(),
         expires_at: expires_at_time,
         status: CardSessionStatus::Pending,

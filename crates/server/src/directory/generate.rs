@@ -5,6 +5,7 @@ use std::collections::{HashMap, HashSet};
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use subscriber_protocol::DirectoryEntryId;
 
 use super::catalog::{self, CATEGORIES, Category, Language};
 use super::descriptor::{self, DESCRIPTOR_WIDTH, cut, statement_text};
@@ -265,7 +266,7 @@ fn showcase_entries(interner: &mut Interner) -> Vec<Entry> {
         .iter()
         .zip(1..)
         .map(|(merchant, number)| Entry {
-            id: ID_BASE + number,
+            id: DirectoryEntryId(ID_BASE + number),
             dba_name: merchant.dba_name.into(),
             descriptor: merchant.descriptor.into(),
             mcc: merchant.mcc,
@@ -339,7 +340,7 @@ pub fn generate(seed: u64, size: u32, interner: &mut Interner) -> Vec<Entry> {
         let (latitude, longitude) = position(&mut rng, pool, row);
         let street = pool.streets[rng.random_range(0..pool.streets.len())];
         entries.push(Entry {
-            id: ID_BASE + i64::from(index) + 1,
+            id: DirectoryEntryId(ID_BASE + i64::from(index) + 1),
             dba_name: dba_name.into(),
             descriptor: descriptor.into(),
             mcc: category.mcc.parse().unwrap_or(5999),
@@ -574,9 +575,11 @@ mod tests {
         assert_eq!(first.len(), 500);
         assert!(first.iter().zip(&second).all(|(a, b)| a.descriptor == b.descriptor && a.phone == b.phone));
         assert!(first.iter().zip(&other).any(|(a, b)| a.descriptor != b.descriptor));
-        assert_eq!(first[0].id, ID_BASE + 1);
+        assert_eq!(first[0].id, DirectoryEntryId(ID_BASE + 1));
         assert_eq!(&*first[0].descriptor, SHOWCASE[0].descriptor);
-        assert!(first.iter().enumerate().all(|(index, entry)| entry.id == ID_BASE + 1 + index as i64));
+        assert!(
+            first.iter().enumerate().all(|(index, entry)| entry.id == DirectoryEntryId(ID_BASE + 1 + index as i64))
+        );
     }
 
     #[test]

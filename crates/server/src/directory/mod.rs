@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use parking_lot::RwLock;
 use rand::RngCore;
-use subscriber_protocol::{Confidence, CounterpartyType, LocationId, MatchReason};
+use subscriber_protocol::{Confidence, CounterpartyType, DirectoryEntryId, LocationId, MatchReason};
 
 use crate::reference::places;
 pub use crate::storage::directory::{DirectoryMerchant, Entry, Interner};
@@ -106,9 +106,9 @@ impl DirectoryMerchant {
         )
     }
 
-    /// The location's id: an enrolled location's own, else the directory's.
-    pub fn location_id(&self) -> i64 {
-        self.location_id.map_or(self.id, LocationId::get)
+    /// The `locationId` the API shows: an enrolled location's own, else the directory's id.
+    pub fn location_id(&self) -> LocationId {
+        self.location_id.unwrap_or(LocationId(self.id.get()))
     }
 }
 
@@ -493,17 +493,17 @@ impl Directory {
 
     /// A merchant of the generated directory by its id (what discovery shows as its
     /// `locationId`); an enrolled location is not one.
-    pub fn generated_merchant(&self, id: i64) -> Option<DirectoryMerchant> {
+    pub fn generated_merchant(&self, id: DirectoryEntryId) -> Option<DirectoryMerchant> {
         let inner = self.inner.read();
-        let index = usize::try_from(id.checked_sub(generate::ID_BASE + 1)?).ok()?;
+        let index = usize::try_from(id.get().checked_sub(generate::ID_BASE + 1)?).ok()?;
         inner.entries[..inner.generated].get(index).filter(|entry| entry.id == id).map(Entry::to_merchant)
     }
 
     /// The merchant with this id (a directory id, or an enrolled location's id).
-    pub fn get(&self, id: i64) -> Option<DirectoryMerchant> {
+    pub fn get(&self, id: DirectoryEntryId) -> Option<DirectoryMerchant> {
         let inner = self.inner.read();
-        if id > generate::ID_BASE {
-            let index = usize::try_from(id - generate::ID_BASE - 1).ok()?;
+        if id.get() > generate::ID_BASE {
+            let index = usize::try_from(id.get() - generate::ID_BASE - 1).ok()?;
             return inner.entries.get(index).filter(|entry| entry.id == id).map(Entry::to_merchant);
         }
         inner.entries[inner.generated..]
@@ -617,7 +617,7 @@ mod tests {
 
     fn enrolled(location_id: LocationId, name: &str, city: &str) -> DirectoryMerchant {
         DirectoryMerchant {
-            id: location_id.get(),
+            id: DirectoryEntryId(location_id.get()),
             dba_name: name.to_owned(),
             descriptor: String::new(),
             mcc: "5812".to_owned(),
@@ -649,7 +649,10 @@ mod tests {
         assert_eq!(found[0].merchant.currency, "USD");
         let exact = Query::Descriptor { text: "zebra quilt san franci".to_owned(), exact: true };
         assert_eq!(directory.search(&exact, 10).len(), 1);
-        assert_eq!(directory.get(5).map(|merchant| merchant.dba_name), Some("Zebra Quilt".to_owned()));
+        assert_eq!(
+            directory.get(DirectoryEntryId(5)).map(|merchant| merchant.dba_name),
+            Some("Zebra Quilt".to_owned())
+        );
         assert_eq!(directory.len(), 301);
     }
 
@@ -670,14 +673,14 @@ mod tests {
         let directory = Directory::generate(3, 50);
         let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(7);
         let merchant = directory.random_merchant(&mut rng).expect("a merchant");
-        assert!(merchant.id > generate::ID_BASE);
+        assert!(merchant.id.get() > generate::ID_BASE);
         assert_eq!(directory.generated_merchant(merchant.id), Some(merchant));
         directory.add_enrolled_location(enrolled(LocationId(5), "Only Shop", "Oakland"));
         for _ in 0..200 {
             let merchant = directory.random_merchant(&mut rng).expect("a merchant");
             assert_eq!(merchant.location_id, None, "never another subscriber's shop");
         }
-        assert_eq!(directory.generated_merchant(5), None);
+        assert_eq!(directory.generated_merchant(DirectoryEntryId(5)), None);
         assert!(Directory::default().random_merchant(&mut rng).is_none());
     }
 }

@@ -5,7 +5,7 @@
 use axum::Json;
 use axum::extract::State;
 use subscriber_protocol::{
-    Confidence, DiscoverQuery, DiscoverResponse, DiscoverResult, DiscoveredMerchant, LocationId, MatchType, Success,
+    Confidence, DiscoverQuery, DiscoverResponse, DiscoverResult, DiscoveredMerchant, MatchType, Success,
 };
 
 use crate::directory::brands;
@@ -170,7 +170,7 @@ pub fn discovered(found: Found) -> DiscoveredMerchant {
         country_name: country_name(&merchant.country),
         country_code: merchant.country,
         dba_name: merchant.dba_name,
-        location_id: LocationId(location_id),
+        location_id,
         phone_number: merchant.phone,
         zip: merchant.zip.chars().filter(char::is_ascii_digit).collect::<String>().parse().unwrap_or(0),
         descriptor: merchant.descriptor,

@@ -6,13 +6,13 @@
 use std::collections::HashMap;
 
 use chrono::{Duration, NaiveDate};
-use subscriber_protocol::{Confidence, Direction, RecurringStream, StreamStatus, TransactionEnrichment};
+use subscriber_protocol::{Confidence, Direction, RecurringStream, StreamStatus, TransactionEnrichment, TransactionId};
 
 use super::recurring::{self, Payment};
 
 /// A transaction as the history reads it.
 pub struct Item<'a> {
-    pub id: i64,
+    pub id: TransactionId,
     pub date: NaiveDate,
     /// Minor units; positive for money out (a purchase, a bill), negative for money in (a
     /// refund on a card, pay on an account).
@@ -34,14 +34,14 @@ pub enum Kind {
 const REFUND_DAYS: i64 = 120;
 
 /// A purchase a refund may give back: `(date, id, amount_minor)`.
-type Purchase = (NaiveDate, i64, i64);
+type Purchase = (NaiveDate, TransactionId, i64);
 
 /// A history's streams and what it says of each transaction.
 #[derive(Debug, Default)]
 pub struct History {
     /// Newest last payment first.
     pub streams: Vec<RecurringStream>,
-    facts: HashMap<i64, (Option<usize>, Option<i64>)>,
+    facts: HashMap<TransactionId, (Option<usize>, Option<TransactionId>)>,
     /// Streams by counterparty key and direction, for transactions newer than the history.
     by_key: HashMap<(String, Direction, String), Vec<usize>>,
     /// Purchases by counterparty key and currency, oldest first: `(date, id, amount_minor)`.
@@ -89,7 +89,7 @@ impl History {
             .collect();
         let streams = recurring::streams(owner, &payments, today);
         let mut history = Self { streams, ..Self::default() };
-        let keys: HashMap<i64, String> = items.iter().map(|item| (item.id, key_of(item))).collect();
+        let keys: HashMap<TransactionId, String> = items.iter().map(|item| (item.id, key_of(item))).collect();
         for (index, stream) in history.streams.iter().enumerate() {
             for id in &stream.transaction_ids {
                 history.facts.entry(*id).or_default().0 = Some(index);
@@ -117,7 +117,7 @@ impl History {
 
     /// The purchase a refund of `amount_minor` on `date` gives back: the latest one before it
     /// with the same counterparty and currency for that amount, else for more (a part refunded).
-    fn refunded(&self, key: &(String, String), date: NaiveDate, amount_minor: i64) -> Option<i64> {
+    fn refunded(&self, key: &(String, String), date: NaiveDate, amount_minor: i64) -> Option<TransactionId> {
         let earlier: Vec<&Purchase> = self
             .purchases
             .get(key)?

@@ -16,7 +16,7 @@ pub mod logo;
 pub mod recurring;
 pub mod stored;
 
-use subscriber_protocol::{Counterparty, EnrichedLocation, Enrichment, Intermediary, LocationId};
+use subscriber_protocol::{Counterparty, EnrichedLocation, Enrichment, Intermediary};
 
 pub use crate::directory::matcher::NetworkData;
 use crate::directory::{Directory, DirectoryMerchant, Matched};
@@ -71,7 +71,7 @@ fn enrichment_of(matched: &Matched, network: &NetworkData) -> Enrichment {
 /// Where a matched merchant is, as the contract shows it.
 pub fn location_of(merchant: &DirectoryMerchant) -> EnrichedLocation {
     EnrichedLocation {
-        location_id: LocationId(merchant.location_id()),
+        location_id: merchant.location_id(),
         address: merchant.postal_address(),
         city: merchant.city.clone(),
         zip: merchant.zip.clone(),

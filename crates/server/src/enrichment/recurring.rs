@@ -16,13 +16,13 @@ use std::collections::BTreeMap;
 use chrono::{Datelike, Duration, Months, NaiveDate};
 use sha2::{Digest, Sha256};
 use subscriber_protocol::{
-    Direction, Frequency, PersonalFinanceCategory, RecurringStream, StreamCounterparty, StreamStatus,
+    Direction, Frequency, PersonalFinanceCategory, RecurringStream, StreamCounterparty, StreamStatus, TransactionId,
 };
 
 /// A transaction as the stream finder needs it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Payment {
-    pub transaction_id: i64,
+    pub transaction_id: TransactionId,
     pub date: NaiveDate,
     /// Positive, major units.
     pub amount: f64,
@@ -244,7 +244,7 @@ fn by_day_of_month<'a>(group: &[&'a Payment]) -> Vec<(u32, Vec<&'a Payment>)> {
 /// Whether a stream's amounts hold from one payment to the next, now and then a price change
 /// aside (two subscriptions with one counterparty do; the groceries bought on the same days of
 /// some months do not).
-fn steady_amounts(group: &[&Payment], ids: &[i64]) -> bool {
+fn steady_amounts(group: &[&Payment], ids: &[TransactionId]) -> bool {
     let amounts: Vec<f64> =
         group.iter().filter(|payment| ids.contains(&payment.transaction_id)).map(|payment| payment.amount).collect();
     let held = amounts.windows(2).filter(|pair| (pair[1] - pair[0]).abs() <= 0.1 * pair[0]).count();
@@ -374,7 +374,7 @@ mod tests {
 
     fn payment(id: i64, date: &str, amount: f64, name: &str) -> Payment {
         Payment {
-            transaction_id: id,
+            transaction_id: TransactionId(id),
             date: NaiveDate::parse_from_str(date, "%Y-%m-%d").expect("date"),
             amount,
             direction: Direction::Outflow,
@@ -403,7 +403,7 @@ mod tests {
         assert_eq!(stream.frequency, Frequency::Monthly);
         assert_eq!(stream.status, StreamStatus::Mature);
         assert_eq!(stream.predicted_next_date, day("2026-11-14"));
-        assert_eq!(stream.transaction_ids, vec![1, 2, 3, 4]);
+        assert_eq!(stream.transaction_ids, [1, 2, 3, 4].map(TransactionId));
         assert!((stream.average_amount - 15.49).abs() < 1e-9);
         let later = streams("card 1", &payments, day("2027-01-01"));
         assert_eq!(later[0].status, StreamStatus::Tombstoned, "a predicted date passed by more than a period");
@@ -498,7 +498,7 @@ mod tests {
                     let date = chrono::DateTime::from_timestamp(row.created_at, 0).expect("time").date_naive();
                     let amount = row.amount_minor as f64 / 100.0;
                     Payment {
-                        transaction_id: id as i64,
+                        transaction_id: TransactionId(id as i64),
                         date,
                         amount: amount.abs(),
                         direction: if amount >= 0.0 { Direction::Outflow } else { Direction::Inflow },

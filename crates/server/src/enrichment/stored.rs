@@ -10,9 +10,7 @@
 use std::sync::Arc;
 
 use quick_cache::sync::Cache;
-use subscriber_protocol::{
-    Channel, Enrichment, PersonalFinanceCategory, PfcDetailed, TransactionEnrichment, TransactionId,
-};
+use subscriber_protocol::{Channel, Enrichment, PersonalFinanceCategory, PfcDetailed, TransactionEnrichment};
 
 use super::{NetworkData, enrich};
 use crate::directory::Directory;
@@ -96,7 +94,7 @@ impl Enricher {
             personal_finance_category: found.personal_finance_category,
             recurring_stream_id: None,
             // A refund made as one names its purchase; the history matches the others.
-            refund_of: row.refund_of.map(TransactionId::get),
+            refund_of: row.refund_of,
         }
     }
 

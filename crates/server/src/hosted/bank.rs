@@ -175,7 +175,7 @@ fn owes_code(link: &Link, nonce: &str) -> bool {
 }
 
 fn code_page(state: &AppState, link: &Link, browser: &Browser, error: Option<&str>, status: StatusCode) -> Response {
-    let csrf = token::csrf_token(&state.hosted_key, CODE_PURPOSE, link.row.id.get(), &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CODE_PURPOSE, link.row.id, &browser.nonce);
     let action = format!("{LOGIN_PATH}?link={}", link.token);
     let body = html! {
         header class="brand" {
@@ -211,7 +211,7 @@ async fn submit_code(
     nonce: String,
 ) -> Response {
     let presented = fields.get("csrf").map_or("", String::as_str);
-    if !token::csrf_valid(&state.hosted_key, CODE_PURPOSE, link.row.id.get(), &nonce, presented) {
+    if !token::csrf_valid(&state.hosted_key, CODE_PURPOSE, link.row.id, &nonce, presented) {
         return forbidden_form();
     }
     let browser = Browser::known(nonce);
@@ -251,7 +251,7 @@ fn login_page(
     username: &str,
     status: StatusCode,
 ) -> Response {
-    let csrf = token::csrf_token(&state.hosted_key, LOGIN_PURPOSE, link.row.id.get(), &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, LOGIN_PURPOSE, link.row.id, &browser.nonce);
     let action = format!("{LOGIN_PATH}?link={}", link.token);
     let body = html! {
         header class="brand" {
@@ -310,7 +310,7 @@ pub async fn submit_login(State(state): State<AppState>, headers: HeaderMap, uri
     }
     let presented = fields.get("csrf").map_or("", String::as_str);
     let Some(nonce) = Browser::existing(&headers)
-        .filter(|nonce| token::csrf_valid(&state.hosted_key, LOGIN_PURPOSE, link.row.id.get(), nonce, presented))
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, LOGIN_PURPOSE, link.row.id, nonce, presented))
     else {
         return forbidden_form();
     };
@@ -404,7 +404,7 @@ fn consent_page(
     error: Option<&str>,
     status: StatusCode,
 ) -> Response {
-    let csrf = token::csrf_token(&state.hosted_key, CONSENT_PURPOSE, link.row.id.get(), &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CONSENT_PURPOSE, link.row.id, &browser.nonce);
     let action = format!("{CONSENT_PATH}?link={}", link.token);
     let describe = |permission: AccountPermission| match permission {
         AccountPermission::Balances => "Balances: the available and current balance",
@@ -457,7 +457,7 @@ pub async fn submit_consent(State(state): State<AppState>, headers: HeaderMap, u
     let fields = token::form_fields(&body);
     let presented = fields.get("csrf").map_or("", String::as_str);
     let Some(nonce) = Browser::existing(&headers)
-        .filter(|nonce| token::csrf_valid(&state.hosted_key, CONSENT_PURPOSE, link.row.id.get(), nonce, presented))
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, CONSENT_PURPOSE, link.row.id, nonce, presented))
     else {
         return forbidden_form();
     };

@@ -125,7 +125,7 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     let presented = fields.get("csrf").map_or("", String::as_str);
     let browser = Browser::existing(&headers);
     let Some(nonce) =
-        browser.filter(|nonce| token::csrf_valid(&state.hosted_key, CSRF_PURPOSE, session.id.get(), nonce, presented))
+        browser.filter(|nonce| token::csrf_valid(&state.hosted_key, CSRF_PURPOSE, session.id, nonce, presented))
     else {
         return page::message(
             StatusCode::FORBIDDEN,
@@ -234,7 +234,7 @@ fn form_page(state: &AppState, open: &Open, browser: &Browser, retyped: &Retyped
     let session = &open.row;
     let branding = &open.branding;
     let action = format!("{PAGE_PATH}?session={}", open.token);
-    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, session.id.get(), &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, session.id, &browser.nonce);
     let expires = DateTime::from_timestamp(session.expires_at, 0).map(|at| at.format("%H:%M UTC").to_string());
     let this_year = u32::try_from(Utc::now().year()).unwrap_or(2026);
     let sandbox = state.environment() == Environment::Sandbox;

@@ -212,7 +212,7 @@ pub async fn submit(State(state): State<AppState>, headers: HeaderMap, uri: Uri,
     let fields = token::form_fields(&body);
     let presented = fields.get("csrf").map_or("", String::as_str);
     let Some(nonce) = Browser::existing(&headers)
-        .filter(|nonce| token::csrf_valid(&state.hosted_key, CSRF_PURPOSE, open.row.id.get(), nonce, presented))
+        .filter(|nonce| token::csrf_valid(&state.hosted_key, CSRF_PURPOSE, open.row.id, nonce, presented))
     else {
         return page::message(
             StatusCode::FORBIDDEN,
@@ -354,7 +354,7 @@ fn information_page(
     status: StatusCode,
 ) -> Response {
     let action = format!("{PAGE_PATH}?session={}", open.token);
-    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, open.row.id.get(), &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, open.row.id, &browser.nonce);
     let countries: Vec<(String, String)> =
         countries::all().into_iter().map(|(code, name)| (code.to_owned(), format!("{name} ({code})"))).collect();
     let body = html! {
@@ -401,7 +401,7 @@ fn questions_page(
     status: StatusCode,
 ) -> Response {
     let action = format!("{PAGE_PATH}?session={}", open.token);
-    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, open.row.id.get(), &browser.nonce);
+    let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, open.row.id, &browser.nonce);
     let until = questions.expires_at.format("%H:%M UTC").to_string();
     let body = html! {
         (header(open))

@@ -76,23 +76,25 @@ impl Browser {
     }
 }
 
-fn csrf_mac(key: &[u8], purpose: &str, id: i64, nonce: &str) -> Hmac<Sha256> {
+/// `session` is the typed id of the page's session, whatever its kind (a card session, a bank
+/// link, an identity session): `purpose` tells the kinds apart.
+fn csrf_mac(key: &[u8], purpose: &str, session: impl Into<i64>, nonce: &str) -> Hmac<Sha256> {
     let mut mac = <Hmac<Sha256> as Mac>::new_from_slice(key).expect("HMAC accepts keys of every length");
-    mac.update(format!("{purpose}\n{id}\n{nonce}").as_bytes());
+    mac.update(format!("{purpose}\n{}\n{nonce}", session.into()).as_bytes());
     mac
 }
 
 /// The form token of one page (`purpose`, e.g. `card`) of one session, for one browser.
-pub fn csrf_token(key: &[u8], purpose: &str, id: i64, nonce: &str) -> String {
-    URL_SAFE_NO_PAD.encode(csrf_mac(key, purpose, id, nonce).finalize().into_bytes())
+pub fn csrf_token(key: &[u8], purpose: &str, session: impl Into<i64>, nonce: &str) -> String {
+    URL_SAFE_NO_PAD.encode(csrf_mac(key, purpose, session, nonce).finalize().into_bytes())
 }
 
 /// Compares in constant time.
-pub fn csrf_valid(key: &[u8], purpose: &str, id: i64, nonce: &str, presented: &str) -> bool {
+pub fn csrf_valid(key: &[u8], purpose: &str, session: impl Into<i64>, nonce: &str, presented: &str) -> bool {
     let Ok(presented) = URL_SAFE_NO_PAD.decode(presented.trim()) else {
         return false;
     };
-    csrf_mac(key, purpose, id, nonce).verify_slice(&presented).is_ok()
+    csrf_mac(key, purpose, session, nonce).verify_slice(&presented).is_ok()
 }
 
 #[cfg(test)]

@@ -155,12 +155,13 @@ impl Idempotent {
     }
 
     /// The 201 (in the success envelope) a retry replays, its body made from the created
-    /// row's id, for the store to keep with what it creates; `None` without a key.
-    pub fn replay<B: serde::Serialize + 'static>(
+    /// row's id (`Id`, the kind the request creates), for the store to keep with what it
+    /// creates; `None` without a key.
+    pub fn replay<Id: From<i64>, B: serde::Serialize + 'static>(
         &self,
-        body_for: impl Fn(i64) -> B + Send + Sync + 'static,
+        body_for: impl Fn(Id) -> B + Send + Sync + 'static,
     ) -> Option<Replay> {
-        self.0.as_ref().map(|claim| claim.replay(StatusCode::CREATED, move |id| Success::new(body_for(id))))
+        self.0.as_ref().map(|claim| claim.replay(StatusCode::CREATED, move |id| Success::new(body_for(Id::from(id)))))
     }
 
     /// The 201 of `body`, in the success envelope.
@@ -232,8 +233,9 @@ pub async fn forget_replays_naming(
     state: &AppState,
     subscriber_id: SubscriberId,
     named_by: &str,
-    id: i64,
+    id: impl Into<i64>,
 ) -> StorageResult<usize> {
+    let id = id.into();
     let scope = subscriber_scope(subscriber_id);
     let mut forgotten = 0;
     for (key, sealed) in state.db.idempotent_responses(scope.clone()).await? {

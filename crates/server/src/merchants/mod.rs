@@ -9,8 +9,8 @@ use subscriber_protocol::{
     LocationRemoved, Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
     MerchantTransactionQuery, Success, UpdateLocationRequest,
 };
+use subscriber_protocol::{DirectoryEntryId, LocationId, MerchantId, SubscriberId};
 use subscriber_protocol::{EventData, LocationCreatedData, LocationRemovedData, LocationUpdatedData};
-use subscriber_protocol::{LocationId, MerchantId, SubscriberId};
 use utoipa_axum::routes;
 
 use crate::directory::{self, DirectoryMerchant};
@@ -80,7 +80,7 @@ async fn enroll(
         website: merchant.website,
         created_at: Utc::now().timestamp(),
     };
-    let inserted = state.db.enroll_merchant(new, idempotent.replay(|id| enrolled(MerchantId(id)))).await?;
+    let inserted = state.db.enroll_merchant(new, idempotent.replay(enrolled)).await?;
     let merchant_id = match inserted {
         Inserted::Created(merchant_id) => merchant_id,
         Inserted::Existing(merchant_id) => {
@@ -273,7 +273,7 @@ async fn create_location(
             }))
         }),
     };
-    let replay = idempotent.replay(move |location_id| created(LocationId(location_id), latitude, longitude, source));
+    let replay = idempotent.replay(move |location_id| created(location_id, latitude, longitude, source));
     let location_id = state.db.add_location(new, replay).await?;
     tracing::info!(
         merchant_id = merchant_id.get(),
@@ -284,7 +284,7 @@ async fn create_location(
     // Loads the directory first when nobody has: a load running now may have read the
     // enrolled locations before this one was committed.
     state.directory.get().await.map_err(ApiError::internal)?.add_enrolled_location(DirectoryMerchant {
-        id: location_id.get(),
+        id: DirectoryEntryId(location_id.get()),
         dba_name: merchant.name.clone(),
         descriptor,
         mcc: merchant.mcc.clone(),

@@ -13,8 +13,8 @@ pub mod signals;
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use subscriber_protocol::PersonId;
-use subscriber_protocol::QuestionSetId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::{ChoiceId, QuestionId, QuestionSetId};
 
 use axum::Json;
 use axum::extract::State;
@@ -87,8 +87,7 @@ async fn onboard(
         created_at: Utc::now().timestamp(),
         labels,
     };
-    let replay = idempotent
-        .replay(|person_id| OnboardPersonResponse { person_id: PersonId(person_id), status: PersonStatus::Onboarded });
+    let replay = idempotent.replay(|person_id| OnboardPersonResponse { person_id, status: PersonStatus::Onboarded });
     let person_id = state.db.onboard_person(new, replay).await?;
     tracing::info!(person_id = person_id.get(), "person onboarded");
     let body = OnboardPersonResponse { person_id, status: PersonStatus::Onboarded };
@@ -154,12 +153,12 @@ fn status_of(person: &PersonRow, latest: Option<&QuestionSetRow>, now: i64) -> P
     }
 }
 
-fn question_id(set_id: QuestionSetId, position: usize) -> i64 {
-    set_id.get() * 10 + i64::try_from(position).unwrap_or(0) + 1
+fn question_id(set_id: QuestionSetId, position: usize) -> QuestionId {
+    QuestionId(set_id.get() * 10 + i64::try_from(position).unwrap_or(0) + 1)
 }
 
-fn choice_id(question_id: i64, position: usize) -> i64 {
-    question_id * 10 + i64::try_from(position).unwrap_or(0) + 1
+fn choice_id(question_id: QuestionId, position: usize) -> ChoiceId {
+    ChoiceId(question_id.get() * 10 + i64::try_from(position).unwrap_or(0) + 1)
 }
 
 fn stored_questions(set: &QuestionSetRow) -> Result<Vec<IssuedQuestion>, ApiError> {
@@ -403,7 +402,7 @@ pub(crate) async fn open_questions(
 /// of its own choices.
 fn score(set_id: QuestionSetId, issued: &[IssuedQuestion], answers: &[Answer]) -> Result<usize, ApiError> {
     let mut validation = Validation::new();
-    let by_id: HashMap<i64, &IssuedQuestion> =
+    let by_id: HashMap<QuestionId, &IssuedQuestion> =
         issued.iter().enumerate().map(|(position, question)| (question_id(set_id, position), question)).collect();
     let mut seen = HashSet::new();
     let mut right = 0;

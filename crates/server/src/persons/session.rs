@@ -7,7 +7,7 @@ use axum::extract::State;
 use axum::response::Response;
 use chrono::Utc;
 use subscriber_protocol::PersonId;
-use subscriber_protocol::{CreatePersonSessionRequest, ErrorBody, PersonSessionId, PersonSessionResponse, Success};
+use subscriber_protocol::{CreatePersonSessionRequest, ErrorBody, PersonSessionResponse, Success};
 
 use super::{identity_source, owned_person};
 use crate::error::ApiError;
@@ -61,7 +61,7 @@ pub async fn create(
     let url = opening.url(&state.public_url(), PAGE_PATH, "session");
     let response_url = url.clone();
     let replay = idempotent.replay(move |session_id| PersonSessionResponse {
-        session_id: PersonSessionId(session_id),
+        session_id,
         person_id,
         url: response_url.clone(),
         expires_at: expires_at_time,

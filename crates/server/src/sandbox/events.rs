@@ -10,7 +10,6 @@ use axum::response::{IntoResponse, Response};
 use chrono::{Duration, SubsecRound, Utc};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use subscriber_protocol::AccountId;
 use subscriber_protocol::PersonId;
 use subscriber_protocol::{
     AccountEventData, AccountRemovedData, CardEnrolledData, CardRemovedData, CardSessionCompletedData,
@@ -19,6 +18,7 @@ use subscriber_protocol::{
     PersonRemovedData, PersonStatus, SandboxEventRequest, Success, TransactionDeclinedData, TransactionEventData,
     TransactionRemovedData, WebhookId, WebhookTestData,
 };
+use subscriber_protocol::{AccountId, ObjectId};
 use subscriber_protocol::{CardId, MerchantId, SubscriberId, TransactionId};
 
 use super::purchase::{Buyer, Sale, Shop};
@@ -58,7 +58,7 @@ pub async fn send_event(
     if event_type.is_none() {
         validation.reject("type", format!("must be one of {}", subscriber_protocol::EVENT_TYPES.join(", ")));
     }
-    if request.object_id.is_some_and(|id| id < 1) {
+    if request.object_id.is_some_and(|id| id.get() < 1) {
         validation.reject("objectId", "must be a positive id");
     }
     validation.finish(())?;
@@ -82,9 +82,10 @@ async fn payload(
     state: &AppState,
     subscriber_id: SubscriberId,
     event_type: EventType,
-    object_id: Option<i64>,
+    object_id: Option<ObjectId>,
 ) -> Result<EventData, ApiError> {
-    let id = object_id.unwrap_or(MADE_UP_ID);
+    // The event's type says what kind of object `object_id` is.
+    let id = object_id.map_or(MADE_UP_ID, ObjectId::get);
     // Whole seconds, as every time the service writes.
     let now = Utc::now().trunc_subsecs(0);
     let shop = Shop::generated(&mut StdRng::from_os_rng(), None);
@@ -101,7 +102,7 @@ async fn payload(
         EventType::TransactionCreated | EventType::TransactionUpdated => {
             let row = match object_id {
                 Some(transaction_id) => {
-                    super::callers_purchase(state, subscriber_id, TransactionId(transaction_id)).await?
+                    super::callers_purchase(state, subscriber_id, TransactionId(transaction_id.get())).await?
                 }
                 None => made_up_purchase(shop, event_type == EventType::TransactionCreated),
             };

@@ -13,7 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
-use subscriber_protocol::{CardId, LocationId, SubscriberId, TransactionId};
+use subscriber_protocol::{CardId, DirectoryEntryId, LocationId, SubscriberId, TransactionId};
 use subscriber_protocol::{
     ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxRefundRequest,
     SandboxReset, SandboxReversal, SandboxSettleRequest, SandboxTransactionRequest, SandboxTransactionResponse,
@@ -269,7 +269,8 @@ async fn shop_at(
         .get()
         .await
         .map_err(ApiError::internal)?
-        .generated_merchant(location_id.get())
+        // A `locationId` names a merchant of the directory too (as discovery shows it).
+        .generated_merchant(DirectoryEntryId(location_id.get()))
         .map(Shop::from_directory)
         .ok_or_else(|| ApiError::not_found(format!("no location {location_id} of yours or of the directory")))
 }

@@ -3,7 +3,7 @@
 use chrono::Utc;
 use rand::Rng;
 use rand::seq::IndexedRandom;
-use subscriber_protocol::{CardId, LocationId, MerchantId, TransactionId};
+use subscriber_protocol::{CardId, DirectoryEntryId, LocationId, MerchantId, TransactionId};
 
 use crate::directory::{self, DirectoryMerchant};
 use crate::error::ApiError;
@@ -46,7 +46,7 @@ pub struct Shop {
     pub country: String,
     pub zip: String,
     pub currency: String,
-    pub directory_id: Option<i64>,
+    pub directory_id: Option<DirectoryEntryId>,
     pub merchant_id: Option<MerchantId>,
     pub location_id: Option<LocationId>,
 }
@@ -240,8 +240,7 @@ where
     let row = sale.row(now, settle_after);
     let template = row.clone();
     // The response cannot fail for a row just made (its times are now).
-    let replay =
-        idempotent.replay(move |id| respond(&TransactionRow { id: TransactionId(id), ..template.clone() }).ok());
+    let replay = idempotent.replay(move |id| respond(&TransactionRow { id, ..template.clone() }).ok());
     let (row, event) = state.db.record_sale(row, now, replay).await?;
     state.events.publish(&event.into_iter().collect::<Vec<_>>());
     Ok(row)

@@ -4,7 +4,7 @@
 
 use rand::seq::IndexedRandom;
 use rand::{Rng, RngCore};
-use subscriber_protocol::AccountId;
+use subscriber_protocol::{AccountId, TransactionId};
 
 use crate::simulation::identity::seeded;
 
@@ -12,7 +12,7 @@ pub const HISTORY_DAYS: i64 = 90;
 const DAY: i64 = 86_400;
 
 pub struct BankTransaction {
-    pub id: i64,
+    pub id: TransactionId,
     pub created_at: i64,
     pub pending: bool,
     /// Minor units; positive for money out (purchases, bills), negative for money in.
@@ -102,7 +102,7 @@ pub fn transactions(seed: u64, account_id: AccountId, linked_at: i64, until: i64
         .into_iter()
         .enumerate()
         .map(|(index, (created_at, amount_minor, description))| BankTransaction {
-            id: account_id.get() * 1_000_000 + i64::try_from(index).unwrap_or(0) + 1,
+            id: TransactionId(account_id.get() * 1_000_000 + i64::try_from(index).unwrap_or(0) + 1),
             created_at,
             pending: created_at >= pending_after,
             amount_minor,

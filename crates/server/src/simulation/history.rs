@@ -680,7 +680,7 @@ mod tests {
         });
         for (number, (latitude, longitude, city, zip, country)) in (1_i64..).zip(sites) {
             crowded.add_enrolled_location(crate::directory::DirectoryMerchant {
-                id: number,
+                id: subscriber_protocol::DirectoryEntryId(number),
                 dba_name: format!("Shop {number}"),
                 descriptor: String::new(),
                 mcc: "5812".to_owned(),

@@ -200,7 +200,7 @@ async fn create(
     // A retry replays the same answer, secret included (the replay is sealed with the key file).
     let (template, signing) = (new.clone(), state.keys.webhook_signing.clone());
     let replay = idempotent.replay(move |id| {
-        let row = WebhookRow::created(WebhookId(id), template.clone());
+        let row = WebhookRow::created(id, template.clone());
         let secret = current_secret(&signing, &row);
         render(&row, Some(secret)).ok()
     });
@@ -350,7 +350,7 @@ async fn remove(
     tracing::info!(webhook_id = webhook_id.get(), "webhook endpoint deleted");
     // A retry of the request that created it must make a new endpoint, not name this one.
     if let Err(error) =
-        crate::http::idempotency::forget_replays_naming(&state, subscriber_id, "webhookId", webhook_id.get()).await
+        crate::http::idempotency::forget_replays_naming(&state, subscriber_id, "webhookId", webhook_id).await
     {
         tracing::warn!(webhook_id = webhook_id.get(), error = %error, "webhook deleted; its kept replays not forgotten");
     }

@@ -57,4 +57,4 @@ recurringStreamId: string | null,
 /**
  * On a refund: the `transactionId` of the purchase it gives back, when it is found.
  */
-refundOf: number | null, };
+refundOf: TransactionId | null, };

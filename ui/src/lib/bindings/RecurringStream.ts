@@ -4,6 +4,7 @@ import type { Frequency } from "./Frequency";
 import type { PersonalFinanceCategory } from "./PersonalFinanceCategory";
 import type { StreamCounterparty } from "./StreamCounterparty";
 import type { StreamStatus } from "./StreamStatus";
+import type { TransactionId } from "./TransactionId";
 
 /**
  * Payments to or from one counterparty at a steady rhythm.
@@ -48,4 +49,4 @@ predictedNextDate: string, status: StreamStatus,
 /**
  * The transactions of the stream, oldest first.
  */
-transactionIds: Array<number>, };
+transactionIds: Array<TransactionId>, };

@@ -3,6 +3,7 @@ import type { Channel } from "./Channel";
 import type { Counterparty } from "./Counterparty";
 import type { Intermediary } from "./Intermediary";
 import type { PersonalFinanceCategory } from "./PersonalFinanceCategory";
+import type { TransactionId } from "./TransactionId";
 
 /**
  * What the service adds to each card and bank-account transaction it lists, syncs, streams and
@@ -34,4 +35,4 @@ recurringStreamId: string | null,
 /**
  * On a refund: the `transactionId` of the purchase it gives back, when it is found.
  */
-refundOf: number | null, };
+refundOf: TransactionId | null, };

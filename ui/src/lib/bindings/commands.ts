@@ -399,8 +399,8 @@ export function commands(invoke: Invoke) {
     personPage: (personId: PersonId) =>
       invoke<SecurePage>("person_page", { personId }),
     /** Sets notes on a card, account, person or location (keys merge; "" removes one). */
-    updateMetadata: (object: Labelled, id: number, metadata: { [key in string]: string }) =>
-      invoke<{ [key in string]: string }>("update_metadata", { object, id, metadata }),
+    updateMetadata: (object: Labelled, metadata: { [key in string]: string }) =>
+      invoke<{ [key in string]: string }>("update_metadata", { object, metadata }),
     /** The cards, bank accounts and persons created with a `clientUserId`. */
     user: (clientUserId: string) =>
       invoke<EndUser>("user", { clientUserId }),

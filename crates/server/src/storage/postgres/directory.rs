@@ -84,7 +84,7 @@ pub async fn load(db: &Database) -> StorageResult<(Vec<Entry>, Interner)> {
             entries.push(entry(row, &mut interner)?);
         }
         match entries.last() {
-            Some(last) if i64::try_from(rows.len()).unwrap_or(0) >= LOAD_PAGE => after = last.id,
+            Some(last) if i64::try_from(rows.len()).unwrap_or(0) >= LOAD_PAGE => after = last.id.get(),
             _ => break,
         }
     }

@@ -9,7 +9,7 @@ use crate::storage::sql::{Param, Sql};
 /// Stores a creating request's replay, inside the transaction that created row `id`.
 pub async fn store_replay(client: &Client, replay: Option<Replay>, id: impl Into<i64>, now: i64) -> StorageResult<()> {
     if let Some(replay) = replay {
-        let (scope, key, response) = replay.finish(id.into())?;
+        let (scope, key, response) = replay.finish(id)?;
         execute(client, &STORE, &bound(&store_args(&scope, &key, &response, now))).await?;
     }
     Ok(())

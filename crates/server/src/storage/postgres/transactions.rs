@@ -1,5 +1,5 @@
 use futures::FutureExt;
-use subscriber_protocol::{CardId, EventId, LocationId, MerchantId, SubscriberId, TransactionId};
+use subscriber_protocol::{CardId, DirectoryEntryId, EventId, LocationId, MerchantId, SubscriberId, TransactionId};
 use tokio_postgres::Row;
 
 use super::events::transaction_recipients_and_deliveries;
@@ -34,7 +34,7 @@ pub struct Arrays {
     city: Vec<String>,
     country: Vec<String>,
     zip: Vec<String>,
-    directory_id: Vec<Option<i64>>,
+    directory_id: Vec<Option<DirectoryEntryId>>,
     merchant_id: Vec<Option<MerchantId>>,
     location_id: Vec<Option<LocationId>>,
 }

@@ -8,14 +8,14 @@ use super::merchants::StoredAddress;
 use super::{Columns, FromRow};
 use crate::storage::sql::sql;
 use crate::storage::{StorageError, StorageResult};
-use subscriber_protocol::{LocationId, MerchantId};
+use subscriber_protocol::{DirectoryEntryId, LocationId, MerchantId};
 
 /// A merchant of the directory, as a statement and discovery show it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DirectoryMerchant {
     /// `directory_merchants.id` (above [`crate::directory::generate::ID_BASE`]), or the location id for an
     /// enrolled location.
-    pub id: i64,
+    pub id: DirectoryEntryId,
     pub dba_name: String,
     /// What a card statement prints, e.g. `SQ *BLUE BOTTLE COFFEE`.
     pub descriptor: String,
@@ -42,7 +42,7 @@ pub struct DirectoryMerchant {
 /// country) are shared allocations, which halves the memory of a million merchants.
 #[derive(Debug, Clone)]
 pub struct Entry {
-    pub id: i64,
+    pub id: DirectoryEntryId,
     pub dba_name: Box<str>,
     pub descriptor: Box<str>,
     pub mcc: u16,
@@ -126,7 +126,7 @@ fn enrolled_merchant(
 ) -> DirectoryMerchant {
     let phone_digits: String = phone.unwrap_or_default().chars().filter(char::is_ascii_digit).collect();
     DirectoryMerchant {
-        id: location_id.get(),
+        id: DirectoryEntryId(location_id.get()),
         dba_name: name,
         descriptor,
         mcc,

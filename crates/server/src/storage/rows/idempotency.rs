@@ -27,9 +27,9 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// What to store once the created row's id is `id`.
-    pub fn finish(&self, id: i64) -> StorageResult<(String, String, StoredResponse)> {
-        let body = (self.body_for)(id)?;
+    /// What to store once the created row's id (of whichever kind the request creates) is `id`.
+    pub fn finish(&self, id: impl Into<i64>) -> StorageResult<(String, String, StoredResponse)> {
+        let body = (self.body_for)(id.into())?;
         let response = StoredResponse { request_hash: self.request_hash.clone(), status: self.status, body };
         Ok((self.scope.clone(), self.key.clone(), response))
     }

@@ -2,7 +2,8 @@
 //! merchant).
 
 use subscriber_protocol::{
-    CardId, EventData, EventId, LocationId, MerchantId, SubscriberId, TransactionId, TransactionRemovedData,
+    CardId, DirectoryEntryId, EventData, EventId, LocationId, MerchantId, SubscriberId, TransactionId,
+    TransactionRemovedData,
 };
 
 use super::events::StoredEvent;
@@ -28,7 +29,7 @@ pub struct TransactionRow {
     pub city: String,
     pub country: String,
     pub zip: String,
-    pub directory_id: Option<i64>,
+    pub directory_id: Option<DirectoryEntryId>,
     pub merchant_id: Option<MerchantId>,
     pub location_id: Option<LocationId>,
     /// On a refund made as one (the sandbox's): the purchase it gives back. Others are

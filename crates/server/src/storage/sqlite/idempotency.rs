@@ -13,7 +13,7 @@ pub fn store_replay(
     now: i64,
 ) -> StorageResult<()> {
     if let Some(replay) = replay {
-        let (scope, key, response) = replay.finish(id.into())?;
+        let (scope, key, response) = replay.finish(id)?;
         execute(connection, &STORE, params_from_iter(store_args(&scope, &key, &response, now)))?;
     }
     Ok(())

@@ -1,6 +1,6 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
-use subscriber_protocol::{CardId, LocationId, MerchantId, SubscriberId, TransactionId};
+use subscriber_protocol::{CardId, DirectoryEntryId, LocationId, MerchantId, SubscriberId, TransactionId};
 
 use super::events::record_transaction_events;
 use super::rows::{all, first};
@@ -35,7 +35,7 @@ fn values(row: &NewTransaction) -> Vec<Value> {
         row.city.clone().into(),
         row.country.clone().into(),
         row.zip.clone().into(),
-        row.directory_id.into(),
+        row.directory_id.map(DirectoryEntryId::get).into(),
         row.merchant_id.map(MerchantId::get).into(),
         row.location_id.map(LocationId::get).into(),
         row.refund_of.map(TransactionId::get).into(),
