@@ -7,7 +7,6 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, bail};
-use chrono::Utc;
 use subscriber_server::storage::Store;
 use subscriber_server::storage::transactions::{Filter, Owner};
 
@@ -32,7 +31,7 @@ async fn main() -> anyhow::Result<()> {
         bail!("card {card_id} has no transactions to copy in {}", database.display());
     }
     let missing = target.saturating_sub(existing.len());
-    let now = Utc::now().timestamp();
+    let now = subscriber_protocol::UnixSeconds::now();
     let step = SPAN_SECONDS / i64::try_from(missing.max(1)).unwrap_or(i64::MAX);
     let copies: Vec<_> = (0..missing)
         .map(|index| {

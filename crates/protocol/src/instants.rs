@@ -1,6 +1,7 @@
-//! Typed instants: an instant in Unix milliseconds is a [`UnixMillis`], so it cannot be passed
-//! where seconds are asked, nor an id where a time is (`resend(subscriber, webhook, event,
-//! now)` takes each as its own type). In the tables each is the integer it wraps.
+//! Typed instants: an instant in Unix milliseconds is a [`UnixMillis`], one in whole seconds a
+//! [`UnixSeconds`], so neither can be passed where the other is asked, nor an id where a time
+//! is (`resend(subscriber, webhook, event, now)` takes each as its own type). In the tables
+//! each is the integer it wraps.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -9,6 +10,8 @@ use chrono::{DateTime, Utc};
 integer_newtype! {
     /// An instant in milliseconds since 1970-01-01 UTC.
     UnixMillis;
+    /// An instant in whole seconds since 1970-01-01 UTC: what the tables' `*_at` keep.
+    UnixSeconds;
 }
 
 impl UnixMillis {
@@ -28,8 +31,8 @@ impl UnixMillis {
     }
 
     /// The whole seconds since 1970 (the tables' `*_at` in seconds).
-    pub fn whole_seconds(self) -> i64 {
-        self.0.div_euclid(1000)
+    pub fn whole_seconds(self) -> UnixSeconds {
+        UnixSeconds(self.0.div_euclid(1000))
     }
 
     /// How long after `earlier` this is; zero when it is not after.
@@ -51,6 +54,84 @@ impl From<DateTime<Utc>> for UnixMillis {
     }
 }
 
+impl UnixSeconds {
+    /// Now, by the system clock, in whole seconds.
+    pub fn now() -> Self {
+        UnixMillis::now().whole_seconds()
+    }
+
+    /// `duration` later, in whole seconds (saturating).
+    pub fn plus(self, duration: Duration) -> Self {
+        Self(self.0.saturating_add(seconds(duration)))
+    }
+
+    /// `duration` earlier, in whole seconds (saturating).
+    pub fn minus(self, duration: Duration) -> Self {
+        Self(self.0.saturating_sub(seconds(duration)))
+    }
+
+    /// How long after `earlier` this is; zero when it is not after.
+    pub fn since(self, earlier: UnixSeconds) -> Duration {
+        Duration::from_secs(u64::try_from(self.0.saturating_sub(earlier.0)).unwrap_or(0))
+    }
+
+    /// The instant as a date and time; `None` out of chrono's range.
+    pub fn to_datetime(self) -> Option<DateTime<Utc>> {
+        DateTime::from_timestamp(self.0, 0)
+    }
+
+    /// The same instant in milliseconds (saturating).
+    pub fn millis(self) -> UnixMillis {
+        UnixMillis(self.0.saturating_mul(1000))
+    }
+}
+
+/// `seconds` later: the service's periods are kept as whole seconds (`SESSION_SECONDS`).
+impl std::ops::Add<i64> for UnixSeconds {
+    type Output = UnixSeconds;
+
+    fn add(self, seconds: i64) -> UnixSeconds {
+        UnixSeconds(self.0.saturating_add(seconds))
+    }
+}
+
+/// `seconds` earlier.
+impl std::ops::Sub<i64> for UnixSeconds {
+    type Output = UnixSeconds;
+
+    fn sub(self, seconds: i64) -> UnixSeconds {
+        UnixSeconds(self.0.saturating_sub(seconds))
+    }
+}
+
+/// The seconds from `earlier` to this (negative when `earlier` is later).
+impl std::ops::Sub for UnixSeconds {
+    type Output = i64;
+
+    fn sub(self, earlier: UnixSeconds) -> i64 {
+        self.0.saturating_sub(earlier.0)
+    }
+}
+
+/// The epoch.
+impl Default for UnixSeconds {
+    fn default() -> Self {
+        Self(0)
+    }
+}
+
+/// The whole seconds of `at` (a fraction is dropped).
+impl From<DateTime<Utc>> for UnixSeconds {
+    fn from(at: DateTime<Utc>) -> Self {
+        Self(at.timestamp())
+    }
+}
+
+/// `duration` in whole seconds, at most `i64::MAX`.
+fn seconds(duration: Duration) -> i64 {
+    i64::try_from(duration.as_secs()).unwrap_or(i64::MAX)
+}
+
 /// `duration` in whole milliseconds, at most `i64::MAX`.
 fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
@@ -69,6 +150,27 @@ mod tests {
         assert_eq!(at.since(UnixMillis(3_000)), Duration::ZERO);
         assert_eq!(UnixMillis(i64::MAX - 1).plus(Duration::from_secs(1)), UnixMillis(i64::MAX));
         assert!(UnixMillis::now() > UnixMillis(1_700_000_000_000));
-        assert_eq!((UnixMillis(1_999).whole_seconds(), UnixMillis(-1).whole_seconds()), (1, -1));
+        assert_eq!(
+            (UnixMillis(1_999).whole_seconds(), UnixMillis(-1).whole_seconds()),
+            (UnixSeconds(1), UnixSeconds(-1))
+        );
+    }
+
+    #[test]
+    fn seconds_move_by_durations_and_saturate() {
+        let at = UnixSeconds(1_000);
+        assert_eq!(at.plus(Duration::from_secs(90)), UnixSeconds(1_090));
+        assert_eq!(at.minus(Duration::from_millis(2_500)), UnixSeconds(998));
+        assert_eq!(UnixSeconds(1_090).since(at), Duration::from_secs(90));
+        assert_eq!(at.since(UnixSeconds(1_090)), Duration::ZERO);
+        assert_eq!(UnixSeconds(i64::MAX).plus(Duration::from_secs(1)), UnixSeconds(i64::MAX));
+        assert!(UnixSeconds::now() > UnixSeconds(1_700_000_000));
+        assert_eq!(
+            UnixSeconds(86_400).to_datetime().map(|at| at.to_rfc3339()),
+            Some("1970-01-02T00:00:00+00:00".to_owned())
+        );
+        assert_eq!(UnixSeconds(i64::MAX).to_datetime(), None);
+        assert_eq!((at + 60, at - 60, UnixSeconds(1_060) - at), (UnixSeconds(1_060), UnixSeconds(940), 60));
+        assert_eq!(at.millis(), UnixMillis(1_000_000));
     }
 }

@@ -40,7 +40,7 @@ pub use enrichment::*;
 pub use envelope::*;
 pub use events::*;
 pub use ids::*;
-pub use instants::UnixMillis;
+pub use instants::{UnixMillis, UnixSeconds};
 pub use merchants::*;
 pub use persons::*;
 pub use sandbox::*;

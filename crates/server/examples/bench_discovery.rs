@@ -120,7 +120,7 @@ fn main() -> anyhow::Result<()> {
             fingerprint: card.to_le_bytes().to_vec(),
             last_four: 4242,
             country_code: ["USA", "USA", "USA", "DEU", "FRA"][card as usize % 5].to_owned(),
-            enrolled_at: 1_790_000_000 + i64::from(card) * 3600,
+            enrolled_at: subscriber_protocol::UnixSeconds(1_790_000_000 + i64::from(card) * 3600),
         };
         let started = Instant::now();
         history_rows += history::generate(&directory, &input).len();

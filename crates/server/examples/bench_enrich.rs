@@ -162,7 +162,7 @@ fn sample_merchants(directory: &Directory, size: u32, count: usize) -> Vec<Direc
             fingerprint: card.to_le_bytes().to_vec(),
             last_four: 4242,
             country_code: ["USA", "USA", "DEU", "FRA", "ITA", "ESP", "AUS"][card as usize % 7].to_owned(),
-            enrolled_at: 1_790_000_000 + i64::from(card) * 3_600,
+            enrolled_at: subscriber_protocol::UnixSeconds(1_790_000_000 + i64::from(card) * 3_600),
         };
         card += 1;
         let rows = history::generate(directory, &input);

@@ -1,8 +1,8 @@
 //! Work the service does on its own while it runs.
 
 use std::time::Duration;
+use subscriber_protocol::UnixSeconds;
 
-use chrono::Utc;
 use subscriber_protocol::Environment;
 use tokio::task::JoinSet;
 use tracing::Instrument;
@@ -95,7 +95,7 @@ pub fn spawn(state: &AppState) -> Background {
             let mut tick = tokio::time::interval(Duration::from_secs(3600));
             loop {
                 tick.tick().await;
-                let before = Utc::now().timestamp() - IDEMPOTENCY_RETENTION_SECONDS;
+                let before = UnixSeconds::now() - IDEMPOTENCY_RETENTION_SECONDS;
                 match purge_state.db.purge_idempotency(before).await {
                     Ok(purged) if purged > 0 => tracing::info!(purged, "old idempotency keys forgotten"),
                     Ok(_) => {}
@@ -154,7 +154,7 @@ pub fn spawn(state: &AppState) -> Background {
             let mut tick = tokio::time::interval(Duration::from_secs(3600));
             loop {
                 tick.tick().await;
-                let before = Utc::now().timestamp() - EVENT_RETENTION_SECONDS;
+                let before = UnixSeconds::now() - EVENT_RETENTION_SECONDS;
                 let purged = events_state.db.purge_events(before).await;
                 match purged {
                     Ok(purged) if purged > 0 => tracing::info!(purged, "old events and delivery attempts forgotten"),

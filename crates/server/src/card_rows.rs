@@ -15,6 +15,7 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use subscriber_protocol::UnixSeconds;
 
 use bytes::Bytes;
 use parking_lot::RwLock;
@@ -26,7 +27,7 @@ use crate::storage::transactions::Filter;
 /// One row: where it stands in both orders, and where its JSON is.
 #[derive(Debug, Clone, Copy)]
 struct Entry {
-    created_at: i64,
+    created_at: UnixSeconds,
     id: TransactionId,
     created_seq: i64,
     change_seq: i64,
@@ -37,7 +38,7 @@ struct Entry {
 
 /// A row as read, with its JSON (`CardTransaction` at the newest version).
 pub struct ReadRow {
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     pub id: TransactionId,
     pub created_seq: i64,
     pub change_seq: i64,
@@ -62,7 +63,7 @@ pub struct CardLedger {
 /// page starts (`None` on the last).
 pub struct Cut {
     pub rows_json: Vec<u8>,
-    pub next: Option<(i64, i64)>,
+    pub next: Option<(UnixSeconds, i64)>,
 }
 
 /// A sync page cut from a card's rows: rows created past the cursor, rows changed past it,
@@ -144,7 +145,7 @@ impl CardLedger {
 
     /// The changes after `position` (`(change_seq, id)`) among rows created from `from` on, in
     /// change order, `count` of them: what `Store::changed_after` reads from the database.
-    pub fn sync(&self, position: (i64, i64), from: i64, count: u32) -> SyncCut {
+    pub fn sync(&self, position: (i64, i64), from: UnixSeconds, count: u32) -> SyncCut {
         let count = usize::try_from(count).unwrap_or(usize::MAX);
         let first = self.by_change.partition_point(|&index| {
             let entry = &self.rows[index as usize];
@@ -267,7 +268,7 @@ pub fn fill_lists(shell: &[u8], lists: &[&[u8]]) -> Vec<u8> {
 mod tests {
     use super::*;
 
-    fn row(created_at: i64, id: i64, change_seq: i64, pending: bool) -> ReadRow {
+    fn row(created_at: UnixSeconds, id: i64, change_seq: i64, pending: bool) -> ReadRow {
         let json = format!("{{\"id\":{id}}}").into_bytes();
         ReadRow { created_at, id: TransactionId(id), created_seq: 0, change_seq, pending, json }
     }
@@ -276,7 +277,7 @@ mod tests {
         // Ids 1..=6 at times 10..=60; id 6 is pending and was changed by event 9.
         CardLedger::new(
             EventId(3),
-            (1..=6).map(|id| row(id * 10, id, if id == 6 { 9 } else { 0 }, id == 6)).collect(),
+            (1..=6).map(|id| row(UnixSeconds(id * 10), id, if id == 6 { 9 } else { 0 }, id == 6)).collect(),
             History::default(),
         )
     }
@@ -286,15 +287,16 @@ mod tests {
         let ledger = ledger();
         let first = ledger.page(&Filter::default(), 2);
         assert_eq!(first.rows_json, br#"{"id":6},{"id":5}"#);
-        assert_eq!(first.next, Some((50, 5)));
+        assert_eq!(first.next, Some((UnixSeconds(50), 5)));
         let second = ledger.page(&Filter { after: first.next, ..Filter::default() }, 2);
         assert_eq!(second.rows_json, br#"{"id":4},{"id":3}"#);
-        let dated = ledger.page(&Filter { from: Some(20), to: Some(40), ..Filter::default() }, 5);
+        let dated =
+            ledger.page(&Filter { from: Some(UnixSeconds(20)), to: Some(UnixSeconds(40)), ..Filter::default() }, 5);
         assert_eq!(dated.rows_json, br#"{"id":4},{"id":3},{"id":2}"#);
         assert_eq!(dated.next, None);
         let settled = ledger.page(&Filter { pending: Some(false), ..Filter::default() }, 1);
         assert_eq!(settled.rows_json, br#"{"id":5}"#);
-        assert_eq!(settled.next, Some((50, 5)));
+        assert_eq!(settled.next, Some((UnixSeconds(50), 5)));
         let last = ledger.page(&Filter::default(), 6);
         assert_eq!(last.next, None, "exactly the rows there are: no next page");
     }
@@ -302,14 +304,14 @@ mod tests {
     #[test]
     fn sync_follows_the_change_order() {
         let ledger = ledger();
-        let start = ledger.sync((0, 0), 0, 5);
+        let start = ledger.sync((0, 0), UnixSeconds(0), 5);
         assert_eq!(start.added, br#"{"id":1},{"id":2},{"id":3},{"id":4},{"id":5}"#);
         assert!(start.has_more);
-        let rest = ledger.sync(start.next, 0, 5);
+        let rest = ledger.sync(start.next, UnixSeconds(0), 5);
         assert_eq!(rest.added, br#"{"id":6}"#, "created past the cursor");
         assert!(!rest.has_more);
         assert_eq!(rest.next, (9, 6));
-        let windowed = ledger.sync((0, 0), 35, 5);
+        let windowed = ledger.sync((0, 0), UnixSeconds(35), 5);
         assert_eq!(windowed.added, br#"{"id":4},{"id":5},{"id":6}"#);
     }
 

@@ -5,8 +5,8 @@
 //! and, on SQLite, the old copies of the
 //! erased pages in the write-ahead log.
 
-use chrono::Utc;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{AccountRemovedData, CardRemovedData, EventData, PersonRemovedData};
 
 use crate::error::ApiError;
@@ -19,7 +19,7 @@ use crate::storage::removals::{Erased, RemovedEvent, UserObject};
 /// subscriber has no such object (nothing changed: the caller answers 404).
 pub async fn erase(state: &AppState, subscriber_id: SubscriberId, object: UserObject) -> Result<bool, ApiError> {
     let event = StoredEvent::new(&removed_event(object));
-    if !state.db.remove(subscriber_id, object, event, Utc::now().timestamp()).await? {
+    if !state.db.remove(subscriber_id, object, event, UnixSeconds::now()).await? {
         return Ok(false);
     }
     forget_kept(state, subscriber_id, object).await;
@@ -36,8 +36,7 @@ pub async fn erase_user(
     client_user_id: &str,
 ) -> Result<Erased, ApiError> {
     let event_of: RemovedEvent = Box::new(|object| StoredEvent::new(&removed_event(object)));
-    let erased =
-        state.db.remove_user(subscriber_id, client_user_id.to_owned(), event_of, Utc::now().timestamp()).await?;
+    let erased = state.db.remove_user(subscriber_id, client_user_id.to_owned(), event_of, UnixSeconds::now()).await?;
     for object in erased.objects() {
         forget_kept(state, subscriber_id, object).await;
     }

@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use chrono::Utc;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
     CardTransactionEventData, ErrorBody, Event, EventData, EventPage, EventQuery, EventType,
     MerchantTransactionEventData, Success, TransactionEventData,
@@ -90,7 +90,7 @@ async fn list(
     });
     let limit = paging::page_limit(query.limit, &mut validation);
     validation.finish(())?;
-    let oldest = Utc::now().timestamp() - LOG_DAYS * 86_400;
+    let oldest = UnixSeconds::now() - LOG_DAYS * 86_400;
     let filter = LogFilter {
         event_type: query.event_type,
         since: Some(since.map_or(oldest, |since| since.max(oldest))),

@@ -4,6 +4,7 @@
 //! owner and parsed the query.
 
 use std::future::Future;
+use subscriber_protocol::UnixSeconds;
 
 use axum::Extension;
 use axum::body::Bytes;
@@ -36,12 +37,12 @@ pub struct PageKey<'a> {
 async fn kept_page<F, R>(
     state: &AppState,
     key: PageKey<'_>,
-    window_start: Option<i64>,
+    window_start: Option<UnixSeconds>,
     read: F,
 ) -> Result<Response, ApiError>
 where
     F: FnOnce() -> R,
-    R: Future<Output = Result<(Bytes, Option<i64>), ApiError>>,
+    R: Future<Output = Result<(Bytes, Option<UnixSeconds>), ApiError>>,
 {
     let cache_key = format!("{} {}", key.version.as_str(), key.query.unwrap_or_default());
     // Read before the rows: a change committed meanwhile announces a newer event.
@@ -120,7 +121,7 @@ pub fn json(body: Bytes) -> Response {
 
 /// Settles the pending transactions whose time has come and wakes their streams.
 pub async fn settle_due(state: &AppState) -> Result<usize, storage::StorageError> {
-    let now = chrono::Utc::now().timestamp();
+    let now = UnixSeconds::now();
     // A read first, so an idle service does not write every second.
     let next = state.db.next_settlement().await?;
     if next.is_none_or(|due| due > now) {

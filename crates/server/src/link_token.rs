@@ -6,6 +6,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
 use sha2::{Digest, Sha256};
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::rules::labels::Labels;
 
 use crate::storage::card_sessions::NewTokenPage;
@@ -29,17 +30,17 @@ pub fn hash(token: &str) -> Vec<u8> {
 pub struct OpeningPage {
     token: String,
     pub token_hash: Vec<u8>,
-    pub created_at: i64,
-    pub expires_at: i64,
+    pub created_at: UnixSeconds,
+    pub expires_at: UnixSeconds,
 }
 
 impl OpeningPage {
     /// A page opened at `now` (seconds) that works for `valid_for` seconds (the service's
     /// `hosted_session_seconds`).
-    pub fn new(now: i64, valid_for: u64) -> Self {
+    pub fn new(now: UnixSeconds, valid_for: u64) -> Self {
         let token = new_token();
         let token_hash = hash(&token);
-        let expires_at = now.saturating_add(i64::try_from(valid_for).unwrap_or(i64::MAX));
+        let expires_at = now + i64::try_from(valid_for).unwrap_or(i64::MAX);
         Self { token, token_hash, created_at: now, expires_at }
     }
 
@@ -82,12 +83,12 @@ mod tests {
 
     #[test]
     fn an_opening_page_keeps_the_hash_of_the_token_its_link_carries() {
-        let page = OpeningPage::new(1_000, 900);
+        let page = OpeningPage::new(UnixSeconds(1_000), 900);
         let url = page.url("https://pay.example", "/secure/card", "session");
         let token = url.strip_prefix("https://pay.example/secure/card?session=").unwrap_or_default();
         assert_eq!(token.len(), 43);
         assert_eq!(page.token_hash, hash(token));
-        assert_eq!((page.created_at, page.expires_at), (1_000, 1_900));
-        assert_eq!(OpeningPage::new(i64::MAX - 1, u64::MAX).expires_at, i64::MAX);
+        assert_eq!((page.created_at, page.expires_at), (UnixSeconds(1_000), UnixSeconds(1_900)));
+        assert_eq!(OpeningPage::new(UnixSeconds(i64::MAX - 1), u64::MAX).expires_at, UnixSeconds(i64::MAX));
     }
 }

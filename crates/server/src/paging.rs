@@ -1,6 +1,7 @@
 //! Cursor paging and date filters shared by the transaction lists.
 
 use chrono::{DateTime, Months, NaiveDate, Utc};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{DEFAULT_PAGE_LIMIT, MAX_PAGE_LIMIT};
 
 use crate::error::{ApiError, Validation};
@@ -9,9 +10,10 @@ use crate::storage::transactions::{Filter, TransactionRow};
 /// A position in a newest-first list: the last row of the page before, `<time>.<id>`.
 /// Clients treat it as opaque; its form is simple enough for the OpenAPI document to state
 /// exactly which strings are cursors (`^[0-9]{1,18}\.[0-9]{1,18}$`).
-/// `id` is the row's typed id, of whichever list it is.
-pub fn encode_cursor(created_at: i64, id: impl Into<i64>) -> String {
-    format!("{}.{}", created_at.max(0), id.into().max(0))
+/// `at` is the instant the list is ordered by (seconds or milliseconds, as the list keeps it),
+/// `id` the row's typed id, of whichever list it is.
+pub fn encode_cursor(at: impl Into<i64>, id: impl Into<i64>) -> String {
+    format!("{}.{}", at.into().max(0), id.into().max(0))
 }
 
 pub fn decode_cursor(cursor: &str, validation: &mut Validation) -> Option<(i64, i64)> {
@@ -38,25 +40,25 @@ pub enum Bound {
 }
 
 /// A date (`2026-01-31`: the whole day in UTC) or an RFC 3339 time, as Unix seconds.
-pub fn parse_time_bound(field: &str, text: &str, bound: Bound, validation: &mut Validation) -> Option<i64> {
+pub fn parse_time_bound(field: &str, text: &str, bound: Bound, validation: &mut Validation) -> Option<UnixSeconds> {
     let text = text.trim();
     if let Ok(date) = NaiveDate::parse_from_str(text, "%Y-%m-%d") {
         let time = match bound {
             Bound::Start => date.and_hms_opt(0, 0, 0),
             Bound::End => date.and_hms_opt(23, 59, 59),
         };
-        return time.map(|time| time.and_utc().timestamp());
+        return time.map(|time| time.and_utc().into());
     }
     if let Ok(time) = DateTime::parse_from_rfc3339(text) {
-        return Some(time.with_timezone(&Utc).timestamp());
+        return Some(time.with_timezone(&Utc).into());
     }
     validation.reject(field, "must be a date (2026-01-31) or an RFC 3339 time (2026-01-31T12:00:00Z)");
     None
 }
 
 /// The oldest transaction the service shows: 36 months back.
-pub fn history_start(now: DateTime<Utc>) -> i64 {
-    now.checked_sub_months(Months::new(36)).unwrap_or(now).timestamp()
+pub fn history_start(now: DateTime<Utc>) -> UnixSeconds {
+    now.checked_sub_months(Months::new(36)).unwrap_or(now).into()
 }
 
 /// Splits a fetch of `limit + 1` rows into the page and the cursor of the next one.
@@ -81,9 +83,8 @@ pub fn amount(minor: i64) -> f64 {
     minor as f64 / 100.0
 }
 
-pub fn checked_time(seconds: i64) -> Result<DateTime<Utc>, ApiError> {
-    DateTime::from_timestamp(seconds, 0)
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {seconds} is out of range")))
+pub fn checked_time(at: UnixSeconds) -> Result<DateTime<Utc>, ApiError> {
+    at.to_datetime().ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {at} is out of range")))
 }
 
 /// The filter a transaction query asks for, checked.
@@ -105,6 +106,8 @@ pub fn transaction_filter(
     }
     validation.finish(())?;
     let oldest = history_start(Utc::now());
+    // A cursor's time is the row's `created_at`.
+    let after = after.map(|(created_at, id)| (UnixSeconds(created_at), id));
     let filter = Filter { from: Some(from.map_or(oldest, |from| from.max(oldest))), to, after, ..Filter::default() };
     Ok((filter, limit))
 }

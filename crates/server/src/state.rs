@@ -2,8 +2,7 @@
 
 use std::sync::Arc;
 use std::time::Duration;
-
-use chrono::Utc;
+use subscriber_protocol::UnixSeconds;
 
 use crate::config::Config;
 use crate::credentials::TokenIssuer;
@@ -82,7 +81,7 @@ async fn load_keys(config: &Config, db: &Store) -> anyhow::Result<Keys> {
     let stored = db.stored_keys().await?;
     let (checks, legacy): (Vec<_>, Vec<_>) = stored.into_iter().partition(|(name, _)| name.starts_with("check:"));
     let keys = Keys::load_or_create(&path, &legacy, &checks)?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let settled = db.settle_key_checks(keys.checks(), now).await?;
     keys.verify_checks(&settled, &path)?;
     if !legacy.is_empty() {

@@ -10,6 +10,7 @@
 //! before asking: the cache holds no permissions.
 
 use std::collections::HashMap;
+use subscriber_protocol::UnixSeconds;
 
 use bytes::Bytes;
 use parking_lot::RwLock;
@@ -21,7 +22,7 @@ struct Page {
     /// `EventHub::newest_event_of` the owner when the page was read.
     event: EventId,
     /// `created_at` of the oldest row read (the look-ahead row included); `None` when none was.
-    oldest_read: Option<i64>,
+    oldest_read: Option<UnixSeconds>,
     body: Bytes,
 }
 
@@ -44,7 +45,7 @@ impl TransactionPages {
 
     /// The body kept for `owner`'s page of `query`, if it is still the answer: `event` is the
     /// owner's newest event now, `window_start` where the page's time window starts now.
-    pub fn get(&self, owner: Owner, query: &str, event: EventId, window_start: Option<i64>) -> Option<Bytes> {
+    pub fn get(&self, owner: Owner, query: &str, event: EventId, window_start: Option<UnixSeconds>) -> Option<Bytes> {
         let pages = self.pages.read();
         let page = pages.pages.get(&(owner, Box::from(query)))?;
         let in_window = match (page.oldest_read, window_start) {
@@ -55,7 +56,7 @@ impl TransactionPages {
     }
 
     /// Keeps a page read when `event` was the owner's newest event.
-    pub fn insert(&self, owner: Owner, query: &str, event: EventId, oldest_read: Option<i64>, body: Bytes) {
+    pub fn insert(&self, owner: Owner, query: &str, event: EventId, oldest_read: Option<UnixSeconds>, body: Bytes) {
         if body.len() > self.budget {
             return;
         }
@@ -99,12 +100,17 @@ mod tests {
     #[test]
     fn a_page_is_kept_until_an_event_of_its_owner() {
         let pages = TransactionPages::new(1024);
-        pages.insert(CARD, "limit=100", EventId(5), Some(1_000), Bytes::from_static(b"[1]"));
-        assert_eq!(pages.get(CARD, "limit=100", EventId(5), Some(900)).as_deref(), Some(&b"[1]"[..]));
-        assert_eq!(pages.get(CARD, "limit=100", EventId(6), Some(900)), None, "a newer event");
-        assert_eq!(pages.get(CARD, "limit=50", EventId(5), Some(900)), None, "another query");
+        pages.insert(CARD, "limit=100", EventId(5), Some(UnixSeconds(1_000)), Bytes::from_static(b"[1]"));
+        assert_eq!(pages.get(CARD, "limit=100", EventId(5), Some(UnixSeconds(900))).as_deref(), Some(&b"[1]"[..]));
+        assert_eq!(pages.get(CARD, "limit=100", EventId(6), Some(UnixSeconds(900))), None, "a newer event");
+        assert_eq!(pages.get(CARD, "limit=50", EventId(5), Some(UnixSeconds(900))), None, "another query");
         assert_eq!(
-            pages.get(Owner::Merchant(subscriber_protocol::MerchantId(7)), "limit=100", EventId(5), Some(900)),
+            pages.get(
+                Owner::Merchant(subscriber_protocol::MerchantId(7)),
+                "limit=100",
+                EventId(5),
+                Some(UnixSeconds(900))
+            ),
             None,
             "another owner"
         );
@@ -113,11 +119,11 @@ mod tests {
     #[test]
     fn a_page_is_dropped_once_the_window_passes_its_oldest_row() {
         let pages = TransactionPages::new(1024);
-        pages.insert(CARD, "", EventId(0), Some(1_000), Bytes::from_static(b"[1]"));
-        assert!(pages.get(CARD, "", EventId(0), Some(1_000)).is_some());
-        assert!(pages.get(CARD, "", EventId(0), Some(1_001)).is_none());
+        pages.insert(CARD, "", EventId(0), Some(UnixSeconds(1_000)), Bytes::from_static(b"[1]"));
+        assert!(pages.get(CARD, "", EventId(0), Some(UnixSeconds(1_000))).is_some());
+        assert!(pages.get(CARD, "", EventId(0), Some(UnixSeconds(1_001))).is_none());
         pages.insert(CARD, "to=5", EventId(0), None, Bytes::from_static(b"[]"));
-        assert!(pages.get(CARD, "to=5", EventId(0), Some(99_999)).is_some(), "an empty page stays empty");
+        assert!(pages.get(CARD, "to=5", EventId(0), Some(UnixSeconds(99_999))).is_some(), "an empty page stays empty");
     }
 
     #[test]

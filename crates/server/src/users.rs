@@ -4,7 +4,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
-use chrono::Utc;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::rules::labels as rules;
 use subscriber_protocol::{EndUser, EndUserRemoved, ErrorBody, Success};
 use utoipa_axum::routes;
@@ -55,7 +55,7 @@ async fn details(
     if objects.cards.is_empty() && objects.accounts.is_empty() && objects.persons.is_empty() {
         return Err(no_such_user(&client_user_id));
     }
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let seed = state.config.sandbox_seed;
     let mut people = Vec::with_capacity(objects.persons.len());
     for person in objects.persons {

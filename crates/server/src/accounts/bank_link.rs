@@ -4,8 +4,8 @@
 //! still pending (checked in the writing statement). The pages that drive them are views,
 //! `crate::hosted::bank`.
 
-use chrono::Utc;
 use subscriber_protocol::AccountId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{AccountEventData, AccountPermission, EventData};
 
 use super::banks::credentials::MAX_LOGIN_FAILURES;
@@ -32,7 +32,7 @@ pub async fn sign_in(
     browser_nonce: &str,
     next_stage: LinkStage,
 ) -> Result<bool, ApiError> {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let login_key = login_key(state, &link.bank_id, username);
     Ok(state.db.bank_sign_in(link.id, now, link_token::hash(browser_nonce), next_stage, login_key).await?)
 }
@@ -46,7 +46,7 @@ fn login_key(state: &AppState, bank_id: &str, username: &str) -> Vec<u8> {
 
 /// The one-time code was right: on to consent.
 pub async fn pass_code(state: &AppState, account_id: AccountId) -> Result<bool, ApiError> {
-    Ok(state.db.bank_pass_code(account_id, Utc::now().timestamp()).await?)
+    Ok(state.db.bank_pass_code(account_id, UnixSeconds::now()).await?)
 }
 
 /// Counts a wrong sign-in or code: the failures so far (the link fails with `reason` at
@@ -56,13 +56,13 @@ pub async fn record_login_failure(
     link: &BankAccountRow,
     reason: &'static str,
 ) -> Result<Option<u32>, ApiError> {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     Ok(state.db.bank_login_failure(link.id, now, MAX_LOGIN_FAILURES, link_failure(link, reason)).await?)
 }
 
 /// The link ends failed, with the reason the subscriber is shown.
 pub async fn fail(state: &AppState, link: &BankAccountRow, reason: &'static str) -> Result<bool, ApiError> {
-    Ok(state.db.fail_bank_link(link.id, Utc::now().timestamp(), link_failure(link, reason)).await?)
+    Ok(state.db.fail_bank_link(link.id, UnixSeconds::now(), link_failure(link, reason)).await?)
 }
 
 fn link_failure(link: &BankAccountRow, reason: &'static str) -> LinkFailure {
@@ -80,7 +80,7 @@ pub async fn link(
     link: &BankAccountRow,
     granted: &[AccountPermission],
 ) -> Result<Option<AccountId>, ApiError> {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let consent_expires_at = now + CONSENT_SECONDS;
     let same_login = match (&link.login_key, link.status) {
         (Some(login_key), LinkStatus::Pending) => {

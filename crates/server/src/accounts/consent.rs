@@ -6,8 +6,8 @@
 
 use axum::Json;
 use axum::extract::State;
-use chrono::Utc;
 use subscriber_protocol::AccountId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
     Account, AccountStatus, ErrorBody, EventData, ReauthAccountRequest, ReauthAccountResponse, Success,
 };
@@ -44,7 +44,7 @@ pub fn reauth_required(account_id: AccountId) -> ApiError {
 /// [`WARN_SECONDS`] and was not warned of yet (each once, whichever instance gets there
 /// first). How many were recorded.
 pub async fn warn_due(state: &AppState) -> Result<usize, StorageError> {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let by = now + WARN_SECONDS;
     let mut warned = 0;
     for row in state.db.consents_to_warn(by, WARN_BATCH).await? {
@@ -85,7 +85,7 @@ pub async fn reauth(
 ) -> Result<Json<Success<ReauthAccountResponse>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let row = owned_account(&state, subscriber_id, account_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     if !matches!(status_of(&row, now), AccountStatus::Linked | AccountStatus::ReauthRequired) {
         return Err(ApiError::conflict(format!(
             "account {account_id} is not linked: start a new link with POST /account"
@@ -126,7 +126,7 @@ pub async fn refresh(
 ) -> Result<Json<Success<Account>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let row = owned_account(&state, subscriber_id, account_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     match status_of(&row, now) {
         AccountStatus::Linked => {}
         AccountStatus::ReauthRequired => return Err(reauth_required(account_id)),

@@ -10,6 +10,7 @@ pub mod consent;
 use std::collections::BTreeSet;
 use subscriber_protocol::AccountId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 use axum::Json;
 use axum::extract::State;
@@ -78,7 +79,7 @@ pub fn permissions_of(stored: &str) -> Vec<AccountPermission> {
     ALL_PERMISSIONS.into_iter().filter(|permission| granted.contains(permission_name(*permission))).collect()
 }
 
-pub fn status_of(row: &BankAccountRow, now: i64) -> AccountStatus {
+pub fn status_of(row: &BankAccountRow, now: UnixSeconds) -> AccountStatus {
     match row.status {
         LinkStatus::Linked if row.consent_expires_at.is_some_and(|expires_at| now >= expires_at) => {
             AccountStatus::ReauthRequired
@@ -153,7 +154,7 @@ async fn enroll(
     })?;
     let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
     let return_url = return_url::for_page(&state, auth.subscriber_id, request.return_url.as_deref()).await?;
-    let opening = OpeningPage::new(Utc::now().timestamp(), state.config.hosted_session_seconds);
+    let opening = OpeningPage::new(UnixSeconds::now(), state.config.hosted_session_seconds);
     let expires_at_time = paging::checked_time(opening.expires_at)?;
     let url = opening.url(&state.public_url(), LOGIN_PATH, "link");
     let subscriber_id = auth.subscriber_id;
@@ -173,7 +174,7 @@ async fn enroll(
 
 /// The account as the subscriber sees it: bank data only when linked and granted (and the
 /// consent not run out: what was granted is still listed then).
-pub fn account_view(seed: u64, row: &BankAccountRow, now: i64) -> Result<Account, ApiError> {
+pub fn account_view(seed: u64, row: &BankAccountRow, now: UnixSeconds) -> Result<Account, ApiError> {
     let bank = bank_of(row)?;
     let status = status_of(row, now);
     let granted = matches!(status, AccountStatus::Linked | AccountStatus::ReauthRequired);
@@ -234,7 +235,7 @@ async fn owned_account(
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<AccountList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let rows = state.db.bank_accounts(subscriber_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let seed = state.config.sandbox_seed;
     let accounts = rows.iter().map(|row| account_view(seed, row, now)).collect::<Result<_, _>>()?;
     Ok(Json(Success::new(AccountList { accounts })))
@@ -257,7 +258,7 @@ async fn details(
     IdPath(account_id): IdPath<AccountId>,
 ) -> Result<Json<Success<Account>>, ApiError> {
     let row = owned_account(&state, auth.subscriber_id, account_id).await?;
-    Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
+    Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, UnixSeconds::now())?)))
 }
 
 /// Sets notes on a bank account of the caller
@@ -283,7 +284,7 @@ async fn update(
     let metadata_of: fn(&BankAccountRow) -> &Metadata = |row| &row.labels.metadata;
     let object = UserObject::Account(account_id);
     let row = labels::patch_metadata(&state, subscriber_id, object, &request.metadata, read, metadata_of).await?;
-    Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, Utc::now().timestamp())?)))
+    Ok(Json(Success::new(account_view(state.config.sandbox_seed, &row, UnixSeconds::now())?)))
 }
 
 /// Removes a bank account: the bank's access is revoked and the account's data erased
@@ -384,7 +385,7 @@ async fn readable_history(
     account_id: AccountId,
 ) -> Result<ReadableHistory, ApiError> {
     let row = owned_account(state, subscriber_id, account_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let status = status_of(&row, now);
     if status == AccountStatus::ReauthRequired {
         return Err(consent::reauth_required(account_id));

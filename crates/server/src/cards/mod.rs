@@ -13,6 +13,7 @@ use std::sync::Arc;
 use subscriber_protocol::CardId;
 use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 use axum::response::{IntoResponse, Response};
 use chrono::Utc;
@@ -113,7 +114,7 @@ pub async fn prepare_card(
     labels: Labels,
 ) -> Result<NewCard, ApiError> {
     let fingerprint = validation::fingerprint(&state.fingerprint_key, &card.pan_digits);
-    let enrolled_at = Utc::now().timestamp();
+    let enrolled_at = UnixSeconds::now();
     let last_four = card.last_four();
     let history = if state.environment() == Environment::Sandbox {
         let input = history::HistoryInput {

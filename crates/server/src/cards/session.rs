@@ -7,7 +7,7 @@
 use axum::Json;
 use axum::extract::State;
 use axum::response::Response;
-use chrono::Utc;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
     CardSession, CardSessionCompletedData, CardSessionCreated, CardSessionExpiredData, CardSessionId,
     CardSessionStatus, CreateCardSessionRequest, ErrorBody, EventData, Success,
@@ -31,7 +31,7 @@ pub const PAGE_PATH: &str = "/secure/card";
 /// Submissions a page takes before it closes: enough for typos, too few to try out numbers.
 pub const MAX_FAILED_SUBMISSIONS: u32 = 10;
 
-pub fn status_of(row: &CardSessionRow, now: i64) -> CardSessionStatus {
+pub fn status_of(row: &CardSessionRow, now: UnixSeconds) -> CardSessionStatus {
     if row.completed_at.is_some() {
         CardSessionStatus::Completed
     } else if now >= row.expires_at {
@@ -61,7 +61,7 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let labels = labels::sent(request.client_user_id.as_deref(), request.metadata.as_ref())?;
     let return_url = return_url::for_page(&state, auth.subscriber_id, request.return_url.as_deref()).await?;
-    let opening = OpeningPage::new(Utc::now().timestamp(), state.config.hosted_session_seconds);
+    let opening = OpeningPage::new(UnixSeconds::now(), state.config.hosted_session_seconds);
     let expires_at_time = paging::checked_time(opening.expires_at)?;
     let url = opening.url(&state.public_url(), PAGE_PATH, "session");
     let subscriber_id = auth.subscriber_id;
@@ -98,7 +98,7 @@ pub async fn status(
         state.db.card_session(subscriber_id, session_id).await?.ok_or_else(|| {
             ApiError::not_found(format!("no card session {session_id} was opened by this subscriber"))
         })?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let status = status_of(&row, now);
     if status == CardSessionStatus::Expired {
         note_expired(&state, &row).await?;
@@ -118,7 +118,7 @@ pub async fn find_by_link(
 ) -> Result<Option<(CardSessionRow, CardSessionStatus)>, ApiError> {
     let token_hash = link_token::hash(link_token);
     let row = state.db.card_session_by_token(token_hash.to_vec()).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     Ok(row.map(|row| {
         let status = status_of(&row, now);
         (row, status)
@@ -133,7 +133,7 @@ pub async fn complete(
     session_id: CardSessionId,
     card: NewCard,
 ) -> Result<Option<Inserted>, ApiError> {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let completed: SessionEvent = Box::new(move |card_id| {
         StoredEvent::new(&EventData::CardSessionCompleted(CardSessionCompletedData {
             session_id,
@@ -147,7 +147,7 @@ pub async fn complete(
 /// sessions: a read of it, its page opened, or the rejection that closed it finds it), once.
 pub async fn note_expired(state: &AppState, row: &CardSessionRow) -> Result<(), ApiError> {
     let event = StoredEvent::new(&EventData::CardSessionExpired(CardSessionExpiredData { session_id: row.id }));
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     if state.db.record_card_session_expiry(row.subscriber_id, row.id, now, event).await? {
         tracing::info!(session_id = row.id.get(), "card-entry page expired");
     }
@@ -157,7 +157,7 @@ pub async fn note_expired(state: &AppState, row: &CardSessionRow) -> Result<(), 
 /// Counts a rejected submission; `true` when the session is still open for another try,
 /// `false` when this one closed it.
 pub async fn record_rejection(state: &AppState, session_id: CardSessionId) -> Result<bool, ApiError> {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let attempts = state.db.record_card_session_failure(session_id, MAX_FAILED_SUBMISSIONS, now).await?;
     Ok(attempts < MAX_FAILED_SUBMISSIONS)
 }

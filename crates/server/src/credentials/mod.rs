@@ -7,6 +7,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 use argon2::password_hash::phc::PasswordHash;
 use argon2::{Argon2, PasswordHasher, PasswordVerifier};
@@ -56,7 +57,7 @@ pub struct VerifiedToken {
     /// The credential generation the token was issued under.
     pub generation: i64,
     /// When the token stops working (Unix seconds).
-    pub expires_at: i64,
+    pub expires_at: UnixSeconds,
 }
 
 /// Verified tokens kept at most; past it the cache starts afresh.
@@ -101,7 +102,7 @@ impl TokenIssuer {
     /// token text; the expiry on every call).
     pub fn verify_token(&self, token: &str) -> Result<VerifiedToken, ApiError> {
         if let Some(verified) = self.verified.read().get(token) {
-            if verified.expires_at <= Utc::now().timestamp() {
+            if verified.expires_at <= UnixSeconds::now() {
                 return Err(ApiError::TokenExpired);
             }
             return Ok(verified.clone());
@@ -111,7 +112,7 @@ impl TokenIssuer {
             subscriber_id,
             client_id: claims.cid.into(),
             generation: claims.r#gen,
-            expires_at: claims.exp,
+            expires_at: UnixSeconds(claims.exp),
         };
         let mut cache = self.verified.write();
         if cache.len() >= VERIFIED_TOKENS {
@@ -131,7 +132,7 @@ impl TokenIssuer {
                 }
             })?;
         // `exp` is checked with whole seconds; a token is dead from its expiry second on.
-        if data.claims.exp <= Utc::now().timestamp() {
+        if data.claims.exp <= UnixSeconds::now().get() {
             return Err(ApiError::TokenExpired);
         }
         if data.claims.env != self.environment {
@@ -228,13 +229,13 @@ mod tests {
         assert_eq!((again.subscriber_id, again.expires_at), (SubscriberId(7), verified.expires_at));
         // `issue` rounds the expiry up to the next second, so a zero validity is not yet
         // expired: sign a token whose expiry has passed instead.
-        let now = Utc::now().timestamp();
+        let now = UnixSeconds::now();
         let claims = Claims {
             sub: "7".to_owned(),
             cid: "cli_x".to_owned(),
             env: "sandbox".to_owned(),
-            iat: now - 120,
-            exp: now - 60,
+            iat: (now - 120).get(),
+            exp: (now - 60).get(),
             r#gen: 0,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &issuer.encoding).expect("encodes");

@@ -13,6 +13,7 @@ pub mod search;
 
 use std::sync::Arc;
 use std::time::Instant;
+use subscriber_protocol::UnixSeconds;
 
 use parking_lot::RwLock;
 use rand::RngCore;
@@ -395,7 +396,7 @@ impl Directory {
             .await?;
             let entries = Arc::new(entries);
             let to_store = Arc::clone(&entries);
-            let now = chrono::Utc::now().timestamp();
+            let now = UnixSeconds::now();
             db.replace_directory(wanted, to_store, now).await?;
             let entries = Arc::try_unwrap(entries).unwrap_or_else(|shared| (*shared).clone());
             let directory = tokio::task::spawn_blocking(move || {

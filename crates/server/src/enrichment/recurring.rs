@@ -371,6 +371,7 @@ mod tests {
     use super::*;
     use crate::directory::Directory;
     use crate::simulation::history::{self, HistoryInput};
+    use subscriber_protocol::UnixSeconds;
 
     fn payment(id: i64, date: &str, amount: f64, name: &str) -> Payment {
         Payment {
@@ -479,8 +480,8 @@ mod tests {
     #[test]
     fn the_sandbox_subscriptions_and_bills_are_found() {
         let directory = Directory::generate(20_261_122, 3000);
-        let enrolled_at = 1_790_000_000;
-        let today = chrono::DateTime::from_timestamp(enrolled_at, 0).expect("time").date_naive();
+        let enrolled_at = UnixSeconds(1_790_000_000);
+        let today = enrolled_at.to_datetime().expect("time").date_naive();
         let mut expected_series = 0;
         for (card, country) in ["USA", "USA", "DEU", "FRA", "ITA"].iter().enumerate() {
             let input = HistoryInput {
@@ -495,7 +496,7 @@ mod tests {
                 .iter()
                 .enumerate()
                 .map(|(id, row)| {
-                    let date = chrono::DateTime::from_timestamp(row.created_at, 0).expect("time").date_naive();
+                    let date = row.created_at.to_datetime().expect("time").date_naive();
                     let amount = row.amount_minor as f64 / 100.0;
                     Payment {
                         transaction_id: TransactionId(id as i64),

@@ -9,12 +9,12 @@
 
 use std::collections::HashMap;
 use subscriber_protocol::AccountId;
+use subscriber_protocol::UnixSeconds;
 
 use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
-use chrono::Utc;
 use maud::{Markup, html};
 use subscriber_protocol::{AccountPermission, AccountStatus, Environment};
 
@@ -58,7 +58,7 @@ async fn open_link(state: &AppState, uri: &Uri) -> Result<Link, Response> {
     let bank = accounts::bank_of(&row).map_err(|error| page::internal_error(&error))?;
     let branding = Branding::load(state, row.subscriber_id).await.map_err(|error| page::internal_error(&error))?;
     let link = Link { token: link_token, row, bank, branding };
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     // Open until it ends or expires: a new link, or a linked account's update mode.
     if link.row.stage != LinkStage::Done {
         if now < link.row.expires_at {

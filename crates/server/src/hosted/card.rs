@@ -9,7 +9,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::Response;
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{Datelike, Utc};
 use maud::{Markup, html};
 use subscriber_protocol::{CardId, CardSessionStatus, Environment};
 
@@ -235,7 +235,7 @@ fn form_page(state: &AppState, open: &Open, browser: &Browser, retyped: &Retyped
     let branding = &open.branding;
     let action = format!("{PAGE_PATH}?session={}", open.token);
     let csrf = token::csrf_token(&state.hosted_key, CSRF_PURPOSE, session.id, &browser.nonce);
-    let expires = DateTime::from_timestamp(session.expires_at, 0).map(|at| at.format("%H:%M UTC").to_string());
+    let expires = session.expires_at.to_datetime().map(|at| at.format("%H:%M UTC").to_string());
     let this_year = u32::try_from(Utc::now().year()).unwrap_or(2026);
     let sandbox = state.environment() == Environment::Sandbox;
     let body = html! {

@@ -10,8 +10,8 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::Response;
-use chrono::{DateTime, Utc};
 use maud::{Markup, html};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
     Answer, AuthenticatePersonRequest, AuthenticatePersonResponse, PersonAddress, PersonStatus, VerifyPersonRequest,
 };
@@ -60,7 +60,7 @@ async fn open_session(state: &AppState, uri: &Uri) -> Result<Open, Response> {
             "used",
         ));
     }
-    if Utc::now().timestamp() >= open.row.expires_at {
+    if UnixSeconds::now() >= open.row.expires_at {
         return Err(ended(
             &open,
             StatusCode::GONE,
@@ -130,7 +130,7 @@ enum Current {
 }
 
 async fn current(state: &AppState, open: &Open) -> Result<Current, ApiError> {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let person = state
         .db
         .person(open.row.subscriber_id, open.row.person_id)
@@ -150,12 +150,12 @@ async fn current(state: &AppState, open: &Open) -> Result<Current, ApiError> {
 
 enum Finished {
     Verified,
-    Locked { until: i64 },
+    Locked { until: UnixSeconds },
 }
 
 /// The outcome: the page is used from now on.
 async fn finish(state: &AppState, open: &Open, finished: Finished) -> Response {
-    if let Err(error) = state.db.complete_person_session(open.row.id, Utc::now().timestamp()).await {
+    if let Err(error) = state.db.complete_person_session(open.row.id, UnixSeconds::now()).await {
         return page::internal_error(&error.into());
     }
     let asker = asker(open);
@@ -178,7 +178,8 @@ async fn finish(state: &AppState, open: &Open, finished: Finished) -> Response {
         }
         Finished::Locked { until } => {
             tracing::info!(session_id = open.row.id.get(), "identity page: person locked");
-            let when = DateTime::from_timestamp(until, 0)
+            let when = until
+                .to_datetime()
                 .map_or_else(|| "later".to_owned(), |at| at.format("%-d %B %Y at %H:%M UTC").to_string());
             page::render_branded(
                 StatusCode::OK,
@@ -271,7 +272,7 @@ async fn submit_information(
             }
             information_page(state, open, browser, &retyped, StatusCode::BAD_REQUEST)
         }
-        Err(ApiError::Locked { until, .. }) => finish(state, open, Finished::Locked { until: until.timestamp() }).await,
+        Err(ApiError::Locked { until, .. }) => finish(state, open, Finished::Locked { until: until.into() }).await,
         Err(ApiError::Conflict { .. }) => finish(state, open, Finished::Verified).await,
         Err(error) => page::internal_error(&error),
     }
@@ -295,15 +296,13 @@ async fn submit_answers(
     match persons::verify_person(state, open.row.subscriber_id, request).await {
         Ok(outcome) => match (outcome.status, outcome.locked_until) {
             (PersonStatus::Verified, _) => finish(state, open, Finished::Verified).await,
-            (PersonStatus::Locked, Some(until)) => {
-                finish(state, open, Finished::Locked { until: until.timestamp() }).await
-            }
+            (PersonStatus::Locked, Some(until)) => finish(state, open, Finished::Locked { until: until.into() }).await,
             _ => try_again_page(open, outcome.attempts_remaining),
         },
-        Err(ApiError::Locked { until, .. }) => finish(state, open, Finished::Locked { until: until.timestamp() }).await,
+        Err(ApiError::Locked { until, .. }) => finish(state, open, Finished::Locked { until: until.into() }).await,
         // Not every question answered: the same questions again, saying so.
         Err(ApiError::InvalidRequest { .. }) => {
-            match persons::open_questions(state, open.row.person_id, Utc::now().timestamp()).await {
+            match persons::open_questions(state, open.row.person_id, UnixSeconds::now()).await {
                 Ok(Some(questions)) => questions_page(
                     state,
                     open,

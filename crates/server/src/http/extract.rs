@@ -3,6 +3,7 @@
 use axum::body::Bytes;
 use std::sync::Arc;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 use axum::extract::{FromRequest, FromRequestParts, Request, State};
 use axum::http::request::Parts;
@@ -207,7 +208,7 @@ pub struct Auth {
     /// The credential generation the token was issued under.
     pub generation: i64,
     /// When the token stops working (Unix seconds).
-    pub expires_at: i64,
+    pub expires_at: UnixSeconds,
 }
 
 /// Why the request's bearer token was refused, left in the request's extensions by

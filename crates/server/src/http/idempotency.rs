@@ -13,6 +13,7 @@ use std::collections::HashSet;
 use std::convert::Infallible;
 use std::sync::Arc;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 use axum::Json;
 use axum::body::{Body, to_bytes};
@@ -21,7 +22,6 @@ use axum::http::request::Parts;
 use axum::http::{HeaderName, HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use chrono::Utc;
 use parking_lot::Mutex;
 use subscriber_protocol::Success;
 
@@ -325,7 +325,7 @@ async fn serve(
         status: status.as_u16(),
         body: claim.keys.seal(&body),
     };
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     match state.db.store_idempotent_response(claim.scope, claim.key, stored, now).await {
         Ok(()) => {}
         // What the handler did is done: its answer is the truth, not the outage that came

@@ -3,7 +3,7 @@
 use axum::Json;
 use axum::extract::{RawQuery, State};
 use axum::response::Response;
-use chrono::Utc;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
     CreateLocationRequest, CreateLocationResponse, EnrollMerchantRequest, EnrollMerchantResponse, ErrorBody, Location,
     LocationRemoved, Merchant, MerchantCategory, MerchantCategoryList, MerchantTransaction, MerchantTransactionPage,
@@ -78,7 +78,7 @@ async fn enroll(
         country_code: merchant.country_code,
         phone: merchant.phone,
         website: merchant.website,
-        created_at: Utc::now().timestamp(),
+        created_at: UnixSeconds::now(),
     };
     let inserted = state.db.enroll_merchant(new, idempotent.replay(enrolled)).await?;
     let merchant_id = match inserted {
@@ -254,7 +254,7 @@ async fn create_location(
         longitude,
         coordinates_source: source,
         descriptor: descriptor.clone(),
-        created_at: Utc::now().timestamp(),
+        created_at: UnixSeconds::now(),
         metadata: metadata.clone(),
     };
     let new = NewLocation {
@@ -434,7 +434,7 @@ async fn update_location(
         subscriber_id,
         kind: LocationChangeKind::Update(Box::new(row)),
         event,
-        at: Utc::now().timestamp(),
+        at: UnixSeconds::now(),
     };
     if !state.db.change_location(change).await? {
         // Removed between the read and the write.
@@ -468,7 +468,7 @@ async fn remove_location(
         subscriber_id,
         kind: LocationChangeKind::Remove { location_id, merchant_id: current.merchant_id },
         event: StoredEvent::new(&EventData::MerchantLocationRemoved(LocationRemovedData { location_id })),
-        at: Utc::now().timestamp(),
+        at: UnixSeconds::now(),
     };
     if !state.db.change_location(change).await? {
         // Another request removed it first: this one is the second removal.

@@ -14,6 +14,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{ChoiceId, QuestionId, QuestionSetId};
 
 use axum::Json;
@@ -84,7 +85,7 @@ async fn onboard(
         first_name,
         last_name,
         email,
-        created_at: Utc::now().timestamp(),
+        created_at: UnixSeconds::now(),
         labels,
     };
     let replay = idempotent.replay(|person_id| OnboardPersonResponse { person_id, status: PersonStatus::Onboarded });
@@ -107,7 +108,7 @@ fn no_such_person(person_id: PersonId) -> ApiError {
     ApiError::not_found(format!("no person {person_id} was onboarded by this subscriber"))
 }
 
-fn locked(person: &PersonRow, now: i64) -> Result<(), ApiError> {
+fn locked(person: &PersonRow, now: UnixSeconds) -> Result<(), ApiError> {
     match person.locked_until {
         Some(until) if until > now => Err(locked_error(person.id, until)?),
         _ => Ok(()),
@@ -115,7 +116,7 @@ fn locked(person: &PersonRow, now: i64) -> Result<(), ApiError> {
 }
 
 /// The 403 of a locked person (`lockedUntil`); `Err` only when `until` is not a time.
-fn locked_error(person_id: PersonId, until: i64) -> Result<ApiError, ApiError> {
+fn locked_error(person_id: PersonId, until: UnixSeconds) -> Result<ApiError, ApiError> {
     let until = paging::checked_time(until)?;
     Ok(ApiError::Locked {
         message: format!(
@@ -132,14 +133,14 @@ fn counted_failures(person: &PersonRow) -> u32 {
     if person.locked_until.is_some() { 0 } else { person.failed_attempts }
 }
 
-fn attempts_remaining(person: &PersonRow, now: i64) -> u32 {
+fn attempts_remaining(person: &PersonRow, now: UnixSeconds) -> u32 {
     match person.locked_until {
         Some(until) if until > now => 0,
         _ => MAX_FAILED_VERIFICATIONS.saturating_sub(counted_failures(person)),
     }
 }
 
-fn status_of(person: &PersonRow, latest: Option<&QuestionSetRow>, now: i64) -> PersonStatus {
+fn status_of(person: &PersonRow, latest: Option<&QuestionSetRow>, now: UnixSeconds) -> PersonStatus {
     if person.verified_at.is_some() {
         PersonStatus::Verified
     } else if person.locked_until.is_some_and(|until| until > now) {
@@ -180,14 +181,14 @@ fn identity_source(state: &AppState) -> Result<Arc<dyn IdentitySource>, ApiError
 /// unanswered sets it closed stay counted as failures.
 enum Refused {
     Verified,
-    Locked { until: i64 },
+    Locked { until: UnixSeconds },
     Source(anyhow::Error),
 }
 
 /// When a set is issued, until when it holds, and how long a lock lasts.
 struct IssueTimes {
-    now: i64,
-    expires_at: i64,
+    now: UnixSeconds,
+    expires_at: UnixSeconds,
     lock_seconds: i64,
 }
 
@@ -261,8 +262,8 @@ fn plan_question_set(
 }
 
 /// The data of a `person.locked` event.
-fn locked_event(person: &PersonRow, until: i64) -> EventData {
-    EventData::PersonLocked(person_event(person, PersonStatus::Locked, chrono::DateTime::from_timestamp(until, 0)))
+fn locked_event(person: &PersonRow, until: UnixSeconds) -> EventData {
+    EventData::PersonLocked(person_event(person, PersonStatus::Locked, until.to_datetime()))
 }
 
 /// The data of a `person.verified` or `person.locked` event.
@@ -316,7 +317,7 @@ pub(crate) async fn authenticate_person(
     let today = Utc::now().date_naive();
     let information = rules::persons::information(&request, today)?;
     let person = owned_person(state, subscriber_id, request.person_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let validity = i64::try_from(state.config.person_questions_seconds).unwrap_or(600);
     let times = IssueTimes {
         now,
@@ -384,7 +385,7 @@ fn questions_of(set_id: QuestionSetId, issued: &[IssuedQuestion]) -> Vec<Questio
 pub(crate) async fn open_questions(
     state: &AppState,
     person_id: PersonId,
-    now: i64,
+    now: UnixSeconds,
 ) -> Result<Option<AuthenticatePersonResponse>, ApiError> {
     let Some(set) = state.db.latest_question_set(person_id).await? else { return Ok(None) };
     if set.answered_at.is_some() || now >= set.expires_at {
@@ -471,7 +472,7 @@ pub(crate) async fn verify_person(
     // sandbox) are not answerable here either.
     identity_source(state)?;
     let person = owned_person(state, subscriber_id, request.person_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     locked(&person, now)?;
     if person.verified_at.is_some() {
         return Err(ApiError::conflict(format!("person {} is already verified", person.id)));
@@ -537,10 +538,10 @@ pub(crate) fn person_view(
     seed: u64,
     person: PersonRow,
     latest: Option<&QuestionSetRow>,
-    now: i64,
+    now: UnixSeconds,
 ) -> Result<Person, ApiError> {
     let status = status_of(&person, latest, now);
-    let time = |seconds: Option<i64>| seconds.map(paging::checked_time).transpose();
+    let time = |at: Option<UnixSeconds>| at.map(paging::checked_time).transpose();
     Ok(Person {
         person_id: person.id,
         status,
@@ -575,7 +576,7 @@ async fn details(
 ) -> Result<Json<Success<Person>>, ApiError> {
     let person = owned_person(&state, auth.subscriber_id, person_id).await?;
     let latest = state.db.latest_question_set(person_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     Ok(Json(Success::new(person_view(state.config.sandbox_seed, person, latest.as_ref(), now)?)))
 }
 
@@ -610,7 +611,7 @@ async fn update(
     )
     .await?;
     let latest = state.db.latest_question_set(person_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     Ok(Json(Success::new(person_view(state.config.sandbox_seed, person, latest.as_ref(), now)?)))
 }
 
@@ -645,7 +646,7 @@ async fn remove(
 async fn list(State(state): State<AppState>, auth: Auth) -> Result<Json<Success<PersonList>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
     let rows = state.db.persons(subscriber_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let seed = state.config.sandbox_seed;
     let persons = rows
         .into_iter()

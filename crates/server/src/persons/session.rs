@@ -5,8 +5,8 @@
 
 use axum::extract::State;
 use axum::response::Response;
-use chrono::Utc;
 use subscriber_protocol::PersonId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CreatePersonSessionRequest, ErrorBody, PersonSessionResponse, Success};
 
 use super::{identity_source, owned_person};
@@ -56,7 +56,7 @@ pub async fn create(
         return Err(ApiError::conflict(format!("person {person_id} is already verified")));
     }
     let return_url = return_url::for_page(&state, subscriber_id, request.return_url.as_deref()).await?;
-    let opening = OpeningPage::new(Utc::now().timestamp(), state.config.hosted_session_seconds);
+    let opening = OpeningPage::new(UnixSeconds::now(), state.config.hosted_session_seconds);
     let expires_at_time = paging::checked_time(opening.expires_at)?;
     let url = opening.url(&state.public_url(), PAGE_PATH, "session");
     let response_url = url.clone();

@@ -169,7 +169,7 @@ async fn open(
 fn token_ends(state: &AppState, auth: &Auth) -> impl Future<Output = ()> + Send + 'static {
     let generation = auth.generation;
     let revoked = state.generations.watch(auth.subscriber_id);
-    let expires_at = UNIX_EPOCH + Duration::from_secs(u64::try_from(auth.expires_at).unwrap_or(0));
+    let expires_at = UNIX_EPOCH + Duration::from_secs(u64::try_from(auth.expires_at.get()).unwrap_or(0));
     let expires_in = expires_at.duration_since(SystemTime::now()).unwrap_or(Duration::ZERO);
     async move {
         let rotated = async move {
@@ -349,15 +349,16 @@ mod tests {
     use crate::Config;
     use crate::storage;
     use subscriber_protocol::TransactionId;
+    use subscriber_protocol::UnixSeconds;
 
     fn purchase(card_id: CardId) -> TransactionRow {
         TransactionRow {
             id: TransactionId(0),
             card_id: Some(card_id),
             last_four: 4242,
-            created_at: 1,
+            created_at: UnixSeconds(1),
             pending: true,
-            settles_at: Some(61),
+            settles_at: Some(UnixSeconds(61)),
             amount_minor: 1234,
             currency: "USD".to_owned(),
             merchant_name: "Test Shop".to_owned(),
@@ -382,7 +383,7 @@ mod tests {
             client_id: "client".to_owned(),
             public_key: "public".to_owned(),
             secret_hash: "hash".to_owned(),
-            created_at: 0,
+            created_at: UnixSeconds(0),
             api_version: "2026-11-21".to_owned(),
         };
         let subscriber_id = state.db.insert_subscriber(subscriber).await.expect("stored").expect("a new subscriber");
@@ -399,7 +400,7 @@ mod tests {
                     exp_month: 12,
                     exp_year: 2030,
                     country_code: "USA".to_owned(),
-                    enrolled_at: 0,
+                    enrolled_at: UnixSeconds(0),
                 },
                 labels: subscriber_protocol::rules::labels::Labels::default(),
                 history: Vec::new(),
@@ -427,7 +428,7 @@ mod tests {
     async fn buy_many(state: &AppState, (mine, other): (CardId, CardId), count: usize) -> Vec<TransactionId> {
         let mut bought = Vec::new();
         for card_id in (0..count).flat_map(|_| [mine, other]) {
-            let (row, event) = state.db.record_sale(purchase(card_id), 1, None).await.expect("a purchase");
+            let (row, event) = state.db.record_sale(purchase(card_id), UnixSeconds(1), None).await.expect("a purchase");
             state.events.publish(&event.into_iter().collect::<Vec<_>>());
             if card_id == mine {
                 bought.push(row.id);

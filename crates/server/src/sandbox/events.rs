@@ -11,6 +11,7 @@ use chrono::{Duration, SubsecRound, Utc};
 use rand::SeedableRng;
 use rand::rngs::StdRng;
 use subscriber_protocol::PersonId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
     AccountEventData, AccountRemovedData, CardEnrolledData, CardRemovedData, CardSessionCompletedData,
     CardSessionExpiredData, CardSessionId, CardTransactionEventData, CoordinatesSource, ErrorBody, Event, EventData,
@@ -64,7 +65,7 @@ pub async fn send_event(
     validation.finish(())?;
     let Some(event_type) = event_type else { return Err(ApiError::internal(anyhow::anyhow!("checked above"))) };
     let data = payload(&state, auth.subscriber_id, event_type, request.object_id).await?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let id = state.db.record_event(auth.subscriber_id, StoredEvent::new(&data), now, true).await?;
     tracing::info!(event_id = id.get(), event_type = event_type.as_str(), "sandbox event sent");
     let event = state
@@ -199,7 +200,7 @@ async fn payload(
 /// A purchase as the sandbox makes them, made up and never stored: pending when `created`.
 fn made_up_purchase(shop: Shop, created: bool) -> TransactionRow {
     let buyer = Buyer { card_id: Some(CardId(MADE_UP_ID)), last_four: 4242 };
-    let row = Sale::now(buyer, shop, 1_250).row(Utc::now().timestamp(), if created { 60 } else { 0 });
+    let row = Sale::now(buyer, shop, 1_250).row(UnixSeconds::now(), if created { 60 } else { 0 });
     TransactionRow { id: TransactionId(MADE_UP_ID), ..row }
 }
 

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use chrono::Utc;
 use rand::SeedableRng;
 use rand::rngs::StdRng;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, DirectoryEntryId, LocationId, SubscriberId, TransactionId};
 use subscriber_protocol::{
     ClockAdvanceRequest, ClockAdvanced, Environment, ErrorBody, MAX_CLOCK_ADVANCE_SECONDS, SandboxRefundRequest,
@@ -66,7 +67,7 @@ pub fn require_sandbox(state: &AppState) -> Result<(), ApiError> {
 struct Checked {
     amount_minor: Option<i64>,
     merchant_name: Option<String>,
-    created_at: Option<i64>,
+    created_at: Option<UnixSeconds>,
 }
 
 /// An amount in major units as minor units: non-zero, at most [`MAX_AMOUNT`] either way, two
@@ -94,9 +95,9 @@ fn check(request: &SandboxTransactionRequest) -> Result<Checked, ApiError> {
         .and_then(|name| required_text(&mut validation, "merchantName", Some(name), NAME_MAX));
     let created_at = request.created_at.as_deref().and_then(|text| {
         let now = Utc::now();
-        let at = chrono::DateTime::parse_from_rfc3339(text.trim()).ok().map(|at| at.timestamp());
+        let at = chrono::DateTime::parse_from_rfc3339(text.trim()).ok().map(|at| UnixSeconds::from(at.to_utc()));
         match at {
-            Some(at) if (crate::paging::history_start(now)..=now.timestamp()).contains(&at) => Some(at),
+            Some(at) if (crate::paging::history_start(now)..=UnixSeconds::from(now)).contains(&at) => Some(at),
             _ => {
                 validation.reject(
                     "createdAt",
@@ -226,7 +227,7 @@ async fn decline(
     enricher: &crate::enrichment::stored::Enricher,
     sale: Sale,
 ) -> Result<Response, ApiError> {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let id = state.db.next_transaction_id().await?;
     let row = TransactionRow { id, pending: false, settles_at: None, ..sale.row(now, 0) };
     let data = subscriber_protocol::TransactionDeclinedData {
@@ -321,7 +322,7 @@ async fn settle_transaction(
         return Err(conflict);
     }
     let row = if row.pending {
-        let now = Utc::now().timestamp();
+        let now = UnixSeconds::now();
         match state.db.settle_now(transaction_id, now, amount).await? {
             Some((row, event)) => {
                 state.events.publish(&event.into_iter().collect::<Vec<_>>());
@@ -444,7 +445,7 @@ async fn reverse_transaction(
     if !row.pending {
         return Err(settled());
     }
-    let Some(reversed) = state.db.reverse(transaction_id, Utc::now().timestamp()).await? else {
+    let Some(reversed) = state.db.reverse(transaction_id, UnixSeconds::now()).await? else {
         // Settled meanwhile, when it fell due (or reversed by a request just before).
         return Err(match read_transaction(&state, transaction_id).await? {
             Some(_) => settled(),

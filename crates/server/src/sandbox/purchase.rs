@@ -1,8 +1,8 @@
 //! A point-of-sale purchase: who pays, where, how much; recorded with its real-time event.
 
-use chrono::Utc;
 use rand::Rng;
 use rand::seq::IndexedRandom;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, DirectoryEntryId, LocationId, MerchantId, TransactionId};
 
 use crate::directory::{self, DirectoryMerchant};
@@ -142,7 +142,7 @@ pub struct Sale {
     pub shop: Shop,
     pub amount_minor: i64,
     /// When it happened (Unix seconds); now when `None`.
-    pub created_at: Option<i64>,
+    pub created_at: Option<UnixSeconds>,
     /// The purchase a refund gives back.
     pub refund_of: Option<TransactionId>,
 }
@@ -154,10 +154,10 @@ impl Sale {
     }
 
     /// Its row (no id yet) as of `now`: pending until `settle_after` seconds past its time.
-    pub fn row(self, now: i64, settle_after: i64) -> TransactionRow {
+    pub fn row(self, now: UnixSeconds, settle_after: i64) -> TransactionRow {
         let Self { buyer, shop, amount_minor, created_at, refund_of } = self;
         let created_at = created_at.unwrap_or(now);
-        let settles_at = created_at.saturating_add(settle_after);
+        let settles_at = created_at + settle_after;
         TransactionRow {
             id: TransactionId(0),
             card_id: buyer.card_id,
@@ -235,7 +235,7 @@ where
     R: Fn(&TransactionRow) -> Result<B, ApiError> + Send + Sync + 'static,
     B: serde::Serialize + 'static,
 {
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let settle_after = i64::try_from(state.config.settle_after_seconds).unwrap_or(i64::MAX);
     let row = sale.row(now, settle_after);
     let template = row.clone();

@@ -7,8 +7,8 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use chrono::{DateTime, Utc};
 use subscriber_protocol::SnapshotId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::rules::required_text;
 use subscriber_protocol::{
     ErrorBody, MAX_SANDBOX_SNAPSHOTS, SNAPSHOT_NAME_MAX, SandboxRestored, SandboxSnapshot, SandboxSnapshotDeleted,
@@ -27,7 +27,7 @@ fn render(row: &SnapshotRow) -> SandboxSnapshot {
     SandboxSnapshot {
         snapshot_id: row.id,
         name: row.name.clone(),
-        created_at: DateTime::<Utc>::from_timestamp(row.created_at, 0).unwrap_or_default(),
+        created_at: row.created_at.to_datetime().unwrap_or_default(),
         cards: u64::try_from(row.cards).unwrap_or_default(),
         transactions: u64::try_from(row.transactions).unwrap_or_default(),
         bytes: u64::try_from(row.bytes).unwrap_or_default(),
@@ -60,15 +60,14 @@ pub async fn take(
     let mut validation = Validation::new();
     let name = required_text(&mut validation, "name", Some(&request.name), SNAPSHOT_NAME_MAX);
     let name = validation.finish(name)?.ok_or_else(|| ApiError::invalid("the snapshot needs a name"))?;
-    let row = state
-        .db
-        .take_snapshot(auth.subscriber_id, name, Utc::now().timestamp(), MAX_SANDBOX_SNAPSHOTS)
-        .await?
-        .ok_or_else(|| {
-            ApiError::conflict(format!(
-                "a subscriber keeps at most {MAX_SANDBOX_SNAPSHOTS} snapshots: delete one before taking another"
-            ))
-        })?;
+    let row =
+        state.db.take_snapshot(auth.subscriber_id, name, UnixSeconds::now(), MAX_SANDBOX_SNAPSHOTS).await?.ok_or_else(
+            || {
+                ApiError::conflict(format!(
+                    "a subscriber keeps at most {MAX_SANDBOX_SNAPSHOTS} snapshots: delete one before taking another"
+                ))
+            },
+        )?;
     tracing::info!(
         snapshot_id = row.id.get(),
         cards = row.cards,

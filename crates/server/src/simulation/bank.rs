@@ -4,6 +4,7 @@
 
 use rand::seq::IndexedRandom;
 use rand::{Rng, RngCore};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{AccountId, TransactionId};
 
 use crate::simulation::identity::seeded;
@@ -13,7 +14,7 @@ const DAY: i64 = 86_400;
 
 pub struct BankTransaction {
     pub id: TransactionId,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     pub pending: bool,
     /// Minor units; positive for money out (purchases, bills), negative for money in.
     pub amount_minor: i64,
@@ -69,8 +70,15 @@ pub fn cards(seed: u64, account_id: AccountId) -> Vec<u16> {
 /// The account's transactions from `HISTORY_DAYS` before `linked_at` up to `until` (the
 /// link's time, or the last refresh), newest first. Ids are the account's id followed by a
 /// running number; a later `until` adds the days after and changes none before.
-pub fn transactions(seed: u64, account_id: AccountId, linked_at: i64, until: i64) -> Vec<BankTransaction> {
+pub fn transactions(
+    seed: u64,
+    account_id: AccountId,
+    linked_at: UnixSeconds,
+    until: UnixSeconds,
+) -> Vec<BankTransaction> {
     let mut rng = seeded(seed, "bank-transactions", &[account_id.get()]);
+    // Day arithmetic in plain seconds; each transaction's time typed again below.
+    let (linked_at, until) = (linked_at.get(), until.get());
     let start = linked_at - HISTORY_DAYS * DAY;
     // At most three years on from the link.
     let days = ((until.max(linked_at) - start) / DAY + 1).min(HISTORY_DAYS + 3 * 366);
@@ -103,7 +111,7 @@ pub fn transactions(seed: u64, account_id: AccountId, linked_at: i64, until: i64
         .enumerate()
         .map(|(index, (created_at, amount_minor, description))| BankTransaction {
             id: TransactionId(account_id.get() * 1_000_000 + i64::try_from(index).unwrap_or(0) + 1),
-            created_at,
+            created_at: UnixSeconds(created_at),
             pending: created_at >= pending_after,
             amount_minor,
             description,
@@ -117,14 +125,16 @@ pub fn transactions(seed: u64, account_id: AccountId, linked_at: i64, until: i64
 mod tests {
     use super::*;
 
+    const LINKED: UnixSeconds = UnixSeconds(1_800_000_000);
+
     #[test]
     fn a_refresh_adds_the_days_after_and_changes_none_before() {
-        let linked = transactions(3, AccountId(12), 1_800_000_000, 1_800_000_000);
-        let refreshed = transactions(3, AccountId(12), 1_800_000_000, 1_800_000_000 + 20 * DAY);
+        let linked = transactions(3, AccountId(12), LINKED, LINKED);
+        let refreshed = transactions(3, AccountId(12), LINKED, LINKED + 20 * DAY);
         assert!(refreshed.len() > linked.len() + 10, "{} then {}", linked.len(), refreshed.len());
         let settled = |list: &[BankTransaction]| {
             list.iter()
-                .filter(|t| t.created_at < 1_800_000_000 - 2 * DAY)
+                .filter(|t| t.created_at < LINKED - 2 * DAY)
                 .map(|t| (t.id, t.created_at, t.amount_minor))
                 .collect::<Vec<_>>()
         };
@@ -133,17 +143,15 @@ mod tests {
 
     #[test]
     fn the_same_account_shows_the_same_data() {
-        let first = transactions(3, AccountId(12), 1_800_000_000, 1_800_000_000);
-        let again = transactions(3, AccountId(12), 1_800_000_000, 1_800_000_000);
+        let first = transactions(3, AccountId(12), LINKED, LINKED);
+        let again = transactions(3, AccountId(12), LINKED, LINKED);
         assert!(first.len() > 60, "{} transactions", first.len());
         assert_eq!(
             first.iter().map(|t| (t.id, t.created_at, t.amount_minor)).collect::<Vec<_>>(),
             again.iter().map(|t| (t.id, t.created_at, t.amount_minor)).collect::<Vec<_>>()
         );
         assert!(first.windows(2).all(|pair| pair[0].created_at >= pair[1].created_at), "newest first");
-        assert!(
-            first.iter().all(|t| t.created_at < 1_800_000_000 && t.created_at >= 1_800_000_000 - HISTORY_DAYS * DAY)
-        );
+        assert!(first.iter().all(|t| t.created_at < LINKED && t.created_at >= LINKED - HISTORY_DAYS * DAY));
         assert!(first.iter().any(|t| t.amount_minor < 0), "pay comes in");
         let balance = balance(3, AccountId(12));
         assert!(balance.available_minor <= balance.current_minor);

@@ -9,6 +9,7 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use sha2::{Digest, Sha256};
 use subscriber_protocol::TransactionId;
+use subscriber_protocol::UnixSeconds;
 
 use crate::directory::catalog::Group;
 use crate::directory::search::SearchIndex;
@@ -22,7 +23,7 @@ pub struct HistoryInput {
     pub fingerprint: Vec<u8>,
     pub last_four: u16,
     pub country_code: String,
-    pub enrolled_at: i64,
+    pub enrolled_at: UnixSeconds,
 }
 
 /// Groups a person buys from near home, and how many merchants of each they frequent.
@@ -89,7 +90,7 @@ fn card_rng(input: &HistoryInput) -> ChaCha8Rng {
     hasher.update(b"card-history-v1");
     hasher.update(input.seed.to_le_bytes());
     hasher.update(&input.fingerprint);
-    hasher.update(input.enrolled_at.to_le_bytes());
+    hasher.update(input.enrolled_at.get().to_le_bytes());
     ChaCha8Rng::from_seed(hasher.finalize().into())
 }
 
@@ -183,8 +184,8 @@ impl<'a> History<'a> {
                 }
             }
         }
-        let end = DateTime::from_timestamp(input.enrolled_at, 0)?;
-        let start = DateTime::from_timestamp(paging::history_start(end) + 3600, 0)?;
+        let end = input.enrolled_at.to_datetime()?;
+        let start = (paging::history_start(end) + 3600).to_datetime()?;
         let utc_offset_hours = (home.longitude / 15.0).round() as i64;
         let mut history = Self {
             entries,
@@ -512,14 +513,14 @@ impl<'a> History<'a> {
         let Some(midnight) = day.and_hms_opt(0, 0, 0) else { return false };
         let local_seconds = self.rng.random_range(hours.start * 3600..hours.end * 3600);
         let created_at = midnight.and_utc().timestamp() + local_seconds - self.utc_offset_hours * 3600;
-        if created_at < self.start.timestamp() || created_at >= self.input.enrolled_at {
+        if created_at < self.start.timestamp() || created_at >= self.input.enrolled_at.get() {
             return false;
         }
         self.rows.push(TransactionRow {
             id: TransactionId(0),
             card_id: None,
             last_four: self.input.last_four,
-            created_at,
+            created_at: UnixSeconds(created_at),
             pending: false,
             settles_at: None,
             amount_minor: in_currency(amount_usd_cents, &entry.currency),
@@ -581,7 +582,7 @@ fn empty_row(last_four: u16) -> TransactionRow {
         id: TransactionId(0),
         card_id: None,
         last_four,
-        created_at: 0,
+        created_at: UnixSeconds(0),
         pending: false,
         settles_at: None,
         amount_minor: 0,
@@ -627,7 +628,12 @@ fn pick_in_country(rng: &mut ChaCha8Rng, entries: &[Entry], country: &str) -> Op
 mod tests {
     use super::*;
 
-    fn history(directory: &Directory, fingerprint: &[u8], country: &str, enrolled_at: i64) -> Vec<TransactionRow> {
+    fn history(
+        directory: &Directory,
+        fingerprint: &[u8],
+        country: &str,
+        enrolled_at: UnixSeconds,
+    ) -> Vec<TransactionRow> {
         let input = HistoryInput {
             seed: 42,
             fingerprint: fingerprint.to_vec(),
@@ -638,7 +644,7 @@ mod tests {
         directory.with_generated(|generated| History::new(generated, &input).map(History::run).unwrap_or_default())
     }
 
-    const ENROLLED_AT: i64 = 1_790_000_000;
+    const ENROLLED_AT: UnixSeconds = UnixSeconds(1_790_000_000);
 
     /// Every card and enrollment time gets a history without a panic, on the small directory
     /// the black-box tests run with (a 500 seen once on enrollment under load).
@@ -727,7 +733,7 @@ mod tests {
         assert!((1000..=2600).contains(&rows.len()), "{} rows", rows.len());
         let oldest = rows.first().expect("rows").created_at;
         let newest = rows.last().expect("rows").created_at;
-        let start = paging::history_start(DateTime::from_timestamp(ENROLLED_AT, 0).expect("time"));
+        let start = paging::history_start(ENROLLED_AT.to_datetime().expect("time"));
         assert!(oldest >= start, "never older than 36 months");
         assert!(oldest < start + 20 * 86_400, "starts near 36 months back");
         assert!(newest < ENROLLED_AT && newest > ENROLLED_AT - 3 * 86_400);
@@ -752,11 +758,8 @@ mod tests {
         let rent = rows.iter().find(|row| row.category == "6513").expect("rent");
         assert!((90_000..=300_000).contains(&rent.amount_minor), "rent {}", rent.amount_minor);
         // Coffee and quick lunches on weekdays (US local mornings and noons are the same UTC day).
-        let quick: Vec<DateTime<Utc>> = rows
-            .iter()
-            .filter(|row| row.category == "5814")
-            .filter_map(|row| DateTime::from_timestamp(row.created_at, 0))
-            .collect();
+        let quick: Vec<DateTime<Utc>> =
+            rows.iter().filter(|row| row.category == "5814").filter_map(|row| row.created_at.to_datetime()).collect();
         assert!(quick.len() > 100, "{} coffees and lunches", quick.len());
         assert!(quick.iter().all(|time| !matches!(time.weekday(), Weekday::Sat | Weekday::Sun)));
     }

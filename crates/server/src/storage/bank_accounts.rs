@@ -9,6 +9,7 @@ use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::AccountId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 use super::rows::bank_accounts::LinkStep;
 
@@ -70,7 +71,7 @@ impl Store {
     pub async fn bank_sign_in(
         &self,
         id: AccountId,
-        now: i64,
+        now: UnixSeconds,
         browser_hash: Vec<u8>,
         next_stage: LinkStage,
         login_key: Vec<u8>,
@@ -83,7 +84,7 @@ impl Store {
     }
 
     /// The one-time code was right: on to consent.
-    pub async fn bank_pass_code(&self, id: AccountId, now: i64) -> StorageResult<bool> {
+    pub async fn bank_pass_code(&self, id: AccountId, now: UnixSeconds) -> StorageResult<bool> {
         let sql =
             sql!("UPDATE bank_accounts SET stage = 'consent' WHERE id = $1 AND stage = 'mfa' AND {STILL_PENDING}");
         Ok(self.execute(sql, args![id, now]).await? == 1)
@@ -95,7 +96,7 @@ impl Store {
     pub async fn bank_login_failure(
         &self,
         id: AccountId,
-        now: i64,
+        now: UnixSeconds,
         max_failures: u32,
         failure: LinkFailure,
     ) -> StorageResult<Option<u32>> {
@@ -117,7 +118,7 @@ impl Store {
 
     /// Ends the link with `reason` (a new link fails; a linked account in update mode stays as
     /// it was), recording `failed`'s event; `false` when it was closed.
-    pub async fn fail_bank_link(&self, id: AccountId, now: i64, failure: LinkFailure) -> StorageResult<bool> {
+    pub async fn fail_bank_link(&self, id: AccountId, now: UnixSeconds, failure: LinkFailure) -> StorageResult<bool> {
         let sql = sql!(
             "UPDATE bank_accounts SET stage = 'done',
                  status = CASE WHEN status = 'pending' THEN 'failed' ELSE status END,
@@ -135,7 +136,7 @@ impl Store {
     /// the consent runs until `consent.consent_expires_at`, and the consent's event recorded.
     /// A linked account in update mode keeps its id and first `linkedAt`. `false` when the
     /// link closed first.
-    pub async fn link_bank_account(&self, id: AccountId, now: i64, consent: Consent) -> StorageResult<bool> {
+    pub async fn link_bank_account(&self, id: AccountId, now: UnixSeconds, consent: Consent) -> StorageResult<bool> {
         let sql = sql!(
             "UPDATE bank_accounts SET status = 'linked', stage = 'done', permissions = $3, access_token = $4,
                  refreshed_at = CASE WHEN linked_at IS NULL THEN refreshed_at ELSE $2 END,
@@ -158,7 +159,7 @@ impl Store {
         &self,
         id: AccountId,
         into: AccountId,
-        now: i64,
+        now: UnixSeconds,
         consent: Consent,
     ) -> StorageResult<bool> {
         let ended = sql!(
@@ -219,7 +220,7 @@ impl Store {
 
     /// Records a refresh of linked account `id` at `now` with its event; `false` when it is not
     /// linked with an unexpired consent.
-    pub async fn refresh_bank_account(&self, id: AccountId, now: i64, event: Outcome) -> StorageResult<bool> {
+    pub async fn refresh_bank_account(&self, id: AccountId, now: UnixSeconds, event: Outcome) -> StorageResult<bool> {
         let sql = sql!(
             "UPDATE bank_accounts SET refreshed_at = $2
              WHERE id = $1 AND status = 'linked' AND consent_expires_at > $2 AND {NOT_MERGED}
@@ -239,7 +240,7 @@ impl Store {
 
     /// Linked accounts whose consent runs out by `by` and whose expiring event was not
     /// recorded yet, oldest consent first (at most `limit`).
-    pub async fn consents_to_warn(&self, by: i64, limit: u32) -> StorageResult<Vec<BankAccountRow>> {
+    pub async fn consents_to_warn(&self, by: UnixSeconds, limit: u32) -> StorageResult<Vec<BankAccountRow>> {
         let sql = sql!(
             "SELECT {COLUMNS} FROM bank_accounts
              WHERE consent_warned_at IS NULL AND consent_expires_at IS NOT NULL AND consent_expires_at <= $1
@@ -251,7 +252,13 @@ impl Store {
 
     /// Records account `id`'s expiring event once per consent: `false` when it was recorded
     /// already (by another instance too) or the consent moved past `by`.
-    pub async fn warn_consent(&self, id: AccountId, now: i64, by: i64, event: Outcome) -> StorageResult<bool> {
+    pub async fn warn_consent(
+        &self,
+        id: AccountId,
+        now: UnixSeconds,
+        by: UnixSeconds,
+        event: Outcome,
+    ) -> StorageResult<bool> {
         let sql = sql!(
             "UPDATE bank_accounts SET consent_warned_at = $2
              WHERE id = $1 AND consent_warned_at IS NULL AND consent_expires_at <= $3 AND status = 'linked'

@@ -6,6 +6,7 @@ use super::rows::idempotency::Replay;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardSessionId, SubscriberId};
 
 pub use super::rows::card_sessions::{CardSessionRow, NewTokenPage};
@@ -46,7 +47,7 @@ impl Store {
         &self,
         subscriber_id: SubscriberId,
         id: CardSessionId,
-        now: i64,
+        now: UnixSeconds,
         event: StoredEvent,
     ) -> StorageResult<bool> {
         dispatch!(self,
@@ -61,7 +62,7 @@ impl Store {
         &self,
         id: CardSessionId,
         max_attempts: u32,
-        now: i64,
+        now: UnixSeconds,
     ) -> StorageResult<u32> {
         let sql = sql!(
             "UPDATE card_sessions SET failed_attempts = failed_attempts + 1,

@@ -9,6 +9,7 @@ use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::CardId;
 use subscriber_protocol::CardSessionId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 pub use super::rows::cards::{CardRow, EnrolledCard, Inserted, NewCard};
 
@@ -33,7 +34,7 @@ impl Store {
         &self,
         session_id: CardSessionId,
         card: NewCard,
-        now: i64,
+        now: UnixSeconds,
         completed: SessionEvent,
     ) -> StorageResult<Option<Inserted>> {
         dispatch!(self,

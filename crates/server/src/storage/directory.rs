@@ -2,6 +2,7 @@
 //! directory does with them (search, statements) is `crate::directory`.
 
 use std::sync::Arc;
+use subscriber_protocol::UnixSeconds;
 
 use super::rows::directory::ENROLLED_COLUMNS;
 use super::sql::{args, sql};
@@ -23,7 +24,7 @@ impl Store {
         &self,
         state: DirectoryState,
         entries: Arc<Vec<Entry>>,
-        now: i64,
+        now: UnixSeconds,
     ) -> StorageResult<()> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::directory::replace(connection, &state, &entries, now)).await,

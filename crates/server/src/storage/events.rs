@@ -12,6 +12,7 @@ use super::rows::transactions::{Owner, T_COLUMNS};
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{EventId, SubscriberId};
 
 pub use super::rows::events::{
@@ -85,7 +86,7 @@ impl Store {
         &self,
         subscriber_id: SubscriberId,
         event: StoredEvent,
-        now: i64,
+        now: UnixSeconds,
         sandbox: bool,
     ) -> StorageResult<EventId> {
         let mark = sql!("UPDATE events SET sandbox = $2 WHERE id = $1");
@@ -120,10 +121,10 @@ impl Store {
 
     /// Forgets events older than `before` (seconds) and delivery attempts logged before it;
     /// a stream resuming from one of those events gets what is left.
-    pub async fn purge_events(&self, before: i64) -> StorageResult<u64> {
+    pub async fn purge_events(&self, before: UnixSeconds) -> StorageResult<u64> {
         // In this order, each its own statement (a rare clean-up: no round trip to save).
         let attempts = self
-            .execute_maintenance(sql!("DELETE FROM webhook_attempts WHERE at < $1"), args![before.saturating_mul(1000)])
+            .execute_maintenance(sql!("DELETE FROM webhook_attempts WHERE at < $1"), args![before.millis()])
             .await?;
         let events = self.execute_maintenance(sql!("DELETE FROM events WHERE created_at < $1"), args![before]).await?;
         Ok(attempts + events)

@@ -4,6 +4,7 @@ use super::rows::idempotency::{STORE, store_args};
 use super::sql::{Param, Sql, args, sql};
 use super::statement::Read;
 use super::{StorageError, StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::UnixSeconds;
 
 pub use super::rows::idempotency::{Replay, StoredResponse};
 
@@ -20,7 +21,7 @@ impl Store {
         scope: String,
         key: String,
         response: StoredResponse,
-        now: i64,
+        now: UnixSeconds,
     ) -> StorageResult<()> {
         self.execute(&STORE, store_args(&scope, &key, &response, now).map(Param::into_owned)).await?;
         Ok(())
@@ -40,7 +41,7 @@ impl Store {
     }
 
     /// Forgets keys older than `before`.
-    pub async fn purge_idempotency(&self, before: i64) -> StorageResult<u64> {
+    pub async fn purge_idempotency(&self, before: UnixSeconds) -> StorageResult<u64> {
         self.execute_maintenance(sql!("DELETE FROM idempotency_keys WHERE created_at < $1"), args![before]).await
     }
 
@@ -51,7 +52,7 @@ impl Store {
         &self,
         insert: &'static Sql,
         args: [Param<'static>; N],
-        now: i64,
+        now: UnixSeconds,
         replay: Option<Replay>,
     ) -> StorageResult<i64> {
         self.try_insert_keeping_replay(insert, args, now, replay)
@@ -65,7 +66,7 @@ impl Store {
         &self,
         insert: &'static Sql,
         args: [Param<'static>; N],
-        now: i64,
+        now: UnixSeconds,
         replay: Option<Replay>,
     ) -> StorageResult<Option<i64>> {
         dispatch!(self,

@@ -5,6 +5,7 @@
 use super::rows::keys::ALL;
 use super::sql::args;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::UnixSeconds;
 
 pub use super::rows::keys::KeyRow;
 
@@ -17,7 +18,7 @@ impl Store {
     /// Removes keys of an older version, keeps `checks` where the database has none yet, and
     /// returns the checks it holds now: the first instance to start on a database sets them,
     /// and one started at the same moment with another key file sees they are not its own.
-    pub async fn settle_key_checks(&self, checks: Vec<KeyRow>, now: i64) -> StorageResult<Vec<KeyRow>> {
+    pub async fn settle_key_checks(&self, checks: Vec<KeyRow>, now: UnixSeconds) -> StorageResult<Vec<KeyRow>> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::keys::settle_checks(connection, &checks, now)).await,
             db => postgres::keys::settle_checks(db, checks, now).await,

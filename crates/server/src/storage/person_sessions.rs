@@ -9,6 +9,7 @@ use super::{StorageResult, Store};
 use subscriber_protocol::PersonId;
 use subscriber_protocol::PersonSessionId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 pub use super::rows::person_sessions::PersonSessionRow;
 
@@ -17,8 +18,8 @@ pub struct NewPersonSession {
     pub subscriber_id: SubscriberId,
     pub person_id: PersonId,
     pub token_hash: Vec<u8>,
-    pub created_at: i64,
-    pub expires_at: i64,
+    pub created_at: UnixSeconds,
+    pub expires_at: UnixSeconds,
     pub return_url: Option<String>,
 }
 
@@ -45,7 +46,7 @@ impl Store {
 
     /// Marks the page used at `now` (the person was verified or locked on it); `false` when it
     /// was already.
-    pub async fn complete_person_session(&self, id: PersonSessionId, now: i64) -> StorageResult<bool> {
+    pub async fn complete_person_session(&self, id: PersonSessionId, now: UnixSeconds) -> StorageResult<bool> {
         let sql = sql!("UPDATE person_sessions SET completed_at = $2 WHERE id = $1 AND completed_at IS NULL");
         Ok(self.execute(sql, args![id, now]).await? == 1)
     }

@@ -6,6 +6,7 @@ use super::rows::events::StoredEvent;
 use super::rows::transactions::Owner;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 pub use super::rows::removals::{Erased, ObjectRemoval, RemovedEvent, UserObject};
 
@@ -18,7 +19,7 @@ impl Store {
         subscriber_id: SubscriberId,
         object: UserObject,
         event: StoredEvent,
-        now: i64,
+        now: UnixSeconds,
     ) -> StorageResult<bool> {
         let removal = ObjectRemoval { subscriber_id, object, event, now };
         let removed = dispatch!(self,
@@ -39,7 +40,7 @@ impl Store {
         subscriber_id: SubscriberId,
         client_user_id: String,
         event_of: RemovedEvent,
-        now: i64,
+        now: UnixSeconds,
     ) -> StorageResult<Erased> {
         let erased = dispatch!(self,
             db => db.write(move |connection| sqlite::removals::remove_user(connection, subscriber_id, &client_user_id, &event_of, now)).await,

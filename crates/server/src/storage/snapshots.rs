@@ -4,6 +4,7 @@
 use super::sql::args;
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{SnapshotId, SubscriberId};
 
 use super::notices::Change;
@@ -31,7 +32,7 @@ impl Store {
         &self,
         subscriber_id: SubscriberId,
         name: String,
-        now: i64,
+        now: UnixSeconds,
         max: usize,
     ) -> StorageResult<Option<SnapshotRow>> {
         let max = i64::try_from(max).unwrap_or(i64::MAX);

@@ -6,6 +6,7 @@ use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store};
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 pub use super::rows::subscribers::{NewSubscriber, SubscriberRow};
 
@@ -48,7 +49,7 @@ impl Store {
         id: SubscriberId,
         replaced_hash: String,
         secret_hash: String,
-        now: i64,
+        now: UnixSeconds,
     ) -> StorageResult<Option<i64>> {
         let sql = sql!(
             "UPDATE subscribers SET secret_hash = $3, secret_rotated_at = $4,

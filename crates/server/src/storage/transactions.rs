@@ -6,6 +6,7 @@ use super::rows::transactions::COLUMNS;
 use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, TransactionId};
 
 pub use super::rows::transactions::{ChangedRow, Filter, NewTransaction, Owner, Reversed, TransactionRow};
@@ -29,14 +30,14 @@ impl Store {
     }
 
     /// When the next pending transaction is due to settle, if any is.
-    pub async fn next_settlement(&self) -> StorageResult<Option<i64>> {
+    pub async fn next_settlement(&self) -> StorageResult<Option<UnixSeconds>> {
         let sql = sql!("SELECT MIN(settles_at) FROM transactions WHERE pending = 1");
-        Ok(self.fetch_one::<Option<i64>, 0>(Read::Scan, sql, args![]).await?.flatten())
+        Ok(self.fetch_one::<Option<UnixSeconds>, 0>(Read::Scan, sql, args![]).await?.flatten())
     }
 
     /// Settles the pending rows due by `now`, each with its `transaction.updated` event (rows of
     /// nobody here get none); the events, in id order.
-    pub async fn settle_due(&self, now: i64) -> StorageResult<Vec<EventRow>> {
+    pub async fn settle_due(&self, now: UnixSeconds) -> StorageResult<Vec<EventRow>> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::transactions::settle_due(connection, now)).await,
             db => postgres::transactions::settle_due(db, now).await,
@@ -49,7 +50,7 @@ impl Store {
     pub async fn settle_now(
         &self,
         id: TransactionId,
-        now: i64,
+        now: UnixSeconds,
         amount_minor: Option<i64>,
     ) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
         dispatch!(self,
@@ -61,7 +62,7 @@ impl Store {
     /// Reverses the pending authorization `id` (the sandbox's control): the row leaves the
     /// lists, each subscriber who saw it gets `transaction.removed`, and its card's sync reports
     /// it in `removed`. `None` when it is not pending (settled meanwhile, or gone).
-    pub async fn reverse(&self, id: TransactionId, now: i64) -> StorageResult<Option<Reversed>> {
+    pub async fn reverse(&self, id: TransactionId, now: UnixSeconds) -> StorageResult<Option<Reversed>> {
         dispatch!(self,
             db => db.write(move |connection| sqlite::transactions::reverse(connection, id, now)).await,
             db => postgres::transactions::reverse(db, id, now).await,
@@ -109,7 +110,7 @@ impl Store {
     pub async fn record_sale(
         &self,
         sale: NewTransaction,
-        now: i64,
+        now: UnixSeconds,
         replay: Option<Replay>,
     ) -> StorageResult<(TransactionRow, Option<EventRow>)> {
         dispatch!(self,
@@ -135,7 +136,7 @@ impl Store {
         &self,
         card_id: CardId,
         after: (i64, i64),
-        from: i64,
+        from: UnixSeconds,
         limit: u32,
     ) -> StorageResult<Vec<ChangedRow>> {
         let sql = sql!(

@@ -9,6 +9,7 @@ use super::sql::{args, sql};
 use super::statement::Read;
 use super::{StorageResult, Store, dispatch, postgres, sqlite};
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::WebhookId;
 use subscriber_protocol::{AttemptId, EventId, UnixMillis};
 
@@ -44,7 +45,7 @@ pub struct NewWebhook {
     pub url: String,
     pub events: String,
     pub description: Option<String>,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     pub api_version: String,
 }
 
@@ -230,7 +231,7 @@ impl Store {
         &self,
         subscriber_id: SubscriberId,
         id: WebhookId,
-        previous_until: i64,
+        previous_until: UnixSeconds,
     ) -> StorageResult<Option<WebhookRow>> {
         let sql = sql!(
             "UPDATE webhooks SET secret_generation = secret_generation + 1, previous_until = $3
@@ -408,7 +409,7 @@ mod tests {
             client_id: "client".to_owned(),
             public_key: "public".to_owned(),
             secret_hash: "hash".to_owned(),
-            created_at: 0,
+            created_at: UnixSeconds(0),
             api_version: "2026-11-21".to_owned(),
         };
         let subscriber_id = store.insert_subscriber(subscriber).await.expect("stored").expect("a new subscriber");
@@ -417,7 +418,7 @@ mod tests {
             url: "http://127.0.0.1:9/".to_owned(),
             events: "[\"*\"]".to_owned(),
             description: None,
-            created_at: 0,
+            created_at: UnixSeconds(0),
             api_version: "2026-11-21".to_owned(),
         };
         let webhook = store.create_webhook(new, 20, None).await.expect("stored").expect("under the cap");

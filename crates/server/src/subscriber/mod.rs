@@ -1,11 +1,12 @@
 //! Subscriber accounts: signup, login, profile, secret rotation, billable usage.
 
 use std::net::IpAddr;
+use subscriber_protocol::UnixSeconds;
 
 use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::NaiveDate;
 use subscriber_protocol::rules;
 use subscriber_protocol::rules::hosted as hosted_rules;
 use subscriber_protocol::versions::ApiVersion;
@@ -71,7 +72,7 @@ async fn signup(
     let credentials = credentials::new_credentials(environment.as_str());
     let secret = credentials.secret.clone();
     let secret_hash = state.limits.hash(move || credentials::hash_secret(&secret)).await??;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let (client_id, public_key) = (credentials.client_id.clone(), credentials.public_key.clone());
     let stored_email = email.clone();
     let created = state
@@ -201,7 +202,7 @@ async fn profile_of(state: &AppState, subscriber: SubscriberRow) -> Result<Subsc
         public_key: subscriber.public_key,
         email: subscriber.email,
         environment: state.environment(),
-        created_at: timestamp(subscriber.created_at)?,
+        created_at: crate::paging::checked_time(subscriber.created_at)?,
         return_urls: return_url::stored_urls(&subscriber.return_urls),
         display_name: subscriber.display_name,
         brand_color: subscriber.brand_color,
@@ -306,9 +307,9 @@ async fn rotate_secret(
         return Err(wrong_secret(&state, &subscriber.email, address).await);
     };
     let secret_hash = secret_hash?;
-    let now = timestamp(Utc::now().timestamp())?;
+    let now = UnixSeconds::now();
     let subscriber_id = subscriber.id;
-    let rotated = state.db.replace_secret(subscriber_id, subscriber.secret_hash, secret_hash, now.timestamp()).await?;
+    let rotated = state.db.replace_secret(subscriber_id, subscriber.secret_hash, secret_hash, now).await?;
     // Once committed: older tokens are refused and the streams end (the other instances hear
     // of it from the store).
     if let Some(generation) = rotated {
@@ -318,7 +319,11 @@ async fn rotate_secret(
         return Err(ApiError::conflict("the secret was rotated by another request meanwhile: log in with the new one"));
     }
     tracing::info!(client_id = %auth.client_id, "secret rotated; earlier tokens revoked");
-    Ok(Json(Success::new(RotateSecretResponse { client_id: auth.client_id.to_string(), secret, rotated_at: now })))
+    Ok(Json(Success::new(RotateSecretResponse {
+        client_id: auth.client_id.to_string(),
+        secret,
+        rotated_at: crate::paging::checked_time(now)?,
+    })))
 }
 
 /// Billable requests by day and endpoint (counted in the `established` environment only)
@@ -341,9 +346,4 @@ async fn usage(State(state): State<AppState>, auth: Auth) -> Result<Json<Success
         total: usage.iter().map(|row| row.count).sum(),
         usage,
     })))
-}
-
-pub fn timestamp(seconds: i64) -> Result<DateTime<Utc>, ApiError> {
-    DateTime::from_timestamp(seconds, 0)
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("stored time {seconds} is out of range")))
 }

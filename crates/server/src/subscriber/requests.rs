@@ -6,8 +6,8 @@ use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, HeaderValue, header};
 use axum::response::{IntoResponse, Response};
+use subscriber_protocol::SubscriberId;
 use subscriber_protocol::{ErrorBody, LoggedRequest, LoggedRequestDetail, RequestLogPage, RequestQuery, Success};
-use subscriber_protocol::{SubscriberId, UnixMillis};
 
 use crate::error::{ApiError, Validation};
 use crate::http::extract::{ApiQuery, Auth};
@@ -100,9 +100,10 @@ fn filter(state: &AppState, query: &RequestQuery, validation: &mut Validation) -
     }
     // A time given empty is not a time (the reference's pattern says so too).
     let time = |field: &str, value: &Option<String>, bound: Bound, validation: &mut Validation| {
-        value.as_deref().and_then(|text| paging::parse_time_bound(field, text, bound, validation)).map(|seconds| {
-            let ms = seconds.saturating_mul(1000);
-            UnixMillis(if matches!(bound, Bound::End) { ms + 999 } else { ms })
+        value.as_deref().and_then(|text| paging::parse_time_bound(field, text, bound, validation)).map(|at| {
+            let ms = at.millis();
+            // The end bound takes in the whole of its last second.
+            if matches!(bound, Bound::End) { ms.plus(std::time::Duration::from_millis(999)) } else { ms }
         })
     };
     let oldest = state.request_history.oldest_kept();

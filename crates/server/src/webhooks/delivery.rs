@@ -35,6 +35,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use subscriber_protocol::EventId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{Event, UnixMillis, WebhookId};
 
 use chrono::Utc;
@@ -543,8 +544,10 @@ async fn send(
             return Outcome::failed(None, "the URL is not https".to_owned());
         }
     }
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     let secrets = super::signing_secrets(&state.keys.webhook_signing, webhook, now);
+    // Standard Webhooks sign the integer seconds.
+    let now = now.get();
     let event_type = serde_json::from_slice::<serde_json::Value>(body)
         .ok()
         .and_then(|value| value["type"].as_str().map(str::to_owned))

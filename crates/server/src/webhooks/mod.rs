@@ -21,6 +21,7 @@ use chrono::Utc;
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
 use subscriber_protocol::webhook_signature::SECRET_PREFIX;
@@ -90,7 +91,7 @@ fn current_secret(key: &[u8], webhook: &WebhookRow) -> String {
 
 /// The secrets that sign a delivery at `now`: the current one, and the previous one during
 /// the overlap after a rotation.
-pub fn signing_secrets(key: &[u8], webhook: &WebhookRow, now: i64) -> Vec<String> {
+pub fn signing_secrets(key: &[u8], webhook: &WebhookRow, now: UnixSeconds) -> Vec<String> {
     let mut secrets = vec![current_secret(key, webhook)];
     if webhook.previous_until.is_some_and(|until| until > now) && webhook.secret_generation > 1 {
         secrets.push(secret(key, webhook, webhook.secret_generation - 1));
@@ -104,7 +105,7 @@ pub fn policy(state: &AppState) -> Policy {
 
 fn render(row: &WebhookRow, secret: Option<String>) -> Result<Webhook, ApiError> {
     let events: Vec<String> = serde_json::from_str(&row.events).map_err(ApiError::internal)?;
-    let now = Utc::now().timestamp();
+    let now = UnixSeconds::now();
     Ok(Webhook {
         webhook_id: row.id,
         url: row.url.clone(),
@@ -194,7 +195,7 @@ async fn create(
         url,
         events: events_json(&events)?,
         description: description.filter(|text| !text.is_empty()),
-        created_at: Utc::now().timestamp(),
+        created_at: UnixSeconds::now(),
         api_version: asked.version.as_str().to_owned(),
     };
     // A retry replays the same answer, secret included (the replay is sealed with the key file).
@@ -374,7 +375,7 @@ async fn rotate_secret(
     IdPath(webhook_id): IdPath<WebhookId>,
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
-    let until = Utc::now().timestamp() + ROTATION_OVERLAP_SECONDS;
+    let until = UnixSeconds::now() + ROTATION_OVERLAP_SECONDS;
     let row =
         state.db.rotate_webhook_secret(subscriber_id, webhook_id, until).await?.ok_or_else(|| not_found(webhook_id))?;
     tracing::info!(webhook_id = webhook_id.get(), "webhook secret rotated");

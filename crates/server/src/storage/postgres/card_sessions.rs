@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardSessionId, SubscriberId};
 
 use super::events::record_other;
@@ -16,7 +17,7 @@ pub async fn record_expiry(
     db: &Database,
     subscriber_id: SubscriberId,
     id: CardSessionId,
-    now: i64,
+    now: UnixSeconds,
     event: StoredEvent,
 ) -> StorageResult<bool> {
     let (recorded, queued) = db

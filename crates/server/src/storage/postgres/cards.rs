@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::UnixSeconds;
 
 use super::events::record_other;
 use super::rows::{bound, first};
@@ -59,7 +60,7 @@ pub async fn enroll_from_session(
     db: &Database,
     session_id: CardSessionId,
     card: NewCard,
-    now: i64,
+    now: UnixSeconds,
     completed: SessionEvent,
 ) -> StorageResult<Option<Inserted>> {
     let outcome = db

@@ -1,4 +1,5 @@
 use std::sync::Arc;
+use subscriber_protocol::UnixSeconds;
 
 use futures::FutureExt;
 use tokio_postgres::binary_copy::BinaryCopyInWriter;
@@ -11,7 +12,12 @@ use crate::storage::rows::directory::{CLEAR, DirectoryState, ENTRY_COLUMNS, Entr
 use crate::storage::sql::sql;
 
 /// The rows go in with `COPY … (FORMAT binary)`: one stream, not a statement per merchant.
-pub async fn replace(db: &Database, state: DirectoryState, entries: Arc<Vec<Entry>>, now: i64) -> StorageResult<()> {
+pub async fn replace(
+    db: &Database,
+    state: DirectoryState,
+    entries: Arc<Vec<Entry>>,
+    now: UnixSeconds,
+) -> StorageResult<()> {
     let copy_in = sql!("COPY directory_merchants ({ENTRY_COLUMNS}) FROM STDIN (FORMAT binary)");
     db.write_maintenance(move |client| {
         let entries = Arc::clone(&entries);

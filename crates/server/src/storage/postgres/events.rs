@@ -4,6 +4,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, EventId, MerchantId, SubscriberId};
 
 use tokio::sync::{Semaphore, mpsc, oneshot};
@@ -62,9 +63,9 @@ pub async fn record_other(
     subscriber_id: SubscriberId,
     event_type: &str,
     data: &str,
-    now: i64,
+    now: UnixSeconds,
 ) -> StorageResult<(EventId, i64)> {
-    let queue_at = now.saturating_mul(1000);
+    let queue_at = now.millis();
     let sql = sql!(
         "WITH ev AS (
              INSERT INTO events (type, created_at, data) VALUES ($1::TEXT, $2::BIGINT, $3::TEXT) RETURNING id

@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::UnixSeconds;
 
 use super::rows::{bound, execute, first};
 use super::{Client, Database};
@@ -7,7 +8,12 @@ use crate::storage::rows::idempotency::{Replay, STORE, store_args};
 use crate::storage::sql::{Param, Sql};
 
 /// Stores a creating request's replay, inside the transaction that created row `id`.
-pub async fn store_replay(client: &Client, replay: Option<Replay>, id: impl Into<i64>, now: i64) -> StorageResult<()> {
+pub async fn store_replay(
+    client: &Client,
+    replay: Option<Replay>,
+    id: impl Into<i64>,
+    now: UnixSeconds,
+) -> StorageResult<()> {
     if let Some(replay) = replay {
         let (scope, key, response) = replay.finish(id)?;
         execute(client, &STORE, &bound(&store_args(&scope, &key, &response, now))).await?;
@@ -23,7 +29,7 @@ pub async fn insert_keeping_replay<const N: usize>(
     db: &Database,
     insert: &'static Sql,
     args: [Param<'static>; N],
-    now: i64,
+    now: UnixSeconds,
     replay: Option<Replay>,
 ) -> StorageResult<Option<i64>> {
     let Some(replay) = replay else {

@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::UnixSeconds;
 
 use super::Database;
 use super::rows::{all, execute};
@@ -6,7 +7,7 @@ use crate::storage::StorageResult;
 use crate::storage::rows::keys::{ALL, KeyRow, REMOVE_KEYS};
 
 /// Every check in one statement (`unnest`).
-pub async fn settle_checks(db: &Database, checks: Vec<KeyRow>, now: i64) -> StorageResult<Vec<KeyRow>> {
+pub async fn settle_checks(db: &Database, checks: Vec<KeyRow>, now: UnixSeconds) -> StorageResult<Vec<KeyRow>> {
     db.write(move |client| {
         async move {
             execute(client, &REMOVE_KEYS, &[]).await?;

@@ -1,5 +1,6 @@
 use std::sync::Arc;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 use futures::FutureExt;
 use tokio_postgres::types::ToSql;
@@ -61,7 +62,7 @@ pub async fn remove_user(
     subscriber_id: SubscriberId,
     client_user_id: String,
     event_of: RemovedEvent,
-    now: i64,
+    now: UnixSeconds,
 ) -> StorageResult<Erased> {
     let event_of = Arc::new(event_of);
     let (erased, queued) = db
@@ -96,7 +97,7 @@ async fn erase(
     subscriber_id: SubscriberId,
     object: UserObject,
     event: &StoredEvent,
-    now: i64,
+    now: UnixSeconds,
 ) -> StorageResult<i64> {
     let (removal, id) = (object.removal(), object.id());
     let params: [&(dyn ToSql + Sync); 2] = [&subscriber_id, &id];

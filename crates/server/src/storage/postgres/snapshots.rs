@@ -4,6 +4,7 @@
 //! pipelined in one round trip after the one that reads what sync must be told.
 
 use std::sync::LazyLock;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{SnapshotId, SubscriberId};
 
 use futures::FutureExt;
@@ -63,7 +64,7 @@ pub async fn take(
     db: &Database,
     subscriber_id: SubscriberId,
     name: String,
-    now: i64,
+    now: UnixSeconds,
     max: i64,
 ) -> StorageResult<Option<SnapshotRow>> {
     db.write_again(move |client| {

@@ -1,4 +1,5 @@
 use futures::FutureExt;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, DirectoryEntryId, EventId, LocationId, MerchantId, SubscriberId, TransactionId};
 use tokio_postgres::Row;
 
@@ -21,9 +22,9 @@ use crate::storage::sql::sql;
 pub struct Arrays {
     card_id: Vec<Option<CardId>>,
     last_four: Vec<i64>,
-    created_at: Vec<i64>,
+    created_at: Vec<UnixSeconds>,
     pending: Vec<i64>,
-    settles_at: Vec<Option<i64>>,
+    settles_at: Vec<Option<UnixSeconds>>,
     amount_minor: Vec<i64>,
     currency: Vec<String>,
     merchant_name: Vec<String>,
@@ -155,8 +156,8 @@ async fn settle(
     db: &Database,
     ids: Vec<TransactionId>,
     subscribers: Vec<SubscriberId>,
-    now: i64,
-    settled_at: Option<i64>,
+    now: UnixSeconds,
+    settled_at: Option<UnixSeconds>,
     amount_minor: Option<i64>,
 ) -> StorageResult<Vec<(TransactionRow, Option<EventId>)>> {
     let sql = sql!(
@@ -180,7 +181,7 @@ async fn settle(
          FROM settled ORDER BY change_seq",
         transaction_recipients_and_deliveries("$4::TEXT", "$5::BIGINT")
     );
-    let queue_at = now.saturating_mul(1000);
+    let queue_at = now.millis();
     let rows = db
         .write_again(move |client| {
             let (subscribers, ids) = (subscribers.clone(), ids.clone());
@@ -256,7 +257,7 @@ fn settled_events(settled: Vec<(TransactionRow, Option<EventId>)>) -> Vec<EventR
         .collect()
 }
 
-pub async fn settle_due(db: &Database, now: i64) -> StorageResult<Vec<EventRow>> {
+pub async fn settle_due(db: &Database, now: UnixSeconds) -> StorageResult<Vec<EventRow>> {
     let (ids, subscribers) = {
         let client = db.client().await?;
         to_settle(&client, "t.settles_at <= $1 ORDER BY t.settles_at LIMIT 10000", &[&now]).await?
@@ -270,7 +271,7 @@ pub async fn settle_due(db: &Database, now: i64) -> StorageResult<Vec<EventRow>>
 pub async fn settle_now(
     db: &Database,
     id: TransactionId,
-    now: i64,
+    now: UnixSeconds,
     amount_minor: Option<i64>,
 ) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
     let (ids, subscribers) = {
@@ -319,7 +320,7 @@ const RECORD_SALE: &str = "WITH locked AS (
 pub async fn record_sale(
     db: &Database,
     mut sale: NewTransaction,
-    now: i64,
+    now: UnixSeconds,
     replay: Option<Replay>,
 ) -> StorageResult<(TransactionRow, Option<EventRow>)> {
     let sql = sql!(
@@ -363,7 +364,7 @@ pub async fn record_sale(
     Ok((sale, event))
 }
 
-async fn insert_sale(client: &Client, sql: &str, row: &NewTransaction, now: i64) -> StorageResult<Row> {
+async fn insert_sale(client: &Client, sql: &str, row: &NewTransaction, now: UnixSeconds) -> StorageResult<Row> {
     query_one(
         client,
         sql,
@@ -388,7 +389,7 @@ async fn insert_sale(client: &Client, sql: &str, row: &NewTransaction, now: i64)
             &row.location_id,
             &TRANSACTION_CREATED,
             &now,
-            &now.saturating_mul(1000),
+            &now.millis(),
             &row.refund_of,
         ],
     )
@@ -398,7 +399,7 @@ async fn insert_sale(client: &Client, sql: &str, row: &NewTransaction, now: i64)
 /// Reverses the pending authorization `id` in one transaction: the subscribers who see it are
 /// locked first (as a settlement locks them), then the row goes, each of them gets
 /// `transaction.removed`, and the card keeps the id for sync.
-pub async fn reverse(db: &Database, id: TransactionId, now: i64) -> StorageResult<Option<Reversed>> {
+pub async fn reverse(db: &Database, id: TransactionId, now: UnixSeconds) -> StorageResult<Option<Reversed>> {
     let reversed = db
         .write_again(move |client| {
             async move {

@@ -5,6 +5,7 @@ use crate::storage::sql::{Param, Sql};
 use crate::storage::{StorageError, StorageResult};
 use subscriber_protocol::AccountId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 /// Where the person is in the bank's pages (the table's CHECK holds the same four names).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -72,16 +73,16 @@ pub struct BankAccountRow {
     pub failure_reason: Option<String>,
     /// Comma-separated: `balances,cards,transactions`.
     pub permissions: String,
-    pub created_at: i64,
-    pub expires_at: i64,
-    pub linked_at: Option<i64>,
+    pub created_at: UnixSeconds,
+    pub expires_at: UnixSeconds,
+    pub linked_at: Option<UnixSeconds>,
     /// Where the browser goes back to when the person is done (`POST /account` `returnUrl`).
     pub return_url: Option<String>,
     pub labels: super::labels::Labels,
     /// When the person's consent runs out (set at consent, moved by each re-consent).
-    pub consent_expires_at: Option<i64>,
+    pub consent_expires_at: Option<UnixSeconds>,
     /// The last `POST /account/{id}/refresh`.
-    pub refreshed_at: Option<i64>,
+    pub refreshed_at: Option<UnixSeconds>,
     /// The account this link re-linked (the same bank login): this one is read as that one.
     pub merged_into: Option<AccountId>,
     /// The HMAC of the bank and the username that signed in (never the username).
@@ -100,7 +101,7 @@ pub type Outcome = super::events::StoredEvent;
 pub struct Consent {
     pub permissions: String,
     pub access_token: String,
-    pub consent_expires_at: i64,
+    pub consent_expires_at: UnixSeconds,
     pub event: Outcome,
 }
 
@@ -155,7 +156,7 @@ pub struct LinkStep {
     /// and the failures so far.
     pub update: &'static Sql,
     pub args: Vec<Param<'static>>,
-    pub now: i64,
+    pub now: UnixSeconds,
     /// Recorded, for that subscriber, when the step ended the link.
     pub outcome: Outcome,
     /// Whether the step ended the link, given the failures so far.

@@ -4,6 +4,7 @@ use super::labels::Labels;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, CardSessionId, SubscriberId};
 
 /// A one-time page to open for a subscriber (a card-entry page, a bank link), found later by
@@ -12,8 +13,8 @@ use subscriber_protocol::{CardId, CardSessionId, SubscriberId};
 pub struct NewTokenPage {
     pub subscriber_id: SubscriberId,
     pub token_hash: Vec<u8>,
-    pub created_at: i64,
-    pub expires_at: i64,
+    pub created_at: UnixSeconds,
+    pub expires_at: UnixSeconds,
     /// Where the browser goes back to when the person is done (checked when the page opened).
     pub return_url: Option<String>,
     /// Whose the card or account will be, and the subscriber's notes on it.
@@ -24,10 +25,10 @@ pub struct NewTokenPage {
 pub struct CardSessionRow {
     pub id: CardSessionId,
     pub subscriber_id: SubscriberId,
-    pub created_at: i64,
-    pub expires_at: i64,
+    pub created_at: UnixSeconds,
+    pub expires_at: UnixSeconds,
     pub failed_attempts: u32,
-    pub completed_at: Option<i64>,
+    pub completed_at: Option<UnixSeconds>,
     pub card_id: Option<CardId>,
     pub return_url: Option<String>,
     /// What the card enrolled on the page takes.

@@ -6,6 +6,7 @@ use super::transactions::TransactionRow;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::{Param, args, sql};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, SubscriberId};
 
 /// What is kept of an enrolled card: stored as enrolled, read back as stored.
@@ -18,7 +19,7 @@ pub struct EnrolledCard {
     pub exp_month: u32,
     pub exp_year: u32,
     pub country_code: String,
-    pub enrolled_at: i64,
+    pub enrolled_at: UnixSeconds,
 }
 
 #[derive(Debug, Clone)]

@@ -1,6 +1,7 @@
 //! Events' rows: what the log keeps of every change a subscriber can observe (see the event
 //! operations, `storage::events`).
 
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, EventData, EventId, EventType, MerchantId};
 
 use super::transactions::{T_COLUMNS, TransactionRow, WIDTH};
@@ -67,7 +68,7 @@ pub struct EventRow {
 pub struct LoggedEvent {
     pub id: EventId,
     pub event_type: String,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     /// A transaction event's transaction (as it is now) and sides.
     pub transaction: Option<TransactionRow>,
     pub card_id: Option<CardId>,
@@ -85,7 +86,7 @@ pub struct LoggedEvent {
 pub struct LogFilter {
     pub event_type: Option<String>,
     /// Unix seconds, inclusive.
-    pub since: Option<i64>,
+    pub since: Option<UnixSeconds>,
     /// Start below this event id (the previous page's last).
     pub before_id: Option<EventId>,
 }

@@ -4,6 +4,7 @@
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::{Param, args, sql};
+use subscriber_protocol::UnixSeconds;
 
 #[derive(Debug, Clone)]
 pub struct StoredResponse {
@@ -53,7 +54,7 @@ pub(in crate::storage) fn store_args<'a>(
     scope: &'a str,
     key: &'a str,
     response: &'a StoredResponse,
-    now: i64,
+    now: UnixSeconds,
 ) -> [Param<'a>; 6] {
     args![scope, key, &response.request_hash, response.status, &response.body, now]
 }

@@ -3,6 +3,7 @@
 use super::{Column, Columns, FromRow};
 use crate::storage::sql::{Param, Sql, args, sql};
 use crate::storage::{StorageError, StorageResult};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{LocationId, MerchantId, SubscriberId};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -14,7 +15,7 @@ pub struct MerchantRow {
     pub country_code: String,
     pub phone: Option<String>,
     pub website: Option<String>,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
 }
 
 pub(in crate::storage) const MERCHANT_COLUMNS: &str =
@@ -68,7 +69,7 @@ pub struct LocationRow {
     pub longitude: Option<f64>,
     pub coordinates_source: CoordinatesSource,
     pub descriptor: String,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     /// The subscriber's notes on it.
     pub metadata: super::labels::Metadata,
 }
@@ -183,8 +184,8 @@ pub struct LocationChange {
     pub subscriber_id: SubscriberId,
     pub kind: LocationChangeKind,
     pub event: super::events::StoredEvent,
-    /// When (Unix seconds): the event's time.
-    pub at: i64,
+    /// When: the event's time.
+    pub at: UnixSeconds,
 }
 
 pub enum LocationChangeKind {

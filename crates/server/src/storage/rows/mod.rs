@@ -141,7 +141,8 @@ integer_newtypes!(
     QuestionSetId,
     DirectoryEntryId,
     AttemptId,
-    UnixMillis
+    UnixMillis,
+    UnixSeconds
 );
 
 /// Unsigned numbers are kept as 64-bit integers: read back in range, or the data is not valid.

@@ -6,18 +6,19 @@ use crate::storage::StorageResult;
 use subscriber_protocol::PersonId;
 use subscriber_protocol::PersonSessionId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 #[derive(Debug, Clone)]
 pub struct PersonSessionRow {
     pub id: PersonSessionId,
     pub subscriber_id: SubscriberId,
     pub person_id: PersonId,
-    pub created_at: i64,
-    pub expires_at: i64,
+    pub created_at: UnixSeconds,
+    pub expires_at: UnixSeconds,
     /// Where the browser goes back to when the person is done (checked when the page opened).
     pub return_url: Option<String>,
     /// When the person was verified or locked on it: the page is used then.
-    pub completed_at: Option<i64>,
+    pub completed_at: Option<UnixSeconds>,
 }
 
 pub(in crate::storage) const COLUMNS: &str =

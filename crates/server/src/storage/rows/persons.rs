@@ -7,6 +7,7 @@ use crate::storage::sql::sql;
 use subscriber_protocol::PersonId;
 use subscriber_protocol::QuestionSetId;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 #[derive(Debug, Clone)]
 pub struct PersonRow {
@@ -15,11 +16,11 @@ pub struct PersonRow {
     pub first_name: String,
     pub last_name: String,
     pub email: String,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     pub country_code: Option<String>,
     pub failed_attempts: u32,
-    pub locked_until: Option<i64>,
-    pub verified_at: Option<i64>,
+    pub locked_until: Option<UnixSeconds>,
+    pub verified_at: Option<UnixSeconds>,
     pub labels: Labels,
 }
 
@@ -34,7 +35,7 @@ pub struct NewPerson {
     pub first_name: String,
     pub last_name: String,
     pub email: String,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     pub labels: Labels,
 }
 
@@ -42,10 +43,10 @@ pub struct NewPerson {
 pub struct QuestionSetRow {
     pub id: QuestionSetId,
     pub person_id: PersonId,
-    pub issued_at: i64,
-    pub expires_at: i64,
+    pub issued_at: UnixSeconds,
+    pub expires_at: UnixSeconds,
     /// When the set was answered, or closed unanswered because the next one was asked.
-    pub answered_at: Option<i64>,
+    pub answered_at: Option<UnixSeconds>,
     /// JSON, as `persons::questions` writes it.
     pub questions: String,
 }
@@ -62,13 +63,13 @@ pub struct IssuePlan {
     /// A lock that ran out is forgotten with the failures that caused it.
     pub clear_lock: bool,
     /// Sets left unanswered are closed at this time, each counted as a failed attempt.
-    pub close_unanswered_at: Option<i64>,
+    pub close_unanswered_at: Option<UnixSeconds>,
     /// The person is locked until then.
-    pub lock_until: Option<i64>,
+    pub lock_until: Option<UnixSeconds>,
     /// The event a lock records.
     pub locked_event: Option<PersonEvent>,
     /// The set to issue: (issued_at, expires_at, questions as JSON).
-    pub issue: Option<(i64, i64, String)>,
+    pub issue: Option<(UnixSeconds, UnixSeconds, String)>,
     /// The country of the address given (the signals' currency), kept when a set is issued.
     pub country_code: Option<String>,
 }
@@ -80,13 +81,13 @@ pub type Decide<R> = Box<dyn FnOnce(&PersonRow, &[QuestionSetRow]) -> StorageRes
 #[derive(Debug)]
 pub struct AnswerPlan {
     pub set_id: QuestionSetId,
-    pub now: i64,
+    pub now: UnixSeconds,
     /// A lock that ran out is forgotten with the failures that caused it.
     pub clear_lock: bool,
     /// Verified (else one more failed attempt).
     pub passed: bool,
     /// The person is locked until then (a failure that was the last allowed).
-    pub lock_until: Option<i64>,
+    pub lock_until: Option<UnixSeconds>,
     /// `person.verified` or `person.locked`.
     pub event: Option<PersonEvent>,
 }

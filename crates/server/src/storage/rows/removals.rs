@@ -11,6 +11,7 @@
 
 use super::events::StoredEvent;
 use crate::storage::sql::{Sql, sql};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{AccountId, CardId, PersonId, SubscriberId};
 
 /// One of the objects a subscriber makes for its users (`clientUserId`), which it labels and
@@ -50,7 +51,7 @@ pub struct ObjectRemoval {
     pub subscriber_id: SubscriberId,
     pub object: UserObject,
     pub event: StoredEvent,
-    pub now: i64,
+    pub now: UnixSeconds,
 }
 
 /// One kind of removal.

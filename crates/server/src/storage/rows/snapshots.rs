@@ -12,6 +12,7 @@ use super::transactions::Owner;
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, LocationId, MerchantId, SnapshotId, SubscriberId};
 
 /// One table's share of a snapshot.
@@ -171,7 +172,7 @@ pub struct SnapshotRow {
     pub subscriber_id: SubscriberId,
     pub name: String,
     /// Unix seconds.
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     /// The newest event id when it was taken.
     pub event_seq: i64,
     pub cards: i64,

@@ -4,6 +4,7 @@
 use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 #[derive(Debug, Clone)]
 pub struct SubscriberRow {
@@ -12,7 +13,7 @@ pub struct SubscriberRow {
     pub client_id: String,
     pub public_key: String,
     pub secret_hash: String,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     /// Moves on at each secret rotation; tokens of an older generation are revoked.
     pub credential_generation: i64,
     /// The name the hosted pages show; `None`: the service's own.
@@ -32,7 +33,7 @@ pub struct NewSubscriber {
     pub client_id: String,
     pub public_key: String,
     pub secret_hash: String,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     /// The API version it is pinned to.
     pub api_version: String,
 }

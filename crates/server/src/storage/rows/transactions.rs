@@ -1,6 +1,7 @@
 //! Transactions' rows: every payment, whichever side looks at it (the card's owner or the
 //! merchant).
 
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
     CardId, DirectoryEntryId, EventData, EventId, LocationId, MerchantId, SubscriberId, TransactionId,
     TransactionRemovedData,
@@ -16,9 +17,9 @@ pub struct TransactionRow {
     pub id: TransactionId,
     pub card_id: Option<CardId>,
     pub last_four: u16,
-    pub created_at: i64,
+    pub created_at: UnixSeconds,
     pub pending: bool,
-    pub settles_at: Option<i64>,
+    pub settles_at: Option<UnixSeconds>,
     pub amount_minor: i64,
     pub currency: String,
     pub merchant_name: String,
@@ -56,12 +57,12 @@ pub(in crate::storage) const T_COLUMNS: &str = "t.id, t.card_id, t.last_four, t.
 /// Which transactions a page shows. Times are Unix seconds, both bounds inclusive.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
-    pub from: Option<i64>,
-    pub to: Option<i64>,
+    pub from: Option<UnixSeconds>,
+    pub to: Option<UnixSeconds>,
     pub pending: Option<bool>,
     pub location_id: Option<LocationId>,
     /// Position after which the page starts: the last (created_at, id) of the previous page.
-    pub after: Option<(i64, i64)>,
+    pub after: Option<(UnixSeconds, i64)>,
 }
 
 /// Whose transactions.

@@ -4,6 +4,7 @@ use super::{Columns, FromRow};
 use crate::storage::StorageResult;
 use crate::storage::sql::sql;
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::WebhookId;
 use subscriber_protocol::{AttemptId, EventId, UnixMillis};
 
@@ -18,9 +19,9 @@ pub struct WebhookRow {
     pub enabled: bool,
     pub disabled_reason: Option<String>,
     pub secret_generation: i64,
-    pub previous_until: Option<i64>,
-    pub created_at: i64,
-    pub failing_since: Option<i64>,
+    pub previous_until: Option<UnixSeconds>,
+    pub created_at: UnixSeconds,
+    pub failing_since: Option<UnixSeconds>,
     /// The API version its events are written in (`YYYY-MM-DD`).
     pub api_version: String,
     /// The first secret generation in the Standard Webhooks form; the ones before are in the

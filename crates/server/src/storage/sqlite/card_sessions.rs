@@ -1,4 +1,5 @@
 use rusqlite::{Connection, params};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardSessionId, SubscriberId};
 
 use super::events::record_other;
@@ -10,7 +11,7 @@ use crate::storage::sql::sql;
 
 /// Whether the session can still take a card at `now` (read inside the writing transaction,
 /// so two submissions cannot both pass).
-pub(super) fn is_open(connection: &Connection, id: CardSessionId, now: i64) -> StorageResult<bool> {
+pub(super) fn is_open(connection: &Connection, id: CardSessionId, now: UnixSeconds) -> StorageResult<bool> {
     let sql = sql!("SELECT id FROM card_sessions WHERE id = $1 AND completed_at IS NULL AND expires_at > $2");
     Ok(first::<CardSessionId>(connection, sql, params![id, now])?.is_some())
 }
@@ -21,7 +22,7 @@ pub fn record_expiry(
     connection: &Connection,
     subscriber_id: SubscriberId,
     id: CardSessionId,
-    now: i64,
+    now: UnixSeconds,
     event: StoredEvent,
 ) -> StorageResult<bool> {
     if first::<CardSessionId>(connection, &MARK_EXPIRED, params![id, subscriber_id, now])?.is_none() {

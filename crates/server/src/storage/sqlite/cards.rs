@@ -1,4 +1,5 @@
 use rusqlite::{Connection, params, params_from_iter};
+use subscriber_protocol::UnixSeconds;
 
 use super::events::record_other;
 use super::rows::first;
@@ -37,7 +38,7 @@ pub fn enroll_from_session(
     connection: &Connection,
     session_id: CardSessionId,
     card: NewCard,
-    now: i64,
+    now: UnixSeconds,
     completed: SessionEvent,
 ) -> StorageResult<Option<Inserted>> {
     if !super::card_sessions::is_open(connection, session_id, now)? {

@@ -1,11 +1,17 @@
 use rusqlite::{Connection, params};
+use subscriber_protocol::UnixSeconds;
 
 use super::rows::execute;
 use crate::storage::StorageResult;
 use crate::storage::rows::directory::{CLEAR, DirectoryState, ENTRY_COLUMNS, Entry, Interner, KEEP_STATE, entry};
 use crate::storage::sql::sql;
 
-pub fn replace(connection: &Connection, state: &DirectoryState, entries: &[Entry], now: i64) -> StorageResult<()> {
+pub fn replace(
+    connection: &Connection,
+    state: &DirectoryState,
+    entries: &[Entry],
+    now: UnixSeconds,
+) -> StorageResult<()> {
     execute(connection, &CLEAR, [])?;
     let sql = sql!(
         "INSERT INTO directory_merchants ({ENTRY_COLUMNS})

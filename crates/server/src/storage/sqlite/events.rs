@@ -1,5 +1,6 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, EventId, MerchantId, SubscriberId};
 
 use super::rows::{all, first};
@@ -16,7 +17,7 @@ pub fn record_transaction_events(
     connection: &Connection,
     kind: EventKind,
     rows: &[TransactionRow],
-    now: i64,
+    now: UnixSeconds,
 ) -> StorageResult<Vec<EventRow>> {
     let rows: Vec<&TransactionRow> =
         rows.iter().filter(|row| row.card_id.is_some() || row.merchant_id.is_some()).collect();
@@ -25,7 +26,7 @@ pub fn record_transaction_events(
         .map(|row| {
             vec![
                 kind.event_type().as_str().to_owned().into(),
-                now.into(),
+                now.get().into(),
                 row.id.get().into(),
                 row.card_id.map(CardId::get).into(),
                 row.merchant_id.map(MerchantId::get).into(),
@@ -66,7 +67,7 @@ pub fn record_other(
     subscriber_id: SubscriberId,
     event_type: &str,
     data: &str,
-    now: i64,
+    now: UnixSeconds,
 ) -> StorageResult<EventId> {
     connection
         .prepare_cached("INSERT INTO events (type, created_at, data) VALUES (?1, ?2, ?3)")?
@@ -88,7 +89,7 @@ fn queue_deliveries(
     connection: &Connection,
     (first, last): (EventId, EventId),
     event_type: &str,
-    now: i64,
+    now: UnixSeconds,
 ) -> StorageResult<()> {
     connection
         .prepare_cached(
@@ -103,7 +104,7 @@ fn queue_deliveries(
                AND EXISTS (SELECT 1 FROM json_each(w.events) WHERE value IN ('*', ?3))
              ON CONFLICT DO NOTHING",
         )?
-        .execute(params![first, now.saturating_mul(1000), event_type, last])?;
+        .execute(params![first, now.millis(), event_type, last])?;
     Ok(())
 }
 
@@ -138,7 +139,7 @@ pub fn list(
     }
     if let Some(since) = filter.since {
         sql.push_str(" AND e.created_at >= ?");
-        values.push(Value::Integer(since));
+        values.push(Value::Integer(since.get()));
     }
     if let Some(before_id) = filter.before_id {
         sql.push_str(" AND r.event_id < ?");

@@ -1,4 +1,5 @@
 use rusqlite::{Connection, params_from_iter};
+use subscriber_protocol::UnixSeconds;
 
 use super::rows::{execute, first};
 use crate::storage::StorageResult;
@@ -10,7 +11,7 @@ pub fn store_replay(
     connection: &Connection,
     replay: Option<Replay>,
     id: impl Into<i64>,
-    now: i64,
+    now: UnixSeconds,
 ) -> StorageResult<()> {
     if let Some(replay) = replay {
         let (scope, key, response) = replay.finish(id)?;
@@ -26,7 +27,7 @@ pub fn insert_keeping_replay(
     connection: &Connection,
     insert: &Sql,
     args: &[Param<'_>],
-    now: i64,
+    now: UnixSeconds,
     replay: Option<Replay>,
 ) -> StorageResult<Option<i64>> {
     let Some(id) = first(connection, insert, params_from_iter(args))? else { return Ok(None) };

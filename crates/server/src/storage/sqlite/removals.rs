@@ -1,5 +1,6 @@
 use rusqlite::{Connection, params};
 use subscriber_protocol::SubscriberId;
+use subscriber_protocol::UnixSeconds;
 
 use super::events::record_other;
 use crate::storage::StorageResult;
@@ -36,7 +37,7 @@ pub fn remove_user(
     subscriber_id: SubscriberId,
     client_user_id: &str,
     event_of: &RemovedEvent,
-    now: i64,
+    now: UnixSeconds,
 ) -> StorageResult<Erased> {
     let mut erased = Erased::default();
     for removal in OF_A_USER {

@@ -6,6 +6,7 @@ use rusqlite::types::{Value, ValueRef};
 use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use serde_json::Value as Json;
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{SnapshotId, SubscriberId};
 
 use crate::storage::rows::sandbox::RESET;
@@ -32,7 +33,7 @@ pub fn take(
     connection: &Connection,
     subscriber_id: SubscriberId,
     name: &str,
-    now: i64,
+    now: UnixSeconds,
     max: i64,
 ) -> StorageResult<Option<SnapshotRow>> {
     let held: i64 = connection.prepare_cached(COUNT.sqlite())?.query_row([subscriber_id], |row| row.get(0))?;

@@ -1,5 +1,6 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, params, params_from_iter};
+use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{CardId, DirectoryEntryId, LocationId, MerchantId, SubscriberId, TransactionId};
 
 use super::events::record_transaction_events;
@@ -22,9 +23,9 @@ fn values(row: &NewTransaction) -> Vec<Value> {
     vec![
         row.card_id.map(CardId::get).into(),
         i64::from(row.last_four).into(),
-        row.created_at.into(),
+        row.created_at.get().into(),
         i64::from(row.pending).into(),
-        row.settles_at.into(),
+        row.settles_at.map(UnixSeconds::get).into(),
         row.amount_minor.into(),
         row.currency.clone().into(),
         row.merchant_name.clone().into(),
@@ -54,11 +55,11 @@ pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) 
     let mut values: Vec<Value> = vec![Value::Integer(id)];
     if let Some(from) = filter.from {
         sql.push_str(" AND created_at >= ?");
-        values.push(Value::Integer(from));
+        values.push(Value::Integer(from.get()));
     }
     if let Some(to) = filter.to {
         sql.push_str(" AND created_at <= ?");
-        values.push(Value::Integer(to));
+        values.push(Value::Integer(to.get()));
     }
     if let Some(pending) = filter.pending {
         sql.push_str(" AND pending = ?");
@@ -70,7 +71,7 @@ pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) 
     }
     if let Some((created_at, id)) = filter.after {
         sql.push_str(" AND (created_at, id) < (?, ?)");
-        values.push(Value::Integer(created_at));
+        values.push(Value::Integer(created_at.get()));
         values.push(Value::Integer(id));
     }
     sql.push_str(" ORDER BY created_at DESC, id DESC LIMIT ?");
@@ -78,7 +79,7 @@ pub fn page(connection: &Connection, owner: Owner, filter: &Filter, limit: u32) 
     all(connection, sql.as_str(), params_from_iter(values))
 }
 
-pub fn settle_due(connection: &Connection, now: i64) -> StorageResult<Vec<EventRow>> {
+pub fn settle_due(connection: &Connection, now: UnixSeconds) -> StorageResult<Vec<EventRow>> {
     let sql = sql!("UPDATE transactions SET pending = 0 WHERE pending = 1 AND settles_at <= $1 RETURNING {COLUMNS}");
     let settled = all(connection, sql, [now])?;
     record_transaction_events(connection, EventKind::Settled, &settled, now)
@@ -87,7 +88,7 @@ pub fn settle_due(connection: &Connection, now: i64) -> StorageResult<Vec<EventR
 pub fn settle_now(
     connection: &Connection,
     id: TransactionId,
-    now: i64,
+    now: UnixSeconds,
     amount_minor: Option<i64>,
 ) -> StorageResult<Option<(TransactionRow, Option<EventRow>)>> {
     let sql = sql!(
@@ -107,7 +108,7 @@ pub fn settle_now(
 pub fn record_sale(
     connection: &Connection,
     mut sale: NewTransaction,
-    now: i64,
+    now: UnixSeconds,
     replay: Option<Replay>,
 ) -> StorageResult<(TransactionRow, Option<EventRow>)> {
     let ids = insert_many(connection, std::slice::from_ref(&sale))?;
@@ -119,7 +120,7 @@ pub fn record_sale(
 
 /// Reverses the pending authorization `id` in the writer's transaction: the row goes, each
 /// subscriber who saw it gets `transaction.removed`, and the card keeps the id for sync.
-pub fn reverse(connection: &Connection, id: TransactionId, now: i64) -> StorageResult<Option<Reversed>> {
+pub fn reverse(connection: &Connection, id: TransactionId, now: UnixSeconds) -> StorageResult<Option<Reversed>> {
     let owners: Option<(Option<SubscriberId>, Option<SubscriberId>)> = first(connection, &SIDES, [id])?;
     let Some(row) = first::<TransactionRow>(connection, &REVERSE, [id])? else { return Ok(None) };
     let mut events = Vec::new();

@@ -337,6 +337,7 @@ mod tests {
     use crate::storage::rows::webhooks::{ATTEMPTS, AttemptEntry, LoggedAttempt, NEXT_DUE};
     use crate::storage::sqlite::rows::all;
     use crate::storage::webhooks::{ClaimOrder, TEST_SEND_WINDOW, TEST_SENDS};
+    use subscriber_protocol::UnixSeconds;
 
     const MINUTE: i64 = 60_000;
 
@@ -363,7 +364,7 @@ mod tests {
             url: url.to_owned(),
             events: "[\"*\"]".to_owned(),
             description: None,
-            created_at: 0,
+            created_at: UnixSeconds(0),
             api_version: "2026-11-21".to_owned(),
         };
         insert(connection, &new, 20, None).expect("stored").expect("under the cap").id
@@ -371,7 +372,8 @@ mod tests {
 
     /// An event every endpoint of the subscriber wants, queued at `now_ms`.
     fn event(connection: &Connection, subscriber_id: SubscriberId, now_ms: i64) -> EventId {
-        record_other(connection, subscriber_id, "merchant.location.created", "{}", now_ms / 1000).expect("recorded")
+        record_other(connection, subscriber_id, "merchant.location.created", "{}", UnixSeconds(now_ms / 1000))
+            .expect("recorded")
     }
 
     fn ask(now_ms: i64) -> ClaimAsk {
