@@ -14,37 +14,50 @@ integer_newtype! {
     UnixSeconds;
 }
 
+/// What both instants do with durations, each in its own unit: `units` counts a duration in
+/// it (whole, at most `i64::MAX`), `of_units` is the duration of a count of them.
+macro_rules! moves_by_durations {
+    ($($name:ident: $units:ident, $of_units:path;)*) => {$(
+        impl $name {
+            /// `duration` later (saturating; a part of a unit is dropped).
+            pub fn plus(self, duration: Duration) -> Self {
+                Self(self.0.saturating_add($units(duration)))
+            }
+
+            /// `duration` earlier (saturating; a part of a unit is dropped).
+            pub fn minus(self, duration: Duration) -> Self {
+                Self(self.0.saturating_sub($units(duration)))
+            }
+
+            /// How long after `earlier` this is; zero when it is not after.
+            pub fn since(self, earlier: $name) -> Duration {
+                $of_units(u64::try_from(self.0.saturating_sub(earlier.0)).unwrap_or(0))
+            }
+        }
+
+        /// The epoch.
+        impl Default for $name {
+            fn default() -> Self {
+                Self(0)
+            }
+        }
+    )*};
+}
+
+moves_by_durations! {
+    UnixMillis: millis, Duration::from_millis;
+    UnixSeconds: seconds, Duration::from_secs;
+}
+
 impl UnixMillis {
     /// Now, by the system clock.
     pub fn now() -> Self {
         Self(SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, millis))
     }
 
-    /// `duration` later (saturating).
-    pub fn plus(self, duration: Duration) -> Self {
-        Self(self.0.saturating_add(millis(duration)))
-    }
-
-    /// `duration` earlier (saturating).
-    pub fn minus(self, duration: Duration) -> Self {
-        Self(self.0.saturating_sub(millis(duration)))
-    }
-
     /// The whole seconds since 1970 (the tables' `*_at` in seconds).
     pub fn whole_seconds(self) -> UnixSeconds {
         UnixSeconds(self.0.div_euclid(1000))
-    }
-
-    /// How long after `earlier` this is; zero when it is not after.
-    pub fn since(self, earlier: UnixMillis) -> Duration {
-        Duration::from_millis(u64::try_from(self.0.saturating_sub(earlier.0)).unwrap_or(0))
-    }
-}
-
-/// The epoch.
-impl Default for UnixMillis {
-    fn default() -> Self {
-        Self(0)
     }
 }
 
@@ -58,21 +71,6 @@ impl UnixSeconds {
     /// Now, by the system clock, in whole seconds.
     pub fn now() -> Self {
         UnixMillis::now().whole_seconds()
-    }
-
-    /// `duration` later, in whole seconds (saturating).
-    pub fn plus(self, duration: Duration) -> Self {
-        Self(self.0.saturating_add(seconds(duration)))
-    }
-
-    /// `duration` earlier, in whole seconds (saturating).
-    pub fn minus(self, duration: Duration) -> Self {
-        Self(self.0.saturating_sub(seconds(duration)))
-    }
-
-    /// How long after `earlier` this is; zero when it is not after.
-    pub fn since(self, earlier: UnixSeconds) -> Duration {
-        Duration::from_secs(u64::try_from(self.0.saturating_sub(earlier.0)).unwrap_or(0))
     }
 
     /// The instant as a date and time; `None` out of chrono's range.
@@ -110,13 +108,6 @@ impl std::ops::Sub for UnixSeconds {
 
     fn sub(self, earlier: UnixSeconds) -> i64 {
         self.0.saturating_sub(earlier.0)
-    }
-}
-
-/// The epoch.
-impl Default for UnixSeconds {
-    fn default() -> Self {
-        Self(0)
     }
 }
 
