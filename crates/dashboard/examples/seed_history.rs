@@ -38,7 +38,7 @@ async fn main() -> anyhow::Result<()> {
             let template = &existing[index % existing.len()];
             let offset = i64::try_from(index).unwrap_or(0) * step;
             let mut row = template.clone();
-            row.created_at = now - 3 * 24 * 3600 - offset;
+            row.created_at = subscriber_protocol::UnixSeconds(now.get() - 3 * 24 * 3600 - offset);
             row.pending = false;
             row.settles_at = None;
             row

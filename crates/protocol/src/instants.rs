@@ -84,33 +84,6 @@ impl UnixSeconds {
     }
 }
 
-/// `seconds` later: the service's periods are kept as whole seconds (`SESSION_SECONDS`).
-impl std::ops::Add<i64> for UnixSeconds {
-    type Output = UnixSeconds;
-
-    fn add(self, seconds: i64) -> UnixSeconds {
-        UnixSeconds(self.0.saturating_add(seconds))
-    }
-}
-
-/// `seconds` earlier.
-impl std::ops::Sub<i64> for UnixSeconds {
-    type Output = UnixSeconds;
-
-    fn sub(self, seconds: i64) -> UnixSeconds {
-        UnixSeconds(self.0.saturating_sub(seconds))
-    }
-}
-
-/// The seconds from `earlier` to this (negative when `earlier` is later).
-impl std::ops::Sub for UnixSeconds {
-    type Output = i64;
-
-    fn sub(self, earlier: UnixSeconds) -> i64 {
-        self.0.saturating_sub(earlier.0)
-    }
-}
-
 /// The whole seconds of `at` (a fraction is dropped).
 impl From<DateTime<Utc>> for UnixSeconds {
     fn from(at: DateTime<Utc>) -> Self {
@@ -161,7 +134,6 @@ mod tests {
             Some("1970-01-02T00:00:00+00:00".to_owned())
         );
         assert_eq!(UnixSeconds(i64::MAX).to_datetime(), None);
-        assert_eq!((at + 60, at - 60, UnixSeconds(1_060) - at), (UnixSeconds(1_060), UnixSeconds(940), 60));
         assert_eq!(at.millis(), UnixMillis(1_000_000));
     }
 }

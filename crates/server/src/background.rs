@@ -12,11 +12,11 @@ use crate::logging::task_span;
 use crate::state::AppState;
 
 /// Idempotency keys are kept this long.
-const IDEMPOTENCY_RETENTION_SECONDS: i64 = 24 * 3600;
+const IDEMPOTENCY_RETENTION: Duration = Duration::from_secs(24 * 3600);
 
 /// Events are kept this long: the log lists 30 days, and a stream can resume from an event
 /// that old. (Incremental sync does not need them: its positions are on the transactions.)
-const EVENT_RETENTION_SECONDS: i64 = crate::event_log::LOG_DAYS * 24 * 3600;
+const EVENT_RETENTION: Duration = crate::event_log::LOG_KEPT;
 
 /// How often pending point-of-sale transactions are checked for settlement.
 const SETTLE_INTERVAL: Duration = Duration::from_secs(1);
@@ -95,7 +95,7 @@ pub fn spawn(state: &AppState) -> Background {
             let mut tick = tokio::time::interval(Duration::from_secs(3600));
             loop {
                 tick.tick().await;
-                let before = UnixSeconds::now() - IDEMPOTENCY_RETENTION_SECONDS;
+                let before = UnixSeconds::now().minus(IDEMPOTENCY_RETENTION);
                 match purge_state.db.purge_idempotency(before).await {
                     Ok(purged) if purged > 0 => tracing::info!(purged, "old idempotency keys forgotten"),
                     Ok(_) => {}
@@ -154,7 +154,7 @@ pub fn spawn(state: &AppState) -> Background {
             let mut tick = tokio::time::interval(Duration::from_secs(3600));
             loop {
                 tick.tick().await;
-                let before = UnixSeconds::now() - EVENT_RETENTION_SECONDS;
+                let before = UnixSeconds::now().minus(EVENT_RETENTION);
                 let purged = events_state.db.purge_events(before).await;
                 match purged {
                     Ok(purged) if purged > 0 => tracing::info!(purged, "old events and delivery attempts forgotten"),

@@ -3,6 +3,7 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use std::time::Duration;
 use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
     CardTransactionEventData, ErrorBody, Event, EventData, EventPage, EventQuery, EventType,
@@ -19,7 +20,9 @@ use crate::state::AppState;
 use crate::storage::events::{EventKind, LogFilter, LoggedEvent};
 
 /// How far back the log lists.
-pub const LOG_DAYS: i64 = 30;
+pub const LOG_DAYS: u64 = 30;
+/// How long the log keeps an event.
+pub const LOG_KEPT: Duration = Duration::from_secs(LOG_DAYS * 86_400);
 
 pub fn routes(api: Routes) -> Routes {
     api.api(routes!(list)).api(routes!(one))
@@ -90,7 +93,7 @@ async fn list(
     });
     let limit = paging::page_limit(query.limit, &mut validation);
     validation.finish(())?;
-    let oldest = UnixSeconds::now() - LOG_DAYS * 86_400;
+    let oldest = UnixSeconds::now().minus(LOG_KEPT);
     let filter = LogFilter {
         event_type: query.event_type,
         since: Some(since.map_or(oldest, |since| since.max(oldest))),

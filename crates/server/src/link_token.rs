@@ -40,7 +40,7 @@ impl OpeningPage {
     pub fn new(now: UnixSeconds, valid_for: u64) -> Self {
         let token = new_token();
         let token_hash = hash(&token);
-        let expires_at = now + i64::try_from(valid_for).unwrap_or(i64::MAX);
+        let expires_at = now.plus(std::time::Duration::from_secs(valid_for));
         Self { token, token_hash, created_at: now, expires_at }
     }
 

@@ -130,7 +130,7 @@ mod tests {
         let mut validation = Validation::new();
         let start = parse_time_bound("from", "2026-01-31", Bound::Start, &mut validation).expect("date");
         let end = parse_time_bound("to", "2026-01-31", Bound::End, &mut validation).expect("date");
-        assert_eq!(end - start, 86_399);
+        assert_eq!(end.since(start), std::time::Duration::from_secs(86_399));
         assert!(parse_time_bound("from", "31/01/2026", Bound::Start, &mut validation).is_none());
     }
 

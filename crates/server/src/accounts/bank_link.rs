@@ -4,6 +4,7 @@
 //! still pending (checked in the writing statement). The pages that drive them are views,
 //! `crate::hosted::bank`.
 
+use std::time::Duration;
 use subscriber_protocol::AccountId;
 use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{AccountEventData, AccountPermission, EventData};
@@ -72,7 +73,7 @@ fn link_failure(link: &BankAccountRow, reason: &'static str) -> LinkFailure {
 
 /// The person consented to share `granted`: the bank's scoped token (random, good only for
 /// those permissions) is kept instead of any credential, and the consent runs for
-/// [`CONSENT_SECONDS`]. A new link made with a bank login the subscriber already linked
+/// [`CONSENT`]. A new link made with a bank login the subscriber already linked
 /// re-links that account instead of adding a second one. The account linked, or `None` when
 /// the link closed first.
 pub async fn link(
@@ -81,7 +82,7 @@ pub async fn link(
     granted: &[AccountPermission],
 ) -> Result<Option<AccountId>, ApiError> {
     let now = UnixSeconds::now();
-    let consent_expires_at = now + CONSENT_SECONDS;
+    let consent_expires_at = now.plus(CONSENT);
     let same_login = match (&link.login_key, link.status) {
         (Some(login_key), LinkStatus::Pending) => {
             state.db.bank_account_with_login(link.subscriber_id, login_key.clone(), link.id).await?
@@ -108,7 +109,7 @@ pub async fn link(
 
 /// How long a person's consent to share an account lasts (the sandbox's; a bank's own may be
 /// shorter): 90 days.
-pub const CONSENT_SECONDS: i64 = 90 * 86_400;
+pub const CONSENT: Duration = Duration::from_secs(90 * 86_400);
 
 /// The data of an account's event.
 pub fn outcome(link: &BankAccountRow, reason: Option<&str>) -> AccountEventData {

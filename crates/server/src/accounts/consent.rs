@@ -1,4 +1,4 @@
-//! A linked account's consent: it runs for [`bank_link::CONSENT_SECONDS`] (on the sandbox clock), the
+//! A linked account's consent: it runs for [`bank_link::CONSENT`] (on the sandbox clock), the
 //! subscriber hears of it seven days before it runs out (`account.consent_expiring`, once per
 //! consent), and after it the account is `reauth_required` until the person renews it on the
 //! bank's pages in update mode (`POST /account/{id}/reauth`), which keeps the account's id.
@@ -6,6 +6,7 @@
 
 use axum::Json;
 use axum::extract::State;
+use std::time::Duration;
 use subscriber_protocol::AccountId;
 use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::{
@@ -24,10 +25,10 @@ use crate::storage::StorageError;
 use crate::storage::events::StoredEvent;
 
 /// The expiring event goes this long before the consent runs out.
-pub const WARN_SECONDS: i64 = 7 * 86_400;
+pub const WARN_BEFORE: Duration = Duration::from_secs(7 * 86_400);
 
 // The warning comes within the consent.
-const _: () = assert!(WARN_SECONDS < bank_link::CONSENT_SECONDS);
+const _: () = assert!(WARN_BEFORE.as_secs() < bank_link::CONSENT.as_secs());
 
 /// The most expiring events one pass records (the next pass takes the rest).
 const WARN_BATCH: u32 = 500;
@@ -41,11 +42,11 @@ pub fn reauth_required(account_id: AccountId) -> ApiError {
 }
 
 /// Records `account.consent_expiring` for every linked account whose consent runs out within
-/// [`WARN_SECONDS`] and was not warned of yet (each once, whichever instance gets there
+/// [`WARN_BEFORE`] and was not warned of yet (each once, whichever instance gets there
 /// first). How many were recorded.
 pub async fn warn_due(state: &AppState) -> Result<usize, StorageError> {
     let now = UnixSeconds::now();
-    let by = now + WARN_SECONDS;
+    let by = now.plus(WARN_BEFORE);
     let mut warned = 0;
     for row in state.db.consents_to_warn(by, WARN_BATCH).await? {
         let data = subscriber_protocol::AccountEventData {

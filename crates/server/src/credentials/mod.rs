@@ -234,8 +234,8 @@ mod tests {
             sub: "7".to_owned(),
             cid: "cli_x".to_owned(),
             env: "sandbox".to_owned(),
-            iat: (now - 120).get(),
-            exp: (now - 60).get(),
+            iat: now.get() - 120,
+            exp: now.get() - 60,
             r#gen: 0,
         };
         let token = jsonwebtoken::encode(&Header::new(Algorithm::HS256), &claims, &issuer.encoding).expect("encodes");

@@ -12,6 +12,7 @@ pub mod signals;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Duration;
 use subscriber_protocol::PersonId;
 use subscriber_protocol::SubscriberId;
 use subscriber_protocol::UnixSeconds;
@@ -189,7 +190,7 @@ enum Refused {
 struct IssueTimes {
     now: UnixSeconds,
     expires_at: UnixSeconds,
-    lock_seconds: i64,
+    lock: Duration,
 }
 
 /// A question whose topic (its text) was asked before is asked again exactly as first
@@ -236,7 +237,7 @@ fn plan_question_set(
     if abandoned > 0 {
         failures = failures.saturating_add(abandoned);
         plan.close_unanswered_at = Some(times.now);
-        plan.lock_until = (failures >= MAX_FAILED_VERIFICATIONS).then_some(times.now + times.lock_seconds);
+        plan.lock_until = (failures >= MAX_FAILED_VERIFICATIONS).then_some(times.now.plus(times.lock));
         if let Some(until) = plan.lock_until {
             tracing::info!(person_id = current.id.get(), "person locked: question sets left unanswered");
             plan.locked_event = Some(StoredEvent::new(&locked_event(current, until)));
@@ -318,11 +319,10 @@ pub(crate) async fn authenticate_person(
     let information = rules::persons::information(&request, today)?;
     let person = owned_person(state, subscriber_id, request.person_id).await?;
     let now = UnixSeconds::now();
-    let validity = i64::try_from(state.config.person_questions_seconds).unwrap_or(600);
     let times = IssueTimes {
         now,
-        expires_at: now + validity,
-        lock_seconds: i64::try_from(state.config.person_lock_seconds).unwrap_or(86_400),
+        expires_at: now.plus(Duration::from_secs(state.config.person_questions_seconds)),
+        lock: Duration::from_secs(state.config.person_lock_seconds),
     };
     let person_id = person.id;
     let this_year = today.year();
@@ -495,8 +495,8 @@ pub(crate) async fn verify_person(
     let right = score(latest.id, &issued, &request.answers)?;
     let passed = right >= ANSWERS_TO_PASS;
     let failures = counted_failures(&person) + u32::from(!passed);
-    let lock_seconds = i64::try_from(state.config.person_lock_seconds).unwrap_or(86_400);
-    let lock_until = (!passed && failures >= MAX_FAILED_VERIFICATIONS).then_some(now + lock_seconds);
+    let lock = Duration::from_secs(state.config.person_lock_seconds);
+    let lock_until = (!passed && failures >= MAX_FAILED_VERIFICATIONS).then_some(now.plus(lock));
     let set_id = latest.id;
     let lock_ran_out = person.locked_until.is_some();
     let event = if passed {

@@ -200,7 +200,8 @@ async fn payload(
 /// A purchase as the sandbox makes them, made up and never stored: pending when `created`.
 fn made_up_purchase(shop: Shop, created: bool) -> TransactionRow {
     let buyer = Buyer { card_id: Some(CardId(MADE_UP_ID)), last_four: 4242 };
-    let row = Sale::now(buyer, shop, 1_250).row(UnixSeconds::now(), if created { 60 } else { 0 });
+    let row = Sale::now(buyer, shop, 1_250)
+        .row(UnixSeconds::now(), std::time::Duration::from_secs(if created { 60 } else { 0 }));
     TransactionRow { id: TransactionId(MADE_UP_ID), ..row }
 }
 

@@ -229,7 +229,7 @@ async fn decline(
 ) -> Result<Response, ApiError> {
     let now = UnixSeconds::now();
     let id = state.db.next_transaction_id().await?;
-    let row = TransactionRow { id, pending: false, settles_at: None, ..sale.row(now, 0) };
+    let row = TransactionRow { id, pending: false, settles_at: None, ..sale.row(now, std::time::Duration::ZERO) };
     let data = subscriber_protocol::TransactionDeclinedData {
         transaction_id: id,
         card_id: row.card_id,

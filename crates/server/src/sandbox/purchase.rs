@@ -153,11 +153,11 @@ impl Sale {
         Self { buyer, shop, amount_minor, created_at: None, refund_of: None }
     }
 
-    /// Its row (no id yet) as of `now`: pending until `settle_after` seconds past its time.
-    pub fn row(self, now: UnixSeconds, settle_after: i64) -> TransactionRow {
+    /// Its row (no id yet) as of `now`: pending until `settle_after` past its time.
+    pub fn row(self, now: UnixSeconds, settle_after: std::time::Duration) -> TransactionRow {
         let Self { buyer, shop, amount_minor, created_at, refund_of } = self;
         let created_at = created_at.unwrap_or(now);
-        let settles_at = created_at + settle_after;
+        let settles_at = created_at.plus(settle_after);
         TransactionRow {
             id: TransactionId(0),
             card_id: buyer.card_id,
@@ -236,8 +236,7 @@ where
     B: serde::Serialize + 'static,
 {
     let now = UnixSeconds::now();
-    let settle_after = i64::try_from(state.config.settle_after_seconds).unwrap_or(i64::MAX);
-    let row = sale.row(now, settle_after);
+    let row = sale.row(now, std::time::Duration::from_secs(state.config.settle_after_seconds));
     let template = row.clone();
     // The response cannot fail for a row just made (its times are now).
     let replay = idempotent.replay(move |id| respond(&TransactionRow { id, ..template.clone() }).ok());

@@ -130,11 +130,11 @@ mod tests {
     #[test]
     fn a_refresh_adds_the_days_after_and_changes_none_before() {
         let linked = transactions(3, AccountId(12), LINKED, LINKED);
-        let refreshed = transactions(3, AccountId(12), LINKED, LINKED + 20 * DAY);
+        let refreshed = transactions(3, AccountId(12), LINKED, UnixSeconds(LINKED.get() + 20 * DAY));
         assert!(refreshed.len() > linked.len() + 10, "{} then {}", linked.len(), refreshed.len());
         let settled = |list: &[BankTransaction]| {
             list.iter()
-                .filter(|t| t.created_at < LINKED - 2 * DAY)
+                .filter(|t| t.created_at < UnixSeconds(LINKED.get() - 2 * DAY))
                 .map(|t| (t.id, t.created_at, t.amount_minor))
                 .collect::<Vec<_>>()
         };
@@ -151,7 +151,11 @@ mod tests {
             again.iter().map(|t| (t.id, t.created_at, t.amount_minor)).collect::<Vec<_>>()
         );
         assert!(first.windows(2).all(|pair| pair[0].created_at >= pair[1].created_at), "newest first");
-        assert!(first.iter().all(|t| t.created_at < LINKED && t.created_at >= LINKED - HISTORY_DAYS * DAY));
+        assert!(
+            first
+                .iter()
+                .all(|t| t.created_at < LINKED && t.created_at >= UnixSeconds(LINKED.get() - HISTORY_DAYS * DAY))
+        );
         assert!(first.iter().any(|t| t.amount_minor < 0), "pay comes in");
         let balance = balance(3, AccountId(12));
         assert!(balance.available_minor <= balance.current_minor);

@@ -185,7 +185,7 @@ impl<'a> History<'a> {
             }
         }
         let end = input.enrolled_at.to_datetime()?;
-        let start = (paging::history_start(end) + 3600).to_datetime()?;
+        let start = shifted(paging::history_start(end), 3600).to_datetime()?;
         let utc_offset_hours = (home.longitude / 15.0).round() as i64;
         let mut history = Self {
             entries,
@@ -544,12 +544,12 @@ impl<'a> History<'a> {
     /// Oldest first; the last two or three days pending, settling a day or two later.
     fn finish(mut self) -> Vec<TransactionRow> {
         let pending_days = self.rng.random_range(2..=3);
-        let pending_since = self.input.enrolled_at - pending_days * 86_400;
+        let pending_since = shifted(self.input.enrolled_at, -pending_days * 86_400);
         if !self.rows.iter().any(|row| row.created_at >= pending_since)
             && let Some(merchant) = self.regular(Group::Grocery).or_else(|| self.regular(Group::Coffee))
         {
             let entry = &self.entries[merchant as usize];
-            let created_at = self.input.enrolled_at - self.rng.random_range(3_600..86_400);
+            let created_at = shifted(self.input.enrolled_at, -self.rng.random_range(3_600..86_400));
             let mut row = self.rows.last().cloned().unwrap_or_else(|| empty_row(self.input.last_four));
             row.created_at = created_at;
             row.amount_minor = in_currency(self.rng.random_range(800..6_000), &entry.currency);
@@ -569,12 +569,19 @@ impl<'a> History<'a> {
             if row.created_at >= pending_since {
                 row.pending = true;
                 let settle_delay = self.rng.random_range(86_400..3 * 86_400);
-                row.settles_at = Some((row.created_at + settle_delay).max(self.input.enrolled_at + 3_600));
+                row.settles_at =
+                    Some(shifted(row.created_at, settle_delay).max(shifted(self.input.enrolled_at, 3_600)));
             }
         }
         self.rows.sort_by_key(|row| row.created_at);
         self.rows
     }
+}
+
+/// `at` moved by `seconds` (earlier when negative): the generator counts days and hours in
+/// plain seconds.
+fn shifted(at: UnixSeconds, seconds: i64) -> UnixSeconds {
+    UnixSeconds(at.get().saturating_add(seconds))
 }
 
 fn empty_row(last_four: u16) -> TransactionRow {
@@ -654,7 +661,7 @@ mod tests {
         let count: u32 = std::env::var("HISTORY_FUZZ_COUNT").ok().and_then(|count| count.parse().ok()).unwrap_or(20);
         for case in 0..count {
             let fingerprint = Sha256::digest(case.to_le_bytes());
-            let enrolled_at = ENROLLED_AT + i64::from(case) * 7_919;
+            let enrolled_at = shifted(ENROLLED_AT, i64::from(case) * 7_919);
             for country in ["USA", "DEU", "FRA"] {
                 let rows = history(&directory, &fingerprint, country, enrolled_at);
                 assert!(rows.len() > 500, "case {case} {country}: {} rows", rows.len());
@@ -721,7 +728,7 @@ mod tests {
         let rows = history(&directory, b"card-a", "USA", ENROLLED_AT);
         assert_eq!(rows, history(&directory, b"card-a", "USA", ENROLLED_AT));
         assert_ne!(rows, history(&directory, b"card-b", "USA", ENROLLED_AT));
-        let later = history(&directory, b"card-a", "USA", ENROLLED_AT + 600);
+        let later = history(&directory, b"card-a", "USA", shifted(ENROLLED_AT, 600));
         assert_ne!(rows, later, "another enrollment time, other days");
         let grocers = |rows: &[TransactionRow]| {
             rows.iter()
@@ -735,8 +742,8 @@ mod tests {
         let newest = rows.last().expect("rows").created_at;
         let start = paging::history_start(ENROLLED_AT.to_datetime().expect("time"));
         assert!(oldest >= start, "never older than 36 months");
-        assert!(oldest < start + 20 * 86_400, "starts near 36 months back");
-        assert!(newest < ENROLLED_AT && newest > ENROLLED_AT - 3 * 86_400);
+        assert!(oldest < shifted(start, 20 * 86_400), "starts near 36 months back");
+        assert!(newest < ENROLLED_AT && newest > shifted(ENROLLED_AT, -3 * 86_400));
         assert!(rows.iter().all(|row| row.directory_id.is_some() && !row.descriptor.is_empty()));
     }
 
@@ -752,9 +759,9 @@ mod tests {
         assert!(refunds >= 3, "refunds now and then: {refunds}");
         let pending: Vec<&TransactionRow> = rows.iter().filter(|row| row.pending).collect();
         assert!(!pending.is_empty());
-        assert!(pending.iter().all(|row| row.created_at >= ENROLLED_AT - 3 * 86_400));
+        assert!(pending.iter().all(|row| row.created_at >= shifted(ENROLLED_AT, -3 * 86_400)));
         assert!(pending.iter().all(|row| row.settles_at.is_some_and(|settles| settles > ENROLLED_AT)));
-        assert!(rows.iter().filter(|row| !row.pending).all(|row| row.created_at < ENROLLED_AT - 2 * 86_400));
+        assert!(rows.iter().filter(|row| !row.pending).all(|row| row.created_at < shifted(ENROLLED_AT, -2 * 86_400)));
         let rent = rows.iter().find(|row| row.category == "6513").expect("rent");
         assert!((90_000..=300_000).contains(&rent.amount_minor), "rent {}", rent.amount_minor);
         // Coffee and quick lunches on weekdays (US local mornings and noons are the same UTC day).
@@ -773,7 +780,7 @@ mod tests {
         for card in 0_u32..7 {
             let fingerprint = Sha256::digest(card.to_le_bytes());
             for hour in 0..30 {
-                let enrolled_at = ENROLLED_AT + hour * 3600;
+                let enrolled_at = shifted(ENROLLED_AT, hour * 3600);
                 let rows = history(&directory, &fingerprint, "USA", enrolled_at);
                 let refunds: Vec<&TransactionRow> = rows.iter().filter(|row| row.amount_minor < 0).collect();
                 assert!(refunds.len() >= MIN_REFUNDS, "card {card} at {enrolled_at}: {} refunds", refunds.len());

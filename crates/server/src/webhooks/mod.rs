@@ -21,6 +21,7 @@ use chrono::Utc;
 use hmac::{Hmac, Mac};
 use serde::Deserialize;
 use sha2::Sha256;
+use std::time::Duration;
 use subscriber_protocol::UnixSeconds;
 use subscriber_protocol::rules::webhooks as rules;
 use subscriber_protocol::versions::ApiVersion;
@@ -49,7 +50,7 @@ use subscriber_protocol::WebhookTestData;
 /// Endpoints one subscriber may have.
 pub const MAX_ENDPOINTS: usize = 20;
 /// How long the secret before a rotation keeps signing.
-pub const ROTATION_OVERLAP_SECONDS: i64 = 24 * 3600;
+pub const ROTATION_OVERLAP: Duration = Duration::from_secs(24 * 3600);
 
 pub fn routes(api: Routes) -> Routes {
     api.api_creating(routes!(create))
@@ -375,7 +376,7 @@ async fn rotate_secret(
     IdPath(webhook_id): IdPath<WebhookId>,
 ) -> Result<Json<Success<Webhook>>, ApiError> {
     let subscriber_id = auth.subscriber_id;
-    let until = UnixSeconds::now() + ROTATION_OVERLAP_SECONDS;
+    let until = UnixSeconds::now().plus(ROTATION_OVERLAP);
     let row =
         state.db.rotate_webhook_secret(subscriber_id, webhook_id, until).await?.ok_or_else(|| not_found(webhook_id))?;
     tracing::info!(webhook_id = webhook_id.get(), "webhook secret rotated");
