@@ -4,7 +4,7 @@ use subscriber_protocol::UnixSeconds;
 use super::rows::{bound, execute, first};
 use super::{Client, Database};
 use crate::storage::StorageResult;
-use crate::storage::rows::idempotency::{Replay, STORE, store_args};
+use crate::storage::rows::idempotency::{Replay, STORE};
 use crate::storage::sql::{Param, Sql};
 
 /// Stores a creating request's replay, inside the transaction that created row `id`.
@@ -14,9 +14,8 @@ pub async fn store_replay(
     id: impl Into<i64>,
     now: UnixSeconds,
 ) -> StorageResult<()> {
-    if let Some(replay) = replay {
-        let (scope, key, response) = replay.finish(id)?;
-        execute(client, &STORE, &bound(&store_args(&scope, &key, &response, now))).await?;
+    if let Some(finished) = replay.map(|replay| replay.finish(id, now)).transpose()? {
+        execute(client, &STORE, &bound(&finished.args())).await?;
     }
     Ok(())
 }

@@ -28,11 +28,27 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// What to store once the created row's id (of whichever kind the request creates) is `id`.
-    pub fn finish(&self, id: impl Into<i64>) -> StorageResult<(String, String, StoredResponse)> {
+    /// What to store at `now` once the created row's id (of whichever kind the request
+    /// creates) is `id`.
+    pub fn finish(&self, id: impl Into<i64>, now: UnixSeconds) -> StorageResult<FinishedReplay> {
         let body = (self.body_for)(id.into())?;
         let response = StoredResponse { request_hash: self.request_hash.clone(), status: self.status, body };
-        Ok((self.scope.clone(), self.key.clone(), response))
+        Ok(FinishedReplay { scope: self.scope.clone(), key: self.key.clone(), response, now })
+    }
+}
+
+/// A replay with its body made: what [`STORE`] keeps.
+pub struct FinishedReplay {
+    scope: String,
+    key: String,
+    response: StoredResponse,
+    now: UnixSeconds,
+}
+
+impl FinishedReplay {
+    /// [`STORE`]'s arguments.
+    pub fn args(&self) -> [Param<'_>; 6] {
+        store_args(&self.scope, &self.key, &self.response, self.now)
     }
 }
 

@@ -3,7 +3,7 @@ use subscriber_protocol::UnixSeconds;
 
 use super::rows::{execute, first};
 use crate::storage::StorageResult;
-use crate::storage::rows::idempotency::{Replay, STORE, store_args};
+use crate::storage::rows::idempotency::{Replay, STORE};
 use crate::storage::sql::{Param, Sql};
 
 /// Stores a creating request's replay, inside the transaction that created row `id`.
@@ -13,9 +13,8 @@ pub fn store_replay(
     id: impl Into<i64>,
     now: UnixSeconds,
 ) -> StorageResult<()> {
-    if let Some(replay) = replay {
-        let (scope, key, response) = replay.finish(id)?;
-        execute(connection, &STORE, params_from_iter(store_args(&scope, &key, &response, now)))?;
+    if let Some(finished) = replay.map(|replay| replay.finish(id, now)).transpose()? {
+        execute(connection, &STORE, params_from_iter(finished.args()))?;
     }
     Ok(())
 }
