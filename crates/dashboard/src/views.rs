@@ -415,6 +415,27 @@ pub enum Labelled {
 }
 
 #[cfg(test)]
+mod labelled_tests {
+    use super::*;
+
+    /// The notes editor sends `{object, id}`: each kind arrives with its own typed id, and a
+    /// kind without notes, or an id that is not a whole number, is refused before any request.
+    #[test]
+    fn a_labelled_object_is_its_kind_and_its_typed_id() {
+        let read = |json: &str| serde_json::from_str::<Labelled>(json).ok();
+        assert_eq!(read(r#"{"object": "card", "id": 12}"#), Some(Labelled::Card(CardId(12))));
+        assert_eq!(read(r#"{"object": "account", "id": 3}"#), Some(Labelled::Account(AccountId(3))));
+        assert_eq!(read(r#"{"object": "person", "id": 4}"#), Some(Labelled::Person(PersonId(4))));
+        assert_eq!(read(r#"{"object": "location", "id": 5}"#), Some(Labelled::Location(LocationId(5))));
+        assert_eq!(read(r#"{"object": "webhook", "id": 5}"#), None);
+        assert_eq!(read(r#"{"object": "card", "id": "12"}"#), None);
+        assert_eq!(read(r#"{"object": "card"}"#), None);
+        let sent = serde_json::to_value(Labelled::Location(LocationId(5))).ok();
+        assert_eq!(sent, Some(serde_json::json!({"object": "location", "id": 5})));
+    }
+}
+
+#[cfg(test)]
 mod qr_tests {
     /// A hosted page's link fits a QR code a phone reads: square, modules only.
     #[test]
