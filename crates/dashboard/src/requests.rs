@@ -6,7 +6,7 @@
 use std::path::Path;
 use subscriber_client::routes::{self, Route, Safety};
 
-use subscriber_protocol::{LoggedRequest, LoggedRequestDetail, RequestQuery};
+use subscriber_protocol::{Flat, LoggedRequest, LoggedRequestDetail, RequestQuery};
 
 use crate::app::Dashboard;
 use crate::error::CommandError;
@@ -155,7 +155,8 @@ fn pretty(text: String) -> String {
 
 /// One request of the history with its bodies, read.
 pub fn detail(request: LoggedRequestDetail, base_url: &str) -> RequestDetailView {
-    let LoggedRequestDetail { request, query, request_body, response_body, truncated, object_ids } = request;
+    let LoggedRequestDetail { request: Flat(request), query, request_body, response_body, truncated, object_ids } =
+        request;
     let mut call = describe(request, base_url);
     if let Some(query) = &query {
         call.url = format!("{}?{query}", call.url);

@@ -218,7 +218,8 @@ pub struct AccountTransaction {
     pub description: String,
     /// Counterparty, channel, category and recurring stream.
     #[serde(flatten)]
-    pub enrichment: crate::TransactionEnrichment,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::TransactionEnrichment))]
+    pub enrichment: crate::Flat<crate::TransactionEnrichment>,
 }
 
 /// A page of an account's transactions, newest first.

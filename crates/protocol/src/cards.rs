@@ -182,7 +182,8 @@ pub struct CardTransaction {
     pub location_id: Option<LocationId>,
     /// Counterparty, intermediaries, channel, category, recurring stream and refunded purchase.
     #[serde(flatten)]
-    pub enrichment: crate::TransactionEnrichment,
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::TransactionEnrichment))]
+    pub enrichment: crate::Flat<crate::TransactionEnrichment>,
 }
 
 /// A page of a card's transactions, newest first.

@@ -300,7 +300,8 @@ pub struct RequestLogPage {
 #[apply(wire!)]
 pub struct LoggedRequestDetail {
     #[serde(flatten)]
-    pub request: LoggedRequest,
+    #[cfg_attr(feature = "openapi", schema(value_type = LoggedRequest))]
+    pub request: crate::Flat<LoggedRequest>,
     /// The query string, masked; null when there was none.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub query: Option<String>,

@@ -47,6 +47,7 @@ pub use sandbox::*;
 pub use subscriber::*;
 pub use users::*;
 pub use webhook_queue::*;
+pub use wire::Flat;
 
 /// The subscriber's string pairs on a card, an account, a person or a location.
 pub use rules::labels::Metadata;

@@ -214,7 +214,10 @@ macro_rules! location_and_its_event {
 
         /// The data of `merchant.location.updated`: the location as it is now, as `GET
         /// /merchant/location/{locationId}` shows it, with its merchant.
-        #[apply(wire!)]
+        // `wire!` but for TypeScript, which reads `LocationUpdatedShape` instead.
+        #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+        #[cfg_attr(feature = "openapi", derive(::utoipa::ToSchema))]
+        #[serde(rename_all = "camelCase")]
         pub struct LocationUpdatedData {
             /// The merchant the location belongs to.
             pub merchant_id: MerchantId,
@@ -228,6 +231,57 @@ macro_rules! location_and_its_event {
             }
         }
     };
+}
+
+// What TypeScript is told of `LocationUpdatedData` (the same JSON): its merchant and a
+// `Location` named, `{ merchantId: MerchantId } & Location`, instead of the location's fields
+// written again into a second declaration. Its doc comment is the one TypeScript shows.
+/// The data of `merchant.location.updated`: the location as it is now, as `GET
+/// /merchant/location/{locationId}` shows it, with its merchant.
+#[cfg(feature = "ts")]
+#[derive(ts_rs::TS)]
+#[ts(export, rename = "LocationUpdatedData", rename_all = "camelCase")]
+#[expect(dead_code, reason = "a shape for ts-rs to read, never built")]
+struct LocationUpdatedShape {
+    /// The merchant the location belongs to.
+    merchant_id: MerchantId,
+    #[ts(flatten)]
+    location: crate::Flat<Location>,
+}
+
+/// [`LocationUpdatedData`] is, to TypeScript, its shape.
+#[cfg(feature = "ts")]
+impl ts_rs::TS for LocationUpdatedData {
+    type WithoutGenerics = Self;
+    type OptionInnerType = Self;
+
+    fn docs() -> Option<String> {
+        LocationUpdatedShape::docs()
+    }
+    fn ident(cfg: &ts_rs::Config) -> String {
+        LocationUpdatedShape::ident(cfg)
+    }
+    fn name(cfg: &ts_rs::Config) -> String {
+        LocationUpdatedShape::name(cfg)
+    }
+    fn decl(cfg: &ts_rs::Config) -> String {
+        LocationUpdatedShape::decl(cfg)
+    }
+    fn decl_concrete(cfg: &ts_rs::Config) -> String {
+        LocationUpdatedShape::decl_concrete(cfg)
+    }
+    fn inline(cfg: &ts_rs::Config) -> String {
+        LocationUpdatedShape::inline(cfg)
+    }
+    fn inline_flattened(cfg: &ts_rs::Config) -> String {
+        LocationUpdatedShape::inline_flattened(cfg)
+    }
+    fn visit_dependencies(visitor: &mut impl ts_rs::TypeVisitor) {
+        LocationUpdatedShape::visit_dependencies(visitor)
+    }
+    fn output_path() -> Option<std::path::PathBuf> {
+        LocationUpdatedShape::output_path()
+    }
 }
 
 location_and_its_event! {

@@ -690,7 +690,7 @@ async fn event_steps(tour: &mut Tour, card_id: CardId) {
     );
     assert!(refused.request_id.starts_with("req_") && refused.latency_ms >= 0.0 && recent(refused.at, 60));
     let detail = tour.other.request(&refused.request_id).await.expect("GET /subscriber/requests/{request_id}");
-    assert_eq!(&detail.request, refused);
+    assert_eq!(&*detail.request, refused);
     assert!(detail.response_body.as_deref().is_some_and(|body| body.contains("not_found")), "{detail:?}");
     let failures = tour.other.requests().status("4xx").route("/events/{event_id}").await.expect("filtered");
     assert_eq!(failures.requests.first(), Some(refused));

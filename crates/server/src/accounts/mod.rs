@@ -362,7 +362,7 @@ async fn transactions(
             amount: paging::amount(item.amount_minor),
             currency: readable.currency.to_owned(),
             description: item.description,
-            enrichment,
+            enrichment: enrichment.into(),
         });
     }
     Ok(Json(Success::new(AccountTransactionPage { transactions: page, next_cursor })))

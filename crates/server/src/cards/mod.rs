@@ -402,7 +402,7 @@ pub fn card_transaction(row: TransactionRow, enrichment: TransactionEnrichment) 
         card_id: row.card_id.unwrap_or(CardId(0)),
         merchant_id: row.merchant_id,
         location_id: row.location_id,
-        enrichment,
+        enrichment: enrichment.into(),
     })
 }
 

@@ -208,7 +208,7 @@ fn detailed(stored: StoredRequest) -> Result<LoggedRequestDetail, ApiError> {
     let request = listed(&stored)?;
     let record = stored.record;
     Ok(LoggedRequestDetail {
-        request,
+        request: request.into(),
         query: record.line.query,
         request_body: record.request_body,
         response_body: record.response_body,
