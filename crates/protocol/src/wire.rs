@@ -119,11 +119,11 @@ mod tests {
 
     #[test]
     fn a_flat_struct_is_sent_as_the_outer_objects_own_fields_and_read_back() {
-        let json = serde_json::to_value(detail()).unwrap();
+        let json = serde_json::to_value(detail()).expect("JSON");
         assert_eq!(json["method"], "GET", "{json}");
         assert_eq!(json["responseBody"], "{}", "{json}");
         assert!(json.get("request").is_none(), "no nested object: {json}");
-        assert_eq!(serde_json::from_value::<LoggedRequestDetail>(json).unwrap(), detail());
+        assert_eq!(serde_json::from_value::<LoggedRequestDetail>(json).expect("read back"), detail());
     }
 
     #[cfg(feature = "ts")]
