@@ -2,7 +2,11 @@
 //! newest), and the field names of error details back.
 //!
 //! Which schema holds which comes from the newest OpenAPI document (`$ref`s of properties and
-//! list items), so a change that names a schema reaches it wherever it is nested. Answers are
+//! list items), so a change that names a schema reaches it wherever it is nested. A schema
+//! written as an `allOf` (a Rust struct with a flattened one: a card's transaction is its own
+//! fields and a `TransactionEnrichment`'s) has the properties of all its parts, and an object of
+//! it is also an object of each schema it names there: a change to `TransactionEnrichment`
+//! reaches every transaction. Answers are
 //! walked on the raw text: only the objects on the way to a changed schema are read, and
 //! everything else is copied as it was sent (a page of 5,000 transactions whose only change is
 //! the page's own `nextCursor` is not parsed item by item).
@@ -21,6 +25,8 @@ use super::{ApiVersion, Instruction, VersionChange};
 pub struct Versioning {
     /// Schema → property → the schema it holds (an object, a list of them, or either or null).
     children: HashMap<String, HashMap<String, String>>,
+    /// Schema → the schemas an object of it also is, however deep (`$ref`s of its `allOf`).
+    includes: HashMap<String, HashSet<String>>,
     /// Schema → the property that tells its choices apart and, by its value, the schema chosen:
     /// a `oneOf` with a discriminator (an event is one of the typed events, by `type`).
     choices: HashMap<String, (String, HashMap<String, String>)>,
@@ -38,6 +44,7 @@ impl Versioning {
     pub fn from_document(document: &Value) -> Self {
         let mut children: HashMap<String, HashMap<String, String>> = HashMap::new();
         let mut choices: HashMap<String, (String, HashMap<String, String>)> = HashMap::new();
+        let mut includes: HashMap<String, HashSet<String>> = HashMap::new();
         let schemas = document.pointer("/components/schemas").and_then(Value::as_object);
         for (name, schema) in schemas.into_iter().flatten() {
             let discriminator = &schema["discriminator"];
@@ -52,12 +59,32 @@ impl Versioning {
                     .collect();
                 choices.insert(name.clone(), (property.to_owned(), by_value));
             }
-            let properties = schema.get("properties").and_then(Value::as_object);
-            for (property, value) in properties.into_iter().flatten() {
-                if let Some(child) = referenced_schema(value) {
-                    children.entry(name.clone()).or_default().insert(property.clone(), child.to_owned());
+            // Its own properties and those of its inline `allOf` parts; the parts it names are
+            // schemas it also is.
+            let parts = schema.get("allOf").and_then(Value::as_array).into_iter().flatten();
+            for part in std::iter::once(schema).chain(parts) {
+                if let Some(included) = part.get("$ref").and_then(Value::as_str) {
+                    if let Some(included) = included.strip_prefix(SCHEMA_REF) {
+                        includes.entry(name.clone()).or_default().insert(included.to_owned());
+                    }
+                    continue;
+                }
+                let properties = part.get("properties").and_then(Value::as_object);
+                for (property, value) in properties.into_iter().flatten() {
+                    if let Some(child) = referenced_schema(value) {
+                        children.entry(name.clone()).or_default().insert(property.clone(), child.to_owned());
+                    }
                 }
             }
+        }
+        let includes = transitive(includes);
+        for (schema, included) in &includes {
+            let inherited: Vec<(String, String)> = included
+                .iter()
+                .filter_map(|part| children.get(part))
+                .flat_map(|held| held.iter().map(|(property, child)| (property.clone(), child.clone())))
+                .collect();
+            children.entry(schema.clone()).or_default().extend(inherited);
         }
         let visited = |shapes: fn(&Instruction) -> bool| {
             ApiVersion::ALL
@@ -69,13 +96,18 @@ impl Versioning {
                         .filter(|instruction| shapes(instruction))
                         .map(Instruction::schema)
                         .collect();
-                    holding(&children, &choices, &changed)
+                    holding(&children, &choices, &includes, &changed)
                 })
                 .collect::<Vec<_>>()
         };
         let answers = visited(Instruction::shapes_answers);
         let requests = visited(Instruction::shapes_requests);
-        Self { children, choices, answers, requests }
+        Self { children, includes, choices, answers, requests }
+    }
+
+    /// Whether an object of `schema` is also one of `named` (the schema an instruction names).
+    fn is_a(&self, schema: &str, named: &str) -> bool {
+        schema == named || self.includes.get(schema).is_some_and(|included| included.contains(named))
     }
 
     fn position(version: ApiVersion) -> usize {
@@ -95,7 +127,7 @@ impl Versioning {
     /// Whether a request of `schema` at `version` may come without a body (it then counts as `{}`).
     pub fn body_optional(&self, version: ApiVersion, schema: &str) -> bool {
         changes_after(version).flat_map(|change| change.instructions).any(|instruction| {
-            matches!(instruction, Instruction::BecameRequired { schema: changed, .. } if *changed == schema)
+            matches!(instruction, Instruction::BecameRequired { schema: changed, .. } if self.is_a(schema, changed))
         })
     }
 
@@ -163,7 +195,7 @@ impl Versioning {
                 }
                 for change in version.changes_since() {
                     for instruction in
-                        change.instructions.iter().rev().filter(|instruction| instruction.schema() == schema)
+                        change.instructions.iter().rev().filter(|instruction| self.is_a(schema, instruction.schema()))
                     {
                         undo_in_answer(instruction, &mut fields);
                     }
@@ -206,7 +238,9 @@ impl Versioning {
         match body {
             Value::Object(fields) => {
                 for change in changes_after(version) {
-                    for instruction in change.instructions.iter().filter(|instruction| instruction.schema() == schema) {
+                    for instruction in
+                        change.instructions.iter().filter(|instruction| self.is_a(schema, instruction.schema()))
+                    {
                         redo_in_request(instruction, fields);
                     }
                 }
@@ -237,7 +271,7 @@ impl Versioning {
             // `answers[0]`: the name, then its indexes.
             let cut = segment.find('[').unwrap_or(segment.len());
             let (name, indexes) = segment.split_at(cut);
-            let older = current.as_deref().map_or(name, |schema| older_name(version, schema, name));
+            let older = current.as_deref().map_or(name, |schema| self.older_name(version, schema, name));
             changed |= older != name;
             renamed.push(format!("{older}{indexes}"));
             current = current
@@ -248,20 +282,57 @@ impl Versioning {
         }
         changed.then(|| renamed.join("."))
     }
+
+    /// A property's name at `version`, from its newest name.
+    fn older_name<'a>(&self, version: ApiVersion, schema: &str, newest: &'a str) -> &'a str {
+        let mut name = newest;
+        for change in version.changes_since() {
+            for instruction in change.instructions.iter().rev() {
+                if let Instruction::PropertyRenamed { schema: changed, older, newer } = instruction
+                    && self.is_a(schema, changed)
+                    && *newer == name
+                {
+                    name = older;
+                }
+            }
+        }
+        name
+    }
 }
 
-/// The schemas that are `changed` or hold one, however deep.
+/// Each schema's `allOf` parts, with theirs, however deep (a part naming its includer again
+/// ends the walk rather than looping).
+fn transitive(direct: HashMap<String, HashSet<String>>) -> HashMap<String, HashSet<String>> {
+    direct
+        .keys()
+        .map(|schema| {
+            let mut reached: HashSet<String> = HashSet::new();
+            let mut next: Vec<&String> = direct[schema].iter().collect();
+            while let Some(part) = next.pop() {
+                if part != schema && reached.insert(part.clone()) {
+                    next.extend(direct.get(part).into_iter().flatten());
+                }
+            }
+            (schema.clone(), reached)
+        })
+        .collect()
+}
+
+/// The schemas that are `changed`, are one (`allOf`) or hold one, however deep.
 fn holding(
     children: &HashMap<String, HashMap<String, String>>,
     choices: &HashMap<String, (String, HashMap<String, String>)>,
+    includes: &HashMap<String, HashSet<String>>,
     changed: &HashSet<&str>,
 ) -> HashSet<String> {
     let mut visited: HashSet<String> = changed.iter().map(|schema| (*schema).to_owned()).collect();
     loop {
         let held = children.iter().map(|(schema, held)| (schema, held.values().collect::<Vec<_>>()));
         let chosen = choices.iter().map(|(schema, (_, by_value))| (schema, by_value.values().collect::<Vec<_>>()));
+        let included = includes.iter().map(|(schema, parts)| (schema, parts.iter().collect::<Vec<_>>()));
         let more: Vec<String> = held
             .chain(chosen)
+            .chain(included)
             .filter(|(schema, held)| !visited.contains(*schema) && held.iter().any(|child| visited.contains(*child)))
             .map(|(schema, _)| schema.clone())
             .collect();
@@ -291,22 +362,6 @@ fn referenced_schema(schema: &Value) -> Option<&str> {
 /// The changes after `version`, oldest first: what a request sent at `version` goes through.
 fn changes_after(version: ApiVersion) -> impl Iterator<Item = &'static VersionChange> {
     ApiVersion::ALL.into_iter().filter(move |later| *later > version).flat_map(|later| later.changes().iter().copied())
-}
-
-/// A property's name at `version`, from its newest name.
-fn older_name<'a>(version: ApiVersion, schema: &str, newest: &'a str) -> &'a str {
-    let mut name = newest;
-    for change in version.changes_since() {
-        for instruction in change.instructions.iter().rev() {
-            if let Instruction::PropertyRenamed { schema: changed, older, newer } = instruction
-                && *changed == schema
-                && *newer == name
-            {
-                name = older;
-            }
-        }
-    }
-    name
 }
 
 fn undo_in_answer(instruction: &Instruction, fields: &mut Vec<(String, String)>) {
@@ -399,6 +454,13 @@ mod tests {
                     "signed.up": format!("{SCHEMA_REF}SignedUpEvent"), "test": format!("{SCHEMA_REF}TestEvent")}}},
             "SignedUpEvent": {"properties": {"type": {}, "data": reference("SignupResponse")}},
             "TestEvent": {"properties": {"type": {}, "data": reference("Webhook")}},
+            // As utoipa writes a struct with a flattened one: the one named, then its own part.
+            "FlattenedSignup": {"allOf": [reference("SignupResponse"), {"properties": {
+                "note": {}, "hook": reference("Webhook")}}]},
+            "FlattenedPage": {"properties": {"items": {"type": "array", "items": reference("FlattenedSignup")}}},
+            "FlattenedAgain": {"allOf": [reference("FlattenedSignup"), {"properties": {"more": {}}}]},
+            "LoginInput": {"allOf": [{"properties": {"login": reference("LoginRequest")}}, {"properties": {
+                "other": {}}}]},
         }}}))
     }
 
@@ -507,6 +569,32 @@ mod tests {
         let mut body = json!({"current_secret": "s"});
         versioning.request_from(ApiVersion::INITIAL, "RotateSecretRequest", &mut body);
         assert_eq!(body, json!({"currentSecret": "s"}));
+    }
+
+    #[test]
+    fn an_all_of_schema_is_each_schema_it_names_and_holds_what_its_parts_hold() {
+        let versioning = versioning();
+        let signup = json!({"clientId": "cli_1", "publicKey": "pk", "apiVersion": "2026-12-01", "note": 1,
+            "hook": {"webhookId": 1, "apiVersion": "2026-11-21"}});
+        let older = json!({"client_id": "cli_1", "public_key": "pk", "note": 1, "hook": {"webhookId": 1}});
+        assert_eq!(back(&versioning, "FlattenedPage", &json!({"items": [signup]})), json!({"items": [older]}));
+        let mut again = signup.clone();
+        again["more"] = json!(2);
+        let mut older_again = older.clone();
+        older_again["more"] = json!(2);
+        assert_eq!(back(&versioning, "FlattenedAgain", &again), older_again);
+        // A request whose properties are all in inline parts.
+        let mut body = json!({"login": {"api_key": "k"}, "other": 1});
+        versioning.request_from(ApiVersion::INITIAL, "LoginInput", &mut body);
+        assert_eq!(body, json!({"login": {"apiKey": "k"}, "other": 1}));
+        assert_eq!(
+            versioning.error_field_to(ApiVersion::INITIAL, "LoginInput", "login.apiKey").as_deref(),
+            Some("login.api_key")
+        );
+        assert_eq!(
+            versioning.error_field_to(ApiVersion::INITIAL, "FlattenedAgain", "clientId").as_deref(),
+            Some("client_id")
+        );
     }
 
     #[test]
