@@ -114,12 +114,14 @@ bindings-check: deps-rust
 		echo "ui/src/lib/bindings is out of date with the Rust types or the command table: run 'make bindings' and commit"; rm -rf "$$generated"; exit 1; \
 	fi; rm -rf "$$generated"; echo "TypeScript bindings are up to date"
 
-# Also: no database, key file or file over 2 MB is tracked, and the service's top-level modules
-# form no dependency cycle (both scripts say what they found); the service as the desktop app
+# Also: no database, key file or file over 2 MB is tracked, the service's top-level modules
+# form no dependency cycle, and no SQL statement is written in both storage backends (each
+# script says what it found); the service as the desktop app
 # embeds it (no PostgreSQL, no metrics exporter) is clean too, and the app links neither.
 lint: deps-rust ui-build
 	tests/support/check-repository.sh
 	python3 tests/support/check-module-cycles.py crates/server/src
+	python3 tests/support/check-sql-written-once.py crates/server/src/storage
 	$(CARGO) fmt --all -- --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 	$(CARGO) clippy -p subscriber-server --no-default-features -- -D warnings
