@@ -6,10 +6,11 @@
 //! written as an `allOf` (a Rust struct with a flattened one: a card's transaction is its own
 //! fields and a `TransactionEnrichment`'s) has the properties of all its parts, and an object of
 //! it is also an object of each schema it names there: a change to `TransactionEnrichment`
-//! reaches every transaction. Answers are
-//! walked on the raw text: only the objects on the way to a changed schema are read, and
-//! everything else is copied as it was sent (a page of 5,000 transactions whose only change is
-//! the page's own `nextCursor` is not parsed item by item).
+//! reaches every transaction.
+//!
+//! Answers are walked on the raw text: only the objects on the way to a changed schema are read,
+//! and everything else is copied as it was sent (a page of 5,000 transactions whose only change
+//! is the page's own `nextCursor` is not parsed item by item).
 
 use std::collections::{HashMap, HashSet};
 use std::fmt;
