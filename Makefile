@@ -109,7 +109,9 @@ bindings: deps-rust
 bindings-check: deps-rust
 	@generated=$$(mktemp -d); \
 	TS_RS_EXPORT_DIR="$$generated" $(CARGO) test -q -p subscriber-protocol -p subscriber-dashboard \
-		--features subscriber-dashboard/ts --lib export_bindings >/dev/null; \
+		--features subscriber-dashboard/ts --lib export_bindings >"$$generated.log" 2>&1 \
+		|| { cat "$$generated.log"; rm -rf "$$generated" "$$generated.log"; echo "a bindings test failed"; exit 1; }; \
+	rm -f "$$generated.log"; \
 	if ! diff -r "$$generated" "$(BINDINGS_DIR)"; then \
 		echo "ui/src/lib/bindings is out of date with the Rust types or the command table: run 'make bindings' and commit"; rm -rf "$$generated"; exit 1; \
 	fi; rm -rf "$$generated"; echo "TypeScript bindings are up to date"

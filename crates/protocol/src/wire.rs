@@ -126,9 +126,11 @@ mod tests {
         assert_eq!(serde_json::from_value::<LoggedRequestDetail>(json).expect("read back"), detail());
     }
 
+    /// Named `export_bindings_…` so `make bindings-check` (the one run with the `ts` feature)
+    /// runs it.
     #[cfg(feature = "ts")]
     #[test]
-    fn typescript_names_a_flat_struct_instead_of_copying_its_fields() {
+    fn export_bindings_name_a_flat_struct_instead_of_copying_its_fields() {
         use ts_rs::TS;
         let cfg = ts_rs::Config::default();
         let declared = LoggedRequestDetail::decl(&cfg);
